@@ -1,0 +1,267 @@
+/*
+ * swaptrace info: what a blkparse user expects to see first -- per-device
+ * queued/dispatched/completed/merged counts and KiB -- plus event counts,
+ * the swap page streams next to the kernel's own counters, the time span
+ * and lost events.  --json prints a fixed set of keys for scripts.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "store.h"
+#include "util.h"
+
+const char cmd_info_usage[] =
+	"usage: swaptrace info [--json] DB\n"
+	"\n"
+	"Summarise an ingested capture: per device, reads and writes queued, dispatched\n"
+	"(issued), completed and merged, with KiB (blkparse's totals); events by name\n"
+	"(as trace-cmd report names them); swap-in and swap-out pages next to the\n"
+	"kernel's pswpin/pswpout; time span; lost events.\n"
+	"\n"
+	"  --json   print {\"devices\":[{\"dev\",\"reads_queued\",\"reads_dispatched\",\n"
+	"           \"reads_completed\",\"read_merges\",\"writes_queued\",\"writes_dispatched\",\n"
+	"           \"writes_completed\",\"write_merges\"}],\"events\":{NAME:N},\n"
+	"           \"swap_in_pages\":N,\"swap_out_pages\":N,\"lost_events\":N}\n";
+
+/* [dir][kind]: dir 0 read, 1 write; kind queued, dispatched, completed, merges */
+struct dev_counts {
+	uint32_t dev;
+	char name[32];
+	char path[256];
+	int64_t n[2][4], sectors[2][4];
+};
+
+enum { QUEUED, DISPATCHED, COMPLETED, MERGES };
+
+static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *nr,
+			struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	struct dev_counts *devs = NULL;
+	size_t cap = 0, n = 0;
+	int ret, rc;
+
+	ret = swt_store_prepare(st,
+		"SELECT e.dev, d.name, coalesce(d.path, ''), e.action, e.write, count(*),"
+		"       coalesce(sum(e.nr_sectors), 0)"
+		"  FROM block_event e JOIN device d ON d.dev = e.dev"
+		" WHERE e.pc = 0 AND e.action IN ('Q', 'D', 'C', 'M', 'F', 'm')"
+		" GROUP BY e.dev, e.action, e.write ORDER BY e.dev", &s, err);
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
+		const char *action = (const char *)sqlite3_column_text(s, 3);
+		int w = sqlite3_column_int(s, 4) ? 1 : 0, kind;
+		struct dev_counts *d;
+
+		if (!n || devs[n - 1].dev != dev) {
+			if (swt_grow((void **)&devs, &cap, n + 1, sizeof(*devs))) {
+				sqlite3_finalize(s);
+				free(devs);
+				return swt_error(err, SWT_ENOMEM, "out of memory");
+			}
+			d = &devs[n++];
+			memset(d, 0, sizeof(*d));
+			d->dev = dev;
+			snprintf(d->name, sizeof(d->name), "%s", sqlite3_column_text(s, 1));
+			snprintf(d->path, sizeof(d->path), "%s", sqlite3_column_text(s, 2));
+		}
+		d = &devs[n - 1];
+		switch (action[0]) {
+		case 'Q': kind = QUEUED; break;
+		case 'D': kind = DISPATCHED; break;
+		case 'C': kind = COMPLETED; break;
+		default: kind = MERGES; break;
+		}
+		d->n[w][kind] += sqlite3_column_int64(s, 5);
+		d->sectors[w][kind] += sqlite3_column_int64(s, 6);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(devs);
+		return swt_store_sql_error(st, err, "block counts");
+	}
+	*out = devs;
+	*nr = n;
+	return 0;
+}
+
+static void print_json(struct swt_store *st, const struct dev_counts *devs, size_t nr)
+{
+	static const char *const keys[2][4] = {
+		{ "reads_queued", "reads_dispatched", "reads_completed", "read_merges" },
+		{ "writes_queued", "writes_dispatched", "writes_completed", "write_merges" },
+	};
+	sqlite3_stmt *s;
+	size_t i;
+	int first = 1;
+
+	printf("{\"devices\":[");
+	for (i = 0; i < nr; i++) {
+		printf("%s{\"dev\":\"%s\"", i ? "," : "", devs[i].name);
+		for (int w = 0; w < 2; w++)
+			for (int k = 0; k < 4; k++)
+				printf(",\"%s\":%" PRId64, keys[w][k], devs[i].n[w][k]);
+		printf("}");
+	}
+	printf("],\"events\":{");
+	if (sqlite3_prepare_v2(swt_store_db(st),
+			       "SELECT name, sum(count) FROM event_count GROUP BY name ORDER BY name",
+			       -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			printf("%s\"%s\":%lld", first ? "" : ",", sqlite3_column_text(s, 0),
+			       (long long)sqlite3_column_int64(s, 1));
+			first = 0;
+		}
+		sqlite3_finalize(s);
+	}
+	printf("},\"swap_in_pages\":%lld,\"swap_out_pages\":%lld,\"lost_events\":%lld}\n",
+	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0),
+	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_out", 0),
+	       (long long)swt_store_query_int(st, "SELECT lost_events FROM capture", 0));
+}
+
+static void print_pair(const char *left, int64_t ln, int64_t lkib, const char *right, int64_t rn,
+		       int64_t rkib)
+{
+	printf(" %-16s %10" PRId64 ", %10" PRId64 "KiB\t %-17s %10" PRId64 ", %10" PRId64 "KiB\n",
+	       left, ln, lkib, right, rn, rkib);
+}
+
+static void print_text(struct swt_store *st, const struct dev_counts *devs, size_t nr)
+{
+	sqlite3_stmt *s;
+	int64_t first = swt_store_query_int(st, "SELECT first_ns FROM capture", 0);
+	int64_t last = swt_store_query_int(st, "SELECT last_ns FROM capture", 0);
+
+	if (sqlite3_prepare_v2(swt_store_db(st),
+			       "SELECT coalesce(name, '?'), coalesce(kernel, '?'), page_cluster,"
+			       " vma_ra_enabled, layout_source, (SELECT count(*) FROM swap_area)"
+			       " FROM capture", -1, &s, NULL) == SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			printf("Capture '%s': kernel %s", sqlite3_column_text(s, 0),
+			       sqlite3_column_text(s, 1));
+			if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+				printf(", page-cluster %d", sqlite3_column_int(s, 2));
+			if (sqlite3_column_type(s, 3) != SQLITE_NULL)
+				printf(", vma_ra_enabled %s", sqlite3_column_int(s, 3) ? "true" : "false");
+			printf(", %d swap area%s (%s)\n", sqlite3_column_int(s, 5),
+			       sqlite3_column_int(s, 5) == 1 ? "" : "s", sqlite3_column_text(s, 4));
+		}
+		sqlite3_finalize(s);
+	}
+	printf("Span: %.6f s (%.6f .. %.6f), %lld events, %lld lost\n",
+	       last > first ? (double)(last - first) / 1e9 : 0.0, (double)first / 1e9,
+	       (double)last / 1e9,
+	       (long long)swt_store_query_int(st, "SELECT sum(events) FROM source", 0),
+	       (long long)swt_store_query_int(st, "SELECT lost_events FROM capture", 0));
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct dev_counts *d = &devs[i];
+		int64_t rreq = d->n[0][DISPATCHED], rkib = d->sectors[0][DISPATCHED] / 2;
+
+		printf("\nDevice %s%s%s%s\n", d->name, d->path[0] ? " (" : "", d->path,
+		       d->path[0] ? ")" : "");
+		print_pair("Reads Queued:", d->n[0][QUEUED], d->sectors[0][QUEUED] / 2,
+			   "Writes Queued:", d->n[1][QUEUED], d->sectors[1][QUEUED] / 2);
+		print_pair("Read Dispatches:", d->n[0][DISPATCHED], d->sectors[0][DISPATCHED] / 2,
+			   "Write Dispatches:", d->n[1][DISPATCHED], d->sectors[1][DISPATCHED] / 2);
+		print_pair("Reads Completed:", d->n[0][COMPLETED], d->sectors[0][COMPLETED] / 2,
+			   "Writes Completed:", d->n[1][COMPLETED], d->sectors[1][COMPLETED] / 2);
+		print_pair("Read Merges:", d->n[0][MERGES], d->sectors[0][MERGES] / 2,
+			   "Write Merges:", d->n[1][MERGES], d->sectors[1][MERGES] / 2);
+		if (rreq)
+			printf(" Average read request: %.1f KiB\n", (double)rkib / (double)rreq);
+	}
+
+	printf("\nEvents:\n");
+	if (sqlite3_prepare_v2(swt_store_db(st),
+			       "SELECT system, name, sum(count) FROM event_count"
+			       " GROUP BY system, name ORDER BY system, name", -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW)
+			printf("  %-12s %-28s %10lld\n", sqlite3_column_text(s, 0),
+			       sqlite3_column_text(s, 1), (long long)sqlite3_column_int64(s, 2));
+		sqlite3_finalize(s);
+	}
+
+	printf("\nSwap (traced, and the kernel's /proc/vmstat delta where recorded):\n");
+	{
+		static const char *const rows[][3] = {
+			{ "swap-in pages", "SELECT count(*) FROM swap_in", "pswpin" },
+			{ "swap-out pages", "SELECT count(*) FROM swap_out", "pswpout" },
+		};
+
+		for (size_t r = 0; r < SWT_ARRAY_SIZE(rows); r++) {
+			char sql[128];
+			int64_t v;
+
+			snprintf(sql, sizeof(sql), "SELECT delta FROM vmstat WHERE name = '%s'",
+				 rows[r][2]);
+			v = swt_store_query_int(st, sql, SWT_NULL);
+			printf("  %-15s %10lld", rows[r][0],
+			       (long long)swt_store_query_int(st, rows[r][1], 0));
+			if (v != SWT_NULL)
+				printf("   %s %lld", rows[r][2], (long long)v);
+			printf("\n");
+		}
+	}
+	if (sqlite3_prepare_v2(swt_store_db(st),
+			       "SELECT name, delta FROM vmstat WHERE name IN"
+			       " ('pgmajfault', 'swap_ra', 'swap_ra_hit') ORDER BY name", -1, &s,
+			       NULL) == SQLITE_OK) {
+		int any = 0;
+
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			printf("%s %s %lld", any ? "," : "  kernel:", sqlite3_column_text(s, 0),
+			       (long long)sqlite3_column_int64(s, 1));
+			any = 1;
+		}
+		if (any)
+			printf("\n");
+		sqlite3_finalize(s);
+	}
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct swt_err err = { 0 };
+	struct swt_store *st = NULL;
+	struct dev_counts *devs = NULL;
+	size_t nr = 0;
+	int json = 0, c, status = SWT_EXIT_FAIL;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
+		if (c != 'j') {
+			cli_usage(stderr, "info");
+			return SWT_EXIT_USAGE;
+		}
+		json = 1;
+	}
+	if (optind != argc - 1) {
+		cli_usage(stderr, "info");
+		return SWT_EXIT_USAGE;
+	}
+	if (swt_store_open(argv[optind], 0, &st, &err) || load_devices(st, &devs, &nr, &err)) {
+		status = cli_fail("info", &err);
+		goto out;
+	}
+	if (json)
+		print_json(st, devs, nr);
+	else
+		print_text(st, devs, nr);
+	status = SWT_EXIT_OK;
+out:
+	free(devs);
+	swt_store_destroy(st);
+	return status;
+}

@@ -1,0 +1,158 @@
+/*
+ * swaptrace ingest: decode traces into a new database.  The database is
+ * built in a temporary file next to the target and moved into place only
+ * when everything succeeded.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "ingest.h"
+#include "inputs.h"
+#include "meta.h"
+#include "util.h"
+
+const char cmd_ingest_usage[] =
+	"usage: swaptrace ingest -o DB [--meta FILE] [--swap SPEC]... [--name NAME] INPUT...\n"
+	"\n"
+	"Decode swap traces into the SQLite database DB (replaced if it exists).\n"
+	"\n"
+	"INPUT is any of:\n"
+	"  DIR          a capture directory: its trace.dat, and blktrace files in it or\n"
+	"               in DIR/blk when trace.dat holds no block events\n"
+	"  FILE         a trace-cmd trace.dat (version 6 or 7, compressed or not), or a\n"
+	"               blktrace binary file (record version 7 or 8, either byte order)\n"
+	"  NAME         blktrace per-CPU files NAME.blktrace.0, .1, ... (as blkparse -i)\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DB      database to write\n"
+	"  -m, --meta FILE      host facts (default: meta.txt in or beside the first INPUT);\n"
+	"                       format in docs/capture-format.md\n"
+	"  -s, --swap SPEC      state a swap area, replacing the metadata's; repeatable:\n"
+	"                       MAJ:MIN[,start=SECTOR][,slots=N][,size=KIB][,prio=N]\n"
+	"                       [,rotational=0|1][,sync=0|1][,path=P]\n"
+	"                       start= is the partition's first sector when the trace\n"
+	"                       shows the whole disk\n"
+	"  -n, --name NAME      capture name (default: the input's directory name)\n"
+	"  -q, --quiet          no summary line\n"
+	"\n"
+	"Without metadata or --swap, every device that carries I/O is taken as a swap\n"
+	"area starting at sector 0, with a warning.\n";
+
+static void ingest_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_warn("ingest", msg);
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "meta", required_argument, NULL, 'm' },
+		{ "swap", required_argument, NULL, 's' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out = NULL, *meta_path = NULL, *name = NULL;
+	char *found_meta = NULL, *default_name = NULL;
+	struct swt_err err = { 0 };
+	struct swt_meta *meta = NULL;
+	struct swt_store *st = NULL;
+	struct swt_ingest *ing = NULL;
+	int quiet = 0, c, i, status = SWT_EXIT_FAIL;
+	uint64_t t0 = swt_now_ns();
+
+	meta = swt_meta_alloc();
+	if (!meta)
+		return cli_failf("ingest", SWT_EXIT_FAIL, "out of memory");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:m:s:n:q", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'm':
+			meta_path = optarg;
+			break;
+		case 's':
+			if (swt_meta_add_swap_spec(meta, optarg, &err)) {
+				status = cli_failf("ingest", SWT_EXIT_USAGE, "%s", err.msg);
+				goto out;
+			}
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			cli_usage(stderr, "ingest");
+			status = SWT_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!out || optind >= argc) {
+		cli_usage(stderr, "ingest");
+		status = SWT_EXIT_USAGE;
+		goto out;
+	}
+	if (!meta_path)
+		meta_path = found_meta = swt_input_find_meta(argv[optind]);
+	if (meta_path) {
+		struct swt_meta *file_meta = swt_meta_alloc();
+
+		if (!file_meta || swt_meta_parse_file(file_meta, meta_path, &err)) {
+			swt_meta_free(file_meta);
+			status = cli_fail("ingest", &err);
+			goto out;
+		}
+		/* areas stated with --swap win over the file's */
+		swt_meta_move_areas(file_meta, meta);
+		swt_meta_free(meta);
+		meta = file_meta;
+	}
+	if (!name)
+		name = default_name = swt_input_capture_name(argv[optind]);
+
+	if (swt_store_create(out, &st, &err) || swt_ingest_alloc(st, meta, ingest_warn, NULL, &ing, &err)) {
+		status = cli_fail("ingest", &err);
+		goto out;
+	}
+	for (i = optind; i < argc; i++) {
+		if (swt_ingest_input(ing, argv[i], &err)) {
+			status = cli_fail("ingest", &err);
+			goto out;
+		}
+	}
+	if (getenv("SWT_TIMING"))
+		fprintf(stderr, "swaptrace: ingest: decoded in %.3f s\n",
+			(double)(swt_now_ns() - t0) / 1e9);
+	if (swt_ingest_finish(ing, meta, name, &err) || swt_store_commit(st, &err)) {
+		status = cli_fail("ingest", &err);
+		goto out;
+	}
+	if (!quiet) {
+		int64_t requests = swt_store_query_int(st, "SELECT count(*) FROM request", 0);
+		int64_t events = swt_store_query_int(st, "SELECT sum(events) FROM source", 0);
+		int64_t in = swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0);
+		int64_t outp = swt_store_query_int(st, "SELECT count(*) FROM swap_out", 0);
+
+		printf("swaptrace: ingest: wrote '%s': %lld events, %lld requests, "
+		       "%lld swap-in and %lld swap-out pages (%.2f s)\n", out, (long long)events,
+		       (long long)requests, (long long)in, (long long)outp,
+		       (double)(swt_now_ns() - t0) / 1e9);
+	}
+	status = SWT_EXIT_OK;
+out:
+	swt_ingest_free(ing);
+	swt_store_destroy(st);
+	swt_meta_free(meta);
+	free(found_meta);
+	free(default_name);
+	return status;
+}

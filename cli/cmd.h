@@ -1,0 +1,49 @@
+/*
+ * The command table shared by the dispatcher (swaptrace.c) and the
+ * commands (cmd-*.c), plus the few output helpers every command uses.
+ */
+#ifndef SWT_CMD_H
+#define SWT_CMD_H
+
+#include <stdio.h>
+
+#include "swaptrace/error.h"
+
+/* Exit statuses: distinct so scripts can tell a usage slip from bad data. */
+enum {
+	SWT_EXIT_OK = 0,
+	SWT_EXIT_FAIL = 1,	/* bad input, failed operation */
+	SWT_EXIT_USAGE = 2,	/* bad command line */
+};
+
+enum {
+	SWT_CMD_NEEDS_ROOT = 1 << 0,
+};
+
+struct swt_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	unsigned flags;
+	const char *summary;
+	const char *usage;	/* full help text */
+};
+
+int cmd_ingest(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+extern const char cmd_ingest_usage[];
+extern const char cmd_info_usage[];
+
+/* "swaptrace: VERB: message" on stderr; returns SWT_EXIT_FAIL. */
+int cli_fail(const char *verb, const struct swt_err *err);
+/* "swaptrace: VERB: printf-message" on stderr; returns status. */
+int cli_failf(const char *verb, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "swaptrace: VERB: warning: message" on stderr. */
+void cli_warn(const char *verb, const char *msg);
+/* Print the usage of verb to f. */
+void cli_usage(FILE *f, const char *verb);
+/* True when argv holds -h or --help before any "--". */
+int cli_wants_help(int argc, char **argv);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * swaptrace: the command-line entry point.  A thin dispatcher, git style:
+ * `swaptrace VERB ARGS...` runs the command named VERB from the table;
+ * each command lives in its own cmd-VERB.c and returns the exit status.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "swaptrace/version.h"
+
+static const struct swt_cmd commands[] = {
+	{ "ingest", cmd_ingest, 0, "decode blktrace/trace.dat files into a database",
+	  cmd_ingest_usage },
+	{ "info", cmd_info, 0, "summarise an ingested capture (blkparse-style)", cmd_info_usage },
+};
+
+static const struct swt_cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int cli_fail(const char *verb, const struct swt_err *err)
+{
+	if (err && err->code)
+		fprintf(stderr, "swaptrace: %s: %s\n", verb, err->msg);
+	else
+		fprintf(stderr, "swaptrace: %s: %s\n", verb,
+			swt_strerror(err ? err->code : SWT_EIO));
+	return SWT_EXIT_FAIL;
+}
+
+int cli_failf(const char *verb, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "swaptrace: %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status;
+}
+
+void cli_warn(const char *verb, const char *msg)
+{
+	fprintf(stderr, "swaptrace: %s: warning: %s\n", verb, msg);
+}
+
+void cli_usage(FILE *f, const char *verb)
+{
+	const struct swt_cmd *c = find_cmd(verb);
+
+	if (c)
+		fputs(c->usage, f);
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	}
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: swaptrace [--version] [--help] <command> [<args>]\n\n"
+		   "Would swap-in have been faster with another readahead policy,\n"
+		   "page-cluster value or swap layout?  Answered from real traces.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'swaptrace help <command>' or 'swaptrace <command> --help' for details.\n"
+		   "Typical run:\n"
+		   "   swaptrace ingest -o cap.db capture-dir/\n"
+		   "   swaptrace info cap.db\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct swt_cmd *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return SWT_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return SWT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("swaptrace %s\n", SWT_VERSION);
+		return SWT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return SWT_EXIT_OK;
+		}
+		c = find_cmd(argv[2]);
+		if (!c)
+			return cli_failf("help", SWT_EXIT_USAGE, "'%s' is not a swaptrace command",
+					 argv[2]);
+		fputs(c->usage, stdout);
+		return SWT_EXIT_OK;
+	}
+	c = find_cmd(argv[1]);
+	if (!c) {
+		fprintf(stderr, "swaptrace: '%s' is not a swaptrace command. See 'swaptrace --help'.\n",
+			argv[1]);
+		return SWT_EXIT_USAGE;
+	}
+	if (cli_wants_help(argc - 1, argv + 1)) {
+		fputs(c->usage, stdout);
+		return SWT_EXIT_OK;
+	}
+	if ((c->flags & SWT_CMD_NEEDS_ROOT) && geteuid() != 0)
+		return cli_failf(c->name, SWT_EXIT_FAIL, "must be run as root");
+	return c->fn(argc - 1, argv + 1);
+}

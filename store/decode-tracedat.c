@@ -1,0 +1,808 @@
+/*
+ * trace.dat decoder (see tracedat.h for the why of each step).
+ *
+ *   1. swt_td_layout_read(): our own bounds-checked walk of the file.
+ *   2. fork(): the child opens the file with libtracecmd, iterates every
+ *      buffer (the top level and each instance) in one time-ordered pass,
+ *      decodes the events swaptrace models through the file's own event
+ *      formats (libtraceevent field lookups, no text parsing), and streams
+ *      fixed-size event messages through a pipe.
+ *   3. The parent turns messages back into events for the caller, reaps the
+ *      child (a signal means libtracecmd crashed on the file), and compares
+ *      what came through with what the file declares.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <trace-cmd/trace-cmd.h>
+
+#include "tracedat-layout.h"
+#include "tracedat.h"
+#include "util.h"
+
+enum msg_type {
+	MSG_NAME = 1,	/* u32 name_id, system\0, name\0 */
+	MSG_EVENT,	/* struct swt_event (pointers cleared), then info text */
+	MSG_COMM,	/* i32 pid, comm\0 */
+	MSG_BUFFER,	/* u32 index, name\0 */
+	MSG_CPU,	/* struct cpu_report */
+	MSG_DONE,	/* u64 events */
+	MSG_ERROR,	/* i32 code, message\0 */
+};
+
+struct msg_head {
+	uint32_t type;
+	uint32_t len;
+};
+
+struct cpu_report {
+	uint32_t buffer, cpu;
+	uint64_t events, min_off, max_off;
+	int64_t missed;
+};
+
+int swt_tracedat_probe(const char *path)
+{
+	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	unsigned char head[10];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
+
+	if (fd < 0)
+		return 0;
+	ok = swt_read_full(fd, head, sizeof(head)) == sizeof(head) && !memcmp(head, magic, sizeof(head));
+	close(fd);
+	return ok;
+}
+
+int swt_tracedat_check(const char *path, struct swt_tracedat_stats *stats, struct swt_err *err)
+{
+	struct swt_td_layout l;
+	int ret = swt_td_layout_read(path, &l, err);
+
+	memset(stats, 0, sizeof(*stats));
+	if (ret)
+		return ret;
+	stats->version = l.version;
+	stats->big_endian = l.big_endian;
+	snprintf(stats->clock, sizeof(stats->clock), "%s", l.clock);
+	snprintf(stats->compression, sizeof(stats->compression), "%s", l.compression);
+	swt_td_layout_release(&l);
+	return 0;
+}
+
+/* ---- child: libtracecmd -> messages ------------------------------------ */
+
+enum ev_kind { K_OTHER = 0, K_BLOCK, K_FAULT, K_RECLAIM, K_PROBE };
+
+struct field_set {
+	struct tep_format_field *dev, *sector, *nr_sector, *rwbs, *error, *nr_rq;
+	struct tep_format_field *old_dev, *old_sector, *new_sector;
+	struct tep_format_field *address, *ip, *error_code;
+	struct tep_format_field *pfn, *flags;
+	struct tep_format_field *entry;
+};
+
+struct ev_info {
+	int known;
+	int kind;
+	int letter;		/* block action / probe kind */
+	uint32_t name_id;
+	struct field_set f;
+};
+
+struct child {
+	int fd;
+	struct tep_handle *tep;
+	char *buf;
+	size_t len;
+	int failed;
+	struct ev_info *info;	/* by event id */
+	size_t cap_info;
+	uint32_t next_name_id;
+	struct swt_map pids;	/* pids whose comm was sent */
+	struct trace_seq seq;
+	struct cpu_report *cpus;	/* [buffer * ncpu_slots + cpu] */
+	size_t nr_buffers, cpu_slots;
+	uint64_t events;
+};
+
+#define CHILD_BUF (256 * 1024)
+
+static void child_flush(struct child *c)
+{
+	if (c->len && !c->failed && swt_write_all(c->fd, c->buf, c->len))
+		c->failed = 1;
+	c->len = 0;
+}
+
+static void child_send(struct child *c, uint32_t type, const void *a, size_t alen,
+		       const void *b, size_t blen)
+{
+	struct msg_head h = { type, (uint32_t)(alen + blen) };
+
+	if (c->len + sizeof(h) + alen + blen > CHILD_BUF)
+		child_flush(c);
+	if (sizeof(h) + alen + blen > CHILD_BUF) {
+		/* oversized (a huge info string): write straight through */
+		if (swt_write_all(c->fd, &h, sizeof(h)) || swt_write_all(c->fd, a, alen) ||
+		    (blen && swt_write_all(c->fd, b, blen)))
+			c->failed = 1;
+		return;
+	}
+	memcpy(c->buf + c->len, &h, sizeof(h));
+	memcpy(c->buf + c->len + sizeof(h), a, alen);
+	if (blen)
+		memcpy(c->buf + c->len + sizeof(h) + alen, b, blen);
+	c->len += sizeof(h) + alen + blen;
+}
+
+static void __attribute__((noreturn)) child_die(struct child *c, int code, const char *fmt, ...)
+{
+	char msg[600];
+	int32_t icode = code;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	child_send(c, MSG_ERROR, &icode, sizeof(icode), msg, strlen(msg) + 1);
+	child_flush(c);
+	_exit(1);
+}
+
+static const struct {
+	const char *system, *name;
+	int kind, letter;
+} known_events[] = {
+	{ "block", "block_bio_queue", K_BLOCK, SWT_BA_QUEUE },
+	{ "block", "block_getrq", K_BLOCK, SWT_BA_GETRQ },
+	{ "block", "block_bio_backmerge", K_BLOCK, SWT_BA_BACKMERGE },
+	{ "block", "block_bio_frontmerge", K_BLOCK, SWT_BA_FRONTMERGE },
+	{ "block", "block_rq_insert", K_BLOCK, SWT_BA_INSERT },
+	{ "block", "block_rq_issue", K_BLOCK, SWT_BA_ISSUE },
+	{ "block", "block_rq_complete", K_BLOCK, SWT_BA_COMPLETE },
+	{ "block", "block_bio_complete", K_BLOCK, SWT_BA_COMPLETE },
+	{ "block", "block_rq_requeue", K_BLOCK, SWT_BA_REQUEUE },
+	{ "block", "block_rq_merge", K_BLOCK, SWT_BA_RQ_MERGE },
+	{ "block", "block_plug", K_BLOCK, SWT_BA_PLUG },
+	{ "block", "block_unplug", K_BLOCK, SWT_BA_UNPLUG },
+	{ "block", "block_split", K_BLOCK, SWT_BA_SPLIT },
+	{ "block", "block_bio_bounce", K_BLOCK, SWT_BA_BOUNCE },
+	{ "block", "block_bio_remap", K_BLOCK, SWT_BA_REMAP },
+	{ "block", "block_rq_remap", K_BLOCK, SWT_BA_REMAP },
+	{ "block", "block_sleeprq", K_BLOCK, SWT_BA_SLEEPRQ },
+	{ "exceptions", "page_fault_user", K_FAULT, 0 },
+	{ "vmscan", "mm_vmscan_write_folio", K_RECLAIM, 0 },
+	{ "vmscan", "mm_vmscan_writepage", K_RECLAIM, 0 },
+	/* swap-entry probes defined by swaptrace capture (docs/capture-format.md) */
+	{ "swaptrace", "swt_fault", K_PROBE, SWT_PROBE_FAULT },
+	{ "swaptrace", "swt_read", K_PROBE, SWT_PROBE_READ },
+	{ "swaptrace", "swt_ra_hit", K_PROBE, SWT_PROBE_RA_HIT },
+	{ "swaptrace", "swt_swapout", K_PROBE, SWT_PROBE_SWAPOUT },
+};
+
+static struct ev_info *event_info(struct child *c, struct tep_event *e)
+{
+	struct ev_info *ei;
+	size_t id = (size_t)e->id, i;
+
+	if (swt_grow((void **)&c->info, &c->cap_info, id + 1, sizeof(*c->info)))
+		child_die(c, SWT_ENOMEM, "out of memory");
+	ei = &c->info[id];
+	if (ei->known)
+		return ei;
+	ei->known = 1;
+	ei->kind = K_OTHER;
+	ei->name_id = c->next_name_id++;
+	for (i = 0; i < SWT_ARRAY_SIZE(known_events); i++) {
+		if (strcmp(e->name, known_events[i].name) || strcmp(e->system, known_events[i].system))
+			continue;
+		ei->kind = known_events[i].kind;
+		ei->letter = known_events[i].letter;
+		break;
+	}
+	ei->f.dev = tep_find_field(e, "dev");
+	ei->f.sector = tep_find_field(e, "sector");
+	ei->f.nr_sector = tep_find_field(e, "nr_sector");
+	ei->f.rwbs = tep_find_field(e, "rwbs");
+	ei->f.error = tep_find_field(e, "error");
+	ei->f.nr_rq = tep_find_field(e, "nr_rq");
+	ei->f.old_dev = tep_find_field(e, "old_dev");
+	ei->f.old_sector = tep_find_field(e, "old_sector");
+	ei->f.new_sector = tep_find_field(e, "new_sector");
+	ei->f.address = tep_find_field(e, "address");
+	ei->f.ip = tep_find_field(e, "ip");
+	ei->f.error_code = tep_find_field(e, "error_code");
+	ei->f.pfn = tep_find_field(e, "pfn");
+	ei->f.flags = tep_find_field(e, "reclaim_flags");
+	ei->f.entry = tep_find_field(e, "entry");
+	/* an event we model but whose format lacks what we need is kept as-is */
+	if ((ei->kind == K_BLOCK && ei->letter != SWT_BA_PLUG && ei->letter != SWT_BA_UNPLUG &&
+	     (!ei->f.dev || !ei->f.sector || !ei->f.nr_sector || !ei->f.rwbs)) ||
+	    (ei->kind == K_FAULT && !ei->f.address) || (ei->kind == K_RECLAIM && !ei->f.pfn) ||
+	    (ei->kind == K_PROBE && !ei->f.entry))
+		ei->kind = K_OTHER;
+	{
+		uint32_t nid = ei->name_id;
+		size_t sl = strlen(e->system) + 1, nl = strlen(e->name) + 1;
+		char tmp[512];
+
+		if (sl + nl <= sizeof(tmp)) {
+			memcpy(tmp, e->system, sl);
+			memcpy(tmp + sl, e->name, nl);
+			child_send(c, MSG_NAME, &nid, sizeof(nid), tmp, sl + nl);
+		}
+	}
+	return ei;
+}
+
+static uint64_t field_num(struct tep_format_field *f, struct tep_record *rec)
+{
+	unsigned long long v = 0;
+
+	if (f && tep_read_number_field(f, rec->data, &v))
+		v = 0;
+	return v;
+}
+
+static void field_str(struct tep_format_field *f, struct tep_record *rec, char *out, size_t size)
+{
+	size_t n;
+
+	out[0] = '\0';
+	if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > rec->size)
+		return;
+	n = SWT_MIN((size_t)f->size, size - 1);
+	memcpy(out, (const char *)rec->data + f->offset, n);
+	out[n] = '\0';
+}
+
+static void note_pid(struct child *c, int pid)
+{
+	uint64_t dummy;
+	const char *comm;
+
+	if (pid < 0 || swt_map_get(&c->pids, (uint64_t)pid, 0, &dummy))
+		return;
+	swt_map_put(&c->pids, (uint64_t)pid, 0, 1);
+	comm = tep_data_comm_from_pid(c->tep, pid);
+	if (comm && comm[0] && strcmp(comm, "<...>")) {
+		int32_t p = pid;
+
+		child_send(c, MSG_COMM, &p, sizeof(p), comm, strlen(comm) + 1);
+	}
+}
+
+static int child_record(struct tracecmd_input *h, struct tep_record *rec, int multi_cpu,
+			void *data)
+{
+	/* with several handles the callback's CPU counts across all of them */
+	int cpu = rec->cpu;
+	struct child *c = data;
+	int id = tep_data_type(c->tep, rec);
+	size_t bufidx = (size_t)(uintptr_t)tracecmd_get_private(h);
+	struct cpu_report *cr;
+	struct swt_event ev;
+	struct ev_info *ei;
+	const char *info = NULL;
+	size_t info_len = 0;
+
+	/* known ids skip libtraceevent's lookup; a new one must have a format */
+	if (id >= 0 && (size_t)id < c->cap_info && c->info[id].known) {
+		ei = &c->info[id];
+	} else {
+		struct tep_event *e = tep_find_event(c->tep, id);
+
+		if (!e)
+			child_die(c, SWT_EFORMAT,
+				  "record at offset %llu (CPU %d) has unknown event id %d",
+				  (unsigned long long)rec->offset, cpu, id);
+		ei = event_info(c, e);
+	}
+	if (cpu < 0 || (size_t)cpu >= c->cpu_slots || bufidx >= c->nr_buffers)
+		child_die(c, SWT_EFORMAT, "record at offset %llu on unexpected CPU %d",
+			  (unsigned long long)rec->offset, cpu);
+	cr = &c->cpus[bufidx * c->cpu_slots + (size_t)cpu];
+	if (!cr->events || rec->offset < cr->min_off)
+		cr->min_off = rec->offset;
+	if (rec->offset > cr->max_off)
+		cr->max_off = rec->offset;
+	cr->events++;
+	c->events++;
+	if (rec->missed_events) {
+		memset(&ev, 0, sizeof(ev));
+		ev.type = SWT_EV_LOST;
+		ev.ts = rec->ts;
+		ev.cpu = cpu;
+		ev.pid = -1;
+		ev.lost.count = rec->missed_events > 0 ? rec->missed_events : -1;
+		cr->missed += rec->missed_events > 0 ? rec->missed_events : 1;
+		child_send(c, MSG_EVENT, &ev, sizeof(ev), NULL, 0);
+	}
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = rec->ts;
+	ev.cpu = cpu;
+	ev.pid = tep_data_pid(c->tep, rec);
+	ev.name_id = ei->name_id;
+	note_pid(c, ev.pid);
+	switch (ei->kind) {
+	case K_BLOCK: {
+		struct swt_block_event *b = &ev.block;
+
+		ev.type = SWT_EV_BLOCK;
+		b->action = (uint8_t)ei->letter;
+		b->dev = (uint32_t)field_num(ei->f.dev, rec);
+		b->sector = field_num(ei->f.sector, rec);
+		b->nr_sectors = (uint32_t)field_num(ei->f.nr_sector, rec);
+		field_str(ei->f.rwbs, rec, b->rwbs, sizeof(b->rwbs));
+		b->write = (uint8_t)swt_rwbs_is_write(b->rwbs);
+		b->error = (int32_t)field_num(ei->f.error, rec);
+		if (ei->letter == SWT_BA_UNPLUG)
+			b->arg = field_num(ei->f.nr_rq, rec);
+		else if (ei->letter == SWT_BA_REMAP) {
+			b->arg = field_num(ei->f.old_sector, rec);
+			b->arg_dev = (uint32_t)field_num(ei->f.old_dev, rec);
+		} else if (ei->letter == SWT_BA_SPLIT)
+			b->arg = field_num(ei->f.new_sector, rec);
+		break;
+	}
+	case K_FAULT:
+		ev.type = SWT_EV_FAULT;
+		ev.fault.address = field_num(ei->f.address, rec);
+		ev.fault.ip = field_num(ei->f.ip, rec);
+		ev.fault.error_code = field_num(ei->f.error_code, rec);
+		break;
+	case K_RECLAIM:
+		ev.type = SWT_EV_RECLAIM_WRITE;
+		ev.reclaim.pfn = field_num(ei->f.pfn, rec);
+		ev.reclaim.flags = (int64_t)field_num(ei->f.flags, rec);
+		break;
+	case K_PROBE: {
+		/* swp_entry_t on 64-bit: type in the top bits above a 58-bit offset */
+		uint64_t entry = field_num(ei->f.entry, rec);
+
+		ev.type = SWT_EV_SWAP_PROBE;
+		ev.probe.kind = (uint32_t)ei->letter;
+		ev.probe.swap_type = (uint32_t)(entry >> 58);
+		ev.probe.offset = entry & ((1ull << 58) - 1);
+		ev.probe.address = field_num(ei->f.address, rec);
+		break;
+	}
+	default:
+		ev.type = SWT_EV_OTHER;
+		trace_seq_reset(&c->seq);
+		tep_print_event(c->tep, &c->seq, rec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&c->seq);
+		info = c->seq.buffer;
+		info_len = c->seq.len + 1;
+		break;
+	}
+	child_send(c, MSG_EVENT, &ev, sizeof(ev), info, info_len);
+	return c->failed ? -1 : 0;
+}
+
+static void __attribute__((noreturn)) child_main(const char *path, int fd,
+						 const struct swt_td_layout *l)
+{
+	struct child c = { .fd = fd };
+	struct tracecmd_input *top, **handles = NULL;
+	int n, i, ret;
+
+	c.buf = malloc(CHILD_BUF);
+	if (!c.buf || swt_map_init(&c.pids, 1024))
+		_exit(1);
+	trace_seq_init(&c.seq);
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!top)
+		child_die(&c, SWT_EFORMAT, "libtracecmd cannot open it (damaged headers or sections)");
+	c.tep = tracecmd_get_tep(top);
+	tep_set_loglevel(TEP_LOG_NONE);
+	n = tracecmd_buffer_instances(top);
+	if (n < 0)
+		child_die(&c, SWT_EFORMAT, "cannot read its buffer instances");
+	handles = calloc((size_t)n + 1, sizeof(*handles));
+	c.nr_buffers = (size_t)n + 1;
+	c.cpu_slots = SWT_TD_MAX_CPUS;
+	for (size_t b = 0; b < l->nr_buffers; b++)
+		for (size_t k = 0; k < l->buffers[b].nr_cpus; k++)
+			if (l->buffers[b].cpus[k].cpu >= c.cpu_slots)
+				child_die(&c, SWT_EFORMAT, "CPU number %u out of range",
+					  l->buffers[b].cpus[k].cpu);
+	c.cpu_slots = 1;
+	for (size_t b = 0; b < l->nr_buffers; b++)
+		for (size_t k = 0; k < l->buffers[b].nr_cpus; k++)
+			c.cpu_slots = SWT_MAX(c.cpu_slots, (size_t)l->buffers[b].cpus[k].cpu + 1);
+	if (tep_get_cpus(c.tep) > 0)
+		c.cpu_slots = SWT_MAX(c.cpu_slots, (size_t)tep_get_cpus(c.tep));
+	c.cpus = calloc(c.nr_buffers * c.cpu_slots, sizeof(*c.cpus));
+	if (!handles || !c.cpus)
+		child_die(&c, SWT_ENOMEM, "out of memory");
+	handles[0] = top;
+	tracecmd_set_private(top, (void *)(uintptr_t)0);
+	{
+		uint32_t idx = 0;
+
+		child_send(&c, MSG_BUFFER, &idx, sizeof(idx), "", 1);
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = tracecmd_buffer_instance_name(top, i);
+		uint32_t idx = (uint32_t)i + 1;
+
+		handles[i + 1] = tracecmd_buffer_instance_handle(top, i);
+		if (!handles[i + 1] || !name)
+			child_die(&c, SWT_EFORMAT, "cannot open buffer instance %d", i);
+		tracecmd_set_private(handles[i + 1], (void *)(uintptr_t)idx);
+		child_send(&c, MSG_BUFFER, &idx, sizeof(idx), name, strlen(name) + 1);
+	}
+	ret = tracecmd_iterate_events_multi(handles, n + 1, child_record, &c);
+	if (c.failed)
+		_exit(1);	/* the parent went away */
+	if (ret < 0)
+		child_die(&c, SWT_EFORMAT, "libtracecmd failed while reading events");
+	for (size_t k = 0; k < c.nr_buffers * c.cpu_slots; k++) {
+		struct cpu_report cr = c.cpus[k];
+
+		if (!cr.events)
+			continue;
+		cr.buffer = (uint32_t)(k / c.cpu_slots);
+		cr.cpu = (uint32_t)(k % c.cpu_slots);
+		child_send(&c, MSG_CPU, &cr, sizeof(cr), NULL, 0);
+	}
+	child_send(&c, MSG_DONE, &c.events, sizeof(c.events), NULL, 0);
+	child_flush(&c);
+	_exit(c.failed ? 1 : 0);
+}
+
+/* ---- parent: messages -> events -------------------------------------- */
+
+struct reader {
+	int fd;
+	char *buf;
+	size_t start, end, cap;
+};
+
+/* Next message; returns 1, 0 at EOF, -1 on a torn message. */
+static int read_msg(struct reader *r, struct msg_head *h, char **payload)
+{
+	for (;;) {
+		size_t avail = r->end - r->start;
+
+		if (avail >= sizeof(*h)) {
+			memcpy(h, r->buf + r->start, sizeof(*h));
+			if (avail >= sizeof(*h) + h->len) {
+				*payload = r->buf + r->start + sizeof(*h);
+				r->start += sizeof(*h) + h->len;
+				return 1;
+			}
+			if (sizeof(*h) + h->len > r->cap) {
+				size_t ncap = sizeof(*h) + h->len;
+				char *nb = realloc(r->buf, ncap);
+
+				if (!nb)
+					return -1;
+				r->buf = nb;
+				r->cap = ncap;
+			}
+		}
+		if (r->start) {
+			memmove(r->buf, r->buf + r->start, r->end - r->start);
+			r->end -= r->start;
+			r->start = 0;
+		}
+		{
+			ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return r->end ? -1 : 0;
+			r->end += (size_t)n;
+		}
+	}
+}
+
+struct name_entry {
+	char *system, *name;
+};
+
+struct parent_state {
+	struct name_entry *names;
+	size_t cap_names;
+	char **buffers;
+	size_t cap_buffers;
+	struct cpu_report *cpus;
+	size_t nr_cpus, cap_cpus;
+	uint64_t done_events;
+	int done;
+	int child_code;
+	char child_msg[600];
+};
+
+static void parent_release(struct parent_state *p)
+{
+	for (size_t i = 0; i < p->cap_names; i++) {
+		free(p->names[i].system);
+		free(p->names[i].name);
+	}
+	free(p->names);
+	for (size_t i = 0; i < p->cap_buffers; i++)
+		free(p->buffers[i]);
+	free(p->buffers);
+	free(p->cpus);
+}
+
+static const char *buffer_label(const char *name)
+{
+	return name && name[0] ? name : "top level";
+}
+
+/* Compare what was decoded with what the file declares. */
+static int check_complete(const char *path, const struct swt_td_layout *l,
+			  const struct parent_state *p, struct swt_tracedat_stats *stats,
+			  struct swt_err *err)
+{
+	for (size_t b = 0; b < l->nr_buffers; b++) {
+		const struct swt_td_buffer *buf = &l->buffers[b];
+
+		for (size_t k = 0; k < buf->nr_cpus; k++) {
+			const struct swt_td_cpu *cpu = &buf->cpus[k];
+			const struct swt_td_stat *st = swt_td_layout_stat(l, buf->name, (int)cpu->cpu);
+			const struct cpu_report *got = NULL;
+			uint64_t pages, ps = l->page_size;
+			int span_ok = 0, count_ok = 0;
+
+			if (!cpu->data_size)
+				continue;
+			for (size_t i = 0; i < p->nr_cpus; i++) {
+				const char *bn = p->cpus[i].buffer < p->cap_buffers ?
+						 p->buffers[p->cpus[i].buffer] : NULL;
+
+				if (bn && !strcmp(bn, buf->name) && p->cpus[i].cpu == cpu->cpu)
+					got = &p->cpus[i];
+			}
+			if (st)
+				stats->lost += st->overrun + st->dropped;
+			pages = (cpu->data_size + ps - 1) / ps;
+			if (got) {
+				stats->cpus++;
+				if (buf->compressed)
+					span_ok = (got->max_off / ps - got->min_off / ps + 1) >= pages;
+				else
+					span_ok = (got->max_off - cpu->offset) / ps + 1 == pages;
+			}
+			count_ok = st && st->read_events >= 0 && got &&
+				   (uint64_t)st->read_events == got->events;
+			if (span_ok || count_ok)
+				continue;
+			if (!got)
+				return swt_error(err, SWT_EFORMAT,
+						 "'%s': buffer '%s' CPU %u: no events could be decoded from "
+						 "its %llu bytes of data at offset %llu", path,
+						 buffer_label(buf->name), cpu->cpu,
+						 (unsigned long long)cpu->size,
+						 (unsigned long long)cpu->offset);
+			return swt_error(err, SWT_EFORMAT,
+					 "'%s': buffer '%s' CPU %u: decoding stopped after %llu events, "
+					 "before the end of its data (offset %llu, %llu bytes%s): the file "
+					 "is damaged", path, buffer_label(buf->name), cpu->cpu,
+					 (unsigned long long)got->events, (unsigned long long)cpu->offset,
+					 (unsigned long long)cpu->size,
+					 buf->compressed ? ", compressed" : "");
+		}
+	}
+	return 0;
+}
+
+static int dispatch(struct parent_state *p, struct msg_head *h, char *payload,
+		    swt_event_fn cb, void *ctx, struct swt_err *err, const char *path)
+{
+	switch (h->type) {
+	case MSG_NAME: {
+		uint32_t id;
+		const char *sys, *name;
+
+		if (h->len < 6)
+			break;
+		memcpy(&id, payload, 4);
+		sys = payload + 4;
+		name = sys + strlen(sys) + 1;
+		if (swt_grow((void **)&p->names, &p->cap_names, (size_t)id + 1, sizeof(*p->names)))
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		free(p->names[id].system);
+		free(p->names[id].name);
+		p->names[id].system = swt_strdup(sys);
+		p->names[id].name = swt_strdup(name);
+		break;
+	}
+	case MSG_EVENT: {
+		struct swt_event ev;
+
+		if (h->len < sizeof(ev))
+			return swt_error(err, SWT_ECRASH, "'%s': decoder sent a torn event", path);
+		memcpy(&ev, payload, sizeof(ev));
+		ev.info = h->len > sizeof(ev) ? payload + sizeof(ev) : NULL;
+		if (ev.type != SWT_EV_LOST) {
+			if (ev.name_id >= p->cap_names || !p->names[ev.name_id].name)
+				return swt_error(err, SWT_ECRASH, "'%s': decoder sent an unnamed event",
+						 path);
+			ev.system = p->names[ev.name_id].system;
+			ev.name = p->names[ev.name_id].name;
+		}
+		return cb(ctx, &ev);
+	}
+	case MSG_COMM: {
+		struct swt_event ev = { .type = SWT_EV_COMM, .cpu = -1 };
+
+		if (h->len < 5)
+			break;
+		memcpy(&ev.pid, payload, 4);
+		snprintf(ev.comm, sizeof(ev.comm), "%s", payload + 4);
+		return cb(ctx, &ev);
+	}
+	case MSG_BUFFER: {
+		uint32_t idx;
+
+		if (h->len < 5)
+			break;
+		memcpy(&idx, payload, 4);
+		if (swt_grow((void **)&p->buffers, &p->cap_buffers, (size_t)idx + 1, sizeof(char *)))
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		free(p->buffers[idx]);
+		p->buffers[idx] = swt_strdup(payload + 4);
+		break;
+	}
+	case MSG_CPU:
+		if (h->len < sizeof(struct cpu_report))
+			break;
+		if (swt_grow((void **)&p->cpus, &p->cap_cpus, p->nr_cpus + 1, sizeof(*p->cpus)))
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		memcpy(&p->cpus[p->nr_cpus++], payload, sizeof(struct cpu_report));
+		break;
+	case MSG_DONE:
+		if (h->len >= 8)
+			memcpy(&p->done_events, payload, 8);
+		p->done = 1;
+		break;
+	case MSG_ERROR:
+		if (h->len > 4) {
+			int32_t code;
+
+			memcpy(&code, payload, 4);
+			p->child_code = code;
+			snprintf(p->child_msg, sizeof(p->child_msg), "%s", payload + 4);
+		}
+		break;
+	default:
+		return swt_error(err, SWT_ECRASH, "'%s': decoder sent an unknown message", path);
+	}
+	return 0;
+}
+
+int swt_tracedat_decode(const char *path, swt_event_fn cb, void *ctx,
+			struct swt_tracedat_stats *stats, struct swt_err *err)
+{
+	struct parent_state p = { 0 };
+	struct reader r = { .fd = -1 };
+	struct swt_td_layout l;
+	int fds[2], status = 0, ret;
+	pid_t pid;
+
+	memset(stats, 0, sizeof(*stats));
+	ret = swt_td_layout_read(path, &l, err);
+	if (ret)
+		return ret;
+	stats->version = l.version;
+	stats->big_endian = l.big_endian;
+	snprintf(stats->clock, sizeof(stats->clock), "%s", l.clock);
+	snprintf(stats->compression, sizeof(stats->compression), "%s", l.compression);
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		ret = swt_error(err, SWT_EIO, "'%s': pipe: %s", path, strerror(errno));
+		goto out_layout;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = swt_error(err, SWT_EIO, "'%s': fork: %s", path, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		goto out_layout;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		signal(SIGPIPE, SIG_DFL);
+		child_main(path, fds[1], &l);
+	}
+	close(fds[1]);
+	r.fd = fds[0];
+	r.cap = 1 << 20;
+	r.buf = malloc(r.cap);
+	if (!r.buf) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out_kill;
+	}
+	for (;;) {
+		struct msg_head h;
+		char *payload;
+		int got = read_msg(&r, &h, &payload);
+
+		if (got == 0)
+			break;
+		if (got < 0) {
+			ret = -SWT_ECRASH;
+			break;
+		}
+		ret = dispatch(&p, &h, payload, cb, ctx, err, path);
+		if (ret < 0)
+			goto out_kill;
+		if (h.type == MSG_EVENT)
+			stats->events++;
+	}
+	close(r.fd);
+	r.fd = -1;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	pid = -1;
+	if (WIFSIGNALED(status)) {
+		ret = swt_error(err, SWT_ECRASH,
+				"'%s': libtracecmd crashed (signal %d) decoding the file after %llu events: "
+				"the file is damaged", path, WTERMSIG(status),
+				(unsigned long long)stats->events);
+		goto out;
+	}
+	if (p.child_msg[0]) {
+		ret = swt_error(err, p.child_code > 0 ? p.child_code : SWT_EFORMAT, "'%s': %s", path,
+				p.child_msg);
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || !p.done || ret < 0) {
+		ret = swt_error(err, SWT_ECRASH, "'%s': the decoder stopped unexpectedly after %llu events",
+				path, (unsigned long long)stats->events);
+		goto out;
+	}
+	for (size_t i = 0; i < p.nr_cpus; i++)
+		stats->lost += p.cpus[i].missed;
+	stats->buffers = 0;
+	for (size_t b = 0; b < l.nr_buffers; b++)
+		for (size_t k = 0; k < l.buffers[b].nr_cpus; k++)
+			if (l.buffers[b].cpus[k].data_size) {
+				stats->buffers++;
+				break;
+			}
+	ret = l.partial ? 0 : check_complete(path, &l, &p, stats, err);
+	if (!ret && stats->lost > 0) {
+		struct swt_event lost = { .type = SWT_EV_LOST, .cpu = -1, .pid = -1 };
+		int64_t missed = 0;
+
+		/* markers already went through; report tracer-side losses on top */
+		for (size_t i = 0; i < p.nr_cpus; i++)
+			missed += p.cpus[i].missed;
+		lost.lost.count = stats->lost - missed;
+		if (lost.lost.count > 0)
+			ret = cb(ctx, &lost);
+	}
+	goto out;
+
+out_kill:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+out:
+	if (r.fd >= 0)
+		close(r.fd);
+	free(r.buf);
+	parent_release(&p);
+out_layout:
+	swt_td_layout_release(&l);
+	return ret;
+}

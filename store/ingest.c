@@ -1,0 +1,1185 @@
+/*
+ * Ingest: decoded events -> rows.
+ *
+ * The block resolver follows each bio from queue (Q) into the request it
+ * starts (G) or is merged into (M back, F front), and each request through
+ * insert (I), issue (D) and completion (C), the way btt does.  A request's
+ * row and its bios' rows are written when it completes, so memory holds only
+ * what is in flight.  Stages a trace lacks stay NULL; events that do not fit
+ * a lifecycle (plugs, requeues, remaps, repeated stages, partial
+ * completions) go to block_misc.  Nothing is dropped: the block_event view
+ * gives back the exact event stream.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "facts.h"
+#include "ingest.h"
+#include "layout.h"
+#include "util.h"
+
+#define NONE (-1)
+
+enum { ST_GETRQ, ST_INSERT, ST_ISSUE, ST_COMPLETE, ST__COUNT };
+
+struct bio_state {
+	int64_t id;
+	uint64_t sector;
+	uint32_t nr, dev;
+	int64_t queue_ns, merge_ns;
+	int32_t cpu, pid;
+	int64_t fault_id, fault_addr;	/* the submitter's last user fault, SWT_NULL */
+	int32_t req;		/* owning request, NONE */
+	int32_t next;		/* free list */
+	int32_t chain;		/* next pending bio with the same key */
+	uint8_t write, merge, live;
+	char rwbs[12];
+};
+
+struct req_state {
+	int64_t id;
+	uint64_t sector;	/* current start */
+	uint64_t done;		/* completed so far (partial completions), sectors */
+	uint32_t nr, dev, nr_bios;
+	int64_t ns[ST__COUNT];
+	int32_t cpu[ST__COUNT], pid[ST__COUNT];
+	int64_t error;
+	int32_t chain_s, chain_e;	/* same-key chains: open-by-start/inflight, open-by-end */
+	int32_t next_free;
+	uint8_t write, pc, live, where;	/* where: 0 none, 1 open, 2 inflight */
+	char rwbs[12];
+};
+
+enum { WHERE_NONE, WHERE_OPEN, WHERE_INFLIGHT };
+
+struct name_count {
+	char *system, *name;
+	int64_t count;
+};
+
+struct task_entry {
+	int32_t pid;
+	char comm[SWT_COMM_LEN];
+};
+
+struct swt_ingest {
+	struct swt_store *st;
+	struct swt_writer *w;
+	swt_warn_fn warn;
+	void *warn_ctx;
+	struct swt_err err;
+
+	/* current source */
+	int64_t source_id, nr_sources;
+	int in_source;
+	int64_t src_events, src_lost;
+	struct name_count *names;
+	size_t cap_names;
+	uint32_t max_name_id;
+
+	/* ids */
+	int64_t next_bio_id, next_req_id, next_fault_id;
+
+	/* pools */
+	struct bio_state *bios;
+	size_t cap_bios;
+	int32_t free_bio;
+	uint32_t used_bios;
+	struct req_state *reqs;
+	size_t cap_reqs;
+	int32_t free_req;
+	uint32_t used_reqs;
+
+	struct swt_map pending;		/* (dev, sector) -> bio chain head */
+	struct swt_map open_start;	/* (dev, start) -> open request chain */
+	struct swt_map open_end;	/* (dev, end) -> open request chain */
+	struct swt_map inflight;	/* (dev, sector) -> issued request chain */
+
+	/* devices seen carrying block I/O -> source id that brought them */
+	struct swt_map devs;
+	/* the traced layout, for deriving swap pages */
+	struct swt_layout layout;
+	int demand_known;		/* page-cluster 0: every swap read is a demand read */
+	/* pid -> index into last_faults: each task's latest user fault */
+	struct swt_map fault_index;
+	struct { int64_t id, address; } *last_faults;
+	size_t cap_last_faults, nr_last_faults;
+	int64_t page_mask;
+	/* pid -> task index */
+	struct swt_map task_index;
+	struct task_entry *tasks;
+	size_t cap_tasks, nr_tasks;
+
+	uint64_t first_ns, last_ns;
+	uint64_t t_start;		/* for SWT_TIMING progress */
+	int64_t lost_total;
+	int64_t block_events;
+	int64_t swap_in_pages, swap_out_pages;
+	int64_t fault_source;		/* source of faults: 0 none, its id, -1 several */
+	int64_t block_sources;		/* the same for block events */
+	char *source_path;		/* current source */
+	char **source_paths;		/* by source id - 1 */
+	size_t cap_source_paths;
+};
+
+int64_t swt_ingest_block_events(struct swt_ingest *ing)
+{
+	return ing->block_events;
+}
+
+const struct swt_err *swt_ingest_error(struct swt_ingest *ing)
+{
+	return &ing->err;
+}
+
+int swt_ingest_alloc(struct swt_store *st, const struct swt_meta *meta, swt_warn_fn warn,
+		     void *warn_ctx, struct swt_ingest **out, struct swt_err *err)
+{
+	struct swt_ingest *ing = calloc(1, sizeof(*ing));
+	size_t skipped;
+	int ret;
+
+	*out = NULL;
+	if (!ing)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	ing->st = st;
+	ing->warn = warn;
+	ing->warn_ctx = warn_ctx;
+	ing->free_bio = ing->free_req = NONE;
+	ing->first_ns = UINT64_MAX;
+	ing->t_start = swt_now_ns();
+	if (swt_map_init(&ing->pending, 1024) || swt_map_init(&ing->open_start, 256) ||
+	    swt_map_init(&ing->open_end, 256) || swt_map_init(&ing->inflight, 256) ||
+	    swt_map_init(&ing->devs, 16) || swt_map_init(&ing->task_index, 256) ||
+	    swt_map_init(&ing->fault_index, 64) || swt_layout_init(&ing->layout, meta, &skipped)) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out_free;
+	}
+	ing->demand_known = meta && meta->page_cluster == 0;
+	ing->page_mask = (int64_t)ing->layout.sectors_per_page * 512 - 1;
+	for (size_t i = 0; meta && i < meta->nr_areas; i++)
+		if (!meta->areas[i].dev && warn) {
+			char msg[512];
+
+			snprintf(msg, sizeof(msg),
+				 "swap area '%s' has no device number in the metadata; "
+				 "its I/O is not attributed (state it with --swap)",
+				 meta->areas[i].path ? meta->areas[i].path : "?");
+			warn(warn_ctx, msg);
+		}
+	ret = swt_writer_start(st, &ing->w, err);
+	if (ret)
+		goto out_free;
+	*out = ing;
+	return 0;
+out_free:
+	swt_ingest_free(ing);
+	return ret;
+}
+
+void swt_ingest_free(struct swt_ingest *ing)
+{
+	size_t i;
+
+	if (!ing)
+		return;
+	if (ing->w)
+		swt_writer_finish(ing->w, NULL);
+	swt_map_release(&ing->pending);
+	swt_map_release(&ing->open_start);
+	swt_map_release(&ing->open_end);
+	swt_map_release(&ing->inflight);
+	swt_map_release(&ing->devs);
+	swt_map_release(&ing->task_index);
+	swt_map_release(&ing->fault_index);
+	swt_layout_release(&ing->layout);
+	free(ing->last_faults);
+	for (i = 0; i < ing->cap_names; i++) {
+		free(ing->names[i].system);
+		free(ing->names[i].name);
+	}
+	free(ing->names);
+	for (i = 0; i < (size_t)ing->nr_sources && ing->source_paths; i++)
+		free(ing->source_paths[i]);
+	free(ing->source_paths);
+	free(ing->bios);
+	free(ing->reqs);
+	free(ing->tasks);
+	free(ing);
+}
+
+/* ---- pools ---------------------------------------------------------- */
+
+static int32_t bio_new(struct swt_ingest *ing)
+{
+	int32_t i;
+
+	if (ing->free_bio != NONE) {
+		i = ing->free_bio;
+		ing->free_bio = ing->bios[i].next;
+	} else {
+		if (swt_grow((void **)&ing->bios, &ing->cap_bios, ing->used_bios + 1,
+			     sizeof(*ing->bios)))
+			return NONE;
+		i = (int32_t)ing->used_bios++;
+	}
+	memset(&ing->bios[i], 0, sizeof(ing->bios[i]));
+	ing->bios[i].req = ing->bios[i].next = ing->bios[i].chain = NONE;
+	ing->bios[i].queue_ns = ing->bios[i].merge_ns = SWT_NULL;
+	ing->bios[i].fault_id = ing->bios[i].fault_addr = SWT_NULL;
+	ing->bios[i].live = 1;
+	return i;
+}
+
+static void bio_release(struct swt_ingest *ing, int32_t i)
+{
+	ing->bios[i].live = 0;
+	ing->bios[i].next = ing->free_bio;
+	ing->free_bio = i;
+}
+
+static int32_t req_new(struct swt_ingest *ing)
+{
+	struct req_state *r;
+	int32_t i, s;
+
+	if (ing->free_req != NONE) {
+		i = ing->free_req;
+		ing->free_req = ing->reqs[i].next_free;
+	} else {
+		if (swt_grow((void **)&ing->reqs, &ing->cap_reqs, ing->used_reqs + 1,
+			     sizeof(*ing->reqs)))
+			return NONE;
+		i = (int32_t)ing->used_reqs++;
+	}
+	r = &ing->reqs[i];
+	memset(r, 0, sizeof(*r));
+	r->id = ++ing->next_req_id;
+	for (s = 0; s < ST__COUNT; s++) {
+		r->ns[s] = SWT_NULL;
+		r->cpu[s] = r->pid[s] = -1;
+	}
+	r->error = SWT_NULL;
+	r->chain_s = r->chain_e = NONE;
+	r->live = 1;
+	return i;
+}
+
+static void req_release(struct swt_ingest *ing, int32_t i)
+{
+	ing->reqs[i].live = 0;
+	ing->reqs[i].next_free = ing->free_req;
+	ing->free_req = i;
+}
+
+/* ---- same-key chains over swt_map --------------------------------------- */
+
+static int32_t *bio_chain(struct swt_ingest *ing, int32_t i) { return &ing->bios[i].chain; }
+static int32_t *req_chain_s(struct swt_ingest *ing, int32_t i) { return &ing->reqs[i].chain_s; }
+static int32_t *req_chain_e(struct swt_ingest *ing, int32_t i) { return &ing->reqs[i].chain_e; }
+
+typedef int32_t *(*chain_fn)(struct swt_ingest *, int32_t);
+
+/* Append idx at the tail of the chain for key (FIFO). */
+static int chain_add(struct swt_ingest *ing, struct swt_map *m, chain_fn link,
+		     uint64_t dev, uint64_t key, int32_t idx)
+{
+	uint64_t head;
+
+	*link(ing, idx) = NONE;
+	if (!swt_map_get(m, dev, key, &head))
+		return swt_map_put(m, dev, key, (uint64_t)idx);
+	for (int32_t i = (int32_t)head;; i = *link(ing, i)) {
+		if (*link(ing, i) == NONE) {
+			*link(ing, i) = idx;
+			return 0;
+		}
+	}
+}
+
+/* Remove idx from the chain for key; 1 when it was there. */
+static int chain_del(struct swt_ingest *ing, struct swt_map *m, chain_fn link,
+		     uint64_t dev, uint64_t key, int32_t idx)
+{
+	uint64_t head;
+	int32_t prev = NONE;
+
+	if (!swt_map_get(m, dev, key, &head))
+		return 0;
+	for (int32_t i = (int32_t)head; i != NONE; prev = i, i = *link(ing, i)) {
+		if (i != idx)
+			continue;
+		if (prev != NONE)
+			*link(ing, prev) = *link(ing, i);
+		else if (*link(ing, i) == NONE)
+			swt_map_del(m, dev, key);
+		else
+			swt_map_put(m, dev, key, (uint64_t)*link(ing, i));
+		*link(ing, i) = NONE;
+		return 1;
+	}
+	return 0;
+}
+
+static int32_t chain_head(struct swt_map *m, uint64_t dev, uint64_t key)
+{
+	uint64_t head;
+
+	return swt_map_get(m, dev, key, &head) ? (int32_t)head : NONE;
+}
+
+/* ---- rows ------------------------------------------------------------- */
+
+/* The op letter of an rwbs, after an optional preflush 'F'. */
+static char rwbs_op(const char *rwbs)
+{
+	if (rwbs[0] == 'F' && rwbs[1] && strchr("WDRNZ", rwbs[1]))
+		return rwbs[1];
+	return rwbs[0];
+}
+
+/*
+ * Write a bio's row and, when it moved swap pages, one swap_in or swap_out
+ * row per page (pswpin/pswpout count pages), then forget the bio.
+ */
+static int emit_bio(struct swt_ingest *ing, int32_t bi, int64_t request_id)
+{
+	struct bio_state *b = &ing->bios[bi];
+	struct swt_row_bio row = {
+		.id = b->id, .source_id = ing->source_id, .request_id = request_id,
+		.dev = b->dev, .write = b->write, .sector = (int64_t)b->sector,
+		.nr_sectors = b->nr, .queue_ns = b->queue_ns,
+		.cpu = b->cpu < 0 ? SWT_NULL : b->cpu, .pid = b->pid < 0 ? SWT_NULL : b->pid,
+		.merge = b->merge, .merge_ns = b->merge_ns,
+	};
+	uint32_t spp = ing->layout.sectors_per_page, pages = b->nr / spp;
+	char op = rwbs_op(b->rwbs);
+	int ret;
+
+	memcpy(row.rwbs, b->rwbs, sizeof(row.rwbs));
+	ret = swt_writer_put(ing->w, SWT_ROW_BIO, &row);
+	if (!ret && pages && ((op == 'R' && !b->write) || op == 'W')) {
+		struct swt_row_swap sw = {
+			.ts = b->queue_ns != SWT_NULL ? b->queue_ns : b->merge_ns, .dev = b->dev,
+			.pid = row.pid, .bio_id = b->id, .request_id = request_id,
+			.fault_id = SWT_NULL, .address = SWT_NULL, .demand = SWT_NULL,
+		};
+		int kind = op == 'W' ? SWT_ROW_SWAP_OUT : SWT_ROW_SWAP_IN;
+
+		if (kind == SWT_ROW_SWAP_IN) {
+			sw.fault_id = b->fault_id;
+			if (b->fault_addr != SWT_NULL)
+				sw.address = b->fault_addr & ~ing->page_mask;
+		}
+		for (uint32_t pg = 0; pg < pages && !ret; pg++) {
+			const struct swt_layout_area *area;
+			int hit = swt_layout_map(&ing->layout, b->dev, b->sector + (uint64_t)pg * spp,
+						 &area, &sw.slot);
+
+			if (hit < 0) {
+				ret = hit;
+				break;
+			}
+			if (!hit)
+				continue;
+			sw.area_id = area->id;
+			/* synchronous devices bypass readahead: their reads are demand too */
+			if (kind == SWT_ROW_SWAP_IN)
+				sw.demand = ing->demand_known || area->synchronous ? 1 : SWT_NULL;
+			ret = swt_writer_put(ing->w, kind, &sw);
+			if (kind == SWT_ROW_SWAP_IN)
+				ing->swap_in_pages++;
+			else
+				ing->swap_out_pages++;
+		}
+	}
+	bio_release(ing, bi);
+	return ret;
+}
+
+static inline int64_t or_null(int32_t v)
+{
+	return v < 0 ? SWT_NULL : v;
+}
+
+/* Write a request and its bios, then forget them. */
+static int emit_request(struct swt_ingest *ing, int32_t ri)
+{
+	struct req_state *r = &ing->reqs[ri];
+	struct swt_row_request row = {
+		.id = r->id, .source_id = ing->source_id, .dev = r->dev, .write = r->write,
+		.sector = (int64_t)r->sector, .nr_sectors = r->nr, .nr_bios = r->nr_bios,
+		.getrq_ns = r->ns[ST_GETRQ], .getrq_cpu = or_null(r->cpu[ST_GETRQ]),
+		.getrq_pid = or_null(r->pid[ST_GETRQ]),
+		.insert_ns = r->ns[ST_INSERT], .insert_cpu = or_null(r->cpu[ST_INSERT]),
+		.insert_pid = or_null(r->pid[ST_INSERT]),
+		.issue_ns = r->ns[ST_ISSUE], .issue_cpu = or_null(r->cpu[ST_ISSUE]),
+		.issue_pid = or_null(r->pid[ST_ISSUE]),
+		.complete_ns = r->ns[ST_COMPLETE], .complete_cpu = or_null(r->cpu[ST_COMPLETE]),
+		.complete_pid = or_null(r->pid[ST_COMPLETE]),
+		.error = r->error, .pc = r->pc,
+	};
+	int ret;
+
+	memcpy(row.rwbs, r->rwbs, sizeof(row.rwbs));
+	ret = swt_writer_put(ing->w, SWT_ROW_REQUEST, &row);
+	req_release(ing, ri);
+	return ret;
+}
+
+static int put_misc(struct swt_ingest *ing, const struct swt_event *ev, int64_t request_id)
+{
+	const struct swt_block_event *b = &ev->block;
+	struct swt_row_block_misc row = {
+		.source_id = ing->source_id, .ts = (int64_t)ev->ts, .cpu = or_null(ev->cpu),
+		.pid = or_null(ev->pid), .dev = b->dev, .action = b->action, .write = b->write,
+		.sector = (int64_t)b->sector, .nr_sectors = b->nr_sectors, .arg = SWT_NULL,
+		.arg_dev = SWT_NULL, .error = b->error ? b->error : SWT_NULL,
+		.request_id = request_id, .pc = b->pc,
+	};
+
+	switch (b->action) {
+	case SWT_BA_UNPLUG:
+	case SWT_BA_UNPLUG_TIMER:
+	case SWT_BA_SPLIT:
+		row.arg = (int64_t)b->arg;
+		break;
+	case SWT_BA_REMAP:
+		row.arg = (int64_t)b->arg;
+		row.arg_dev = b->arg_dev;
+		break;
+	default:
+		break;
+	}
+	if (b->action == SWT_BA_PLUG || b->action == SWT_BA_UNPLUG ||
+	    b->action == SWT_BA_UNPLUG_TIMER) {
+		row.sector = row.nr_sectors = SWT_NULL;
+		row.write = SWT_NULL;
+	}
+	memcpy(row.rwbs, b->rwbs, SWT_RWBS_LEN);
+	return swt_writer_put(ing->w, SWT_ROW_BLOCK_MISC, &row);
+}
+
+/* ---- the lifecycle ------------------------------------------------------ */
+
+static void req_set_stage(struct req_state *r, int stage, const struct swt_event *ev)
+{
+	r->ns[stage] = (int64_t)ev->ts;
+	r->cpu[stage] = ev->cpu;
+	r->pid[stage] = ev->pid;
+}
+
+static void req_take_event_shape(struct req_state *r, const struct swt_event *ev)
+{
+	r->dev = ev->block.dev;
+	r->write = ev->block.write;
+	r->pc = ev->block.pc;
+	r->sector = ev->block.sector;
+	r->nr = ev->block.nr_sectors;
+	memcpy(r->rwbs, ev->block.rwbs, SWT_RWBS_LEN);
+}
+
+/* The bio now belongs to the request: count it and write it out. */
+static int req_attach_bio(struct swt_ingest *ing, int32_t ri, int32_t bi)
+{
+	ing->reqs[ri].nr_bios++;
+	return emit_bio(ing, bi, ing->reqs[ri].id);
+}
+
+static int open_add(struct swt_ingest *ing, int32_t ri)
+{
+	struct req_state *r = &ing->reqs[ri];
+
+	r->where = WHERE_OPEN;
+	if (chain_add(ing, &ing->open_start, req_chain_s, r->dev, r->sector, ri) ||
+	    chain_add(ing, &ing->open_end, req_chain_e, r->dev, r->sector + r->nr, ri))
+		return -SWT_ENOMEM;
+	return 0;
+}
+
+static void open_del(struct swt_ingest *ing, int32_t ri)
+{
+	struct req_state *r = &ing->reqs[ri];
+
+	chain_del(ing, &ing->open_start, req_chain_s, r->dev, r->sector, ri);
+	chain_del(ing, &ing->open_end, req_chain_e, r->dev, r->sector + r->nr, ri);
+	r->where = WHERE_NONE;
+}
+
+static int inflight_add(struct swt_ingest *ing, int32_t ri)
+{
+	struct req_state *r = &ing->reqs[ri];
+
+	r->where = WHERE_INFLIGHT;
+	return chain_add(ing, &ing->inflight, req_chain_s, r->dev, r->sector + r->done, ri);
+}
+
+static void inflight_del(struct swt_ingest *ing, int32_t ri)
+{
+	struct req_state *r = &ing->reqs[ri];
+
+	chain_del(ing, &ing->inflight, req_chain_s, r->dev, r->sector + r->done, ri);
+	r->where = WHERE_NONE;
+}
+
+/* Open request starting at (dev, sector), preferring one of the same direction. */
+static int32_t find_open(struct swt_ingest *ing, struct swt_map *m, chain_fn link,
+			 uint32_t dev, uint64_t key, uint8_t write)
+{
+	int32_t first = chain_head(m, dev, key), i;
+
+	for (i = first; i != NONE; i = *link(ing, i))
+		if (ing->reqs[i].write == write)
+			return i;
+	return first;
+}
+
+static int32_t pending_take(struct swt_ingest *ing, uint32_t dev, uint64_t sector)
+{
+	int32_t head = chain_head(&ing->pending, dev, sector);
+
+	if (head != NONE)
+		chain_del(ing, &ing->pending, bio_chain, dev, sector, head);
+	return head;
+}
+
+/* A bio for an event whose Q the trace does not hold. */
+static int32_t orphan_bio(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	int32_t bi = bio_new(ing);
+	struct bio_state *b;
+
+	if (bi == NONE)
+		return NONE;
+	b = &ing->bios[bi];
+	b->id = ++ing->next_bio_id;
+	b->dev = ev->block.dev;
+	b->sector = ev->block.sector;
+	b->nr = ev->block.nr_sectors;
+	b->write = ev->block.write;
+	b->cpu = ev->cpu;
+	b->pid = ev->pid;
+	memcpy(b->rwbs, ev->block.rwbs, SWT_RWBS_LEN);
+	return bi;
+}
+
+static int on_queue(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	int32_t bi = orphan_bio(ing, ev);
+
+	if (bi == NONE)
+		return -SWT_ENOMEM;
+	ing->bios[bi].queue_ns = (int64_t)ev->ts;
+	if (ev->pid >= 0) {
+		uint64_t fi;
+
+		if (swt_map_get(&ing->fault_index, (uint64_t)ev->pid, 0, &fi)) {
+			ing->bios[bi].fault_id = ing->last_faults[fi].id;
+			ing->bios[bi].fault_addr = ing->last_faults[fi].address;
+		}
+	}
+	return chain_add(ing, &ing->pending, bio_chain, ev->block.dev, ev->block.sector, bi);
+}
+
+static int on_getrq(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	int32_t ri = req_new(ing), bi;
+	struct req_state *r;
+
+	if (ri == NONE)
+		return -SWT_ENOMEM;
+	r = &ing->reqs[ri];
+	req_take_event_shape(r, ev);
+	req_set_stage(r, ST_GETRQ, ev);
+	bi = pending_take(ing, ev->block.dev, ev->block.sector);
+	if (bi != NONE) {
+		int ret;
+
+		/* the request is as big as its first bio */
+		r->nr = ing->bios[bi].nr;
+		ret = req_attach_bio(ing, ri, bi);
+		if (ret)
+			return ret;
+	}
+	return open_add(ing, ri);
+}
+
+static int on_merge(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	const struct swt_block_event *b = &ev->block;
+	int front = b->action == SWT_BA_FRONTMERGE;
+	int32_t bi = pending_take(ing, b->dev, b->sector), ri;
+	struct req_state *r;
+
+	if (bi == NONE && !front && b->action == SWT_BA_BACKMERGE) {
+		/*
+		 * blktrace logs a request merged into another (block_rq_merge)
+		 * as a back merge carrying the whole request: recognise it by
+		 * an open request starting here with that size.
+		 */
+		int32_t victim = find_open(ing, &ing->open_start, req_chain_s, b->dev, b->sector,
+					   b->write);
+
+		if (victim != NONE && ing->reqs[victim].nr == b->nr_sectors) {
+			struct swt_event m = *ev;
+
+			m.block.action = SWT_BA_RQ_MERGE;
+			return put_misc(ing, &m, ing->reqs[victim].id);
+		}
+	}
+	if (bi == NONE) {
+		bi = orphan_bio(ing, ev);
+		if (bi == NONE)
+			return -SWT_ENOMEM;
+	}
+	ing->bios[bi].merge = front ? 'F' : 'M';
+	ing->bios[bi].merge_ns = (int64_t)ev->ts;
+	if (front)
+		ri = find_open(ing, &ing->open_start, req_chain_s, b->dev, b->sector + b->nr_sectors,
+			       b->write);
+	else
+		ri = find_open(ing, &ing->open_end, req_chain_e, b->dev, b->sector, b->write);
+	if (ri == NONE) {
+		/* merged into a request created before the trace began */
+		return emit_bio(ing, bi, SWT_NULL);
+	}
+	r = &ing->reqs[ri];
+	open_del(ing, ri);
+	if (front)
+		r->sector = b->sector;
+	r->nr += b->nr_sectors;
+	{
+		int ret = req_attach_bio(ing, ri, bi);
+
+		if (ret)
+			return ret;
+	}
+	return open_add(ing, ri);
+}
+
+/* A request known to the resolver at (dev, sector), else a new one. */
+static int32_t request_for_stage(struct swt_ingest *ing, const struct swt_event *ev,
+				 int *created)
+{
+	int32_t ri = find_open(ing, &ing->open_start, req_chain_s, ev->block.dev,
+			       ev->block.sector, ev->block.write);
+
+	*created = 0;
+	if (ri != NONE)
+		return ri;
+	ri = req_new(ing);
+	if (ri != NONE) {
+		req_take_event_shape(&ing->reqs[ri], ev);
+		*created = 1;
+	}
+	return ri;
+}
+
+static int on_insert(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	int created;
+	int32_t ri = request_for_stage(ing, ev, &created);
+	struct req_state *r;
+
+	if (ri == NONE)
+		return -SWT_ENOMEM;
+	r = &ing->reqs[ri];
+	if (r->ns[ST_INSERT] != SWT_NULL)
+		return put_misc(ing, ev, r->id);	/* re-insert after requeue */
+	req_set_stage(r, ST_INSERT, ev);
+	return created ? open_add(ing, ri) : 0;
+}
+
+static int on_issue(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	int created;
+	int32_t ri = request_for_stage(ing, ev, &created);
+	struct req_state *r;
+	int ret = 0;
+
+	if (ri == NONE)
+		return -SWT_ENOMEM;
+	r = &ing->reqs[ri];
+	if (!created)
+		open_del(ing, ri);
+	if (r->ns[ST_ISSUE] != SWT_NULL) {
+		ret = put_misc(ing, ev, r->id);	/* re-issue after requeue */
+	} else {
+		req_set_stage(r, ST_ISSUE, ev);
+		/* the issued extent is authoritative (merges may be untraced) */
+		r->sector = ev->block.sector;
+		r->nr = ev->block.nr_sectors;
+		memcpy(r->rwbs, ev->block.rwbs, SWT_RWBS_LEN);
+	}
+	return ret ? ret : inflight_add(ing, ri);
+}
+
+static int on_complete(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	const struct swt_block_event *b = &ev->block;
+	int32_t ri = chain_head(&ing->inflight, b->dev, b->sector), bi;
+	struct req_state *r;
+
+	for (int32_t i = ri; i != NONE; i = ing->reqs[i].chain_s)
+		if (ing->reqs[i].write == b->write) {
+			ri = i;
+			break;
+		}
+	if (ri == NONE) {
+		/* a bio-based device completes the bio itself */
+		bi = pending_take(ing, b->dev, b->sector);
+		ri = req_new(ing);
+		if (ri == NONE)
+			return -SWT_ENOMEM;
+		r = &ing->reqs[ri];
+		req_take_event_shape(r, ev);
+		if (bi != NONE) {
+			int ret = req_attach_bio(ing, ri, bi);
+
+			if (ret)
+				return ret;
+		}
+		req_set_stage(r, ST_COMPLETE, ev);
+		r->error = b->error ? b->error : SWT_NULL;
+		return emit_request(ing, ri);
+	}
+	r = &ing->reqs[ri];
+	inflight_del(ing, ri);
+	if (b->nr_sectors && r->done + b->nr_sectors < r->nr) {
+		/* partial completion: the rest completes further on */
+		int ret;
+
+		r->done += b->nr_sectors;
+		ret = put_misc(ing, ev, r->id);
+		return ret ? ret : inflight_add(ing, ri);
+	}
+	req_set_stage(r, ST_COMPLETE, ev);
+	r->error = b->error ? b->error : SWT_NULL;
+	return emit_request(ing, ri);
+}
+
+static int on_requeue(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	const struct swt_block_event *b = &ev->block;
+	int32_t ri = chain_head(&ing->inflight, b->dev, b->sector);
+	int ret;
+
+	if (ri == NONE)
+		return put_misc(ing, ev, SWT_NULL);
+	inflight_del(ing, ri);
+	ing->reqs[ri].done = 0;
+	ret = put_misc(ing, ev, ing->reqs[ri].id);
+	return ret ? ret : open_add(ing, ri);
+}
+
+static int on_rq_merge(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	int32_t ri = find_open(ing, &ing->open_start, req_chain_s, ev->block.dev,
+			       ev->block.sector, ev->block.write);
+
+	return put_misc(ing, ev, ri == NONE ? SWT_NULL : ing->reqs[ri].id);
+}
+
+static int on_block(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	uint64_t owner;
+
+	if (!swt_map_get(&ing->devs, ev->block.dev, 0, &owner)) {
+		if (swt_map_put(&ing->devs, ev->block.dev, 0, (uint64_t)ing->source_id))
+			return -SWT_ENOMEM;
+	} else if ((int64_t)owner != ing->source_id) {
+		/* two views of the same I/O would count every request twice */
+		char name[32];
+
+		return swt_error(&ing->err, SWT_EUSAGE,
+				 "'%s': block events for device %s also come from '%s'; ingest one of them",
+				 ing->source_path, swt_dev_format(ev->block.dev, name, sizeof(name)),
+				 ing->source_paths[owner - 1]);
+	}
+	ing->block_events++;
+	if (ing->block_sources != ing->source_id)
+		ing->block_sources = ing->block_sources ? -1 : ing->source_id;
+	switch (ev->block.action) {
+	case SWT_BA_QUEUE:
+		return on_queue(ing, ev);
+	case SWT_BA_GETRQ:
+		return on_getrq(ing, ev);
+	case SWT_BA_BACKMERGE:
+	case SWT_BA_FRONTMERGE:
+		return on_merge(ing, ev);
+	case SWT_BA_INSERT:
+		return on_insert(ing, ev);
+	case SWT_BA_ISSUE:
+		return on_issue(ing, ev);
+	case SWT_BA_COMPLETE:
+		return on_complete(ing, ev);
+	case SWT_BA_REQUEUE:
+		return on_requeue(ing, ev);
+	case SWT_BA_RQ_MERGE:
+		return on_rq_merge(ing, ev);
+	default:
+		return put_misc(ing, ev, SWT_NULL);
+	}
+}
+
+/* ---- other event kinds ---------------------------------------------------- */
+
+static int note_task(struct swt_ingest *ing, int32_t pid, const char *comm)
+{
+	uint64_t idx;
+
+	if (pid < 0 || !comm || !comm[0])
+		return 0;
+	if (swt_map_get(&ing->task_index, (uint64_t)pid, 0, &idx)) {
+		if (strncmp(ing->tasks[idx].comm, comm, SWT_COMM_LEN))
+			snprintf(ing->tasks[idx].comm, SWT_COMM_LEN, "%s", comm);
+		return 0;
+	}
+	if (swt_grow((void **)&ing->tasks, &ing->cap_tasks, ing->nr_tasks + 1, sizeof(*ing->tasks)))
+		return -SWT_ENOMEM;
+	ing->tasks[ing->nr_tasks].pid = pid;
+	snprintf(ing->tasks[ing->nr_tasks].comm, SWT_COMM_LEN, "%.*s", SWT_COMM_LEN - 1, comm);
+	return swt_map_put(&ing->task_index, (uint64_t)pid, 0, ing->nr_tasks++);
+}
+
+static int note_fault(struct swt_ingest *ing, int32_t pid, int64_t id, int64_t address)
+{
+	uint64_t fi;
+
+	if (!swt_map_get(&ing->fault_index, (uint64_t)pid, 0, &fi)) {
+		if (swt_grow((void **)&ing->last_faults, &ing->cap_last_faults,
+			     ing->nr_last_faults + 1, sizeof(*ing->last_faults)))
+			return -SWT_ENOMEM;
+		fi = ing->nr_last_faults++;
+		if (swt_map_put(&ing->fault_index, (uint64_t)pid, 0, fi))
+			return -SWT_ENOMEM;
+	}
+	ing->last_faults[fi].id = id;
+	ing->last_faults[fi].address = address;
+	return 0;
+}
+
+static int count_name(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	struct name_count *n;
+
+	if (!ev->name)
+		return 0;
+	if (swt_grow((void **)&ing->names, &ing->cap_names, (size_t)ev->name_id + 1,
+		     sizeof(*ing->names)))
+		return -SWT_ENOMEM;
+	n = &ing->names[ev->name_id];
+	if (!n->name) {
+		n->system = swt_strdup(ev->system ? ev->system : "");
+		n->name = swt_strdup(ev->name);
+		if (!n->system || !n->name)
+			return -SWT_ENOMEM;
+	}
+	if (ev->name_id >= ing->max_name_id)
+		ing->max_name_id = ev->name_id + 1;
+	n->count++;
+	return 0;
+}
+
+static const char *probe_kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case SWT_PROBE_FAULT: return "fault";
+	case SWT_PROBE_READ: return "read";
+	case SWT_PROBE_RA_HIT: return "ra_hit";
+	case SWT_PROBE_SWAPOUT: return "swapout";
+	default: return "unknown";
+	}
+}
+
+int swt_ingest_event(void *ctx, const struct swt_event *ev)
+{
+	struct swt_ingest *ing = ctx;
+	int ret = 0;
+
+	if (ev->type == SWT_EV_COMM)
+		return note_task(ing, ev->pid, ev->comm) ? swt_error(&ing->err, SWT_ENOMEM, "out of memory") : 0;
+	if (ev->type == SWT_EV_LOST) {
+		ing->src_lost += ev->lost.count > 0 ? ev->lost.count : 1;
+		return 0;
+	}
+	ing->src_events++;
+	if (ev->ts < ing->first_ns)
+		ing->first_ns = ev->ts;
+	if (ev->ts > ing->last_ns)
+		ing->last_ns = ev->ts;
+	if (count_name(ing, ev) || note_task(ing, ev->pid, ev->comm))
+		return swt_error(&ing->err, SWT_ENOMEM, "out of memory");
+
+	switch (ev->type) {
+	case SWT_EV_BLOCK:
+		ret = on_block(ing, ev);
+		if (ret < 0 && ing->err.code)
+			return ret;
+		break;
+	case SWT_EV_FAULT: {
+		struct swt_row_fault row = {
+			.id = ++ing->next_fault_id, .ts = (int64_t)ev->ts, .cpu = or_null(ev->cpu),
+			.pid = or_null(ev->pid), .address = (int64_t)ev->fault.address,
+			.ip = (int64_t)ev->fault.ip, .error_code = (int64_t)ev->fault.error_code,
+		};
+		ret = swt_writer_put(ing->w, SWT_ROW_FAULT, &row);
+		if (!ret && ev->pid >= 0)
+			ret = note_fault(ing, ev->pid, row.id, row.address);
+		if (ing->fault_source != ing->source_id)
+			ing->fault_source = ing->fault_source ? -1 : ing->source_id;
+		break;
+	}
+	case SWT_EV_RECLAIM_WRITE: {
+		struct swt_row_reclaim row = {
+			.ts = (int64_t)ev->ts, .cpu = or_null(ev->cpu), .pid = or_null(ev->pid),
+			.pfn = (int64_t)ev->reclaim.pfn, .flags = ev->reclaim.flags,
+		};
+		ret = swt_writer_put(ing->w, SWT_ROW_RECLAIM, &row);
+		break;
+	}
+	case SWT_EV_SWAP_PROBE: {
+		struct swt_row_probe row = {
+			.ts = (int64_t)ev->ts, .cpu = or_null(ev->cpu), .pid = or_null(ev->pid),
+			.area_id = ev->probe.swap_type, .slot = (int64_t)ev->probe.offset,
+			.address = ev->probe.address ? (int64_t)ev->probe.address : SWT_NULL,
+			.kind = probe_kind_name(ev->probe.kind),
+		};
+		ret = swt_writer_put(ing->w, SWT_ROW_PROBE, &row);
+		break;
+	}
+	default: {
+		struct swt_row_event row = {
+			.source_id = ing->source_id, .ts = (int64_t)ev->ts, .cpu = or_null(ev->cpu),
+			.pid = or_null(ev->pid), .system = ev->system ? ev->system : "",
+			.name = ev->name ? ev->name : "", .info = ev->info,
+		};
+		ret = swt_writer_put(ing->w, SWT_ROW_EVENT, &row);
+		break;
+	}
+	}
+	if (ret < 0 && !ing->err.code) {
+		if (ret == -SWT_ENOMEM)
+			swt_error(&ing->err, SWT_ENOMEM, "out of memory");
+		else
+			swt_error(&ing->err, -ret, "database writer failed");
+	}
+	return ret;
+}
+
+/* ---- sources -------------------------------------------------------------- */
+
+int swt_ingest_begin_source(struct swt_ingest *ing, const struct swt_source_info *info,
+			    struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	/* the writer thread owns the connection until it has caught up */
+	ret = swt_writer_sync(ing->w);
+	if (ret)
+		return swt_error(err, -ret, "database writer failed");
+	ret = swt_store_prepare(ing->st,
+				"INSERT INTO source (id, path, format, version, byte_order, cpus)"
+				" VALUES (?,?,?,?,?,?)", &s, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(s, 1, ++ing->nr_sources);
+	sqlite3_bind_text(s, 2, info->path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 3, info->format, -1, SQLITE_TRANSIENT);
+	swt_bind_int(s, 4, info->version ? info->version : SWT_NULL);
+	if (info->byte_order)
+		sqlite3_bind_text(s, 5, info->byte_order, -1, SQLITE_TRANSIENT);
+	swt_bind_int(s, 6, info->cpus ? info->cpus : SWT_NULL);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		ret = swt_store_sql_error(ing->st, err, "insert source");
+	sqlite3_finalize(s);
+	if (ret)
+		return ret;
+	ing->source_id = ing->nr_sources;
+	if (swt_grow((void **)&ing->source_paths, &ing->cap_source_paths, (size_t)ing->nr_sources,
+		     sizeof(char *)))
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	ing->source_paths[ing->nr_sources - 1] = swt_strdup(info->path);
+	ing->source_path = ing->source_paths[ing->nr_sources - 1];
+	if (!ing->source_path)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	ing->in_source = 1;
+	ing->src_events = ing->src_lost = 0;
+	ing->max_name_id = 0;
+	for (size_t i = 0; i < ing->cap_names; i++) {
+		free(ing->names[i].system);
+		free(ing->names[i].name);
+		ing->names[i].system = ing->names[i].name = NULL;
+		ing->names[i].count = 0;
+	}
+	return 0;
+}
+
+int swt_ingest_update_source(struct swt_ingest *ing, const struct swt_source_info *info)
+{
+	sqlite3_stmt *s;
+	int ret = swt_writer_sync(ing->w);
+
+	if (ret)
+		return ret;
+	if (sqlite3_prepare_v2(swt_store_db(ing->st),
+			       "UPDATE source SET version = ?, byte_order = ?, cpus = ? WHERE id = ?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -SWT_EDB;
+	swt_bind_int(s, 1, info->version ? info->version : SWT_NULL);
+	if (info->byte_order)
+		sqlite3_bind_text(s, 2, info->byte_order, -1, SQLITE_TRANSIENT);
+	swt_bind_int(s, 3, info->cpus ? info->cpus : SWT_NULL);
+	sqlite3_bind_int64(s, 4, ing->source_id);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		ret = -SWT_EDB;
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* Write out everything still in flight at the end of a source. */
+static int flush_in_flight(struct swt_ingest *ing)
+{
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < ing->used_reqs && !ret; i++)
+		if (ing->reqs[i].live)
+			ret = emit_request(ing, (int32_t)i);
+	for (i = 0; i < ing->used_bios && !ret; i++)
+		if (ing->bios[i].live)
+			ret = emit_bio(ing, (int32_t)i, SWT_NULL);
+	swt_map_release(&ing->pending);
+	swt_map_release(&ing->open_start);
+	swt_map_release(&ing->open_end);
+	swt_map_release(&ing->inflight);
+	if (swt_map_init(&ing->pending, 1024) || swt_map_init(&ing->open_start, 256) ||
+	    swt_map_init(&ing->open_end, 256) || swt_map_init(&ing->inflight, 256))
+		return -SWT_ENOMEM;
+	ing->used_bios = ing->used_reqs = 0;
+	ing->free_bio = ing->free_req = NONE;
+	return ret;
+}
+
+int swt_ingest_end_source(struct swt_ingest *ing, struct swt_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	uint32_t i;
+	int ret;
+
+	ret = flush_in_flight(ing);
+	if (!ret)
+		ret = swt_writer_sync(ing->w);
+	if (ret)
+		return swt_error(err, -ret, "ingest: %s", swt_strerror(ret));
+	ret = swt_store_prepare(ing->st,
+				"INSERT INTO event_count (source_id, system, name, count) VALUES (?,?,?,?)"
+				" ON CONFLICT DO UPDATE SET count = count + excluded.count", &s, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < ing->max_name_id && !ret; i++) {
+		struct name_count *n = &ing->names[i];
+
+		if (!n->name || !n->count)
+			continue;
+		sqlite3_bind_int64(s, 1, ing->source_id);
+		sqlite3_bind_text(s, 2, n->system, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, n->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 4, n->count);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			ret = swt_store_sql_error(ing->st, err, "insert event_count");
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	if (ret)
+		return ret;
+	ret = swt_store_prepare(ing->st, "UPDATE source SET events = ?, lost_events = ? WHERE id = ?",
+				&s, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(s, 1, ing->src_events);
+	sqlite3_bind_int64(s, 2, ing->src_lost);
+	sqlite3_bind_int64(s, 3, ing->source_id);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		ret = swt_store_sql_error(ing->st, err, "update source");
+	sqlite3_finalize(s);
+	ing->lost_total += ing->src_lost;
+	ing->in_source = 0;
+	return ret;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
+		      const char *capture_name, struct swt_err *err)
+{
+	struct swt_capture_facts cf = { 0 };
+	uint32_t *devs = NULL;
+	int32_t *pids = NULL;
+	const char **comms = NULL;
+	size_t nr = 0, i;
+	int ret;
+
+	if (ing->in_source) {
+		ret = swt_ingest_end_source(ing, err);
+		if (ret)
+			return ret;
+	}
+	ret = swt_writer_finish(ing->w, err);
+	ing->w = NULL;
+	if (ret)
+		return ret;
+	if (getenv("SWT_TIMING"))
+		fprintf(stderr, "swaptrace: ingest: rows written at %.3f s\n",
+			(double)(swt_now_ns() - ing->t_start) / 1e9);
+
+	devs = calloc(ing->devs.len + 1, sizeof(*devs));
+	pids = calloc(ing->nr_tasks + 1, sizeof(*pids));
+	comms = calloc(ing->nr_tasks + 1, sizeof(*comms));
+	if (!devs || !pids || !comms) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < ing->devs.cap; i++)
+		if (ing->devs.slots[i].used)
+			devs[nr++] = (uint32_t)ing->devs.slots[i].a;
+	qsort(devs, nr, sizeof(*devs), cmp_u32);
+	for (i = 0; i < ing->nr_tasks; i++) {
+		pids[i] = ing->tasks[i].pid;
+		comms[i] = ing->tasks[i].comm;
+	}
+	cf.name = capture_name;
+	cf.layout_source = ing->layout.assumed ? "assumed" :
+			   meta && meta->from_cmdline ? "cmdline" : "meta";
+	cf.layout = &ing->layout;
+	cf.faults_elsewhere = ing->fault_source && ing->block_sources &&
+			      ing->block_sources != ing->fault_source;
+	cf.page_size = (int64_t)ing->layout.sectors_per_page * 512;
+	cf.first_ns = ing->first_ns;
+	cf.last_ns = ing->last_ns;
+	cf.lost_events = ing->lost_total;
+	cf.devs = devs;
+	cf.nr_devs = nr;
+	cf.task_pids = pids;
+	cf.task_comms = comms;
+	cf.nr_tasks = ing->nr_tasks;
+	ret = swt_store_write_facts(ing->st, &cf, meta, ing->warn, ing->warn_ctx, err);
+	if (getenv("SWT_TIMING"))
+		fprintf(stderr, "swaptrace: ingest: facts and indexes at %.3f s\n",
+			(double)(swt_now_ns() - ing->t_start) / 1e9);
+	if (!ret)
+		ret = swt_store_exec(ing->st, "COMMIT", err);
+out:
+	free(devs);
+	free(pids);
+	free(comms);
+	return ret;
+}

@@ -1,0 +1,61 @@
+/*
+ * Ingest: turns decoded events into database rows.
+ *
+ * Block events are resolved into request lifecycles (queue -> get-request
+ * -> insert -> issue -> complete, with the bios merged into each request),
+ * tolerant of stages a trace lacks; faults, reclaim writes, probes and any
+ * other event become rows of their own.  Swap-in and swap-out pages are
+ * derived as bios are written; at the end the host facts are stored.
+ *
+ * Usage: swt_ingest_alloc(); for each input: swt_ingest_begin_source(),
+ * a decoder calling swt_ingest_event(), swt_ingest_end_source(); then
+ * swt_ingest_finish(); swt_ingest_free().
+ */
+#ifndef SWT_INGEST_H
+#define SWT_INGEST_H
+
+#include "event.h"
+#include "meta.h"
+#include "store.h"
+
+struct swt_ingest;
+
+struct swt_source_info {
+	const char *path;
+	const char *format;	/* "trace.dat", "blktrace" */
+	int version;
+	const char *byte_order;	/* "little", "big" */
+	int cpus;
+};
+
+/* Warnings go through this callback (the CLI prints them); may be NULL. */
+typedef void (*swt_warn_fn)(void *ctx, const char *msg);
+
+/* meta (may be NULL) gives the swap layout, page size and page-cluster. */
+int swt_ingest_alloc(struct swt_store *st, const struct swt_meta *meta, swt_warn_fn warn,
+		     void *warn_ctx, struct swt_ingest **out, struct swt_err *err);
+void swt_ingest_free(struct swt_ingest *ing);
+
+int swt_ingest_begin_source(struct swt_ingest *ing, const struct swt_source_info *info,
+			    struct swt_err *err);
+/* An swt_event_fn: ctx is the struct swt_ingest. */
+int swt_ingest_event(void *ctx, const struct swt_event *ev);
+/* Update the source row once a decoder knows more (version, byte order, cpus). */
+int swt_ingest_update_source(struct swt_ingest *ing, const struct swt_source_info *info);
+int swt_ingest_end_source(struct swt_ingest *ing, struct swt_err *err);
+
+/*
+ * Store host facts (meta may be NULL; without stated swap areas every
+ * device with I/O was taken as a swap area starting at sector 0, with a
+ * warning), build indexes, commit.  capture_name names the capture row.
+ */
+int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
+		      const char *capture_name, struct swt_err *err);
+
+/* Block events ingested so far, over all sources. */
+int64_t swt_ingest_block_events(struct swt_ingest *ing);
+
+/* The error recorded by swt_ingest_event() when it returned < 0. */
+const struct swt_err *swt_ingest_error(struct swt_ingest *ing);
+
+#endif

@@ -1,0 +1,646 @@
+/*
+ * Parser for capture metadata files and --swap statements.
+ *
+ * The file is line oriented: "key value" facts at the top, then sections
+ * introduced by "# title".  Known keys fill struct swt_meta; every line is
+ * also kept verbatim as a fact so nothing the capture recorded is lost.
+ * The format is documented in docs/capture-format.md; the shared captures'
+ * meta.txt files are one instance of it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta.h"
+#include "util.h"
+
+struct swt_meta *swt_meta_alloc(void)
+{
+	struct swt_meta *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->page_size = m->ncpus = m->page_cluster = m->vma_ra_enabled = SWT_META_UNKNOWN;
+	m->mem_total_kib = m->mem_limit_bytes = m->working_set_bytes = SWT_META_UNKNOWN;
+	m->lost_events = SWT_META_UNKNOWN;
+	return m;
+}
+
+static void area_release(struct swt_meta_area *a)
+{
+	free(a->path);
+	free(a->type);
+	free(a->extents);
+}
+
+void swt_meta_free(struct swt_meta *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	free(m->path);
+	free(m->kernel);
+	free(m->workload);
+	free(m->command);
+	free(m->clock);
+	free(m->probes);
+	for (i = 0; i < m->nr_areas; i++)
+		area_release(&m->areas[i]);
+	free(m->areas);
+	for (i = 0; i < m->nr_vmstat; i++)
+		free(m->vmstat[i].name);
+	free(m->vmstat);
+	for (i = 0; i < m->nr_facts; i++) {
+		free(m->facts[i].section);
+		free(m->facts[i].key);
+		free(m->facts[i].value);
+	}
+	free(m->facts);
+	free(m);
+}
+
+int64_t swt_meta_vmstat_delta(const struct swt_meta *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_vmstat; i++)
+		if (!strcmp(m->vmstat[i].name, name))
+			return m->vmstat[i].delta;
+	return SWT_META_UNKNOWN;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int set_str(char **dst, const char *src)
+{
+	char *d = swt_strdup(src);
+
+	if (!d)
+		return -SWT_ENOMEM;
+	free(*dst);
+	*dst = d;
+	return 0;
+}
+
+static int add_fact(struct swt_meta *m, const char *section, const char *key,
+		    const char *value)
+{
+	struct swt_meta_fact *f;
+
+	if (swt_grow((void **)&m->facts, &m->cap_facts, m->nr_facts + 1, sizeof(*m->facts)))
+		return -SWT_ENOMEM;
+	f = &m->facts[m->nr_facts];
+	f->section = swt_strdup(section);
+	f->key = swt_strdup(key);
+	f->value = swt_strdup(value);
+	if (!f->section || !f->key || !f->value) {
+		free(f->section);
+		free(f->key);
+		free(f->value);
+		return -SWT_ENOMEM;
+	}
+	m->nr_facts++;
+	return 0;
+}
+
+static struct swt_meta_area *find_area(struct swt_meta *m, const char *path, uint32_t dev)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_areas; i++) {
+		struct swt_meta_area *a = &m->areas[i];
+
+		if (path && a->path && !strcmp(a->path, path))
+			return a;
+		if (!path && dev && a->dev == dev)
+			return a;
+	}
+	return NULL;
+}
+
+static struct swt_meta_area *new_area(struct swt_meta *m)
+{
+	struct swt_meta_area *a;
+	void *p = realloc(m->areas, (m->nr_areas + 1) * sizeof(*m->areas));
+
+	if (!p)
+		return NULL;
+	m->areas = p;
+	a = &m->areas[m->nr_areas++];
+	memset(a, 0, sizeof(*a));
+	a->priority = a->rotational = a->synchronous = SWT_META_UNKNOWN;
+	a->slots = a->size_kib = a->used_kib = SWT_META_UNKNOWN;
+	return a;
+}
+
+static struct swt_meta_vmstat *vmstat_entry(struct swt_meta *m, const char *name)
+{
+	struct swt_meta_vmstat *v;
+	size_t i;
+	void *p;
+
+	for (i = 0; i < m->nr_vmstat; i++)
+		if (!strcmp(m->vmstat[i].name, name))
+			return &m->vmstat[i];
+	p = realloc(m->vmstat, (m->nr_vmstat + 1) * sizeof(*m->vmstat));
+	if (!p)
+		return NULL;
+	m->vmstat = p;
+	v = &m->vmstat[m->nr_vmstat];
+	v->name = swt_strdup(name);
+	if (!v->name)
+		return NULL;
+	v->before = v->after = v->delta = SWT_META_UNKNOWN;
+	m->nr_vmstat++;
+	return v;
+}
+
+static int parse_bool(const char *v, int64_t *out)
+{
+	if (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes"))
+		*out = 1;
+	else if (!strcmp(v, "false") || !strcmp(v, "0") || !strcmp(v, "no"))
+		*out = 0;
+	else
+		return -SWT_EUSAGE;
+	return 0;
+}
+
+/* "7:0" with both numbers in hex, as `stat -c %t:%T` prints them. */
+static int parse_hex_dev(const char *text, uint32_t *dev)
+{
+	char *end;
+	unsigned long maj, min;
+
+	errno = 0;
+	maj = strtoul(text, &end, 16);
+	if (end == text || *end != ':' || errno)
+		return -SWT_EUSAGE;
+	text = end + 1;
+	min = strtoul(text, &end, 16);
+	if (end == text || *end || errno || maj >= 4096 || min >= (1ul << 20))
+		return -SWT_EUSAGE;
+	*dev = swt_dev_make((uint32_t)maj, (uint32_t)min);
+	return 0;
+}
+
+/* Value of key=value word "ws_mb=256" in a line, or NULL. */
+static const char *word_value(const char *line, const char *key, char *buf, size_t size)
+{
+	size_t klen = strlen(key);
+	const char *p = line;
+
+	while ((p = strstr(p, key))) {
+		if ((p == line || isspace((unsigned char)p[-1])) && p[klen] == '=') {
+			size_t n = 0;
+
+			p += klen + 1;
+			while (p[n] && !isspace((unsigned char)p[n]) && n + 1 < size)
+				n++;
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		p += klen;
+	}
+	return NULL;
+}
+
+/*
+ * key=value words of a swap_device/--swap statement into an area.
+ * Returns 0, or -SWT_EUSAGE with *bad pointing at the offending word.
+ */
+static int area_set_word(struct swt_meta_area *a, const char *word)
+{
+	const char *eq = strchr(word, '=');
+	char key[32];
+	const char *val;
+	size_t klen;
+	int64_t iv;
+	uint64_t uv;
+
+	if (!eq)
+		return -SWT_EUSAGE;
+	klen = (size_t)(eq - word);
+	if (klen >= sizeof(key))
+		return -SWT_EUSAGE;
+	memcpy(key, word, klen);
+	key[klen] = '\0';
+	val = eq + 1;
+	if (!strcmp(key, "path"))
+		return set_str(&a->path, val);
+	if (!strcmp(key, "type") || !strcmp(key, "kind"))
+		return set_str(&a->type, val);
+	if (!strcmp(key, "dev"))
+		return swt_dev_parse(val, &a->dev);
+	if (!strcmp(key, "start")) {
+		if (swt_parse_u64(val, &uv))
+			return -SWT_EUSAGE;
+		a->start_sector = uv;
+		return 0;
+	}
+	if (!strcmp(key, "rotational") || !strcmp(key, "sync") || !strcmp(key, "synchronous")) {
+		if (parse_bool(val, &iv))
+			return -SWT_EUSAGE;
+		if (key[0] == 'r')
+			a->rotational = iv;
+		else
+			a->synchronous = iv;
+		return 0;
+	}
+	if (swt_parse_i64(val, &iv))
+		return -SWT_EUSAGE;
+	if (!strcmp(key, "prio") || !strcmp(key, "priority"))
+		a->priority = iv;
+	else if (!strcmp(key, "slots") && iv > 1)
+		a->slots = iv;
+	else if (!strcmp(key, "size") || !strcmp(key, "size_kib"))
+		a->size_kib = iv;
+	else if (!strcmp(key, "used") || !strcmp(key, "used_kib"))
+		a->used_kib = iv;
+	else
+		return -SWT_EUSAGE;
+	return 0;
+}
+
+/* A swap area's slot count from /proc/swaps' Size (KiB, excludes the header page). */
+static void area_fill_slots(struct swt_meta_area *a)
+{
+	if (a->slots == SWT_META_UNKNOWN && a->size_kib != SWT_META_UNKNOWN && a->size_kib > 0)
+		a->slots = a->size_kib / 4 + 1;
+}
+
+static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
+			     unsigned lineno, struct swt_err *err)
+{
+	struct swt_meta_area tmp, *a;
+	char *save = NULL, *w;
+	int ret = 0;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.priority = tmp.rotational = tmp.synchronous = SWT_META_UNKNOWN;
+	tmp.slots = tmp.size_kib = tmp.used_kib = SWT_META_UNKNOWN;
+	for (w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (area_set_word(&tmp, w)) {
+			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device field '%s'",
+					name, lineno, w);
+			goto out;
+		}
+	}
+	if (!tmp.dev) {
+		ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: swap_device without dev=", name,
+				lineno);
+		goto out;
+	}
+	a = find_area(m, tmp.path, tmp.dev);
+	if (!a)
+		a = new_area(m);
+	if (!a) {
+		ret = -SWT_ENOMEM;
+		goto out;
+	}
+	area_release(a);
+	*a = tmp;
+	area_fill_slots(a);
+	return 0;
+out:
+	area_release(&tmp);
+	return ret;
+}
+
+static int parse_extent(struct swt_meta *m, char *rest, const char *name, unsigned lineno,
+			struct swt_err *err)
+{
+	char *save = NULL, *w;
+	int64_t area = -1;
+	uint64_t v[3] = { 0, 0, 0 };
+	int have = 0;
+	struct swt_meta_area *a;
+	void *p;
+
+	for (w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(w, '=');
+		uint64_t x;
+
+		if (!eq || swt_parse_u64(eq + 1, &x))
+			goto bad;
+		*eq = '\0';
+		if (!strcmp(w, "area"))
+			area = (int64_t)x;
+		else if (!strcmp(w, "first_slot"))
+			v[0] = x, have |= 1;
+		else if (!strcmp(w, "nr_slots"))
+			v[1] = x, have |= 2;
+		else if (!strcmp(w, "start_sector"))
+			v[2] = x, have |= 4;
+		else
+			goto bad;
+	}
+	if (have != 7 || area < 0 || (size_t)area >= m->nr_areas)
+		goto bad;
+	a = &m->areas[area];
+	p = realloc(a->extents, (a->nr_extents + 1) * sizeof(*a->extents));
+	if (!p)
+		return -SWT_ENOMEM;
+	a->extents = p;
+	a->extents[a->nr_extents].first_slot = v[0];
+	a->extents[a->nr_extents].nr_slots = v[1];
+	a->extents[a->nr_extents].start_sector = v[2];
+	a->nr_extents++;
+	return 0;
+bad:
+	return swt_error(err, SWT_EFORMAT,
+			 "'%s': line %u: extent needs area=N first_slot=N nr_slots=N start_sector=N",
+			 name, lineno);
+}
+
+/* "/dev/loop0  partition  1048572  60  5" */
+static int parse_proc_swaps_row(struct swt_meta *m, char *line)
+{
+	char path[4096], type[64];
+	long long size, used, prio;
+	struct swt_meta_area *a;
+
+	if (sscanf(line, "%4095s %63s %lld %lld %lld", path, type, &size, &used, &prio) != 5)
+		return 0;	/* not a row; kept as a fact only */
+	a = find_area(m, path, 0);
+	if (!a) {
+		a = new_area(m);
+		if (!a || set_str(&a->path, path) || set_str(&a->type, type))
+			return -SWT_ENOMEM;
+		a->size_kib = size;
+		a->priority = prio;
+	}
+	a->used_kib = used;
+	area_fill_slots(a);
+	return 0;
+}
+
+static int parse_header_key(struct swt_meta *m, const char *key, char *value,
+			    const char *name, unsigned lineno, struct swt_err *err)
+{
+	int64_t iv;
+	char buf[64];
+
+	if (!strcmp(key, "kernel"))
+		return set_str(&m->kernel, value);
+	if (!strcmp(key, "workload")) {
+		double mb;
+
+		if (word_value(value, "ws_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb))
+			m->working_set_bytes = (int64_t)(mb * 1048576.0);
+		if (m->mem_limit_bytes == SWT_META_UNKNOWN &&
+		    word_value(value, "limit_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb))
+			m->mem_limit_bytes = (int64_t)(mb * 1048576.0);
+		return set_str(&m->workload, value);
+	}
+	if (!strcmp(key, "command"))
+		return set_str(&m->command, value);
+	if (!strcmp(key, "clock"))
+		return set_str(&m->clock, value);
+	if (!strcmp(key, "probes"))
+		return set_str(&m->probes, value);
+	if (!strcmp(key, "swap_device"))
+		return parse_swap_device(m, value, name, lineno, err);
+	if (!strcmp(key, "extent"))
+		return parse_extent(m, value, name, lineno, err);
+	if (!strcmp(key, "vma_ra_enabled")) {
+		if (parse_bool(value, &iv))
+			goto bad;
+		m->vma_ra_enabled = iv;
+		return 0;
+	}
+	if (!strcmp(key, "page_cluster") || !strcmp(key, "page_size") || !strcmp(key, "ncpus") ||
+	    !strcmp(key, "mem_total_kib") || !strcmp(key, "mem_limit_bytes")) {
+		if (swt_parse_i64(value, &iv) || iv < 0)
+			goto bad;
+		if (!strcmp(key, "page_cluster"))
+			m->page_cluster = iv;
+		else if (!strcmp(key, "page_size"))
+			m->page_size = iv;
+		else if (!strcmp(key, "ncpus"))
+			m->ncpus = iv;
+		else if (!strcmp(key, "mem_total_kib"))
+			m->mem_total_kib = iv;
+		else
+			m->mem_limit_bytes = iv;
+		return 0;
+	}
+	return 0;	/* unknown keys are facts only */
+bad:
+	return swt_error(err, SWT_EFORMAT, "'%s': line %u: bad value '%s' for %s", name, lineno,
+			 value, key);
+}
+
+int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct swt_err *err)
+{
+	char section[256] = "", *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	int lost_section = 0, ret = 0;
+	ssize_t len;
+
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		char *s, *key, *value;
+
+		lineno++;
+		if (memchr(line, '\0', (size_t)len)) {
+			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: not a text file", name,
+					lineno);
+			goto out;
+		}
+		s = trim(line);
+		if (!*s)
+			continue;
+		if (s[0] == '#') {
+			snprintf(section, sizeof(section), "%s", trim(s + 1));
+			lost_section = !strcmp(section, "lost events");
+			if (lost_section && m->lost_events == SWT_META_UNKNOWN)
+				m->lost_events = 0;
+			continue;
+		}
+		key = s;
+		value = s + strcspn(s, " \t");
+		if (*value)
+			*value++ = '\0';
+		value = trim(value);
+		ret = add_fact(m, section, key, value);
+		if (ret)
+			goto out;
+
+		if (!strcmp(key, "dev")) {
+			/* "dev /dev/loop0 7:0 rotational=1", numbers in hex */
+			char path[4096], num[64], rot[64] = "";
+			struct swt_meta_area *a;
+			uint32_t dev;
+			int64_t r;
+
+			if (sscanf(value, "%4095s %63s %63s", path, num, rot) < 2 ||
+			    parse_hex_dev(num, &dev)) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad dev line", name,
+						lineno);
+				goto out;
+			}
+			a = find_area(m, path, 0);
+			if (!a) {
+				a = new_area(m);
+				if (!a || set_str(&a->path, path)) {
+					ret = -SWT_ENOMEM;
+					goto out;
+				}
+			}
+			a->dev = dev;
+			if (!strncmp(rot, "rotational=", 11) && !parse_bool(rot + 11, &r))
+				a->rotational = r;
+			continue;
+		}
+		if (!section[0] || !strcmp(key, "swap_device") || !strcmp(key, "extent")) {
+			ret = parse_header_key(m, key, value, name, lineno, err);
+			if (ret)
+				goto out;
+			continue;
+		}
+		if (!strncmp(section, "/proc/swaps", 11)) {
+			if (strcmp(key, "Filename")) {
+				char row[8192];
+
+				snprintf(row, sizeof(row), "%s %s", key, value);
+				ret = parse_proc_swaps_row(m, row);
+				if (ret)
+					goto out;
+			}
+			continue;
+		}
+		if (!strncmp(section, "vmstat", 6)) {
+			struct swt_meta_vmstat *v;
+			int64_t n;
+
+			if (swt_parse_i64(value, &n)) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad vmstat value '%s'",
+						name, lineno, value);
+				goto out;
+			}
+			v = vmstat_entry(m, key);
+			if (!v) {
+				ret = -SWT_ENOMEM;
+				goto out;
+			}
+			if (strstr(section, "before"))
+				v->before = n;
+			else if (strstr(section, "after"))
+				v->after = n;
+			else
+				v->delta = n;
+			if (v->delta == SWT_META_UNKNOWN && v->before != SWT_META_UNKNOWN &&
+			    v->after != SWT_META_UNKNOWN)
+				v->delta = v->after - v->before;
+			continue;
+		}
+		if (lost_section) {
+			int64_t n;
+
+			if (!swt_parse_i64(value, &n) && n > 0)
+				m->lost_events += n;
+			continue;
+		}
+	}
+	if (ferror(f))
+		ret = swt_error(err, SWT_EIO, "'%s': read error", name);
+out:
+	free(line);
+	if (ret == -SWT_ENOMEM)
+		swt_error(err, SWT_ENOMEM, "out of memory");
+	return ret;
+}
+
+int swt_meta_parse_file(struct swt_meta *m, const char *path, struct swt_err *err)
+{
+	FILE *f = fopen(path, "re");
+	int ret;
+
+	if (!f)
+		return swt_error(err, errno == ENOENT ? SWT_ENOENT : SWT_EIO, "'%s': %s", path,
+				 strerror(errno));
+	ret = set_str(&m->path, path);
+	if (!ret)
+		ret = swt_meta_parse_stream(m, f, path, err);
+	fclose(f);
+	return ret;
+}
+
+int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err *err)
+{
+	struct swt_meta_area tmp, *a;
+	char *copy = swt_strdup(spec), *save = NULL, *w;
+	int ret = 0, first = 1;
+
+	if (!copy)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.priority = tmp.rotational = tmp.synchronous = SWT_META_UNKNOWN;
+	tmp.slots = tmp.size_kib = tmp.used_kib = SWT_META_UNKNOWN;
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save), first = 0) {
+		if (first) {
+			if (swt_dev_parse(w, &tmp.dev))
+				goto bad;
+			continue;
+		}
+		if (area_set_word(&tmp, w))
+			goto bad;
+	}
+	if (first || !tmp.dev)
+		goto bad;
+	if (!m->from_cmdline) {
+		/* stated areas replace whatever a metadata file said */
+		for (size_t i = 0; i < m->nr_areas; i++)
+			area_release(&m->areas[i]);
+		m->nr_areas = 0;
+		m->from_cmdline = 1;
+	}
+	if (!tmp.type)
+		tmp.type = swt_strdup("partition");
+	area_fill_slots(&tmp);
+	a = new_area(m);
+	if (!a) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	*a = tmp;
+	free(copy);
+	return 0;
+bad:
+	ret = swt_error(err, SWT_EUSAGE,
+			"bad --swap '%s': expected MAJ:MIN[,start=SECTOR][,slots=N][,size=KIB]"
+			"[,prio=N][,rotational=0|1][,sync=0|1][,path=P]", spec);
+out:
+	area_release(&tmp);
+	free(copy);
+	return ret;
+}
+
+void swt_meta_move_areas(struct swt_meta *dst, struct swt_meta *src)
+{
+	if (!src->from_cmdline)
+		return;
+	for (size_t i = 0; i < dst->nr_areas; i++)
+		area_release(&dst->areas[i]);
+	free(dst->areas);
+	dst->areas = src->areas;
+	dst->nr_areas = src->nr_areas;
+	dst->from_cmdline = 1;
+	src->areas = NULL;
+	src->nr_areas = 0;
+	src->from_cmdline = 0;
+}

@@ -1,0 +1,301 @@
+-- swaptrace database schema (see docs/schema.md for the user's guide).
+-- Times are nanoseconds on the trace clock as recorded (absolute; the
+-- capture row holds the first and last event times).  Sectors are 512 bytes,
+-- slots are swap pages.  `dev` is the kernel dev_t, major << 20 | minor (the
+-- value tracepoint filters use); device.name gives "MAJ:MIN".
+-- NULL means "not traced" or "unknown", never zero.
+
+CREATE TABLE swt_meta (
+	key	TEXT PRIMARY KEY,
+	value	TEXT
+);
+
+-- One row: the capture and the host facts a replay needs.
+CREATE TABLE capture (
+	id			INTEGER PRIMARY KEY CHECK (id = 1),
+	name			TEXT,		-- capture directory or first input's name
+	kernel			TEXT,		-- uname -r of the traced host
+	page_size		INTEGER,	-- bytes
+	ncpus			INTEGER,
+	page_cluster		INTEGER,	-- /proc/sys/vm/page-cluster while tracing
+	vma_ra_enabled		INTEGER,	-- /sys/kernel/mm/swap/vma_ra_enabled (0/1)
+	mem_total_kib		INTEGER,	-- MemTotal
+	mem_limit_bytes		INTEGER,	-- the traced cgroup's memory limit
+	working_set_bytes	INTEGER,	-- workload's stated working set, when known
+	workload		TEXT,		-- the workload line, verbatim
+	command			TEXT,		-- command line that was traced
+	clock			TEXT,		-- trace clock ("local", ...)
+	probes			TEXT,		-- swap-entry probes used: "none" or their list
+	layout_source		TEXT,		-- where swap_area came from: meta, cmdline, assumed
+	first_ns		INTEGER,	-- first event time
+	last_ns			INTEGER,	-- last event time
+	lost_events		INTEGER		-- events the tracer reported lost (all sources)
+);
+
+-- Every fact line of the capture's metadata file, verbatim, for users.
+CREATE TABLE capture_fact (
+	seq	INTEGER PRIMARY KEY,
+	section	TEXT,	-- "" for the header, else the "# section" it followed
+	key	TEXT,
+	value	TEXT
+);
+
+-- /proc/vmstat counters over the capture (machine-wide).
+CREATE TABLE vmstat (
+	name	TEXT PRIMARY KEY,	-- pswpin, pswpout, swap_ra, swap_ra_hit, pgmajfault...
+	before	INTEGER,
+	after	INTEGER,
+	delta	INTEGER NOT NULL
+);
+
+-- Input files ingested.
+CREATE TABLE source (
+	id		INTEGER PRIMARY KEY,
+	path		TEXT NOT NULL,
+	format		TEXT NOT NULL,	-- 'trace.dat', 'blktrace'
+	version		INTEGER,	-- trace.dat file version, blktrace record version
+	byte_order	TEXT,		-- 'little' or 'big'
+	cpus		INTEGER,
+	events		INTEGER,	-- events decoded from this source
+	lost_events	INTEGER
+);
+
+-- Events decoded, by name, per source: what trace-cmd report / blkparse saw.
+-- Block actions from blktrace files are named after their tracepoints.
+CREATE TABLE event_count (
+	source_id	INTEGER NOT NULL REFERENCES source(id),
+	system		TEXT NOT NULL,
+	name		TEXT NOT NULL,
+	count		INTEGER NOT NULL,
+	PRIMARY KEY (source_id, system, name)
+);
+
+-- Block devices seen in events or metadata.
+CREATE TABLE device (
+	dev		INTEGER PRIMARY KEY,
+	major		INTEGER NOT NULL,
+	minor		INTEGER NOT NULL,
+	name		TEXT NOT NULL,	-- "MAJ:MIN"
+	path		TEXT,		-- /dev/... when known
+	rotational	INTEGER
+);
+
+-- Swap areas (/proc/swaps rows), id = swap type (order in /proc/swaps).
+CREATE TABLE swap_area (
+	id		INTEGER PRIMARY KEY,
+	dev		INTEGER NOT NULL,	-- block device carrying the I/O
+	path		TEXT,
+	type		TEXT,		-- 'partition' or 'file'
+	priority	INTEGER,
+	rotational	INTEGER,
+	synchronous	INTEGER,	-- zram/pmem/brd: swap-in skips readahead
+	start_sector	INTEGER NOT NULL,	-- sector of slot 0 on dev (partitions)
+	slots		INTEGER,	-- pages incl. the header slot 0
+	size_kib	INTEGER,
+	used_kib	INTEGER,
+	assumed		INTEGER NOT NULL DEFAULT 0	-- 1: no metadata, layout guessed
+);
+
+-- Where slots live on the device: one row for a partition, one per extent
+-- for a swap file.  slot = first_slot + (sector - start_sector) / 8.
+CREATE TABLE swap_extent (
+	area_id		INTEGER NOT NULL REFERENCES swap_area(id),
+	first_slot	INTEGER NOT NULL,
+	nr_slots	INTEGER NOT NULL,
+	start_sector	INTEGER NOT NULL,
+	PRIMARY KEY (area_id, first_slot)
+);
+
+-- Process names by pid, from the trace (last name seen).
+CREATE TABLE task (
+	pid	INTEGER PRIMARY KEY,
+	comm	TEXT
+);
+
+-- One row per block request, its lifecycle resolved:
+-- get-request -> insert -> issue -> complete.  Stages a trace lacks are NULL.
+CREATE TABLE request (
+	id		INTEGER PRIMARY KEY,
+	source_id	INTEGER NOT NULL,
+	dev		INTEGER NOT NULL,
+	write		INTEGER NOT NULL,	-- blkparse's read/write split
+	rwbs		TEXT,
+	sector		INTEGER NOT NULL,	-- extent as issued (after merges)
+	nr_sectors	INTEGER NOT NULL,
+	nr_bios		INTEGER NOT NULL,	-- bios queued into it (1 + merges)
+	getrq_ns	INTEGER,
+	getrq_cpu	INTEGER,
+	getrq_pid	INTEGER,
+	insert_ns	INTEGER,
+	insert_cpu	INTEGER,
+	insert_pid	INTEGER,
+	issue_ns	INTEGER,
+	issue_cpu	INTEGER,
+	issue_pid	INTEGER,
+	complete_ns	INTEGER,
+	complete_cpu	INTEGER,
+	complete_pid	INTEGER,
+	error		INTEGER,
+	pc		INTEGER NOT NULL DEFAULT 0	-- passthrough request (not accounted)
+);
+
+-- One row per bio queued (block_bio_queue / Q), with the request it went to
+-- and how: merge is NULL for the bio that started the request, 'M' (back)
+-- or 'F' (front) for a bio merged into an existing one.
+CREATE TABLE bio (
+	id		INTEGER PRIMARY KEY,
+	source_id	INTEGER NOT NULL,
+	request_id	INTEGER,		-- NULL: never reached a request in the trace
+	dev		INTEGER NOT NULL,
+	write		INTEGER NOT NULL,
+	rwbs		TEXT,
+	sector		INTEGER NOT NULL,
+	nr_sectors	INTEGER NOT NULL,
+	queue_ns	INTEGER,		-- NULL when the Q was before the trace
+	cpu		INTEGER,		-- of the Q (and of its M/F/G)
+	pid		INTEGER,
+	merge		TEXT,
+	merge_ns	INTEGER
+);
+
+-- Block events outside the request lifecycle: plugs, unplugs, requeues,
+-- remaps, splits, repeated stages (re-issue after requeue, partial
+-- completion), request merges.  action is blkparse's letter ('T' = UT).
+CREATE TABLE block_misc (
+	id		INTEGER PRIMARY KEY,
+	source_id	INTEGER NOT NULL,
+	ts		INTEGER NOT NULL,
+	cpu		INTEGER,
+	pid		INTEGER,
+	dev		INTEGER,
+	action		TEXT NOT NULL,
+	write		INTEGER,
+	rwbs		TEXT,
+	sector		INTEGER,
+	nr_sectors	INTEGER,
+	arg		INTEGER,	-- unplug: requests; remap: source sector
+	arg_dev		INTEGER,	-- remap: source device
+	error		INTEGER,
+	request_id	INTEGER,
+	pc		INTEGER NOT NULL DEFAULT 0
+);
+
+-- exceptions:page_fault_user, every one recorded.
+CREATE TABLE fault (
+	id		INTEGER PRIMARY KEY,
+	ts		INTEGER NOT NULL,
+	cpu		INTEGER,
+	pid		INTEGER,
+	address		INTEGER NOT NULL,
+	ip		INTEGER,
+	error_code	INTEGER
+);
+
+-- vmscan:mm_vmscan_write_folio: a page handed to swap-out by reclaim.
+CREATE TABLE reclaim_write (
+	id	INTEGER PRIMARY KEY,
+	ts	INTEGER NOT NULL,
+	cpu	INTEGER,
+	pid	INTEGER,
+	pfn	INTEGER,
+	flags	INTEGER
+);
+
+-- Swap-entry probe hits (kprobe/fprobe events), when the capture had them.
+CREATE TABLE swap_probe (
+	id		INTEGER PRIMARY KEY,
+	ts		INTEGER NOT NULL,
+	cpu		INTEGER,
+	pid		INTEGER,
+	kind		TEXT NOT NULL,	-- 'fault', 'read', 'ra_hit', 'swapout'
+	area_id		INTEGER,
+	slot		INTEGER,
+	address		INTEGER
+);
+
+-- Any other event, kept with its fields as trace-cmd prints them.
+CREATE TABLE event (
+	id		INTEGER PRIMARY KEY,
+	source_id	INTEGER NOT NULL,
+	ts		INTEGER NOT NULL,
+	cpu		INTEGER,
+	pid		INTEGER,
+	system		TEXT NOT NULL,
+	name		TEXT NOT NULL,
+	info		TEXT
+);
+
+-- Derived: one row per page read from a swap area (pswpin counts these).
+-- demand: 1 when the read is known to be the faulting page itself
+-- (page-cluster 0 at capture, or a swap-entry probe); NULL when a trace
+-- cannot tell demand from readahead.
+CREATE TABLE swap_in (
+	id		INTEGER PRIMARY KEY,
+	ts		INTEGER NOT NULL,	-- bio queue time
+	area_id		INTEGER NOT NULL,
+	slot		INTEGER NOT NULL,
+	dev		INTEGER NOT NULL,
+	pid		INTEGER,
+	bio_id		INTEGER NOT NULL,
+	request_id	INTEGER,
+	fault_id	INTEGER,	-- the user fault that led to this read
+	address		INTEGER,	-- its page-aligned virtual address
+	demand		INTEGER
+);
+
+-- Derived: one row per page written to a swap area (pswpout counts these).
+CREATE TABLE swap_out (
+	id		INTEGER PRIMARY KEY,
+	ts		INTEGER NOT NULL,
+	area_id		INTEGER NOT NULL,
+	slot		INTEGER NOT NULL,
+	dev		INTEGER NOT NULL,
+	pid		INTEGER,
+	bio_id		INTEGER NOT NULL,
+	request_id	INTEGER
+);
+
+-- Every block event, reconstructed from the lifecycle tables: the stream
+-- blkparse prints (action letters as blkparse's, 'T' for UT).
+CREATE VIEW block_event AS
+	SELECT queue_ns AS ts, cpu, pid, dev, 'Q' AS action, write, rwbs,
+	       sector, nr_sectors, request_id, id AS bio_id, source_id, 0 AS pc
+	  FROM bio WHERE queue_ns IS NOT NULL
+	UNION ALL
+	SELECT merge_ns, cpu, pid, dev, merge, write, rwbs,
+	       sector, nr_sectors, request_id, id, source_id, 0
+	  FROM bio WHERE merge IS NOT NULL
+	UNION ALL
+	SELECT r.getrq_ns, r.getrq_cpu, r.getrq_pid, r.dev, 'G', r.write, r.rwbs,
+	       coalesce(b.sector, r.sector), coalesce(b.nr_sectors, r.nr_sectors),
+	       r.id, b.id, r.source_id, r.pc
+	  FROM request r LEFT JOIN bio b ON b.request_id = r.id AND b.merge IS NULL
+	 WHERE r.getrq_ns IS NOT NULL
+	UNION ALL
+	SELECT insert_ns, insert_cpu, insert_pid, dev, 'I', write, rwbs,
+	       sector, nr_sectors, id, NULL, source_id, pc
+	  FROM request WHERE insert_ns IS NOT NULL
+	UNION ALL
+	SELECT issue_ns, issue_cpu, issue_pid, dev, 'D', write, rwbs,
+	       sector, nr_sectors, id, NULL, source_id, pc
+	  FROM request WHERE issue_ns IS NOT NULL
+	UNION ALL
+	SELECT complete_ns, complete_cpu, complete_pid, dev, 'C', write, rwbs,
+	       sector, nr_sectors, id, NULL, source_id, pc
+	  FROM request WHERE complete_ns IS NOT NULL
+	UNION ALL
+	SELECT ts, cpu, pid, dev, action, write, rwbs,
+	       sector, nr_sectors, request_id, NULL, source_id, pc
+	  FROM block_misc;
+
+-- Per-request latencies in microseconds, as btt names them.
+CREATE VIEW request_latency AS
+	SELECT r.id, r.dev, r.write, r.sector, r.nr_sectors, r.nr_bios,
+	       (r.issue_ns - q.first_queue_ns) / 1000.0 AS q2d_us,
+	       (r.complete_ns - r.issue_ns) / 1000.0 AS d2c_us,
+	       (r.complete_ns - q.first_queue_ns) / 1000.0 AS q2c_us,
+	       (r.getrq_ns - q.first_queue_ns) / 1000.0 AS q2g_us,
+	       (r.issue_ns - coalesce(r.insert_ns, r.getrq_ns)) / 1000.0 AS i2d_us
+	  FROM request r
+	  LEFT JOIN (SELECT request_id, min(queue_ns) AS first_queue_ns
+		       FROM bio GROUP BY request_id) q ON q.request_id = r.id;

@@ -1,0 +1,247 @@
+/*
+ * Database lifecycle: create (into a temporary file, renamed on commit),
+ * open with a schema check, and small SQL helpers shared by every area.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "util.h"
+
+extern const char swt_schema_sql[];
+
+struct swt_store {
+	sqlite3 *db;
+	char *path;		/* final path */
+	char *tmp_path;		/* temporary file while creating, else NULL */
+	int committed;
+};
+
+sqlite3 *swt_store_db(struct swt_store *st)
+{
+	return st->db;
+}
+
+const char *swt_store_path(struct swt_store *st)
+{
+	return st->path;
+}
+
+int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *what)
+{
+	return swt_error(err, SWT_EDB, "'%s': %s: %s", st->path, what,
+			 st->db ? sqlite3_errmsg(st->db) : "no database");
+}
+
+int swt_store_exec(struct swt_store *st, const char *sql, struct swt_err *err)
+{
+	char *msg = NULL;
+	int ret;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	ret = swt_error(err, SWT_EDB, "'%s': %s", st->path, msg ? msg : "SQL error");
+	sqlite3_free(msg);
+	return ret;
+}
+
+int swt_store_prepare(struct swt_store *st, const char *sql, sqlite3_stmt **stmt,
+		      struct swt_err *err)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) == SQLITE_OK)
+		return 0;
+	return swt_store_sql_error(st, err, "prepare");
+}
+
+int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def)
+{
+	sqlite3_stmt *s;
+	int64_t v = def;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return def;
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static struct swt_store *store_alloc(const char *path)
+{
+	struct swt_store *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->path = swt_strdup(path);
+	if (!st->path) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+int swt_store_create(const char *path, struct swt_store **out, struct swt_err *err)
+{
+	struct swt_store *st;
+	size_t n = strlen(path) + 16;
+	int fd, ret;
+
+	*out = NULL;
+	st = store_alloc(path);
+	if (!st)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	st->tmp_path = malloc(n);
+	if (!st->tmp_path) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out_free;
+	}
+	/* same directory as the target, so the final rename is atomic */
+	snprintf(st->tmp_path, n, "%s.tmp-XXXXXX", path);
+	fd = mkstemp(st->tmp_path);
+	if (fd < 0) {
+		ret = swt_error(err, errno == ENOENT ? SWT_ENOENT : SWT_EIO,
+				"'%s': cannot create database: %s", path, strerror(errno));
+		free(st->tmp_path);
+		st->tmp_path = NULL;
+		goto out_free;
+	}
+	close(fd);
+	/* no mutexing: ingest hands the connection between threads explicitly */
+	if (sqlite3_open_v2(st->tmp_path, &st->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		ret = swt_store_sql_error(st, err, "open");
+		goto out_destroy;
+	}
+	/*
+	 * The temporary file is thrown away on any failure, so there is nothing
+	 * for a journal or fsync to protect until commit.
+	 */
+	ret = swt_store_exec(st,
+			     "PRAGMA page_size = 65536;"
+			     "PRAGMA journal_mode = OFF;"
+			     "PRAGMA synchronous = OFF;"
+			     "PRAGMA locking_mode = EXCLUSIVE;"
+			     "PRAGMA cache_size = -131072;"
+			     "PRAGMA temp_store = MEMORY;", err);
+	if (ret)
+		goto out_destroy;
+	ret = swt_store_exec(st, swt_schema_sql, err);
+	if (ret)
+		goto out_destroy;
+	{
+		char sql[128];
+
+		snprintf(sql, sizeof(sql),
+			 "PRAGMA user_version = %d;"
+			 "INSERT INTO swt_meta VALUES ('schema_version', '%d');",
+			 SWT_SCHEMA_VERSION, SWT_SCHEMA_VERSION);
+		ret = swt_store_exec(st, sql, err);
+		if (ret)
+			goto out_destroy;
+	}
+	*out = st;
+	return 0;
+
+out_destroy:
+	swt_store_destroy(st);
+	return ret;
+out_free:
+	free(st->path);
+	free(st);
+	return ret;
+}
+
+int swt_store_open(const char *path, int writable, struct swt_store **out,
+		   struct swt_err *err)
+{
+	struct swt_store *st;
+	int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+	int64_t version;
+	struct stat sb;
+	int ret;
+
+	*out = NULL;
+	if (stat(path, &sb) < 0)
+		return swt_error(err, SWT_ENOENT, "'%s': %s", path, strerror(errno));
+	st = store_alloc(path);
+	if (!st)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		ret = swt_store_sql_error(st, err, "open");
+		goto out_destroy;
+	}
+	sqlite3_busy_timeout(st->db, 5000);
+	version = swt_store_query_int(st, "SELECT value FROM swt_meta WHERE key = 'schema_version'", -1);
+	if (version < 0) {
+		ret = swt_error(err, SWT_EFORMAT, "'%s': not a swaptrace database", path);
+		goto out_destroy;
+	}
+	if (version != SWT_SCHEMA_VERSION) {
+		ret = swt_error(err, SWT_EVERSION,
+				"'%s': database schema version %lld, this swaptrace reads %d; ingest again",
+				path, (long long)version, SWT_SCHEMA_VERSION);
+		goto out_destroy;
+	}
+	*out = st;
+	return 0;
+
+out_destroy:
+	swt_store_destroy(st);
+	return ret;
+}
+
+int swt_store_commit(struct swt_store *st, struct swt_err *err)
+{
+	int fd, ret;
+
+	if (!st->tmp_path)
+		return 0;
+	if (sqlite3_close(st->db) != SQLITE_OK)
+		return swt_store_sql_error(st, err, "close");
+	st->db = NULL;
+	fd = open(st->tmp_path, O_RDONLY);
+	if (fd >= 0) {
+		ret = fsync(fd);
+		close(fd);
+		if (ret < 0)
+			return swt_error(err, SWT_EIO, "'%s': %s", st->path, strerror(errno));
+	}
+	/* mkstemp made it 0600; give the database the mode a plain create would */
+	{
+		mode_t mask = umask(0);
+
+		umask(mask);
+		if (chmod(st->tmp_path, 0666 & ~mask) < 0)
+			return swt_error(err, SWT_EIO, "'%s': %s", st->path, strerror(errno));
+	}
+	if (rename(st->tmp_path, st->path) < 0)
+		return swt_error(err, SWT_EIO, "'%s': cannot move database into place: %s",
+				 st->path, strerror(errno));
+	free(st->tmp_path);
+	st->tmp_path = NULL;
+	st->committed = 1;
+	/* reopen so the caller may keep reading */
+	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK)
+		return swt_store_sql_error(st, err, "reopen");
+	return 0;
+}
+
+void swt_store_destroy(struct swt_store *st)
+{
+	if (!st)
+		return;
+	if (st->db)
+		sqlite3_close(st->db);
+	if (st->tmp_path) {
+		unlink(st->tmp_path);
+		free(st->tmp_path);
+	}
+	free(st->path);
+	free(st);
+}

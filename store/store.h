@@ -1,0 +1,148 @@
+/*
+ * The swaptrace database: creating it (atomically: a temporary file renamed
+ * into place on success, so a failed ingest never leaves a half-written
+ * database), opening it, and the bulk row writer ingest feeds.
+ *
+ * Schema: store/schema.sql, documented in docs/schema.md.
+ */
+#ifndef SWT_STORE_H
+#define SWT_STORE_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "swaptrace/error.h"
+
+#define SWT_SCHEMA_VERSION 1
+
+/* NULL marker for integer columns in the row structs below. */
+#define SWT_NULL INT64_MIN
+
+struct swt_store;
+
+/*
+ * Create a new, empty database that will appear at `path` only when
+ * swt_store_commit() succeeds.  Fails when the directory is not writable.
+ * An existing file at path is replaced on commit.
+ */
+int swt_store_create(const char *path, struct swt_store **out, struct swt_err *err);
+
+/* Open an existing database (read-only unless writable); checks the schema version. */
+int swt_store_open(const char *path, int writable, struct swt_store **out,
+		   struct swt_err *err);
+
+/* Make a created database durable and move it into place. */
+int swt_store_commit(struct swt_store *st, struct swt_err *err);
+
+/* Close; a created-but-uncommitted database is deleted.  NULL is a no-op. */
+void swt_store_destroy(struct swt_store *st);
+
+sqlite3 *swt_store_db(struct swt_store *st);
+const char *swt_store_path(struct swt_store *st);
+
+/* Run SQL with no result rows; errors name the database. */
+int swt_store_exec(struct swt_store *st, const char *sql, struct swt_err *err);
+/* Prepare a statement; errors name the database and the SQLite message. */
+int swt_store_prepare(struct swt_store *st, const char *sql, sqlite3_stmt **stmt,
+		      struct swt_err *err);
+/* Report a SQLite failure on st as an swt_err. */
+int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *what);
+
+/* Single integer result of a query (first column of first row); def if no row. */
+int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def);
+
+/* Bind an int64 that may be SWT_NULL. */
+static inline int swt_bind_int(sqlite3_stmt *s, int col, int64_t v)
+{
+	return v == SWT_NULL ? sqlite3_bind_null(s, col) : sqlite3_bind_int64(s, col, v);
+}
+
+/*
+ * Bulk writer: rows are queued from the ingest thread and inserted by a
+ * writer thread inside one transaction, so decoding and SQLite run on two
+ * cores.  Row structs are copied; strings are copied.  While the writer
+ * runs, the caller touches the connection only after swt_writer_sync().
+ */
+enum swt_row_kind {
+	SWT_ROW_BIO = 1,
+	SWT_ROW_REQUEST,
+	SWT_ROW_BLOCK_MISC,
+	SWT_ROW_FAULT,
+	SWT_ROW_RECLAIM,
+	SWT_ROW_PROBE,
+	SWT_ROW_EVENT,
+	SWT_ROW_SWAP_IN,
+	SWT_ROW_SWAP_OUT,
+	SWT_ROW__COUNT
+};
+
+struct swt_row_bio {
+	int64_t id, source_id, request_id;
+	int64_t dev, write;
+	int64_t sector, nr_sectors;
+	int64_t queue_ns, cpu, pid;
+	int64_t merge;		/* 0, 'M' or 'F' */
+	int64_t merge_ns;
+	char rwbs[12];
+};
+
+struct swt_row_request {
+	int64_t id, source_id, dev, write;
+	int64_t sector, nr_sectors, nr_bios;
+	int64_t getrq_ns, getrq_cpu, getrq_pid;
+	int64_t insert_ns, insert_cpu, insert_pid;
+	int64_t issue_ns, issue_cpu, issue_pid;
+	int64_t complete_ns, complete_cpu, complete_pid;
+	int64_t error, pc;
+	char rwbs[12];
+};
+
+struct swt_row_block_misc {
+	int64_t source_id, ts, cpu, pid, dev;
+	int64_t action;		/* letter */
+	int64_t write, sector, nr_sectors, arg, arg_dev, error, request_id, pc;
+	char rwbs[12];
+};
+
+struct swt_row_fault {
+	int64_t id, ts, cpu, pid, address, ip, error_code;
+};
+
+struct swt_row_reclaim {
+	int64_t ts, cpu, pid, pfn, flags;
+};
+
+struct swt_row_probe {
+	int64_t ts, cpu, pid, area_id, slot, address;
+	const char *kind;	/* static string */
+};
+
+struct swt_row_event {
+	int64_t source_id, ts, cpu, pid;
+	const char *system, *name, *info;	/* copied by the writer */
+};
+
+/* swap_in (all fields) and swap_out (no fault_id, address, demand) */
+struct swt_row_swap {
+	int64_t ts, area_id, slot, dev, pid, bio_id, request_id;
+	int64_t fault_id, address, demand;
+};
+
+struct swt_writer;
+
+/* Start the writer thread; opens a transaction on st. */
+int swt_writer_start(struct swt_store *st, struct swt_writer **out, struct swt_err *err);
+/* Queue one row (struct matching kind).  Returns the writer's first error. */
+int swt_writer_put(struct swt_writer *w, enum swt_row_kind kind, const void *row);
+/*
+ * Wait until every queued row is in the database, so the caller may use the
+ * connection itself (it is not shared concurrently: no SQLite mutexing).
+ */
+int swt_writer_sync(struct swt_writer *w);
+/*
+ * Drain the queue and stop the thread, leaving the transaction open for the
+ * caller's derivations.  Returns the first insert error.  Always frees w.
+ */
+int swt_writer_finish(struct swt_writer *w, struct swt_err *err);
+
+#endif

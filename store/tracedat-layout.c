@@ -1,0 +1,632 @@
+/*
+ * A structural reader for trace.dat files (versions 6 and 7), independent
+ * of libtracecmd: it walks the headers, option sections and buffer tables
+ * with every offset and size bounds-checked, and records what the file
+ * declares -- each buffer's per-CPU data regions (and, for compressed
+ * data, the uncompressed size from the chunk headers) and the CPUSTAT
+ * counters -- so the decoder can refuse damaged files before libtracecmd
+ * sees them and check afterwards that it decoded everything.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracedat-layout.h"
+#include "util.h"
+
+struct cursor {
+	const unsigned char *base;
+	uint64_t size;
+	int be;
+	const char *path;
+	struct swt_err *err;
+};
+
+static int out_of_bounds(struct cursor *c, uint64_t off, uint64_t len, const char *what)
+{
+	return swt_error(c->err, SWT_EFORMAT,
+			 "'%s': %s at offset %llu (%llu bytes) runs past the end of the file (%llu bytes)",
+			 c->path, what, (unsigned long long)off, (unsigned long long)len,
+			 (unsigned long long)c->size);
+}
+
+static int need(struct cursor *c, uint64_t off, uint64_t len, const char *what)
+{
+	if (off > c->size || len > c->size - off)
+		return out_of_bounds(c, off, len, what);
+	return 0;
+}
+
+static uint16_t rd16(struct cursor *c, uint64_t off)
+{
+	const unsigned char *p = c->base + off;
+
+	return c->be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+static uint32_t rd32(struct cursor *c, uint64_t off)
+{
+	const unsigned char *p = c->base + off;
+
+	return c->be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+		     : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint64_t rd64(struct cursor *c, uint64_t off)
+{
+	uint64_t hi = rd32(c, off + (c->be ? 0 : 4)), lo = rd32(c, off + (c->be ? 4 : 0));
+
+	return hi << 32 | lo;
+}
+
+/* NUL-terminated string at off, bounded by limit; its length or an error. */
+static int string_at(struct cursor *c, uint64_t off, uint64_t limit, const char *what,
+		     size_t *len)
+{
+	const unsigned char *p;
+
+	if (off >= limit || limit > c->size)
+		return out_of_bounds(c, off, 1, what);
+	p = memchr(c->base + off, '\0', limit - off);
+	if (!p)
+		return swt_error(c->err, SWT_EFORMAT, "'%s': unterminated %s at offset %llu",
+				 c->path, what, (unsigned long long)off);
+	*len = (size_t)(p - (c->base + off));
+	return 0;
+}
+
+static struct swt_td_buffer *add_buffer(struct swt_td_layout *l, const char *name, size_t len)
+{
+	struct swt_td_buffer *b;
+
+	if (swt_grow((void **)&l->buffers, &l->cap_buffers, l->nr_buffers + 1, sizeof(*l->buffers)))
+		return NULL;
+	b = &l->buffers[l->nr_buffers];
+	memset(b, 0, sizeof(*b));
+	b->name = malloc(len + 1);
+	if (!b->name)
+		return NULL;
+	memcpy(b->name, name, len);
+	b->name[len] = '\0';
+	l->nr_buffers++;
+	return b;
+}
+
+static int add_cpu(struct swt_td_buffer *b, uint32_t cpu, uint64_t off, uint64_t size)
+{
+	struct swt_td_cpu *c;
+
+	if (swt_grow((void **)&b->cpus, &b->cap_cpus, b->nr_cpus + 1, sizeof(*b->cpus)))
+		return -SWT_ENOMEM;
+	c = &b->cpus[b->nr_cpus++];
+	memset(c, 0, sizeof(*c));
+	c->cpu = cpu;
+	c->offset = off;
+	c->size = size;
+	c->data_size = size;
+	c->read_events = -1;
+	return 0;
+}
+
+/* Walk the chunk headers of compressed CPU data: sum of uncompressed sizes. */
+static int walk_chunks(struct cursor *c, struct swt_td_buffer *b, struct swt_td_cpu *cpu)
+{
+	/* the declared size counts the chunks, not the chunk count before them */
+	uint64_t off = cpu->offset, end = cpu->offset + 4 + cpu->size;
+	uint32_t count, i;
+
+	if (!cpu->size)
+		return 0;
+	if (need(c, off, 4 + cpu->size, "compressed CPU data"))
+		return -SWT_EFORMAT;
+	count = rd32(c, off);
+	off += 4;
+	cpu->data_size = 0;
+	for (i = 0; i < count; i++) {
+		uint32_t csize, usize;
+
+		if (off + 8 > end)
+			return swt_error(c->err, SWT_EFORMAT,
+					 "'%s': buffer '%s' CPU %u: chunk %u header at offset %llu lies "
+					 "outside the CPU data", c->path, b->name, cpu->cpu, i,
+					 (unsigned long long)off);
+		csize = rd32(c, off);
+		usize = rd32(c, off + 4);
+		off += 8;
+		if (csize > end - off)
+			return swt_error(c->err, SWT_EFORMAT,
+					 "'%s': buffer '%s' CPU %u: chunk %u at offset %llu (%u bytes) "
+					 "runs past the CPU data", c->path, b->name, cpu->cpu, i,
+					 (unsigned long long)(off - 8), csize);
+		off += csize;
+		cpu->data_size += usize;
+	}
+	return 0;
+}
+
+static int check_section(struct cursor *c, uint64_t off, const char *what, int *compressed)
+{
+	uint64_t size;
+	int ret = need(c, off, 16, what);
+
+	if (ret)
+		return ret;
+	size = rd64(c, off + 8);
+	if (compressed)
+		*compressed = rd16(c, off + 2) & 1;
+	return need(c, off + 16, size, what);
+}
+
+/* CPUSTAT text: "CPU: 0\nentries: ...\nread events: N\n" or "\nBuffer: NAME\n". */
+static void parse_cpustat(struct swt_td_layout *l, const char *text, size_t len)
+{
+	char buf[1024], *line, *save = NULL;
+	struct swt_td_stat st = { .cpu = -1, .read_events = -1, .overrun = 0, .dropped = 0 };
+
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		long long v;
+
+		if (!strncmp(line, "Buffer: ", 8)) {
+			snprintf(l->stat_buffer, sizeof(l->stat_buffer), "%s", line + 8);
+			return;
+		}
+		if (sscanf(line, "CPU: %lld", &v) == 1)
+			st.cpu = (int)v;
+		else if (sscanf(line, "read events: %lld", &v) == 1)
+			st.read_events = v;
+		else if (sscanf(line, "overrun: %lld", &v) == 1)
+			st.overrun = v;
+		else if (sscanf(line, "dropped events: %lld", &v) == 1)
+			st.dropped = v;
+	}
+	if (st.cpu < 0)
+		return;
+	snprintf(st.buffer, sizeof(st.buffer), "%s", l->stat_buffer);
+	if (!swt_grow((void **)&l->stats, &l->cap_stats, l->nr_stats + 1, sizeof(*l->stats)))
+		l->stats[l->nr_stats++] = st;
+}
+
+/* A v7 BUFFER option: the flyrecord section and its per-CPU data. */
+static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t off, uint64_t end)
+{
+	uint64_t sect;
+	size_t nlen, clen;
+	const char *name;
+	struct swt_td_buffer *b;
+	uint32_t ncpus, i;
+	int ret, compressed = 0;
+
+	if (end - off < 8)
+		goto short_opt;
+	sect = rd64(c, off);
+	off += 8;
+	ret = string_at(c, off, end, "buffer name", &nlen);
+	if (ret)
+		return ret;
+	name = (const char *)c->base + off;
+	off += nlen + 1;
+	ret = string_at(c, off, end, "buffer clock", &clen);
+	if (ret)
+		return ret;
+	if (!l->clock[0])
+		snprintf(l->clock, sizeof(l->clock), "%.*s", (int)clen, (const char *)c->base + off);
+	off += clen + 1;
+	if (end - off < 8)
+		goto short_opt;
+	/* page size u32, then CPU count */
+	ncpus = rd32(c, off + 4);
+	off += 8;
+	if ((uint64_t)ncpus * 20 > end - off)
+		goto short_opt;
+	b = add_buffer(l, name, nlen);
+	if (!b)
+		return swt_error(c->err, SWT_ENOMEM, "out of memory");
+	ret = check_section(c, sect, "buffer flyrecord section", &compressed);
+	if (ret)
+		return ret;
+	b->compressed = compressed;
+	for (i = 0; i < ncpus; i++, off += 20) {
+		struct swt_td_cpu *cpu;
+		uint64_t doff = rd64(c, off + 4), dsize = rd64(c, off + 12);
+
+		if (add_cpu(b, rd32(c, off), doff, dsize))
+			return swt_error(c->err, SWT_ENOMEM, "out of memory");
+		cpu = &b->cpus[b->nr_cpus - 1];
+		ret = compressed ? walk_chunks(c, b, cpu) : need(c, doff, dsize, "CPU data");
+		if (ret)
+			return ret;
+	}
+	return 0;
+short_opt:
+	return swt_error(c->err, SWT_EFORMAT, "'%s': BUFFER option at offset %llu is too short",
+			 c->path, (unsigned long long)off);
+}
+
+static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
+{
+	size_t nlen, vlen;
+	uint64_t opt_off;
+	unsigned sections = 0;
+	int ret;
+
+	ret = string_at(c, pos, c->size, "compression name", &nlen);
+	if (ret)
+		return ret;
+	snprintf(l->compression, sizeof(l->compression), "%.*s", (int)nlen,
+		 (const char *)c->base + pos);
+	pos += nlen + 1;
+	ret = string_at(c, pos, c->size, "compression version", &vlen);
+	if (ret)
+		return ret;
+	pos += vlen + 1;
+	ret = need(c, pos, 8, "options offset");
+	if (ret)
+		return ret;
+	opt_off = rd64(c, pos);
+	while (opt_off) {
+		uint64_t size, off, end;
+		uint16_t id, flags;
+
+		if (++sections > 4096)
+			return swt_error(c->err, SWT_EFORMAT, "'%s': options sections form a loop",
+					 c->path);
+		ret = need(c, opt_off, 16, "options section header");
+		if (ret)
+			return ret;
+		id = rd16(c, opt_off);
+		flags = rd16(c, opt_off + 2);
+		size = rd64(c, opt_off + 8);
+		if (id != 0)
+			return swt_error(c->err, SWT_EFORMAT,
+					 "'%s': section at offset %llu should be options (id 0), has id %u",
+					 c->path, (unsigned long long)opt_off, id);
+		ret = need(c, opt_off + 16, size, "options section");
+		if (ret)
+			return ret;
+		if (flags & 1) {
+			/* compressed options: their data is libtracecmd's to read */
+			l->partial = 1;
+			break;
+		}
+		off = opt_off + 16;
+		end = off + size;
+		opt_off = 0;
+		while (off < end) {
+			uint16_t oid;
+			uint32_t osize;
+
+			if (end - off < 6)
+				return swt_error(c->err, SWT_EFORMAT,
+						 "'%s': truncated option header at offset %llu", c->path,
+						 (unsigned long long)off);
+			oid = rd16(c, off);
+			osize = rd32(c, off + 2);
+			off += 6;
+			if (osize > end - off)
+				return swt_error(c->err, SWT_EFORMAT,
+						 "'%s': option %u at offset %llu (%u bytes) runs past its section",
+						 c->path, oid, (unsigned long long)(off - 6), osize);
+			switch (oid) {
+			case 0:	/* DONE: next options section */
+				if (osize >= 8)
+					opt_off = rd64(c, off);
+				off = end;
+				continue;
+			case 2:	/* CPUSTAT */
+				parse_cpustat(l, (const char *)c->base + off, osize);
+				break;
+			case 3:	/* BUFFER */
+				ret = parse_buffer_v7(c, l, off, off + osize);
+				if (ret)
+					return ret;
+				break;
+			case 16: case 17: case 18: case 19: case 20: case 21:
+				if (osize >= 8) {
+					ret = check_section(c, rd64(c, off), "section", NULL);
+					if (ret)
+						return ret;
+				}
+				break;
+			default:
+				break;
+			}
+			off += osize;
+		}
+	}
+	return 0;
+}
+
+/* "flyrecord\0" + per-CPU (offset, size) table at off, for ncpus CPUs. */
+static int parse_flyrecord_v6(struct cursor *c, struct swt_td_buffer *b, uint64_t off,
+			      uint32_t ncpus)
+{
+	uint32_t i;
+	int ret = need(c, off, 10 + (uint64_t)ncpus * 16, "flyrecord table");
+
+	if (ret)
+		return ret;
+	if (memcmp(c->base + off, "flyrecord", 10))
+		return swt_error(c->err, SWT_EFORMAT, "'%s': expected 'flyrecord' at offset %llu",
+				 c->path, (unsigned long long)off);
+	off += 10;
+	for (i = 0; i < ncpus; i++, off += 16) {
+		uint64_t doff = rd64(c, off), dsize = rd64(c, off + 8);
+
+		if (add_cpu(b, i, doff, dsize))
+			return swt_error(c->err, SWT_ENOMEM, "out of memory");
+		if (dsize && need(c, doff, dsize, "CPU data"))
+			return -SWT_EFORMAT;
+	}
+	return 0;
+}
+
+static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
+{
+	uint64_t size;
+	uint32_t n, i, ncpus;
+	size_t len;
+	struct swt_td_buffer *top;
+	uint64_t buffer_offs[256];
+	char *buffer_names[256];
+	unsigned nbuf = 0;
+	int ret;
+
+	snprintf(l->compression, sizeof(l->compression), "none");
+	/* header_page, header_event: name, u64 size, data */
+	for (i = 0; i < 2; i++) {
+		const char *want = i ? "header_event" : "header_page";
+
+		ret = need(c, pos, strlen(want) + 1 + 8, want);
+		if (ret)
+			return ret;
+		if (memcmp(c->base + pos, want, strlen(want) + 1))
+			return swt_error(c->err, SWT_EFORMAT, "'%s': expected '%s' at offset %llu",
+					 c->path, want, (unsigned long long)pos);
+		pos += strlen(want) + 1;
+		size = rd64(c, pos);
+		ret = need(c, pos + 8, size, want);
+		if (ret)
+			return ret;
+		pos += 8 + size;
+	}
+	/* ftrace formats: u32 count, each u64 size + data */
+	ret = need(c, pos, 4, "ftrace formats");
+	if (ret)
+		return ret;
+	n = rd32(c, pos);
+	pos += 4;
+	for (i = 0; i < n; i++) {
+		ret = need(c, pos, 8, "ftrace format");
+		if (ret)
+			return ret;
+		size = rd64(c, pos);
+		ret = need(c, pos + 8, size, "ftrace format");
+		if (ret)
+			return ret;
+		pos += 8 + size;
+	}
+	/* event formats: u32 systems; name, u32 count, each u64 size + data */
+	ret = need(c, pos, 4, "event formats");
+	if (ret)
+		return ret;
+	n = rd32(c, pos);
+	pos += 4;
+	for (i = 0; i < n; i++) {
+		uint32_t events, e;
+
+		ret = string_at(c, pos, c->size, "event system name", &len);
+		if (ret)
+			return ret;
+		pos += len + 1;
+		ret = need(c, pos, 4, "event system");
+		if (ret)
+			return ret;
+		events = rd32(c, pos);
+		pos += 4;
+		for (e = 0; e < events; e++) {
+			ret = need(c, pos, 8, "event format");
+			if (ret)
+				return ret;
+			size = rd64(c, pos);
+			ret = need(c, pos + 8, size, "event format");
+			if (ret)
+				return ret;
+			pos += 8 + size;
+		}
+	}
+	/* kallsyms, printk: u32 size + data; cmdlines: u64 size + data */
+	for (i = 0; i < 2; i++) {
+		ret = need(c, pos, 4, i ? "printk formats" : "kallsyms");
+		if (ret)
+			return ret;
+		size = rd32(c, pos);
+		ret = need(c, pos + 4, size, i ? "printk formats" : "kallsyms");
+		if (ret)
+			return ret;
+		pos += 4 + size;
+	}
+	ret = need(c, pos, 8, "saved command lines");
+	if (ret)
+		return ret;
+	size = rd64(c, pos);
+	ret = need(c, pos + 8, size, "saved command lines");
+	if (ret)
+		return ret;
+	pos += 8 + size;
+	ret = need(c, pos, 4 + 10, "CPU count");
+	if (ret)
+		return ret;
+	ncpus = rd32(c, pos);
+	pos += 4;
+	if (ncpus > SWT_TD_MAX_CPUS)
+		return swt_error(c->err, SWT_EFORMAT, "'%s': implausible CPU count %u at offset %llu",
+				 c->path, ncpus, (unsigned long long)(pos - 4));
+	if (!memcmp(c->base + pos, "options  ", 10)) {
+		pos += 10;
+		for (;;) {
+			uint16_t oid;
+			uint32_t osize;
+
+			ret = need(c, pos, 2, "option");
+			if (ret)
+				return ret;
+			oid = rd16(c, pos);
+			pos += 2;
+			if (!oid)
+				break;
+			ret = need(c, pos, 4, "option");
+			if (ret)
+				return ret;
+			osize = rd32(c, pos);
+			pos += 4;
+			ret = need(c, pos, osize, "option");
+			if (ret)
+				return ret;
+			if (oid == 2) {
+				parse_cpustat(l, (const char *)c->base + pos, osize);
+			} else if (oid == 3 && osize > 8 && nbuf < SWT_ARRAY_SIZE(buffer_offs)) {
+				ret = string_at(c, pos + 8, pos + osize, "buffer name", &len);
+				if (ret)
+					return ret;
+				buffer_offs[nbuf] = rd64(c, pos);
+				buffer_names[nbuf++] = (char *)c->base + pos + 8;
+			} else if (oid == 4 && osize) {
+				/* TRACECLOCK: "[local] global ..." */
+				const char *t = (const char *)c->base + pos, *lb = memchr(t, '[', osize);
+
+				if (lb) {
+					const char *rb = memchr(lb, ']', osize - (size_t)(lb - t));
+
+					if (rb)
+						snprintf(l->clock, sizeof(l->clock), "%.*s",
+							 (int)(rb - lb - 1), lb + 1);
+				}
+			}
+			pos += osize;
+		}
+	}
+	ret = need(c, pos, 10, "data kind");
+	if (ret)
+		return ret;
+	if (!memcmp(c->base + pos, "latency  ", 10))
+		return swt_error(c->err, SWT_ENOTSUP,
+				 "'%s': a latency-tracer text trace, not event data", c->path);
+	top = add_buffer(l, "", 0);
+	if (!top)
+		return swt_error(c->err, SWT_ENOMEM, "out of memory");
+	ret = parse_flyrecord_v6(c, top, pos, ncpus);
+	for (i = 0; !ret && i < nbuf; i++) {
+		struct swt_td_buffer *b = add_buffer(l, buffer_names[i], strlen(buffer_names[i]));
+
+		if (!b)
+			return swt_error(c->err, SWT_ENOMEM, "out of memory");
+		ret = parse_flyrecord_v6(c, b, buffer_offs[i], ncpus);
+	}
+	return ret;
+}
+
+int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err *err)
+{
+	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	struct cursor c = { .path = path, .err = err };
+	struct stat sb;
+	uint64_t pos;
+	size_t vlen;
+	void *map = MAP_FAILED;
+	int fd, ret;
+
+	memset(l, 0, sizeof(*l));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return swt_error(err, errno == ENOENT ? SWT_ENOENT : SWT_EIO, "'%s': %s", path,
+				 strerror(errno));
+	if (fstat(fd, &sb) < 0) {
+		ret = swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
+		goto out;
+	}
+	l->file_size = (uint64_t)sb.st_size;
+	if (sb.st_size < 20) {
+		ret = swt_error(err, SWT_EFORMAT, "'%s': truncated header (%lld bytes)", path,
+				(long long)sb.st_size);
+		goto out;
+	}
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		ret = swt_error(err, SWT_EIO, "'%s': cannot map: %s", path, strerror(errno));
+		goto out;
+	}
+	c.base = map;
+	c.size = (uint64_t)sb.st_size;
+	if (memcmp(c.base, magic, sizeof(magic))) {
+		ret = swt_error(err, SWT_EFORMAT, "'%s': not a trace.dat file (bad magic at offset 0)",
+				path);
+		goto out;
+	}
+	ret = string_at(&c, 10, SWT_MIN(c.size, 32), "version", &vlen);
+	if (ret)
+		goto out;
+	l->version = atoi((const char *)c.base + 10);
+	pos = 10 + vlen + 1;
+	if (l->version != 6 && l->version != 7) {
+		ret = swt_error(err, SWT_EVERSION, "'%s': trace.dat version '%.*s' is not supported "
+				"(6 and 7 are)", path, (int)vlen, (const char *)c.base + 10);
+		goto out;
+	}
+	ret = need(&c, pos, 6, "header");
+	if (ret)
+		goto out;
+	if (c.base[pos] > 1) {
+		ret = swt_error(err, SWT_EFORMAT, "'%s': bad endianness byte %u at offset %llu", path,
+				c.base[pos], (unsigned long long)pos);
+		goto out;
+	}
+	c.be = l->big_endian = c.base[pos];
+	l->long_size = c.base[pos + 1];
+	l->page_size = rd32(&c, pos + 2);
+	if ((l->long_size != 4 && l->long_size != 8) || l->page_size < 1024 ||
+	    (l->page_size & (l->page_size - 1)) || l->page_size > (1u << 20)) {
+		ret = swt_error(err, SWT_EFORMAT, "'%s': implausible header (long size %u, page size %u)",
+				path, l->long_size, l->page_size);
+		goto out;
+	}
+	pos += 6;
+	ret = l->version == 7 ? parse_v7(&c, l, pos) : parse_v6(&c, l, pos);
+out:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)sb.st_size);
+	close(fd);
+	if (ret)
+		swt_td_layout_release(l);
+	return ret;
+}
+
+void swt_td_layout_release(struct swt_td_layout *l)
+{
+	for (size_t i = 0; i < l->nr_buffers; i++) {
+		free(l->buffers[i].name);
+		free(l->buffers[i].cpus);
+	}
+	free(l->buffers);
+	free(l->stats);
+	l->buffers = NULL;
+	l->stats = NULL;
+	l->nr_buffers = l->nr_stats = 0;
+}
+
+const struct swt_td_stat *swt_td_layout_stat(const struct swt_td_layout *l, const char *buffer,
+					     int cpu)
+{
+	for (size_t i = 0; i < l->nr_stats; i++)
+		if (l->stats[i].cpu == cpu && !strcmp(l->stats[i].buffer, buffer))
+			return &l->stats[i];
+	return NULL;
+}

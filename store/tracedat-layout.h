@@ -1,0 +1,55 @@
+/*
+ * What a trace.dat file declares about itself (tracedat-layout.c).
+ */
+#ifndef SWT_TRACEDAT_LAYOUT_H
+#define SWT_TRACEDAT_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "swaptrace/error.h"
+
+#define SWT_TD_MAX_CPUS 4096
+
+struct swt_td_cpu {
+	uint32_t cpu;
+	uint64_t offset, size;	/* in the file */
+	uint64_t data_size;	/* uncompressed bytes of ring-buffer pages */
+	int64_t read_events;	/* CPUSTAT "read events", -1 unknown */
+};
+
+struct swt_td_buffer {
+	char *name;		/* "" for the top-level buffer */
+	int compressed;
+	struct swt_td_cpu *cpus;
+	size_t nr_cpus, cap_cpus;
+};
+
+struct swt_td_stat {
+	char buffer[64];
+	int cpu;
+	int64_t read_events, overrun, dropped;
+};
+
+struct swt_td_layout {
+	int version, big_endian;
+	unsigned long_size, page_size;
+	uint64_t file_size;
+	char compression[32];
+	char clock[32];
+	int partial;		/* compressed options: buffers not all known */
+	struct swt_td_buffer *buffers;
+	size_t nr_buffers, cap_buffers;
+	struct swt_td_stat *stats;
+	size_t nr_stats, cap_stats;
+	char stat_buffer[64];	/* parse state: buffer the next CPUSTATs belong to */
+};
+
+/* Read and bounds-check the file's structure; release with swt_td_layout_release(). */
+int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err *err);
+void swt_td_layout_release(struct swt_td_layout *l);
+/* CPUSTAT entry for a buffer's CPU, or NULL. */
+const struct swt_td_stat *swt_td_layout_stat(const struct swt_td_layout *l, const char *buffer,
+					     int cpu);
+
+#endif

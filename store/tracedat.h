@@ -1,0 +1,48 @@
+/*
+ * trace-cmd trace.dat decoder (file versions 6 and 7, compressed or not),
+ * built on libtracecmd and libtraceevent.
+ *
+ * The file is first checked structurally by swaptrace itself (sections and
+ * per-CPU data must lie inside the file), then decoded in a child process:
+ * libtracecmd can crash on a damaged file, and a crash must not take
+ * swaptrace down.  The child streams events through a pipe while the parent
+ * stores them, so decoding and SQLite run on two cores.  Finally what was
+ * decoded is checked against what the file declares (per-CPU data pages,
+ * CPUSTAT event counts), so a damaged file never yields a silently short
+ * database.
+ */
+#ifndef SWT_TRACEDAT_H
+#define SWT_TRACEDAT_H
+
+#include <stdint.h>
+
+#include "event.h"
+#include "swaptrace/error.h"
+
+#define SWT_TRACEDAT_MAX_CPUS 4096
+
+struct swt_tracedat_stats {
+	int version;		/* 6 or 7 */
+	int big_endian;
+	int cpus;		/* CPUs with data, over all buffers */
+	int buffers;		/* instance buffers holding data (incl. top level) */
+	uint64_t events;
+	int64_t lost;		/* from missed-event markers */
+	char clock[32];
+	char compression[32];	/* "none", "zstd", "zlib" */
+};
+
+/* 1 when the file starts with the trace.dat magic. */
+int swt_tracedat_probe(const char *path);
+
+/* Structural check only (no libtracecmd); fills version/compression/clock. */
+int swt_tracedat_check(const char *path, struct swt_tracedat_stats *stats, struct swt_err *err);
+
+/*
+ * Decode every event of every buffer in time order, calling cb in the
+ * calling process.  Errors name the file (and the offset where known).
+ */
+int swt_tracedat_decode(const char *path, swt_event_fn cb, void *ctx,
+			struct swt_tracedat_stats *stats, struct swt_err *err);
+
+#endif

@@ -1,0 +1,305 @@
+/*
+ * Implementation of the shared helpers declared in util.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int swt_grow(void **ptr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			return -SWT_ENOMEM;
+		ncap *= 2;
+	}
+	p = realloc(*ptr, ncap * elem);
+	if (!p)
+		return -SWT_ENOMEM;
+	memset((char *)p + *cap * elem, 0, (ncap - *cap) * elem);
+	*ptr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static inline uint64_t map_hash(uint64_t a, uint64_t b)
+{
+	/* splitmix64 finaliser over both words: cheap and well mixed */
+	uint64_t x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+int swt_map_init(struct swt_map *m, size_t cap_hint)
+{
+	size_t cap = 64;
+
+	while (cap < cap_hint * 2)
+		cap *= 2;
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots)
+		return -SWT_ENOMEM;
+	m->cap = cap;
+	m->len = 0;
+	return 0;
+}
+
+void swt_map_release(struct swt_map *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->len = 0;
+}
+
+static int map_rehash(struct swt_map *m, size_t ncap)
+{
+	struct swt_map_slot *old = m->slots;
+	size_t ocap = m->cap, i;
+
+	m->slots = calloc(ncap, sizeof(*m->slots));
+	if (!m->slots) {
+		m->slots = old;
+		return -SWT_ENOMEM;
+	}
+	m->cap = ncap;
+	m->len = 0;
+	for (i = 0; i < ocap; i++)
+		if (old[i].used)
+			swt_map_put(m, old[i].a, old[i].b, old[i].value);
+	free(old);
+	return 0;
+}
+
+int swt_map_put(struct swt_map *m, uint64_t a, uint64_t b, uint64_t value)
+{
+	size_t mask, i;
+
+	if ((m->len + 1) * 4 > m->cap * 3) {
+		int ret = map_rehash(m, m->cap * 2);
+
+		if (ret)
+			return ret;
+	}
+	mask = m->cap - 1;
+	for (i = map_hash(a, b) & mask;; i = (i + 1) & mask) {
+		struct swt_map_slot *s = &m->slots[i];
+
+		if (!s->used) {
+			s->used = 1;
+			s->a = a;
+			s->b = b;
+			s->value = value;
+			m->len++;
+			return 0;
+		}
+		if (s->a == a && s->b == b) {
+			s->value = value;
+			return 0;
+		}
+	}
+}
+
+int swt_map_get(const struct swt_map *m, uint64_t a, uint64_t b, uint64_t *value)
+{
+	size_t mask = m->cap - 1, i;
+
+	for (i = map_hash(a, b) & mask;; i = (i + 1) & mask) {
+		const struct swt_map_slot *s = &m->slots[i];
+
+		if (!s->used)
+			return 0;
+		if (s->a == a && s->b == b) {
+			*value = s->value;
+			return 1;
+		}
+	}
+}
+
+int swt_map_del(struct swt_map *m, uint64_t a, uint64_t b)
+{
+	size_t mask = m->cap - 1, i, j;
+
+	for (i = map_hash(a, b) & mask;; i = (i + 1) & mask) {
+		if (!m->slots[i].used)
+			return 0;
+		if (m->slots[i].a == a && m->slots[i].b == b)
+			break;
+	}
+	/* backward-shift: pull later members of the probe run into the hole */
+	for (j = (i + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
+		size_t home = map_hash(m->slots[j].a, m->slots[j].b) & mask;
+
+		/* move j into i unless its home lies cyclically in (i, j] */
+		if ((j > i && (home <= i || home > j)) ||
+		    (j < i && (home <= i && home > j))) {
+			m->slots[i] = m->slots[j];
+			i = j;
+		}
+	}
+	m->slots[i].used = 0;
+	m->len--;
+	return 1;
+}
+
+int swt_dev_parse(const char *text, uint32_t *dev)
+{
+	char *end;
+	unsigned long maj, min;
+
+	errno = 0;
+	maj = strtoul(text, &end, 10);
+	if (end == text || (*end != ':' && *end != ',') || errno)
+		return -SWT_EUSAGE;
+	text = end + 1;
+	min = strtoul(text, &end, 10);
+	if (end == text || *end || errno || maj >= 4096 || min >= (1ul << 20))
+		return -SWT_EUSAGE;
+	*dev = swt_dev_make((uint32_t)maj, (uint32_t)min);
+	return 0;
+}
+
+char *swt_dev_format(uint32_t dev, char *buf, size_t size)
+{
+	snprintf(buf, size, "%u:%u", swt_dev_major(dev), swt_dev_minor(dev));
+	return buf;
+}
+
+int swt_parse_u64(const char *text, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!text || !*text || *text == '-')
+		return -SWT_EUSAGE;
+	errno = 0;
+	v = strtoull(text, &end, 0);
+	if (*end || errno)
+		return -SWT_EUSAGE;
+	*out = v;
+	return 0;
+}
+
+int swt_parse_i64(const char *text, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!text || !*text)
+		return -SWT_EUSAGE;
+	errno = 0;
+	v = strtoll(text, &end, 0);
+	if (*end || errno)
+		return -SWT_EUSAGE;
+	*out = v;
+	return 0;
+}
+
+int swt_parse_int(const char *text, int *out)
+{
+	int64_t v;
+
+	if (swt_parse_i64(text, &v) || v < INT_MIN || v > INT_MAX)
+		return -SWT_EUSAGE;
+	*out = (int)v;
+	return 0;
+}
+
+int swt_parse_double(const char *text, double *out)
+{
+	char *end;
+	double v;
+
+	if (!text || !*text)
+		return -SWT_EUSAGE;
+	errno = 0;
+	v = strtod(text, &end);
+	if (*end || errno || !isfinite(v))
+		return -SWT_EUSAGE;
+	*out = v;
+	return 0;
+}
+
+char *swt_strdup(const char *s)
+{
+	size_t n;
+	char *d;
+
+	if (!s)
+		return NULL;
+	n = strlen(s) + 1;
+	d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+const char *swt_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+int swt_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+long swt_read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (long)got;
+}
+
+uint64_t swt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,88 @@
+/*
+ * Small helpers shared by every area: growable arrays, a hash map keyed by
+ * two 64-bit words, device-number and number parsing.  Nothing here knows
+ * about traces or swap.
+ */
+#ifndef SWT_UTIL_H
+#define SWT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "swaptrace/error.h"
+
+#define SWT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define SWT_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define SWT_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/*
+ * Make room for at least `need` elements of `elem` bytes in *ptr (capacity
+ * *cap, in elements), growing geometrically.  New space is zeroed.
+ * Returns 0 or -SWT_ENOMEM (then *ptr is unchanged).
+ */
+int swt_grow(void **ptr, size_t *cap, size_t need, size_t elem);
+
+/*
+ * Open-addressing hash map from a pair of 64-bit keys to a 64-bit value,
+ * embedded by value: swt_map_init() / swt_map_release().  Linear probing
+ * with backward-shift deletion, so it never fills with tombstones.
+ */
+struct swt_map_slot {
+	uint64_t a, b, value;
+	uint8_t used;
+};
+
+struct swt_map {
+	struct swt_map_slot *slots;
+	size_t cap;	/* power of two */
+	size_t len;
+};
+
+int swt_map_init(struct swt_map *m, size_t cap_hint);
+void swt_map_release(struct swt_map *m);
+/* Insert or replace; 0 or -SWT_ENOMEM. */
+int swt_map_put(struct swt_map *m, uint64_t a, uint64_t b, uint64_t value);
+/* 1 and *value set when found, 0 when absent. */
+int swt_map_get(const struct swt_map *m, uint64_t a, uint64_t b, uint64_t *value);
+/* 1 when a key was removed, 0 when absent. */
+int swt_map_del(struct swt_map *m, uint64_t a, uint64_t b);
+
+/*
+ * Kernel dev_t as tracepoints and blktrace records carry it:
+ * major << 20 | minor.
+ */
+#define SWT_DEV_MINORBITS 20
+static inline uint32_t swt_dev_make(uint32_t major, uint32_t minor)
+{
+	return (major << SWT_DEV_MINORBITS) | (minor & ((1u << SWT_DEV_MINORBITS) - 1));
+}
+static inline uint32_t swt_dev_major(uint32_t dev) { return dev >> SWT_DEV_MINORBITS; }
+static inline uint32_t swt_dev_minor(uint32_t dev) { return dev & ((1u << SWT_DEV_MINORBITS) - 1); }
+
+/* "MAJ:MIN" (decimal) into a kernel dev_t; 0 or -SWT_EUSAGE. */
+int swt_dev_parse(const char *text, uint32_t *dev);
+/* Format as "MAJ:MIN" into buf (at least 24 bytes); returns buf. */
+char *swt_dev_format(uint32_t dev, char *buf, size_t size);
+
+/* Strict number parsing: whole string, no overflow.  0 or -SWT_EUSAGE. */
+int swt_parse_u64(const char *text, uint64_t *out);
+int swt_parse_i64(const char *text, int64_t *out);
+int swt_parse_int(const char *text, int *out);
+int swt_parse_double(const char *text, double *out);
+
+/* Duplicate a string; NULL on NULL or allocation failure. */
+char *swt_strdup(const char *s);
+
+/* Last path component, without allocating. */
+const char *swt_basename(const char *path);
+
+/* Write all of buf to fd, retrying short writes; 0 or -errno. */
+int swt_write_all(int fd, const void *buf, size_t len);
+/* Read exactly len bytes; returns bytes read (short only at end of file) or -errno. */
+long swt_read_full(int fd, void *buf, size_t len);
+
+/* Monotonic clock in nanoseconds, for progress and benchmarks only. */
+uint64_t swt_now_ns(void);
+
+#endif
