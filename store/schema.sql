@@ -299,3 +299,88 @@ CREATE VIEW request_latency AS
 	  FROM request r
 	  LEFT JOIN (SELECT request_id, min(queue_ns) AS first_queue_ns
 		       FROM bio GROUP BY request_id) q ON q.request_id = r.id;
+
+-- ---------------------------------------------------------------------------
+-- Replay results (swaptrace replay).  One run = one policy at one
+-- page-cluster value on one swap layout with one simulated cache size.
+-- Metrics (same names in run, run_partition and --json output):
+--   faults      swap faults replayed (= misses + hits)
+--   misses      faults that had to read their page (the kernel's pgmajfault)
+--   hits        faults that found their page in the simulated swap cache
+--   pages_read  pages read from swap (demand + readahead; pswpin)
+--   ra_pages    pages read by readahead (swap_ra)
+--   ra_hits     readahead pages used by a fault (swap_ra_hit)
+--   ra_wasted   readahead pages evicted unused
+--   read_requests, read_merges   block requests and bio merges the reads make
+--   accuracy    ra_hits / ra_pages;  coverage  hits / faults
+--   avg_request_kib              pages_read * page KiB / read_requests
+-- partition is the swap area id for the traced layout, or the simulated
+-- device's index for another layout; -1 in run_histogram means all.
+
+CREATE TABLE run (
+	id		INTEGER PRIMARY KEY,
+	created		TEXT NOT NULL,		-- UTC, ISO 8601
+	policy		TEXT NOT NULL,		-- built-in name or plugin path
+	params		TEXT,			-- key=value,... as given
+	page_cluster	INTEGER NOT NULL,
+	cache_pages	INTEGER NOT NULL,	-- simulated memory for swapped-in pages
+	layout		TEXT NOT NULL DEFAULT 'traced',
+	approximate	INTEGER NOT NULL DEFAULT 0,	-- 1: demand stream approximated
+	faults		INTEGER NOT NULL,
+	misses		INTEGER NOT NULL,
+	hits		INTEGER NOT NULL,
+	pages_read	INTEGER NOT NULL,
+	ra_pages	INTEGER NOT NULL,
+	ra_hits		INTEGER NOT NULL,
+	ra_wasted	INTEGER NOT NULL,
+	read_requests	INTEGER NOT NULL,
+	read_merges	INTEGER NOT NULL,
+	accuracy	REAL,
+	coverage	REAL,
+	avg_request_kib	REAL,
+	replay_ns	INTEGER			-- wall time the replay took
+);
+
+CREATE TABLE run_partition (
+	run_id		INTEGER NOT NULL REFERENCES run(id),
+	partition	INTEGER NOT NULL,
+	dev		TEXT NOT NULL,		-- "7:0", or "sim0", "sim1"... for simulated layouts
+	faults		INTEGER NOT NULL,
+	misses		INTEGER NOT NULL,
+	hits		INTEGER NOT NULL,
+	pages_read	INTEGER NOT NULL,
+	ra_pages	INTEGER NOT NULL,
+	ra_hits		INTEGER NOT NULL,
+	ra_wasted	INTEGER NOT NULL,
+	read_requests	INTEGER NOT NULL,
+	read_merges	INTEGER NOT NULL,
+	accuracy	REAL,
+	coverage	REAL,
+	avg_request_kib	REAL,
+	PRIMARY KEY (run_id, partition)
+);
+
+-- Histograms per run and partition (-1: all partitions):
+--   kind 'ra_window'      bucket = readahead window chosen on a miss, pages
+--   kind 'request_pages'  bucket = read request size, pages
+CREATE TABLE run_histogram (
+	run_id		INTEGER NOT NULL REFERENCES run(id),
+	partition	INTEGER NOT NULL,
+	kind		TEXT NOT NULL,
+	bucket		INTEGER NOT NULL,
+	count		INTEGER NOT NULL,
+	PRIMARY KEY (run_id, partition, kind, bucket)
+);
+
+-- Per-second series per run and partition; second counts from the
+-- capture's first event (capture.first_ns).
+CREATE TABLE run_series (
+	run_id		INTEGER NOT NULL REFERENCES run(id),
+	partition	INTEGER NOT NULL,
+	second		INTEGER NOT NULL,
+	faults		INTEGER NOT NULL,
+	hits		INTEGER NOT NULL,
+	misses		INTEGER NOT NULL,
+	pages_read	INTEGER NOT NULL,
+	PRIMARY KEY (run_id, partition, second)
+);

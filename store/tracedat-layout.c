@@ -199,7 +199,7 @@ static void parse_cpustat(struct swt_td_layout *l, const char *text, size_t len)
 static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t off, uint64_t end)
 {
 	uint64_t sect;
-	size_t nlen, clen;
+	size_t nlen = 0, clen = 0;
 	const char *name;
 	struct swt_td_buffer *b;
 	uint32_t ncpus, i;
@@ -253,7 +253,7 @@ short_opt:
 
 static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 {
-	size_t nlen, vlen;
+	size_t nlen = 0, vlen = 0;
 	uint64_t opt_off;
 	unsigned sections = 0;
 	int ret;
@@ -373,7 +373,7 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 {
 	uint64_t size;
 	uint32_t n, i, ncpus;
-	size_t len;
+	size_t len = 0;
 	struct swt_td_buffer *top;
 	uint64_t buffer_offs[256];
 	char *buffer_names[256];
@@ -540,7 +540,7 @@ int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err
 	struct cursor c = { .path = path, .err = err };
 	struct stat sb;
 	uint64_t pos;
-	size_t vlen;
+	size_t vlen = 0;
 	void *map = MAP_FAILED;
 	int fd, ret;
 

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Install dependencies, build, and run the main job on the bundled sample
+# capture: ingest -> info.
+set -e
+cd "$(dirname "$0")"
+./install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$(nproc)" >/dev/null
+SWT=build/cli/swaptrace
+OUT=${OUT:-out/demo}
+mkdir -p "$OUT"
+$SWT ingest -o "$OUT/sample.db" samples/rnd-1dev-pc0
+$SWT info "$OUT/sample.db"
+echo
+echo "swaptrace: demo: database in $OUT/sample.db (query it with sqlite3; see docs/schema.md)"

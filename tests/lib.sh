@@ -1,0 +1,106 @@
+# Shared helpers for the end-to-end test scripts (sourced, bash).
+# ctest passes SWAPTRACE, SWT_SOURCE_DIR, SWT_BUILD_DIR, SWT_TOOLS_DIR and
+# optionally SWT_SHARED_CAPTURES.  Exit 77 means "skipped" to ctest.
+set -u -o pipefail
+
+: "${SWAPTRACE:?SWAPTRACE must point at the swaptrace binary}"
+: "${SWT_SOURCE_DIR:?}"
+: "${SWT_BUILD_DIR:?}"
+
+TEST_NAME=$(basename "$0" .sh)
+WORK=$(mktemp -d "${SWT_BUILD_DIR}/tmp-${TEST_NAME}-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+FAILURES=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	FAILURES=$((FAILURES + 1))
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+check_eq() { # actual expected what
+	if [ "$1" != "$2" ]; then
+		fail "$3: got '$1', expected '$2'"
+	fi
+}
+
+finish() {
+	if [ "$FAILURES" -ne 0 ]; then
+		echo "$TEST_NAME: $FAILURES failure(s)" >&2
+		exit 1
+	fi
+	echo "$TEST_NAME: ok"
+	exit 0
+}
+
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 || skip "'$1' is not installed (run ./install-deps.sh)"
+}
+
+# The real captures shared with this project (read-only).
+find_captures() {
+	local d
+	for d in "${SWT_SHARED_CAPTURES:-}" "$SWT_SOURCE_DIR/../shared/captures" /work/shared/captures; do
+		if [ -n "$d" ] && [ -d "$d" ] && ls "$d"/*/trace.dat >/dev/null 2>&1; then
+			CAPTURES=$(cd "$d" && pwd)
+			return 0
+		fi
+	done
+	skip "shared captures not found (set SWT_SHARED_CAPTURES)"
+}
+
+# Decompress a capture's blktrace files into the build tree (cached) and
+# print the blkparse input name for them.
+blk_input() { # capture-name
+	local name=$1 src="$CAPTURES/$1/blk" dst="$SWT_BUILD_DIR/captures/$1" f out
+	mkdir -p "$dst"
+	for f in "$src"/*.xz; do
+		out="$dst/$(basename "$f" .xz)"
+		if [ ! -s "$out" ] || [ "$f" -nt "$out" ]; then
+			xz -dc "$f" > "$out.tmp" && mv "$out.tmp" "$out"
+		fi
+	done
+	echo "$dst/swap"
+}
+
+# json_get FILE PYTHON-EXPR (d is the parsed document)
+json_get() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# Per-device counters as blkparse counts them, one line per device:
+# "MAJ,MIN rq rd rc rm wq wd wc wm" (queued, dispatched, completed, merges).
+blkparse_counts() { # blkparse-input
+	blkparse -i "$1" -f '%M,%m %a %d\n' -o /dev/stdout 2>/dev/null | awk '
+		NF == 3 && $2 ~ /^(Q|D|C|M|F)$/ {
+			w = ($3 ~ /[WD]/) ? 1 : 0
+			k = ($2 == "F") ? "M" : $2
+			n[$1 " " k " " w]++; devs[$1] = 1
+		}
+		END {
+			for (d in devs)
+				printf "%s %d %d %d %d %d %d %d %d\n", d,
+					n[d " Q 0"], n[d " D 0"], n[d " C 0"], n[d " M 0"],
+					n[d " Q 1"], n[d " D 1"], n[d " C 1"], n[d " M 1"]
+		}' | sort
+}
+
+# The same line format from `swaptrace info --json`.
+info_counts() { # info.json
+	python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for x in sorted(d["devices"], key=lambda x: x["dev"]):
+    print(x["dev"].replace(":", ","), *(x[k] for k in (
+        "reads_queued", "reads_dispatched", "reads_completed", "read_merges",
+        "writes_queued", "writes_dispatched", "writes_completed", "write_merges")))
+PY
+}
+
+meta_value() { # meta.txt key
+	awk -v k="$2" '$1 == k { print $2; exit }' "$1"
+}

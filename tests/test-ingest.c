@@ -1,0 +1,262 @@
+/*
+ * Ingest's block resolver and swap-page derivation on crafted event streams:
+ * request lifecycles with back/front merges, requeue and re-issue, partial
+ * completion, stages missing from the trace, bio-based devices, request
+ * merges; slot mapping through a partition start; fault association;
+ * duplicate sources; the block_event view giving the stream back.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "ingest.h"
+#include "util.h"
+
+static const uint32_t DEV = (8u << 20) | 2;
+
+struct fixture {
+	char path[64];
+	struct swt_store *st;
+	struct swt_ingest *ing;
+	struct swt_meta *meta;
+	uint64_t ts;
+};
+
+static void setup(struct fixture *f, const char *swap_spec, int page_cluster)
+{
+	struct swt_err err = { 0 };
+	struct swt_source_info info = { .path = "crafted", .format = "test" };
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "/tmp/swt-test-ingest-%d.db", (int)getpid());
+	f->meta = swt_meta_alloc();
+	f->meta->page_cluster = page_cluster;
+	if (swap_spec)
+		CHECK_INT(swt_meta_add_swap_spec(f->meta, swap_spec, &err), 0);
+	CHECK_INT(swt_store_create(f->path, &f->st, &err), 0);
+	CHECK_INT(swt_ingest_alloc(f->st, f->meta, NULL, NULL, &f->ing, &err), 0);
+	CHECK_INT(swt_ingest_begin_source(f->ing, &info, &err), 0);
+	f->ts = 1000;
+}
+
+static int blk(struct fixture *f, int action, uint64_t sector, uint32_t nr, const char *rwbs,
+	       int pid)
+{
+	struct swt_event ev = { .type = SWT_EV_BLOCK, .cpu = 0, .pid = pid };
+
+	ev.ts = f->ts += 10;
+	ev.system = "block";
+	ev.name = swt_block_action_event_name(action);
+	ev.name_id = (uint32_t)action;
+	ev.block.action = (uint8_t)action;
+	ev.block.dev = DEV;
+	ev.block.sector = sector;
+	ev.block.nr_sectors = nr;
+	snprintf(ev.block.rwbs, sizeof(ev.block.rwbs), "%s", rwbs);
+	ev.block.write = (uint8_t)swt_rwbs_is_write(rwbs);
+	return swt_ingest_event(f->ing, &ev);
+}
+
+static void fault(struct fixture *f, int pid, uint64_t address)
+{
+	struct swt_event ev = { .type = SWT_EV_FAULT, .cpu = 0, .pid = pid };
+
+	ev.ts = f->ts += 10;
+	ev.system = "exceptions";
+	ev.name = "page_fault_user";
+	ev.name_id = 500;
+	ev.fault.address = address;
+	ev.fault.error_code = 4;
+	CHECK_INT(swt_ingest_event(f->ing, &ev), 0);
+}
+
+static void finish(struct fixture *f)
+{
+	struct swt_err err = { 0 };
+
+	CHECK_INT(swt_ingest_end_source(f->ing, &err), 0);
+	CHECK_INT(swt_ingest_finish(f->ing, f->meta, "crafted", &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_INT(swt_store_commit(f->st, &err), 0);
+}
+
+static void teardown(struct fixture *f)
+{
+	swt_ingest_free(f->ing);
+	swt_store_destroy(f->st);
+	swt_meta_free(f->meta);
+	unlink(f->path);
+}
+
+static int64_t q(struct fixture *f, const char *sql)
+{
+	return swt_store_query_int(f->st, sql, -999);
+}
+
+TEST(lifecycle_with_merges)
+{
+	struct fixture f;
+
+	setup(&f, "8:2,start=2048", 3);
+	/* bio at 2056 starts a request; 2064 back-merges; 2048 front-merges */
+	CHECK_INT(blk(&f, 'Q', 2056, 8, "R", 7), 0);
+	CHECK_INT(blk(&f, 'G', 2056, 8, "R", 7), 0);
+	CHECK_INT(blk(&f, 'Q', 2064, 8, "R", 7), 0);
+	CHECK_INT(blk(&f, 'M', 2064, 8, "R", 7), 0);
+	CHECK_INT(blk(&f, 'Q', 2048, 8, "R", 7), 0);
+	CHECK_INT(blk(&f, 'F', 2048, 8, "R", 7), 0);
+	CHECK_INT(blk(&f, 'P', 0, 0, "N", 7), 0);
+	CHECK_INT(blk(&f, 'U', 0, 0, "N", 7), 0);
+	CHECK_INT(blk(&f, 'D', 2048, 24, "R", 7), 0);
+	CHECK_INT(blk(&f, 'C', 2048, 24, "R", 0), 0);
+	finish(&f);
+
+	CHECK_INT(q(&f, "SELECT count(*) FROM request"), 1);
+	CHECK_INT(q(&f, "SELECT nr_bios FROM request"), 3);
+	CHECK_INT(q(&f, "SELECT sector FROM request"), 2048);
+	CHECK_INT(q(&f, "SELECT nr_sectors FROM request"), 24);
+	CHECK_INT(q(&f, "SELECT complete_ns - issue_ns FROM request"), 10);
+	CHECK_INT(q(&f, "SELECT insert_ns IS NULL FROM request"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM bio WHERE request_id = 1"), 3);
+	CHECK_INT(q(&f, "SELECT count(*) FROM bio WHERE merge = 'M'"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM bio WHERE merge = 'F'"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_misc"), 2);
+	/* the view gives back every event, in order */
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_event"), 10);
+	{
+		sqlite3_stmt *s;
+
+		sqlite3_prepare_v2(swt_store_db(f.st),
+				   "SELECT group_concat(action, '') FROM (SELECT action FROM block_event ORDER BY ts)",
+				   -1, &s, NULL);
+		CHECK_INT(sqlite3_step(s), SQLITE_ROW);
+		CHECK_STR((const char *)sqlite3_column_text(s, 0), "QGQMQFPUDC");
+		sqlite3_finalize(s);
+	}
+	/* slots through the partition start: (sector - 2048) / 8; slot 0 is the header */
+	CHECK_INT(q(&f, "SELECT count(*) FROM swap_in"), 2);
+	CHECK_INT(q(&f, "SELECT min(slot) FROM swap_in"), 1);
+	CHECK_INT(q(&f, "SELECT max(slot) FROM swap_in"), 2);
+	CHECK_INT(q(&f, "SELECT count(*) FROM swap_in WHERE demand IS NULL"), 2);
+	teardown(&f);
+}
+
+TEST(requeue_partial_and_missing_stages)
+{
+	struct fixture f;
+
+	setup(&f, "8:2", 0);
+	/* a complete with no request known: the trace began mid-flight */
+	CHECK_INT(blk(&f, 'C', 800, 8, "W", 0), 0);
+	/* issued, requeued, re-issued, completed in two parts */
+	CHECK_INT(blk(&f, 'Q', 80, 16, "W", 9), 0);
+	CHECK_INT(blk(&f, 'G', 80, 16, "W", 9), 0);
+	CHECK_INT(blk(&f, 'I', 80, 16, "W", 9), 0);
+	CHECK_INT(blk(&f, 'D', 80, 16, "W", 9), 0);
+	CHECK_INT(blk(&f, 'R', 80, 16, "W", 9), 0);
+	CHECK_INT(blk(&f, 'D', 80, 16, "W", 9), 0);
+	CHECK_INT(blk(&f, 'C', 80, 8, "W", 0), 0);
+	CHECK_INT(blk(&f, 'C', 88, 8, "W", 0), 0);
+	/* issued with no Q or G in the trace */
+	CHECK_INT(blk(&f, 'D', 400, 8, "R", 3), 0);
+	CHECK_INT(blk(&f, 'C', 400, 8, "R", 0), 0);
+	finish(&f);
+
+	CHECK_INT(q(&f, "SELECT count(*) FROM request"), 3);
+	CHECK_INT(q(&f, "SELECT count(*) FROM request WHERE getrq_ns IS NULL AND issue_ns IS NULL"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_misc WHERE action = 'R'"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_misc WHERE action = 'D'"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_misc WHERE action = 'C'"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_event WHERE action = 'D'"), 3);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_event WHERE action = 'C'"), 4);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_event"), 11);
+	CHECK_INT(q(&f, "SELECT count(*) FROM swap_out"), 2);
+	/* the read at 400 has no bio in the trace, so it yields no swap-in page */
+	CHECK_INT(q(&f, "SELECT count(*) FROM swap_in"), 0);
+	teardown(&f);
+}
+
+TEST(bio_based_device_and_request_merge)
+{
+	struct fixture f;
+
+	setup(&f, NULL, 3);
+	/* zram-like: Q then C on the bio itself */
+	CHECK_INT(blk(&f, 'Q', 64, 8, "R", 5), 0);
+	CHECK_INT(blk(&f, 'C', 64, 8, "R", 5), 0);
+	/* request 2 (at 208) merged into request 1 (ending at 208) */
+	CHECK_INT(blk(&f, 'Q', 200, 8, "W", 5), 0);
+	CHECK_INT(blk(&f, 'G', 200, 8, "W", 5), 0);
+	CHECK_INT(blk(&f, 'Q', 208, 8, "W", 5), 0);
+	CHECK_INT(blk(&f, 'G', 208, 8, "W", 5), 0);
+	CHECK_INT(blk(&f, 'm', 208, 8, "W", 5), 0);
+	finish(&f);
+	CHECK_INT(q(&f, "SELECT count(*) FROM request WHERE complete_ns IS NOT NULL AND nr_bios = 1 AND getrq_ns IS NULL"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_misc WHERE action = 'm' AND request_id = 3"), 1);
+	/* no layout stated: every device is an assumed area from sector 0 */
+	CHECK_INT(q(&f, "SELECT assumed FROM swap_area"), 1);
+	CHECK_INT(q(&f, "SELECT layout_source = 'assumed' FROM capture"), 1);
+	CHECK_INT(q(&f, "SELECT slot FROM swap_in"), 8);
+	CHECK_INT(q(&f, "SELECT count(*) FROM swap_out"), 2);
+	teardown(&f);
+}
+
+TEST(fault_association_and_demand)
+{
+	struct fixture f;
+
+	setup(&f, "8:2", 0);
+	fault(&f, 11, 0x7f0000001234);
+	fault(&f, 12, 0x7f0000009000);
+	CHECK_INT(blk(&f, 'Q', 80, 8, "R", 11), 0);
+	CHECK_INT(blk(&f, 'G', 80, 8, "R", 11), 0);
+	CHECK_INT(blk(&f, 'Q', 160, 16, "R", 12), 0);	/* a two-page read */
+	CHECK_INT(blk(&f, 'G', 160, 16, "R", 12), 0);
+	CHECK_INT(blk(&f, 'Q', 320, 8, "R", 13), 0);	/* no fault by pid 13 */
+	CHECK_INT(blk(&f, 'G', 320, 8, "R", 13), 0);
+	finish(&f);
+	CHECK_INT(q(&f, "SELECT count(*) FROM swap_in"), 4);
+	CHECK_INT(q(&f, "SELECT address FROM swap_in WHERE slot = 10"), 0x7f0000001000);
+	CHECK_INT(q(&f, "SELECT fault_id FROM swap_in WHERE slot = 10"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM swap_in WHERE fault_id = 2"), 2);
+	CHECK_INT(q(&f, "SELECT fault_id IS NULL FROM swap_in WHERE slot = 40"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM swap_in WHERE demand = 1"), 4);
+	CHECK_INT(q(&f, "SELECT count(*) FROM fault"), 2);
+	teardown(&f);
+}
+
+TEST(misaligned_and_outside_area_io_is_not_swap)
+{
+	struct fixture f;
+
+	setup(&f, "8:2,start=1000,slots=10", 3);
+	CHECK_INT(blk(&f, 'Q', 1004, 8, "R", 1), 0);	/* not page-aligned in the area */
+	CHECK_INT(blk(&f, 'Q', 1000, 8, "R", 1), 0);	/* header slot 0 */
+	CHECK_INT(blk(&f, 'Q', 1080, 8, "R", 1), 0);	/* slot 10: past the area */
+	CHECK_INT(blk(&f, 'Q', 1072, 8, "R", 1), 0);	/* slot 9: the last one */
+	CHECK_INT(blk(&f, 'Q', 1008, 8, "FF", 1), 0);	/* a flush is no swap read */
+	finish(&f);
+	CHECK_INT(q(&f, "SELECT count(*) FROM swap_in"), 1);
+	CHECK_INT(q(&f, "SELECT slot FROM swap_in"), 9);
+	CHECK_INT(q(&f, "SELECT count(*) FROM bio WHERE request_id IS NULL"), 5);
+	teardown(&f);
+}
+
+TEST(same_device_from_two_sources_is_refused)
+{
+	struct fixture f;
+	struct swt_err err = { 0 };
+	struct swt_source_info info = { .path = "second", .format = "test" };
+
+	setup(&f, "8:2", 3);
+	CHECK_INT(blk(&f, 'Q', 80, 8, "R", 1), 0);
+	CHECK_INT(swt_ingest_end_source(f.ing, &err), 0);
+	CHECK_INT(swt_ingest_begin_source(f.ing, &info, &err), 0);
+	CHECK(blk(&f, 'Q', 88, 8, "R", 1) < 0);
+	CHECK(strstr(swt_ingest_error(f.ing)->msg,
+		     "'second': block events for device 8:2 also come from 'crafted'") != NULL);
+	teardown(&f);
+}
+
+CHECK_MAIN

@@ -1,0 +1,177 @@
+/*
+ * Capture metadata and --swap statements: the shared captures' meta.txt
+ * format, swaptrace capture's own keys, and malformed lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "meta.h"
+#include "util.h"
+
+static struct swt_meta *parse(const char *text, int *ret, struct swt_err *err)
+{
+	struct swt_meta *m = swt_meta_alloc();
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	*ret = swt_meta_parse_stream(m, f, "meta.txt", err);
+	fclose(f);
+	return m;
+}
+
+static const char shared_4dev[] =
+	"kernel 6.18.44-fc-v657\n"
+	"page_cluster 3\n"
+	"vma_ra_enabled true\n"
+	"kind loop ndev 4 swap_mb 1024\n"
+	"workload ws_mb=256 limit_mb=205 mode=rnd accesses=120000 seed=21\n"
+	"mode=rnd mb=256 accesses=120000 seconds=7.823 MBps=59.9\n"
+	"# /proc/swaps at end\n"
+	"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+	"/dev/loop0                              partition\t262140\t\t8\t\t5\n"
+	"/dev/loop1                              partition\t262140\t\t4\t\t5\n"
+	"/dev/loop10                             partition\t262140\t\t4\t\t-2\n"
+	"dev /dev/loop0 7:0 rotational=1\n"
+	"dev /dev/loop1 7:1 rotational=1\n"
+	"dev /dev/loop10 7:a rotational=0\n"
+	"# vmstat delta\n"
+	"pswpin 96511\n"
+	"pswpout 59683\n"
+	"swap_ra 21216\n"
+	"# lost events\n";
+
+TEST(shared_capture_format)
+{
+	struct swt_err err = { 0 };
+	int ret;
+	struct swt_meta *m = parse(shared_4dev, &ret, &err);
+
+	CHECK_INT(ret, 0);
+	CHECK_STR(m->kernel, "6.18.44-fc-v657");
+	CHECK_INT(m->page_cluster, 3);
+	CHECK_INT(m->vma_ra_enabled, 1);
+	CHECK_INT(m->working_set_bytes, 256ll << 20);
+	CHECK_INT(m->mem_limit_bytes, 205ll << 20);
+	CHECK_INT(m->nr_areas, 3);
+	CHECK_STR(m->areas[0].path, "/dev/loop0");
+	CHECK_INT(m->areas[0].dev, swt_dev_make(7, 0));
+	CHECK_INT(m->areas[0].slots, 262140 / 4 + 1);
+	CHECK_INT(m->areas[0].priority, 5);
+	CHECK_INT(m->areas[0].rotational, 1);
+	CHECK_INT(m->areas[0].used_kib, 8);
+	/* stat %t:%T prints hex: 7:a is minor 10 */
+	CHECK_INT(m->areas[2].dev, swt_dev_make(7, 10));
+	CHECK_INT(m->areas[2].priority, -2);
+	CHECK_INT(m->areas[2].rotational, 0);
+	CHECK_INT(swt_meta_vmstat_delta(m, "pswpin"), 96511);
+	CHECK_INT(swt_meta_vmstat_delta(m, "swap_ra"), 21216);
+	CHECK_INT(swt_meta_vmstat_delta(m, "swap_ra_hit"), SWT_META_UNKNOWN);
+	CHECK_INT(m->lost_events, 0);
+	CHECK_INT(m->nr_facts, 16);
+	swt_meta_free(m);
+}
+
+TEST(capture_keys_and_vmstat_before_after)
+{
+	static const char text[] =
+		"swaptrace-capture 1\n"
+		"kernel 6.19.0\n"
+		"page_size 4096\n"
+		"ncpus 8\n"
+		"mem_total_kib 24000000\n"
+		"mem_limit_bytes 1048576\n"
+		"probes none (no kprobe events)\n"
+		"swap_device path=/dev/sda2 dev=8:2 type=partition prio=-2 rotational=1 sync=0 "
+		"start=2048 slots=1000 size_kib=3996 used_kib=0\n"
+		"swap_device path=/swapfile dev=8:1 type=file prio=-3 rotational=0 sync=0 start=0 "
+		"slots=300\n"
+		"extent area=1 first_slot=1 nr_slots=100 start_sector=80000\n"
+		"extent area=1 first_slot=101 nr_slots=199 start_sector=90000\n"
+		"# vmstat before\n"
+		"pswpin 10\n"
+		"# vmstat after\n"
+		"pswpin 25\n"
+		"# lost events\n"
+		"cpu0 3\n"
+		"cpu1 0\n";
+	struct swt_err err = { 0 };
+	int ret;
+	struct swt_meta *m = parse(text, &ret, &err);
+
+	CHECK_INT(ret, 0);
+	CHECK_INT(m->page_size, 4096);
+	CHECK_INT(m->ncpus, 8);
+	CHECK_INT(m->mem_limit_bytes, 1048576);
+	CHECK_STR(m->probes, "none (no kprobe events)");
+	CHECK_INT(m->nr_areas, 2);
+	CHECK_INT(m->areas[0].start_sector, 2048);
+	CHECK_INT(m->areas[0].slots, 1000);
+	CHECK_INT(m->areas[0].dev, swt_dev_make(8, 2));
+	CHECK_STR(m->areas[1].type, "file");
+	CHECK_INT(m->areas[1].nr_extents, 2);
+	CHECK_INT(m->areas[1].extents[1].start_sector, 90000);
+	CHECK_INT(swt_meta_vmstat_delta(m, "pswpin"), 15);
+	CHECK_INT(m->lost_events, 3);
+	swt_meta_free(m);
+}
+
+TEST(bad_lines)
+{
+	struct swt_err err = { 0 };
+	int ret;
+	struct swt_meta *m;
+
+	m = parse("kernel x\npage_cluster many\n", &ret, &err);
+	CHECK_INT(ret, -SWT_EFORMAT);
+	CHECK_STR(err.msg, "'meta.txt': line 2: bad value 'many' for page_cluster");
+	swt_meta_free(m);
+
+	swt_err_clear(&err);
+	m = parse("# vmstat delta\npswpin lots\n", &ret, &err);
+	CHECK_INT(ret, -SWT_EFORMAT);
+	CHECK(strstr(err.msg, "line 2") != NULL);
+	swt_meta_free(m);
+
+	swt_err_clear(&err);
+	m = parse("swap_device path=/dev/x prio=1\n", &ret, &err);
+	CHECK_INT(ret, -SWT_EFORMAT);
+	CHECK(strstr(err.msg, "without dev=") != NULL);
+	swt_meta_free(m);
+
+	swt_err_clear(&err);
+	m = parse("dev /dev/loop0 zz rotational=1\n", &ret, &err);
+	CHECK_INT(ret, -SWT_EFORMAT);
+	swt_meta_free(m);
+}
+
+TEST(swap_spec)
+{
+	struct swt_err err = { 0 };
+	struct swt_meta *m = swt_meta_alloc(), *file;
+	int ret;
+
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=2048,slots=512,prio=5,rotational=1", &err), 0);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=100000", &err), 0);
+	CHECK_INT(m->nr_areas, 2);
+	CHECK_INT(m->areas[0].start_sector, 2048);
+	CHECK_INT(m->areas[0].slots, 512);
+	CHECK_INT(m->areas[0].priority, 5);
+	CHECK_INT(m->areas[1].start_sector, 100000);
+	CHECK_INT(m->areas[1].slots, SWT_META_UNKNOWN);
+	CHECK_STR(m->areas[1].type, "partition");
+	CHECK_INT(swt_meta_add_swap_spec(m, "sda2", &err), -SWT_EUSAGE);
+	CHECK(strstr(err.msg, "bad --swap 'sda2'") != NULL);
+	swt_err_clear(&err);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,colour=blue", &err), -SWT_EUSAGE);
+
+	/* stated areas replace the file's */
+	file = parse(shared_4dev, &ret, &err);
+	swt_meta_move_areas(file, m);
+	CHECK_INT(file->nr_areas, 2);
+	CHECK_INT(file->areas[0].dev, swt_dev_make(8, 0));
+	CHECK_INT(m->nr_areas, 0);
+	swt_meta_free(file);
+	swt_meta_free(m);
+}
+
+CHECK_MAIN
