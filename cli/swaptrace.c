@@ -16,6 +16,9 @@ static const struct swt_cmd commands[] = {
 	{ "ingest", cmd_ingest, 0, "decode blktrace/trace.dat files into a database",
 	  cmd_ingest_usage },
 	{ "info", cmd_info, 0, "summarise an ingested capture (blkparse-style)", cmd_info_usage },
+	{ "replay", cmd_replay, 0, "replay swap-ins through readahead policies", cmd_replay_usage },
+	{ "policies", cmd_policies, 0, "list readahead policies and their parameters",
+	  cmd_policies_usage },
 };
 
 static const struct swt_cmd *find_cmd(const char *name)
@@ -83,7 +86,8 @@ static void usage(FILE *f)
 	fprintf(f, "\n'swaptrace help <command>' or 'swaptrace <command> --help' for details.\n"
 		   "Typical run:\n"
 		   "   swaptrace ingest -o cap.db capture-dir/\n"
-		   "   swaptrace info cap.db\n");
+		   "   swaptrace info cap.db\n"
+		   "   swaptrace replay --policy auto --policy oracle --page-cluster 0-5 cap.db\n");
 }
 
 int main(int argc, char **argv)

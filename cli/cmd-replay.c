@@ -1,0 +1,391 @@
+/*
+ * swaptrace replay: replay an ingested capture's swap-ins through
+ * readahead policies, for one or more page-cluster values and simulated
+ * memory sizes (a sweep), print the what-if metrics and store them.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "replay.h"
+#include "util.h"
+
+const char cmd_replay_usage[] =
+	"usage: swaptrace replay [--policy SPEC]... [--page-cluster LIST] [--cache-pages LIST]\n"
+	"                        [--inactive-fraction F] [--max-request-kib N] [--approximate]\n"
+	"                        [--json | --csv] [--no-store] DB\n"
+	"\n"
+	"Replay the capture's swap-in stream through readahead policies: what hit rate,\n"
+	"pages read, readahead waste, read requests and merges per swap partition would\n"
+	"each policy and page-cluster have given?  Every combination is one run; runs are\n"
+	"printed and stored in DB (tables run, run_partition, run_histogram, run_series).\n"
+	"\n"
+	"  -p, --policy SPEC      a built-in (see 'swaptrace policies') or a plugin\n"
+	"                         ./libmine.so, optionally with :key=val,...  Repeatable;\n"
+	"                         default: auto\n"
+	"  -c, --page-cluster LIST  e.g. 3, 0-5 or 1,3,5 (default 3, the kernel default)\n"
+	"  -m, --cache-pages LIST memory for the traced task, pages (default: the capture's\n"
+	"                         cgroup limit, else its working set)\n"
+	"      --inactive-fraction F  share of that memory on the inactive list, where unused\n"
+	"                         readahead pages age (default: the kernel's inactive_ratio\n"
+	"                         rule for that memory size: 1/2 below 1 GiB)\n"
+	"      --max-request-kib N  request size limit (max_sectors_kb; default 1280)\n"
+	"  -a, --approximate      replay a capture whose reads mix demand and readahead\n"
+	"                         (page-cluster > 0): each fault's first read is taken as its\n"
+	"                         demand page; hits on readahead pages are not in the trace\n"
+	"  -j, --json             print {\"runs\":[{\"policy\",\"page_cluster\",\"cache_pages\",\n"
+	"                         \"layout\",\"totals\":M,\"partitions\":[{\"dev\",...M}]}]}\n"
+	"      --csv              print one CSV row per run and partition\n"
+	"  -n, --no-store         do not store the runs\n"
+	"\n"
+	"Metrics M: faults (= misses + hits), misses, hits (found in the simulated swap\n"
+	"cache), pages_read, ra_pages (swap_ra), ra_hits (swap_ra_hit), ra_wasted (evicted\n"
+	"unused), accuracy (ra_hits/ra_pages), coverage (hits/faults), read_requests,\n"
+	"read_merges, avg_request_kib.  The model: docs/replay-model.md.\n";
+
+struct run_out {
+	struct swt_replay_config cfg;
+	struct swt_replay_result *res;
+	int64_t run_id;
+};
+
+/* "3", "0-5", "1,3,5" into values (at most max); returns the count or -1. */
+static int parse_list(const char *text, int64_t *values, int max, int64_t lo, int64_t hi)
+{
+	char *copy = swt_strdup(text), *save = NULL, *tok;
+	int n = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok + 1, '-');
+		int64_t a, b;
+
+		if (dash) {
+			*dash = '\0';
+			if (swt_parse_i64(tok, &a) || swt_parse_i64(dash + 1, &b) || a > b)
+				goto bad;
+		} else {
+			if (swt_parse_i64(tok, &a))
+				goto bad;
+			b = a;
+		}
+		if (a < lo || b > hi)
+			goto bad;
+		for (int64_t v = a; v <= b; v++) {
+			if (n >= max)
+				goto bad;
+			values[n++] = v;
+		}
+	}
+	free(copy);
+	return n;
+bad:
+	free(copy);
+	return -1;
+}
+
+static void json_metrics(const struct swt_replay_metrics *m, uint32_t page_shift)
+{
+	double acc = swt_metrics_accuracy(m), cov = swt_metrics_coverage(m);
+	double kib = swt_metrics_avg_request_kib(m, page_shift);
+
+	printf("\"faults\":%" PRIu64 ",\"misses\":%" PRIu64 ",\"hits\":%" PRIu64
+	       ",\"pages_read\":%" PRIu64 ",\"ra_pages\":%" PRIu64 ",\"ra_hits\":%" PRIu64
+	       ",\"ra_wasted\":%" PRIu64, m->faults, m->misses, m->hits, m->pages_read, m->ra_pages,
+	       m->ra_hits, m->ra_wasted);
+	acc < 0 ? printf(",\"accuracy\":null") : printf(",\"accuracy\":%.6f", acc);
+	cov < 0 ? printf(",\"coverage\":null") : printf(",\"coverage\":%.6f", cov);
+	printf(",\"read_requests\":%" PRIu64 ",\"read_merges\":%" PRIu64, m->read_requests,
+	       m->read_merges);
+	kib < 0 ? printf(",\"avg_request_kib\":null") : printf(",\"avg_request_kib\":%.4f", kib);
+}
+
+static void print_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_json(const struct swt_replay_input *in, const struct run_out *runs, size_t n)
+{
+	printf("{\"runs\":[");
+	for (size_t i = 0; i < n; i++) {
+		const struct run_out *r = &runs[i];
+
+		printf("%s{\"policy\":", i ? "," : "");
+		print_json_string(r->cfg.policy_spec);
+		printf(",\"page_cluster\":%u,\"cache_pages\":%" PRIu64 ",\"layout\":", r->cfg.page_cluster,
+		       r->cfg.cache_pages);
+		print_json_string(r->cfg.layout_name);
+		printf(",\"totals\":{");
+		json_metrics(&r->res->total, in->page_shift);
+		printf("},\"partitions\":[");
+		for (size_t p = 0; p < r->res->nr_parts; p++) {
+			printf("%s{\"dev\":", p ? "," : "");
+			print_json_string(in->areas[p].dev);
+			putchar(',');
+			json_metrics(&r->res->parts[p].m, in->page_shift);
+			putchar('}');
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
+static void print_csv_row(const char *policy, unsigned pc, uint64_t cache, const char *layout,
+			  const char *dev, const struct swt_replay_metrics *m, uint32_t page_shift)
+{
+	double acc = swt_metrics_accuracy(m), cov = swt_metrics_coverage(m);
+	double kib = swt_metrics_avg_request_kib(m, page_shift);
+
+	printf("%s,%u,%" PRIu64 ",%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+	       ",%" PRIu64 ",%" PRIu64 ",", policy, pc, cache, layout, dev, m->faults, m->misses,
+	       m->hits, m->pages_read, m->ra_pages, m->ra_hits, m->ra_wasted);
+	acc < 0 ? printf(",") : printf("%.6f,", acc);
+	cov < 0 ? printf(",") : printf("%.6f,", cov);
+	printf("%" PRIu64 ",%" PRIu64 ",", m->read_requests, m->read_merges);
+	kib < 0 ? printf("\n") : printf("%.4f\n", kib);
+}
+
+static void print_csv(const struct swt_replay_input *in, const struct run_out *runs, size_t n)
+{
+	printf("policy,page_cluster,cache_pages,layout,dev,faults,misses,hits,pages_read,ra_pages,"
+	       "ra_hits,ra_wasted,accuracy,coverage,read_requests,read_merges,avg_request_kib\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct run_out *r = &runs[i];
+
+		print_csv_row(r->cfg.policy_spec, r->cfg.page_cluster, r->cfg.cache_pages,
+			      r->cfg.layout_name, "all", &r->res->total, in->page_shift);
+		for (size_t p = 0; p < r->res->nr_parts; p++)
+			print_csv_row(r->cfg.policy_spec, r->cfg.page_cluster, r->cfg.cache_pages,
+				      r->cfg.layout_name, in->areas[p].dev, &r->res->parts[p].m,
+				      in->page_shift);
+	}
+}
+
+static void fmt_ratio(char *buf, size_t size, double v)
+{
+	if (v < 0)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.3f", v);
+}
+
+static void print_table_row(const char *policy, unsigned pc, const char *dev,
+			    const struct swt_replay_metrics *m, uint32_t page_shift)
+{
+	char acc[16], cov[16], kib[16];
+
+	fmt_ratio(acc, sizeof(acc), swt_metrics_accuracy(m));
+	fmt_ratio(cov, sizeof(cov), swt_metrics_coverage(m));
+	fmt_ratio(kib, sizeof(kib), swt_metrics_avg_request_kib(m, page_shift));
+	printf("%-14s %3u %-6s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64
+	       " %8" PRIu64 " %8" PRIu64 " %6s %6s %9" PRIu64 " %8" PRIu64 " %7s\n", policy, pc, dev,
+	       m->faults, m->misses, m->hits, m->pages_read, m->ra_pages, m->ra_hits, m->ra_wasted,
+	       acc, cov, m->read_requests, m->read_merges, kib);
+}
+
+static void print_table(const struct swt_replay_input *in, const struct run_out *runs, size_t n)
+{
+	uint64_t last_cache = 0;
+	const char *last_layout = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct run_out *r = &runs[i];
+
+		if (r->cfg.cache_pages != last_cache || !last_layout ||
+		    strcmp(last_layout, r->cfg.layout_name)) {
+			printf("%s# layout %s, simulated memory %" PRIu64 " pages (%.0f MiB), "
+			       "%" PRIu64 " on the inactive list\n", i ? "\n" : "", r->cfg.layout_name,
+			       r->cfg.cache_pages,
+			       (double)(r->cfg.cache_pages << in->page_shift) / 1048576.0,
+			       r->res->inactive_pages);
+			printf("%-14s %3s %-6s %8s %8s %8s %9s %8s %8s %8s %6s %6s %9s %8s %7s\n", "policy",
+			       "pc", "dev", "faults", "misses", "hits", "pages_rd", "ra_pages", "ra_hits",
+			       "wasted", "accur", "cover", "requests", "merges", "avg_kib");
+			last_cache = r->cfg.cache_pages;
+			last_layout = r->cfg.layout_name;
+		}
+		print_table_row(r->cfg.policy_spec, r->cfg.page_cluster, "all", &r->res->total,
+				in->page_shift);
+		if (r->res->nr_parts > 1)
+			for (size_t p = 0; p < r->res->nr_parts; p++)
+				print_table_row("", r->cfg.page_cluster, in->areas[p].dev,
+						&r->res->parts[p].m, in->page_shift);
+	}
+}
+
+enum { OPT_CSV = 256, OPT_INACTIVE, OPT_MAXREQ };
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "page-cluster", required_argument, NULL, 'c' },
+		{ "cache-pages", required_argument, NULL, 'm' },
+		{ "inactive-fraction", required_argument, NULL, OPT_INACTIVE },
+		{ "max-request-kib", required_argument, NULL, OPT_MAXREQ },
+		{ "approximate", no_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "no-store", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *policy_specs[64];
+	int nspecs = 0, json = 0, csv = 0, store = 1, approximate = 0, c, status = SWT_EXIT_FAIL;
+	int64_t pcs[64] = { 3 }, caches[64];
+	int npcs = 1, ncaches = 0;
+	double inactive = 0;
+	int64_t max_req_kib = 1280;
+	struct swt_policy_choice choices[64];
+	int nchoices = 0;
+	struct swt_store *st = NULL;
+	struct swt_replay_input *in = NULL;
+	struct run_out *runs = NULL;
+	size_t nruns = 0;
+	struct swt_err err = { 0 };
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:c:m:ajn", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (nspecs >= 64)
+				return cli_failf("replay", SWT_EXIT_USAGE, "too many --policy");
+			policy_specs[nspecs++] = optarg;
+			break;
+		case 'c':
+			npcs = parse_list(optarg, pcs, 64, 0, 16);
+			if (npcs <= 0)
+				return cli_failf("replay", SWT_EXIT_USAGE,
+						 "bad --page-cluster '%s': values 0..16, e.g. 3, 0-5, 1,3", optarg);
+			break;
+		case 'm':
+			ncaches = parse_list(optarg, caches, 64, 1, (int64_t)1 << 40);
+			if (ncaches <= 0)
+				return cli_failf("replay", SWT_EXIT_USAGE,
+						 "bad --cache-pages '%s': positive page counts", optarg);
+			break;
+		case OPT_INACTIVE:
+			if (swt_parse_double(optarg, &inactive) || inactive <= 0 || inactive >= 1)
+				return cli_failf("replay", SWT_EXIT_USAGE,
+						 "bad --inactive-fraction '%s': between 0 and 1", optarg);
+			break;
+		case OPT_MAXREQ:
+			if (swt_parse_i64(optarg, &max_req_kib) || max_req_kib < 4 || max_req_kib > 65536)
+				return cli_failf("replay", SWT_EXIT_USAGE, "bad --max-request-kib '%s'",
+						 optarg);
+			break;
+		case 'a':
+			approximate = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case OPT_CSV:
+			csv = 1;
+			break;
+		case 'n':
+			store = 0;
+			break;
+		default:
+			cli_usage(stderr, "replay");
+			return SWT_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || (json && csv)) {
+		cli_usage(stderr, "replay");
+		return SWT_EXIT_USAGE;
+	}
+	if (!nspecs)
+		policy_specs[nspecs++] = "auto";
+	for (int i = 0; i < nspecs; i++) {
+		if (swt_policy_choose(policy_specs[i], &choices[nchoices], &err)) {
+			status = err.code == SWT_EUSAGE ? cli_failf("replay", SWT_EXIT_USAGE, "%s", err.msg)
+							: cli_fail("replay", &err);
+			goto out;
+		}
+		nchoices++;
+	}
+	if (swt_store_open(argv[optind], store, &st, &err) ||
+	    swt_replay_input_load(st, approximate, &in, &err)) {
+		status = cli_fail("replay", &err);
+		goto out;
+	}
+	if (in->approximate)
+		cli_warn("replay", "approximate demand stream: each fault's first read stands for its "
+				   "demand page (the capture's reads mix demand and readahead)");
+	if (!ncaches) {
+		int64_t def = swt_replay_default_cache_pages(in);
+
+		if (def <= 0) {
+			status = cli_failf("replay", SWT_EXIT_USAGE,
+					   "'%s': the capture records no memory limit or working set; "
+					   "give --cache-pages", argv[optind]);
+			goto out;
+		}
+		caches[0] = def;
+		ncaches = 1;
+	}
+	runs = calloc((size_t)(nchoices * npcs * ncaches), sizeof(*runs));
+	if (!runs) {
+		status = cli_failf("replay", SWT_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	for (int p = 0; p < nchoices; p++) {
+		for (int k = 0; k < npcs; k++) {
+			for (int m = 0; m < ncaches; m++) {
+				struct run_out *r = &runs[nruns];
+				int ret;
+
+				r->cfg.policy = choices[p].policy;
+				r->cfg.policy_spec = choices[p].spec;
+				r->cfg.keys = (const char *const *)choices[p].keys;
+				r->cfg.values = (const char *const *)choices[p].values;
+				r->cfg.nparams = choices[p].nparams;
+				r->cfg.page_cluster = (unsigned)pcs[k];
+				r->cfg.cache_pages = (uint64_t)caches[m];
+				r->cfg.inactive_fraction = inactive;
+				r->cfg.max_request_pages =
+					(unsigned)((max_req_kib * 1024) >> in->page_shift);
+				r->cfg.layout_name = "traced";
+				ret = choices[p].dl_handle ? swt_replay_run_isolated(in, &r->cfg, &r->res, &err)
+							   : swt_replay_run(in, &r->cfg, &r->res, &err);
+				if (!ret && store)
+					ret = swt_replay_store(st, in, &r->cfg, r->res, &r->run_id, &err);
+				if (ret) {
+					status = cli_fail("replay", &err);
+					goto out;
+				}
+				nruns++;
+			}
+		}
+	}
+	if (json)
+		print_json(in, runs, nruns);
+	else if (csv)
+		print_csv(in, runs, nruns);
+	else
+		print_table(in, runs, nruns);
+	status = SWT_EXIT_OK;
+out:
+	for (size_t i = 0; runs && i < nruns; i++)
+		swt_replay_result_free(runs[i].res);
+	free(runs);
+	swt_replay_input_free(in);
+	swt_store_destroy(st);
+	for (int i = 0; i < nchoices; i++)
+		swt_policy_choice_release(&choices[i]);
+	return status;
+}

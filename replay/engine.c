@@ -1,0 +1,796 @@
+/*
+ * The replay engine (model: docs/replay-model.md).
+ *
+ * Swap-outs and demand faults are merged in time order.  Each swap slot is
+ * free, allocated (holds a swapped-out page), or cached: its page is in
+ * memory, either brought by a demand fault (mapped) or read ahead (marked,
+ * unmapped, waiting for a fault).  Memory is two FIFO lists, as the
+ * kernel's inactive and active LRU lists behave for pages whose later
+ * accesses a trace cannot see: every page read enters the inactive list;
+ * at its tail an unused readahead page is evicted (wasted) while a page a
+ * fault used moves to the active list, whose tail is evicted in turn.
+ * A fault on a slot still cached from an earlier demand fault means the
+ * real kernel had evicted it: it is evicted now and the fault misses.
+ *
+ * On a miss the policy lists a window; the engine reads the faulting page
+ * and every listed page that is allocated and not cached, in list order,
+ * through a model of the block plug (back/front merges with the latest
+ * request, or the device's first one when several devices are plugged;
+ * split at the request size limit) and counts requests and merges.
+ *
+ * No allocation happens per fault: every table is sized up front.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "util.h"
+
+enum { S_FREE = 0, S_ALLOC, S_DEMAND, S_RA };
+enum { L_NONE = 0, L_INACTIVE, L_ACTIVE };
+
+#define NIL (-1)
+
+struct node {
+	uint64_t slot;
+	uint32_t area;
+	int32_t prev, next;
+	uint32_t read_fault;	/* fault index whose miss read it */
+	uint8_t list;
+	uint8_t ra;		/* read ahead and not used yet */
+};
+
+struct area_state {
+	uint8_t *state;
+	int32_t *node;		/* cached slot -> node */
+	int32_t *next_use;	/* fault index of the slot's next fault, NIL never */
+	uint64_t nslots;
+};
+
+struct list {
+	int32_t head, tail;
+	uint64_t len;
+};
+
+struct vpage_info {
+	int32_t last, next;	/* fault indexes: latest processed, next to come */
+};
+
+struct read {
+	uint32_t area;
+	uint64_t slot;
+	int target;
+};
+
+struct plug_rq {
+	uint32_t area;
+	uint64_t start, end;	/* slots [start, end) */
+};
+
+struct engine {
+	const struct swt_replay_input *in;
+	const struct swt_replay_config *cfg;
+	struct swt_replay_result *res;
+	struct area_state *areas;
+	uint64_t any_rotational;
+
+	struct node *nodes;
+	size_t cap_nodes;
+	int32_t free_node;
+	struct list lists[3];
+	uint64_t cap_inactive, cap_total;
+
+	const struct swt_policy *policy;
+	void *inst;
+	struct swt_policy_env env;
+	uint64_t *win_list;
+	uint32_t win_cap;
+	struct read *reads;
+	struct plug_rq *plug;
+
+	int32_t *next_same_slot;	/* per fault */
+	int32_t *next_same_vpage;	/* per fault */
+	struct swt_map vpage_index;	/* (pid, vpage) -> vpages[] */
+	struct vpage_info *vpages;
+	size_t nr_vpages;
+	size_t cur;			/* fault being processed */
+
+	uint64_t pageins, misses_so_far;
+
+	/* oracle: reads wasted in the first pass, keyed (fault, area << 40 | slot) */
+	struct swt_map *wasted_out;
+	const struct swt_map *wasted_in;
+};
+
+/* ---- lists --------------------------------------------------------------- */
+
+static void list_remove(struct engine *e, int32_t n)
+{
+	struct node *x = &e->nodes[n];
+	struct list *l = &e->lists[x->list];
+
+	if (x->prev != NIL)
+		e->nodes[x->prev].next = x->next;
+	else
+		l->head = x->next;
+	if (x->next != NIL)
+		e->nodes[x->next].prev = x->prev;
+	else
+		l->tail = x->prev;
+	l->len--;
+	x->list = L_NONE;
+}
+
+static void list_push_head(struct engine *e, int which, int32_t n)
+{
+	struct node *x = &e->nodes[n];
+	struct list *l = &e->lists[which];
+
+	x->list = (uint8_t)which;
+	x->prev = NIL;
+	x->next = l->head;
+	if (l->head != NIL)
+		e->nodes[l->head].prev = n;
+	else
+		l->tail = n;
+	l->head = n;
+	l->len++;
+}
+
+static void node_free(struct engine *e, int32_t n)
+{
+	e->nodes[n].next = e->free_node;
+	e->free_node = n;
+}
+
+/* Forget a cached page: the slot keeps its page on swap. */
+static void uncache(struct engine *e, int32_t n, int wasted)
+{
+	struct node *x = &e->nodes[n];
+	struct area_state *a = &e->areas[x->area];
+
+	if (x->list != L_NONE)
+		list_remove(e, n);
+	if (wasted && x->ra) {
+		e->res->parts[x->area].m.ra_wasted++;
+		e->res->total.ra_wasted++;
+		if (e->wasted_out)
+			swt_map_put(e->wasted_out, x->read_fault, (uint64_t)x->area << 40 | x->slot, 1);
+	}
+	a->state[x->slot] = S_ALLOC;
+	a->node[x->slot] = NIL;
+	node_free(e, n);
+}
+
+/* Memory pressure: the inactive list turns over, then the active list. */
+static void shrink(struct engine *e)
+{
+	struct list *in = &e->lists[L_INACTIVE], *act = &e->lists[L_ACTIVE];
+
+	while (in->len > e->cap_inactive) {
+		int32_t n = in->tail;
+
+		if (e->nodes[n].ra) {
+			uncache(e, n, 1);
+		} else {
+			list_remove(e, n);
+			list_push_head(e, L_ACTIVE, n);
+		}
+	}
+	while (in->len + act->len > e->cap_total && act->len)
+		uncache(e, act->tail, 0);
+	while (in->len + act->len > e->cap_total && in->len)
+		uncache(e, in->tail, 1);
+}
+
+/* ---- policy services ---------------------------------------------------- */
+
+static uint64_t env_faults_until_use(const struct swt_policy_env *env, uint32_t area, uint64_t slot)
+{
+	const struct engine *e = env->engine;
+	int32_t next;
+
+	if (area >= e->in->nr_areas || slot >= e->areas[area].nslots)
+		return UINT64_MAX;
+	next = e->areas[area].next_use[slot];
+	return next == NIL || (size_t)next < e->cur ? UINT64_MAX : (uint64_t)next - e->cur;
+}
+
+static const struct vpage_info *vpage_lookup(const struct engine *e, int32_t pid, uint64_t vpage)
+{
+	uint64_t idx;
+
+	if (!swt_map_get(&e->vpage_index, (uint64_t)(uint32_t)pid, vpage, &idx))
+		return NULL;
+	return &e->vpages[idx];
+}
+
+static uint64_t env_faults_until_vpage_use(const struct swt_policy_env *env, int32_t pid,
+					   uint64_t vpage)
+{
+	const struct engine *e = env->engine;
+	const struct vpage_info *v = vpage_lookup(e, pid, vpage);
+
+	if (!v || v->next == NIL || (size_t)v->next < e->cur)
+		return UINT64_MAX;
+	return (uint64_t)v->next - e->cur;
+}
+
+static uint64_t env_readahead_lifetime(const struct swt_policy_env *env)
+{
+	const struct engine *e = env->engine;
+	/* page-ins per fault so far: how fast the inactive list turns over */
+	double rate = e->cur ? (double)e->pageins / (double)e->cur : 1.0;
+
+	if (rate < 1.0)
+		rate = 1.0;
+	return (uint64_t)((double)e->cap_inactive / rate);
+}
+
+/* ---- setup --------------------------------------------------------------- */
+
+static uint64_t inactive_pages(uint64_t cache_pages, uint32_t page_shift, double fraction)
+{
+	uint64_t gb = (cache_pages << page_shift) >> 30, ratio;
+
+	if (fraction > 0 && fraction < 1)
+		return (uint64_t)((double)cache_pages * fraction);
+	/* the kernel's inactive_ratio for anon LRU lists: int_sqrt(10 * GB), at least 1 */
+	ratio = gb ? (uint64_t)sqrt(10.0 * (double)gb) : 1;
+	if (!ratio)
+		ratio = 1;
+	return cache_pages / (ratio + 1);
+}
+
+static int alloc_result(struct engine *e, struct swt_err *err)
+{
+	const struct swt_replay_input *in = e->in;
+	struct swt_replay_result *r = calloc(1, sizeof(*r));
+	size_t i;
+
+	if (!r)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	e->res = r;
+	r->nr_parts = in->nr_areas;
+	r->nr_seconds = in->last_ns > in->first_ns ? (in->last_ns - in->first_ns) / 1000000000ull + 1 : 1;
+	r->max_request_pages = e->cfg->max_request_pages;
+	r->parts = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*r->parts));
+	if (!r->parts)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = 0; i < in->nr_areas; i++) {
+		r->parts[i].request_hist = calloc(r->max_request_pages + 1, sizeof(uint64_t));
+		r->parts[i].series = calloc(r->nr_seconds, sizeof(*r->parts[i].series));
+		if (!r->parts[i].request_hist || !r->parts[i].series)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+void swt_replay_result_free(struct swt_replay_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; r->parts && i < r->nr_parts; i++) {
+		free(r->parts[i].request_hist);
+		free(r->parts[i].series);
+	}
+	free(r->parts);
+	free(r);
+}
+
+static void engine_release(struct engine *e)
+{
+	if (e->inst && e->policy->destroy)
+		e->policy->destroy(e->inst);
+	for (size_t i = 0; e->areas && i < e->in->nr_areas; i++) {
+		free(e->areas[i].state);
+		free(e->areas[i].node);
+		free(e->areas[i].next_use);
+	}
+	free(e->areas);
+	free(e->nodes);
+	free(e->win_list);
+	free(e->reads);
+	free(e->plug);
+	free(e->next_same_slot);
+	free(e->next_same_vpage);
+	free(e->vpages);
+	swt_map_release(&e->vpage_index);
+	swt_replay_result_free(e->res);
+}
+
+static int engine_init(struct engine *e, const struct swt_replay_input *in,
+		       const struct swt_replay_config *cfg, struct swt_err *err)
+{
+	size_t i, n = in->nr_faults;
+	char perr[256] = "";
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	e->in = in;
+	e->cfg = cfg;
+	e->policy = cfg->policy;
+	e->free_node = NIL;
+	for (i = 0; i < 3; i++)
+		e->lists[i].head = e->lists[i].tail = NIL;
+	ret = alloc_result(e, err);
+	if (ret)
+		return ret;
+	e->cap_total = cfg->cache_pages ? cfg->cache_pages : 1;
+	e->cap_inactive = inactive_pages(e->cap_total, in->page_shift, cfg->inactive_fraction);
+	if (!e->cap_inactive)
+		e->cap_inactive = 1;
+	e->res->cache_pages = e->cap_total;
+	e->res->inactive_pages = e->cap_inactive;
+
+	/* slot tables: big enough for every slot the streams and the windows touch */
+	e->areas = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*e->areas));
+	if (!e->areas)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = 0; i < in->nr_areas; i++) {
+		uint64_t ns = in->areas[i].slots ? in->areas[i].slots : 1;
+
+		e->areas[i].nslots = ns;
+		if (in->areas[i].rotational > 0)
+			e->any_rotational = 1;
+	}
+	for (i = 0; i < in->nr_faults; i++)
+		if (in->faults[i].slot >= e->areas[in->faults[i].area].nslots)
+			e->areas[in->faults[i].area].nslots = in->faults[i].slot + 1;
+	for (i = 0; i < in->nr_outs; i++)
+		if (in->outs[i].slot >= e->areas[in->outs[i].area].nslots)
+			e->areas[in->outs[i].area].nslots = in->outs[i].slot + 1;
+	for (i = 0; i < in->nr_areas; i++) {
+		struct area_state *a = &e->areas[i];
+
+		a->state = calloc(a->nslots, 1);
+		a->node = malloc(a->nslots * sizeof(*a->node));
+		a->next_use = malloc(a->nslots * sizeof(*a->next_use));
+		if (!a->state || !a->node || !a->next_use)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		memset(a->node, 0xff, a->nslots * sizeof(*a->node));
+		memset(a->next_use, 0xff, a->nslots * sizeof(*a->next_use));
+	}
+
+	/* futures: each fault's next fault on the same slot and the same page */
+	e->next_same_slot = malloc((n ? n : 1) * sizeof(int32_t));
+	e->next_same_vpage = malloc((n ? n : 1) * sizeof(int32_t));
+	if (!e->next_same_slot || !e->next_same_vpage || swt_map_init(&e->vpage_index, n / 2 + 16))
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = n; i-- > 0;) {
+		const struct swt_replay_fault *f = &in->faults[i];
+		struct area_state *a = &e->areas[f->area];
+
+		e->next_same_slot[i] = a->next_use[f->slot];
+		a->next_use[f->slot] = (int32_t)i;
+	}
+	/*
+	 * A slot whose first event is a fault held a page before the trace
+	 * began: it is allocated from the start.
+	 */
+	{
+		size_t fi = 0, oi = 0;
+
+		/* walk both streams in time order: first event per slot decides */
+		while (fi < in->nr_faults || oi < in->nr_outs) {
+			int take_out = oi < in->nr_outs &&
+				       (fi >= in->nr_faults || in->outs[oi].ts <= in->faults[fi].ts);
+			uint32_t area = take_out ? in->outs[oi].area : in->faults[fi].area;
+			uint64_t slot = take_out ? in->outs[oi].slot : in->faults[fi].slot;
+			uint8_t *st = &e->areas[area].state[slot];
+
+			if (*st == S_FREE)
+				*st = take_out ? 0x80 : S_ALLOC;	/* 0x80: first seen as written */
+			take_out ? oi++ : fi++;
+		}
+		for (i = 0; i < in->nr_areas; i++)
+			for (uint64_t s = 0; s < e->areas[i].nslots; s++)
+				if (e->areas[i].state[s] == 0x80)
+					e->areas[i].state[s] = S_FREE;
+	}
+
+	/* virtual pages: each fault's next fault on the same page of the same task */
+	e->vpages = malloc((n ? n : 1) * sizeof(*e->vpages));
+	if (!e->vpages)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = n; i-- > 0;) {
+		const struct swt_replay_fault *f = &in->faults[i];
+		uint64_t idx;
+
+		e->next_same_vpage[i] = NIL;
+		if (!f->vpage)
+			continue;
+		if (!swt_map_get(&e->vpage_index, (uint64_t)(uint32_t)f->pid, f->vpage, &idx)) {
+			idx = e->nr_vpages++;
+			e->vpages[idx].last = NIL;
+			e->vpages[idx].next = NIL;
+			if (swt_map_put(&e->vpage_index, (uint64_t)(uint32_t)f->pid, f->vpage, idx))
+				return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		e->next_same_vpage[i] = e->vpages[idx].next;
+		e->vpages[idx].next = (int32_t)i;
+	}
+
+	/* window and plug buffers: the largest window any policy may list */
+	e->win_cap = 1u << (cfg->page_cluster < 12 ? cfg->page_cluster : 12);
+	if (e->win_cap < 64)
+		e->win_cap = 64;
+	e->win_list = malloc(e->win_cap * sizeof(*e->win_list));
+	e->reads = malloc((e->win_cap + 1) * sizeof(*e->reads));
+	e->plug = malloc((e->win_cap + 1) * sizeof(*e->plug));
+	/* nodes: everything cached at once, plus one window's worth */
+	e->cap_nodes = e->cap_total + e->win_cap + 2;
+	e->nodes = malloc(e->cap_nodes * sizeof(*e->nodes));
+	if (!e->win_list || !e->reads || !e->plug || !e->nodes)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = 0; i < e->cap_nodes; i++)
+		e->nodes[i].next = i + 1 < e->cap_nodes ? (int32_t)(i + 1) : NIL;
+	e->free_node = 0;
+
+	e->env.page_cluster = cfg->page_cluster;
+	e->env.nr_areas = (uint32_t)in->nr_areas;
+	e->env.page_shift = in->page_shift;
+	e->env.flags = (e->any_rotational ? SWT_FAULT_ANY_ROTATIONAL : 0) |
+		       (in->vma_ra_enabled > 0 ? SWT_FAULT_VMA_RA_ENABLED : 0);
+	e->env.faults_until_use = env_faults_until_use;
+	e->env.faults_until_vpage_use = env_faults_until_vpage_use;
+	e->env.readahead_lifetime = env_readahead_lifetime;
+	e->env.engine = e;
+	e->inst = e->policy->create(&e->env, cfg->keys, cfg->values, cfg->nparams, perr, sizeof(perr));
+	if (!e->inst)
+		return swt_error(err, SWT_EPLUGIN, "policy '%s': %s", e->policy->name,
+				 perr[0] ? perr : "cannot create an instance");
+	return 0;
+}
+
+/* ---- the replay ---------------------------------------------------------- */
+
+static void account_series(struct engine *e, uint32_t area, uint64_t ts, int fault, int hit,
+			   uint64_t pages)
+{
+	struct swt_replay_result *r = e->res;
+	uint64_t sec = ts > e->in->first_ns ? (ts - e->in->first_ns) / 1000000000ull : 0;
+	struct swt_replay_series_point *p;
+
+	if (sec >= r->nr_seconds)
+		sec = r->nr_seconds - 1;
+	p = &r->parts[area].series[sec];
+	if (fault) {
+		p->faults++;
+		if (hit)
+			p->hits++;
+		else
+			p->misses++;
+	}
+	p->pages_read += pages;
+}
+
+static void on_swapout(struct engine *e, const struct swt_replay_swapout *o)
+{
+	struct area_state *a = &e->areas[o->area];
+
+	/* the slot holds a newly written page: whatever we cached for it is stale */
+	if (a->node[o->slot] != NIL)
+		uncache(e, a->node[o->slot], 1);
+	a->state[o->slot] = S_ALLOC;
+}
+
+static int cache_page(struct engine *e, uint32_t area, uint64_t slot, int ra)
+{
+	struct area_state *a = &e->areas[area];
+	int32_t n = e->free_node;
+	struct node *x;
+
+	if (n == NIL)
+		return -SWT_ESTATE;	/* cannot happen: shrink keeps the pool sized */
+	e->free_node = e->nodes[n].next;
+	x = &e->nodes[n];
+	x->slot = slot;
+	x->area = area;
+	x->ra = (uint8_t)ra;
+	x->read_fault = (uint32_t)e->cur;
+	x->list = L_NONE;
+	list_push_head(e, L_INACTIVE, n);
+	a->state[slot] = ra ? S_RA : S_DEMAND;
+	a->node[slot] = n;
+	e->pageins++;
+	return 0;
+}
+
+/* Map a window entry to (area, slot); 0 when it names no known swapped page. */
+static int resolve(struct engine *e, const struct swt_replay_fault *f, const struct swt_window *w,
+		   uint64_t v, uint32_t *area, uint64_t *slot)
+{
+	const struct vpage_info *vi;
+	int32_t idx;
+
+	if (w->kind == SWT_WINDOW_SLOTS) {
+		*area = f->area;
+		*slot = v;
+		return v < e->areas[f->area].nslots;
+	}
+	/*
+	 * A virtual page: its PTE holds the swap entry it will be faulted with
+	 * next, or, if never again, the one it was last faulted with.
+	 */
+	vi = vpage_lookup(e, f->pid, v);
+	if (!vi)
+		return 0;
+	idx = vi->next != NIL && (size_t)vi->next > e->cur ? vi->next : vi->last;
+	if (idx == NIL)
+		return 0;
+	*area = e->in->faults[idx].area;
+	*slot = e->in->faults[idx].slot;
+	return 1;
+}
+
+/* Count requests and merges of the reads, in submission order. */
+static void plug_reads(struct engine *e, size_t nreads)
+{
+	struct swt_replay_result *r = e->res;
+	unsigned max = e->cfg->max_request_pages ? e->cfg->max_request_pages : 1;
+	size_t nrq = 0, i, j;
+	int multi = 0;
+
+	for (i = 0; i < nreads; i++) {
+		const struct read *rd = &e->reads[i];
+		struct plug_rq *rq = NULL;
+
+		if (nrq) {
+			if (!multi) {
+				rq = &e->plug[nrq - 1];
+				if (rq->area != rd->area)
+					rq = NULL;
+			} else {
+				for (j = 0; j < nrq; j++)
+					if (e->plug[j].area == rd->area) {
+						rq = &e->plug[j];
+						break;
+					}
+			}
+		}
+		if (rq && rq->end - rq->start < max && rd->slot == rq->end) {
+			rq->end++;
+		} else if (rq && rq->end - rq->start < max && rd->slot + 1 == rq->start) {
+			rq->start--;
+		} else {
+			if (nrq && e->plug[0].area != rd->area)
+				multi = 1;
+			e->plug[nrq].area = rd->area;
+			e->plug[nrq].start = rd->slot;
+			e->plug[nrq].end = rd->slot + 1;
+			nrq++;
+		}
+	}
+	for (j = 0; j < nrq; j++) {
+		uint64_t pages = e->plug[j].end - e->plug[j].start;
+		struct swt_replay_part *p = &r->parts[e->plug[j].area];
+
+		p->m.read_requests++;
+		p->m.read_merges += pages - 1;
+		r->total.read_requests++;
+		r->total.read_merges += pages - 1;
+		p->request_hist[pages <= r->max_request_pages ? pages : r->max_request_pages]++;
+	}
+}
+
+static int on_fault(struct engine *e, const struct swt_replay_fault *f)
+{
+	struct area_state *a = &e->areas[f->area];
+	struct swt_replay_result *r = e->res;
+	struct swt_replay_part *part = &r->parts[f->area];
+	const struct swt_replay_area *ra = &e->in->areas[f->area];
+	struct swt_fault_info info;
+	struct swt_window win;
+	size_t nreads = 0, i;
+	int ret, target_done = 0;
+
+	part->m.faults++;
+	r->total.faults++;
+	info.time_ns = f->ts;
+	info.slot = f->slot;
+	info.area_slots = ra->slots ? ra->slots : a->nslots;
+	info.vpage = f->vpage;
+	info.vma_start = info.vma_end = 0;
+	if (f->vma >= 0) {
+		info.vma_start = e->in->vmas[f->vma].start;
+		info.vma_end = e->in->vmas[f->vma].end;
+	}
+	info.area = f->area;
+	info.nr_areas = (uint32_t)e->in->nr_areas;
+	info.pid = f->pid;
+	info.page_cluster = e->cfg->page_cluster;
+	info.page_shift = e->in->page_shift;
+	info.flags = e->env.flags | (ra->rotational > 0 ? SWT_FAULT_ROTATIONAL : 0) |
+		     (ra->synchronous > 0 ? SWT_FAULT_SYNCHRONOUS : 0) |
+		     (f->vpage ? SWT_FAULT_VPAGE_KNOWN : 0);
+
+	if (a->state[f->slot] == S_RA) {
+		/* the page was read ahead: a hit; it is mapped now */
+		struct node *x = &e->nodes[a->node[f->slot]];
+
+		x->ra = 0;
+		a->state[f->slot] = S_DEMAND;
+		part->m.hits++;
+		part->m.ra_hits++;
+		r->total.hits++;
+		r->total.ra_hits++;
+		account_series(e, f->area, f->ts, 1, 1, 0);
+		if (e->policy->on_hit)
+			e->policy->on_hit(e->inst, &info);
+		return 0;
+	}
+	if (a->state[f->slot] == S_DEMAND)
+		uncache(e, a->node[f->slot], 0);	/* the real kernel had evicted it */
+	part->m.misses++;
+	r->total.misses++;
+
+	win.kind = SWT_WINDOW_SLOTS;
+	win.count = 0;
+	win.capacity = e->win_cap;
+	win.size = 1;
+	win.list = e->win_list;
+	ret = e->policy->on_miss(e->inst, &info, &win);
+	if (ret < 0)
+		return swt_error(NULL, SWT_EPLUGIN, "policy failed");
+	if (win.count > win.capacity)
+		win.count = win.capacity;
+	part->window_hist[win.size < SWT_REPLAY_MAX_WINDOW ? win.size : SWT_REPLAY_MAX_WINDOW]++;
+
+	for (i = 0; i < win.count; i++) {
+		uint32_t area;
+		uint64_t slot;
+		int target;
+
+		if (!resolve(e, f, &win, win.list[i], &area, &slot))
+			continue;
+		target = area == f->area && slot == f->slot;
+		if (target) {
+			if (target_done)
+				continue;
+			target_done = 1;
+		} else {
+			if (e->areas[area].state[slot] != S_ALLOC)
+				continue;	/* free, or already cached */
+			if (e->wasted_in &&
+			    swt_map_get(e->wasted_in, e->cur, (uint64_t)area << 40 | slot, &(uint64_t){ 0 }))
+				continue;
+		}
+		e->reads[nreads].area = area;
+		e->reads[nreads].slot = slot;
+		e->reads[nreads].target = target;
+		nreads++;
+		if (nreads > e->win_cap)
+			break;
+	}
+	if (!target_done) {
+		/* the policy left the faulting page out: it is read all the same, first */
+		memmove(&e->reads[1], &e->reads[0], nreads * sizeof(*e->reads));
+		e->reads[0].area = f->area;
+		e->reads[0].slot = f->slot;
+		e->reads[0].target = 1;
+		nreads++;
+	}
+	plug_reads(e, nreads);
+	for (i = 0; i < nreads; i++) {
+		const struct read *rd = &e->reads[i];
+		struct swt_replay_part *p = &r->parts[rd->area];
+
+		ret = cache_page(e, rd->area, rd->slot, !rd->target);
+		if (ret)
+			return ret;
+		p->m.pages_read++;
+		r->total.pages_read++;
+		if (!rd->target) {
+			p->m.ra_pages++;
+			r->total.ra_pages++;
+		}
+		account_series(e, rd->area, f->ts, rd->target, 0, 1);
+	}
+	shrink(e);
+	return 0;
+}
+
+static int run_pass(struct engine *e)
+{
+	const struct swt_replay_input *in = e->in;
+	size_t fi = 0, oi = 0;
+	int ret;
+
+	while (fi < in->nr_faults || oi < in->nr_outs) {
+		if (oi < in->nr_outs && (fi >= in->nr_faults || in->outs[oi].ts <= in->faults[fi].ts)) {
+			on_swapout(e, &in->outs[oi++]);
+			continue;
+		}
+		{
+			const struct swt_replay_fault *f = &in->faults[fi];
+			struct area_state *a = &e->areas[f->area];
+			uint64_t idx;
+
+			e->cur = fi;
+			ret = on_fault(e, f);
+			if (ret)
+				return ret;
+			/* the futures move on past this fault */
+			a->next_use[f->slot] = e->next_same_slot[fi];
+			if (f->vpage && swt_map_get(&e->vpage_index, (uint64_t)(uint32_t)f->pid, f->vpage,
+						    &idx)) {
+				e->vpages[idx].last = (int32_t)fi;
+				e->vpages[idx].next = e->next_same_vpage[fi];
+			}
+			fi++;
+		}
+	}
+	/* what is still read ahead and unused at the end was neither hit nor wasted */
+	for (int l = L_INACTIVE; l <= L_ACTIVE; l++)
+		for (int32_t n = e->lists[l].head; n != NIL; n = e->nodes[n].next)
+			if (e->nodes[n].ra) {
+				e->res->ra_unused_at_end++;
+				if (e->wasted_out)
+					swt_map_put(e->wasted_out, e->nodes[n].read_fault,
+						    (uint64_t)e->nodes[n].area << 40 | e->nodes[n].slot, 1);
+			}
+	return 0;
+}
+
+int swt_replay_run(const struct swt_replay_input *in, const struct swt_replay_config *cfg,
+		   struct swt_replay_result **out, struct swt_err *err)
+{
+	struct swt_map wasted;
+	struct engine e;
+	uint64_t t0 = swt_now_ns();
+	int oracle = !!(cfg->policy->flags & SWT_POLICY_ORACLE), ret;
+
+	*out = NULL;
+	if (oracle) {
+		/* first pass: find the reads that would go unused */
+		if (swt_map_init(&wasted, 1024))
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		ret = engine_init(&e, in, cfg, err);
+		if (!ret) {
+			e.wasted_out = &wasted;
+			ret = run_pass(&e);
+			if (ret)
+				swt_error(err, -ret, "replay with '%s' failed", cfg->policy->name);
+		}
+		engine_release(&e);
+		if (ret) {
+			swt_map_release(&wasted);
+			return ret;
+		}
+	}
+	ret = engine_init(&e, in, cfg, err);
+	if (!ret) {
+		e.wasted_in = oracle ? &wasted : NULL;
+		ret = run_pass(&e);
+		if (ret)
+			swt_error(err, -ret, "replay with '%s' failed", cfg->policy->name);
+	}
+	if (oracle)
+		swt_map_release(&wasted);
+	if (!ret) {
+		e.res->elapsed_ns = swt_now_ns() - t0;
+		*out = e.res;
+		e.res = NULL;
+	}
+	engine_release(&e);
+	return ret;
+}
+
+double swt_metrics_accuracy(const struct swt_replay_metrics *m)
+{
+	return m->ra_pages ? (double)m->ra_hits / (double)m->ra_pages : -1.0;
+}
+
+double swt_metrics_coverage(const struct swt_replay_metrics *m)
+{
+	return m->faults ? (double)m->hits / (double)m->faults : -1.0;
+}
+
+double swt_metrics_avg_request_kib(const struct swt_replay_metrics *m, uint32_t page_shift)
+{
+	return m->read_requests ?
+		       (double)m->pages_read * (double)(1u << page_shift) / 1024.0 /
+			       (double)m->read_requests : -1.0;
+}

@@ -1,0 +1,337 @@
+/*
+ * Loading what a replay needs from an ingested capture: swap areas, the
+ * demand fault stream, the swap-out stream, VMAs and capture facts.
+ *
+ * The demand stream is exact when the capture was taken with page-cluster
+ * 0 (every swap read is the faulting page) or on a synchronous device;
+ * swap_in.demand says so.  Otherwise block reads mix demand and readahead
+ * and no trace can tell them apart: the caller must ask for the documented
+ * approximation (each fault's first read stands for its demand page).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "util.h"
+
+/* A VMA boundary is guessed where fault addresses leave a gap this wide. */
+#define VMA_GAP_PAGES 512
+
+static int64_t column_or(sqlite3_stmt *s, int col, int64_t def)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? def : sqlite3_column_int64(s, col);
+}
+
+void swt_replay_input_free(struct swt_replay_input *in)
+{
+	if (!in)
+		return;
+	free(in->areas);
+	free(in->faults);
+	free(in->outs);
+	free(in->vmas);
+	free(in);
+}
+
+int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in)
+{
+	if (in->mem_limit_bytes > 0)
+		return in->mem_limit_bytes >> in->page_shift;
+	if (in->working_set_bytes > 0)
+		return in->working_set_bytes >> in->page_shift;
+	return -1;
+}
+
+static int load_capture(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret;
+
+	ret = swt_store_prepare(st,
+		"SELECT page_size, page_cluster, vma_ra_enabled, mem_limit_bytes,"
+		" working_set_bytes, first_ns, last_ns FROM capture", &s, err);
+	if (ret)
+		return ret;
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return swt_error(err, SWT_EFORMAT, "'%s': no capture row: not an ingested database",
+				 swt_store_path(st));
+	}
+	{
+		int64_t ps = column_or(s, 0, 4096);
+
+		in->page_shift = 12;
+		while ((1ll << in->page_shift) < ps && in->page_shift < 20)
+			in->page_shift++;
+	}
+	in->traced_page_cluster = (int)column_or(s, 1, -1);
+	in->vma_ra_enabled = (int)column_or(s, 2, -1);
+	in->mem_limit_bytes = column_or(s, 3, -1);
+	in->working_set_bytes = column_or(s, 4, -1);
+	in->first_ns = (uint64_t)column_or(s, 5, 0);
+	in->last_ns = (uint64_t)column_or(s, 6, 0);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int ret, rc;
+
+	ret = swt_store_prepare(st,
+		"SELECT a.id, coalesce(d.name, a.dev), a.slots, a.rotational, a.synchronous, a.priority,"
+		"       max(coalesce((SELECT max(slot) FROM swap_in WHERE area_id = a.id), 0),"
+		"           coalesce((SELECT max(slot) FROM swap_out WHERE area_id = a.id), 0)) + 1"
+		"  FROM swap_area a LEFT JOIN device d ON d.dev = a.dev ORDER BY a.id", &s, err);
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct swt_replay_area *a;
+		int64_t slots, seen;
+
+		if (swt_grow((void **)&in->areas, &cap, in->nr_areas + 1, sizeof(*in->areas))) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		a = &in->areas[in->nr_areas++];
+		a->id = sqlite3_column_int64(s, 0);
+		snprintf(a->dev, sizeof(a->dev), "%s", (const char *)sqlite3_column_text(s, 1));
+		slots = column_or(s, 2, 0);
+		seen = sqlite3_column_int64(s, 6);
+		a->slots = (uint64_t)(slots > 0 && slots < ((int64_t)1 << 40) ? slots : seen);
+		a->rotational = (int)column_or(s, 3, -1);
+		a->synchronous = (int)column_or(s, 4, 0);
+		a->priority = column_or(s, 5, 0);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return swt_store_sql_error(st, err, "swap areas");
+	return 0;
+}
+
+static int area_index(const struct swt_replay_input *in, int64_t id)
+{
+	for (size_t i = 0; i < in->nr_areas; i++)
+		if (in->areas[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+static int load_faults(struct swt_store *st, struct swt_replay_input *in, int approximate,
+		       struct swt_err *err)
+{
+	static const char exact_sql[] =
+		"SELECT ts, area_id, slot, address, pid FROM swap_in WHERE demand = 1 ORDER BY ts, id";
+	/*
+	 * One demand page per fault: the first read queued after it (the
+	 * lowest slot of a cluster window).  Reads with no known fault stand
+	 * for themselves.
+	 */
+	static const char approx_sql[] =
+		"SELECT ts, area_id, slot, address, pid FROM swap_in"
+		" WHERE id IN (SELECT min(id) FROM swap_in GROUP BY coalesce(fault_id, -id))"
+		" ORDER BY ts, id";
+	int64_t total = swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0);
+	int64_t demand = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE demand = 1", 0);
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int ret, rc;
+
+	if (total > demand) {
+		if (!approximate)
+			return swt_error(err, SWT_EUSAGE,
+					 "'%s': captured with page-cluster %d: its swap reads mix demand "
+					 "and readahead, which a block trace cannot tell apart; replay a "
+					 "page-cluster 0 capture, or pass --approximate",
+					 swt_store_path(st), in->traced_page_cluster);
+		in->approximate = 1;
+	}
+	ret = swt_store_prepare(st, in->approximate ? approx_sql : exact_sql, &s, err);
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct swt_replay_fault *f;
+		int idx = area_index(in, sqlite3_column_int64(s, 1));
+
+		if (idx < 0)
+			continue;
+		if (swt_grow((void **)&in->faults, &cap, in->nr_faults + 1, sizeof(*in->faults))) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		f = &in->faults[in->nr_faults++];
+		f->ts = (uint64_t)sqlite3_column_int64(s, 0);
+		f->area = (uint32_t)idx;
+		f->slot = (uint64_t)sqlite3_column_int64(s, 2);
+		f->vpage = (uint64_t)column_or(s, 3, 0) >> in->page_shift;
+		f->pid = (int32_t)column_or(s, 4, -1);
+		f->vma = -1;
+		f->out = -1;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return swt_store_sql_error(st, err, "swap-in stream");
+	return 0;
+}
+
+static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int ret, rc;
+
+	ret = swt_store_prepare(st, "SELECT ts, area_id, slot, pid FROM swap_out ORDER BY ts, id", &s,
+				err);
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct swt_replay_swapout *o;
+		int idx = area_index(in, sqlite3_column_int64(s, 1));
+
+		if (idx < 0)
+			continue;
+		if (swt_grow((void **)&in->outs, &cap, in->nr_outs + 1, sizeof(*in->outs))) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		o = &in->outs[in->nr_outs++];
+		o->ts = (uint64_t)sqlite3_column_int64(s, 0);
+		o->area = (uint32_t)idx;
+		o->slot = (uint64_t)sqlite3_column_int64(s, 2);
+		o->pid = (int32_t)column_or(s, 3, -1);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return swt_store_sql_error(st, err, "swap-out stream");
+	return 0;
+}
+
+/* Each fault's page got its slot from the latest swap-out to that slot. */
+static int link_outs(struct swt_replay_input *in, struct swt_err *err)
+{
+	int32_t **last = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*last));
+	size_t fi = 0, oi = 0, i;
+	int ret = 0;
+
+	if (!last)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = 0; i < in->nr_areas; i++) {
+		last[i] = malloc((in->areas[i].slots + 1) * sizeof(int32_t));
+		if (!last[i]) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
+		memset(last[i], 0xff, (in->areas[i].slots + 1) * sizeof(int32_t));
+	}
+	while (fi < in->nr_faults) {
+		if (oi < in->nr_outs && in->outs[oi].ts <= in->faults[fi].ts) {
+			const struct swt_replay_swapout *o = &in->outs[oi];
+
+			if (o->slot <= in->areas[o->area].slots)
+				last[o->area][o->slot] = (int32_t)oi;
+			oi++;
+			continue;
+		}
+		if (in->faults[fi].slot <= in->areas[in->faults[fi].area].slots)
+			in->faults[fi].out = last[in->faults[fi].area][in->faults[fi].slot];
+		fi++;
+	}
+out:
+	for (i = 0; i < in->nr_areas; i++)
+		free(last[i]);
+	free(last);
+	return ret;
+}
+
+struct vp {
+	int32_t pid;
+	uint64_t vpage;
+	size_t fault;
+};
+
+static int cmp_vp(const void *a, const void *b)
+{
+	const struct vp *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->vpage < y->vpage ? -1 : x->vpage > y->vpage;
+}
+
+/*
+ * VMA bounds: the capture's memory maps when ingest stored them, else
+ * guessed per task from fault addresses: a run of faulted pages with no
+ * gap wider than VMA_GAP_PAGES is taken as one VMA spanning them.
+ */
+static int infer_vmas(struct swt_replay_input *in, struct swt_err *err)
+{
+	struct vp *v = malloc((in->nr_faults ? in->nr_faults : 1) * sizeof(*v));
+	size_t n = 0, i, cap = 0;
+
+	if (!v)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = 0; i < in->nr_faults; i++)
+		if (in->faults[i].vpage) {
+			v[n].pid = in->faults[i].pid;
+			v[n].vpage = in->faults[i].vpage;
+			v[n].fault = i;
+			n++;
+		}
+	qsort(v, n, sizeof(*v), cmp_vp);
+	for (i = 0; i < n;) {
+		size_t j = i;
+		struct swt_replay_vma *vma;
+
+		while (j + 1 < n && v[j + 1].pid == v[i].pid && v[j + 1].vpage - v[j].vpage <= VMA_GAP_PAGES)
+			j++;
+		if (swt_grow((void **)&in->vmas, &cap, in->nr_vmas + 1, sizeof(*in->vmas))) {
+			free(v);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		vma = &in->vmas[in->nr_vmas];
+		vma->pid = v[i].pid;
+		vma->start = v[i].vpage;
+		vma->end = v[j].vpage + 1;
+		for (size_t k = i; k <= j; k++)
+			in->faults[v[k].fault].vma = (int32_t)in->nr_vmas;
+		in->nr_vmas++;
+		i = j + 1;
+	}
+	in->vmas_inferred = n > 0;
+	free(v);
+	return 0;
+}
+
+int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_replay_input **out,
+			  struct swt_err *err)
+{
+	struct swt_replay_input *in = calloc(1, sizeof(*in));
+	int ret;
+
+	*out = NULL;
+	if (!in)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	ret = load_capture(st, in, err);
+	if (!ret)
+		ret = load_areas(st, in, err);
+	if (!ret && !in->nr_areas)
+		ret = swt_error(err, SWT_EUSAGE, "'%s': no swap areas: nothing to replay",
+				swt_store_path(st));
+	if (!ret)
+		ret = load_faults(st, in, approximate, err);
+	if (!ret)
+		ret = load_outs(st, in, err);
+	if (!ret)
+		ret = link_outs(in, err);
+	if (!ret)
+		ret = infer_vmas(in, err);
+	if (ret) {
+		swt_replay_input_free(in);
+		return ret;
+	}
+	*out = in;
+	return 0;
+}

@@ -1,0 +1,137 @@
+/*
+ * Running a plugin policy where its crash cannot take swaptrace down: the
+ * replay runs in a child process and sends its result back through a pipe.
+ * A child killed by a signal becomes a one-line error naming the plugin.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "replay.h"
+#include "util.h"
+
+static int send_result(int fd, const struct swt_replay_result *r)
+{
+	int ret = swt_write_all(fd, r, sizeof(*r));
+
+	for (size_t i = 0; !ret && i < r->nr_parts; i++) {
+		const struct swt_replay_part *p = &r->parts[i];
+
+		ret = swt_write_all(fd, p, sizeof(*p));
+		if (!ret)
+			ret = swt_write_all(fd, p->request_hist,
+					    (r->max_request_pages + 1) * sizeof(uint64_t));
+		if (!ret)
+			ret = swt_write_all(fd, p->series, r->nr_seconds * sizeof(*p->series));
+	}
+	return ret;
+}
+
+static int read_exact(int fd, void *buf, size_t len)
+{
+	return swt_read_full(fd, buf, len) == (long)len ? 0 : -1;
+}
+
+static struct swt_replay_result *receive_result(int fd)
+{
+	struct swt_replay_result *r = calloc(1, sizeof(*r));
+	size_t nparts;
+
+	if (!r || read_exact(fd, r, sizeof(*r))) {
+		free(r);
+		return NULL;
+	}
+	nparts = r->nr_parts;
+	r->parts = calloc(nparts ? nparts : 1, sizeof(*r->parts));
+	r->nr_parts = 0;
+	if (!r->parts)
+		goto fail;
+	for (size_t i = 0; i < nparts; i++) {
+		struct swt_replay_part *p = &r->parts[i];
+
+		if (read_exact(fd, p, sizeof(*p)))
+			goto fail;
+		p->request_hist = malloc((r->max_request_pages + 1) * sizeof(uint64_t));
+		p->series = malloc((r->nr_seconds ? r->nr_seconds : 1) * sizeof(*p->series));
+		r->nr_parts = i + 1;
+		if (!p->request_hist || !p->series ||
+		    read_exact(fd, p->request_hist, (r->max_request_pages + 1) * sizeof(uint64_t)) ||
+		    read_exact(fd, p->series, r->nr_seconds * sizeof(*p->series)))
+			goto fail;
+	}
+	return r;
+fail:
+	swt_replay_result_free(r);
+	return NULL;
+}
+
+int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_replay_config *cfg,
+			    struct swt_replay_result **out, struct swt_err *err)
+{
+	int fds[2], status = 0, ret;
+	struct swt_replay_result *r = NULL;
+	struct swt_err child_err = { 0 };
+	pid_t pid;
+
+	*out = NULL;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return swt_error(err, SWT_EIO, "pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return swt_error(err, SWT_EIO, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int code;
+
+		close(fds[0]);
+		ret = swt_replay_run(in, cfg, &r, &child_err);
+		/* status byte first: 0 and a result, or the error code and message */
+		code = ret ? -ret : 0;
+		if (swt_write_all(fds[1], &code, sizeof(code)))
+			_exit(2);
+		if (ret)
+			swt_write_all(fds[1], &child_err, sizeof(child_err));
+		else
+			send_result(fds[1], r);
+		_exit(0);
+	}
+	close(fds[1]);
+	{
+		int code = -1;
+
+		if (read_exact(fds[0], &code, sizeof(code)) == 0) {
+			if (code == 0)
+				r = receive_result(fds[0]);
+			else if (read_exact(fds[0], &child_err, sizeof(child_err)) == 0)
+				child_err.msg[sizeof(child_err.msg) - 1] = '\0';
+		}
+		close(fds[0]);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (WIFSIGNALED(status)) {
+			swt_replay_result_free(r);
+			return swt_error(err, SWT_EPLUGIN, "policy '%s' crashed (%s) during the replay",
+					 cfg->policy_spec ? cfg->policy_spec : cfg->policy->name,
+					 strsignal(WTERMSIG(status)));
+		}
+		if (code > 0) {
+			swt_replay_result_free(r);
+			if (child_err.code)
+				return swt_error(err, child_err.code, "%s", child_err.msg);
+			return swt_error(err, code, "replay with '%s' failed", cfg->policy->name);
+		}
+		if (!r || !WIFEXITED(status) || WEXITSTATUS(status))
+			return swt_error(err, SWT_EPLUGIN, "policy '%s': the replay process died",
+					 cfg->policy_spec ? cfg->policy_spec : cfg->policy->name);
+	}
+	*out = r;
+	return 0;
+}

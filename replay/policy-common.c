@@ -1,0 +1,60 @@
+/*
+ * Arithmetic shared by the cluster-readahead policies: the kernel's
+ * adaptive window size (swapin_nr_pages, readahead-spec.md §3) and the
+ * aligned cluster window (§2).
+ */
+#include "replay.h"
+
+void swt_swapin_window_init(struct swt_swapin_window *w)
+{
+	/* from boot: the first miss reads a full window */
+	w->hits = 4;
+	w->prev_offset = 0;
+	w->last_pages = 0;
+}
+
+unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off, unsigned max)
+{
+	unsigned h = w->hits, pages;
+
+	w->hits = 0;
+	if (h == 0) {
+		/* slot numbers only: the device is not part of the test */
+		pages = off == w->prev_offset + 1 || off + 1 == w->prev_offset ? 2 : 1;
+	} else {
+		pages = swt_roundup_pow2(h + 2);
+		if (pages < 4)
+			pages = 4;
+	}
+	if (pages > max)
+		pages = max;
+	/* the window may at most halve from one miss to the next */
+	if (pages < w->last_pages / 2)
+		pages = w->last_pages / 2;
+	if (h == 0)
+		w->prev_offset = off;
+	w->last_pages = pages;
+	return pages;
+}
+
+void swt_cluster_window(const struct swt_fault_info *f, unsigned pages, struct swt_window *win)
+{
+	uint64_t mask, first, last, s;
+
+	win->kind = SWT_WINDOW_SLOTS;
+	win->size = pages;
+	win->count = 0;
+	if (pages <= 1) {
+		win->list[win->count++] = f->slot;
+		return;
+	}
+	mask = (uint64_t)pages - 1;
+	first = f->slot & ~mask;
+	last = f->slot | mask;
+	if (first == 0)
+		first = 1;	/* slot 0 is the swap header */
+	if (f->area_slots && last >= f->area_slots)
+		last = f->area_slots - 1;
+	for (s = first; s <= last && win->count < win->capacity; s++)
+		win->list[win->count++] = s;
+}

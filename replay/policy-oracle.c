@@ -1,0 +1,110 @@
+/*
+ * Policy "oracle": an upper bound.  Within the kernel's own window limits
+ * (the aligned 1 << page-cluster block in cluster mode; a window of up to
+ * 1 << min(page-cluster, 5) virtual pages inside the VMA and the 2 MiB
+ * region in VMA mode) it reads exactly the pages that will be faulted
+ * before an unused readahead page would be evicted.  It looks into the
+ * future through the engine; the engine runs it twice and drops, in the
+ * second pass, the reads that still went unused in the first, so its
+ * accuracy is 1.0 and no window-limited policy covers more faults.
+ */
+#include <stdlib.h>
+
+#include "replay.h"
+
+struct oracle_state {
+	const struct swt_policy_env *env;
+};
+
+static void *oracle_create(const struct swt_policy_env *env, const char *const *keys,
+			   const char *const *values, unsigned nparams, char *err, size_t errlen)
+{
+	struct oracle_state *o = calloc(1, sizeof(*o));
+
+	if (o)
+		o->env = env;
+	return o;
+}
+
+static void oracle_destroy(void *inst)
+{
+	free(inst);
+}
+
+static int useful_vpage(const struct oracle_state *o, const struct swt_fault_info *f,
+			uint64_t vp, uint64_t lifetime)
+{
+	return vp != f->vpage &&
+	       o->env->faults_until_vpage_use(o->env, f->pid, vp) <= lifetime;
+}
+
+static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt_window *win)
+{
+	const struct oracle_state *o = inst;
+	uint64_t lifetime = o->env->readahead_lifetime(o->env);
+	unsigned max = 1u << f->page_cluster, n;
+
+	win->count = 0;
+	if (max <= 1 || (f->flags & SWT_FAULT_SYNCHRONOUS)) {
+		win->kind = SWT_WINDOW_SLOTS;
+		win->size = 1;
+		win->list[win->count++] = f->slot;
+		return 0;
+	}
+	if (swt_fault_uses_vma_ra(f)) {
+		/* any placement the kernel could choose: the best window of max pages */
+		uint64_t pmd = (uint64_t)1 << (21 - f->page_shift), lo, hi, best = 0, start, vp;
+		unsigned best_n = 0;
+
+		if (max > 32)
+			max = 32;
+		lo = f->vpage & ~(pmd - 1);
+		hi = lo + pmd;
+		if (f->vma_end > f->vma_start) {
+			if (lo < f->vma_start)
+				lo = f->vma_start;
+			if (hi > f->vma_end)
+				hi = f->vma_end;
+		}
+		start = f->vpage + 1 >= max ? f->vpage + 1 - max : 0;
+		if (start < lo)
+			start = lo;
+		best = start;
+		for (; start <= f->vpage; start++) {
+			n = 0;
+			for (vp = start; vp < start + max && vp < hi; vp++)
+				n += useful_vpage(o, f, vp, lifetime);
+			if (n > best_n) {
+				best_n = n;
+				best = start;
+			}
+		}
+		win->kind = SWT_WINDOW_VPAGES;
+		win->size = max;
+		for (vp = best; vp < best + max && vp < hi && win->count < win->capacity; vp++)
+			if (vp == f->vpage || useful_vpage(o, f, vp, lifetime))
+				win->list[win->count++] = vp;
+		return 0;
+	}
+	swt_cluster_window(f, max, win);
+	n = 0;
+	for (unsigned i = 0; i < win->count; i++) {
+		uint64_t s = win->list[i];
+
+		if (s == f->slot || o->env->faults_until_use(o->env, f->area, s) <= lifetime)
+			win->list[n++] = s;
+	}
+	win->count = n;
+	return 0;
+}
+
+const struct swt_policy swt_policy_oracle = {
+	.abi_version = SWT_POLICY_ABI,
+	.flags = SWT_POLICY_ORACLE,
+	.name = "oracle",
+	.summary = "upper bound: within the kernel's window limits, read only pages faulted before "
+		   "they would be evicted",
+	.create = oracle_create,
+	.destroy = oracle_destroy,
+	.on_miss = oracle_on_miss,
+};

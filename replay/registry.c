@@ -1,0 +1,165 @@
+/*
+ * Finding a policy from the command line: the built-in table, plugins
+ * loaded with dlopen() through the same struct, and key=value parameters
+ * checked against what the policy declares.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "util.h"
+
+extern const struct swt_policy swt_policy_none, swt_policy_fixed, swt_policy_adaptive,
+	swt_policy_vma, swt_policy_auto, swt_policy_oracle, swt_policy_leap;
+
+const struct swt_policy *const swt_builtin_policies[] = {
+	&swt_policy_none,  &swt_policy_fixed,  &swt_policy_adaptive, &swt_policy_vma,
+	&swt_policy_auto,  &swt_policy_oracle, &swt_policy_leap,     NULL,
+};
+
+const struct swt_policy *swt_policy_find(const char *name)
+{
+	for (size_t i = 0; swt_builtin_policies[i]; i++)
+		if (!strcmp(swt_builtin_policies[i]->name, name))
+			return swt_builtin_policies[i];
+	return NULL;
+}
+
+void swt_policy_choice_release(struct swt_policy_choice *c)
+{
+	for (unsigned i = 0; i < c->nparams; i++) {
+		free(c->keys[i]);
+		free(c->values[i]);
+	}
+	free(c->keys);
+	free(c->values);
+	free(c->spec);
+	if (c->dl_handle)
+		dlclose(c->dl_handle);
+	memset(c, 0, sizeof(*c));
+}
+
+static int load_plugin(const char *path, struct swt_policy_choice *c, struct swt_err *err)
+{
+	const struct swt_policy *p;
+	const char *why;
+
+	c->dl_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!c->dl_handle)
+		return swt_error(err, SWT_EPLUGIN, "policy plugin '%s': cannot load: %s", path, dlerror());
+	p = dlsym(c->dl_handle, SWT_POLICY_SYMBOL);
+	if (!p)
+		return swt_error(err, SWT_EPLUGIN, "policy plugin '%s': no '%s' symbol", path,
+				 SWT_POLICY_SYMBOL);
+	if (p->abi_version != SWT_POLICY_ABI)
+		return swt_error(err, SWT_EPLUGIN,
+				 "policy plugin '%s': ABI version %u, this swaptrace speaks %d", path,
+				 p->abi_version, SWT_POLICY_ABI);
+	why = !p->name || !p->name[0] ? "has no name" :
+	      !p->create ? "has no create()" :
+	      !p->on_miss ? "has no on_miss()" :
+	      p->flags & ~(uint32_t)SWT_POLICY_ORACLE ? "sets unknown flags" : NULL;
+	if (why)
+		return swt_error(err, SWT_EPLUGIN, "policy plugin '%s' %s", path, why);
+	c->policy = p;
+	return 0;
+}
+
+static int add_param(struct swt_policy_choice *c, const char *key, size_t klen, const char *value)
+{
+	char **k = realloc(c->keys, (c->nparams + 1) * sizeof(*k)), **v;
+
+	if (!k)
+		return -SWT_ENOMEM;
+	c->keys = k;
+	v = realloc(c->values, (c->nparams + 1) * sizeof(*v));
+	if (!v)
+		return -SWT_ENOMEM;
+	c->values = v;
+	c->keys[c->nparams] = strndup(key, klen);
+	c->values[c->nparams] = swt_strdup(value);
+	if (!c->keys[c->nparams] || !c->values[c->nparams]) {
+		free(c->keys[c->nparams]);
+		free(c->values[c->nparams]);
+		return -SWT_ENOMEM;
+	}
+	c->nparams++;
+	return 0;
+}
+
+static const struct swt_policy_param *find_param(const struct swt_policy *p, const char *key,
+						 size_t klen)
+{
+	for (const struct swt_policy_param *q = p->params; q && q->key; q++)
+		if (strlen(q->key) == klen && !strncmp(q->key, key, klen))
+			return q;
+	return NULL;
+}
+
+int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_err *err)
+{
+	char *copy, *colon, *params = NULL;
+	int ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->spec = swt_strdup(spec);
+	copy = swt_strdup(spec);
+	if (!c->spec || !copy) {
+		free(copy);
+		swt_policy_choice_release(c);
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	colon = strchr(copy + (strrchr(copy, '/') ? strrchr(copy, '/') - copy : 0), ':');
+	if (colon) {
+		*colon = '\0';
+		params = colon + 1;
+	}
+	if (strchr(copy, '/')) {
+		ret = load_plugin(copy, c, err);
+	} else {
+		c->policy = swt_policy_find(copy);
+		if (!c->policy)
+			ret = swt_error(err, SWT_EUSAGE,
+					"unknown policy '%s' (see 'swaptrace policies'; a plugin path "
+					"needs a '/', e.g. ./libmine.so)", copy);
+	}
+	/* key=value,... in the order given, then defaults for the rest */
+	for (char *save = NULL, *kv = params ? strtok_r(params, ",", &save) : NULL; !ret && kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+
+		if (!eq || eq == kv) {
+			ret = swt_error(err, SWT_EUSAGE, "policy '%s': parameter '%s' is not key=value",
+					c->policy->name, kv);
+			break;
+		}
+		if (!find_param(c->policy, kv, (size_t)(eq - kv))) {
+			char known[256] = "";
+
+			for (const struct swt_policy_param *q = c->policy->params; q && q->key; q++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+					 known[0] ? ", " : "", q->key);
+			ret = swt_error(err, SWT_EUSAGE, "policy '%s' has no parameter '%.*s' (%s%s)",
+					c->policy->name, (int)(eq - kv), kv,
+					known[0] ? "it takes: " : "it takes none", known);
+			break;
+		}
+		if (add_param(c, kv, (size_t)(eq - kv), eq + 1))
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	for (const struct swt_policy_param *q = c->policy && !ret ? c->policy->params : NULL; q && q->key;
+	     q++) {
+		unsigned i;
+
+		for (i = 0; i < c->nparams && strcmp(c->keys[i], q->key); i++)
+			;
+		if (i == c->nparams && add_param(c, q->key, strlen(q->key), q->default_value ? q->default_value : ""))
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	free(copy);
+	if (ret)
+		swt_policy_choice_release(c);
+	return ret;
+}

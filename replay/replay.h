@@ -1,0 +1,213 @@
+/*
+ * The replay engine: the swap-in stream of an ingested capture replayed
+ * offline through a readahead policy, with a model of the swap cache and
+ * of memory, giving what-if hit rates, pages read, wasted readahead and
+ * read requests per swap partition.  The model is described in
+ * docs/replay-model.md.
+ */
+#ifndef SWT_REPLAY_H
+#define SWT_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+#include "swaptrace/policy.h"
+
+/* ---- input: what the engine replays ------------------------------------ */
+
+struct swt_replay_area {
+	int64_t id;		/* swap area id (traced) or simulated device index */
+	char dev[32];		/* "7:0", or "sim0"... */
+	uint64_t slots;		/* incl. header slot 0 */
+	int rotational;
+	int synchronous;
+	int64_t priority;
+};
+
+/* A demand swap fault: a page that had to be brought back. */
+struct swt_replay_fault {
+	uint64_t ts;
+	uint64_t slot;
+	uint64_t vpage;		/* 0 when unknown */
+	uint32_t area;		/* index into areas[] */
+	int32_t pid;
+	int32_t vma;		/* index into vmas[], -1 unknown */
+	int32_t out;		/* the swap-out that put the page there, -1 unknown (layouts) */
+};
+
+/* A page written to swap (an eviction that needed I/O). */
+struct swt_replay_swapout {
+	uint64_t ts;
+	uint64_t slot;
+	uint32_t area;
+	int32_t pid;
+};
+
+struct swt_replay_vma {
+	int32_t pid;
+	uint64_t start, end;	/* pages, [start, end) */
+};
+
+struct swt_replay_input {
+	struct swt_replay_area *areas;
+	size_t nr_areas;
+	struct swt_replay_fault *faults;	/* time order */
+	size_t nr_faults;
+	struct swt_replay_swapout *outs;	/* time order */
+	size_t nr_outs;
+	struct swt_replay_vma *vmas;
+	size_t nr_vmas;
+	uint64_t first_ns, last_ns;
+	int traced_page_cluster;	/* -1 unknown */
+	int vma_ra_enabled;		/* -1 unknown */
+	uint32_t page_shift;
+	int64_t mem_limit_bytes;	/* -1 unknown */
+	int64_t working_set_bytes;	/* -1 unknown */
+	int approximate;	/* demand stream approximated from a readahead-mixed trace */
+	int vmas_inferred;	/* VMA bounds guessed from fault addresses */
+};
+
+/*
+ * Load the demand stream and swap-outs of an ingested capture.  A capture
+ * whose reads mix demand and readahead (page-cluster > 0, no swap-entry
+ * probes) is refused unless approximate is set: then each fault's first
+ * read stands for its demand page and the rest is dropped.
+ */
+int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_replay_input **out,
+			  struct swt_err *err);
+void swt_replay_input_free(struct swt_replay_input *in);
+
+/* Default simulated memory, in pages: the cgroup limit, else the working set. */
+int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
+
+/* ---- configuration ---------------------------------------------------- */
+
+struct swt_replay_config {
+	const struct swt_policy *policy;
+	const char *policy_spec;	/* as the user wrote it, for the run row */
+	const char *const *keys;	/* parameters, defaults filled in */
+	const char *const *values;
+	unsigned nparams;
+	unsigned page_cluster;
+	uint64_t cache_pages;		/* simulated memory for the traced task, pages */
+	double inactive_fraction;	/* share of it on the inactive list; 0: kernel's rule */
+	unsigned max_request_pages;	/* requests split here (max_sectors_kb / page KiB) */
+	const char *layout_name;	/* "traced" unless the input was re-placed */
+};
+
+/* ---- results ---------------------------------------------------------- */
+
+struct swt_replay_metrics {
+	uint64_t faults, misses, hits;
+	uint64_t pages_read, ra_pages, ra_hits, ra_wasted;
+	uint64_t read_requests, read_merges;
+};
+
+#define SWT_REPLAY_MAX_WINDOW 1024	/* histogram buckets; larger windows share the last */
+
+struct swt_replay_series_point {
+	uint64_t faults, hits, misses, pages_read;
+};
+
+struct swt_replay_part {
+	struct swt_replay_metrics m;
+	uint64_t *request_hist;		/* [max_request_pages + 1], pages per read request */
+	uint64_t window_hist[SWT_REPLAY_MAX_WINDOW + 1];
+	struct swt_replay_series_point *series;	/* [nr_seconds] */
+};
+
+struct swt_replay_result {
+	struct swt_replay_metrics total;
+	struct swt_replay_part *parts;	/* one per area of the input */
+	size_t nr_parts;
+	size_t nr_seconds;
+	unsigned max_request_pages;
+	uint64_t ra_unused_at_end;	/* read ahead, still cached unused when the trace ended */
+	uint64_t cache_pages, inactive_pages;
+	uint64_t elapsed_ns;
+};
+
+/*
+ * Replay in->faults through cfg->policy.  Policies flagged
+ * SWT_POLICY_ORACLE run twice (see policy.h).  The result is freed with
+ * swt_replay_result_free().
+ */
+int swt_replay_run(const struct swt_replay_input *in, const struct swt_replay_config *cfg,
+		   struct swt_replay_result **out, struct swt_err *err);
+void swt_replay_result_free(struct swt_replay_result *r);
+
+/* The same in a child process, so that a crashing plugin is only an error. */
+int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_replay_config *cfg,
+			    struct swt_replay_result **out, struct swt_err *err);
+
+double swt_metrics_accuracy(const struct swt_replay_metrics *m);	/* -1: undefined */
+double swt_metrics_coverage(const struct swt_replay_metrics *m);
+double swt_metrics_avg_request_kib(const struct swt_replay_metrics *m, uint32_t page_shift);
+
+/* Store a run and its partitions, histograms and series; *run_id set. */
+int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
+		     const struct swt_replay_config *cfg, const struct swt_replay_result *r,
+		     int64_t *run_id, struct swt_err *err);
+
+/* ---- policies ---------------------------------------------------------- */
+
+/* Built-in policies, NULL-terminated. */
+extern const struct swt_policy *const swt_builtin_policies[];
+
+const struct swt_policy *swt_policy_find(const char *name);
+
+/*
+ * A policy chosen on the command line: "name[:key=val,...]" for a built-in,
+ * "./path.so[:key=val,...]" (anything with a '/') for a plugin.  Parameters
+ * are checked against the policy's list and defaults filled in.
+ */
+struct swt_policy_choice {
+	char *spec;
+	const struct swt_policy *policy;
+	void *dl_handle;	/* plugin */
+	char **keys, **values;
+	unsigned nparams;
+};
+
+int swt_policy_choose(const char *spec, struct swt_policy_choice *choice, struct swt_err *err);
+void swt_policy_choice_release(struct swt_policy_choice *choice);
+
+/* Shared by the cluster policies: the kernel's adaptive window (spec §3). */
+struct swt_swapin_window {
+	unsigned hits;
+	uint64_t prev_offset;
+	unsigned last_pages;
+};
+
+void swt_swapin_window_init(struct swt_swapin_window *w);
+/* Window size in pages for a miss at off with max = 1 << page_cluster (> 1). */
+unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off, unsigned max);
+/* The aligned cluster window of pages around off, slot 0 and slots past the area dropped. */
+void swt_cluster_window(const struct swt_fault_info *f, unsigned pages, struct swt_window *win);
+
+/* VMA readahead state (policy-vma.c), shared with auto and oracle. */
+struct swt_vma_ra;
+struct swt_vma_ra *swt_vma_ra_alloc(void);
+void swt_vma_ra_free(struct swt_vma_ra *v);
+int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, struct swt_window *win);
+void swt_vma_ra_hit(struct swt_vma_ra *v, const struct swt_fault_info *f);
+
+/* Does the traced kernel use VMA readahead for this fault (auto's rule)? */
+static inline int swt_fault_uses_vma_ra(const struct swt_fault_info *f)
+{
+	return (f->flags & SWT_FAULT_VMA_RA_ENABLED) && !(f->flags & SWT_FAULT_ANY_ROTATIONAL) &&
+	       (f->flags & SWT_FAULT_VPAGE_KNOWN);
+}
+
+/* next power of two >= x (x >= 1) */
+static inline unsigned swt_roundup_pow2(unsigned x)
+{
+	unsigned p = 1;
+
+	while (p < x)
+		p <<= 1;
+	return p;
+}
+
+#endif

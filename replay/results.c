@@ -1,0 +1,173 @@
+/*
+ * Storing replay results: the run row, per-partition rows, histograms and
+ * the per-second series that reports draw.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "replay.h"
+#include "util.h"
+
+static void bind_metrics(sqlite3_stmt *s, int col, const struct swt_replay_metrics *m,
+			 uint32_t page_shift)
+{
+	double acc = swt_metrics_accuracy(m), cov = swt_metrics_coverage(m);
+	double kib = swt_metrics_avg_request_kib(m, page_shift);
+
+	sqlite3_bind_int64(s, col++, (int64_t)m->faults);
+	sqlite3_bind_int64(s, col++, (int64_t)m->misses);
+	sqlite3_bind_int64(s, col++, (int64_t)m->hits);
+	sqlite3_bind_int64(s, col++, (int64_t)m->pages_read);
+	sqlite3_bind_int64(s, col++, (int64_t)m->ra_pages);
+	sqlite3_bind_int64(s, col++, (int64_t)m->ra_hits);
+	sqlite3_bind_int64(s, col++, (int64_t)m->ra_wasted);
+	sqlite3_bind_int64(s, col++, (int64_t)m->read_requests);
+	sqlite3_bind_int64(s, col++, (int64_t)m->read_merges);
+	acc < 0 ? sqlite3_bind_null(s, col) : sqlite3_bind_double(s, col, acc);
+	col++;
+	cov < 0 ? sqlite3_bind_null(s, col) : sqlite3_bind_double(s, col, cov);
+	col++;
+	kib < 0 ? sqlite3_bind_null(s, col) : sqlite3_bind_double(s, col, kib);
+}
+
+static int step(struct swt_store *st, sqlite3_stmt *s, struct swt_err *err, const char *what)
+{
+	int ret = sqlite3_step(s) == SQLITE_DONE ? 0 : swt_store_sql_error(st, err, what);
+
+	sqlite3_reset(s);
+	return ret;
+}
+
+static int put_hist(struct swt_store *st, sqlite3_stmt *s, int64_t run, int64_t part,
+		    const char *kind, const uint64_t *hist, size_t n, struct swt_err *err)
+{
+	int ret = 0;
+
+	for (size_t b = 0; b < n && !ret; b++) {
+		if (!hist[b])
+			continue;
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_int64(s, 2, part);
+		sqlite3_bind_text(s, 3, kind, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 4, (int64_t)b);
+		sqlite3_bind_int64(s, 5, (int64_t)hist[b]);
+		ret = step(st, s, err, "insert run_histogram");
+	}
+	return ret;
+}
+
+int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
+		     const struct swt_replay_config *cfg, const struct swt_replay_result *r,
+		     int64_t *run_id, struct swt_err *err)
+{
+	sqlite3_stmt *run = NULL, *part = NULL, *hist = NULL, *series = NULL;
+	uint64_t *all_win = NULL, *all_req = NULL;
+	char created[32], params[1024] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t i;
+	int ret;
+
+	gmtime_r(&now, &tm);
+	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	for (unsigned k = 0; k < cfg->nparams; k++)
+		snprintf(params + strlen(params), sizeof(params) - strlen(params), "%s%s=%s",
+			 k ? "," : "", cfg->keys[k], cfg->values[k]);
+	ret = swt_store_exec(st, "BEGIN", err);
+	if (ret)
+		return ret;
+	ret = swt_store_prepare(st,
+		"INSERT INTO run (created, policy, params, page_cluster, cache_pages, layout,"
+		" approximate, faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted,"
+		" read_requests, read_merges, accuracy, coverage, avg_request_kib, replay_ns)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &run, err);
+	if (!ret)
+		ret = swt_store_prepare(st,
+			"INSERT INTO run_partition (run_id, partition, dev, faults, misses, hits,"
+			" pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges, accuracy,"
+			" coverage, avg_request_kib) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &part, err);
+	if (!ret)
+		ret = swt_store_prepare(st,
+			"INSERT INTO run_histogram (run_id, partition, kind, bucket, count)"
+			" VALUES (?,?,?,?,?)", &hist, err);
+	if (!ret)
+		ret = swt_store_prepare(st,
+			"INSERT INTO run_series (run_id, partition, second, faults, hits, misses,"
+			" pages_read) VALUES (?,?,?,?,?,?,?)", &series, err);
+	if (ret)
+		goto out;
+
+	sqlite3_bind_text(run, 1, created, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(run, 2, cfg->policy_spec ? cfg->policy_spec : cfg->policy->name, -1,
+			  SQLITE_TRANSIENT);
+	params[0] ? sqlite3_bind_text(run, 3, params, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(run, 3);
+	sqlite3_bind_int64(run, 4, cfg->page_cluster);
+	sqlite3_bind_int64(run, 5, (int64_t)cfg->cache_pages);
+	sqlite3_bind_text(run, 6, cfg->layout_name ? cfg->layout_name : "traced", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(run, 7, in->approximate);
+	bind_metrics(run, 8, &r->total, in->page_shift);
+	sqlite3_bind_int64(run, 20, (int64_t)r->elapsed_ns);
+	ret = step(st, run, err, "insert run");
+	if (ret)
+		goto out;
+	*run_id = sqlite3_last_insert_rowid(swt_store_db(st));
+
+	all_win = calloc(SWT_REPLAY_MAX_WINDOW + 1, sizeof(*all_win));
+	all_req = calloc(r->max_request_pages + 1, sizeof(*all_req));
+	if (!all_win || !all_req) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < r->nr_parts && !ret; i++) {
+		const struct swt_replay_part *p = &r->parts[i];
+
+		sqlite3_bind_int64(part, 1, *run_id);
+		sqlite3_bind_int64(part, 2, in->areas[i].id);
+		sqlite3_bind_text(part, 3, in->areas[i].dev, -1, SQLITE_STATIC);
+		bind_metrics(part, 4, &p->m, in->page_shift);
+		ret = step(st, part, err, "insert run_partition");
+		if (!ret)
+			ret = put_hist(st, hist, *run_id, in->areas[i].id, "ra_window", p->window_hist,
+				       SWT_REPLAY_MAX_WINDOW + 1, err);
+		if (!ret)
+			ret = put_hist(st, hist, *run_id, in->areas[i].id, "request_pages",
+				       p->request_hist, r->max_request_pages + 1, err);
+		for (size_t b = 0; b <= SWT_REPLAY_MAX_WINDOW; b++)
+			all_win[b] += p->window_hist[b];
+		for (size_t b = 0; b <= r->max_request_pages; b++)
+			all_req[b] += p->request_hist[b];
+		for (size_t sec = 0; sec < r->nr_seconds && !ret; sec++) {
+			const struct swt_replay_series_point *pt = &p->series[sec];
+
+			if (!pt->faults && !pt->pages_read)
+				continue;
+			sqlite3_bind_int64(series, 1, *run_id);
+			sqlite3_bind_int64(series, 2, in->areas[i].id);
+			sqlite3_bind_int64(series, 3, (int64_t)sec);
+			sqlite3_bind_int64(series, 4, (int64_t)pt->faults);
+			sqlite3_bind_int64(series, 5, (int64_t)pt->hits);
+			sqlite3_bind_int64(series, 6, (int64_t)pt->misses);
+			sqlite3_bind_int64(series, 7, (int64_t)pt->pages_read);
+			ret = step(st, series, err, "insert run_series");
+		}
+	}
+	if (!ret)
+		ret = put_hist(st, hist, *run_id, -1, "ra_window", all_win, SWT_REPLAY_MAX_WINDOW + 1, err);
+	if (!ret)
+		ret = put_hist(st, hist, *run_id, -1, "request_pages", all_req, r->max_request_pages + 1,
+			       err);
+out:
+	free(all_win);
+	free(all_req);
+	sqlite3_finalize(run);
+	sqlite3_finalize(part);
+	sqlite3_finalize(hist);
+	sqlite3_finalize(series);
+	if (!ret)
+		ret = swt_store_exec(st, "COMMIT", err);
+	else
+		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}
