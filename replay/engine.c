@@ -3,14 +3,21 @@
  *
  * Swap-outs and demand faults are merged in time order.  Each swap slot is
  * free, allocated (holds a swapped-out page), or cached: its page is in
- * memory, either brought by a demand fault (mapped) or read ahead (marked,
- * unmapped, waiting for a fault).  Memory is two FIFO lists, as the
- * kernel's inactive and active LRU lists behave for pages whose later
- * accesses a trace cannot see: every page read enters the inactive list;
- * at its tail an unused readahead page is evicted (wasted) while a page a
- * fault used moves to the active list, whose tail is evicted in turn.
- * A fault on a slot still cached from an earlier demand fault means the
- * real kernel had evicted it: it is evicted now and the fault misses.
+ * memory, either mapped by a fault or read ahead (marked, unmapped,
+ * waiting for a fault).
+ *
+ * Memory follows the kernel's anon LRU lists for the traced cgroup.  Every
+ * page read enters the head of the inactive list, which holds its share of
+ * the memory (the kernel's inactive_ratio rule: half, below 1 GiB).  At the
+ * inactive tail an unmapped readahead page is reclaimed (wasted); a mapped
+ * page carries the accessed bit of the fault that mapped it, so it is
+ * spared once and goes round again; at its second visit it is activated
+ * if the task touched it meanwhile, else reclaimed.  The trace shows only
+ * faults, so touches of resident pages are drawn from a Poisson process at
+ * the rate the task faults on its swapped-out pages, per page (a seeded
+ * generator keeps runs reproducible).  Active pages stay until the active
+ * list is full, or until the trace shows the page faulting again -- the
+ * real kernel had evicted it then, whatever the model said.
  *
  * On a miss the policy lists a window; the engine reads the faulting page
  * and every listed page that is allocated and not cached, in list order,
@@ -39,6 +46,8 @@ struct node {
 	uint32_t read_fault;	/* fault index whose miss read it */
 	uint8_t list;
 	uint8_t ra;		/* read ahead and not used yet */
+	uint8_t referenced;	/* spared once at the inactive tail (PG_referenced) */
+	uint64_t last_scan;	/* page-in count when its accessed bit was last looked at */
 };
 
 struct area_state {
@@ -97,6 +106,8 @@ struct engine {
 	size_t cur;			/* fault being processed */
 
 	uint64_t pageins, misses_so_far;
+	uint64_t nr_alloc;		/* slots holding a page that is not cached */
+	uint64_t rng;			/* xorshift state for the touches of resident pages */
 
 	/* oracle: reads wasted in the first pass, keyed (fault, area << 40 | slot) */
 	struct swt_map *wasted_out;
@@ -160,28 +171,72 @@ static void uncache(struct engine *e, int32_t n, int wasted)
 	}
 	a->state[x->slot] = S_ALLOC;
 	a->node[x->slot] = NIL;
+	e->nr_alloc++;
 	node_free(e, n);
 }
 
-/* Memory pressure: the inactive list turns over, then the active list. */
+/*
+ * Memory pressure as the kernel's anon LRU handles it: keep the inactive
+ * list no smaller than its share (deactivating from the active tail), and
+ * reclaim from the inactive tail: a page accessed since the last scan is
+ * spared once (set referenced, back to the head) and activated when found
+ * accessed again; anything else is evicted.
+ */
+static double rand01(struct engine *e)
+{
+	e->rng ^= e->rng >> 12;
+	e->rng ^= e->rng << 25;
+	e->rng ^= e->rng >> 27;
+	return (double)((e->rng * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
+}
+
+/*
+ * Was a mapped page touched since it was last looked at?  The trace shows
+ * only faults; touches of resident pages are taken to come at the rate the
+ * task faults on its swapped-out pages, per page: faults per page read,
+ * over the pages swapped out now.
+ */
+static int sample_touched(struct engine *e, const struct node *x)
+{
+	double lambda, p;
+
+	if (x->ra || !e->nr_alloc || !e->pageins)
+		return 0;
+	lambda = (double)e->cur / (double)e->pageins / (double)e->nr_alloc;
+	p = 1.0 - exp(-lambda * (double)(e->pageins - x->last_scan));
+	return rand01(e) < p;
+}
+
+/*
+ * Memory pressure: the inactive list turns over.  At its tail an unmapped
+ * readahead page is reclaimed; a mapped page is spared once, then
+ * activated if it was touched since, else reclaimed.  An overfull active
+ * list gives up its oldest pages.
+ */
 static void shrink(struct engine *e)
 {
 	struct list *in = &e->lists[L_INACTIVE], *act = &e->lists[L_ACTIVE];
 
 	while (in->len > e->cap_inactive) {
 		int32_t n = in->tail;
+		struct node *x = &e->nodes[n];
 
-		if (e->nodes[n].ra) {
+		if (x->ra) {
 			uncache(e, n, 1);
-		} else {
+		} else if (!x->referenced) {
+			list_remove(e, n);
+			x->referenced = 1;
+			x->last_scan = e->pageins;
+			list_push_head(e, L_INACTIVE, n);
+		} else if (sample_touched(e, x)) {
 			list_remove(e, n);
 			list_push_head(e, L_ACTIVE, n);
+		} else {
+			uncache(e, n, 0);
 		}
 	}
 	while (in->len + act->len > e->cap_total && act->len)
 		uncache(e, act->tail, 0);
-	while (in->len + act->len > e->cap_total && in->len)
-		uncache(e, in->tail, 1);
 }
 
 /* ---- policy services ---------------------------------------------------- */
@@ -317,6 +372,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	ret = alloc_result(e, err);
 	if (ret)
 		return ret;
+	e->rng = 0x9e3779b97f4a7c15ull;	/* fixed seed: the same input gives the same run */
 	e->cap_total = cfg->cache_pages ? cfg->cache_pages : 1;
 	e->cap_inactive = inactive_pages(e->cap_total, in->page_shift, cfg->inactive_fraction);
 	if (!e->cap_inactive)
@@ -388,6 +444,8 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 			for (uint64_t s = 0; s < e->areas[i].nslots; s++)
 				if (e->areas[i].state[s] == 0x80)
 					e->areas[i].state[s] = S_FREE;
+				else if (e->areas[i].state[s] == S_ALLOC)
+					e->nr_alloc++;
 	}
 
 	/* virtual pages: each fault's next fault on the same page of the same task */
@@ -473,6 +531,8 @@ static void on_swapout(struct engine *e, const struct swt_replay_swapout *o)
 	/* the slot holds a newly written page: whatever we cached for it is stale */
 	if (a->node[o->slot] != NIL)
 		uncache(e, a->node[o->slot], 1);
+	if (a->state[o->slot] != S_ALLOC)
+		e->nr_alloc++;
 	a->state[o->slot] = S_ALLOC;
 }
 
@@ -491,7 +551,11 @@ static int cache_page(struct engine *e, uint32_t area, uint64_t slot, int ra)
 	x->ra = (uint8_t)ra;
 	x->read_fault = (uint32_t)e->cur;
 	x->list = L_NONE;
+	x->referenced = 0;
+	x->last_scan = e->pageins;
 	list_push_head(e, L_INACTIVE, n);
+	if (a->state[slot] == S_ALLOC)
+		e->nr_alloc--;
 	a->state[slot] = ra ? S_RA : S_DEMAND;
 	a->node[slot] = n;
 	e->pageins++;
@@ -610,7 +674,7 @@ static int on_fault(struct engine *e, const struct swt_replay_fault *f)
 		/* the page was read ahead: a hit; it is mapped now */
 		struct node *x = &e->nodes[a->node[f->slot]];
 
-		x->ra = 0;
+		x->ra = 0;	/* the fault maps it: from now on it ages as a mapped page */
 		a->state[f->slot] = S_DEMAND;
 		part->m.hits++;
 		part->m.ra_hits++;
@@ -622,7 +686,7 @@ static int on_fault(struct engine *e, const struct swt_replay_fault *f)
 		return 0;
 	}
 	if (a->state[f->slot] == S_DEMAND)
-		uncache(e, a->node[f->slot], 0);	/* the real kernel had evicted it */
+		uncache(e, a->node[f->slot], 0);	/* the real kernel had evicted it, when unknown */
 	part->m.misses++;
 	r->total.misses++;
 

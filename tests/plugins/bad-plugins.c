@@ -1,0 +1,53 @@
+/*
+ * Deliberately broken policy plugins for the tests, one per build flavour:
+ *   CRASH     on_miss dereferences NULL after a few misses
+ *   BAD_ABI   declares an ABI version this swaptrace does not speak
+ *   NO_SYMBOL exports no swt_policy_plugin at all
+ *   FAIL      create() refuses with a message
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "swaptrace/policy.h"
+
+#ifndef NO_SYMBOL
+static int calls __attribute__((unused));
+
+static void *bad_create(const struct swt_policy_env *env, const char *const *keys,
+			const char *const *values, unsigned nparams, char *err, size_t errlen)
+{
+#ifdef FAIL
+	snprintf(err, errlen, "this plugin refuses to start");
+	return NULL;
+#else
+	return &calls;
+#endif
+}
+
+static int bad_on_miss(void *inst, const struct swt_fault_info *f, struct swt_window *win)
+{
+	win->kind = SWT_WINDOW_SLOTS;
+	win->size = 1;
+	win->count = 1;
+	win->list[0] = f->slot;
+#ifdef CRASH
+	if (++calls > 10)
+		*(volatile int *)(uintptr_t)(calls - calls) = 1;
+#endif
+	return 0;
+}
+
+const struct swt_policy swt_policy_plugin = {
+#ifdef BAD_ABI
+	.abi_version = 99,
+#else
+	.abi_version = SWT_POLICY_ABI,
+#endif
+	.name = "bad",
+	.summary = "a plugin that misbehaves on purpose",
+	.create = bad_create,
+	.on_miss = bad_on_miss,
+};
+#else
+int swt_policy_plugin_missing;
+#endif

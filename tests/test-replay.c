@@ -1,0 +1,455 @@
+/*
+ * The replay engine and the kernel policies pinned to readahead-spec.md:
+ * the adaptive window's arithmetic, aligned cluster windows at the edges,
+ * VMA window placement and clipping, skipping free and cached slots, plug
+ * merging, hits and waste, and the oracle's guarantees.
+ */
+#include <stdlib.h>
+
+#include "check.h"
+#include "replay.h"
+#include "util.h"
+
+extern const struct swt_policy swt_policy_none, swt_policy_fixed, swt_policy_adaptive,
+	swt_policy_vma, swt_policy_auto, swt_policy_oracle, swt_policy_leap;
+
+TEST(adaptive_window_without_hits)
+{
+	struct swt_swapin_window w;
+
+	swt_swapin_window_init(&w);
+	/* from boot (hits = 4): 8, then halving as misses come with no hits */
+	CHECK_INT(swt_swapin_window_pages(&w, 1000, 8), 8);
+	CHECK_INT(swt_swapin_window_pages(&w, 5000, 8), 4);
+	CHECK_INT(swt_swapin_window_pages(&w, 9000, 8), 2);
+	CHECK_INT(swt_swapin_window_pages(&w, 13000, 8), 1);
+	CHECK_INT(swt_swapin_window_pages(&w, 17000, 8), 1);
+	/* adjacency to the previous miss (slot numbers only) gives 2 */
+	CHECK_INT(swt_swapin_window_pages(&w, 17001, 8), 2);
+	CHECK_INT(swt_swapin_window_pages(&w, 17000, 8), 2);
+	CHECK_INT(swt_swapin_window_pages(&w, 30, 8), 1);
+}
+
+TEST(adaptive_window_with_hits)
+{
+	struct swt_swapin_window w;
+	static const struct { unsigned hits, pages; } cases[] = {
+		{ 1, 4 }, { 2, 4 }, { 3, 8 }, { 6, 8 }, { 7, 16 }, { 14, 16 }, { 15, 32 },
+	};
+
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(cases); i++) {
+		swt_swapin_window_init(&w);
+		w.last_pages = 0;
+		w.hits = cases[i].hits;
+		CHECK_INT(swt_swapin_window_pages(&w, 100, 64), cases[i].pages);
+		CHECK_INT(w.hits, 0);
+	}
+	/* capped at 1 << page_cluster */
+	swt_swapin_window_init(&w);
+	w.hits = 30;
+	CHECK_INT(swt_swapin_window_pages(&w, 100, 8), 8);
+	/* prev_offset moves only on misses that had no hits */
+	swt_swapin_window_init(&w);
+	w.prev_offset = 50;
+	w.hits = 2;
+	swt_swapin_window_pages(&w, 70, 8);
+	CHECK_INT(w.prev_offset, 50);
+	CHECK_INT(swt_swapin_window_pages(&w, 51, 8), 2);
+}
+
+static struct swt_fault_info fault_at(uint64_t slot, uint64_t area_slots, unsigned pc)
+{
+	struct swt_fault_info f = { 0 };
+
+	f.slot = slot;
+	f.area_slots = area_slots;
+	f.page_cluster = pc;
+	f.page_shift = 12;
+	return f;
+}
+
+TEST(cluster_window_alignment_and_edges)
+{
+	uint64_t list[64];
+	struct swt_window win = { .capacity = 64, .list = list };
+	struct swt_fault_info f = fault_at(13, 1000, 3);
+
+	swt_cluster_window(&f, 8, &win);
+	CHECK_INT(win.count, 8);
+	CHECK_INT(list[0], 8);
+	CHECK_INT(list[7], 15);
+	/* slot 0 is the header: the first block starts at 1 */
+	f = fault_at(3, 1000, 3);
+	swt_cluster_window(&f, 8, &win);
+	CHECK_INT(win.count, 7);
+	CHECK_INT(list[0], 1);
+	/* clipped to the device's last slot */
+	f = fault_at(997, 998, 3);
+	swt_cluster_window(&f, 8, &win);
+	CHECK_INT(win.count, 6);
+	CHECK_INT(list[0], 992);
+	CHECK_INT(list[5], 997);
+	/* a window of 1 is the faulting slot alone, never centred */
+	swt_cluster_window(&f, 1, &win);
+	CHECK_INT(win.count, 1);
+	CHECK_INT(list[0], 997);
+}
+
+static void vma_window(struct swt_vma_ra *v, uint64_t vpage, uint64_t vs, uint64_t ve, unsigned pc,
+		       uint64_t *first, uint64_t *last, unsigned *count)
+{
+	uint64_t list[64];
+	struct swt_window win = { .capacity = 64, .list = list };
+	struct swt_fault_info f = fault_at(5, 1000, pc);
+
+	f.vpage = vpage;
+	f.vma_start = vs;
+	f.vma_end = ve;
+	f.flags = SWT_FAULT_VPAGE_KNOWN;
+	CHECK_INT(swt_vma_ra_window(v, &f, &win), 0);
+	*count = win.count;
+	*first = win.count ? list[0] : 0;
+	*last = win.count ? list[win.count - 1] : 0;
+}
+
+TEST(vma_window_placement)
+{
+	struct swt_vma_ra *v = swt_vma_ra_alloc();
+	uint64_t first, last;
+	unsigned n;
+
+	/* a fresh VMA reads as 4 hits: window 8, centred ((8-1)/2 = 3 before) */
+	vma_window(v, 0x10100, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(n, 8);
+	CHECK_INT(first, 0x10100 - 3);
+	CHECK_INT(last, 0x10100 + 4);
+	/* forward: the next page, window halves to 4 with no hits: [v, v+4) */
+	vma_window(v, 0x10101, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(n, 4);
+	CHECK_INT(first, 0x10101);
+	CHECK_INT(last, 0x10104);
+	/* backward: (v-win, v]; adjacency gives 2 */
+	vma_window(v, 0x10100, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(n, 2);
+	CHECK_INT(first, 0x100ff);
+	CHECK_INT(last, 0x10100);
+	swt_vma_ra_free(v);
+}
+
+TEST(vma_window_clipping)
+{
+	struct swt_vma_ra *v = swt_vma_ra_alloc();
+	uint64_t first, last;
+	unsigned n;
+
+	/* clipped to the VMA start, not shifted */
+	vma_window(v, 0x10001, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(first, 0x10000);
+	CHECK_INT(last, 0x10005);
+	CHECK_INT(n, 6);
+	swt_vma_ra_free(v);
+
+	/* clipped to the 2 MiB region (512 pages) around the fault */
+	v = swt_vma_ra_alloc();
+	vma_window(v, 0x10200, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(first, 0x10200);
+	CHECK_INT(last, 0x10204);
+	swt_vma_ra_free(v);
+
+	/* the window is at most 1 << min(page_cluster, 5) */
+	v = swt_vma_ra_alloc();
+	vma_window(v, 0x10100, 0x10000, 0x20000, 8, &first, &last, &n);
+	CHECK_INT(n, 8);	/* fresh: hits 4 -> 8, below the cap of 32 */
+	swt_vma_ra_free(v);
+
+	/* page-cluster 0: the faulting page only */
+	v = swt_vma_ra_alloc();
+	vma_window(v, 0x10100, 0x10000, 0x20000, 0, &first, &last, &n);
+	CHECK_INT(n, 1);
+	swt_vma_ra_free(v);
+}
+
+/* ---- the engine on crafted streams -------------------------------------- */
+
+struct scenario {
+	struct swt_replay_input in;
+	struct swt_replay_area area;
+	struct swt_replay_fault faults[512];
+	struct swt_replay_swapout outs[512];
+	struct swt_replay_vma vma;
+	uint64_t ts;
+};
+
+static void scenario_init(struct scenario *s, int rotational)
+{
+	memset(s, 0, sizeof(*s));
+	s->area.id = 0;
+	snprintf(s->area.dev, sizeof(s->area.dev), "8:0");
+	s->area.slots = 1000;
+	s->area.rotational = rotational;
+	s->in.areas = &s->area;
+	s->in.nr_areas = 1;
+	s->in.faults = s->faults;
+	s->in.outs = s->outs;
+	s->in.page_shift = 12;
+	s->in.first_ns = 0;
+	s->in.last_ns = 10000000000ull;
+	s->in.vma_ra_enabled = 1;
+	s->vma.pid = 1;
+	s->vma.start = 0x1000;
+	s->vma.end = 0x2000;
+	s->in.vmas = &s->vma;
+	s->in.nr_vmas = 1;
+	s->ts = 1000;
+}
+
+static void out(struct scenario *s, uint64_t slot)
+{
+	struct swt_replay_swapout *o = &s->outs[s->in.nr_outs++];
+
+	o->ts = s->ts += 1000;
+	o->slot = slot;
+	o->area = 0;
+	o->pid = 1;
+}
+
+static void fault(struct scenario *s, uint64_t slot, uint64_t vpage)
+{
+	struct swt_replay_fault *f = &s->faults[s->in.nr_faults++];
+
+	f->ts = s->ts += 1000;
+	f->slot = slot;
+	f->vpage = vpage;
+	f->area = 0;
+	f->pid = 1;
+	f->vma = vpage ? 0 : -1;
+	f->out = -1;
+}
+
+static struct swt_replay_result *run(struct scenario *s, const struct swt_policy *p, unsigned pc,
+				     uint64_t cache)
+{
+	struct swt_replay_config cfg = {
+		.policy = p, .policy_spec = p->name, .page_cluster = pc, .cache_pages = cache,
+		.inactive_fraction = 0.5, .max_request_pages = 320, .layout_name = "traced",
+	};
+	struct swt_replay_result *r = NULL;
+	struct swt_err err = { 0 };
+
+	CHECK_INT(swt_replay_run(&s->in, &cfg, &r, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	return r;
+}
+
+TEST(fixed_skips_free_and_cached_slots)
+{
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	scenario_init(&s, 1);
+	/* slots 8..15 form one aligned block; 11 is never written, 13 is cached */
+	for (uint64_t slot = 8; slot <= 15; slot++)
+		if (slot != 11)
+			out(&s, slot);
+	fault(&s, 13, 0);	/* miss: reads 8-10, 12-15 (11 free) */
+	fault(&s, 9, 0);	/* hit */
+	fault(&s, 15, 0);	/* hit */
+	r = run(&s, &swt_policy_fixed, 3, 1000);
+	CHECK_INT(r->total.faults, 3);
+	CHECK_INT(r->total.misses, 1);
+	CHECK_INT(r->total.hits, 2);
+	CHECK_INT(r->total.pages_read, 7);
+	CHECK_INT(r->total.ra_pages, 6);
+	CHECK_INT(r->total.ra_hits, 2);
+	/* the free slot splits the run: 8-10 and 12-15, two requests */
+	CHECK_INT(r->total.read_requests, 2);
+	CHECK_INT(r->total.read_merges, 5);
+	CHECK_INT(r->parts[0].request_hist[3], 1);
+	CHECK_INT(r->parts[0].request_hist[4], 1);
+	CHECK_INT(r->parts[0].window_hist[8], 1);
+	CHECK_INT(r->ra_unused_at_end, 4);
+	swt_replay_result_free(r);
+
+	/* none reads the faulting page alone, even where a fault comes first */
+	scenario_init(&s, 1);
+	for (uint64_t slot = 8; slot <= 15; slot++)
+		out(&s, slot);
+	fault(&s, 13, 0);
+	fault(&s, 200, 0);	/* elsewhere */
+	r = run(&s, &swt_policy_none, 3, 1000);
+	CHECK_INT(r->total.pages_read, 2);
+	CHECK_INT(r->total.ra_pages, 0);
+	CHECK_INT(r->total.read_requests, 2);
+	CHECK_INT(r->total.read_merges, 0);
+	swt_replay_result_free(r);
+}
+
+TEST(none_reads_demand_pages_only)
+{
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	scenario_init(&s, 1);
+	for (uint64_t slot = 1; slot <= 40; slot++)
+		out(&s, slot);
+	for (uint64_t slot = 1; slot <= 40; slot += 3)
+		fault(&s, slot, 0);
+	r = run(&s, &swt_policy_none, 3, 1000);
+	CHECK_INT(r->total.pages_read, r->total.faults);
+	CHECK_INT(r->total.ra_pages, 0);
+	CHECK_INT(r->total.hits, 0);
+	CHECK_INT(r->total.read_requests, r->total.faults);
+	swt_replay_result_free(r);
+}
+
+TEST(unused_readahead_is_evicted_and_counted_wasted)
+{
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	scenario_init(&s, 1);
+	for (uint64_t slot = 1; slot <= 64; slot++)
+		out(&s, slot);
+	/* each miss reads an 8-slot block; memory of 8 pages keeps 4 inactive */
+	for (uint64_t slot = 8; slot <= 56; slot += 8)
+		fault(&s, slot, 0);
+	r = run(&s, &swt_policy_fixed, 3, 8);
+	CHECK_INT(r->total.misses, 7);
+	CHECK_INT(r->total.ra_pages, 49);
+	CHECK_INT(r->total.ra_hits, 0);
+	CHECK(r->total.ra_wasted >= 40);
+	CHECK_INT(r->total.ra_wasted + r->ra_unused_at_end, 49);
+	swt_replay_result_free(r);
+}
+
+TEST(adaptive_grows_with_hits_in_a_sequential_stream)
+{
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	scenario_init(&s, 1);
+	for (uint64_t slot = 1; slot <= 60; slot++)
+		out(&s, slot);
+	for (uint64_t slot = 1; slot <= 60; slot++)
+		fault(&s, slot, 0);
+	r = run(&s, &swt_policy_adaptive, 3, 1000);
+	/* boot window 8 at slot 1 reads 1..7, hits keep the window at 8 */
+	CHECK_INT(r->total.faults, 60);
+	CHECK_INT(r->total.misses, 8);
+	CHECK_INT(r->total.hits, 52);
+	CHECK_INT(r->parts[0].window_hist[8], 8);
+	CHECK_NEAR(swt_metrics_accuracy(&r->total), 1.0, 1e-9);
+	swt_replay_result_free(r);
+}
+
+TEST(vma_reads_virtual_neighbours_on_any_slot)
+{
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	scenario_init(&s, 0);
+	/* pages 0x1100.. were swapped to scattered slots */
+	static const uint64_t slots[] = { 500, 20, 301, 77, 640, 12, 90, 3 };
+
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(slots); i++)
+		out(&s, slots[i]);
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(slots); i++)
+		fault(&s, slots[i], 0x1100 + i);
+	r = run(&s, &swt_policy_vma, 3, 1000);
+	/* a fresh VMA: window 8 centred on 0x1100, clipped to the VMA? no: 0x10fd..0x1104 */
+	CHECK_INT(r->total.misses, 2);
+	CHECK_INT(r->total.hits, 6);
+	/* virtually adjacent but physically scattered pages do not merge */
+	CHECK_INT(r->total.read_merges, 0);
+	swt_replay_result_free(r);
+	/* on a rotational device auto uses cluster readahead instead */
+	scenario_init(&s, 1);
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(slots); i++)
+		out(&s, slots[i]);
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(slots); i++)
+		fault(&s, slots[i], 0x1100 + i);
+	r = run(&s, &swt_policy_auto, 3, 1000);
+	CHECK(r->total.hits < 6);
+	swt_replay_result_free(r);
+}
+
+TEST(plug_merges_front_and_back)
+{
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	scenario_init(&s, 1);
+	for (uint64_t slot = 1; slot <= 300; slot++)
+		out(&s, slot);
+	fault(&s, 100, 0);
+	r = run(&s, &swt_policy_fixed, 8, 1000);
+	/* a 256-slot aligned block 0..255 without slot 0: 255 pages, one request */
+	CHECK_INT(r->total.pages_read, 255);
+	CHECK_INT(r->total.read_requests, 1);
+	CHECK_INT(r->total.read_merges, 254);
+	swt_replay_result_free(r);
+
+	/* split at the request size limit */
+	{
+		struct swt_replay_config cfg = {
+			.policy = &swt_policy_fixed, .policy_spec = "fixed", .page_cluster = 8,
+			.cache_pages = 1000, .inactive_fraction = 0.5, .max_request_pages = 32,
+			.layout_name = "traced",
+		};
+		struct swt_err err = { 0 };
+
+		CHECK_INT(swt_replay_run(&s.in, &cfg, &r, &err), 0);
+		CHECK_INT(r->total.read_requests, 8);
+		CHECK_INT(r->parts[0].request_hist[32], 7);
+		CHECK_INT(r->parts[0].request_hist[31], 1);
+		swt_replay_result_free(r);
+	}
+}
+
+TEST(oracle_is_exact_and_bounds_the_others)
+{
+	struct scenario s;
+	struct swt_replay_result *r, *o;
+
+	scenario_init(&s, 1);
+	for (uint64_t slot = 1; slot <= 63; slot++)
+		out(&s, slot);
+	/* a stride of 3 inside aligned blocks: fixed wastes two in three */
+	for (uint64_t slot = 1; slot <= 63; slot += 3)
+		fault(&s, slot, 0);
+	r = run(&s, &swt_policy_fixed, 3, 1000);
+	o = run(&s, &swt_policy_oracle, 3, 1000);
+	CHECK_NEAR(swt_metrics_accuracy(&o->total), 1.0, 1e-9);
+	CHECK(o->total.hits >= r->total.hits);
+	CHECK(o->total.pages_read < r->total.pages_read);
+	CHECK_INT(o->total.ra_wasted + o->ra_unused_at_end, 0);
+	swt_replay_result_free(r);
+	swt_replay_result_free(o);
+}
+
+TEST(policy_choice_and_params)
+{
+	struct swt_policy_choice c;
+	struct swt_err err = { 0 };
+
+	CHECK_INT(swt_policy_choose("leap:history=16", &c, &err), 0);
+	CHECK_STR(c.policy->name, "leap");
+	CHECK_INT(c.nparams, 2);
+	CHECK_STR(c.keys[0], "history");
+	CHECK_STR(c.values[0], "16");
+	CHECK_STR(c.keys[1], "min_window");
+	CHECK_STR(c.values[1], "4");
+	swt_policy_choice_release(&c);
+	CHECK_INT(swt_policy_choose("leap:colour=red", &c, &err), -SWT_EUSAGE);
+	CHECK(strstr(err.msg, "has no parameter 'colour'") != NULL);
+	swt_err_clear(&err);
+	CHECK_INT(swt_policy_choose("nonesuch", &c, &err), -SWT_EUSAGE);
+	swt_err_clear(&err);
+	CHECK_INT(swt_policy_choose("./no-such-plugin.so", &c, &err), -SWT_EPLUGIN);
+	CHECK(strstr(err.msg, "cannot load") != NULL);
+	swt_err_clear(&err);
+	CHECK_INT(swt_policy_choose("auto:x", &c, &err), -SWT_EUSAGE);
+}
+
+CHECK_MAIN
