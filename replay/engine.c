@@ -77,6 +77,9 @@ struct plug_rq {
 	uint64_t start, end;	/* slots [start, end) */
 };
 
+struct prep;
+static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas);
+
 struct engine {
 	const struct swt_replay_input *in;
 	const struct swt_replay_config *cfg;
@@ -85,7 +88,7 @@ struct engine {
 	uint64_t any_rotational;
 
 	struct node *nodes;
-	size_t cap_nodes;
+	size_t cap_nodes, fresh_node;
 	int32_t free_node;
 	struct list lists[3];
 	uint64_t cap_inactive, cap_total;
@@ -98,20 +101,17 @@ struct engine {
 	struct read *reads;
 	struct plug_rq *plug;
 
-	int32_t *next_same_slot;	/* per fault */
-	int32_t *next_same_vpage;	/* per fault */
-	struct swt_map vpage_index;	/* (pid, vpage) -> vpages[] */
-	struct vpage_info *vpages;
-	size_t nr_vpages;
+	const struct prep *prep;	/* shared by every run of the input */
+	struct prep *own_prep;		/* built for this run when the input had none */
+	struct vpage_info *vpages;	/* per page entry of prep */
 	size_t cur;			/* fault being processed */
 
 	uint64_t pageins, misses_so_far;
 	uint64_t nr_alloc;		/* slots holding a page that is not cached */
 	uint64_t rng;			/* xorshift state for the touches of resident pages */
 
-	/* oracle: reads wasted in the first pass, keyed (fault, area << 40 | slot) */
-	struct swt_map *wasted_out;
-	const struct swt_map *wasted_in;
+	/* oracle runs: its readahead pages stay cached until the fault that uses them */
+	int pin_readahead;
 };
 
 /* ---- lists --------------------------------------------------------------- */
@@ -155,6 +155,20 @@ static void node_free(struct engine *e, int32_t n)
 	e->free_node = n;
 }
 
+/* A node from the free list, else a fresh one: no per-run initialisation pass. */
+static int32_t node_alloc(struct engine *e)
+{
+	int32_t n = e->free_node;
+
+	if (n != NIL) {
+		e->free_node = e->nodes[n].next;
+		return n;
+	}
+	if (e->fresh_node >= e->cap_nodes)
+		return NIL;
+	return (int32_t)e->fresh_node++;
+}
+
 /* Forget a cached page: the slot keeps its page on swap. */
 static void uncache(struct engine *e, int32_t n, int wasted)
 {
@@ -166,8 +180,6 @@ static void uncache(struct engine *e, int32_t n, int wasted)
 	if (wasted && x->ra) {
 		e->res->parts[x->area].m.ra_wasted++;
 		e->res->total.ra_wasted++;
-		if (e->wasted_out)
-			swt_map_put(e->wasted_out, x->read_fault, (uint64_t)x->area << 40 | x->slot, 1);
 	}
 	a->state[x->slot] = S_ALLOC;
 	a->node[x->slot] = NIL;
@@ -217,11 +229,17 @@ static void shrink(struct engine *e)
 {
 	struct list *in = &e->lists[L_INACTIVE], *act = &e->lists[L_ACTIVE];
 
+	uint64_t spins = 0;
+
 	while (in->len > e->cap_inactive) {
 		int32_t n = in->tail;
 		struct node *x = &e->nodes[n];
 
-		if (x->ra) {
+		if (x->ra && e->pin_readahead && spins++ < in->len) {
+			/* the oracle read it because a fault will use it: it waits */
+			list_remove(e, n);
+			list_push_head(e, L_INACTIVE, n);
+		} else if (x->ra) {
 			uncache(e, n, 1);
 		} else if (!x->referenced) {
 			list_remove(e, n);
@@ -252,20 +270,21 @@ static uint64_t env_faults_until_use(const struct swt_policy_env *env, uint32_t 
 	return next == NIL || (size_t)next < e->cur ? UINT64_MAX : (uint64_t)next - e->cur;
 }
 
-static const struct vpage_info *vpage_lookup(const struct engine *e, int32_t pid, uint64_t vpage)
-{
-	uint64_t idx;
+static int32_t vpage_entry(const struct engine *e, int32_t pid, int32_t vma, uint64_t vpage);
 
-	if (!swt_map_get(&e->vpage_index, (uint64_t)(uint32_t)pid, vpage, &idx))
-		return NULL;
-	return &e->vpages[idx];
+static const struct vpage_info *vpage_lookup(const struct engine *e, int32_t pid, int32_t vma,
+					     uint64_t vpage)
+{
+	int32_t idx = vpage_entry(e, pid, vma, vpage);
+
+	return idx == NIL ? NULL : &e->vpages[idx];
 }
 
 static uint64_t env_faults_until_vpage_use(const struct swt_policy_env *env, int32_t pid,
 					   uint64_t vpage)
 {
 	const struct engine *e = env->engine;
-	const struct vpage_info *v = vpage_lookup(e, pid, vpage);
+	const struct vpage_info *v = vpage_lookup(e, pid, e->in->faults[e->cur].vma, vpage);
 
 	if (!v || v->next == NIL || (size_t)v->next < e->cur)
 		return UINT64_MAX;
@@ -348,18 +367,205 @@ static void engine_release(struct engine *e)
 	free(e->win_list);
 	free(e->reads);
 	free(e->plug);
-	free(e->next_same_slot);
-	free(e->next_same_vpage);
 	free(e->vpages);
-	swt_map_release(&e->vpage_index);
+	prep_free(e->own_prep, e->in->nr_areas, e->in->nr_vmas);
 	swt_replay_result_free(e->res);
+}
+
+/*
+ * What every run of an input shares, computed once: the futures (each
+ * fault's next fault on the same slot and on the same page), the virtual
+ * page table, slot table sizes and the slots allocated before the trace.
+ */
+struct prep {
+	uint64_t *nslots;		/* per area */
+	uint8_t **init_state;		/* per area: S_FREE or S_ALLOC at the start */
+	int32_t **first_use;		/* per area: first fault on each slot */
+	uint64_t nr_alloc;
+	int32_t *next_same_slot;	/* per fault */
+	int32_t *next_same_vpage;	/* per fault */
+	int32_t *vp_idx;		/* per fault: its page's entry, NIL */
+	int32_t *vp_first;		/* per page: first fault */
+	size_t nr_vpages;
+	struct swt_map vpage_index;	/* (pid, vpage) -> page entry, for sparse VMAs */
+	int32_t **vma_pages;		/* per VMA: dense vpage - start -> page entry, or NULL */
+	uint64_t any_rotational;
+};
+
+static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
+{
+	if (!pr)
+		return;
+	for (size_t i = 0; pr->init_state && i < nr_areas; i++) {
+		free(pr->init_state[i]);
+		free(pr->first_use[i]);
+	}
+	for (size_t i = 0; pr->vma_pages && i < nr_vmas; i++)
+		free(pr->vma_pages[i]);
+	free(pr->nslots);
+	free(pr->init_state);
+	free(pr->first_use);
+	free(pr->next_same_slot);
+	free(pr->next_same_vpage);
+	free(pr->vp_idx);
+	free(pr->vp_first);
+	free(pr->vma_pages);
+	swt_map_release(&pr->vpage_index);
+	free(pr);
+}
+
+void swt_replay_input_unprepare(struct swt_replay_input *in)
+{
+	prep_free(in->prep, in->nr_areas, in->nr_vmas);
+	in->prep = NULL;
+}
+
+static int32_t vpage_entry(const struct engine *e, int32_t pid, int32_t vma, uint64_t vpage)
+{
+	const struct prep *pr = e->prep;
+	uint64_t idx;
+
+	if (vma >= 0 && pr->vma_pages[vma]) {
+		const struct swt_replay_vma *v = &e->in->vmas[vma];
+
+		return vpage >= v->start && vpage < v->end ? pr->vma_pages[vma][vpage - v->start] : NIL;
+	}
+	return swt_map_get(&pr->vpage_index, (uint64_t)(uint32_t)pid, vpage, &idx) ? (int32_t)idx : NIL;
+}
+
+static int prep_build(const struct swt_replay_input *in, struct prep **out, struct swt_err *err)
+{
+	struct prep *pr = calloc(1, sizeof(*pr));
+	size_t i, n = in->nr_faults, na = in->nr_areas ? in->nr_areas : 1;
+
+	if (!pr)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	pr->nslots = calloc(na, sizeof(*pr->nslots));
+	pr->init_state = calloc(na, sizeof(*pr->init_state));
+	pr->first_use = calloc(na, sizeof(*pr->first_use));
+	pr->next_same_slot = malloc((n ? n : 1) * sizeof(int32_t));
+	pr->next_same_vpage = malloc((n ? n : 1) * sizeof(int32_t));
+	pr->vp_idx = malloc((n ? n : 1) * sizeof(int32_t));
+	pr->vp_first = malloc((n ? n : 1) * sizeof(int32_t));
+	pr->vma_pages = calloc(in->nr_vmas ? in->nr_vmas : 1, sizeof(*pr->vma_pages));
+	if (!pr->nslots || !pr->init_state || !pr->first_use || !pr->next_same_slot ||
+	    !pr->next_same_vpage || !pr->vp_idx || !pr->vp_first || !pr->vma_pages ||
+	    swt_map_init(&pr->vpage_index, n / 2 + 16))
+		goto nomem;
+
+	/* slot tables: big enough for every slot the streams touch */
+	for (i = 0; i < in->nr_areas; i++) {
+		pr->nslots[i] = in->areas[i].slots ? in->areas[i].slots : 1;
+		if (in->areas[i].rotational > 0)
+			pr->any_rotational = 1;
+	}
+	for (i = 0; i < n; i++)
+		if (in->faults[i].slot >= pr->nslots[in->faults[i].area])
+			pr->nslots[in->faults[i].area] = in->faults[i].slot + 1;
+	for (i = 0; i < in->nr_outs; i++)
+		if (in->outs[i].slot >= pr->nslots[in->outs[i].area])
+			pr->nslots[in->outs[i].area] = in->outs[i].slot + 1;
+	for (i = 0; i < in->nr_areas; i++) {
+		pr->init_state[i] = calloc(pr->nslots[i], 1);
+		pr->first_use[i] = malloc(pr->nslots[i] * sizeof(int32_t));
+		if (!pr->init_state[i] || !pr->first_use[i])
+			goto nomem;
+		memset(pr->first_use[i], 0xff, pr->nslots[i] * sizeof(int32_t));
+	}
+	for (i = n; i-- > 0;) {
+		const struct swt_replay_fault *f = &in->faults[i];
+
+		pr->next_same_slot[i] = pr->first_use[f->area][f->slot];
+		pr->first_use[f->area][f->slot] = (int32_t)i;
+	}
+	/* a slot whose first event is a fault held a page before the trace began */
+	{
+		size_t fi = 0, oi = 0;
+
+		while (fi < n || oi < in->nr_outs) {
+			int take_out = oi < in->nr_outs &&
+				       (fi >= n || in->outs[oi].ts <= in->faults[fi].ts);
+			uint32_t area = take_out ? in->outs[oi].area : in->faults[fi].area;
+			uint64_t slot = take_out ? in->outs[oi].slot : in->faults[fi].slot;
+			uint8_t *st = &pr->init_state[area][slot];
+
+			if (*st == S_FREE) {
+				*st = take_out ? 0x80 : S_ALLOC;	/* 0x80: first seen written */
+				if (!take_out)
+					pr->nr_alloc++;
+			}
+			take_out ? oi++ : fi++;
+		}
+		for (i = 0; i < in->nr_areas; i++)
+			for (uint64_t sl = 0; sl < pr->nslots[i]; sl++)
+				if (pr->init_state[i][sl] == 0x80)
+					pr->init_state[i][sl] = S_FREE;
+	}
+	/* virtual pages: entries, and each fault's next fault on its page */
+	for (i = n; i-- > 0;) {
+		const struct swt_replay_fault *f = &in->faults[i];
+		uint64_t idx;
+
+		pr->next_same_vpage[i] = NIL;
+		pr->vp_idx[i] = NIL;
+		if (!f->vpage)
+			continue;
+		if (!swt_map_get(&pr->vpage_index, (uint64_t)(uint32_t)f->pid, f->vpage, &idx)) {
+			idx = pr->nr_vpages++;
+			pr->vp_first[idx] = NIL;
+			if (swt_map_put(&pr->vpage_index, (uint64_t)(uint32_t)f->pid, f->vpage, idx))
+				goto nomem;
+		}
+		pr->vp_idx[i] = (int32_t)idx;
+		pr->next_same_vpage[i] = pr->vp_first[idx];
+		pr->vp_first[idx] = (int32_t)i;
+	}
+	/* dense VMAs get a direct table: window lookups without hashing */
+	for (i = 0; i < n; i++) {
+		const struct swt_replay_fault *f = &in->faults[i];
+		const struct swt_replay_vma *v;
+		uint64_t span;
+
+		if (f->vma < 0 || pr->vp_idx[i] == NIL)
+			continue;
+		v = &in->vmas[f->vma];
+		span = v->end - v->start;
+		if (!pr->vma_pages[f->vma]) {
+			if (span > ((uint64_t)1 << 24))
+				continue;
+			pr->vma_pages[f->vma] = malloc(span * sizeof(int32_t));
+			if (!pr->vma_pages[f->vma])
+				goto nomem;
+			memset(pr->vma_pages[f->vma], 0xff, span * sizeof(int32_t));
+		}
+		pr->vma_pages[f->vma][f->vpage - v->start] = pr->vp_idx[i];
+	}
+	*out = pr;
+	return 0;
+nomem:
+	prep_free(pr, in->nr_areas, in->nr_vmas);
+	return swt_error(err, SWT_ENOMEM, "out of memory");
+}
+
+int swt_replay_prepare(struct swt_replay_input *in, struct swt_err *err)
+{
+	struct prep *pr;
+	int ret;
+
+	if (in->prep)
+		return 0;
+	ret = prep_build(in, &pr, err);
+	if (!ret)
+		in->prep = pr;
+	return ret;
 }
 
 static int engine_init(struct engine *e, const struct swt_replay_input *in,
 		       const struct swt_replay_config *cfg, struct swt_err *err)
 {
-	size_t i, n = in->nr_faults;
+	struct prep *pr;
 	char perr[256] = "";
+	size_t i;
 	int ret;
 
 	memset(e, 0, sizeof(*e));
@@ -369,6 +575,16 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->free_node = NIL;
 	for (i = 0; i < 3; i++)
 		e->lists[i].head = e->lists[i].tail = NIL;
+	if (in->prep) {
+		pr = in->prep;
+	} else {
+		/* an input nobody prepared: tables for this run only */
+		ret = prep_build(in, &pr, err);
+		if (ret)
+			return ret;
+		e->own_prep = pr;
+	}
+	e->prep = pr;
 	ret = alloc_result(e, err);
 	if (ret)
 		return ret;
@@ -379,95 +595,31 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 		e->cap_inactive = 1;
 	e->res->cache_pages = e->cap_total;
 	e->res->inactive_pages = e->cap_inactive;
+	e->any_rotational = pr->any_rotational;
+	e->nr_alloc = pr->nr_alloc;
 
-	/* slot tables: big enough for every slot the streams and the windows touch */
 	e->areas = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*e->areas));
 	if (!e->areas)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (i = 0; i < in->nr_areas; i++) {
-		uint64_t ns = in->areas[i].slots ? in->areas[i].slots : 1;
-
-		e->areas[i].nslots = ns;
-		if (in->areas[i].rotational > 0)
-			e->any_rotational = 1;
-	}
-	for (i = 0; i < in->nr_faults; i++)
-		if (in->faults[i].slot >= e->areas[in->faults[i].area].nslots)
-			e->areas[in->faults[i].area].nslots = in->faults[i].slot + 1;
-	for (i = 0; i < in->nr_outs; i++)
-		if (in->outs[i].slot >= e->areas[in->outs[i].area].nslots)
-			e->areas[in->outs[i].area].nslots = in->outs[i].slot + 1;
-	for (i = 0; i < in->nr_areas; i++) {
 		struct area_state *a = &e->areas[i];
 
-		a->state = calloc(a->nslots, 1);
+		a->nslots = pr->nslots[i];
+		a->state = malloc(a->nslots);
 		a->node = malloc(a->nslots * sizeof(*a->node));
 		a->next_use = malloc(a->nslots * sizeof(*a->next_use));
 		if (!a->state || !a->node || !a->next_use)
 			return swt_error(err, SWT_ENOMEM, "out of memory");
+		memcpy(a->state, pr->init_state[i], a->nslots);
 		memset(a->node, 0xff, a->nslots * sizeof(*a->node));
-		memset(a->next_use, 0xff, a->nslots * sizeof(*a->next_use));
+		memcpy(a->next_use, pr->first_use[i], a->nslots * sizeof(*a->next_use));
 	}
-
-	/* futures: each fault's next fault on the same slot and the same page */
-	e->next_same_slot = malloc((n ? n : 1) * sizeof(int32_t));
-	e->next_same_vpage = malloc((n ? n : 1) * sizeof(int32_t));
-	if (!e->next_same_slot || !e->next_same_vpage || swt_map_init(&e->vpage_index, n / 2 + 16))
-		return swt_error(err, SWT_ENOMEM, "out of memory");
-	for (i = n; i-- > 0;) {
-		const struct swt_replay_fault *f = &in->faults[i];
-		struct area_state *a = &e->areas[f->area];
-
-		e->next_same_slot[i] = a->next_use[f->slot];
-		a->next_use[f->slot] = (int32_t)i;
-	}
-	/*
-	 * A slot whose first event is a fault held a page before the trace
-	 * began: it is allocated from the start.
-	 */
-	{
-		size_t fi = 0, oi = 0;
-
-		/* walk both streams in time order: first event per slot decides */
-		while (fi < in->nr_faults || oi < in->nr_outs) {
-			int take_out = oi < in->nr_outs &&
-				       (fi >= in->nr_faults || in->outs[oi].ts <= in->faults[fi].ts);
-			uint32_t area = take_out ? in->outs[oi].area : in->faults[fi].area;
-			uint64_t slot = take_out ? in->outs[oi].slot : in->faults[fi].slot;
-			uint8_t *st = &e->areas[area].state[slot];
-
-			if (*st == S_FREE)
-				*st = take_out ? 0x80 : S_ALLOC;	/* 0x80: first seen as written */
-			take_out ? oi++ : fi++;
-		}
-		for (i = 0; i < in->nr_areas; i++)
-			for (uint64_t s = 0; s < e->areas[i].nslots; s++)
-				if (e->areas[i].state[s] == 0x80)
-					e->areas[i].state[s] = S_FREE;
-				else if (e->areas[i].state[s] == S_ALLOC)
-					e->nr_alloc++;
-	}
-
-	/* virtual pages: each fault's next fault on the same page of the same task */
-	e->vpages = malloc((n ? n : 1) * sizeof(*e->vpages));
+	e->vpages = malloc((pr->nr_vpages ? pr->nr_vpages : 1) * sizeof(*e->vpages));
 	if (!e->vpages)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
-	for (i = n; i-- > 0;) {
-		const struct swt_replay_fault *f = &in->faults[i];
-		uint64_t idx;
-
-		e->next_same_vpage[i] = NIL;
-		if (!f->vpage)
-			continue;
-		if (!swt_map_get(&e->vpage_index, (uint64_t)(uint32_t)f->pid, f->vpage, &idx)) {
-			idx = e->nr_vpages++;
-			e->vpages[idx].last = NIL;
-			e->vpages[idx].next = NIL;
-			if (swt_map_put(&e->vpage_index, (uint64_t)(uint32_t)f->pid, f->vpage, idx))
-				return swt_error(err, SWT_ENOMEM, "out of memory");
-		}
-		e->next_same_vpage[i] = e->vpages[idx].next;
-		e->vpages[idx].next = (int32_t)i;
+	for (i = 0; i < pr->nr_vpages; i++) {
+		e->vpages[i].last = NIL;
+		e->vpages[i].next = pr->vp_first[i];
 	}
 
 	/* window and plug buffers: the largest window any policy may list */
@@ -482,9 +634,8 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->nodes = malloc(e->cap_nodes * sizeof(*e->nodes));
 	if (!e->win_list || !e->reads || !e->plug || !e->nodes)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
-	for (i = 0; i < e->cap_nodes; i++)
-		e->nodes[i].next = i + 1 < e->cap_nodes ? (int32_t)(i + 1) : NIL;
-	e->free_node = 0;
+	e->free_node = NIL;
+	e->fresh_node = 0;
 
 	e->env.page_cluster = cfg->page_cluster;
 	e->env.nr_areas = (uint32_t)in->nr_areas;
@@ -539,12 +690,11 @@ static void on_swapout(struct engine *e, const struct swt_replay_swapout *o)
 static int cache_page(struct engine *e, uint32_t area, uint64_t slot, int ra)
 {
 	struct area_state *a = &e->areas[area];
-	int32_t n = e->free_node;
+	int32_t n = node_alloc(e);
 	struct node *x;
 
 	if (n == NIL)
 		return -SWT_ESTATE;	/* cannot happen: shrink keeps the pool sized */
-	e->free_node = e->nodes[n].next;
 	x = &e->nodes[n];
 	x->slot = slot;
 	x->area = area;
@@ -578,7 +728,7 @@ static int resolve(struct engine *e, const struct swt_replay_fault *f, const str
 	 * A virtual page: its PTE holds the swap entry it will be faulted with
 	 * next, or, if never again, the one it was last faulted with.
 	 */
-	vi = vpage_lookup(e, f->pid, v);
+	vi = vpage_lookup(e, f->pid, f->vma, v);
 	if (!vi)
 		return 0;
 	idx = vi->next != NIL && (size_t)vi->next > e->cur ? vi->next : vi->last;
@@ -717,9 +867,6 @@ static int on_fault(struct engine *e, const struct swt_replay_fault *f)
 		} else {
 			if (e->areas[area].state[slot] != S_ALLOC)
 				continue;	/* free, or already cached */
-			if (e->wasted_in &&
-			    swt_map_get(e->wasted_in, e->cur, (uint64_t)area << 40 | slot, &(uint64_t){ 0 }))
-				continue;
 		}
 		e->reads[nreads].area = area;
 		e->reads[nreads].slot = slot;
@@ -770,18 +917,18 @@ static int run_pass(struct engine *e)
 		{
 			const struct swt_replay_fault *f = &in->faults[fi];
 			struct area_state *a = &e->areas[f->area];
-			uint64_t idx;
 
 			e->cur = fi;
 			ret = on_fault(e, f);
 			if (ret)
 				return ret;
 			/* the futures move on past this fault */
-			a->next_use[f->slot] = e->next_same_slot[fi];
-			if (f->vpage && swt_map_get(&e->vpage_index, (uint64_t)(uint32_t)f->pid, f->vpage,
-						    &idx)) {
-				e->vpages[idx].last = (int32_t)fi;
-				e->vpages[idx].next = e->next_same_vpage[fi];
+			a->next_use[f->slot] = e->prep->next_same_slot[fi];
+			if (e->prep->vp_idx[fi] != NIL) {
+				struct vpage_info *v = &e->vpages[e->prep->vp_idx[fi]];
+
+				v->last = (int32_t)fi;
+				v->next = e->prep->next_same_vpage[fi];
 			}
 			fi++;
 		}
@@ -791,9 +938,6 @@ static int run_pass(struct engine *e)
 		for (int32_t n = e->lists[l].head; n != NIL; n = e->nodes[n].next)
 			if (e->nodes[n].ra) {
 				e->res->ra_unused_at_end++;
-				if (e->wasted_out)
-					swt_map_put(e->wasted_out, e->nodes[n].read_fault,
-						    (uint64_t)e->nodes[n].area << 40 | e->nodes[n].slot, 1);
 			}
 	return 0;
 }
@@ -801,38 +945,22 @@ static int run_pass(struct engine *e)
 int swt_replay_run(const struct swt_replay_input *in, const struct swt_replay_config *cfg,
 		   struct swt_replay_result **out, struct swt_err *err)
 {
-	struct swt_map wasted;
 	struct engine e;
 	uint64_t t0 = swt_now_ns();
-	int oracle = !!(cfg->policy->flags & SWT_POLICY_ORACLE), ret;
+	int ret;
 
 	*out = NULL;
-	if (oracle) {
-		/* first pass: find the reads that would go unused */
-		if (swt_map_init(&wasted, 1024))
-			return swt_error(err, SWT_ENOMEM, "out of memory");
-		ret = engine_init(&e, in, cfg, err);
-		if (!ret) {
-			e.wasted_out = &wasted;
-			ret = run_pass(&e);
-			if (ret)
-				swt_error(err, -ret, "replay with '%s' failed", cfg->policy->name);
-		}
-		engine_release(&e);
-		if (ret) {
-			swt_map_release(&wasted);
-			return ret;
-		}
-	}
 	ret = engine_init(&e, in, cfg, err);
 	if (!ret) {
-		e.wasted_in = oracle ? &wasted : NULL;
+		uint64_t t1 = swt_now_ns();
+
+		e.pin_readahead = !!(cfg->policy->flags & SWT_POLICY_ORACLE);
 		ret = run_pass(&e);
+		if (e.res)
+			e.res->loop_ns = swt_now_ns() - t1;
 		if (ret)
 			swt_error(err, -ret, "replay with '%s' failed", cfg->policy->name);
 	}
-	if (oracle)
-		swt_map_release(&wasted);
 	if (!ret) {
 		e.res->elapsed_ns = swt_now_ns() - t0;
 		*out = e.res;

@@ -27,6 +27,7 @@ void swt_replay_input_free(struct swt_replay_input *in)
 {
 	if (!in)
 		return;
+	swt_replay_input_unprepare(in);
 	free(in->areas);
 	free(in->faults);
 	free(in->outs);
@@ -328,6 +329,8 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 		ret = link_outs(in, err);
 	if (!ret)
 		ret = infer_vmas(in, err);
+	if (!ret)
+		ret = swt_replay_prepare(in, err);
 	if (ret) {
 		swt_replay_input_free(in);
 		return ret;

@@ -91,11 +91,19 @@ static int64_t majority(const struct leap_state *l, unsigned w)
 	return votes * 2 > w ? cand : 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Windows are short: insertion sort, and no allocation per fault (qsort may). */
+static void sort_slots(uint64_t *v, unsigned n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	for (unsigned i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		unsigned j = i;
 
-	return x < y ? -1 : x > y;
+		while (j && v[j - 1] > x) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
 }
 
 static int leap_on_miss(void *inst, const struct swt_fault_info *f, struct swt_window *win)
@@ -147,7 +155,7 @@ static int leap_on_miss(void *inst, const struct swt_fault_info *f, struct swt_w
 			break;
 		win->list[win->count++] = (uint64_t)s;
 	}
-	qsort(win->list, win->count, sizeof(*win->list), cmp_u64);
+	sort_slots(win->list, win->count);
 	return 0;
 }
 

@@ -2,11 +2,12 @@
  * Policy "oracle": an upper bound.  Within the kernel's own window limits
  * (the aligned 1 << page-cluster block in cluster mode; a window of up to
  * 1 << min(page-cluster, 5) virtual pages inside the VMA and the 2 MiB
- * region in VMA mode) it reads exactly the pages that will be faulted
- * before an unused readahead page would be evicted.  It looks into the
- * future through the engine; the engine runs it twice and drops, in the
- * second pass, the reads that still went unused in the first, so its
- * accuracy is 1.0 and no window-limited policy covers more faults.
+ * region in VMA mode) it reads exactly the pages a fault will use, looking
+ * into the future through the engine, and the engine keeps those pages
+ * cached until that fault: accuracy 1.0, and every fault a window-limited
+ * policy could cover is covered.  Its horizon is twice the expected life
+ * of a readahead page, so pages used far later -- which no real policy
+ * could keep -- are not counted.
  */
 #include <stdlib.h>
 
@@ -41,7 +42,7 @@ static int useful_vpage(const struct oracle_state *o, const struct swt_fault_inf
 static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt_window *win)
 {
 	const struct oracle_state *o = inst;
-	uint64_t lifetime = o->env->readahead_lifetime(o->env);
+	uint64_t lifetime = 2 * o->env->readahead_lifetime(o->env);
 	unsigned max = 1u << f->page_cluster, n;
 
 	win->count = 0;

@@ -66,6 +66,7 @@ struct swt_replay_input {
 	int64_t working_set_bytes;	/* -1 unknown */
 	int approximate;	/* demand stream approximated from a readahead-mixed trace */
 	int vmas_inferred;	/* VMA bounds guessed from fault addresses */
+	void *prep;		/* engine tables shared by runs (swt_replay_prepare) */
 };
 
 /*
@@ -77,6 +78,15 @@ struct swt_replay_input {
 int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_replay_input **out,
 			  struct swt_err *err);
 void swt_replay_input_free(struct swt_replay_input *in);
+
+/*
+ * Compute once what every run of this input shares (futures, page tables);
+ * swt_replay_input_load() does it.  An unprepared input still replays, at
+ * the cost of computing them per run.  Changing the input afterwards needs
+ * swt_replay_input_unprepare() first.
+ */
+int swt_replay_prepare(struct swt_replay_input *in, struct swt_err *err);
+void swt_replay_input_unprepare(struct swt_replay_input *in);
 
 /* Default simulated memory, in pages: the cgroup limit, else the working set. */
 int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
@@ -125,7 +135,8 @@ struct swt_replay_result {
 	unsigned max_request_pages;
 	uint64_t ra_unused_at_end;	/* read ahead, still cached unused when the trace ended */
 	uint64_t cache_pages, inactive_pages;
-	uint64_t elapsed_ns;
+	uint64_t elapsed_ns;		/* the whole run */
+	uint64_t loop_ns;		/* of which the event loop */
 };
 
 /*

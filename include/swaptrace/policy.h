@@ -105,8 +105,8 @@ struct swt_policy_param {
 
 /* swt_policy.flags */
 enum {
-	SWT_POLICY_ORACLE = 1 << 0,	/* uses the future: the engine runs it twice and drops
-					 * the reads that went unused in the first pass */
+	SWT_POLICY_ORACLE = 1 << 0,	/* reads only pages a fault will use: the engine keeps
+					 * its readahead pages cached until then */
 };
 
 struct swt_policy {
