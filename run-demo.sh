@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install dependencies, build, and run the main job on the bundled sample
-# capture: ingest -> info.
+# capture: ingest -> info -> replay.
 set -e
 cd "$(dirname "$0")"
 ./install-deps.sh
@@ -11,5 +11,9 @@ OUT=${OUT:-out/demo}
 mkdir -p "$OUT"
 $SWT ingest -o "$OUT/sample.db" samples/rnd-1dev-pc0
 $SWT info "$OUT/sample.db"
+echo
+# what readahead would have done: the kernel's policy, the upper bound and
+# Leap, from no readahead to 32-page windows
+$SWT replay -p none -p auto -p fixed -p oracle -p leap -c 0-5 "$OUT/sample.db"
 echo
 echo "swaptrace: demo: database in $OUT/sample.db (query it with sqlite3; see docs/schema.md)"

@@ -362,14 +362,26 @@ int cmd_replay(int argc, char **argv)
 				r->cfg.layout_name = "traced";
 				ret = choices[p].dl_handle ? swt_replay_run_isolated(in, &r->cfg, &r->res, &err)
 							   : swt_replay_run(in, &r->cfg, &r->res, &err);
-				if (!ret && store)
-					ret = swt_replay_store(st, in, &r->cfg, r->res, &r->run_id, &err);
 				if (ret) {
 					status = cli_fail("replay", &err);
 					goto out;
 				}
 				nruns++;
 			}
+		}
+	}
+	if (store) {
+		/* all runs or none: a failure leaves the database as it was */
+		int ret = swt_store_exec(st, "BEGIN IMMEDIATE", &err);
+
+		for (size_t i = 0; !ret && i < nruns; i++)
+			ret = swt_replay_store(st, in, &runs[i].cfg, runs[i].res, &runs[i].run_id, &err);
+		if (!ret)
+			ret = swt_store_exec(st, "COMMIT", &err);
+		if (ret) {
+			sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
+			status = cli_fail("replay", &err);
+			goto out;
 		}
 	}
 	if (json)

@@ -156,7 +156,10 @@ double swt_metrics_accuracy(const struct swt_replay_metrics *m);	/* -1: undefine
 double swt_metrics_coverage(const struct swt_replay_metrics *m);
 double swt_metrics_avg_request_kib(const struct swt_replay_metrics *m, uint32_t page_shift);
 
-/* Store a run and its partitions, histograms and series; *run_id set. */
+/*
+ * Store a run and its partitions, histograms and series; *run_id set.
+ * The caller wraps a batch of runs in one transaction.
+ */
 int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 		     const struct swt_replay_config *cfg, const struct swt_replay_result *r,
 		     int64_t *run_id, struct swt_err *err);

@@ -75,14 +75,11 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 	for (unsigned k = 0; k < cfg->nparams; k++)
 		snprintf(params + strlen(params), sizeof(params) - strlen(params), "%s%s=%s",
 			 k ? "," : "", cfg->keys[k], cfg->values[k]);
-	ret = swt_store_exec(st, "BEGIN", err);
-	if (ret)
-		return ret;
 	ret = swt_store_prepare(st,
 		"INSERT INTO run (created, policy, params, page_cluster, cache_pages, layout,"
 		" approximate, faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted,"
-		" read_requests, read_merges, accuracy, coverage, avg_request_kib, replay_ns)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &run, err);
+		" read_requests, read_merges, accuracy, coverage, avg_request_kib, replay_ns, loop_ns)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &run, err);
 	if (!ret)
 		ret = swt_store_prepare(st,
 			"INSERT INTO run_partition (run_id, partition, dev, faults, misses, hits,"
@@ -109,6 +106,7 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 	sqlite3_bind_int64(run, 7, in->approximate);
 	bind_metrics(run, 8, &r->total, in->page_shift);
 	sqlite3_bind_int64(run, 20, (int64_t)r->elapsed_ns);
+	sqlite3_bind_int64(run, 21, (int64_t)r->loop_ns);
 	ret = step(st, run, err, "insert run");
 	if (ret)
 		goto out;
@@ -165,9 +163,5 @@ out:
 	sqlite3_finalize(part);
 	sqlite3_finalize(hist);
 	sqlite3_finalize(series);
-	if (!ret)
-		ret = swt_store_exec(st, "COMMIT", err);
-	else
-		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
 	return ret;
 }

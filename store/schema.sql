@@ -338,7 +338,8 @@ CREATE TABLE run (
 	accuracy	REAL,
 	coverage	REAL,
 	avg_request_kib	REAL,
-	replay_ns	INTEGER			-- wall time the replay took
+	replay_ns	INTEGER,		-- wall time the replay took
+	loop_ns		INTEGER			-- of which the event loop
 );
 
 CREATE TABLE run_partition (

@@ -1,0 +1,30 @@
+#!/bin/bash
+# Replay speed: faults per second per policy on the largest shared capture
+# (or the database/capture given), one core, best of several runs.  Both the
+# event loop alone and the whole run (tables, result allocation) are shown.
+# Target: 20 million faults/s per kernel policy.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+swt=${SWAPTRACE:-$here/build/cli/swaptrace}
+input=${1:-}
+if [ -z "$input" ]; then
+	input=$(ls -S /work/shared/captures/*-pc0/trace.dat "$here"/../shared/captures/*-pc0/trace.dat 2>/dev/null | head -1)
+	input=$(dirname "$input")
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db=$input
+if [ -d "$input" ]; then
+	db=$tmp/bench.db
+	"$swt" ingest -q -o "$db" "$input"
+fi
+echo "replay speed on $input ($(sqlite3 "$db" 'SELECT count(*) FROM swap_in WHERE demand = 1') faults)"
+printf '%-10s %14s %14s\n' policy "loop Mfaults/s" "run Mfaults/s"
+for policy in none fixed adaptive vma auto oracle leap; do
+	cp "$db" "$tmp/run.db"
+	for rep in 1 2 3 4 5; do
+		"$swt" replay -p "$policy" -c 3 "$tmp/run.db" > /dev/null
+	done
+	sqlite3 "$tmp/run.db" "SELECT printf('%-10s %14.2f %14.2f', '$policy',
+		max(faults * 1000.0 / loop_ns), max(faults * 1000.0 / replay_ns)) FROM run"
+done

@@ -1,0 +1,115 @@
+#!/bin/bash
+# swaptrace replay and policies end to end on the bundled sample (a real
+# page-cluster 0 capture): the sweep, the three output formats with their
+# exact keys, the stored tables, sanity of the policies, plugins (the
+# template, and broken ones: crashing, wrong ABI, missing symbol, refusing),
+# refusal of a readahead-mixed capture unless --approximate, bad arguments.
+. "$(dirname "$0")/lib.sh"
+
+db="$WORK/sample.db"
+"$SWAPTRACE" ingest -q -o "$db" "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0" || { fail "ingest"; finish; }
+
+# --- a sweep, JSON with exactly the documented keys ---------------------------
+"$SWAPTRACE" replay --json -p none -p fixed -p adaptive -p auto -p oracle -p leap -c 0,3 "$db" \
+	> "$WORK/sweep.json" || fail "replay sweep"
+python3 - "$WORK/sweep.json" <<'PY' || FAILURES=$((FAILURES + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+M = {"faults", "misses", "hits", "pages_read", "ra_pages", "ra_hits", "ra_wasted", "accuracy",
+     "coverage", "read_requests", "read_merges", "avg_request_kib"}
+assert set(d) == {"runs"}, d.keys()
+runs = d["runs"]
+assert len(runs) == 12, len(runs)
+for r in runs:
+    assert set(r) == {"policy", "page_cluster", "cache_pages", "layout", "totals", "partitions"}, r.keys()
+    assert set(r["totals"]) == M, r["totals"].keys()
+    assert r["layout"] == "traced"
+    assert r["cache_pages"] == 52480          # the capture's 205 MB cgroup limit
+    for p in r["partitions"]:
+        assert set(p) == M | {"dev"}, p.keys()
+    t = r["totals"]
+    assert t["faults"] == t["misses"] + t["hits"]
+    assert t["ra_hits"] <= t["ra_pages"] and t["pages_read"] == t["misses"] + t["ra_pages"]
+    assert t["read_requests"] + t["read_merges"] == t["pages_read"]
+    if r["page_cluster"] == 0 or r["policy"] == "none":
+        # no readahead: every fault reads its own page, one request each
+        assert t["ra_pages"] == 0 and t["hits"] == 0, r
+        assert t["pages_read"] == t["faults"] == t["misses"] == 75047, t
+        assert t["accuracy"] is None
+by = {(r["policy"], r["page_cluster"]): r["totals"] for r in runs}
+o = by[("oracle", 3)]
+assert abs(o["accuracy"] - 1.0) < 1e-9, o
+for p in ("fixed", "adaptive", "auto", "leap"):
+    assert by[(p, 3)]["coverage"] <= o["coverage"], (p, by[(p, 3)], o)
+    assert by[(p, 3)]["coverage"] > 0.1, p
+print("sweep ok")
+PY
+
+# --- the runs are stored -----------------------------------------------------------
+check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" 12 "stored runs"
+check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run_partition')" 12 "stored partitions"
+check_eq "$(sqlite3 "$db" "SELECT count(DISTINCT run_id) FROM run_histogram WHERE kind = 'ra_window'")" 12 "window histograms"
+check_eq "$(sqlite3 "$db" "SELECT sum(count) FROM run_histogram h JOIN run r ON r.id = h.run_id WHERE r.policy = 'auto' AND r.page_cluster = 3 AND h.kind = 'request_pages' AND h.partition = -1") " \
+	"$(sqlite3 "$db" "SELECT read_requests FROM run WHERE policy = 'auto' AND page_cluster = 3") " "request histogram sums to the requests"
+check_eq "$(sqlite3 "$db" "SELECT sum(s.faults) = r.faults FROM run_series s JOIN run r ON r.id = s.run_id WHERE r.policy = 'auto' AND r.page_cluster = 3")" 1 "series sums to the faults"
+
+# --- CSV and table ------------------------------------------------------------------
+"$SWAPTRACE" replay --no-store --csv -p auto -c 3 "$db" > "$WORK/out.csv" || fail "csv"
+check_eq "$(head -1 "$WORK/out.csv")" \
+	"policy,page_cluster,cache_pages,layout,dev,faults,misses,hits,pages_read,ra_pages,ra_hits,ra_wasted,accuracy,coverage,read_requests,read_merges,avg_request_kib" "csv header"
+check_eq "$(wc -l < "$WORK/out.csv")" 3 "csv rows (all + one partition)"
+"$SWAPTRACE" replay --no-store -p auto -c 3 "$db" | grep -q '^auto .* all ' || fail "table output"
+check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" 12 "--no-store stores nothing"
+
+# --- memory size changes the answer, as documented ------------------------------------
+"$SWAPTRACE" replay --no-store --json -p auto -c 3 -m 20000,52480,80000 "$db" > "$WORK/mem.json" || fail "cache sweep"
+python3 - "$WORK/mem.json" <<'PY' || FAILURES=$((FAILURES + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"]
+acc = [x["totals"]["accuracy"] for x in r]
+assert [x["cache_pages"] for x in r] == [20000, 52480, 80000]
+assert acc[0] < acc[1] < acc[2], acc    # readahead pages live longer in more memory
+PY
+
+# --- policies ------------------------------------------------------------------------
+"$SWAPTRACE" policies > "$WORK/policies.txt" || fail "policies"
+for p in none fixed adaptive vma auto oracle leap; do
+	grep -q "^$p " "$WORK/policies.txt" || fail "policies lists $p"
+done
+grep -q "history=32" "$WORK/policies.txt" || fail "policies shows parameters"
+
+# --- plugins --------------------------------------------------------------------------
+plugin="$SWT_BUILD_DIR/samples/libswt-policy-forward.so"
+"$SWAPTRACE" replay --no-store --json -p "$plugin:pages=8" -c 3 "$db" > "$WORK/plugin.json" ||
+	fail "template plugin"
+check_eq "$(json_get "$WORK/plugin.json" 'd["runs"][0]["totals"]["ra_pages"] > 0')" True "template plugin reads ahead"
+bad="$SWT_BUILD_DIR/tests/plugins"
+expect_fail() { # pattern args...
+	local pattern=$1; shift
+	"$SWAPTRACE" "$@" > /dev/null 2> "$WORK/err.txt"
+	local status=$?
+	[ $status -ne 0 ] || fail "'$*' should fail"
+	check_eq "$(wc -l < "$WORK/err.txt")" 1 "one error line for '$*'"
+	grep -q -- "$pattern" "$WORK/err.txt" || fail "'$*': message '$(cat "$WORK/err.txt")' lacks '$pattern'"
+}
+before=$(sqlite3 "$db" 'SELECT count(*) FROM run')
+expect_fail "crashed (Segmentation fault)" replay -p auto -p "$bad/libswt-bad-crash.so" -c 3 "$db"
+check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" "$before" "a failed sweep stores nothing"
+expect_fail "ABI version 99" replay -p "$bad/libswt-bad-bad_abi.so" "$db"
+expect_fail "no 'swt_policy_plugin' symbol" replay -p "$bad/libswt-bad-no_symbol.so" "$db"
+expect_fail "refuses to start" replay -p "$bad/libswt-bad-fail.so" "$db"
+expect_fail "cannot load" replay -p ./no/such/plugin.so "$db"
+"$SWAPTRACE" replay -p nonesuch "$db" 2>/dev/null; check_eq $? 2 "unknown policy is a usage error"
+"$SWAPTRACE" replay -c 40 "$db" 2>/dev/null; check_eq $? 2 "bad page-cluster is a usage error"
+"$SWAPTRACE" replay -p leap:depth=3 "$db" 2>/dev/null; check_eq $? 2 "unknown parameter is a usage error"
+expect_fail "No such file" replay "$WORK/missing.db"
+
+# --- a readahead-mixed capture needs --approximate -----------------------------------
+find_captures
+pc3="$WORK/pc3.db"
+"$SWAPTRACE" ingest -q -o "$pc3" "$CAPTURES/rnd-1dev-pc3" || fail "ingest pc3"
+expect_fail "pass --approximate" replay "$pc3"
+"$SWAPTRACE" replay --no-store --approximate --json -p auto -c 3 "$pc3" > "$WORK/approx.json" 2> "$WORK/warn.txt" ||
+	fail "approximate replay"
+grep -q "approximate demand stream" "$WORK/warn.txt" || fail "approximation is announced"
+finish
