@@ -107,6 +107,8 @@ struct engine {
 	size_t cur;			/* fault being processed */
 
 	uint64_t pageins, misses_so_far;
+	size_t sec;			/* current second of the series */
+	uint64_t sec_end;		/* and the time it ends */
 	uint64_t nr_alloc;		/* slots holding a page that is not cached */
 	uint64_t rng;			/* xorshift state for the touches of resident pages */
 
@@ -593,6 +595,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->cap_inactive = inactive_pages(e->cap_total, in->page_shift, cfg->inactive_fraction);
 	if (!e->cap_inactive)
 		e->cap_inactive = 1;
+	e->sec_end = in->first_ns + 1000000000ull;
 	e->res->cache_pages = e->cap_total;
 	e->res->inactive_pages = e->cap_inactive;
 	e->any_rotational = pr->any_rotational;
@@ -655,16 +658,23 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 
 /* ---- the replay ---------------------------------------------------------- */
 
-static void account_series(struct engine *e, uint32_t area, uint64_t ts, int fault, int hit,
-			   uint64_t pages)
+/* The second of the capture a time falls in; faults come in time order. */
+static size_t series_second(struct engine *e, uint64_t ts)
 {
 	struct swt_replay_result *r = e->res;
-	uint64_t sec = ts > e->in->first_ns ? (ts - e->in->first_ns) / 1000000000ull : 0;
-	struct swt_replay_series_point *p;
 
-	if (sec >= r->nr_seconds)
-		sec = r->nr_seconds - 1;
-	p = &r->parts[area].series[sec];
+	while (e->sec + 1 < r->nr_seconds && ts >= e->sec_end) {
+		e->sec++;
+		e->sec_end += 1000000000ull;
+	}
+	return e->sec;
+}
+
+static void account_series(struct engine *e, uint32_t area, size_t sec, int fault, int hit,
+			   uint64_t pages)
+{
+	struct swt_replay_series_point *p = &e->res->parts[area].series[sec];
+
 	if (fault) {
 		p->faults++;
 		if (hit)
@@ -797,7 +807,7 @@ static int on_fault(struct engine *e, const struct swt_replay_fault *f)
 	const struct swt_replay_area *ra = &e->in->areas[f->area];
 	struct swt_fault_info info;
 	struct swt_window win;
-	size_t nreads = 0, i;
+	size_t nreads = 0, i, sec;
 	int ret, target_done = 0;
 
 	part->m.faults++;
@@ -830,7 +840,7 @@ static int on_fault(struct engine *e, const struct swt_replay_fault *f)
 		part->m.ra_hits++;
 		r->total.hits++;
 		r->total.ra_hits++;
-		account_series(e, f->area, f->ts, 1, 1, 0);
+		account_series(e, f->area, series_second(e, f->ts), 1, 1, 0);
 		if (e->policy->on_hit)
 			e->policy->on_hit(e->inst, &info);
 		return 0;
@@ -884,6 +894,7 @@ static int on_fault(struct engine *e, const struct swt_replay_fault *f)
 		nreads++;
 	}
 	plug_reads(e, nreads);
+	sec = series_second(e, f->ts);
 	for (i = 0; i < nreads; i++) {
 		const struct read *rd = &e->reads[i];
 		struct swt_replay_part *p = &r->parts[rd->area];
@@ -897,7 +908,7 @@ static int on_fault(struct engine *e, const struct swt_replay_fault *f)
 			p->m.ra_pages++;
 			r->total.ra_pages++;
 		}
-		account_series(e, rd->area, f->ts, rd->target, 0, 1);
+		account_series(e, rd->area, sec, rd->target, 0, 1);
 	}
 	shrink(e);
 	return 0;
