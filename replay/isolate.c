@@ -92,6 +92,15 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 		int code;
 
 		close(fds[0]);
+		/*
+		 * A plugin fault must kill the child by its signal so the parent can
+		 * name it; sanitizer runtimes would otherwise turn it into exit(1).
+		 */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
 		ret = swt_replay_run(in, cfg, &r, &child_err);
 		/* status byte first: 0 and a result, or the error code and message */
 		code = ret ? -ret : 0;
@@ -128,9 +137,13 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 				return swt_error(err, child_err.code, "%s", child_err.msg);
 			return swt_error(err, code, "replay with '%s' failed", cfg->policy->name);
 		}
-		if (!r || !WIFEXITED(status) || WEXITSTATUS(status))
-			return swt_error(err, SWT_EPLUGIN, "policy '%s': the replay process died",
-					 cfg->policy_spec ? cfg->policy_spec : cfg->policy->name);
+		if (!r || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			swt_replay_result_free(r);
+			return swt_error(err, SWT_EPLUGIN,
+					 "policy '%s': the replay process exited with status %d",
+					 cfg->policy_spec ? cfg->policy_spec : cfg->policy->name,
+					 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		}
 	}
 	*out = r;
 	return 0;

@@ -689,6 +689,13 @@ static int dispatch(struct parent_state *p, struct msg_head *h, char *payload,
 int swt_tracedat_decode(const char *path, swt_event_fn cb, void *ctx,
 			struct swt_tracedat_stats *stats, struct swt_err *err)
 {
+	return swt_tracedat_decode_ex(path, cb, ctx, NULL, stats, err);
+}
+
+int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
+			   void (*before_fork)(void *ctx), struct swt_tracedat_stats *stats,
+			   struct swt_err *err)
+{
 	struct parent_state p = { 0 };
 	struct reader r = { .fd = -1 };
 	struct swt_td_layout l;
@@ -708,6 +715,8 @@ int swt_tracedat_decode(const char *path, swt_event_fn cb, void *ctx,
 		ret = swt_error(err, SWT_EIO, "'%s': pipe: %s", path, strerror(errno));
 		goto out_layout;
 	}
+	if (before_fork)
+		before_fork(ctx);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {

@@ -124,6 +124,11 @@ struct swt_ingest {
 	size_t cap_source_paths;
 };
 
+int swt_ingest_quiesce(struct swt_ingest *ing)
+{
+	return ing->w ? swt_writer_quiesce(ing->w) : 0;
+}
+
 int64_t swt_ingest_block_events(struct swt_ingest *ing)
 {
 	return ing->block_events;

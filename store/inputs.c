@@ -125,6 +125,11 @@ static int ingest_blktrace(struct swt_ingest *ing, const char *input, char **pat
 	return swt_ingest_end_source(ing, err);
 }
 
+static void quiesce(void *ctx)
+{
+	swt_ingest_quiesce(ctx);
+}
+
 static int ingest_tracedat(struct swt_ingest *ing, const char *path, struct swt_err *err)
 {
 	struct swt_source_info info = { .path = path, .format = "trace.dat" };
@@ -134,7 +139,7 @@ static int ingest_tracedat(struct swt_ingest *ing, const char *path, struct swt_
 	ret = swt_ingest_begin_source(ing, &info, err);
 	if (ret)
 		return ret;
-	ret = swt_tracedat_decode(path, swt_ingest_event, ing, &stats, err);
+	ret = swt_tracedat_decode_ex(path, swt_ingest_event, ing, quiesce, &stats, err);
 	if (ret) {
 		const struct swt_err *ierr = swt_ingest_error(ing);
 

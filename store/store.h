@@ -140,6 +140,12 @@ int swt_writer_put(struct swt_writer *w, enum swt_row_kind kind, const void *row
  */
 int swt_writer_sync(struct swt_writer *w);
 /*
+ * Write everything queued and end the thread, e.g. before fork(): a child
+ * forked while another thread holds an allocator lock can deadlock.  The
+ * next put starts the thread again.
+ */
+int swt_writer_quiesce(struct swt_writer *w);
+/*
  * Drain the queue and stop the thread, leaving the transaction open for the
  * caller's derivations.  Returns the first insert error.  Always frees w.
  */

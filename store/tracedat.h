@@ -45,4 +45,13 @@ int swt_tracedat_check(const char *path, struct swt_tracedat_stats *stats, struc
 int swt_tracedat_decode(const char *path, swt_event_fn cb, void *ctx,
 			struct swt_tracedat_stats *stats, struct swt_err *err);
 
+/*
+ * The same, calling before_fork(ctx) first: the caller stops its other
+ * threads there (a child forked while another thread holds a lock -- in
+ * malloc, say -- deadlocks).
+ */
+int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
+			   void (*before_fork)(void *ctx), struct swt_tracedat_stats *stats,
+			   struct swt_err *err);
+
 #endif

@@ -77,6 +77,7 @@ struct swt_writer {
 	struct chunk *free_list;
 	int chunks;		/* allocated */
 	int stopping;
+	int running;		/* the thread exists (it is started lazily) */
 	int busy;		/* the thread is inside write_chunk() */
 	int error;		/* first error, negative */
 	struct swt_err err;
@@ -394,12 +395,6 @@ int swt_writer_start(struct swt_store *st, struct swt_writer **out, struct swt_e
 		goto out_free;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
-	if (pthread_create(&w->thread, NULL, writer_thread, w)) {
-		ret = swt_error(err, SWT_ENOMEM, "cannot start the database writer thread");
-		pthread_mutex_destroy(&w->lock);
-		pthread_cond_destroy(&w->cond);
-		goto out_free;
-	}
 	*out = w;
 	return 0;
 
@@ -419,6 +414,11 @@ static int writer_flush(struct swt_writer *w)
 	struct chunk *c = w->cur;
 	int ret;
 
+	if (!w->running) {
+		if (pthread_create(&w->thread, NULL, writer_thread, w))
+			return swt_error(&w->err, SWT_ENOMEM, "cannot start the database writer thread");
+		w->running = 1;
+	}
 	pthread_mutex_lock(&w->lock);
 	c->next = NULL;
 	if (w->queue_tail)
@@ -510,17 +510,33 @@ int swt_writer_sync(struct swt_writer *w)
 	return ret;
 }
 
+/* Write everything queued and end the thread; the next put starts a new one. */
+static int writer_stop(struct swt_writer *w)
+{
+	if (w->cur->len)
+		writer_flush(w);
+	if (w->running) {
+		pthread_mutex_lock(&w->lock);
+		w->stopping = 1;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+		w->running = 0;
+		w->stopping = 0;
+	}
+	return w->error;
+}
+
+int swt_writer_quiesce(struct swt_writer *w)
+{
+	return writer_stop(w);
+}
+
 int swt_writer_finish(struct swt_writer *w, struct swt_err *err)
 {
 	int ret, i;
 
-	if (w->cur->len)
-		writer_flush(w);
-	pthread_mutex_lock(&w->lock);
-	w->stopping = 1;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
+	writer_stop(w);
 	ret = w->error;
 	if (ret && err && !err->code)
 		*err = w->err;
