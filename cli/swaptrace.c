@@ -16,6 +16,7 @@ static const struct swt_cmd commands[] = {
 	{ "ingest", cmd_ingest, 0, "decode blktrace/trace.dat files into a database",
 	  cmd_ingest_usage },
 	{ "info", cmd_info, 0, "summarise an ingested capture (blkparse-style)", cmd_info_usage },
+	{ "report", cmd_report, 0, "draw the charts (PNG, SVG) and index.html", cmd_report_usage },
 };
 
 static const struct swt_cmd *find_cmd(const char *name)
@@ -83,7 +84,8 @@ static void usage(FILE *f)
 	fprintf(f, "\n'swaptrace help <command>' or 'swaptrace <command> --help' for details.\n"
 		   "Typical run:\n"
 		   "   swaptrace ingest -o cap.db capture-dir/\n"
-		   "   swaptrace info cap.db\n");
+		   "   swaptrace info cap.db\n"
+		   "   swaptrace report cap.db\n");
 }
 
 int main(int argc, char **argv)
