@@ -263,10 +263,10 @@ static int draw_heatmap(struct swt_chart *c, const void *data, struct swt_err *e
 		else if (!rc->nr_parts)
 			snprintf(msg, sizeof(msg), "no swap devices in this capture");
 		else
-			snprintf(msg, sizeof(msg), "only %lld swap event%s at one instant in this "
-				 "capture: nothing to map over time",
-				 (long long)(rc->swap_ins + rc->swap_outs),
-				 rc->swap_ins + rc->swap_outs == 1 ? "" : "s");
+			snprintf(msg, sizeof(msg), rc->swap_ins + rc->swap_outs == 1 ?
+				 "only one swap event in this capture: %s" :
+				 "all swap events of this capture at one instant: %s",
+				 "nothing to map over time");
 		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
 				  bottom - top, msg);
 		return 0;
@@ -289,7 +289,8 @@ static int draw_heatmap(struct swt_chart *c, const void *data, struct swt_err *e
 			swt_panel_grid(&p, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
 				       bottom - top, cols, NR_STREAMS, 24, 14, k * cols + (int)i);
 			swt_chart_format_int(m->total[k], num, sizeof(num));
-			snprintf(title, sizeof(title), "%s: %s (%s page%s)", m->part->label,
+			snprintf(title, sizeof(title), "%s: %s (%s page%s)",
+				 cols > 2 ? m->part->name : m->part->label,
 				 stream_name[k], num, m->total[k] == 1 ? "" : "s");
 			p.title = title;
 			if (!m->total[k]) {

@@ -97,11 +97,13 @@ static int load_col(struct layout_data *d, struct layout_col *col, struct swt_er
 		col->v[MERGES][0] = col->run->read_merges;
 		col->v[REQUESTS][0] = col->run->read_requests;
 	}
-	snprintf(col->label, sizeof(col->label), "%s\n%zu device%s%s", col->run->layout,
+	/* a no-break space keeps "4 devices" together when the label wraps */
+	snprintf(col->label, sizeof(col->label), "%s\n%zu\xc2\xa0" "device%s%s", col->run->layout,
 		 col->nr_devs ? col->nr_devs : 1, col->nr_devs == 1 || !col->nr_devs ? "" : "s",
 		 col->run->approximate ? " (approximate)" : "");
-	memcpy(col->name, col->label, sizeof(col->name));
-	*strchr(col->name, '\n') = ':';
+	snprintf(col->name, sizeof(col->name), "%s: %zu device%s%s", col->run->layout,
+		 col->nr_devs ? col->nr_devs : 1, col->nr_devs == 1 || !col->nr_devs ? "" : "s",
+		 col->run->approximate ? " (approximate)" : "");
 	if (col->nr_devs > MAX_SEGMENTS)
 		d->other = 1;
 	d->max_devs = SWT_MAX(d->max_devs, SWT_MIN(col->nr_devs, (size_t)MAX_SEGMENTS));

@@ -16,8 +16,9 @@
 enum { ACCURACY, COVERAGE, PAGES_PER_FAULT, NR_METRICS };
 
 struct group {
-	int64_t partition;	/* -1: the run's totals, when it stored no partitions */
-	char label[320];
+	int64_t partition;	/* -1: runs' totals over several devices (no partition rows) */
+	char label[320];	/* "7:0 /dev/loop0" */
+	char name[320];		/* "7:0", for narrow groups */
 };
 
 struct policy_data {
@@ -59,6 +60,8 @@ static int add_group(struct policy_data *d, size_t *cap, int64_t partition, cons
 		snprintf(d->groups[i].label, sizeof(d->groups[i].label), "%s", part->label);
 	else
 		snprintf(d->groups[i].label, sizeof(d->groups[i].label), "%s", dev);
+	snprintf(d->groups[i].name, sizeof(d->groups[i].name), "%s", partition < 0 ? "all devices" :
+		 dev);
 	d->nr_groups++;
 	return 0;
 }
@@ -75,6 +78,8 @@ static void set_metrics(double *m, int64_t faults, int64_t hits, int64_t pages_r
 static int load_values(struct policy_data *d, int fill, size_t *cap, struct swt_err *err)
 {
 	sqlite3_stmt *s = NULL;
+	int64_t totals_part = d->rc->nr_parts == 1 ? d->rc->parts[0].id : -1;
+	const char *totals_dev = d->rc->nr_parts == 1 ? d->rc->parts[0].name : "";
 	int ret, step;
 
 	ret = swt_store_prepare(d->rc->st,
@@ -114,16 +119,16 @@ static int load_values(struct policy_data *d, int fill, size_t *cap, struct swt_
 			ret = swt_store_sql_error(d->rc->st, err, "reading run partitions");
 		if (ret || rows)
 			continue;
-		/* a run without per-partition rows still has its totals */
+		/*
+		 * A run without per-partition rows still has its totals: those of
+		 * the one device when there is one, else of "all devices".
+		 */
 		if (!fill) {
-			int gi = add_group(d, cap, -1, "", err);
-
-			if (gi < 0)
-				ret = gi;
+			ret = add_group(d, cap, totals_part, totals_dev, err);
 			continue;
 		}
 		for (size_t g = 0; g < d->nr_groups; g++)
-			if (d->groups[g].partition == -1)
+			if (d->groups[g].partition == totals_part)
 				set_metrics(value(d, r, g, 0), run->faults, run->hits, run->pages_read,
 					    run->ra_pages, run->ra_hits);
 	}
@@ -242,8 +247,9 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	cats = calloc(d->nr_groups, sizeof(*cats));
 	if (!cats)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	/* device paths while the groups are wide enough for them ("/dev/" would wrap) */
 	for (size_t g = 0; g < d->nr_groups; g++)
-		cats[g] = d->groups[g].label;
+		cats[g] = d->nr_groups > 2 ? d->groups[g].name : d->groups[g].label;
 	for (int m = 0; m < NR_METRICS; m++) {
 		struct swt_panel p = { 0 };
 		double hi = 0;

@@ -72,6 +72,7 @@ void swt_chart_meta_free(struct swt_chart_meta *m)
 		free(m->panels[i].title);
 		free(m->panels[i].x_label);
 		free(m->panels[i].y_label);
+		free(m->panels[i].categories);
 	}
 	free(m->panels);
 	for (size_t i = 0; i < m->nr_series; i++)
@@ -96,7 +97,8 @@ static void json_strings(struct swt_sbuf *b, const char *key, char *const *v, si
 	swt_sbuf_puts(b, "]");
 }
 
-char *swt_chart_meta_json(const struct swt_chart_meta *m)
+/* with_files: list the formats written (the sidecar); the SVG's copy leaves them out */
+static char *meta_json(const struct swt_chart_meta *m, int with_files)
 {
 	struct swt_sbuf b;
 
@@ -107,11 +109,13 @@ char *swt_chart_meta_json(const struct swt_chart_meta *m)
 	swt_sbuf_json(&b, m->title);
 	swt_sbuf_puts(&b, ",\n  \"subtitle\": ");
 	swt_sbuf_json(&b, m->subtitle);
-	swt_sbuf_printf(&b, ",\n  \"width\": %d,\n  \"height\": %d,\n  \"formats\": [%s%s%s]",
-			SWT_CHART_WIDTH, SWT_CHART_HEIGHT,
-			m->formats & SWT_CHART_PNG ? "\"png\"" : "",
-			(m->formats & SWT_CHART_PNG) && (m->formats & SWT_CHART_SVG) ? ", " : "",
-			m->formats & SWT_CHART_SVG ? "\"svg\"" : "");
+	swt_sbuf_printf(&b, ",\n  \"width\": %d,\n  \"height\": %d", SWT_CHART_WIDTH,
+			SWT_CHART_HEIGHT);
+	if (with_files)
+		swt_sbuf_printf(&b, ",\n  \"formats\": [%s%s%s]",
+				m->formats & SWT_CHART_PNG ? "\"png\"" : "",
+				(m->formats & SWT_CHART_PNG) && (m->formats & SWT_CHART_SVG) ? ", " : "",
+				m->formats & SWT_CHART_SVG ? "\"svg\"" : "");
 	swt_sbuf_puts(&b, ",\n  \"panels\": [");
 	for (size_t i = 0; i < m->nr_panels; i++) {
 		swt_sbuf_puts(&b, i ? ",\n    {\"title\": " : "\n    {\"title\": ");
@@ -120,6 +124,8 @@ char *swt_chart_meta_json(const struct swt_chart_meta *m)
 		swt_sbuf_json(&b, m->panels[i].x_label);
 		swt_sbuf_puts(&b, ", \"y_label\": ");
 		swt_sbuf_json(&b, m->panels[i].y_label);
+		swt_sbuf_puts(&b, ", \"categories\": ");
+		swt_sbuf_json(&b, m->panels[i].categories);
 		swt_sbuf_puts(&b, "}");
 	}
 	swt_sbuf_puts(&b, m->nr_panels ? "\n  ],\n  \"series\": [" : "],\n  \"series\": [");
@@ -139,12 +145,17 @@ char *swt_chart_meta_json(const struct swt_chart_meta *m)
 	return swt_sbuf_detach(&b);
 }
 
+char *swt_chart_meta_json(const struct swt_chart_meta *m)
+{
+	return meta_json(m, 1);
+}
+
 /* The <desc> text: everything a reader needs to know what the picture shows. */
 static void svg_desc(struct swt_sbuf *b, const struct swt_chart_meta *m)
 {
 	if (m->subtitle && *m->subtitle) {
 		swt_sbuf_xml(b, m->subtitle);
-		swt_sbuf_puts(b, ". ");
+		swt_sbuf_puts(b, m->subtitle[strlen(m->subtitle) - 1] == '.' ? " " : ". ");
 	}
 	for (size_t i = 0; i < m->nr_panels; i++) {
 		const struct swt_chart_panel_meta *p = &m->panels[i];
@@ -179,41 +190,54 @@ static void svg_desc(struct swt_sbuf *b, const struct swt_chart_meta *m)
 }
 
 /*
- * Copy text, renumbering cairo's per-process surface ids ("surface17",
- * referenced as id="surface17" and "#surface17") 1, 2, ... in order of
- * first appearance.
+ * cairo names some SVG elements after a per-process counter (its surface
+ * ids: "surface17", "image558"), so the same drawing gets other names in
+ * another process or after other charts.  Renumber them 1, 2, ... in order
+ * of first appearance, wherever they appear as id="..." or "#...".
  */
-static void copy_renumbered(struct swt_sbuf *b, const char *s, size_t len, long *map,
-			    size_t *nr_map, size_t cap_map)
+struct id_map {
+	const char *prefix;
+	long old[64];
+	size_t n;
+};
+
+static void copy_renumbered(struct swt_sbuf *b, const char *s, size_t len, struct id_map *maps,
+			    size_t nr_maps)
 {
-	static const char key[] = "surface";
-	const size_t klen = sizeof(key) - 1;
 	size_t i = 0, start = 0;
 
-	while (i + klen < len) {
-		size_t j;
+	while (i < len) {
+		struct id_map *m = NULL;
+		size_t j, plen = 0;
 		long old = 0, new_id = -1;
 
-		if ((i == 0 || (s[i - 1] != '"' && s[i - 1] != '#')) || memcmp(s + i, key, klen) ||
-		    s[i + klen] < '0' || s[i + klen] > '9') {
+		if (i > 0 && (s[i - 1] == '"' || s[i - 1] == '#')) {
+			for (size_t k = 0; k < nr_maps && !m; k++) {
+				plen = strlen(maps[k].prefix);
+				if (i + plen < len && !memcmp(s + i, maps[k].prefix, plen) &&
+				    s[i + plen] >= '0' && s[i + plen] <= '9')
+					m = &maps[k];
+			}
+		}
+		if (!m) {
 			i++;
 			continue;
 		}
-		for (j = i + klen; j < len && s[j] >= '0' && s[j] <= '9' && old < 100000000; j++)
+		for (j = i + plen; j < len && s[j] >= '0' && s[j] <= '9' && old < 100000000; j++)
 			old = old * 10 + (s[j] - '0');
-		for (size_t k = 0; k < *nr_map; k++)
-			if (map[k] == old)
+		for (size_t k = 0; k < m->n; k++)
+			if (m->old[k] == old)
 				new_id = (long)k + 1;
 		if (new_id < 0) {
-			if (*nr_map == cap_map) {
-				i = j;	/* more surfaces than any chart draws: keep as is */
+			if (m->n == SWT_ARRAY_SIZE(m->old)) {
+				i = j;	/* more than any chart draws: keep as is */
 				continue;
 			}
-			map[(*nr_map)++] = old;
-			new_id = (long)*nr_map;
+			m->old[m->n++] = old;
+			new_id = (long)m->n;
 		}
 		swt_sbuf_add(b, s + start, i - start);
-		swt_sbuf_printf(b, "%s%ld", key, new_id);
+		swt_sbuf_printf(b, "%s%ld", m->prefix, new_id);
 		i = start = j;
 	}
 	swt_sbuf_add(b, s + start, len - start);
@@ -223,9 +247,8 @@ int swt_chart_svg_finish(const char *svg, size_t len, const struct swt_chart_met
 			 char **out, size_t *out_len, struct swt_err *err)
 {
 	struct swt_sbuf b;
+	struct id_map maps[] = { { .prefix = "surface" }, { .prefix = "image" } };
 	const char *open = NULL, *end;
-	long map[64];
-	size_t nr_map = 0;
 	char *json;
 
 	for (size_t i = 0; i + 4 < len; i++) {
@@ -240,11 +263,12 @@ int swt_chart_svg_finish(const char *svg, size_t len, const struct swt_chart_met
 		return swt_error(err, SWT_EFORMAT, "chart '%s': cairo wrote no <svg> element",
 				 m->name);
 	end++;
-	json = swt_chart_meta_json(m);
+	/* the same bytes whichever other formats were written alongside */
+	json = meta_json(m, 0);
 	if (!json)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	swt_sbuf_init(&b);
-	copy_renumbered(&b, svg, (size_t)(end - svg), map, &nr_map, SWT_ARRAY_SIZE(map));
+	copy_renumbered(&b, svg, (size_t)(end - svg), maps, SWT_ARRAY_SIZE(maps));
 	swt_sbuf_puts(&b, "\n<title>");
 	swt_sbuf_xml(&b, m->title ? m->title : m->name);
 	swt_sbuf_puts(&b, "</title>\n<desc>");
@@ -252,7 +276,7 @@ int swt_chart_svg_finish(const char *svg, size_t len, const struct swt_chart_met
 	swt_sbuf_puts(&b, "</desc>\n<metadata id=\"swaptrace-chart\">");
 	swt_sbuf_xml(&b, json);
 	swt_sbuf_puts(&b, "</metadata>");
-	copy_renumbered(&b, end, len - (size_t)(end - svg), map, &nr_map, SWT_ARRAY_SIZE(map));
+	copy_renumbered(&b, end, len - (size_t)(end - svg), maps, SWT_ARRAY_SIZE(maps));
 	free(json);
 	if (b.oom) {
 		swt_sbuf_release(&b);

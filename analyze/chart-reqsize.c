@@ -237,7 +237,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 	for (size_t i = 0; i < d->nr_parts; i++) {
 		const struct part_hist *h = &d->parts[i];
 		struct swt_panel p = { 0 };
-		char note[300], t1[140], t2[140], label[32];
+		char note[300], t1[140], t2[140];
 		double hi = 0;
 		size_t nk = d->run ? 2 : 1;
 
@@ -263,24 +263,26 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 		p.xa.label = "read request size (pages of 4 KiB)";
 		p.xa.cats = cats;
 		p.xa.ncats = d->nr_bins;
-		p.ya.label = "read requests";
-		p.ya.fmt = SWT_FMT_COUNT;
-		p.ya.integer = 1;
-		p.ya.zero = 1;
+		/*
+		 * Single-page requests outnumber the rest by orders of magnitude: a
+		 * log scale keeps the tail visible.  The floor sits below 1 so that a
+		 * bin with one request still shows a bar.
+		 */
+		p.ya.label = "read requests (log scale)";
+		p.ya.log = 1;
+		p.ya.lo = 0.5;
 		for (size_t b = 0; b < d->nr_bins; b++)
 			hi = SWT_MAX(hi, (double)SWT_MAX(h->traced[b], h->sim[b]));
-		p.ya.hi = hi * 1.12;
+		p.ya.hi = hi;
 		swt_panel_fit(c, &p);
 		swt_panel_axes(c, &p);
 		for (size_t b = 0; b < d->nr_bins; b++) {
-			swt_chart_format_short(h->traced[b], label, sizeof(label));
 			if (h->traced[b])
 				swt_panel_bar(c, &p, b, 0, nk, (double)h->traced[b], swt_chart_color(0),
-					      label);
-			swt_chart_format_short(h->sim[b], label, sizeof(label));
+					      NULL);
 			if (d->run && h->sim[b])
 				swt_panel_bar(c, &p, b, 1, nk, (double)h->sim[b], swt_chart_color(1),
-					      label);
+					      NULL);
 		}
 		swt_panel_frame(c, &p);
 	}

@@ -186,6 +186,7 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 	struct swt_legend_item items[4];
 	char title[300], desc[300], hit_label[360], miss_label[80], msg[300];
 	double top, bottom, hi = 0, bin_s = (double)d->bin_ns / 1e9, *xs = NULL, *ys = NULL;
+	double tick_h, label_h, axis_h, panel_h, y, gap = 12;
 	size_t ni = 0;
 	int64_t pts_in = 0, pts_out = 0, pts_sim = 0, total_in = 0;
 	int shade = d->run && d->have_series;
@@ -210,10 +211,10 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 		else if (!d->nr_parts)
 			snprintf(msg, sizeof(msg), "no swap devices in this capture");
 		else
-			snprintf(msg, sizeof(msg), "only %lld swap event%s at one instant in this "
-				 "capture: too few for a rate over time",
-				 (long long)(rc->swap_ins + rc->swap_outs),
-				 rc->swap_ins + rc->swap_outs == 1 ? "" : "s");
+			snprintf(msg, sizeof(msg), rc->swap_ins + rc->swap_outs == 1 ?
+				 "only one swap event in this capture: %s" :
+				 "all swap events of this capture at one instant: %s",
+				 "too few for a rate over time");
 		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
 				  bottom - top, msg);
 		return 0;
@@ -250,17 +251,21 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 	}
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
 				ni);
-	if (!shade || !total_in || d->more) {
-		if (!d->run)
+	/* what is missing, one line each, above the panels */
+	for (int line = 0; line < 3; line++) {
+		msg[0] = '\0';
+		if (line == 0 && !total_in)
+			snprintf(msg, sizeof(msg), "no swap-ins in this capture");
+		else if (line == 1 && !d->run)
 			snprintf(msg, sizeof(msg), "no hit/miss shading: %s", swt_report_no_runs(rc));
-		else if (!shade)
+		else if (line == 1 && !shade)
 			snprintf(msg, sizeof(msg), "no hit/miss shading: run #%lld stored no "
 				 "per-second series", (long long)d->run->id);
-		else if (!total_in)
-			snprintf(msg, sizeof(msg), "no swap-ins in this capture");
-		else
+		else if (line == 2 && d->more)
 			snprintf(msg, sizeof(msg), "%zu more swap devices are not shown", d->more);
-		if (!shade || !total_in)
+		if (!msg[0])
+			continue;
+		if (line < 2)
 			swt_chart_meta_message(c, msg);
 		else
 			swt_chart_meta_note(c, msg);
@@ -277,19 +282,28 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 	}
 	for (size_t b = 0; b < d->nr_bins; b++)
 		xs[b] = ((double)b + 0.5) * bin_s;
+	/* stacked panels share the time axis: only the last one carries it, and gets its height */
+	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &tick_h);
+	swt_chart_text_size(c, SWT_FONT_LABEL, 0, "time", NULL, &label_h);
+	axis_h = tick_h + 8 + label_h + 6;
+	panel_h = (bottom - top - 2 - axis_h - gap * (double)(d->nr_parts - 1)) / (double)d->nr_parts;
+	y = top + 2;
 	for (size_t i = 0; i < d->nr_parts; i++) {
 		const struct part_series *s = &d->parts[i];
 		struct swt_panel p = { 0 };
 		int last = i + 1 == d->nr_parts;
-		char note[200], nin[32], nout[32];
+		char ptitle[400], nin[32], nout[32];
 
-		swt_panel_grid(&p, SWT_CHART_MARGIN, top + 2, c->width - 2 * SWT_CHART_MARGIN,
-			       bottom - top - 2, 1, (int)d->nr_parts, 0, 10, (int)i);
-		p.title = s->part->label;
+		p.x = SWT_CHART_MARGIN;
+		p.y = y;
+		p.w = c->width - 2 * SWT_CHART_MARGIN;
+		p.h = panel_h + (last ? axis_h : 0);
+		y += p.h + gap;
 		swt_chart_format_int(s->total_in, nin, sizeof(nin));
 		swt_chart_format_int(s->total_out, nout, sizeof(nout));
-		snprintf(note, sizeof(note), "%s pages swapped in, %s swapped out", nin, nout);
-		p.note = note;
+		snprintf(ptitle, sizeof(ptitle), "%s \xc2\xb7 %s pages swapped in, %s swapped out",
+			 s->part->label, nin, nout);
+		p.title = ptitle;
 		if (!s->total_in && !s->total_out) {
 			char m[120];
 

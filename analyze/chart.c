@@ -94,8 +94,7 @@ void swt_chart_meta_message(struct swt_chart *c, const char *text)
 			text);
 }
 
-static void meta_panel(struct swt_chart *c, const char *title, const char *x_label,
-		       const char *y_label)
+static void meta_panel(struct swt_chart *c, const struct swt_panel *pn, int axes)
 {
 	struct swt_chart_meta *m = c->meta;
 	struct swt_chart_panel_meta *p;
@@ -104,9 +103,33 @@ static void meta_panel(struct swt_chart *c, const char *title, const char *x_lab
 				    sizeof(*m->panels)))
 		return;
 	p = &m->panels[m->nr_panels++];
-	p->title = meta_strdup(c, title);
-	p->x_label = meta_strdup(c, x_label);
-	p->y_label = meta_strdup(c, y_label);
+	memset(p, 0, sizeof(*p));
+	p->title = meta_strdup(c, pn->title);
+	if (!axes)
+		return;
+	p->x_label = meta_strdup(c, pn->xa.label);
+	p->y_label = meta_strdup(c, pn->ya.label);
+	if (pn->xa.ncats) {
+		size_t len = 1;
+		char *cats;
+
+		for (size_t i = 0; i < pn->xa.ncats; i++)
+			len += strlen(pn->xa.cats[i]) + 1;
+		cats = calloc(1, len);
+		if (!cats) {
+			m->oom = 1;
+			return;
+		}
+		p->categories = cats;
+		for (size_t i = 0; i < pn->xa.ncats; i++) {
+			/* labels wrapped with '\n' read as one line in the metadata */
+			for (const char *s = pn->xa.cats[i]; *s; s++)
+				*cats++ = *s == '\n' ? ' ' : *s;
+			if (i + 1 < pn->xa.ncats)
+				*cats++ = '|';
+		}
+		*cats = '\0';
+	}
 }
 
 /* ---- text ---- */
@@ -288,6 +311,22 @@ static int is_integral(double v)
 	return fabs(v - round(v)) < 1e-9 * SWT_MAX(1.0, fabs(v));
 }
 
+/* Decades on a log axis: the floor as given, the top rounded up to a power of ten. */
+static void log_ticks(struct swt_axis *a, int max_ticks)
+{
+	double lo = isfinite(a->lo) && a->lo > 0 ? a->lo : 1, hi = a->hi, decades;
+
+	if (!isfinite(hi) || hi <= lo)
+		hi = lo * 10;
+	a->min = lo;
+	a->max = pow(10, ceil(log10(hi) - 1e-9));
+	if (a->max <= a->min)
+		a->max = a->min * 10;
+	decades = log10(a->max) - ceil(log10(a->min) - 1e-9);
+	/* decade labels are short: they can sit closer than linear ones */
+	a->step = SWT_MAX(1.0, ceil(decades / (max_ticks + 2)));
+}
+
 void swt_axis_ticks(struct swt_axis *a, int max_ticks)
 {
 	static const double mult[] = { 1, 2, 2.5, 5 };
@@ -302,6 +341,10 @@ void swt_axis_ticks(struct swt_axis *a, int max_ticks)
 	}
 	if (max_ticks < 2)
 		max_ticks = 2;
+	if (a->log) {
+		log_ticks(a, max_ticks);
+		return;
+	}
 	if (!isfinite(lo) || !isfinite(hi)) {
 		lo = 0;
 		hi = 1;
@@ -334,7 +377,11 @@ void swt_axis_ticks(struct swt_axis *a, int max_ticks)
 
 			if (a->integer && (s < 1 || !is_integral(s)))
 				continue;
-			n = ceil(hi / s - 1e-9) - floor(lo / s + 1e-9);
+			/* intervals between ticks: inside an exact range, over a rounded one */
+			if (a->exact)
+				n = floor(hi / s + 1e-9) - ceil(lo / s - 1e-9);
+			else
+				n = ceil(hi / s - 1e-9) - floor(lo / s + 1e-9);
 			if (n <= max_ticks) {
 				step = s;
 				found = 1;
@@ -376,6 +423,18 @@ void swt_axis_format(const struct swt_axis *a, double v, char *buf, size_t size)
 		snprintf(buf, size, "%s", i < a->ncats && a->cats ? a->cats[i] : "");
 		return;
 	}
+	if (a->log) {
+		/* powers of ten: 1, 10, 100, 1k, 10k ... */
+		if (v >= 1e9)
+			snprintf(buf, size, "%gG", v / 1e9);
+		else if (v >= 1e6)
+			snprintf(buf, size, "%gM", v / 1e6);
+		else if (v >= 1e3)
+			snprintf(buf, size, "%gk", v / 1e3);
+		else
+			snprintf(buf, size, "%g", v);
+		return;
+	}
 	if (fabs(v) < a->step * 1e-6)
 		v = 0;	/* no "-0" */
 	switch (a->fmt) {
@@ -415,8 +474,11 @@ void swt_chart_format_int(int64_t n, char *buf, size_t size)
 		out[j++] = '-';
 	for (size_t i = 0; i < len; i++) {
 		/* groups of three only from 10 000 up, as style guides write numbers */
-		if (i && len > 4 && (len - i) % 3 == 0)
-			out[j++] = ' ';
+		if (i && len > 4 && (len - i) % 3 == 0) {
+			/* U+00A0: a number never breaks across lines */
+			out[j++] = '\xc2';
+			out[j++] = '\xa0';
+		}
 		out[j++] = digits[i];
 	}
 	out[j] = '\0';
@@ -436,7 +498,7 @@ void swt_chart_format_short(int64_t n, char *buf, size_t size)
 
 		if (fabs(v) < 10000 || q < 1)
 			continue;
-		snprintf(buf, size, "%.*f%s", q < 100 && !is_integral(round(q * 10) / 10) ? 1 : 0,
+		snprintf(buf, size, "%.*f%s", q < 10 && !is_integral(round(q * 10) / 10) ? 1 : 0,
 			 v / units[i].div, units[i].suffix);
 		return;
 	}
@@ -483,18 +545,48 @@ void swt_panel_grid(struct swt_panel *p, double x, double y, double w, double h,
 	p->h = ch;
 }
 
-/* The first tick: a multiple of the step, even on an exact (not rounded) range. */
-static double first_tick(const struct swt_axis *a)
+#define MAX_TICKS 64
+
+/*
+ * The tick values of a numeric axis: multiples of the step inside the range
+ * (also when the range is exact rather than rounded out), powers of ten
+ * on a log axis.  Each computed from its index, so no error accumulates.
+ */
+static size_t tick_values(const struct swt_axis *a, double *out)
 {
-	return ceil(a->min / a->step - 1e-9) * a->step;
+	size_t n = 0;
+
+	if (a->log) {
+		double e = ceil(log10(a->min) - 1e-9);
+
+		for (; n < MAX_TICKS; n++) {
+			double v = pow(10, e + a->step * (double)n);
+
+			if (v > a->max * (1 + 1e-9))
+				break;
+			out[n] = v;
+		}
+		return n;
+	}
+	for (double first = ceil(a->min / a->step - 1e-9); n < MAX_TICKS; n++) {
+		double v = (first + (double)n) * a->step;
+
+		if (v > a->max + a->step * 1e-6)
+			break;
+		out[n] = v;
+	}
+	return n;
 }
 
 static double widest_tick(struct swt_chart *c, const struct swt_axis *a)
 {
 	char buf[64];
-	double w, widest = 0;
+	double w, widest = 0, ticks[MAX_TICKS];
+	size_t n = tick_values(a, ticks);
 
-	for (double v = first_tick(a); v <= a->max + a->step * 1e-6; v += a->step) {
+	for (size_t i = 0; i < n; i++) {
+		double v = ticks[i];
+
 		swt_axis_format(a, v, buf, sizeof(buf));
 		swt_chart_text_size(c, SWT_FONT_TICK, 0, buf, &w, NULL);
 		widest = SWT_MAX(widest, w);
@@ -582,22 +674,28 @@ void swt_panel_fit(struct swt_chart *c, struct swt_panel *p)
 	}
 }
 
-double swt_panel_x(const struct swt_panel *p, double v)
+/* Where v falls on the axis, 0..1, clamped. */
+static double axis_frac(const struct swt_axis *a, double v)
 {
-	double f = (v - p->xa.min) / (p->xa.max - p->xa.min);
+	double f;
 
+	if (a->log)
+		f = (log10(SWT_MAX(v, a->min)) - log10(a->min)) / (log10(a->max) - log10(a->min));
+	else
+		f = (v - a->min) / (a->max - a->min);
 	if (!isfinite(f))
 		f = 0;
-	return p->px + SWT_MAX(0.0, SWT_MIN(1.0, f)) * p->pw;
+	return SWT_MAX(0.0, SWT_MIN(1.0, f));
+}
+
+double swt_panel_x(const struct swt_panel *p, double v)
+{
+	return p->px + axis_frac(&p->xa, v) * p->pw;
 }
 
 double swt_panel_y(const struct swt_panel *p, double v)
 {
-	double f = (v - p->ya.min) / (p->ya.max - p->ya.min);
-
-	if (!isfinite(f))
-		f = 0;
-	return p->py + p->ph - SWT_MAX(0.0, SWT_MIN(1.0, f)) * p->ph;
+	return p->py + p->ph - axis_frac(&p->ya, v) * p->ph;
 }
 
 void swt_panel_band(const struct swt_panel *p, size_t i, double *x0, double *x1)
@@ -638,22 +736,25 @@ void swt_panel_axes(struct swt_chart *c, const struct swt_panel *p)
 {
 	cairo_t *cr = c->cr;
 	char buf[64];
-	double v, x, y;
+	double x, y, xt[MAX_TICKS], yt[MAX_TICKS];
+	size_t nx, ny;
 
-	meta_panel(c, p->title, p->xa.label, p->ya.label);
+	meta_panel(c, p, 1);
 	panel_titles(c, p);
 
 	cairo_save(cr);
 	cairo_set_line_width(cr, 1);
 	set_color(c, SWT_RGB_GRID, 1);
-	for (v = first_tick(&p->ya); v <= p->ya.max + p->ya.step * 1e-6; v += p->ya.step) {
-		y = crisp(swt_panel_y(p, v));
+	nx = p->xa.ncats ? 0 : tick_values(&p->xa, xt);
+	ny = tick_values(&p->ya, yt);
+	for (size_t i = 0; i < ny; i++) {
+		y = crisp(swt_panel_y(p, yt[i]));
 		cairo_move_to(cr, p->px, y);
 		cairo_line_to(cr, p->px + p->pw, y);
 	}
 	if (!p->xa.ncats) {
-		for (v = first_tick(&p->xa); v <= p->xa.max + p->xa.step * 1e-6; v += p->xa.step) {
-			x = crisp(swt_panel_x(p, v));
+		for (size_t i = 0; i < nx; i++) {
+			x = crisp(swt_panel_x(p, xt[i]));
 			cairo_move_to(cr, x, p->py);
 			cairo_line_to(cr, x, p->py + p->ph);
 		}
@@ -661,9 +762,9 @@ void swt_panel_axes(struct swt_chart *c, const struct swt_panel *p)
 	cairo_stroke(cr);
 	cairo_restore(cr);
 
-	for (v = first_tick(&p->ya); v <= p->ya.max + p->ya.step * 1e-6; v += p->ya.step) {
-		swt_axis_format(&p->ya, v, buf, sizeof(buf));
-		swt_chart_text(c, SWT_FONT_TICK, p->px - 7, swt_panel_y(p, v), 1, 0.5, 0,
+	for (size_t i = 0; i < ny; i++) {
+		swt_axis_format(&p->ya, yt[i], buf, sizeof(buf));
+		swt_chart_text(c, SWT_FONT_TICK, p->px - 7, swt_panel_y(p, yt[i]), 1, 0.5, 0,
 			       SWT_RGB_TEXT, 0, buf);
 	}
 	if (!p->xa.hide_ticks) {
@@ -676,9 +777,9 @@ void swt_panel_axes(struct swt_chart *c, const struct swt_panel *p)
 					       0, 0, SWT_RGB_TEXT, (x1 - x0) * 0.8 - 4, p->xa.cats[i]);
 			}
 		} else {
-			for (v = first_tick(&p->xa); v <= p->xa.max + p->xa.step * 1e-6; v += p->xa.step) {
-				swt_axis_format(&p->xa, v, buf, sizeof(buf));
-				swt_chart_text(c, SWT_FONT_TICK, swt_panel_x(p, v), p->py + p->ph + 6,
+			for (size_t i = 0; i < nx; i++) {
+				swt_axis_format(&p->xa, xt[i], buf, sizeof(buf));
+				swt_chart_text(c, SWT_FONT_TICK, swt_panel_x(p, xt[i]), p->py + p->ph + 6,
 					       0.5, 0, 0, SWT_RGB_TEXT, 0, buf);
 			}
 		}
@@ -730,7 +831,7 @@ void swt_panel_message(struct swt_chart *c, const struct swt_panel *p, const cha
 {
 	double top = panel_top_of_plot(c, p) + 4;
 
-	meta_panel(c, p->title, NULL, NULL);
+	meta_panel(c, p, 0);
 	panel_titles(c, p);
 	swt_chart_message(c, p->x, top, p->w - 10, p->y + p->h - top, text);
 }
@@ -747,7 +848,7 @@ void swt_panel_bar(struct swt_chart *c, const struct swt_panel *p, size_t cat, s
 	group = SWT_MIN((x1 - x0) * 0.8, (double)nk * 90);
 	bw = group / (double)nk;
 	bx = x0 + (x1 - x0 - group) / 2 + bw * (double)k;
-	base = swt_panel_y(p, SWT_MAX(p->ya.min, 0.0));
+	base = swt_panel_y(p, p->ya.log ? p->ya.min : SWT_MAX(p->ya.min, 0.0));
 	top = swt_panel_y(p, v);
 	set_color(c, color, 1);
 	/* a hairline gap between neighbouring bars keeps them apart */
@@ -756,8 +857,8 @@ void swt_panel_bar(struct swt_chart *c, const struct swt_panel *p, size_t cat, s
 	if (!label)
 		return;
 	swt_chart_text_size(c, SWT_FONT_VALUE, 0, label, &lw, &lh);
-	if (lw > bw + 2)
-		return;
+	if (lw > bw - 8)
+		return;	/* labels of neighbouring bars would run together */
 	if (top - lh - 2 >= p->py)
 		swt_chart_text(c, SWT_FONT_VALUE, bx + bw / 2, top - 2, 0.5, 1, 0, SWT_RGB_TEXT, 0,
 			       label);

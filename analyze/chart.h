@@ -63,6 +63,7 @@ enum swt_font {
 /* What was drawn, for tests and readers of the SVG. */
 struct swt_chart_panel_meta {
 	char *title, *x_label, *y_label;
+	char *categories;	/* category axis labels joined by '|', NULL: numeric axis */
 };
 
 struct swt_chart_series_meta {
@@ -208,6 +209,7 @@ struct swt_axis {
 	int integer;		/* ticks only at whole numbers */
 	int zero;		/* the range includes 0 */
 	int exact;		/* keep lo..hi as given, no rounding out to ticks */
+	int log;		/* log10 scale: lo (> 0) is the floor, ticks at powers of ten */
 	double lo, hi;		/* data range to show */
 	double min, max, step;	/* chosen by swt_axis_ticks(): range and tick step */
 	const char *const *cats;	/* category axis when ncats > 0 */
@@ -218,7 +220,7 @@ struct swt_axis {
 /*
  * Choose a "nice" tick step (1, 2, 2.5 or 5 times a power of ten; no 2.5
  * on integer axes) giving at most max_ticks ticks over lo..hi, and the
- * range rounded out to it.  Handles lo == hi and non-finite input by
+ * range rounded out to it.  On a log axis the step counts decades.  Handles lo == hi and non-finite input by
  * widening to a sensible range, so no axis is ever degenerate.
  */
 void swt_axis_ticks(struct swt_axis *a, int max_ticks);
@@ -226,9 +228,9 @@ void swt_axis_ticks(struct swt_axis *a, int max_ticks);
 /* Tick label text for v on axis a (after swt_axis_ticks()). */
 void swt_axis_format(const struct swt_axis *a, double v, char *buf, size_t size);
 
-/* Format n with thin grouping: 75047 -> "75 047". */
+/* Format n grouped by a no-break space (UTF-8) from 10 000 up: 75047 -> "75 047". */
 void swt_chart_format_int(int64_t n, char *buf, size_t size);
-/* Format n briefly, for labels on bars: 950 -> "950", 75047 -> "75k", 12345 -> "12.3k". */
+/* Format n briefly, for labels on bars: 950 -> "950", 75047 -> "75k", 1520000 -> "1.5M". */
 void swt_chart_format_short(int64_t n, char *buf, size_t size);
 
 struct swt_panel {

@@ -134,8 +134,6 @@ static int load_parts(struct swt_report_ctx *rc, struct swt_err *err)
 		return ret;
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_report_part *p;
-		char path[256];
-
 		if (swt_grow((void **)&rc->parts, &cap, rc->nr_parts + 1, sizeof(*rc->parts))) {
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
@@ -147,10 +145,11 @@ static int load_parts(struct swt_report_ctx *rc, struct swt_err *err)
 			copy_text(p->name, sizeof(p->name), s, 2);
 		else
 			swt_dev_format((uint32_t)p->dev, p->name, sizeof(p->name));
-		copy_text(path, sizeof(path), s, 3);
+		copy_text(p->path, sizeof(p->path), s, 3);
 		p->slots = sqlite3_column_type(s, 4) == SQLITE_NULL ? SWT_NULL :
 			   sqlite3_column_int64(s, 4);
-		snprintf(p->label, sizeof(p->label), "%s%s%s", p->name, path[0] ? " " : "", path);
+		snprintf(p->label, sizeof(p->label), "%s%s%s", p->name, p->path[0] ? " " : "",
+			 p->path);
 	}
 	sqlite3_finalize(s);
 	if (step != SQLITE_DONE)

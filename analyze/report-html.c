@@ -24,7 +24,7 @@ static const char style[] =
 	".facts,.sub,.files,footer{color:#555}.q{font-style:italic;margin:.2em 0}\n"
 	".msg{background:#f6f6f6;border:1px dashed #888;padding:.4em .8em}\n"
 	"img{max-width:100%;height:auto;border:1px solid #ddd}\n"
-	"table{border-collapse:collapse;font-size:.85em}\n"
+	".wide{overflow-x:auto}table{border-collapse:collapse;font-size:.8em}\n"
 	"th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}\n"
 	"th{background:#f0f0f0}td.t{text-align:left}tr.chosen{background:#eef5fb}\n";
 
@@ -66,7 +66,7 @@ static void chart_section(struct swt_sbuf *b, const struct swt_report_ctx *rc,
 	const char *img_ext = (rc->out.formats & SWT_CHART_SVG) ? "svg" : "png";
 
 	swt_sbuf_printf(b, "<section id=\"%s\">\n<h2>", m->name);
-	swt_sbuf_xml(b, m->title ? m->title : m->name);
+	swt_sbuf_xml(b, e->heading);
 	swt_sbuf_puts(b, "</h2>\n<p class=\"q\">");
 	swt_sbuf_xml(b, e->what);
 	swt_sbuf_puts(b, "</p>\n");
@@ -119,7 +119,7 @@ static void runs_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 				(long long)rc->chosen->id);
 	}
 	swt_sbuf_puts(b, "Runs marked * replayed an approximated demand stream.</p>\n"
-			 "<table>\n<tr>");
+			 "<div class=\"wide\">\n<table>\n<tr>");
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(heads); i++)
 		swt_sbuf_printf(b, "<th>%s</th>", heads[i]);
 	swt_sbuf_puts(b, "</tr>\n");
@@ -150,7 +150,7 @@ static void runs_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 		cell_real(b, r->avg_request_kib, "n");
 		swt_sbuf_puts(b, "</tr>\n");
 	}
-	swt_sbuf_puts(b, "</table>\n</section>\n");
+	swt_sbuf_puts(b, "</table>\n</div>\n</section>\n");
 }
 
 int swt_report_html_write(const struct swt_report_ctx *rc, const struct swt_report_entry *entries,
@@ -176,9 +176,10 @@ int swt_report_html_write(const struct swt_report_ctx *rc, const struct swt_repo
 		if (!entries[i].meta)
 			continue;
 		swt_sbuf_printf(&b, "<li><a href=\"#%s\">", entries[i].meta->name);
-		swt_sbuf_xml(&b, entries[i].meta->title ? entries[i].meta->title :
-			     entries[i].meta->name);
-		swt_sbuf_puts(&b, "</a></li>\n");
+		swt_sbuf_xml(&b, entries[i].heading);
+		swt_sbuf_puts(&b, "</a>: ");
+		swt_sbuf_xml(&b, entries[i].meta->title ? entries[i].meta->title : "");
+		swt_sbuf_puts(&b, "</li>\n");
 	}
 	swt_sbuf_puts(&b, "<li><a href=\"#runs\">Replay runs</a></li>\n</ol>\n</nav>\n");
 	for (size_t i = 0; i < n; i++) {
@@ -186,8 +187,10 @@ int swt_report_html_write(const struct swt_report_ctx *rc, const struct swt_repo
 			chart_section(&b, rc, &entries[i]);
 		} else if (entries[i].skipped) {
 			swt_sbuf_puts(&b, "<section>\n<h2>");
+			swt_sbuf_xml(&b, entries[i].heading);
+			swt_sbuf_puts(&b, "</h2>\n<p class=\"q\">");
 			swt_sbuf_xml(&b, entries[i].what);
-			swt_sbuf_puts(&b, "</h2>\n<p class=\"msg\">");
+			swt_sbuf_puts(&b, "</p>\n<p class=\"msg\">");
 			swt_sbuf_xml(&b, entries[i].skipped);
 			swt_sbuf_puts(&b, "</p>\n</section>\n");
 		}

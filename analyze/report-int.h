@@ -23,6 +23,7 @@ struct swt_report_part {
 	int64_t id;		/* swap area id = partition number in traced-layout runs */
 	int64_t dev;		/* kernel dev_t carrying its I/O */
 	char name[32];		/* "7:0" */
+	char path[256];		/* "/dev/loop0", "" when unknown */
 	char label[300];	/* "7:0 /dev/loop0" */
 	int64_t slots;		/* SWT_NULL when unknown */
 };
@@ -112,6 +113,7 @@ int swt_chart_layout_write(struct swt_report_ctx *rc, struct swt_chart_meta **me
 
 /* A chart drawn, for the index page. */
 struct swt_report_entry {
+	const char *heading;		/* short name: "Policy comparison" */
 	const char *what;		/* one line: what the chart answers */
 	struct swt_chart_meta *meta;	/* NULL: not drawn, skipped says why */
 	const char *skipped;

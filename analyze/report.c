@@ -13,23 +13,31 @@
 #include "util.h"
 
 static const struct {
+	const char *heading;	/* short name in the index */
 	const char *what;	/* the question the chart answers, for the index */
 	int (*write)(struct swt_report_ctx *rc, struct swt_chart_meta **meta, struct swt_err *err);
 	const char *skipped;	/* why, when the chart does not apply */
 } charts[] = {
-	{ "Which readahead policy reads least and hits most on each swap device?",
+	{ "Policy comparison",
+	  "Which readahead policy reads least and hits most on each swap device?",
 	  swt_chart_policy_write, NULL },
-	{ "How do coverage, pages read and read requests change with page-cluster?",
+	{ "page-cluster sweep",
+	  "How do coverage, pages read and read requests change with page-cluster?",
 	  swt_chart_sweep_write, NULL },
-	{ "Which read request sizes did the kernel issue, and which would the replayed policy?",
+	{ "Read request sizes",
+	  "Which read request sizes did the kernel issue, and which would the replayed policy?",
 	  swt_chart_reqsize_write, NULL },
-	{ "When did the capture swap, and when would readahead have hit?",
+	{ "Timeline",
+	  "When did the capture swap, and when would readahead have hit?",
 	  swt_chart_timeline_write, NULL },
-	{ "Where on each device were pages written and read back (locality)?",
+	{ "Slot heat map",
+	  "Where on each device were pages written and read back (locality)?",
 	  swt_chart_heatmap_write, NULL },
-	{ "Which readahead window sizes does each policy choose?",
+	{ "Readahead windows",
+	  "Which readahead window sizes does each policy choose?",
 	  swt_chart_window_write, NULL },
-	{ "Does spreading swap over more devices cost hits and merges?",
+	{ "Layout comparison",
+	  "Does spreading swap over more devices cost hits and merges?",
 	  swt_chart_layout_write,
 	  "Not drawn: no replay run on a simulated swap layout (a layout other than "
 	  "'traced') is stored." },
@@ -120,6 +128,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(charts); i++) {
+		entries[i].heading = charts[i].heading;
 		entries[i].what = charts[i].what;
 		ret = charts[i].write(&rc, &entries[i].meta, err);
 		if (ret)
