@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install dependencies, build, and run the main job on the bundled sample
-# capture: ingest -> info.
+# capture: ingest -> info -> report.
 set -e
 cd "$(dirname "$0")"
 ./install-deps.sh
@@ -13,3 +13,4 @@ $SWT ingest -o "$OUT/sample.db" samples/rnd-1dev-pc0
 $SWT info "$OUT/sample.db"
 echo
 echo "swaptrace: demo: database in $OUT/sample.db (query it with sqlite3; see docs/schema.md)"
+$SWT report -o "$OUT/report" "$OUT/sample.db"

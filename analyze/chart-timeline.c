@@ -202,8 +202,8 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			       "Pages swapped in and out per second, from the traced block I/O. "
 			       "Shading: swap faults per second in the replay, split into hits "
 			       "(found in the swap cache) and misses (read from the device).");
-	snprintf(msg, sizeof(msg), "Rates over %.3g s bins (each second for the shading). "
-		 "Time counts from the capture's first event.", bin_s);
+	snprintf(msg, sizeof(msg), "Rates over %.3g s bins%s. Time counts from the capture's "
+		 "first event.", bin_s, shade ? " (each second for the shading)" : "");
 	bottom = swt_chart_footnote(c, d->nr_bins ? msg : NULL);
 	if (!d->nr_bins) {
 		if (!rc->swap_ins && !rc->swap_outs)
