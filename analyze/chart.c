@@ -138,13 +138,18 @@ static PangoLayout *layout_text(struct swt_chart *c, enum swt_font f, double max
 				const char *text)
 {
 	PangoLayout *l = c->layout;
+	gchar *valid = NULL;
 
 	pango_layout_set_font_description(l, c->fonts[f]);
 	pango_layout_set_width(l, max_width > 0 ? (int)(max_width * PANGO_SCALE) : -1);
 	pango_layout_set_wrap(l, PANGO_WRAP_WORD_CHAR);
 	pango_layout_set_alignment(l, ax > 0.25 && ax < 0.75 ? PANGO_ALIGN_CENTER :
 				      ax >= 0.75 ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT);
+	/* pango rejects bad UTF-8 with a warning on stderr: names from a database may be */
+	if (!g_utf8_validate(text, -1, NULL))
+		text = valid = g_utf8_make_valid(text, -1);
 	pango_layout_set_text(l, text, -1);
+	g_free(valid);
 	return l;
 }
 

@@ -334,10 +334,14 @@ static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 	return 0;
 }
 
-int swt_report_ctx_load(struct swt_report_ctx *rc, struct swt_err *err)
+int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
+			const struct swt_report_opts *opts, struct swt_err *err)
 {
 	int ret;
 
+	memset(rc, 0, sizeof(*rc));
+	rc->st = st;
+	rc->opts = opts;
 	ret = load_capture(rc, err);
 	if (!ret)
 		ret = load_parts(rc, err);

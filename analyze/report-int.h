@@ -67,8 +67,13 @@ struct swt_report_ctx {
 	const struct swt_report_run *chosen;
 };
 
-/* Load the capture facts, partitions and runs; choose the page-cluster and run. */
-int swt_report_ctx_load(struct swt_report_ctx *rc, struct swt_err *err);
+/*
+ * Load the capture facts, partitions and runs of st (the runs opts
+ * selects); choose the page-cluster and run.  rc->out is left to the
+ * caller.  swt_report_ctx_release() undoes it, also after a failure.
+ */
+int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
+			const struct swt_report_opts *opts, struct swt_err *err);
 void swt_report_ctx_release(struct swt_report_ctx *rc);
 
 /*

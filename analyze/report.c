@@ -94,7 +94,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		     struct swt_report_summary *sum, struct swt_err *err)
 {
 	struct swt_report_entry entries[SWT_ARRAY_SIZE(charts)];
-	struct swt_report_ctx rc = { .st = st, .opts = opts };
+	struct swt_report_ctx rc;
 	struct swt_report_summary local;
 	unsigned formats = opts->formats ? opts->formats : SWT_REPORT_PNG | SWT_REPORT_SVG;
 	int64_t runs;
@@ -116,15 +116,16 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 			return ret;
 		sum->ran_defaults = 1;
 	}
+	/* unknown --run ids or policies fail before anything is written */
+	ret = swt_report_ctx_init(&rc, st, opts, err);
+	if (ret)
+		goto out;
 	ret = make_dir(opts->dir, err);
 	if (ret)
-		return ret;
+		goto out;
 	ret = swt_chart_out_init(&rc.out, opts->dir,
 				 ((formats & SWT_REPORT_PNG) ? SWT_CHART_PNG : 0) |
 				 ((formats & SWT_REPORT_SVG) ? SWT_CHART_SVG : 0), err);
-	if (ret)
-		return ret;
-	ret = swt_report_ctx_load(&rc, err);
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(charts); i++) {

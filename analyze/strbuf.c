@@ -90,6 +90,51 @@ void swt_sbuf_printf(struct swt_sbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at s, 0 when s starts an
+ * invalid one.  Names in a database (policies, paths, capture names) are
+ * whatever their writer stored; XML and JSON readers reject bad UTF-8.
+ */
+static size_t utf8_seq(const unsigned char *s)
+{
+	size_t n;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Copy the UTF-8 character at *s (U+FFFD for a bad byte) and step over it. */
+static void put_char(struct swt_sbuf *b, const char **s)
+{
+	size_t n = utf8_seq((const unsigned char *)*s);
+
+	if (n) {
+		swt_sbuf_add(b, *s, n);
+		*s += n - 1;
+	} else {
+		swt_sbuf_puts(b, "\xef\xbf\xbd");
+	}
+}
+
 void swt_sbuf_xml(struct swt_sbuf *b, const char *s)
 {
 	for (; *s; s++) {
@@ -104,7 +149,7 @@ void swt_sbuf_xml(struct swt_sbuf *b, const char *s)
 			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
 				swt_sbuf_puts(b, " ");
 			else
-				swt_sbuf_add(b, s, 1);
+				put_char(b, &s);
 		}
 	}
 }
@@ -126,7 +171,7 @@ void swt_sbuf_json(struct swt_sbuf *b, const char *s)
 		else if (ch < 0x20)
 			swt_sbuf_printf(b, "\\u%04x", ch);
 		else
-			swt_sbuf_add(b, s, 1);
+			put_char(b, &s);
 	}
 	swt_sbuf_puts(b, "\"");
 }

@@ -24,7 +24,10 @@ void swt_sbuf_add(struct swt_sbuf *b, const void *data, size_t len);
 void swt_sbuf_puts(struct swt_sbuf *b, const char *s);
 void swt_sbuf_printf(struct swt_sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* s with &, <, >, " and ' escaped for XML/HTML text and attributes. */
+/*
+ * s with &, <, >, " and ' escaped for XML/HTML text and attributes.  Here
+ * and in swt_sbuf_json() bytes that are not UTF-8 become U+FFFD.
+ */
 void swt_sbuf_xml(struct swt_sbuf *b, const char *s);
 /* s as a JSON string literal, quotes included; NULL gives null. */
 void swt_sbuf_json(struct swt_sbuf *b, const char *s);

@@ -223,6 +223,10 @@ TEST(strbuf_escapes)
 	swt_sbuf_json(&b, "\t\x1f");
 	CHECK_STR(b.s, "\"\\u0009\\u001f\"");
 	swt_sbuf_release(&b);
+	swt_sbuf_json(&b, "caf\xc3\xa9 \xff\xc3(\xe2\x80\x94\xed\xa0\x80");
+	CHECK_STR(b.s, "\"caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd(\xe2\x80\x94"
+		       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+	swt_sbuf_release(&b);
 	swt_sbuf_printf(&b, "%d-%s", 42, "x");
 	CHECK_INT(b.len, 4);
 	CHECK_STR(b.s, "42-x");

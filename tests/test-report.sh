@@ -125,6 +125,7 @@ msg=$("$SWAPTRACE" report --policy nosuch -o "$WORK/bad" "$WORK/runs.db" 2>&1 >/
 check_eq "$?" 1 "unknown policy exits 1"
 check_eq "$msg" "swaptrace: report: policy 'nosuch' has no replay run in '$WORK/runs.db'" \
 	"unknown policy message"
+[ ! -e "$WORK/bad" ] || fail "a rejected --run or --policy still created the output directory"
 "$SWAPTRACE" report --format gif "$WORK/runs.db" >/dev/null 2>&1
 check_eq "$?" 2 "unknown format is a usage error"
 "$SWAPTRACE" report --run x "$WORK/runs.db" >/dev/null 2>&1
