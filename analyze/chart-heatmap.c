@@ -36,9 +36,9 @@ struct heat_data {
 };
 
 /* A sequential ramp, light to dark, monotonic in lightness (readable in grey too). */
-static struct swt_rgb ramp(double t)
+static struct swt_chart_rgb ramp(double t)
 {
-	static const struct swt_rgb stops[] = {
+	static const struct swt_chart_rgb stops[] = {
 		{ 0.996, 0.929, 0.690 }, { 0.988, 0.682, 0.353 }, { 0.890, 0.396, 0.239 },
 		{ 0.647, 0.145, 0.345 }, { 0.290, 0.047, 0.353 }, { 0.075, 0.020, 0.180 },
 	};
@@ -49,7 +49,7 @@ static struct swt_rgb ramp(double t)
 	t = SWT_MAX(0.0, SWT_MIN(1.0, t));
 	i = SWT_MIN((size_t)(t * (double)n), n - 1);
 	f = t * (double)n - (double)i;
-	return (struct swt_rgb){ stops[i].r + (stops[i + 1].r - stops[i].r) * f,
+	return (struct swt_chart_rgb){ stops[i].r + (stops[i + 1].r - stops[i].r) * f,
 				 stops[i].g + (stops[i + 1].g - stops[i].g) * f,
 				 stops[i].b + (stops[i + 1].b - stops[i].b) * f };
 }
@@ -137,7 +137,7 @@ static int load(struct heat_data *d, struct swt_err *err)
  * one picture with hard cell edges rather than tens of thousands of
  * rectangles, and no viewer smooths the cells into each other.
  */
-static int paint_cells(struct swt_chart *c, const struct swt_panel *p,
+static int paint_cells(struct swt_chart *c, const struct swt_chart_panel *p,
 		       const struct heat_data *d, const uint32_t *cells)
 {
 	int w = (int)floor(p->pw), h = (int)floor(p->ph), stride;
@@ -160,7 +160,7 @@ static int paint_cells(struct swt_chart *c, const struct swt_panel *p,
 		for (int x = 0; x < w; x++) {
 			int ti = SWT_MIN((int)((double)x / w * NT), NT - 1);
 			uint32_t n = cells[ti * NS + si];
-			struct swt_rgb col;
+			struct swt_chart_rgb col;
 
 			if (!n) {
 				row[x] = 0;	/* transparent: the white plot shows */
@@ -196,7 +196,7 @@ static double colorbar(struct swt_chart *c, const struct heat_data *d, double x,
 	x += tw + 12;
 	g = cairo_pattern_create_linear(x, 0, x + w, 0);
 	for (int i = 0; i <= 10; i++) {
-		struct swt_rgb col = ramp(0.12 + 0.88 * i / 10.0);
+		struct swt_chart_rgb col = ramp(0.12 + 0.88 * i / 10.0);
 
 		cairo_pattern_add_color_stop_rgb(g, i / 10.0, col.r, col.g, col.b);
 	}
@@ -217,8 +217,8 @@ static double colorbar(struct swt_chart *c, const struct heat_data *d, double x,
 			cairo_rectangle(c->cr, floor(pos) - (is_max ? 1 : 0), y + h, 1, 4);
 			cairo_fill(c->cr);
 			if (pos - last_x > 30 || is_max)
-				swt_chart_text(c, SWT_FONT_TICK, pos, y + h + 4, 0.5, 0, 0, SWT_RGB_TEXT,
-					       0, buf);
+				swt_chart_text(c, SWT_FONT_TICK, pos, y + h + 4, 0.5, 0, 0,
+					       SWT_RGB_TEXT, 0, buf);
 			last_x = pos;
 		}
 		if (is_max)
@@ -283,19 +283,21 @@ static int draw_heatmap(struct swt_chart *c, const void *data, struct swt_err *e
 	for (int k = 0; k < NR_STREAMS; k++) {
 		for (size_t i = 0; i < d->nr_parts; i++) {
 			const struct part_map *m = &d->parts[i];
-			struct swt_panel p = { 0 };
+			struct swt_chart_panel p = { 0 };
 			char title[360], num[32];
 
-			swt_panel_grid(&p, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
-				       bottom - top, cols, NR_STREAMS, 24, 14, k * cols + (int)i);
+			swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top,
+					     c->width - 2 * SWT_CHART_MARGIN, bottom - top, cols,
+					     NR_STREAMS, 24, 14, k * cols + (int)i);
 			swt_chart_format_int(m->total[k], num, sizeof(num));
 			snprintf(title, sizeof(title), "%s: %s (%s page%s)",
 				 cols > 2 ? m->part->name : m->part->label,
 				 stream_name[k], num, m->total[k] == 1 ? "" : "s");
 			p.title = title;
 			if (!m->total[k]) {
-				snprintf(msg, sizeof(msg), "no %s on %s", stream_name[k], m->part->name);
-				swt_panel_message(c, &p, msg);
+				snprintf(msg, sizeof(msg), "no %s on %s", stream_name[k],
+					 m->part->name);
+				swt_chart_panel_message(c, &p, msg);
 				continue;
 			}
 			p.xa.label = k == IN ? "time since capture start (s)" : NULL;
@@ -309,11 +311,11 @@ static int draw_heatmap(struct swt_chart *c, const void *data, struct swt_err *e
 			p.ya.exact = 1;
 			p.ya.lo = 0;
 			p.ya.hi = (double)(m->max_slot + 1);
-			swt_panel_fit(c, &p);
-			swt_panel_axes(c, &p);
+			swt_chart_panel_fit(c, &p);
+			swt_chart_panel_axes(c, &p);
 			if (paint_cells(c, &p, d, m->cells[k]))
 				return swt_error(err, SWT_ENOMEM, "out of memory");
-			swt_panel_frame(c, &p);
+			swt_chart_panel_frame(c, &p);
 		}
 	}
 	return 0;

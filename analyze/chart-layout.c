@@ -44,7 +44,8 @@ static int same_setting(const struct swt_report_run *a, const struct swt_report_
 {
 	return !strcmp(a->policy, b->policy) && a->page_cluster == b->page_cluster &&
 	       a->cache_pages == b->cache_pages &&
-	       ((!a->params && !b->params) || (a->params && b->params && !strcmp(a->params, b->params)));
+	       ((!a->params && !b->params) ||
+		(a->params && b->params && !strcmp(a->params, b->params)));
 }
 
 /* The setting to compare: the chosen run's when it has layout runs, else the first layout run's. */
@@ -147,7 +148,7 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 		"faults served by readahead", "bios merged into requests", "read requests",
 	};
 	const struct layout_data *d = data;
-	struct swt_legend_item items[MAX_SEGMENTS + 1];
+	struct swt_chart_legend_item items[MAX_SEGMENTS + 1];
 	char title[400], names[MAX_SEGMENTS][48], note[200];
 	const char *cats[MAX_LAYOUTS];
 	double top, bottom;
@@ -166,10 +167,11 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 		"requests.");
 	for (size_t k = 0; k < nseg; k++) {
 		snprintf(names[k], sizeof(names[k]), "device %zu of the layout", k + 1);
-		items[ni++] = (struct swt_legend_item){ names[k], swt_chart_color(k), SWT_MARK_BOX };
+		items[ni++] =
+			(struct swt_chart_legend_item){names[k], swt_chart_color(k), SWT_MARK_BOX};
 	}
 	if (d->other)
-		items[ni++] = (struct swt_legend_item){ "further devices",
+		items[ni++] = (struct swt_chart_legend_item){ "further devices",
 							{ 0.6, 0.6, 0.6 }, SWT_MARK_BOX };
 	for (size_t i = 0; i < d->nr_cols; i++) {
 		cats[i] = d->cols[i].label;
@@ -180,14 +182,15 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 	if (d->more) {
 		snprintf(note, sizeof(note), "%zu more layouts are not shown", d->more);
 		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0, note);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       note);
 		top += 18;
 	}
 	for (int m = 0; m < NR_METRICS; m++) {
-		struct swt_panel p = { 0 };
+		struct swt_chart_panel p = { 0 };
 		double hi = 0;
 
-		swt_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
+		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
 			       bottom - top - 6, NR_METRICS, 1, 28, 0, m);
 		p.title = titles[m];
 		p.xa.label = "swap layout";
@@ -205,24 +208,24 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 			hi = SWT_MAX(hi, sum);
 		}
 		p.ya.hi = hi * 1.1;
-		swt_panel_fit(c, &p);
-		swt_panel_axes(c, &p);
+		swt_chart_panel_fit(c, &p);
+		swt_chart_panel_axes(c, &p);
 		for (size_t i = 0; i < d->nr_cols; i++) {
 			double x0, x1, w, base = 0, sum = 0;
 			char total[32];
 
-			swt_panel_band(&p, i, &x0, &x1);
+			swt_chart_panel_band(&p, i, &x0, &x1);
 			w = (x1 - x0) * 0.55;
 			x0 += (x1 - x0 - w) / 2;
 			for (size_t k = 0; k <= MAX_SEGMENTS; k++) {
 				double v = (double)d->cols[i].v[m][k], y0, y1;
-				struct swt_rgb col = k < MAX_SEGMENTS ? swt_chart_color(k) :
-						     (struct swt_rgb){ 0.6, 0.6, 0.6 };
+				struct swt_chart_rgb col = k < MAX_SEGMENTS ? swt_chart_color(k) :
+						     (struct swt_chart_rgb){ 0.6, 0.6, 0.6 };
 
 				if (v <= 0)
 					continue;
-				y0 = swt_panel_y(&p, base);
-				y1 = swt_panel_y(&p, base + v);
+				y0 = swt_chart_panel_y(&p, base);
+				y1 = swt_chart_panel_y(&p, base + v);
 				cairo_set_source_rgb(c->cr, col.r, col.g, col.b);
 				cairo_rectangle(c->cr, x0, y1, w, y0 - y1);
 				cairo_fill(c->cr);
@@ -234,10 +237,11 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 				sum += v;
 			}
 			swt_chart_format_short((int64_t)sum, total, sizeof(total));
-			swt_chart_text(c, SWT_FONT_VALUE, x0 + w / 2, swt_panel_y(&p, sum) - 2, 0.5, 1, 0,
-				       SWT_RGB_TEXT, 0, total);
+			swt_chart_text(c, SWT_FONT_VALUE, x0 + w / 2,
+				       swt_chart_panel_y(&p, sum) - 2, 0.5, 1, 0, SWT_RGB_TEXT, 0,
+				       total);
 		}
-		swt_panel_frame(c, &p);
+		swt_chart_panel_frame(c, &p);
 	}
 	return 0;
 }

@@ -129,8 +129,8 @@ static int load_values(struct policy_data *d, int fill, size_t *cap, struct swt_
 		}
 		for (size_t g = 0; g < d->nr_groups; g++)
 			if (d->groups[g].partition == totals_part)
-				set_metrics(value(d, r, g, 0), run->faults, run->hits, run->pages_read,
-					    run->ra_pages, run->ra_hits);
+				set_metrics(value(d, r, g, 0), run->faults, run->hits,
+					    run->pages_read, run->ra_pages, run->ra_hits);
 	}
 	sqlite3_finalize(s);
 	return ret;
@@ -161,7 +161,8 @@ static void load_reference(struct policy_data *d)
 
 		if (!isnan(d->ref[m])) {
 			fmt_value(m, d->ref[m], v, sizeof(v));
-			snprintf(d->ref_note[m], sizeof(d->ref_note[m]), "dashed: traced kernel %s", v);
+			snprintf(d->ref_note[m], sizeof(d->ref_note[m]), "dashed: traced kernel %s",
+				 v);
 			continue;
 		}
 		if (m == ACCURACY && rc->vm_swap_ra == 0)
@@ -184,7 +185,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	};
 	const struct policy_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
-	struct swt_legend_item items[SWT_REPORT_MAX_SERIES + 1];
+	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
 	const char **cats = NULL;
 	char title[200], subtitle[600], ref_label[200], note[400];
 	size_t ni = 0;
@@ -213,7 +214,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	}
 
 	for (size_t r = 0; r < d->nr_runs; r++) {
-		items[ni++] = (struct swt_legend_item){ d->runs[r]->label, swt_chart_color(r),
+		items[ni++] = (struct swt_chart_legend_item){ d->runs[r]->label, swt_chart_color(r),
 							SWT_MARK_BOX };
 		swt_chart_meta_series(c, d->runs[r]->label, (int64_t)(d->nr_groups * NR_METRICS));
 	}
@@ -229,7 +230,8 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		else
 			snprintf(ref_label, sizeof(ref_label),
 				 "traced kernel (machine-wide /proc/vmstat)");
-		items[ni++] = (struct swt_legend_item){ ref_label, SWT_RGB_BLACK, SWT_MARK_DASH };
+		items[ni++] =
+			(struct swt_chart_legend_item){ref_label, SWT_RGB_BLACK, SWT_MARK_DASH};
 		for (int m = 0; m < NR_METRICS; m++)
 			pts += !isnan(d->ref[m]);
 		swt_chart_meta_series(c, ref_label, pts);
@@ -240,7 +242,8 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		snprintf(note, sizeof(note), "%zu more runs at this page-cluster are not shown; "
 			 "pick runs with --run", d->more);
 		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0, note);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       note);
 		top += 18;
 	}
 
@@ -251,11 +254,11 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	for (size_t g = 0; g < d->nr_groups; g++)
 		cats[g] = d->nr_groups > 2 ? d->groups[g].name : d->groups[g].label;
 	for (int m = 0; m < NR_METRICS; m++) {
-		struct swt_panel p = { 0 };
+		struct swt_chart_panel p = { 0 };
 		double hi = 0;
 		char label[32];
 
-		swt_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
+		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
 			       bottom - top - 6, NR_METRICS, 1, 28, 0, m);
 		p.title = titles[m];
 		p.note = d->ref_note[m];
@@ -275,8 +278,8 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		p.ya.hi = hi * 1.15;
 		if (m != PAGES_PER_FAULT && p.ya.hi > 1)
 			p.ya.hi = 1;
-		swt_panel_fit(c, &p);
-		swt_panel_axes(c, &p);
+		swt_chart_panel_fit(c, &p);
+		swt_chart_panel_axes(c, &p);
 		for (size_t r = 0; r < d->nr_runs; r++) {
 			for (size_t g = 0; g < d->nr_groups; g++) {
 				double v = *value(d, r, g, m);
@@ -285,21 +288,23 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 					double x0, x1, bw;
 
 					/* say "not defined" rather than draw a zero bar */
-					swt_panel_band(&p, g, &x0, &x1);
+					swt_chart_panel_band(&p, g, &x0, &x1);
 					bw = (x1 - x0) * 0.8 / (double)d->nr_runs;
 					if (bw >= 20)
 						swt_chart_text(c, SWT_FONT_VALUE,
-							       x0 + (x1 - x0) * 0.1 + bw * ((double)r + 0.5),
-							       p.py + p.ph - 3, 0.5, 1, 0, SWT_RGB_MUTED, 0,
-							       "n/a");
+							       x0 + (x1 - x0) * 0.1 +
+								       bw * ((double)r + 0.5),
+							       p.py + p.ph - 3, 0.5, 1, 0,
+							       SWT_RGB_MUTED, 0, "n/a");
 					continue;
 				}
 				fmt_value(m, v, label, sizeof(label));
-				swt_panel_bar(c, &p, g, r, d->nr_runs, v, swt_chart_color(r), label);
+				swt_chart_panel_bar(c, &p, g, r, d->nr_runs, v, swt_chart_color(r),
+						    label);
 			}
 		}
 		if (!isnan(d->ref[m])) {
-			double y = swt_panel_y(&p, d->ref[m]), dash[] = { 8, 4 };
+			double y = swt_chart_panel_y(&p, d->ref[m]), dash[] = { 8, 4 };
 
 			cairo_save(c->cr);
 			cairo_set_source_rgb(c->cr, 0, 0, 0);
@@ -310,7 +315,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 			cairo_stroke(c->cr);
 			cairo_restore(c->cr);
 		}
-		swt_panel_frame(c, &p);
+		swt_chart_panel_frame(c, &p);
 	}
 	free(cats);
 	return 0;

@@ -114,7 +114,8 @@ static char *meta_json(const struct swt_chart_meta *m, int with_files)
 	if (with_files)
 		swt_sbuf_printf(&b, ",\n  \"formats\": [%s%s%s]",
 				m->formats & SWT_CHART_PNG ? "\"png\"" : "",
-				(m->formats & SWT_CHART_PNG) && (m->formats & SWT_CHART_SVG) ? ", " : "",
+				(m->formats & SWT_CHART_PNG) && (m->formats & SWT_CHART_SVG) ? ", "
+											     : "",
 				m->formats & SWT_CHART_SVG ? "\"svg\"" : "");
 	swt_sbuf_puts(&b, ",\n  \"panels\": [");
 	for (size_t i = 0; i < m->nr_panels; i++) {
@@ -417,8 +418,8 @@ static int render_png(const struct swt_chart_out *o, const char *name, swt_chart
 	cairo_surface_flush(s);
 	if (cairo_surface_write_to_png_stream(s, sbuf_write, &png) != CAIRO_STATUS_SUCCESS ||
 	    png.oom) {
-		ret = swt_error(err, png.oom ? SWT_ENOMEM : SWT_EIO, "chart '%s': writing PNG failed",
-				name);
+		ret = swt_error(err, png.oom ? SWT_ENOMEM : SWT_EIO,
+				"chart '%s': writing PNG failed", name);
 		goto out;
 	}
 	ret = write_file(o, name, "png", png.s, png.len, err);
@@ -448,8 +449,9 @@ static int render_svg(const struct swt_chart_out *o, const char *name, swt_chart
 	if (ret)
 		goto out;
 	if (cairo_surface_status(s) || svg.oom) {
-		ret = swt_error(err, svg.oom ? SWT_ENOMEM : SWT_EIO, "chart '%s': writing SVG failed: %s",
-				name, cairo_status_to_string(cairo_surface_status(s)));
+		ret = swt_error(err, svg.oom ? SWT_ENOMEM : SWT_EIO,
+				"chart '%s': writing SVG failed: %s", name,
+				cairo_status_to_string(cairo_surface_status(s)));
 		goto out;
 	}
 	ret = swt_chart_svg_finish(svg.s, svg.len, meta, &final, &final_len, err);

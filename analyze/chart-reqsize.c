@@ -91,9 +91,11 @@ static int scan(struct reqsize_data *d, int pass, int64_t *max_pages, struct swt
 		if (which)
 			sqlite3_bind_int64(s, 1, d->run->id);
 		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-			int64_t key = sqlite3_column_int64(s, 0), pages = sqlite3_column_int64(s, 1);
+			int64_t key = sqlite3_column_int64(s, 0),
+				pages = sqlite3_column_int64(s, 1);
 			int64_t n = sqlite3_column_int64(s, 2);
-			struct part_hist *h = which ? hist_for_partition(d, key) : hist_for_dev(d, key);
+			struct part_hist *h =
+				which ? hist_for_partition(d, key) : hist_for_dev(d, key);
 
 			if (!h)
 				continue;
@@ -165,7 +167,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 	const struct reqsize_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
 	const char *cats[MAX_BINS];
-	struct swt_legend_item items[2];
+	struct swt_chart_legend_item items[2];
 	char title[400], subtitle[400], sim_label[400], desc[300], traced_label[120];
 	int cols, rows;
 	size_t ni = 0;
@@ -175,9 +177,8 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 	(void)err;
 	if (d->run) {
 		swt_report_run_desc(d->run, desc, sizeof(desc));
-		snprintf(title, sizeof(title),
-			 "Read request sizes per swap device: traced vs simulated (%s, page-cluster %d)",
-			 d->run->label, d->run->page_cluster);
+		snprintf(title, sizeof(title), "Read request sizes per swap device: traced vs "
+			 "simulated (%s, page-cluster %d)", d->run->label, d->run->page_cluster);
 	} else {
 		snprintf(title, sizeof(title), "Read request sizes per swap device, as traced");
 	}
@@ -205,11 +206,13 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 			sim_pts += d->parts[i].sim[b] > 0;
 		}
 	}
-	items[ni++] = (struct swt_legend_item){ traced_label, swt_chart_color(0), SWT_MARK_BOX };
+	items[ni++] =
+		(struct swt_chart_legend_item){traced_label, swt_chart_color(0), SWT_MARK_BOX};
 	swt_chart_meta_series(c, "traced", traced_pts);
 	if (d->run) {
 		snprintf(sim_label, sizeof(sim_label), "simulated: %s", desc);
-		items[ni++] = (struct swt_legend_item){ sim_label, swt_chart_color(1), SWT_MARK_BOX };
+		items[ni++] =
+			(struct swt_chart_legend_item){sim_label, swt_chart_color(1), SWT_MARK_BOX};
 		swt_chart_meta_series(c, "simulated", sim_pts);
 	}
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
@@ -219,8 +222,8 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 
 		snprintf(msg, sizeof(msg), "simulated: %s", swt_report_no_runs(rc));
 		swt_chart_meta_message(c, swt_report_no_runs(rc));
-		swt_chart_text(c, SWT_FONT_MESSAGE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
-			       msg);
+		swt_chart_text(c, SWT_FONT_MESSAGE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED,
+			       0, msg);
 		top += 24;
 	}
 	if (d->more) {
@@ -228,7 +231,8 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 
 		snprintf(note, sizeof(note), "%zu more swap devices are not shown", d->more);
 		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0, note);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       note);
 		top += 18;
 	}
 	for (size_t b = 0; b < d->nr_bins; b++)
@@ -236,12 +240,12 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 	swt_chart_grid_shape(d->nr_parts, 4, &cols, &rows);
 	for (size_t i = 0; i < d->nr_parts; i++) {
 		const struct part_hist *h = &d->parts[i];
-		struct swt_panel p = { 0 };
+		struct swt_chart_panel p = { 0 };
 		char note[300], t1[140], t2[140];
 		double hi = 0;
 		size_t nk = d->run ? 2 : 1;
 
-		swt_panel_grid(&p, SWT_CHART_MARGIN, top + 4, c->width - 2 * SWT_CHART_MARGIN,
+		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 4, c->width - 2 * SWT_CHART_MARGIN,
 			       bottom - top - 4, cols, rows, 32, 16, (int)i);
 		p.title = h->part->label;
 		mean_text(t1, sizeof(t1), "traced:", h->traced_n, h->traced_pages);
@@ -257,7 +261,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 
 			snprintf(msg, sizeof(msg), "no read requests on %s", h->part->name);
 			p.note = NULL;
-			swt_panel_message(c, &p, msg);
+			swt_chart_panel_message(c, &p, msg);
 			continue;
 		}
 		p.xa.label = "read request size (pages of 4 KiB)";
@@ -274,17 +278,17 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 		for (size_t b = 0; b < d->nr_bins; b++)
 			hi = SWT_MAX(hi, (double)SWT_MAX(h->traced[b], h->sim[b]));
 		p.ya.hi = hi;
-		swt_panel_fit(c, &p);
-		swt_panel_axes(c, &p);
+		swt_chart_panel_fit(c, &p);
+		swt_chart_panel_axes(c, &p);
 		for (size_t b = 0; b < d->nr_bins; b++) {
 			if (h->traced[b])
-				swt_panel_bar(c, &p, b, 0, nk, (double)h->traced[b], swt_chart_color(0),
-					      NULL);
+				swt_chart_panel_bar(c, &p, b, 0, nk, (double)h->traced[b],
+						    swt_chart_color(0), NULL);
 			if (d->run && h->sim[b])
-				swt_panel_bar(c, &p, b, 1, nk, (double)h->sim[b], swt_chart_color(1),
-					      NULL);
+				swt_chart_panel_bar(c, &p, b, 1, nk, (double)h->sim[b],
+						    swt_chart_color(1), NULL);
 		}
-		swt_panel_frame(c, &p);
+		swt_chart_panel_frame(c, &p);
 	}
 	return 0;
 }

@@ -100,7 +100,7 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	};
 	const struct sweep_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
-	struct swt_legend_item items[SWT_REPORT_MAX_SERIES + 1];
+	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
 	char ref_label[160], note[200];
 	size_t ni = 0;
 	double top, bottom, xs[64];
@@ -109,9 +109,9 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	(void)err;
 	top = swt_chart_header(c, "What page-cluster buys: coverage, pages read and read "
 				  "requests vs page-cluster, per policy",
-			       "Each point is one replay on the traced swap layout; at page-cluster n "
-			       "the window is at most 2\xe2\x81\xbf pages (0: no readahead). More "
-			       "coverage for fewer pages and requests is better.");
+		"Each point is one replay on the traced swap layout; at page-cluster n "
+		"the window is at most 2\xe2\x81\xbf pages (0: no readahead). More "
+		"coverage for fewer pages and requests is better.");
 	bottom = swt_chart_footnote(c,
 		"coverage = swap faults found in the swap cache / all swap faults. Reference "
 		"point: the traced kernel's coverage from /proc/vmstat (machine-wide), its traced "
@@ -122,7 +122,7 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 		return 0;
 	}
 	for (size_t k = 0; k < d->nr_series; k++) {
-		items[ni++] = (struct swt_legend_item){ d->series[k].key, swt_chart_color(k),
+		items[ni++] = (struct swt_chart_legend_item){ d->series[k].key, swt_chart_color(k),
 							SWT_MARK_LINE_DOT };
 		swt_chart_meta_series(c, d->series[k].key, (int64_t)d->series[k].points);
 	}
@@ -131,7 +131,8 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 
 		snprintf(ref_label, sizeof(ref_label), "traced kernel at page-cluster %d",
 			 rc->page_cluster);
-		items[ni++] = (struct swt_legend_item){ ref_label, SWT_RGB_BLACK, SWT_MARK_DIAMOND };
+		items[ni++] =
+			(struct swt_chart_legend_item){ref_label, SWT_RGB_BLACK, SWT_MARK_DIAMOND};
 		for (int m = 0; m < NR_METRICS; m++)
 			pts += !isnan(d->ref[m]);
 		swt_chart_meta_series(c, ref_label, pts);
@@ -139,20 +140,21 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
 				ni);
 	if (d->more) {
-		snprintf(note, sizeof(note), "%zu more policies are not shown; pick runs with --run",
-			 d->more);
+		snprintf(note, sizeof(note),
+			 "%zu more policies are not shown; pick runs with --run", d->more);
 		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0, note);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       note);
 		top += 18;
 	}
 	for (int x = 0; x <= d->max_pc && x < (int)SWT_ARRAY_SIZE(xs); x++)
 		xs[x] = x;
 	for (int m = 0; m < NR_METRICS; m++) {
-		struct swt_panel p = { 0 };
+		struct swt_chart_panel p = { 0 };
 		double hi = 0, ys[64];
 		size_t n = (size_t)SWT_MIN(d->max_pc + 1, (int)SWT_ARRAY_SIZE(xs));
 
-		swt_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
+		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
 			       bottom - top - 6, NR_METRICS, 1, 28, 0, m);
 		p.title = titles[m];
 		p.xa.label = "page-cluster";
@@ -168,22 +170,23 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 		for (size_t k = 0; k < d->nr_series; k++)
 			for (size_t x = 0; x < n; x++)
 				if (!isnan(d->series[k].v[x * NR_METRICS + (size_t)m]))
-					hi = SWT_MAX(hi, d->series[k].v[x * NR_METRICS + (size_t)m]);
+					hi = SWT_MAX(hi,
+						     d->series[k].v[x * NR_METRICS + (size_t)m]);
 		if (have_ref && !isnan(d->ref[m]))
 			hi = SWT_MAX(hi, d->ref[m]);
 		p.ya.hi = m == COVERAGE ? SWT_MIN(1.0, hi * 1.05) : hi * 1.05;
 		if (m == COVERAGE && isnan(d->ref[m]) && have_ref)
 			p.note = "traced kernel's counters not recorded";
-		swt_panel_fit(c, &p);
-		swt_panel_axes(c, &p);
+		swt_chart_panel_fit(c, &p);
+		swt_chart_panel_axes(c, &p);
 		for (size_t k = 0; k < d->nr_series; k++) {
 			for (size_t x = 0; x < n; x++)
 				ys[x] = d->series[k].v[x * NR_METRICS + (size_t)m];
-			swt_panel_line(c, &p, xs, ys, n, swt_chart_color(k), 0, 1);
+			swt_chart_panel_line(c, &p, xs, ys, n, swt_chart_color(k), 0, 1);
 		}
 		if (have_ref)
-			swt_panel_diamond(c, &p, rc->page_cluster, d->ref[m], SWT_RGB_BLACK);
-		swt_panel_frame(c, &p);
+			swt_chart_panel_diamond(c, &p, rc->page_cluster, d->ref[m], SWT_RGB_BLACK);
+		swt_chart_panel_frame(c, &p);
 	}
 	return 0;
 }

@@ -67,9 +67,10 @@ static int load_events(struct timeline_data *d, int out, struct swt_err *err)
 	int ret, step;
 
 	ret = swt_store_prepare(d->rc->st, out ?
-		"SELECT area_id, (ts - ?1) / ?2, count(*) FROM swap_out WHERE ts >= ?1 GROUP BY 1, 2" :
-		"SELECT area_id, (ts - ?1) / ?2, count(*) FROM swap_in WHERE ts >= ?1 GROUP BY 1, 2",
-		&s, err);
+		"SELECT area_id, (ts - ?1) / ?2, count(*) FROM swap_out"
+		" WHERE ts >= ?1 GROUP BY 1, 2" :
+		"SELECT area_id, (ts - ?1) / ?2, count(*) FROM swap_in"
+		" WHERE ts >= ?1 GROUP BY 1, 2", &s, err);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(s, 1, d->rc->first_ns);
@@ -156,18 +157,19 @@ static int load(struct timeline_data *d, struct swt_err *err)
 	return ret;
 }
 
-static void draw_shading(struct swt_chart *c, const struct swt_panel *p,
+static void draw_shading(struct swt_chart *c, const struct swt_chart_panel *p,
 			 const struct timeline_data *d, const struct part_series *s)
 {
-	struct swt_rgb hit = swt_chart_color(2), miss = { 0.55, 0.55, 0.55 };
+	struct swt_chart_rgb hit = swt_chart_color(2), miss = { 0.55, 0.55, 0.55 };
 	double span_s = (double)d->span_ns / 1e9;
 
-	swt_panel_clip(c, p);
+	swt_chart_panel_clip(c, p);
 	for (size_t sec = 0; sec < d->nr_seconds; sec++) {
-		double x0 = swt_panel_x(p, (double)sec), x1 = swt_panel_x(p, SWT_MIN((double)sec + 1, span_s));
-		double ym = swt_panel_y(p, (double)s->misses[sec]);
-		double yh = swt_panel_y(p, (double)(s->misses[sec] + s->hits[sec]));
-		double y0 = swt_panel_y(p, 0);
+		double x0 = swt_chart_panel_x(p, (double)sec),
+		       x1 = swt_chart_panel_x(p, SWT_MIN((double)sec + 1, span_s));
+		double ym = swt_chart_panel_y(p, (double)s->misses[sec]);
+		double yh = swt_chart_panel_y(p, (double)(s->misses[sec] + s->hits[sec]));
+		double y0 = swt_chart_panel_y(p, 0);
 
 		cairo_set_source_rgba(c->cr, miss.r, miss.g, miss.b, 0.30);
 		cairo_rectangle(c->cr, x0, ym, x1 - x0, y0 - ym);
@@ -183,7 +185,7 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 {
 	const struct timeline_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
-	struct swt_legend_item items[4];
+	struct swt_chart_legend_item items[4];
 	char title[300], desc[300], hit_label[360], miss_label[80], msg[300];
 	double top, bottom, hi = 0, bin_s = (double)d->bin_ns / 1e9, *xs = NULL, *ys = NULL;
 	double tick_h, label_h, axis_h, panel_h, y, gap = 12;
@@ -234,18 +236,19 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			pts_sim += s->hits[sec] + s->misses[sec] > 0;
 		}
 	}
-	items[ni++] = (struct swt_legend_item){ "swap-in pages/s", swt_chart_color(0),
+	items[ni++] = (struct swt_chart_legend_item){ "swap-in pages/s", swt_chart_color(0),
 						SWT_MARK_LINE };
-	items[ni++] = (struct swt_legend_item){ "swap-out pages/s", swt_chart_color(3),
+	items[ni++] = (struct swt_chart_legend_item){ "swap-out pages/s", swt_chart_color(3),
 						SWT_MARK_LINE };
 	swt_chart_meta_series(c, "swap-in pages/s", pts_in);
 	swt_chart_meta_series(c, "swap-out pages/s", pts_out);
 	if (shade) {
 		snprintf(hit_label, sizeof(hit_label), "simulated hits/s: %s", desc);
 		snprintf(miss_label, sizeof(miss_label), "simulated misses/s");
-		items[ni++] = (struct swt_legend_item){ hit_label, swt_chart_color(2), SWT_MARK_AREA };
-		items[ni++] = (struct swt_legend_item){ miss_label, (struct swt_rgb){ 0.55, 0.55, 0.55 },
-							SWT_MARK_AREA };
+		items[ni++] = (struct swt_chart_legend_item){hit_label, swt_chart_color(2),
+							     SWT_MARK_AREA};
+		items[ni++] = (struct swt_chart_legend_item){
+			miss_label, (struct swt_chart_rgb){0.55, 0.55, 0.55}, SWT_MARK_AREA};
 		swt_chart_meta_series(c, "simulated hits/s", pts_sim);
 		swt_chart_meta_series(c, "simulated misses/s", pts_sim);
 	}
@@ -257,7 +260,8 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 		if (line == 0 && !total_in)
 			snprintf(msg, sizeof(msg), "no swap-ins in this capture");
 		else if (line == 1 && !d->run)
-			snprintf(msg, sizeof(msg), "no hit/miss shading: %s", swt_report_no_runs(rc));
+			snprintf(msg, sizeof(msg), "no hit/miss shading: %s",
+				 swt_report_no_runs(rc));
 		else if (line == 1 && !shade)
 			snprintf(msg, sizeof(msg), "no hit/miss shading: run #%lld stored no "
 				 "per-second series", (long long)d->run->id);
@@ -269,7 +273,8 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			swt_chart_meta_message(c, msg);
 		else
 			swt_chart_meta_note(c, msg);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0, msg);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       msg);
 		top += 18;
 	}
 
@@ -286,11 +291,12 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &tick_h);
 	swt_chart_text_size(c, SWT_FONT_LABEL, 0, "time", NULL, &label_h);
 	axis_h = tick_h + 8 + label_h + 6;
-	panel_h = (bottom - top - 2 - axis_h - gap * (double)(d->nr_parts - 1)) / (double)d->nr_parts;
+	panel_h =
+		(bottom - top - 2 - axis_h - gap * (double)(d->nr_parts - 1)) / (double)d->nr_parts;
 	y = top + 2;
 	for (size_t i = 0; i < d->nr_parts; i++) {
 		const struct part_series *s = &d->parts[i];
-		struct swt_panel p = { 0 };
+		struct swt_chart_panel p = { 0 };
 		int last = i + 1 == d->nr_parts;
 		char ptitle[400], nin[32], nout[32];
 
@@ -308,7 +314,7 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			char m[120];
 
 			snprintf(m, sizeof(m), "no swap-ins or swap-outs on %s", s->part->name);
-			swt_panel_message(c, &p, m);
+			swt_chart_panel_message(c, &p, m);
 			continue;
 		}
 		p.xa.label = last ? "time since capture start (s)" : NULL;
@@ -320,17 +326,19 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 		p.ya.fmt = SWT_FMT_COUNT;
 		p.ya.zero = 1;
 		p.ya.hi = hi * 1.05;
-		swt_panel_fit(c, &p);
-		swt_panel_axes(c, &p);
+		swt_chart_panel_fit(c, &p);
+		swt_chart_panel_axes(c, &p);
 		if (shade)
 			draw_shading(c, &p, d, s);
 		for (size_t b = 0; b < d->nr_bins; b++)
 			ys[b] = (double)s->out[b] / bin_s;
-		swt_panel_line(c, &p, xs, ys, d->nr_bins, swt_chart_color(3), 0, d->nr_bins < 30);
+		swt_chart_panel_line(c, &p, xs, ys, d->nr_bins, swt_chart_color(3), 0,
+				     d->nr_bins < 30);
 		for (size_t b = 0; b < d->nr_bins; b++)
 			ys[b] = (double)s->in[b] / bin_s;
-		swt_panel_line(c, &p, xs, ys, d->nr_bins, swt_chart_color(0), 0, d->nr_bins < 30);
-		swt_panel_frame(c, &p);
+		swt_chart_panel_line(c, &p, xs, ys, d->nr_bins, swt_chart_color(0), 0,
+				     d->nr_bins < 30);
+		swt_chart_panel_frame(c, &p);
 	}
 	free(xs);
 	free(ys);

@@ -104,10 +104,10 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 {
 	const struct window_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
-	struct swt_legend_item items[SWT_REPORT_MAX_SERIES];
+	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES];
 	char names[SWT_REPORT_MAX_SERIES][300], title[200], note[200];
 	const char *cats[MAX_WINDOWS];
-	struct swt_panel p = { 0 };
+	struct swt_chart_panel p = { 0 };
 	double top, bottom, hi = 0;
 	size_t ni = 0;
 
@@ -122,8 +122,9 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 			       "On each miss a policy decides how many pages to read: the window, "
 			       "at most 2\xe2\x81\xbf pages at page-cluster n. Share of each "
 			       "policy's decisions per window size; 1 means no readahead.");
-	bottom = swt_chart_footnote(c, "From the replay's 'ra_window' histograms, all swap devices "
-				    "together. The number of decisions per policy is in the legend.");
+	bottom = swt_chart_footnote(c, "From the replay's 'ra_window' histograms, all swap "
+				    "devices together. The number of decisions per policy is in "
+				    "the legend.");
 	if (!d->nr_runs || !d->nr_sizes) {
 		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
 				  bottom - top, !d->nr_runs ? swt_report_no_runs(rc) :
@@ -137,7 +138,8 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 
 		swt_chart_format_int(d->totals[r], num, sizeof(num));
 		snprintf(names[r], sizeof(names[r]), "%s (%s decisions)", d->runs[r]->label, num);
-		items[ni++] = (struct swt_legend_item){ names[r], swt_chart_color(r), SWT_MARK_BOX };
+		items[ni++] =
+			(struct swt_chart_legend_item){names[r], swt_chart_color(r), SWT_MARK_BOX};
 		for (size_t i = 0; i < d->nr_sizes; i++)
 			pts += d->counts[r * d->nr_sizes + i] > 0;
 		swt_chart_meta_series(c, d->runs[r]->label, pts);
@@ -149,14 +151,16 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 			 "not shown (pick with --run). " : "",
 			 d->truncated ? "Only the 32 smallest window sizes are shown." : "");
 		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0, note);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       note);
 		top += 18;
 	}
 	for (size_t i = 0; i < d->nr_sizes; i++)
 		cats[i] = d->labels[i];
 	for (size_t r = 0; r < d->nr_runs; r++)
 		for (size_t i = 0; i < d->nr_sizes; i++)
-			hi = SWT_MAX(hi, swt_report_ratio(d->counts[r * d->nr_sizes + i], d->totals[r]));
+			hi = SWT_MAX(hi, swt_report_ratio(d->counts[r * d->nr_sizes + i],
+							  d->totals[r]));
 	p.x = SWT_CHART_MARGIN;
 	p.y = top + 6;
 	p.w = c->width - 2 * SWT_CHART_MARGIN;
@@ -168,8 +172,8 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	p.ya.fmt = SWT_FMT_PERCENT;
 	p.ya.zero = 1;
 	p.ya.hi = SWT_MIN(1.0, hi * 1.12);
-	swt_panel_fit(c, &p);
-	swt_panel_axes(c, &p);
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
 	for (size_t r = 0; r < d->nr_runs; r++) {
 		for (size_t i = 0; i < d->nr_sizes; i++) {
 			double v = swt_report_ratio(d->counts[r * d->nr_sizes + i], d->totals[r]);
@@ -178,10 +182,10 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 			if (!(v > 0))
 				continue;
 			snprintf(label, sizeof(label), v < 0.01 ? "%.1f%%" : "%.0f%%", v * 100);
-			swt_panel_bar(c, &p, i, r, d->nr_runs, v, swt_chart_color(r), label);
+			swt_chart_panel_bar(c, &p, i, r, d->nr_runs, v, swt_chart_color(r), label);
 		}
 	}
-	swt_panel_frame(c, &p);
+	swt_chart_panel_frame(c, &p);
 	return 0;
 }
 

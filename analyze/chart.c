@@ -13,7 +13,7 @@
 #include "util.h"
 
 /* Okabe & Ito (2008), "Color Universal Design": safe for the common colour-vision deficiencies. */
-static const struct swt_rgb palette[SWT_PALETTE_SIZE] = {
+static const struct swt_chart_rgb palette[SWT_PALETTE_SIZE] = {
 	{ 0.000, 0.447, 0.698 },	/* blue */
 	{ 0.902, 0.624, 0.000 },	/* orange */
 	{ 0.000, 0.620, 0.451 },	/* bluish green */
@@ -24,18 +24,18 @@ static const struct swt_rgb palette[SWT_PALETTE_SIZE] = {
 	{ 0.000, 0.000, 0.000 },	/* black */
 };
 
-const struct swt_rgb SWT_RGB_BLACK = { 0, 0, 0 };
-const struct swt_rgb SWT_RGB_TEXT = { 0.13, 0.13, 0.13 };
-const struct swt_rgb SWT_RGB_MUTED = { 0.40, 0.40, 0.40 };
-const struct swt_rgb SWT_RGB_GRID = { 0.88, 0.88, 0.88 };
-const struct swt_rgb SWT_RGB_WHITE = { 1, 1, 1 };
+const struct swt_chart_rgb SWT_RGB_BLACK = { 0, 0, 0 };
+const struct swt_chart_rgb SWT_RGB_TEXT = { 0.13, 0.13, 0.13 };
+const struct swt_chart_rgb SWT_RGB_MUTED = { 0.40, 0.40, 0.40 };
+const struct swt_chart_rgb SWT_RGB_GRID = { 0.88, 0.88, 0.88 };
+const struct swt_chart_rgb SWT_RGB_WHITE = { 1, 1, 1 };
 
-struct swt_rgb swt_chart_color(size_t i)
+struct swt_chart_rgb swt_chart_color(size_t i)
 {
 	return palette[i % SWT_PALETTE_SIZE];
 }
 
-static void set_color(struct swt_chart *c, struct swt_rgb col, double alpha)
+static void set_color(struct swt_chart *c, struct swt_chart_rgb col, double alpha)
 {
 	cairo_set_source_rgba(c->cr, col.r, col.g, col.b, alpha);
 }
@@ -94,7 +94,7 @@ void swt_chart_meta_message(struct swt_chart *c, const char *text)
 			text);
 }
 
-static void meta_panel(struct swt_chart *c, const struct swt_panel *pn, int axes)
+static void meta_panel(struct swt_chart *c, const struct swt_chart_panel *pn, int axes)
 {
 	struct swt_chart_meta *m = c->meta;
 	struct swt_chart_panel_meta *p;
@@ -134,8 +134,8 @@ static void meta_panel(struct swt_chart *c, const struct swt_panel *pn, int axes
 
 /* ---- text ---- */
 
-static PangoLayout *layout_text(struct swt_chart *c, enum swt_font f, double max_width, double ax,
-				const char *text)
+static PangoLayout *layout_text(struct swt_chart *c, enum swt_chart_font f, double max_width,
+				double ax, const char *text)
 {
 	PangoLayout *l = c->layout;
 	gchar *valid = NULL;
@@ -153,8 +153,8 @@ static PangoLayout *layout_text(struct swt_chart *c, enum swt_font f, double max
 	return l;
 }
 
-void swt_chart_text_size(struct swt_chart *c, enum swt_font f, double max_width, const char *text,
-			 double *w, double *h)
+void swt_chart_text_size(struct swt_chart *c, enum swt_chart_font f, double max_width,
+			 const char *text, double *w, double *h)
 {
 	PangoRectangle r;
 
@@ -165,8 +165,8 @@ void swt_chart_text_size(struct swt_chart *c, enum swt_font f, double max_width,
 		*h = (double)r.height / PANGO_SCALE;
 }
 
-void swt_chart_text(struct swt_chart *c, enum swt_font f, double x, double y, double ax,
-		    double ay, double angle, struct swt_rgb color, double max_width,
+void swt_chart_text(struct swt_chart *c, enum swt_chart_font f, double x, double y, double ax,
+		    double ay, double angle, struct swt_chart_rgb color, double max_width,
 		    const char *text)
 {
 	PangoLayout *l;
@@ -186,7 +186,8 @@ void swt_chart_text(struct swt_chart *c, enum swt_font f, double x, double y, do
 	w = (double)r.width / PANGO_SCALE;
 	h = (double)r.height / PANGO_SCALE;
 	/* the logical box may start right of the layout origin (centred, wrapped text) */
-	cairo_move_to(c->cr, -ax * w - (double)r.x / PANGO_SCALE, -ay * h - (double)r.y / PANGO_SCALE);
+	cairo_move_to(c->cr, -ax * w - (double)r.x / PANGO_SCALE,
+		      -ay * h - (double)r.y / PANGO_SCALE);
 	set_color(c, color, 1);
 	pango_cairo_show_layout(c->cr, l);
 	cairo_restore(c->cr);
@@ -231,8 +232,8 @@ double swt_chart_footnote(struct swt_chart *c, const char *text)
 
 /* ---- legends ---- */
 
-void swt_chart_mark(struct swt_chart *c, enum swt_mark mark, struct swt_rgb color, double x,
-		    double y, double w, double h)
+void swt_chart_mark(struct swt_chart *c, enum swt_chart_mark_kind mark, struct swt_chart_rgb color,
+		    double x, double y, double w, double h)
 {
 	cairo_t *cr = c->cr;
 	double cy = y + h / 2, dash[] = { 5, 3 };
@@ -283,7 +284,7 @@ void swt_chart_mark(struct swt_chart *c, enum swt_mark mark, struct swt_rgb colo
 }
 
 double swt_chart_legend(struct swt_chart *c, double x, double y, double max_w,
-			const struct swt_legend_item *items, size_t n)
+			const struct swt_chart_legend_item *items, size_t n)
 {
 	const double mark_w = 24, mark_gap = 6, item_gap = 22;
 	double cx = x, row_h, tw, th, rows = 1;
@@ -300,8 +301,8 @@ double swt_chart_legend(struct swt_chart *c, double x, double y, double max_w,
 			y += row_h;
 			rows++;
 		}
-		swt_chart_mark(c, items[i].mark, items[i].color, cx, y + (row_h - 6 - 12) / 2, mark_w,
-			       12);
+		swt_chart_mark(c, items[i].mark, items[i].color, cx, y + (row_h - 6 - 12) / 2,
+			       mark_w, 12);
 		swt_chart_text(c, SWT_FONT_LEGEND, cx + mark_w + mark_gap, y, 0, 0, 0, SWT_RGB_TEXT,
 			       max_w - mark_w - mark_gap, items[i].label);
 		cx += mark_w + mark_gap + tw + item_gap;
@@ -317,7 +318,7 @@ static int is_integral(double v)
 }
 
 /* Decades on a log axis: the floor as given, the top rounded up to a power of ten. */
-static void log_ticks(struct swt_axis *a, int max_ticks)
+static void log_ticks(struct swt_chart_axis *a, int max_ticks)
 {
 	double lo = isfinite(a->lo) && a->lo > 0 ? a->lo : 1, hi = a->hi, decades;
 
@@ -332,7 +333,7 @@ static void log_ticks(struct swt_axis *a, int max_ticks)
 	a->step = SWT_MAX(1.0, ceil(decades / (max_ticks + 2)));
 }
 
-void swt_axis_ticks(struct swt_axis *a, int max_ticks)
+void swt_chart_axis_ticks(struct swt_chart_axis *a, int max_ticks)
 {
 	static const double mult[] = { 1, 2, 2.5, 5 };
 	double lo = a->lo, hi = a->hi, mag, step = 1;
@@ -417,7 +418,7 @@ static int decimals_for(double step)
 	return d;
 }
 
-void swt_axis_format(const struct swt_axis *a, double v, char *buf, size_t size)
+void swt_chart_axis_format(const struct swt_chart_axis *a, double v, char *buf, size_t size)
 {
 	double top = SWT_MAX(fabs(a->min), fabs(a->max)), div = 1;
 	const char *suffix = "";
@@ -533,8 +534,8 @@ void swt_chart_grid_shape(size_t n, int max_cols, int *cols, int *rows)
 	*rows = n ? (int)((n + (size_t)c - 1) / (size_t)c) : 1;
 }
 
-void swt_panel_grid(struct swt_panel *p, double x, double y, double w, double h, int cols,
-		    int rows, double gap_x, double gap_y, int i)
+void swt_chart_panel_grid(struct swt_chart_panel *p, double x, double y, double w, double h,
+			  int cols, int rows, double gap_x, double gap_y, int i)
 {
 	double cw, ch;
 
@@ -557,7 +558,7 @@ void swt_panel_grid(struct swt_panel *p, double x, double y, double w, double h,
  * (also when the range is exact rather than rounded out), powers of ten
  * on a log axis.  Each computed from its index, so no error accumulates.
  */
-static size_t tick_values(const struct swt_axis *a, double *out)
+static size_t tick_values(const struct swt_chart_axis *a, double *out)
 {
 	size_t n = 0;
 
@@ -583,7 +584,7 @@ static size_t tick_values(const struct swt_axis *a, double *out)
 	return n;
 }
 
-static double widest_tick(struct swt_chart *c, const struct swt_axis *a)
+static double widest_tick(struct swt_chart *c, const struct swt_chart_axis *a)
 {
 	char buf[64];
 	double w, widest = 0, ticks[MAX_TICKS];
@@ -592,14 +593,14 @@ static double widest_tick(struct swt_chart *c, const struct swt_axis *a)
 	for (size_t i = 0; i < n; i++) {
 		double v = ticks[i];
 
-		swt_axis_format(a, v, buf, sizeof(buf));
+		swt_chart_axis_format(a, v, buf, sizeof(buf));
 		swt_chart_text_size(c, SWT_FONT_TICK, 0, buf, &w, NULL);
 		widest = SWT_MAX(widest, w);
 	}
 	return widest;
 }
 
-static double panel_top_of_plot(struct swt_chart *c, const struct swt_panel *p)
+static double panel_top_of_plot(struct swt_chart *c, const struct swt_chart_panel *p)
 {
 	double top = p->y, h;
 
@@ -614,7 +615,7 @@ static double panel_top_of_plot(struct swt_chart *c, const struct swt_panel *p)
 	return top;
 }
 
-static double y_label_space(struct swt_chart *c, const struct swt_panel *p)
+static double y_label_space(struct swt_chart *c, const struct swt_chart_panel *p)
 {
 	double lh = 0;
 
@@ -623,7 +624,7 @@ static double y_label_space(struct swt_chart *c, const struct swt_panel *p)
 	return p->ya.label ? lh + 8 : 0;
 }
 
-static double x_labels_height(struct swt_chart *c, const struct swt_panel *p, double left,
+static double x_labels_height(struct swt_chart *c, const struct swt_chart_panel *p, double left,
 			      double right)
 {
 	double tick_h, label_h = 0, hmax;
@@ -635,16 +636,17 @@ static double x_labels_height(struct swt_chart *c, const struct swt_panel *p, do
 	if (p->xa.ncats) {
 		double band = (right - left) / (double)p->xa.ncats, h;
 
-		/* category labels wrap inside their band, as swt_panel_axes() draws them */
+		/* category labels wrap inside their band, as swt_chart_panel_axes() draws them */
 		for (size_t i = 0; i < p->xa.ncats; i++) {
-			swt_chart_text_size(c, SWT_FONT_TICK, band * 0.8 - 4, p->xa.cats[i], NULL, &h);
+			swt_chart_text_size(c, SWT_FONT_TICK, band * 0.8 - 4, p->xa.cats[i], NULL,
+					    &h);
 			hmax = SWT_MAX(hmax, h);
 		}
 	}
 	return (p->xa.hide_ticks ? 0 : hmax + 8) + (p->xa.label ? label_h + 6 : 0);
 }
 
-void swt_panel_fit(struct swt_chart *c, struct swt_panel *p)
+void swt_chart_panel_fit(struct swt_chart *c, struct swt_chart_panel *p)
 {
 	double top = panel_top_of_plot(c, p) + 8, right = p->x + p->w - 10, left, bottom, tick_h;
 	double xtw;
@@ -652,17 +654,17 @@ void swt_panel_fit(struct swt_chart *c, struct swt_panel *p)
 
 	/* y ticks need the plot height, which needs the x labels, which need the width */
 	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &tick_h);
-	swt_axis_ticks(&p->ya, (int)SWT_MAX(2.0, (p->y + p->h - top - 3 * tick_h) / 42));
+	swt_chart_axis_ticks(&p->ya, (int)SWT_MAX(2.0, (p->y + p->h - top - 3 * tick_h) / 42));
 	left = p->x + y_label_space(c, p) + widest_tick(c, &p->ya) + 8;
 	bottom = p->y + p->h - x_labels_height(c, p, left, right);
-	swt_axis_ticks(&p->ya, (int)SWT_MAX(2.0, (bottom - top) / 42));
+	swt_chart_axis_ticks(&p->ya, (int)SWT_MAX(2.0, (bottom - top) / 42));
 	left = p->x + y_label_space(c, p) + widest_tick(c, &p->ya) + 8;
 	p->px = left;
 	p->py = top;
 	p->pw = SWT_MAX(10.0, right - left);
 	p->ph = SWT_MAX(10.0, bottom - top);
 	if (p->xa.ncats) {
-		swt_axis_ticks(&p->xa, 0);
+		swt_chart_axis_ticks(&p->xa, 0);
 		return;
 	}
 	/* as many x ticks as fit with their labels a comfortable gap apart */
@@ -670,7 +672,7 @@ void swt_panel_fit(struct swt_chart *c, struct swt_panel *p)
 	for (int tries = 0; tries < 6; tries++) {
 		int fits;
 
-		swt_axis_ticks(&p->xa, max_x);
+		swt_chart_axis_ticks(&p->xa, max_x);
 		xtw = widest_tick(c, &p->xa);
 		fits = (int)(p->pw / (xtw + 28));
 		if (fits >= max_x || max_x <= 2)
@@ -680,7 +682,7 @@ void swt_panel_fit(struct swt_chart *c, struct swt_panel *p)
 }
 
 /* Where v falls on the axis, 0..1, clamped. */
-static double axis_frac(const struct swt_axis *a, double v)
+static double axis_frac(const struct swt_chart_axis *a, double v)
 {
 	double f;
 
@@ -693,17 +695,17 @@ static double axis_frac(const struct swt_axis *a, double v)
 	return SWT_MAX(0.0, SWT_MIN(1.0, f));
 }
 
-double swt_panel_x(const struct swt_panel *p, double v)
+double swt_chart_panel_x(const struct swt_chart_panel *p, double v)
 {
 	return p->px + axis_frac(&p->xa, v) * p->pw;
 }
 
-double swt_panel_y(const struct swt_panel *p, double v)
+double swt_chart_panel_y(const struct swt_chart_panel *p, double v)
 {
 	return p->py + p->ph - axis_frac(&p->ya, v) * p->ph;
 }
 
-void swt_panel_band(const struct swt_panel *p, size_t i, double *x0, double *x1)
+void swt_chart_panel_band(const struct swt_chart_panel *p, size_t i, double *x0, double *x1)
 {
 	double band = p->pw / (double)(p->xa.ncats ? p->xa.ncats : 1);
 
@@ -711,7 +713,7 @@ void swt_panel_band(const struct swt_panel *p, size_t i, double *x0, double *x1)
 	*x1 = *x0 + band;
 }
 
-void swt_panel_clip(struct swt_chart *c, const struct swt_panel *p)
+void swt_chart_panel_clip(struct swt_chart *c, const struct swt_chart_panel *p)
 {
 	cairo_save(c->cr);
 	cairo_rectangle(c->cr, p->px, p->py, p->pw, p->ph);
@@ -724,7 +726,7 @@ static double crisp(double v)
 	return floor(v) + 0.5;
 }
 
-static void panel_titles(struct swt_chart *c, const struct swt_panel *p)
+static void panel_titles(struct swt_chart *c, const struct swt_chart_panel *p)
 {
 	double y = p->y, h;
 
@@ -737,7 +739,7 @@ static void panel_titles(struct swt_chart *c, const struct swt_panel *p)
 		swt_chart_text(c, SWT_FONT_NOTE, p->x, y, 0, 0, 0, SWT_RGB_MUTED, p->w, p->note);
 }
 
-void swt_panel_axes(struct swt_chart *c, const struct swt_panel *p)
+void swt_chart_panel_axes(struct swt_chart *c, const struct swt_chart_panel *p)
 {
 	cairo_t *cr = c->cr;
 	char buf[64];
@@ -753,13 +755,13 @@ void swt_panel_axes(struct swt_chart *c, const struct swt_panel *p)
 	nx = p->xa.ncats ? 0 : tick_values(&p->xa, xt);
 	ny = tick_values(&p->ya, yt);
 	for (size_t i = 0; i < ny; i++) {
-		y = crisp(swt_panel_y(p, yt[i]));
+		y = crisp(swt_chart_panel_y(p, yt[i]));
 		cairo_move_to(cr, p->px, y);
 		cairo_line_to(cr, p->px + p->pw, y);
 	}
 	if (!p->xa.ncats) {
 		for (size_t i = 0; i < nx; i++) {
-			x = crisp(swt_panel_x(p, xt[i]));
+			x = crisp(swt_chart_panel_x(p, xt[i]));
 			cairo_move_to(cr, x, p->py);
 			cairo_line_to(cr, x, p->py + p->ph);
 		}
@@ -768,8 +770,8 @@ void swt_panel_axes(struct swt_chart *c, const struct swt_panel *p)
 	cairo_restore(cr);
 
 	for (size_t i = 0; i < ny; i++) {
-		swt_axis_format(&p->ya, yt[i], buf, sizeof(buf));
-		swt_chart_text(c, SWT_FONT_TICK, p->px - 7, swt_panel_y(p, yt[i]), 1, 0.5, 0,
+		swt_chart_axis_format(&p->ya, yt[i], buf, sizeof(buf));
+		swt_chart_text(c, SWT_FONT_TICK, p->px - 7, swt_chart_panel_y(p, yt[i]), 1, 0.5, 0,
 			       SWT_RGB_TEXT, 0, buf);
 	}
 	if (!p->xa.hide_ticks) {
@@ -777,15 +779,16 @@ void swt_panel_axes(struct swt_chart *c, const struct swt_panel *p)
 			for (size_t i = 0; i < p->xa.ncats; i++) {
 				double x0, x1;
 
-				swt_panel_band(p, i, &x0, &x1);
-				swt_chart_text(c, SWT_FONT_TICK, (x0 + x1) / 2, p->py + p->ph + 6, 0.5,
-					       0, 0, SWT_RGB_TEXT, (x1 - x0) * 0.8 - 4, p->xa.cats[i]);
+				swt_chart_panel_band(p, i, &x0, &x1);
+				swt_chart_text(c, SWT_FONT_TICK, (x0 + x1) / 2, p->py + p->ph + 6,
+					       0.5, 0, 0, SWT_RGB_TEXT, (x1 - x0) * 0.8 - 4,
+					       p->xa.cats[i]);
 			}
 		} else {
 			for (size_t i = 0; i < nx; i++) {
-				swt_axis_format(&p->xa, xt[i], buf, sizeof(buf));
-				swt_chart_text(c, SWT_FONT_TICK, swt_panel_x(p, xt[i]), p->py + p->ph + 6,
-					       0.5, 0, 0, SWT_RGB_TEXT, 0, buf);
+				swt_chart_axis_format(&p->xa, xt[i], buf, sizeof(buf));
+				swt_chart_text(c, SWT_FONT_TICK, swt_chart_panel_x(p, xt[i]),
+					       p->py + p->ph + 6, 0.5, 0, 0, SWT_RGB_TEXT, 0, buf);
 			}
 		}
 	}
@@ -797,7 +800,7 @@ void swt_panel_axes(struct swt_chart *c, const struct swt_panel *p)
 			       SWT_RGB_TEXT, p->pw, p->xa.label);
 }
 
-void swt_panel_frame(struct swt_chart *c, const struct swt_panel *p)
+void swt_chart_panel_frame(struct swt_chart *c, const struct swt_chart_panel *p)
 {
 	cairo_t *cr = c->cr;
 	double x = crisp(p->px), y = crisp(p->py + p->ph);
@@ -832,7 +835,7 @@ void swt_chart_message(struct swt_chart *c, double x, double y, double w, double
 		       SWT_MAX(40.0, w - 40), text);
 }
 
-void swt_panel_message(struct swt_chart *c, const struct swt_panel *p, const char *text)
+void swt_chart_panel_message(struct swt_chart *c, const struct swt_chart_panel *p, const char *text)
 {
 	double top = panel_top_of_plot(c, p) + 4;
 
@@ -841,20 +844,20 @@ void swt_panel_message(struct swt_chart *c, const struct swt_panel *p, const cha
 	swt_chart_message(c, p->x, top, p->w - 10, p->y + p->h - top, text);
 }
 
-void swt_panel_bar(struct swt_chart *c, const struct swt_panel *p, size_t cat, size_t k,
-		   size_t nk, double v, struct swt_rgb color, const char *label)
+void swt_chart_panel_bar(struct swt_chart *c, const struct swt_chart_panel *p, size_t cat, size_t k,
+		   size_t nk, double v, struct swt_chart_rgb color, const char *label)
 {
 	double x0, x1, group, bw, bx, top, base, lw, lh;
 
 	if (!isfinite(v) || !nk)
 		return;
-	swt_panel_band(p, cat, &x0, &x1);
+	swt_chart_panel_band(p, cat, &x0, &x1);
 	/* wide bands (few categories) would give slabs, not bars */
 	group = SWT_MIN((x1 - x0) * 0.8, (double)nk * 90);
 	bw = group / (double)nk;
 	bx = x0 + (x1 - x0 - group) / 2 + bw * (double)k;
-	base = swt_panel_y(p, p->ya.log ? p->ya.min : SWT_MAX(p->ya.min, 0.0));
-	top = swt_panel_y(p, v);
+	base = swt_chart_panel_y(p, p->ya.log ? p->ya.min : SWT_MAX(p->ya.min, 0.0));
+	top = swt_chart_panel_y(p, v);
 	set_color(c, color, 1);
 	/* a hairline gap between neighbouring bars keeps them apart */
 	cairo_rectangle(c->cr, bx + (bw > 6 ? 0.75 : 0), top, bw - (bw > 6 ? 1.5 : 0), base - top);
@@ -872,8 +875,8 @@ void swt_panel_bar(struct swt_chart *c, const struct swt_panel *p, size_t cat, s
 			       label);
 }
 
-void swt_panel_line(struct swt_chart *c, const struct swt_panel *p, const double *xs,
-		    const double *ys, size_t n, struct swt_rgb color, int dashed, int dots)
+void swt_chart_panel_line(struct swt_chart *c, const struct swt_chart_panel *p, const double *xs,
+		    const double *ys, size_t n, struct swt_chart_rgb color, int dashed, int dots)
 {
 	cairo_t *cr = c->cr;
 	double dash[] = { 7, 4 };
@@ -891,9 +894,9 @@ void swt_panel_line(struct swt_chart *c, const struct swt_panel *p, const double
 			continue;
 		}
 		if (pen)
-			cairo_line_to(cr, swt_panel_x(p, xs[i]), swt_panel_y(p, ys[i]));
+			cairo_line_to(cr, swt_chart_panel_x(p, xs[i]), swt_chart_panel_y(p, ys[i]));
 		else
-			cairo_move_to(cr, swt_panel_x(p, xs[i]), swt_panel_y(p, ys[i]));
+			cairo_move_to(cr, swt_chart_panel_x(p, xs[i]), swt_chart_panel_y(p, ys[i]));
 		pen = 1;
 	}
 	cairo_stroke(cr);
@@ -901,7 +904,8 @@ void swt_panel_line(struct swt_chart *c, const struct swt_panel *p, const double
 	for (size_t i = 0; dots && i < n; i++) {
 		if (!isfinite(xs[i]) || !isfinite(ys[i]))
 			continue;
-		cairo_arc(cr, swt_panel_x(p, xs[i]), swt_panel_y(p, ys[i]), 4, 0, 2 * M_PI);
+		cairo_arc(cr, swt_chart_panel_x(p, xs[i]), swt_chart_panel_y(p, ys[i]), 4, 0,
+			  2 * M_PI);
 		cairo_close_path(cr);
 		set_color(c, color, 1);
 		cairo_fill_preserve(cr);
@@ -912,10 +916,10 @@ void swt_panel_line(struct swt_chart *c, const struct swt_panel *p, const double
 	cairo_restore(cr);
 }
 
-void swt_panel_diamond(struct swt_chart *c, const struct swt_panel *p, double x, double y,
-		       struct swt_rgb color)
+void swt_chart_panel_diamond(struct swt_chart *c, const struct swt_chart_panel *p, double x,
+			     double y, struct swt_chart_rgb color)
 {
-	double cx = swt_panel_x(p, x), cy = swt_panel_y(p, y);
+	double cx = swt_chart_panel_x(p, x), cy = swt_chart_panel_y(p, y);
 
 	if (!isfinite(x) || !isfinite(y))
 		return;

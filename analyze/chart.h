@@ -36,18 +36,18 @@ enum swt_chart_format {
 	SWT_CHART_SVG = 1u << 1,
 };
 
-struct swt_rgb {
+struct swt_chart_rgb {
 	double r, g, b;
 };
 
 /* Okabe-Ito, reordered so the first colours are the most distinct. */
 #define SWT_PALETTE_SIZE 8
-struct swt_rgb swt_chart_color(size_t i);	/* series i, cycling */
-extern const struct swt_rgb SWT_RGB_BLACK, SWT_RGB_TEXT, SWT_RGB_MUTED, SWT_RGB_GRID,
+struct swt_chart_rgb swt_chart_color(size_t i);	/* series i, cycling */
+extern const struct swt_chart_rgb SWT_RGB_BLACK, SWT_RGB_TEXT, SWT_RGB_MUTED, SWT_RGB_GRID,
 	SWT_RGB_WHITE;
 
 /* Roles, not sizes: sizes live in one table in chart.c. */
-enum swt_font {
+enum swt_chart_font {
 	SWT_FONT_TITLE,
 	SWT_FONT_SUBTITLE,
 	SWT_FONT_PANEL,		/* panel titles */
@@ -150,12 +150,12 @@ void swt_chart_meta_message(struct swt_chart *c, const char *text);
  * clockwise positive (pi/2 for y-axis labels).  max_width > 0 wraps at
  * word boundaries (and centres lines when ax is 0.5).
  */
-void swt_chart_text(struct swt_chart *c, enum swt_font f, double x, double y, double ax,
-		    double ay, double angle, struct swt_rgb color, double max_width,
+void swt_chart_text(struct swt_chart *c, enum swt_chart_font f, double x, double y, double ax,
+		    double ay, double angle, struct swt_chart_rgb color, double max_width,
 		    const char *text);
 /* Size of the text's box as swt_chart_text() would lay it out. */
-void swt_chart_text_size(struct swt_chart *c, enum swt_font f, double max_width, const char *text,
-			 double *w, double *h);
+void swt_chart_text_size(struct swt_chart *c, enum swt_chart_font f, double max_width,
+			 const char *text, double *w, double *h);
 
 /*
  * White background, title and subtitle at the top left (recorded).
@@ -170,7 +170,7 @@ double swt_chart_header(struct swt_chart *c, const char *title, const char *subt
 double swt_chart_footnote(struct swt_chart *c, const char *text);
 
 /* ---- legends ---- */
-enum swt_mark {
+enum swt_chart_mark_kind {
 	SWT_MARK_BOX,		/* filled swatch: bars */
 	SWT_MARK_AREA,		/* translucent swatch: shaded areas */
 	SWT_MARK_LINE,		/* a line: line series without markers */
@@ -179,10 +179,10 @@ enum swt_mark {
 	SWT_MARK_DIAMOND,	/* a marker alone: reference points */
 };
 
-struct swt_legend_item {
+struct swt_chart_legend_item {
 	const char *label;
-	struct swt_rgb color;
-	enum swt_mark mark;
+	struct swt_chart_rgb color;
+	enum swt_chart_mark_kind mark;
 };
 
 /*
@@ -191,27 +191,27 @@ struct swt_legend_item {
  * Returns the height used.
  */
 double swt_chart_legend(struct swt_chart *c, double x, double y, double max_w,
-			const struct swt_legend_item *items, size_t n);
+			const struct swt_chart_legend_item *items, size_t n);
 /* Draw the legend mark of an item in the box (x, y, w, h). */
-void swt_chart_mark(struct swt_chart *c, enum swt_mark mark, struct swt_rgb color, double x,
-		    double y, double w, double h);
+void swt_chart_mark(struct swt_chart *c, enum swt_chart_mark_kind mark, struct swt_chart_rgb color,
+		    double x, double y, double w, double h);
 
 /* ---- axes and panels ---- */
-enum swt_axis_fmt {
+enum swt_chart_axis_fmt {
 	SWT_FMT_NUMBER,		/* plain, decimals from the tick step */
 	SWT_FMT_PERCENT,	/* a fraction 0..1 shown as "25%" */
 	SWT_FMT_COUNT,		/* large counts shortened: 20k, 1.5M */
 };
 
-struct swt_axis {
+struct swt_chart_axis {
 	const char *label;	/* with its unit, e.g. "time since capture start (s)" */
-	enum swt_axis_fmt fmt;
+	enum swt_chart_axis_fmt fmt;
 	int integer;		/* ticks only at whole numbers */
 	int zero;		/* the range includes 0 */
 	int exact;		/* keep lo..hi as given, no rounding out to ticks */
 	int log;		/* log10 scale: lo (> 0) is the floor, ticks at powers of ten */
 	double lo, hi;		/* data range to show */
-	double min, max, step;	/* chosen by swt_axis_ticks(): range and tick step */
+	double min, max, step;	/* chosen by swt_chart_axis_ticks(): range and tick step */
 	const char *const *cats;	/* category axis when ncats > 0 */
 	size_t ncats;
 	int hide_ticks;		/* draw no tick labels (shared with a panel below) */
@@ -220,23 +220,24 @@ struct swt_axis {
 /*
  * Choose a "nice" tick step (1, 2, 2.5 or 5 times a power of ten; no 2.5
  * on integer axes) giving at most max_ticks ticks over lo..hi, and the
- * range rounded out to it.  On a log axis the step counts decades.  Handles lo == hi and non-finite input by
- * widening to a sensible range, so no axis is ever degenerate.
+ * range rounded out to it; on a log axis the step counts decades.  Handles
+ * lo == hi and non-finite input by widening to a sensible range, so no
+ * axis is ever degenerate.
  */
-void swt_axis_ticks(struct swt_axis *a, int max_ticks);
+void swt_chart_axis_ticks(struct swt_chart_axis *a, int max_ticks);
 
-/* Tick label text for v on axis a (after swt_axis_ticks()). */
-void swt_axis_format(const struct swt_axis *a, double v, char *buf, size_t size);
+/* Tick label text for v on axis a (after swt_chart_axis_ticks()). */
+void swt_chart_axis_format(const struct swt_chart_axis *a, double v, char *buf, size_t size);
 
 /* Format n grouped by a no-break space (UTF-8) from 10 000 up: 75047 -> "75 047". */
 void swt_chart_format_int(int64_t n, char *buf, size_t size);
 /* Format n briefly, for labels on bars: 950 -> "950", 75047 -> "75k", 1520000 -> "1.5M". */
 void swt_chart_format_short(int64_t n, char *buf, size_t size);
 
-struct swt_panel {
+struct swt_chart_panel {
 	double x, y, w, h;	/* the box given to the panel, labels included */
-	double px, py, pw, ph;	/* the plot area, set by swt_panel_fit() */
-	struct swt_axis xa, ya;
+	double px, py, pw, ph;	/* the plot area, set by swt_chart_panel_fit() */
+	struct swt_chart_axis xa, ya;
 	const char *title;	/* above the plot area; NULL: none */
 	const char *note;	/* small grey line under the title; NULL: none */
 };
@@ -245,48 +246,49 @@ struct swt_panel {
 void swt_chart_grid_shape(size_t n, int max_cols, int *cols, int *rows);
 
 /* Place the panel's box: cell i of a cols x rows grid over (x, y, w, h). */
-void swt_panel_grid(struct swt_panel *p, double x, double y, double w, double h, int cols,
-		    int rows, double gap_x, double gap_y, int i);
+void swt_chart_panel_grid(struct swt_chart_panel *p, double x, double y, double w, double h,
+			  int cols, int rows, double gap_x, double gap_y, int i);
 
 /*
  * Choose ticks for both axes and the plot area so that tick labels, axis
  * labels, title and note fit in the box without overlapping.
  */
-void swt_panel_fit(struct swt_chart *c, struct swt_panel *p);
+void swt_chart_panel_fit(struct swt_chart *c, struct swt_chart_panel *p);
 
 /* Grid lines, tick labels, axis labels, title and note (recorded). */
-void swt_panel_axes(struct swt_chart *c, const struct swt_panel *p);
+void swt_chart_panel_axes(struct swt_chart *c, const struct swt_chart_panel *p);
 /* The axis lines, drawn after the data so bars do not cover them. */
-void swt_panel_frame(struct swt_chart *c, const struct swt_panel *p);
+void swt_chart_panel_frame(struct swt_chart *c, const struct swt_chart_panel *p);
 
 /* Title and a framed message in place of the plot (recorded). */
-void swt_panel_message(struct swt_chart *c, const struct swt_panel *p, const char *text);
+void swt_chart_panel_message(struct swt_chart *c, const struct swt_chart_panel *p,
+			     const char *text);
 /* A framed message over an arbitrary box (recorded). */
 void swt_chart_message(struct swt_chart *c, double x, double y, double w, double h,
 		       const char *text);
 
 /* Data to device coordinates; values outside the range are clamped. */
-double swt_panel_x(const struct swt_panel *p, double v);
-double swt_panel_y(const struct swt_panel *p, double v);
+double swt_chart_panel_x(const struct swt_chart_panel *p, double v);
+double swt_chart_panel_y(const struct swt_chart_panel *p, double v);
 /* The x extent of category i's band. */
-void swt_panel_band(const struct swt_panel *p, size_t i, double *x0, double *x1);
+void swt_chart_panel_band(const struct swt_chart_panel *p, size_t i, double *x0, double *x1);
 /* Restrict drawing to the plot area (cairo_save); undo with cairo_restore. */
-void swt_panel_clip(struct swt_chart *c, const struct swt_panel *p);
+void swt_chart_panel_clip(struct swt_chart *c, const struct swt_chart_panel *p);
 
 /*
  * Grouped bars in category band `cat`: bar `k` of `nk`, value v from the
  * axis floor; NaN draws nothing.  When the value's label fits above the
  * bar it is printed (label may be NULL for none).
  */
-void swt_panel_bar(struct swt_chart *c, const struct swt_panel *p, size_t cat, size_t k,
-		   size_t nk, double v, struct swt_rgb color, const char *label);
+void swt_chart_panel_bar(struct swt_chart *c, const struct swt_chart_panel *p, size_t cat, size_t k,
+		   size_t nk, double v, struct swt_chart_rgb color, const char *label);
 
 /* A polyline through (xs[i], ys[i]) skipping NaN values; dots at points when dots. */
-void swt_panel_line(struct swt_chart *c, const struct swt_panel *p, const double *xs,
-		    const double *ys, size_t n, struct swt_rgb color, int dashed, int dots);
+void swt_chart_panel_line(struct swt_chart *c, const struct swt_chart_panel *p, const double *xs,
+		    const double *ys, size_t n, struct swt_chart_rgb color, int dashed, int dots);
 
 /* A diamond marker at data (x, y). */
-void swt_panel_diamond(struct swt_chart *c, const struct swt_panel *p, double x, double y,
-		       struct swt_rgb color);
+void swt_chart_panel_diamond(struct swt_chart *c, const struct swt_chart_panel *p, double x,
+			     double y, struct swt_chart_rgb color);
 
 #endif

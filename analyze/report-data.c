@@ -174,9 +174,10 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 	int ret, step, oom = 0;
 
 	ret = swt_store_prepare(rc->st,
-		"SELECT id, policy, params, page_cluster, cache_pages, layout, approximate, faults,"
-		" misses, hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges,"
-		" accuracy, coverage, avg_request_kib, coalesce(replay_ns, -1), created"
+		"SELECT id, policy, params, page_cluster, cache_pages, layout, approximate,"
+		" faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted,"
+		" read_requests, read_merges, accuracy, coverage, avg_request_kib,"
+		" coalesce(replay_ns, -1), created"
 		" FROM run ORDER BY id", &s, err);
 	if (ret)
 		return ret;

@@ -99,9 +99,11 @@ static void cell_real(struct swt_sbuf *b, double v, const char *fmt_pct_or_num)
 static void runs_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 {
 	static const char *const heads[] = {
-		"run", "policy", "params", "page-cluster", "cache pages", "layout", "faults", "hits",
-		"misses", "pages read", "readahead pages", "readahead hits", "wasted",
-		"read requests", "read merges", "accuracy", "coverage", "avg request KiB",
+		"run",         "policy",          "params",          "page-cluster",
+		"cache pages", "layout",          "faults",          "hits",
+		"misses",      "pages read",      "readahead pages", "readahead hits",
+		"wasted",      "read requests",   "read merges",     "accuracy",
+		"coverage",    "avg request KiB",
 	};
 
 	swt_sbuf_puts(b, "<section id=\"runs\">\n<h2>Replay runs</h2>\n");
@@ -125,9 +127,9 @@ static void runs_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 	swt_sbuf_puts(b, "</tr>\n");
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		const struct swt_report_run *r = &rc->runs[i];
-		const int64_t counts[] = { r->faults, r->hits, r->misses, r->pages_read, r->ra_pages,
-					   r->ra_hits, r->ra_wasted, r->read_requests,
-					   r->read_merges };
+		const int64_t counts[] = {r->faults,     r->hits,          r->misses,
+					  r->pages_read, r->ra_pages,      r->ra_hits,
+					  r->ra_wasted,  r->read_requests, r->read_merges};
 
 		swt_sbuf_printf(b, "<tr%s><td>%lld%s</td><td class=\"t\">",
 				r == rc->chosen ? " class=\"chosen\"" : "", (long long)r->id,
@@ -165,8 +167,8 @@ int swt_report_html_write(const struct swt_report_ctx *rc, const struct swt_repo
 	swt_sbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
 			  "<title>swaptrace report: ");
 	swt_sbuf_xml(&b, rc->name);
-	swt_sbuf_printf(&b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>swaptrace report: ",
-			style);
+	swt_sbuf_printf(&b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n"
+			"<h1>swaptrace report: ", style);
 	swt_sbuf_xml(&b, rc->name);
 	swt_sbuf_puts(&b, "</h1>\n");
 	facts(&b, rc);

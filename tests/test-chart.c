@@ -15,7 +15,7 @@
 #include "report.h"
 #include "strbuf.h"
 
-static int count_ticks(const struct swt_axis *a)
+static int count_ticks(const struct swt_chart_axis *a)
 {
 	int n = 0;
 
@@ -27,113 +27,113 @@ static int count_ticks(const struct swt_axis *a)
 
 TEST(ticks_nice_steps)
 {
-	struct swt_axis a = { .lo = 0, .hi = 0.97, .zero = 1 };
+	struct swt_chart_axis a = { .lo = 0, .hi = 0.97, .zero = 1 };
 
-	swt_axis_ticks(&a, 6);
+	swt_chart_axis_ticks(&a, 6);
 	CHECK_NEAR(a.min, 0, 1e-12);
 	CHECK(a.max >= 0.97 && a.max <= 1.0 + 1e-12);
 	CHECK_NEAR(a.step, 0.2, 1e-12);
 	CHECK(count_ticks(&a) <= 7);
 
-	a = (struct swt_axis){ .lo = 3, .hi = 75047, .zero = 1, .integer = 1 };
-	swt_axis_ticks(&a, 8);
+	a = (struct swt_chart_axis){ .lo = 3, .hi = 75047, .zero = 1, .integer = 1 };
+	swt_chart_axis_ticks(&a, 8);
 	CHECK_NEAR(a.step, 10000, 1e-9);
 	CHECK_NEAR(a.max, 80000, 1e-9);
 
 	/* integer axes never get fractional steps */
-	a = (struct swt_axis){ .lo = 0, .hi = 3, .integer = 1 };
-	swt_axis_ticks(&a, 12);
+	a = (struct swt_chart_axis){ .lo = 0, .hi = 3, .integer = 1 };
+	swt_chart_axis_ticks(&a, 12);
 	CHECK_NEAR(a.step, 1, 1e-12);
 
 	/* 2.5 is nice on real axes */
-	a = (struct swt_axis){ .lo = 0, .hi = 0.1, .zero = 1 };
-	swt_axis_ticks(&a, 4);
+	a = (struct swt_chart_axis){ .lo = 0, .hi = 0.1, .zero = 1 };
+	swt_chart_axis_ticks(&a, 4);
 	CHECK_NEAR(a.step, 0.025, 1e-12);
 }
 
 TEST(ticks_degenerate_ranges)
 {
-	struct swt_axis a = { .lo = 0, .hi = 0, .zero = 1 };
+	struct swt_chart_axis a = { .lo = 0, .hi = 0, .zero = 1 };
 
-	swt_axis_ticks(&a, 5);
+	swt_chart_axis_ticks(&a, 5);
 	CHECK_NEAR(a.min, 0, 1e-12);
 	CHECK_NEAR(a.max, 1, 1e-12);
 
 	/* one value: widened around it, not below zero */
-	a = (struct swt_axis){ .lo = 5, .hi = 5 };
-	swt_axis_ticks(&a, 5);
+	a = (struct swt_chart_axis){ .lo = 5, .hi = 5 };
+	swt_chart_axis_ticks(&a, 5);
 	CHECK(a.min < 5 && a.max > 5 && a.min >= 0);
 	CHECK(a.step > 0);
 
-	a = (struct swt_axis){ .lo = NAN, .hi = INFINITY };
-	swt_axis_ticks(&a, 5);
+	a = (struct swt_chart_axis){ .lo = NAN, .hi = INFINITY };
+	swt_chart_axis_ticks(&a, 5);
 	CHECK(isfinite(a.min) && isfinite(a.max) && a.max > a.min && a.step > 0);
 
 	/* reversed input is still a range */
-	a = (struct swt_axis){ .lo = 10, .hi = 2 };
-	swt_axis_ticks(&a, 5);
+	a = (struct swt_chart_axis){ .lo = 10, .hi = 2 };
+	swt_chart_axis_ticks(&a, 5);
 	CHECK(a.min <= 2 && a.max >= 10);
 
 	/* max_ticks below 2 still gives an axis */
-	a = (struct swt_axis){ .lo = 0, .hi = 100 };
-	swt_axis_ticks(&a, 0);
+	a = (struct swt_chart_axis){ .lo = 0, .hi = 100 };
+	swt_chart_axis_ticks(&a, 0);
 	CHECK(a.max >= 100 && count_ticks(&a) >= 2);
 }
 
 TEST(ticks_exact_and_log)
 {
-	struct swt_axis a = { .lo = -0.4, .hi = 8.4, .exact = 1, .integer = 1 };
+	struct swt_chart_axis a = { .lo = -0.4, .hi = 8.4, .exact = 1, .integer = 1 };
 
-	swt_axis_ticks(&a, 12);
+	swt_chart_axis_ticks(&a, 12);
 	CHECK_NEAR(a.min, -0.4, 1e-12);
 	CHECK_NEAR(a.max, 8.4, 1e-12);
 	CHECK_NEAR(a.step, 1, 1e-12);
 	CHECK_INT(count_ticks(&a), 9);	/* 0..8, never -0.4 + k */
 
-	a = (struct swt_axis){ .lo = 0.5, .hi = 82000, .log = 1 };
-	swt_axis_ticks(&a, 10);
+	a = (struct swt_chart_axis){ .lo = 0.5, .hi = 82000, .log = 1 };
+	swt_chart_axis_ticks(&a, 10);
 	CHECK_NEAR(a.min, 0.5, 1e-12);
 	CHECK_NEAR(a.max, 100000, 1e-6);
 	CHECK_NEAR(a.step, 1, 1e-12);
 
 	/* many decades in little room: every other decade */
-	a = (struct swt_axis){ .lo = 1, .hi = 1e12, .log = 1 };
-	swt_axis_ticks(&a, 3);
+	a = (struct swt_chart_axis){ .lo = 1, .hi = 1e12, .log = 1 };
+	swt_chart_axis_ticks(&a, 3);
 	CHECK(a.step >= 2);
 
 	/* a log axis with nothing to show */
-	a = (struct swt_axis){ .lo = 0, .hi = 0, .log = 1 };
-	swt_axis_ticks(&a, 5);
+	a = (struct swt_chart_axis){ .lo = 0, .hi = 0, .log = 1 };
+	swt_chart_axis_ticks(&a, 5);
 	CHECK(a.min > 0 && a.max > a.min);
 }
 
 TEST(axis_formats)
 {
-	struct swt_axis a = { .fmt = SWT_FMT_PERCENT, .min = 0, .max = 1, .step = 0.25 };
+	struct swt_chart_axis a = { .fmt = SWT_FMT_PERCENT, .min = 0, .max = 1, .step = 0.25 };
 	char buf[64];
 
-	swt_axis_format(&a, 0.25, buf, sizeof(buf));
+	swt_chart_axis_format(&a, 0.25, buf, sizeof(buf));
 	CHECK_STR(buf, "25%");
 	a.step = 0.025;
-	swt_axis_format(&a, 0.075, buf, sizeof(buf));
+	swt_chart_axis_format(&a, 0.075, buf, sizeof(buf));
 	CHECK_STR(buf, "7.5%");
-	a = (struct swt_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 80000, .step = 20000 };
-	swt_axis_format(&a, 20000, buf, sizeof(buf));
+	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 80000, .step = 20000 };
+	swt_chart_axis_format(&a, 20000, buf, sizeof(buf));
 	CHECK_STR(buf, "20k");
-	swt_axis_format(&a, 0, buf, sizeof(buf));
+	swt_chart_axis_format(&a, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "0");
-	a = (struct swt_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 2.5e7, .step = 5e6 };
-	swt_axis_format(&a, 1.5e7, buf, sizeof(buf));
+	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 2.5e7, .step = 5e6 };
+	swt_chart_axis_format(&a, 1.5e7, buf, sizeof(buf));
 	CHECK_STR(buf, "15M");
-	a = (struct swt_axis){ .fmt = SWT_FMT_NUMBER, .min = -1, .max = 2, .step = 0.5 };
-	swt_axis_format(&a, 1.5, buf, sizeof(buf));
+	a = (struct swt_chart_axis){ .fmt = SWT_FMT_NUMBER, .min = -1, .max = 2, .step = 0.5 };
+	swt_chart_axis_format(&a, 1.5, buf, sizeof(buf));
 	CHECK_STR(buf, "1.5");
-	swt_axis_format(&a, -1e-17, buf, sizeof(buf));
+	swt_chart_axis_format(&a, -1e-17, buf, sizeof(buf));
 	CHECK_STR(buf, "0.0");	/* never "-0.0" */
-	a = (struct swt_axis){ .log = 1, .min = 0.5, .max = 1e5, .step = 1 };
-	swt_axis_format(&a, 1000, buf, sizeof(buf));
+	a = (struct swt_chart_axis){ .log = 1, .min = 0.5, .max = 1e5, .step = 1 };
+	swt_chart_axis_format(&a, 1000, buf, sizeof(buf));
 	CHECK_STR(buf, "1k");
-	swt_axis_format(&a, 1, buf, sizeof(buf));
+	swt_chart_axis_format(&a, 1, buf, sizeof(buf));
 	CHECK_STR(buf, "1");
 }
 
@@ -194,7 +194,7 @@ TEST(svg_finish_renumbers_and_describes)
 
 TEST(meta_json_escapes)
 {
-	struct swt_chart_meta m = { .name = "n", .title = "say \"hi\"\n", .formats = SWT_CHART_SVG };
+	struct swt_chart_meta m = {.name = "n", .title = "say \"hi\"\n", .formats = SWT_CHART_SVG};
 	char *notes[] = { "a\\b" };
 	char *json;
 
@@ -256,32 +256,32 @@ static int draw_degenerate(struct swt_chart *c, const void *data, struct swt_err
 {
 	static const char *const cats[] = { "only" };
 	const int *calls = data;
-	struct swt_panel p = { 0 };
+	struct swt_chart_panel p = { 0 };
 	double top, xs[] = { 0, 1, NAN, 3 }, ys[] = { NAN, NAN, 2, INFINITY };
 
 	(void)err;
 	(void)calls;
 	top = swt_chart_header(c, "Degenerate", "nothing to see");
 	swt_chart_legend(c, SWT_CHART_MARGIN, top, 400, NULL, 0);
-	swt_panel_grid(&p, SWT_CHART_MARGIN, top, 500, 300, 2, 1, 10, 0, 0);
+	swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top, 500, 300, 2, 1, 10, 0, 0);
 	p.title = "empty range";
 	p.xa.label = "x";
 	p.xa.lo = p.xa.hi = 7;
 	p.ya.label = "y";
 	p.ya.lo = p.ya.hi = NAN;
-	swt_panel_fit(c, &p);
-	swt_panel_axes(c, &p);
-	swt_panel_line(c, &p, xs, ys, 4, swt_chart_color(0), 1, 1);
-	swt_panel_bar(c, &p, 0, 0, 0, 1, swt_chart_color(1), "x");	/* no bars in the group */
-	swt_panel_frame(c, &p);
-	swt_panel_grid(&p, SWT_CHART_MARGIN, top, 500, 300, 2, 1, 10, 0, 1);
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
+	swt_chart_panel_line(c, &p, xs, ys, 4, swt_chart_color(0), 1, 1);
+	swt_chart_panel_bar(c, &p, 0, 0, 0, 1, swt_chart_color(1), "x"); /* no bars in the group */
+	swt_chart_panel_frame(c, &p);
+	swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top, 500, 300, 2, 1, 10, 0, 1);
 	p.title = "one category";
-	p.xa = (struct swt_axis){ .label = "c", .cats = cats, .ncats = 1 };
-	p.ya = (struct swt_axis){ .label = "v", .log = 1, .lo = 0.5, .hi = 0.5 };
-	swt_panel_fit(c, &p);
-	swt_panel_axes(c, &p);
-	swt_panel_bar(c, &p, 0, 0, 1, 0.7, swt_chart_color(2), "0.7");
-	swt_panel_bar(c, &p, 0, 0, 1, NAN, swt_chart_color(2), "nan");
+	p.xa = (struct swt_chart_axis){ .label = "c", .cats = cats, .ncats = 1 };
+	p.ya = (struct swt_chart_axis){ .label = "v", .log = 1, .lo = 0.5, .hi = 0.5 };
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
+	swt_chart_panel_bar(c, &p, 0, 0, 1, 0.7, swt_chart_color(2), "0.7");
+	swt_chart_panel_bar(c, &p, 0, 0, 1, NAN, swt_chart_color(2), "nan");
 	swt_chart_meta_series(c, "s", 1);
 	swt_chart_message(c, 600, 400, 5, 5, "a message in a box too small for it");
 	swt_chart_footnote(c, "");
