@@ -638,7 +638,7 @@ static double x_labels_height(struct swt_chart *c, const struct swt_chart_panel 
 
 		/* category labels wrap inside their band, as swt_chart_panel_axes() draws them */
 		for (size_t i = 0; i < p->xa.ncats; i++) {
-			swt_chart_text_size(c, SWT_FONT_TICK, band * 0.8 - 4, p->xa.cats[i], NULL,
+			swt_chart_text_size(c, SWT_FONT_TICK, band - 8, p->xa.cats[i], NULL,
 					    &h);
 			hmax = SWT_MAX(hmax, h);
 		}
@@ -781,7 +781,7 @@ void swt_chart_panel_axes(struct swt_chart *c, const struct swt_chart_panel *p)
 
 				swt_chart_panel_band(p, i, &x0, &x1);
 				swt_chart_text(c, SWT_FONT_TICK, (x0 + x1) / 2, p->py + p->ph + 6,
-					       0.5, 0, 0, SWT_RGB_TEXT, (x1 - x0) * 0.8 - 4,
+					       0.5, 0, 0, SWT_RGB_TEXT, (x1 - x0) - 8,
 					       p->xa.cats[i]);
 			}
 		} else {
