@@ -292,8 +292,10 @@ static void name_runs(struct swt_report_ctx *rc)
 /*
  * The page-cluster the policy comparisons show: the traced one when runs
  * exist there and it allows readahead, else the kernel default 3, else the
- * nearest replayed value.  The run shown alone: --policy's (or the first
- * run's) at that page-cluster, else at its nearest.
+ * nearest replayed value.  The run shown alone: --policy's at that
+ * page-cluster (else at its nearest); without --policy the first run there
+ * that read ahead at all, since those charts are about what readahead did
+ * (a policy that never reads ahead makes them say nothing).
  */
 static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 {
@@ -328,8 +330,11 @@ static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 			continue;
 		if (!policy && r->page_cluster != rc->chosen_pc)
 			continue;
-		if (!rc->chosen || abs(r->page_cluster - rc->chosen_pc) <
-				   abs(rc->chosen->page_cluster - rc->chosen_pc))
+		if (!policy && rc->chosen && (rc->chosen->ra_pages > 0 || r->ra_pages <= 0))
+			continue;
+		if (!rc->chosen || !policy ||
+		    abs(r->page_cluster - rc->chosen_pc) <
+			    abs(rc->chosen->page_cluster - rc->chosen_pc))
 			rc->chosen = r;
 	}
 	return 0;

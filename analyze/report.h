@@ -26,8 +26,8 @@ struct swt_report_opts {
 	size_t nr_run_ids;
 	/*
 	 * Policy for the charts that show one run (request sizes, timeline
-	 * shading, layouts); NULL: the policy of the lowest-numbered run on
-	 * the traced layout.
+	 * shading, layouts); NULL: the lowest-numbered run on the traced
+	 * layout, at the page-cluster the policy charts show, that read ahead.
 	 */
 	const char *policy;
 	/*

@@ -33,7 +33,7 @@ const char cmd_report_usage[] =
 	"  -f, --format LIST    png, svg or png,svg (default)\n"
 	"  -r, --run ID,...     draw only these replay runs (repeatable)\n"
 	"  -p, --policy NAME    the policy of the one-run charts (request sizes, timeline\n"
-	"                       shading, layouts); default: the first run's\n";
+	"                       shading, layouts); default: the first run that read ahead\n";
 
 static int parse_formats(const char *text, unsigned *out)
 {

@@ -51,8 +51,12 @@ def metrics_sql(n):
 def insert_run(out, rid, policy, pc, layout, parts, series):
     n = run_numbers(policy, pc, FAULTS)
     acc, cov, kib = metrics_sql(n)
+    # columns named: the replay may add columns of its own
     out.append(
-        "INSERT INTO run VALUES (%d, '2025-01-01T00:00:00Z', '%s', NULL, %d, 52480, '%s', 0, "
+        "INSERT INTO run (id, created, policy, params, page_cluster, cache_pages, layout, "
+        "approximate, faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted, "
+        "read_requests, read_merges, accuracy, coverage, avg_request_kib, replay_ns) "
+        "VALUES (%d, '2025-01-01T00:00:00Z', '%s', NULL, %d, 52480, '%s', 0, "
         "%d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s, %s, %d);"
         % (rid, policy, pc, layout, n["faults"], n["misses"], n["hits"], n["pages_read"],
            n["ra_pages"], n["ra_hits"], n["ra_wasted"], n["read_requests"], n["read_merges"],
@@ -69,7 +73,9 @@ def insert_run(out, rid, policy, pc, layout, parts, series):
         pn["read_requests"] = pn["pages_read"] - pn["read_merges"]
         acc, cov, kib = metrics_sql(pn)
         out.append(
-            "INSERT INTO run_partition VALUES (%d, %d, '%s', %d, %d, %d, %d, %d, %d, %d, %d, %d, "
+            "INSERT INTO run_partition (run_id, partition, dev, faults, misses, hits, pages_read, "
+            "ra_pages, ra_hits, ra_wasted, read_requests, read_merges, accuracy, coverage, "
+            "avg_request_kib) VALUES (%d, %d, '%s', %d, %d, %d, %d, %d, %d, %d, %d, %d, "
             "%s, %s, %s);"
             % (rid, p, dev, pn["faults"], pn["misses"], pn["hits"], pn["pages_read"],
                pn["ra_pages"], pn["ra_hits"], max(0, pn["ra_pages"] - pn["ra_hits"]),
@@ -90,7 +96,8 @@ def insert_run(out, rid, policy, pc, layout, parts, series):
                 size //= 2
             windows[1] = left
         for size, count in sorted(windows.items()):
-            out.append("INSERT INTO run_histogram VALUES (%d, %d, 'ra_window', %d, %d);"
+            out.append("INSERT INTO run_histogram (run_id, partition, kind, bucket, count) "
+                       "VALUES (%d, %d, 'ra_window', %d, %d);"
                        % (rid, p, size, count))
         # request sizes: mostly single pages, a tail up to the window
         sizes = {}
@@ -103,14 +110,16 @@ def insert_run(out, rid, policy, pc, layout, parts, series):
             size += 1
         sizes[size] = sizes.get(size, 0) + left
         for size, count in sorted(sizes.items()):
-            out.append("INSERT INTO run_histogram VALUES (%d, %d, 'request_pages', %d, %d);"
+            out.append("INSERT INTO run_histogram (run_id, partition, kind, bucket, count) "
+                       "VALUES (%d, %d, 'request_pages', %d, %d);"
                        % (rid, p, size, count))
         if series:
             for s in range(SECONDS):
                 # the measured phase starts after a 3-second warm-up
                 f = 0 if s < 3 else pn["faults"] // (SECONDS - 3)
                 h = int(f * (pn["hits"] / pn["faults"])) if pn["faults"] else 0
-                out.append("INSERT INTO run_series VALUES (%d, %d, %d, %d, %d, %d, %d);"
+                out.append("INSERT INTO run_series (run_id, partition, second, faults, hits, "
+                           "misses, pages_read) VALUES (%d, %d, %d, %d, %d, %d, %d);"
                            % (rid, p, s, f, h, f - h, (f - h) * (1 + int(ra_per(policy, pc)))))
 
 

@@ -126,9 +126,11 @@ report onepc "{$ALL6, \"runs\": 3,
 variant many "VACUUM"
 $RUNS --one-pc 3 --no-series | sqlite3 "$WORK/many.db" || fail "many: storing runs"
 sqlite3 "$WORK/many.db" "WITH k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < 7)
-	INSERT INTO run SELECT 100 + n, created, 'p' || n, params, page_cluster, cache_pages, layout,
-	approximate, faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests,
-	read_merges, accuracy, coverage, avg_request_kib, replay_ns FROM run, k WHERE id = 1;" ||
+	INSERT INTO run (id, created, policy, page_cluster, cache_pages, layout, faults, misses,
+	  hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)
+	SELECT 100 + n, created, 'p' || n, page_cluster, cache_pages, layout, faults, misses, hits,
+	  pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges
+	FROM run, k WHERE id = 1;" ||
 	fail "many: storing more policies"
 report many "{\"runs\": 10,
  \"policy\": {\"notes_have\": [\"2 more runs at this page-cluster are not shown\"]},

@@ -202,4 +202,39 @@ TEST(unknown_run_and_policy)
 	teardown(&f);
 }
 
+TEST(one_run_charts_show_a_run_that_read_ahead)
+{
+	struct fixture f;
+	struct swt_report_opts o = { .formats = SWT_REPORT_SVG };
+	struct swt_err err = { 0 };
+	char path[128], *html, *json;
+
+	setup(&f);
+	o.dir = f.dir;
+	/* 'none' comes first but reads no readahead page; 'auto' does */
+	CHECK_INT(swt_store_exec(f.st,
+		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
+		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges) VALUES"
+		" (3, 'x', 'none', 3, 100, 10, 10, 0, 10, 0, 0, 0, 10, 0),"
+		" (4, 'x', 'auto', 3, 100, 10, 8, 2, 20, 12, 2, 10, 9, 11),"
+		" (5, 'x', 'fixed', 3, 100, 10, 7, 3, 30, 22, 3, 19, 9, 21)", &err), 0);
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+	snprintf(path, sizeof(path), "%s/index.html", f.dir);
+	html = read_file(path);
+	CHECK(html && strstr(html, "<tr class=\"chosen\"><td>4</td>"));
+	free(html);
+	snprintf(path, sizeof(path), "%s/request-sizes.json", f.dir);
+	json = read_file(path);
+	CHECK(json && strstr(json, "traced vs simulated (auto, page-cluster 3)"));
+	free(json);
+
+	/* --policy wins, even for a policy without readahead */
+	o.policy = "none";
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+	json = read_file(path);
+	CHECK(json && strstr(json, "traced vs simulated (none, page-cluster 3)"));
+	free(json);
+	teardown(&f);
+}
+
 CHECK_MAIN
