@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install dependencies, build, and run the main job on the bundled sample
-# capture: ingest -> info -> replay.
+# capture: ingest -> info -> replay -> report.
 set -e
 cd "$(dirname "$0")"
 ./install-deps.sh
@@ -17,3 +17,4 @@ echo
 $SWT replay -p none -p auto -p fixed -p oracle -p leap -c 0-5 "$OUT/sample.db"
 echo
 echo "swaptrace: demo: database in $OUT/sample.db (query it with sqlite3; see docs/schema.md)"
+$SWT report -o "$OUT/report" "$OUT/sample.db"

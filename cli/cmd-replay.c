@@ -248,7 +248,7 @@ int cmd_replay(int argc, char **argv)
 	int64_t pcs[64] = { 3 }, caches[64];
 	int npcs = 1, ncaches = 0;
 	double inactive = 0;
-	int64_t max_req_kib = 1280;
+	int64_t max_req_kib = SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB;
 	struct swt_policy_choice choices[64];
 	int nchoices = 0;
 	struct swt_store *st = NULL;

@@ -32,11 +32,13 @@ int cmd_ingest(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 extern const char cmd_ingest_usage[];
 extern const char cmd_info_usage[];
 extern const char cmd_replay_usage[];
 extern const char cmd_policies_usage[];
+extern const char cmd_report_usage[];
 
 /* "swaptrace: VERB: message" on stderr; returns SWT_EXIT_FAIL. */
 int cli_fail(const char *verb, const struct swt_err *err);

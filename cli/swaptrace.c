@@ -19,6 +19,7 @@ static const struct swt_cmd commands[] = {
 	{ "replay", cmd_replay, 0, "replay swap-ins through readahead policies", cmd_replay_usage },
 	{ "policies", cmd_policies, 0, "list readahead policies and their parameters",
 	  cmd_policies_usage },
+	{ "report", cmd_report, 0, "draw the charts (PNG, SVG) and index.html", cmd_report_usage },
 };
 
 static const struct swt_cmd *find_cmd(const char *name)
@@ -87,7 +88,8 @@ static void usage(FILE *f)
 		   "Typical run:\n"
 		   "   swaptrace ingest -o cap.db capture-dir/\n"
 		   "   swaptrace info cap.db\n"
-		   "   swaptrace replay --policy auto --policy oracle --page-cluster 0-5 cap.db\n");
+		   "   swaptrace replay --policy auto --policy oracle --page-cluster 0-5 cap.db\n"
+		   "   swaptrace report cap.db\n");
 }
 
 int main(int argc, char **argv)

@@ -93,6 +93,9 @@ int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
 
 /* ---- configuration ---------------------------------------------------- */
 
+/* requests split here unless told otherwise: the loop devices' max_sectors_kb */
+#define SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB 1280
+
 struct swt_replay_config {
 	const struct swt_policy *policy;
 	const char *policy_spec;	/* as the user wrote it, for the run row */
@@ -163,6 +166,14 @@ double swt_metrics_avg_request_kib(const struct swt_replay_metrics *m, uint32_t 
 int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 		     const struct swt_replay_config *cfg, const struct swt_replay_result *r,
 		     int64_t *run_id, struct swt_err *err);
+
+/*
+ * Replay the default set (none, fixed, adaptive, vma, auto and oracle at
+ * page-cluster 0..8, traced layout, default memory) and store it in one
+ * transaction; *nr_runs set.  What swaptrace report draws when the
+ * database holds no runs.
+ */
+int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_err *err);
 
 /* ---- policies ---------------------------------------------------------- */
 

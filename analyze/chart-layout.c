@@ -1,0 +1,260 @@
+/*
+ * Chart 7, "layout": the same policy replayed with the swap slots placed
+ * on 1 device and on N devices (runs whose layout is not 'traced') --
+ * readahead hits, read merges and read requests, stacked per device, so
+ * the "more swap targets, slower swap-in" effect shows as fewer hits and
+ * merges and more requests.  Drawn only when such runs exist.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "util.h"
+
+#define MAX_LAYOUTS 8
+#define MAX_SEGMENTS SWT_PALETTE_SIZE	/* devices beyond this stack as "other devices" */
+
+enum { HITS, MERGES, REQUESTS, NR_METRICS };
+
+struct layout_col {
+	const struct swt_report_run *run;
+	size_t nr_devs;
+	int64_t v[NR_METRICS][MAX_SEGMENTS + 1];	/* last: other devices */
+	char label[200];	/* axis: "spread4\n4 devices" */
+	char name[200];		/* metadata: "spread4: 4 devices" */
+};
+
+struct layout_data {
+	const struct swt_report_ctx *rc;
+	const struct swt_report_run *anchor;
+	struct layout_col cols[MAX_LAYOUTS];
+	size_t nr_cols, more;
+	size_t max_devs;
+	int other;		/* some layout has more than MAX_SEGMENTS devices */
+};
+
+static int is_traced(const struct swt_report_run *r)
+{
+	return !strcmp(r->layout, "traced");
+}
+
+static int same_setting(const struct swt_report_run *a, const struct swt_report_run *b)
+{
+	return !strcmp(a->policy, b->policy) && a->page_cluster == b->page_cluster &&
+	       a->cache_pages == b->cache_pages &&
+	       ((!a->params && !b->params) ||
+		(a->params && b->params && !strcmp(a->params, b->params)));
+}
+
+/* The setting to compare: the chosen run's when it has layout runs, else the first layout run's. */
+static const struct swt_report_run *pick_anchor(const struct swt_report_ctx *rc)
+{
+	const struct swt_report_run *first = NULL, *same_policy = NULL;
+
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (is_traced(r))
+			continue;
+		if (!first)
+			first = r;
+		if (rc->chosen && !strcmp(r->policy, rc->chosen->policy)) {
+			if (r->page_cluster == rc->chosen->page_cluster &&
+			    r->cache_pages == rc->chosen->cache_pages)
+				return r;
+			if (!same_policy)
+				same_policy = r;
+		}
+	}
+	return same_policy ? same_policy : first;
+}
+
+static int load_col(struct layout_data *d, struct layout_col *col, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret, step;
+
+	ret = swt_store_prepare(d->rc->st,
+		"SELECT hits, read_merges, read_requests FROM run_partition WHERE run_id = ?1"
+		" ORDER BY partition", &s, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(s, 1, col->run->id);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		size_t seg = SWT_MIN(col->nr_devs, (size_t)MAX_SEGMENTS);
+
+		for (int m = 0; m < NR_METRICS; m++)
+			col->v[m][seg] += sqlite3_column_int64(s, m);
+		col->nr_devs++;
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return swt_store_sql_error(d->rc->st, err, "reading run partitions");
+	if (!col->nr_devs) {
+		/* totals only: one segment for the whole layout */
+		col->v[HITS][0] = col->run->hits;
+		col->v[MERGES][0] = col->run->read_merges;
+		col->v[REQUESTS][0] = col->run->read_requests;
+	}
+	/* a no-break space keeps "4 devices" together when the label wraps */
+	snprintf(col->label, sizeof(col->label), "%s\n%zu\xc2\xa0" "device%s%s", col->run->layout,
+		 col->nr_devs ? col->nr_devs : 1, col->nr_devs == 1 || !col->nr_devs ? "" : "s",
+		 col->run->approximate ? " (approximate)" : "");
+	snprintf(col->name, sizeof(col->name), "%s: %zu device%s%s", col->run->layout,
+		 col->nr_devs ? col->nr_devs : 1, col->nr_devs == 1 || !col->nr_devs ? "" : "s",
+		 col->run->approximate ? " (approximate)" : "");
+	if (col->nr_devs > MAX_SEGMENTS)
+		d->other = 1;
+	d->max_devs = SWT_MAX(d->max_devs, SWT_MIN(col->nr_devs, (size_t)MAX_SEGMENTS));
+	return 0;
+}
+
+static int load(struct layout_data *d, struct swt_err *err)
+{
+	const struct swt_report_ctx *rc = d->rc;
+	int ret;
+
+	d->anchor = pick_anchor(rc);
+	if (!d->anchor)
+		return 0;
+	/* the traced layout first, then the simulated ones by id */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < rc->nr_runs; i++) {
+			const struct swt_report_run *r = &rc->runs[i];
+
+			if (is_traced(r) != !pass || !same_setting(r, d->anchor))
+				continue;
+			if (d->nr_cols == MAX_LAYOUTS) {
+				d->more++;
+				continue;
+			}
+			d->cols[d->nr_cols].run = r;
+			ret = load_col(d, &d->cols[d->nr_cols++], err);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	static const char *const titles[NR_METRICS] = {
+		"Readahead hits", "Read merges", "Read requests"
+	};
+	static const char *const ylabels[NR_METRICS] = {
+		"faults served by readahead", "bios merged into requests", "read requests",
+	};
+	const struct layout_data *d = data;
+	struct swt_chart_legend_item items[MAX_SEGMENTS + 1];
+	char title[400], names[MAX_SEGMENTS][48], note[200];
+	const char *cats[MAX_LAYOUTS];
+	double top, bottom;
+	size_t ni = 0, nseg = SWT_MAX(d->max_devs, (size_t)1);
+
+	(void)err;
+	snprintf(title, sizeof(title), "Swap layout: hits, merges and read requests on 1 vs N "
+		 "devices, %s at page-cluster %d", d->anchor->label, d->anchor->page_cluster);
+	top = swt_chart_header(c, title,
+			       "The same swap faults replayed with the same policy, the slots "
+			       "placed on the traced devices or spread over simulated ones. One "
+			       "stack per layout, one segment per device; totals on top.");
+	bottom = swt_chart_footnote(c,
+		"More devices put pages that were evicted together on different devices, so a "
+		"readahead window finds fewer useful neighbours: fewer hits and merges, more "
+		"requests.");
+	for (size_t k = 0; k < nseg; k++) {
+		snprintf(names[k], sizeof(names[k]), "device %zu of the layout", k + 1);
+		items[ni++] =
+			(struct swt_chart_legend_item){names[k], swt_chart_color(k), SWT_MARK_BOX};
+	}
+	if (d->other)
+		items[ni++] = (struct swt_chart_legend_item){ "further devices",
+							{ 0.6, 0.6, 0.6 }, SWT_MARK_BOX };
+	for (size_t i = 0; i < d->nr_cols; i++) {
+		cats[i] = d->cols[i].label;
+		swt_chart_meta_series(c, d->cols[i].name, NR_METRICS);
+	}
+	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
+				ni);
+	if (d->more) {
+		snprintf(note, sizeof(note), "%zu more layouts are not shown", d->more);
+		swt_chart_meta_note(c, note);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       note);
+		top += 18;
+	}
+	for (int m = 0; m < NR_METRICS; m++) {
+		struct swt_chart_panel p = { 0 };
+		double hi = 0;
+
+		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
+			       bottom - top - 6, NR_METRICS, 1, 28, 0, m);
+		p.title = titles[m];
+		p.xa.label = "swap layout";
+		p.xa.cats = cats;
+		p.xa.ncats = d->nr_cols;
+		p.ya.label = ylabels[m];
+		p.ya.fmt = SWT_FMT_COUNT;
+		p.ya.integer = 1;
+		p.ya.zero = 1;
+		for (size_t i = 0; i < d->nr_cols; i++) {
+			double sum = 0;
+
+			for (size_t k = 0; k <= MAX_SEGMENTS; k++)
+				sum += (double)d->cols[i].v[m][k];
+			hi = SWT_MAX(hi, sum);
+		}
+		p.ya.hi = hi * 1.1;
+		swt_chart_panel_fit(c, &p);
+		swt_chart_panel_axes(c, &p);
+		for (size_t i = 0; i < d->nr_cols; i++) {
+			double x0, x1, w, base = 0, sum = 0;
+			char total[32];
+
+			swt_chart_panel_band(&p, i, &x0, &x1);
+			w = (x1 - x0) * 0.55;
+			x0 += (x1 - x0 - w) / 2;
+			for (size_t k = 0; k <= MAX_SEGMENTS; k++) {
+				double v = (double)d->cols[i].v[m][k], y0, y1;
+				struct swt_chart_rgb col = k < MAX_SEGMENTS ? swt_chart_color(k) :
+						     (struct swt_chart_rgb){ 0.6, 0.6, 0.6 };
+
+				if (v <= 0)
+					continue;
+				y0 = swt_chart_panel_y(&p, base);
+				y1 = swt_chart_panel_y(&p, base + v);
+				cairo_set_source_rgb(c->cr, col.r, col.g, col.b);
+				cairo_rectangle(c->cr, x0, y1, w, y0 - y1);
+				cairo_fill(c->cr);
+				/* a white seam keeps neighbouring segments apart */
+				cairo_set_source_rgb(c->cr, 1, 1, 1);
+				cairo_rectangle(c->cr, x0, y1, w, 1);
+				cairo_fill(c->cr);
+				base += v;
+				sum += v;
+			}
+			swt_chart_format_short((int64_t)sum, total, sizeof(total));
+			swt_chart_text(c, SWT_FONT_VALUE, x0 + w / 2,
+				       swt_chart_panel_y(&p, sum) - 2, 0.5, 1, 0, SWT_RGB_TEXT, 0,
+				       total);
+		}
+		swt_chart_panel_frame(c, &p);
+	}
+	return 0;
+}
+
+int swt_chart_layout_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			   struct swt_err *err)
+{
+	struct layout_data d = { .rc = rc };
+	int ret;
+
+	*meta = NULL;
+	ret = load(&d, err);
+	if (ret || !d.anchor)
+		return ret;
+	return swt_chart_render(&rc->out, "layout", draw_layout, &d, meta, err);
+}

@@ -1,0 +1,356 @@
+/*
+ * Chart 1, "policy": readahead policies compared per swap device at one
+ * page-cluster -- accuracy, coverage and pages read per fault as grouped
+ * bars (a group per device, a bar per policy), with the traced kernel's own
+ * counters as a dashed reference line.  Those counters are machine-wide
+ * /proc/vmstat deltas at the traced page-cluster, and say so.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "util.h"
+
+enum { ACCURACY, COVERAGE, PAGES_PER_FAULT, NR_METRICS };
+
+struct group {
+	int64_t partition;	/* -1: runs' totals over several devices (no partition rows) */
+	char label[320];	/* "7:0 /dev/loop0" */
+	char name[320];		/* "7:0", for narrow groups */
+};
+
+struct policy_data {
+	const struct swt_report_ctx *rc;
+	const struct swt_report_run **runs;
+	size_t nr_runs, more;
+	struct group *groups;
+	size_t nr_groups;
+	double *v;		/* [run][group][metric], NaN: not defined */
+	double ref[NR_METRICS];	/* the traced kernel's, NaN: not available */
+	char ref_note[NR_METRICS][160];	/* the kernel's value, or why there is none */
+};
+
+static double *value(const struct policy_data *d, size_t run, size_t group, int metric)
+{
+	return &d->v[(run * d->nr_groups + group) * NR_METRICS + (size_t)metric];
+}
+
+/* Add the group for a partition unless known.  0 or -SWT_ENOMEM. */
+static int add_group(struct policy_data *d, size_t *cap, int64_t partition, const char *dev,
+		       struct swt_err *err)
+{
+	const struct swt_report_part *part;
+	size_t i;
+
+	for (i = 0; i < d->nr_groups; i++)
+		if (d->groups[i].partition == partition)
+			return 0;
+	if (swt_grow((void **)&d->groups, cap, d->nr_groups + 1, sizeof(*d->groups)))
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	/* keep groups in partition order whatever order runs list them in */
+	for (i = d->nr_groups; i > 0 && d->groups[i - 1].partition > partition; i--)
+		d->groups[i] = d->groups[i - 1];
+	d->groups[i].partition = partition;
+	part = partition >= 0 ? swt_report_part(d->rc, partition) : NULL;
+	if (partition < 0)
+		snprintf(d->groups[i].label, sizeof(d->groups[i].label), "all devices");
+	else if (part && !strcmp(part->name, dev))
+		snprintf(d->groups[i].label, sizeof(d->groups[i].label), "%s", part->label);
+	else
+		snprintf(d->groups[i].label, sizeof(d->groups[i].label), "%s", dev);
+	snprintf(d->groups[i].name, sizeof(d->groups[i].name), "%s", partition < 0 ? "all devices" :
+		 dev);
+	d->nr_groups++;
+	return 0;
+}
+
+static void set_metrics(double *m, int64_t faults, int64_t hits, int64_t pages_read,
+			int64_t ra_pages, int64_t ra_hits)
+{
+	m[ACCURACY] = swt_report_ratio(ra_hits, ra_pages);
+	m[COVERAGE] = swt_report_ratio(hits, faults);
+	m[PAGES_PER_FAULT] = swt_report_ratio(pages_read, faults);
+}
+
+/* Two passes over run_partition: the groups first, then the values. */
+static int load_values(struct policy_data *d, int fill, size_t *cap, struct swt_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t totals_part = d->rc->nr_parts == 1 ? d->rc->parts[0].id : -1;
+	const char *totals_dev = d->rc->nr_parts == 1 ? d->rc->parts[0].name : "";
+	int ret, step;
+
+	ret = swt_store_prepare(d->rc->st,
+		"SELECT partition, dev, faults, hits, pages_read, ra_pages, ra_hits"
+		"  FROM run_partition WHERE run_id = ?1 ORDER BY partition", &s, err);
+	if (ret)
+		return ret;
+	for (size_t r = 0; r < d->nr_runs && !ret; r++) {
+		const struct swt_report_run *run = d->runs[r];
+		int rows = 0;
+
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, run->id);
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			int64_t part = sqlite3_column_int64(s, 0);
+			const char *dev = (const char *)sqlite3_column_text(s, 1);
+
+			rows++;
+			if (!fill) {
+				int gi = add_group(d, cap, part, dev ? dev : "?", err);
+
+				if (gi < 0) {
+					ret = gi;
+					break;
+				}
+				continue;
+			}
+			for (size_t g = 0; g < d->nr_groups; g++)
+				if (d->groups[g].partition == part)
+					set_metrics(value(d, r, g, 0), sqlite3_column_int64(s, 2),
+						    sqlite3_column_int64(s, 3),
+						    sqlite3_column_int64(s, 4),
+						    sqlite3_column_int64(s, 5),
+						    sqlite3_column_int64(s, 6));
+		}
+		if (!ret && step != SQLITE_DONE)
+			ret = swt_store_sql_error(d->rc->st, err, "reading run partitions");
+		if (ret || rows)
+			continue;
+		/*
+		 * A run without per-partition rows still has its totals: those of
+		 * the one device when there is one, else of "all devices".
+		 */
+		if (!fill) {
+			ret = add_group(d, cap, totals_part, totals_dev, err);
+			continue;
+		}
+		for (size_t g = 0; g < d->nr_groups; g++)
+			if (d->groups[g].partition == totals_part)
+				set_metrics(value(d, r, g, 0), run->faults, run->hits,
+					    run->pages_read, run->ra_pages, run->ra_hits);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+static void fmt_value(int metric, double v, char *buf, size_t size)
+{
+	if (metric == PAGES_PER_FAULT)
+		snprintf(buf, size, "%.2f", v);
+	else	/* small shares need a decimal: "0.4%", not "0%" */
+		snprintf(buf, size, "%.*f%%", v < 0.0995 ? 1 : 0, v * 100);
+}
+
+static void load_reference(struct policy_data *d)
+{
+	const struct swt_report_ctx *rc = d->rc;
+	int64_t faults = SWT_NULL;
+
+	for (int m = 0; m < NR_METRICS; m++)
+		d->ref[m] = NAN;
+	if (rc->vm_pgmajfault != SWT_NULL && rc->vm_swap_ra_hit != SWT_NULL)
+		faults = rc->vm_pgmajfault + rc->vm_swap_ra_hit;
+	d->ref[ACCURACY] = swt_report_ratio(rc->vm_swap_ra_hit, rc->vm_swap_ra);
+	d->ref[COVERAGE] = swt_report_ratio(rc->vm_swap_ra_hit, faults);
+	d->ref[PAGES_PER_FAULT] = swt_report_ratio(rc->vm_pswpin, faults);
+	for (int m = 0; m < NR_METRICS; m++) {
+		char v[32];
+
+		if (!isnan(d->ref[m])) {
+			fmt_value(m, d->ref[m], v, sizeof(v));
+			snprintf(d->ref_note[m], sizeof(d->ref_note[m]), "dashed: traced kernel %s",
+				 v);
+			continue;
+		}
+		if (m == ACCURACY && rc->vm_swap_ra == 0)
+			snprintf(d->ref_note[m], sizeof(d->ref_note[m]),
+				 "traced kernel: no readahead pages (swap_ra = 0)");
+		else
+			snprintf(d->ref_note[m], sizeof(d->ref_note[m]),
+				 "traced kernel's counters not recorded");
+	}
+}
+
+static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	static const char *const titles[NR_METRICS] = {
+		"Accuracy", "Coverage", "Pages read per fault"
+	};
+	static const char *const ylabels[NR_METRICS] = {
+		"readahead pages used (%)", "faults served by readahead (%)",
+		"pages read per swap fault",
+	};
+	const struct policy_data *d = data;
+	const struct swt_report_ctx *rc = d->rc;
+	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
+	const char **cats = NULL;
+	char title[200], subtitle[600], ref_label[200], note[400];
+	size_t ni = 0;
+	double top, bottom;
+	int any_ref = 0;
+
+	if (rc->chosen_pc >= 0)
+		snprintf(title, sizeof(title), "Readahead policies compared per swap device, "
+			 "page-cluster %d", rc->chosen_pc);
+	else
+		snprintf(title, sizeof(title), "Readahead policies compared per swap device");
+	snprintf(subtitle, sizeof(subtitle),
+		 "Accuracy, coverage and pages read per fault when the swap faults of '%s' are "
+		 "replayed on the traced layout; one bar per policy, one group per device. Higher "
+		 "accuracy and coverage are better; fewer pages per fault means less I/O.",
+		 rc->name);
+	top = swt_chart_header(c, title, subtitle);
+	bottom = swt_chart_footnote(c,
+		"accuracy = readahead pages later used / readahead pages read; coverage = swap "
+		"faults found in the swap cache / all swap faults; pages read per fault = pages "
+		"read from swap (demand + readahead) / swap faults.");
+	if (!d->nr_runs) {
+		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
+				  bottom - top, swt_report_no_runs(rc));
+		return 0;
+	}
+
+	for (size_t r = 0; r < d->nr_runs; r++) {
+		items[ni++] = (struct swt_chart_legend_item){ d->runs[r]->label, swt_chart_color(r),
+							SWT_MARK_BOX };
+		swt_chart_meta_series(c, d->runs[r]->label, (int64_t)(d->nr_groups * NR_METRICS));
+	}
+	for (int m = 0; m < NR_METRICS; m++)
+		any_ref |= !isnan(d->ref[m]);
+	if (any_ref) {
+		int64_t pts = 0;
+
+		if (rc->page_cluster >= 0)
+			snprintf(ref_label, sizeof(ref_label),
+				 "traced kernel at page-cluster %d (machine-wide /proc/vmstat)",
+				 rc->page_cluster);
+		else
+			snprintf(ref_label, sizeof(ref_label),
+				 "traced kernel (machine-wide /proc/vmstat)");
+		items[ni++] =
+			(struct swt_chart_legend_item){ref_label, SWT_RGB_BLACK, SWT_MARK_DASH};
+		for (int m = 0; m < NR_METRICS; m++)
+			pts += !isnan(d->ref[m]);
+		swt_chart_meta_series(c, ref_label, pts);
+	}
+	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
+				ni);
+	if (d->more) {
+		snprintf(note, sizeof(note), "%zu more runs at this page-cluster are not shown; "
+			 "pick runs with --run", d->more);
+		swt_chart_meta_note(c, note);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       note);
+		top += 18;
+	}
+
+	cats = calloc(d->nr_groups, sizeof(*cats));
+	if (!cats)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	/* device paths while the groups are wide enough for them ("/dev/" would wrap) */
+	for (size_t g = 0; g < d->nr_groups; g++)
+		cats[g] = d->nr_groups > 2 ? d->groups[g].name : d->groups[g].label;
+	for (int m = 0; m < NR_METRICS; m++) {
+		struct swt_chart_panel p = { 0 };
+		double hi = 0;
+		char label[32];
+
+		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
+			       bottom - top - 6, NR_METRICS, 1, 28, 0, m);
+		p.title = titles[m];
+		p.note = d->ref_note[m];
+		p.xa.label = "swap device";
+		p.xa.cats = cats;
+		p.xa.ncats = d->nr_groups;
+		p.ya.label = ylabels[m];
+		p.ya.fmt = m == PAGES_PER_FAULT ? SWT_FMT_NUMBER : SWT_FMT_PERCENT;
+		p.ya.zero = 1;
+		for (size_t r = 0; r < d->nr_runs; r++)
+			for (size_t g = 0; g < d->nr_groups; g++)
+				if (!isnan(*value(d, r, g, m)))
+					hi = SWT_MAX(hi, *value(d, r, g, m));
+		if (!isnan(d->ref[m]))
+			hi = SWT_MAX(hi, d->ref[m]);
+		/* head room for the value labels; percentages stop at 100 % */
+		p.ya.hi = hi * 1.15;
+		if (m != PAGES_PER_FAULT && p.ya.hi > 1)
+			p.ya.hi = 1;
+		swt_chart_panel_fit(c, &p);
+		swt_chart_panel_axes(c, &p);
+		for (size_t r = 0; r < d->nr_runs; r++) {
+			for (size_t g = 0; g < d->nr_groups; g++) {
+				double v = *value(d, r, g, m);
+
+				if (isnan(v)) {
+					double x0, x1, bw;
+
+					/* say "not defined" rather than draw a zero bar */
+					swt_chart_panel_band(&p, g, &x0, &x1);
+					bw = (x1 - x0) * 0.8 / (double)d->nr_runs;
+					if (bw >= 20)
+						swt_chart_text(c, SWT_FONT_VALUE,
+							       x0 + (x1 - x0) * 0.1 +
+								       bw * ((double)r + 0.5),
+							       p.py + p.ph - 3, 0.5, 1, 0,
+							       SWT_RGB_MUTED, 0, "n/a");
+					continue;
+				}
+				fmt_value(m, v, label, sizeof(label));
+				swt_chart_panel_bar(c, &p, g, r, d->nr_runs, v, swt_chart_color(r),
+						    label);
+			}
+		}
+		if (!isnan(d->ref[m])) {
+			double y = swt_chart_panel_y(&p, d->ref[m]), dash[] = { 8, 4 };
+
+			cairo_save(c->cr);
+			cairo_set_source_rgb(c->cr, 0, 0, 0);
+			cairo_set_line_width(c->cr, 2);
+			cairo_set_dash(c->cr, dash, 2, 0);
+			cairo_move_to(c->cr, p.px, y);
+			cairo_line_to(c->cr, p.px + p.pw, y);
+			cairo_stroke(c->cr);
+			cairo_restore(c->cr);
+		}
+		swt_chart_panel_frame(c, &p);
+	}
+	free(cats);
+	return 0;
+}
+
+int swt_chart_policy_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			   struct swt_err *err)
+{
+	struct policy_data d = { .rc = rc };
+	size_t cap = 0;
+	int ret;
+
+	ret = swt_report_runs_at(rc, rc->chosen_pc, &d.runs, &d.nr_runs, &d.more, err);
+	if (ret)
+		return ret;
+	load_reference(&d);
+	ret = load_values(&d, 0, &cap, err);
+	if (ret)
+		goto out;
+	if (d.nr_groups) {
+		d.v = malloc(d.nr_runs * d.nr_groups * NR_METRICS * sizeof(*d.v));
+		if (!d.v) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < d.nr_runs * d.nr_groups * NR_METRICS; i++)
+			d.v[i] = NAN;
+		ret = load_values(&d, 1, &cap, err);
+		if (ret)
+			goto out;
+	}
+	ret = swt_chart_render(&rc->out, "policy", draw_policy, &d, meta, err);
+out:
+	free(d.v);
+	free(d.groups);
+	free(d.runs);
+	return ret;
+}

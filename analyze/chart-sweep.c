@@ -1,0 +1,206 @@
+/*
+ * Chart 2, "sweep": what page-cluster buys -- coverage, pages read and read
+ * requests against page-cluster 0..8, one line per policy, with what the
+ * traced kernel did at its own page-cluster as a reference point.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "util.h"
+
+enum { COVERAGE, PAGES_READ, READ_REQUESTS, NR_METRICS };
+
+#define SWEEP_MIN_PC 8	/* the x axis always shows 0..8, the range worth sweeping */
+
+struct series {
+	const char *key;
+	double *v;		/* [pc][metric], NaN: not replayed */
+	size_t points;
+};
+
+struct sweep_data {
+	const struct swt_report_ctx *rc;
+	struct series series[SWT_REPORT_MAX_SERIES];
+	size_t nr_series, more;
+	int max_pc;
+	double ref[NR_METRICS];	/* traced kernel at rc->page_cluster; NaN: unknown */
+};
+
+static int is_traced(const struct swt_report_run *r)
+{
+	return !strcmp(r->layout, "traced");
+}
+
+static int load(struct sweep_data *d, struct swt_err *err)
+{
+	const struct swt_report_ctx *rc = d->rc;
+	int64_t faults = SWT_NULL;
+
+	d->max_pc = SWEEP_MIN_PC;
+	for (size_t i = 0; i < rc->nr_runs; i++)
+		if (is_traced(&rc->runs[i]))
+			d->max_pc = SWT_MAX(d->max_pc, rc->runs[i].page_cluster);
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+		struct series *s = NULL;
+		double *v;
+
+		if (!is_traced(r) || r->page_cluster < 0)
+			continue;
+		for (size_t k = 0; k < d->nr_series; k++)
+			if (!strcmp(d->series[k].key, r->key))
+				s = &d->series[k];
+		if (!s) {
+			if (d->nr_series == SWT_REPORT_MAX_SERIES) {
+				d->more++;
+				continue;
+			}
+			s = &d->series[d->nr_series++];
+			s->key = r->key;
+			s->v = malloc((size_t)(d->max_pc + 1) * NR_METRICS * sizeof(*s->v));
+			if (!s->v)
+				return swt_error(err, SWT_ENOMEM, "out of memory");
+			for (int k = 0; k < (d->max_pc + 1) * NR_METRICS; k++)
+				s->v[k] = NAN;
+		}
+		v = &s->v[r->page_cluster * NR_METRICS];
+		if (!isnan(v[PAGES_READ]))
+			continue;	/* runs come by id: the first one stands for its setting */
+		v[COVERAGE] = swt_report_ratio(r->hits, r->faults);
+		v[PAGES_READ] = (double)r->pages_read;
+		v[READ_REQUESTS] = (double)r->read_requests;
+		s->points++;
+	}
+
+	for (int m = 0; m < NR_METRICS; m++)
+		d->ref[m] = NAN;
+	if (rc->page_cluster < 0)
+		return 0;
+	if (rc->vm_pgmajfault != SWT_NULL && rc->vm_swap_ra_hit != SWT_NULL)
+		faults = rc->vm_pgmajfault + rc->vm_swap_ra_hit;
+	d->ref[COVERAGE] = swt_report_ratio(rc->vm_swap_ra_hit, faults);
+	d->ref[PAGES_READ] = (double)rc->swap_ins;
+	d->ref[READ_REQUESTS] = (double)swt_store_query_int(rc->st,
+		"SELECT count(*) FROM request WHERE write = 0 AND pc = 0 AND"
+		" (dev IN (SELECT dev FROM swap_area) OR NOT EXISTS (SELECT 1 FROM swap_area))", 0);
+	return 0;
+}
+
+static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	static const char *const titles[NR_METRICS] = {
+		"Coverage", "Pages read", "Read requests"
+	};
+	static const char *const ylabels[NR_METRICS] = {
+		"faults served by readahead (%)", "pages read from swap (4 KiB)",
+		"read requests to the swap devices",
+	};
+	const struct sweep_data *d = data;
+	const struct swt_report_ctx *rc = d->rc;
+	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
+	char ref_label[160], note[200];
+	size_t ni = 0;
+	double top, bottom, xs[64];
+	int have_ref = rc->page_cluster >= 0 && rc->page_cluster <= d->max_pc;
+
+	(void)err;
+	top = swt_chart_header(c, "What page-cluster buys: coverage, pages read and read "
+				  "requests vs page-cluster, per policy",
+		"Each point is one replay on the traced swap layout; at page-cluster n "
+		"the window is at most 2\xe2\x81\xbf pages (0: no readahead). More "
+		"coverage for fewer pages and requests is better.");
+	bottom = swt_chart_footnote(c,
+		"coverage = swap faults found in the swap cache / all swap faults. Reference "
+		"point: the traced kernel's coverage from /proc/vmstat (machine-wide), its traced "
+		"swap-in pages and read requests.");
+	if (!d->nr_series) {
+		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
+				  bottom - top, swt_report_no_runs(rc));
+		return 0;
+	}
+	for (size_t k = 0; k < d->nr_series; k++) {
+		items[ni++] = (struct swt_chart_legend_item){ d->series[k].key, swt_chart_color(k),
+							SWT_MARK_LINE_DOT };
+		swt_chart_meta_series(c, d->series[k].key, (int64_t)d->series[k].points);
+	}
+	if (have_ref) {
+		int64_t pts = 0;
+
+		snprintf(ref_label, sizeof(ref_label), "traced kernel at page-cluster %d",
+			 rc->page_cluster);
+		items[ni++] =
+			(struct swt_chart_legend_item){ref_label, SWT_RGB_BLACK, SWT_MARK_DIAMOND};
+		for (int m = 0; m < NR_METRICS; m++)
+			pts += !isnan(d->ref[m]);
+		swt_chart_meta_series(c, ref_label, pts);
+	}
+	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
+				ni);
+	if (d->more) {
+		snprintf(note, sizeof(note),
+			 "%zu more policies are not shown; pick runs with --run", d->more);
+		swt_chart_meta_note(c, note);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       note);
+		top += 18;
+	}
+	for (int x = 0; x <= d->max_pc && x < (int)SWT_ARRAY_SIZE(xs); x++)
+		xs[x] = x;
+	for (int m = 0; m < NR_METRICS; m++) {
+		struct swt_chart_panel p = { 0 };
+		double hi = 0, ys[64];
+		size_t n = (size_t)SWT_MIN(d->max_pc + 1, (int)SWT_ARRAY_SIZE(xs));
+
+		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
+			       bottom - top - 6, NR_METRICS, 1, 28, 0, m);
+		p.title = titles[m];
+		p.xa.label = "page-cluster";
+		p.xa.integer = 1;
+		p.xa.exact = 1;
+		/* half a step of margin keeps the end points off the axes */
+		p.xa.lo = -0.4;
+		p.xa.hi = d->max_pc + 0.4;
+		p.ya.label = ylabels[m];
+		p.ya.fmt = m == COVERAGE ? SWT_FMT_PERCENT : SWT_FMT_COUNT;
+		p.ya.zero = 1;
+		p.ya.integer = m != COVERAGE;
+		for (size_t k = 0; k < d->nr_series; k++)
+			for (size_t x = 0; x < n; x++)
+				if (!isnan(d->series[k].v[x * NR_METRICS + (size_t)m]))
+					hi = SWT_MAX(hi,
+						     d->series[k].v[x * NR_METRICS + (size_t)m]);
+		if (have_ref && !isnan(d->ref[m]))
+			hi = SWT_MAX(hi, d->ref[m]);
+		p.ya.hi = m == COVERAGE ? SWT_MIN(1.0, hi * 1.05) : hi * 1.05;
+		if (m == COVERAGE && isnan(d->ref[m]) && have_ref)
+			p.note = "traced kernel's counters not recorded";
+		swt_chart_panel_fit(c, &p);
+		swt_chart_panel_axes(c, &p);
+		for (size_t k = 0; k < d->nr_series; k++) {
+			for (size_t x = 0; x < n; x++)
+				ys[x] = d->series[k].v[x * NR_METRICS + (size_t)m];
+			swt_chart_panel_line(c, &p, xs, ys, n, swt_chart_color(k), 0, 1);
+		}
+		if (have_ref)
+			swt_chart_panel_diamond(c, &p, rc->page_cluster, d->ref[m], SWT_RGB_BLACK);
+		swt_chart_panel_frame(c, &p);
+	}
+	return 0;
+}
+
+int swt_chart_sweep_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			  struct swt_err *err)
+{
+	struct sweep_data d = { .rc = rc };
+	int ret;
+
+	ret = load(&d, err);
+	if (!ret)
+		ret = swt_chart_render(&rc->out, "sweep", draw_sweep, &d, meta, err);
+	for (size_t k = 0; k < d.nr_series; k++)
+		free(d.series[k].v);
+	return ret;
+}

@@ -1,0 +1,364 @@
+/*
+ * Chart 4, "timeline": swap-in and swap-out pages per second on each swap
+ * device over the capture, from the traced swap_in/swap_out rows, with the
+ * chosen run's simulated hits and misses per second (run_series) shaded
+ * underneath -- when the workload swapped and when readahead would have
+ * paid off.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "util.h"
+
+#define TARGET_BINS 200
+#define MIN_BIN_NS 1000000LL	/* 1 ms: finer than this the rate is noise */
+
+struct part_series {
+	const struct swt_report_part *part;
+	int64_t *in, *out;		/* pages per bin */
+	int64_t *hits, *misses;		/* simulated faults per second; NULL: none */
+	int64_t total_in, total_out;
+};
+
+struct timeline_data {
+	const struct swt_report_ctx *rc;
+	const struct swt_report_run *run;
+	struct part_series parts[SWT_REPORT_MAX_PANELS];
+	size_t nr_parts, more;
+	int64_t span_ns, bin_ns;
+	size_t nr_bins, nr_seconds;
+	int have_series;	/* the run stored per-second series */
+};
+
+/* The smallest 1-2-5 step of at least raw ns, never below MIN_BIN_NS. */
+static int64_t nice_bin(int64_t raw)
+{
+	int64_t mag = 1;
+
+	if (raw <= MIN_BIN_NS)
+		return MIN_BIN_NS;
+	while (mag <= raw / 10)
+		mag *= 10;
+	if (mag >= raw)
+		return mag;
+	if (2 * mag >= raw)
+		return 2 * mag;
+	if (5 * mag >= raw)
+		return 5 * mag;
+	return 10 * mag;
+}
+
+static struct part_series *part_for(struct timeline_data *d, int64_t area)
+{
+	if (area == -1 && d->nr_parts == 1)
+		return &d->parts[0];
+	for (size_t i = 0; i < d->nr_parts; i++)
+		if (d->parts[i].part->id == area)
+			return &d->parts[i];
+	return NULL;
+}
+
+static int load_events(struct timeline_data *d, int out, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret, step;
+
+	ret = swt_store_prepare(d->rc->st, out ?
+		"SELECT area_id, (ts - ?1) / ?2, count(*) FROM swap_out"
+		" WHERE ts >= ?1 GROUP BY 1, 2" :
+		"SELECT area_id, (ts - ?1) / ?2, count(*) FROM swap_in"
+		" WHERE ts >= ?1 GROUP BY 1, 2", &s, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(s, 1, d->rc->first_ns);
+	sqlite3_bind_int64(s, 2, d->bin_ns);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct part_series *p = part_for(d, sqlite3_column_int64(s, 0));
+		int64_t bin = sqlite3_column_int64(s, 1), n = sqlite3_column_int64(s, 2);
+
+		if (!p)
+			continue;
+		bin = SWT_MIN(bin, (int64_t)d->nr_bins - 1);
+		(out ? p->out : p->in)[bin] += n;
+		*(out ? &p->total_out : &p->total_in) += n;
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return swt_store_sql_error(d->rc->st, err, "reading swap events");
+	return 0;
+}
+
+static int load_run_series(struct timeline_data *d, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret, step;
+
+	ret = swt_store_prepare(d->rc->st,
+		"SELECT partition, second, hits, misses FROM run_series WHERE run_id = ?1"
+		" AND (partition >= 0 OR NOT EXISTS (SELECT 1 FROM run_series WHERE run_id = ?1"
+		"  AND partition >= 0))", &s, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(s, 1, d->run->id);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct part_series *p = part_for(d, sqlite3_column_int64(s, 0));
+		int64_t sec = sqlite3_column_int64(s, 1);
+
+		if (!p || sec < 0 || sec >= (int64_t)d->nr_seconds)
+			continue;
+		p->hits[sec] += sqlite3_column_int64(s, 2);
+		p->misses[sec] += sqlite3_column_int64(s, 3);
+		d->have_series = 1;
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return swt_store_sql_error(d->rc->st, err, "reading run series");
+	return 0;
+}
+
+static int load(struct timeline_data *d, struct swt_err *err)
+{
+	const struct swt_report_ctx *rc = d->rc;
+	int ret;
+
+	for (size_t i = 0; i < rc->nr_parts; i++) {
+		if (d->nr_parts == SWT_REPORT_MAX_PANELS)
+			d->more++;
+		else
+			d->parts[d->nr_parts++].part = &rc->parts[i];
+	}
+	if (rc->first_ns == SWT_NULL || rc->last_ns == SWT_NULL || rc->last_ns <= rc->first_ns ||
+	    rc->swap_ins + rc->swap_outs < 2 || !d->nr_parts)
+		return 0;	/* nothing to draw a rate from; the chart says so */
+	d->span_ns = rc->last_ns - rc->first_ns;
+	d->bin_ns = nice_bin(d->span_ns / TARGET_BINS);
+	d->nr_bins = (size_t)(d->span_ns / d->bin_ns) + 1;
+	d->nr_seconds = (size_t)(d->span_ns / 1000000000LL) + 1;
+	for (size_t i = 0; i < d->nr_parts; i++) {
+		struct part_series *p = &d->parts[i];
+
+		p->in = calloc(d->nr_bins, sizeof(*p->in));
+		p->out = calloc(d->nr_bins, sizeof(*p->out));
+		if (d->run) {
+			p->hits = calloc(d->nr_seconds, sizeof(*p->hits));
+			p->misses = calloc(d->nr_seconds, sizeof(*p->misses));
+		}
+		if (!p->in || !p->out || (d->run && (!p->hits || !p->misses)))
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	ret = load_events(d, 0, err);
+	if (!ret)
+		ret = load_events(d, 1, err);
+	if (!ret && d->run)
+		ret = load_run_series(d, err);
+	return ret;
+}
+
+static void draw_shading(struct swt_chart *c, const struct swt_chart_panel *p,
+			 const struct timeline_data *d, const struct part_series *s)
+{
+	struct swt_chart_rgb hit = swt_chart_color(2), miss = { 0.55, 0.55, 0.55 };
+	double span_s = (double)d->span_ns / 1e9;
+
+	swt_chart_panel_clip(c, p);
+	for (size_t sec = 0; sec < d->nr_seconds; sec++) {
+		double x0 = swt_chart_panel_x(p, (double)sec),
+		       x1 = swt_chart_panel_x(p, SWT_MIN((double)sec + 1, span_s));
+		double ym = swt_chart_panel_y(p, (double)s->misses[sec]);
+		double yh = swt_chart_panel_y(p, (double)(s->misses[sec] + s->hits[sec]));
+		double y0 = swt_chart_panel_y(p, 0);
+
+		cairo_set_source_rgba(c->cr, miss.r, miss.g, miss.b, 0.30);
+		cairo_rectangle(c->cr, x0, ym, x1 - x0, y0 - ym);
+		cairo_fill(c->cr);
+		cairo_set_source_rgba(c->cr, hit.r, hit.g, hit.b, 0.35);
+		cairo_rectangle(c->cr, x0, yh, x1 - x0, ym - yh);
+		cairo_fill(c->cr);
+	}
+	cairo_restore(c->cr);
+}
+
+static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	const struct timeline_data *d = data;
+	const struct swt_report_ctx *rc = d->rc;
+	struct swt_chart_legend_item items[4];
+	char title[300], desc[300], hit_label[360], miss_label[80], msg[300];
+	double top, bottom, hi = 0, bin_s = (double)d->bin_ns / 1e9, *xs = NULL, *ys = NULL;
+	double tick_h, label_h, axis_h, panel_h, y, gap = 12;
+	size_t ni = 0;
+	int64_t pts_in = 0, pts_out = 0, pts_sim = 0, total_in = 0;
+	int shade = d->run && d->have_series;
+
+	if (shade) {
+		swt_report_run_desc(d->run, desc, sizeof(desc));
+		snprintf(title, sizeof(title), "Swap traffic per device over the capture, shaded "
+			 "with simulated readahead hits and misses");
+	} else {
+		snprintf(title, sizeof(title), "Swap traffic per device over the capture");
+	}
+	top = swt_chart_header(c, title,
+			       "Pages swapped in and out per second, from the traced block I/O. "
+			       "Shading: swap faults per second in the replay, split into hits "
+			       "(found in the swap cache) and misses (read from the device).");
+	snprintf(msg, sizeof(msg), "Rates over %.3g s bins%s. Time counts from the capture's "
+		 "first event.", bin_s, shade ? " (each second for the shading)" : "");
+	bottom = swt_chart_footnote(c, d->nr_bins ? msg : NULL);
+	if (!d->nr_bins) {
+		if (!rc->swap_ins && !rc->swap_outs)
+			snprintf(msg, sizeof(msg), "no swap-ins or swap-outs in this capture");
+		else if (!d->nr_parts)
+			snprintf(msg, sizeof(msg), "no swap devices in this capture");
+		else
+			snprintf(msg, sizeof(msg), rc->swap_ins + rc->swap_outs == 1 ?
+				 "only one swap event in this capture: %s" :
+				 "all swap events of this capture at one instant: %s",
+				 "too few for a rate over time");
+		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
+				  bottom - top, msg);
+		return 0;
+	}
+
+	for (size_t i = 0; i < d->nr_parts; i++) {
+		const struct part_series *s = &d->parts[i];
+
+		total_in += s->total_in;
+		for (size_t b = 0; b < d->nr_bins; b++) {
+			hi = SWT_MAX(hi, (double)SWT_MAX(s->in[b], s->out[b]) / bin_s);
+			pts_in += s->total_in ? 1 : 0;
+			pts_out += s->total_out ? 1 : 0;
+		}
+		for (size_t sec = 0; shade && sec < d->nr_seconds; sec++) {
+			hi = SWT_MAX(hi, (double)(s->hits[sec] + s->misses[sec]));
+			pts_sim += s->hits[sec] + s->misses[sec] > 0;
+		}
+	}
+	items[ni++] = (struct swt_chart_legend_item){ "swap-in pages/s", swt_chart_color(0),
+						SWT_MARK_LINE };
+	items[ni++] = (struct swt_chart_legend_item){ "swap-out pages/s", swt_chart_color(3),
+						SWT_MARK_LINE };
+	swt_chart_meta_series(c, "swap-in pages/s", pts_in);
+	swt_chart_meta_series(c, "swap-out pages/s", pts_out);
+	if (shade) {
+		snprintf(hit_label, sizeof(hit_label), "simulated hits/s: %s", desc);
+		snprintf(miss_label, sizeof(miss_label), "simulated misses/s");
+		items[ni++] = (struct swt_chart_legend_item){hit_label, swt_chart_color(2),
+							     SWT_MARK_AREA};
+		items[ni++] = (struct swt_chart_legend_item){
+			miss_label, (struct swt_chart_rgb){0.55, 0.55, 0.55}, SWT_MARK_AREA};
+		swt_chart_meta_series(c, "simulated hits/s", pts_sim);
+		swt_chart_meta_series(c, "simulated misses/s", pts_sim);
+	}
+	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
+				ni);
+	/* what is missing, one line each, above the panels */
+	for (int line = 0; line < 3; line++) {
+		msg[0] = '\0';
+		if (line == 0 && !total_in)
+			snprintf(msg, sizeof(msg), "no swap-ins in this capture");
+		else if (line == 1 && !d->run)
+			snprintf(msg, sizeof(msg), "no hit/miss shading: %s",
+				 swt_report_no_runs(rc));
+		else if (line == 1 && !shade)
+			snprintf(msg, sizeof(msg), "no hit/miss shading: run #%lld stored no "
+				 "per-second series", (long long)d->run->id);
+		else if (line == 2 && d->more)
+			snprintf(msg, sizeof(msg), "%zu more swap devices are not shown", d->more);
+		if (!msg[0])
+			continue;
+		if (line < 2)
+			swt_chart_meta_message(c, msg);
+		else
+			swt_chart_meta_note(c, msg);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       msg);
+		top += 18;
+	}
+
+	xs = malloc(d->nr_bins * sizeof(*xs));
+	ys = malloc(d->nr_bins * sizeof(*ys));
+	if (!xs || !ys) {
+		free(xs);
+		free(ys);
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	for (size_t b = 0; b < d->nr_bins; b++)
+		xs[b] = ((double)b + 0.5) * bin_s;
+	/* stacked panels share the time axis: only the last one carries it, and gets its height */
+	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &tick_h);
+	swt_chart_text_size(c, SWT_FONT_LABEL, 0, "time", NULL, &label_h);
+	axis_h = tick_h + 8 + label_h + 6;
+	panel_h =
+		(bottom - top - 2 - axis_h - gap * (double)(d->nr_parts - 1)) / (double)d->nr_parts;
+	y = top + 2;
+	for (size_t i = 0; i < d->nr_parts; i++) {
+		const struct part_series *s = &d->parts[i];
+		struct swt_chart_panel p = { 0 };
+		int last = i + 1 == d->nr_parts;
+		char ptitle[400], nin[32], nout[32];
+
+		p.x = SWT_CHART_MARGIN;
+		p.y = y;
+		p.w = c->width - 2 * SWT_CHART_MARGIN;
+		p.h = panel_h + (last ? axis_h : 0);
+		y += p.h + gap;
+		swt_chart_format_int(s->total_in, nin, sizeof(nin));
+		swt_chart_format_int(s->total_out, nout, sizeof(nout));
+		snprintf(ptitle, sizeof(ptitle), "%s \xc2\xb7 %s pages swapped in, %s swapped out",
+			 s->part->label, nin, nout);
+		p.title = ptitle;
+		if (!s->total_in && !s->total_out) {
+			char m[120];
+
+			snprintf(m, sizeof(m), "no swap-ins or swap-outs on %s", s->part->name);
+			swt_chart_panel_message(c, &p, m);
+			continue;
+		}
+		p.xa.label = last ? "time since capture start (s)" : NULL;
+		p.xa.hide_ticks = !last;
+		p.xa.lo = 0;
+		p.xa.hi = (double)d->span_ns / 1e9;
+		p.xa.exact = 1;
+		p.ya.label = d->nr_parts > 2 ? "pages/s" : "pages per second";
+		p.ya.fmt = SWT_FMT_COUNT;
+		p.ya.zero = 1;
+		p.ya.hi = hi * 1.05;
+		swt_chart_panel_fit(c, &p);
+		swt_chart_panel_axes(c, &p);
+		if (shade)
+			draw_shading(c, &p, d, s);
+		for (size_t b = 0; b < d->nr_bins; b++)
+			ys[b] = (double)s->out[b] / bin_s;
+		swt_chart_panel_line(c, &p, xs, ys, d->nr_bins, swt_chart_color(3), 0,
+				     d->nr_bins < 30);
+		for (size_t b = 0; b < d->nr_bins; b++)
+			ys[b] = (double)s->in[b] / bin_s;
+		swt_chart_panel_line(c, &p, xs, ys, d->nr_bins, swt_chart_color(0), 0,
+				     d->nr_bins < 30);
+		swt_chart_panel_frame(c, &p);
+	}
+	free(xs);
+	free(ys);
+	return 0;
+}
+
+int swt_chart_timeline_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			     struct swt_err *err)
+{
+	struct timeline_data d = { .rc = rc, .run = rc->chosen };
+	int ret;
+
+	ret = load(&d, err);
+	if (!ret)
+		ret = swt_chart_render(&rc->out, "timeline", draw_timeline, &d, meta, err);
+	for (size_t i = 0; i < d.nr_parts; i++) {
+		free(d.parts[i].in);
+		free(d.parts[i].out);
+		free(d.parts[i].hits);
+		free(d.parts[i].misses);
+	}
+	return ret;
+}

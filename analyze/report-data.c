@@ -1,0 +1,404 @@
+/*
+ * What every chart of the report needs, read once: the capture's facts and
+ * kernel counters, the traced swap areas (partitions), the replay runs
+ * with legend names that tell them apart, and the page-cluster and run
+ * that the one-setting charts show.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "util.h"
+
+double swt_report_ratio(int64_t num, int64_t den)
+{
+	if (num == SWT_NULL || den == SWT_NULL || den <= 0)
+		return NAN;
+	return (double)num / (double)den;
+}
+
+const char *swt_report_no_runs(const struct swt_report_ctx *rc)
+{
+	return rc->nr_runs ? SWT_REPORT_NO_TRACED_RUNS : SWT_REPORT_NO_RUNS;
+}
+
+void swt_report_run_desc(const struct swt_report_run *r, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s at page-cluster %d (run #%lld)", r->label, r->page_cluster,
+		 (long long)r->id);
+}
+
+const struct swt_report_part *swt_report_part(const struct swt_report_ctx *rc, int64_t id)
+{
+	for (size_t i = 0; i < rc->nr_parts; i++)
+		if (rc->parts[i].id == id)
+			return &rc->parts[i];
+	return NULL;
+}
+
+static void copy_text(char *dst, size_t size, sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+
+	snprintf(dst, size, "%s", t ? (const char *)t : "");
+}
+
+static char *dup_text(sqlite3_stmt *s, int col, int *oom)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+	char *d;
+
+	if (!t)
+		return NULL;
+	d = swt_strdup((const char *)t);
+	if (!d)
+		*oom = 1;
+	return d;
+}
+
+static double column_real(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? NAN : sqlite3_column_double(s, col);
+}
+
+static int64_t vmstat(struct swt_store *st, const char *name)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "SELECT delta FROM vmstat WHERE name = '%s'", name);
+	return swt_store_query_int(st, sql, SWT_NULL);
+}
+
+static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret, rc_step;
+
+	rc->page_cluster = -1;
+	rc->first_ns = rc->last_ns = SWT_NULL;
+	ret = swt_store_prepare(rc->st,
+				"SELECT coalesce(name, ''), coalesce(kernel, ''), page_cluster,"
+				" first_ns, last_ns FROM capture", &s, err);
+	if (ret)
+		return ret;
+	rc_step = sqlite3_step(s);
+	if (rc_step == SQLITE_ROW) {
+		copy_text(rc->name, sizeof(rc->name), s, 0);
+		copy_text(rc->kernel, sizeof(rc->kernel), s, 1);
+		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+			rc->page_cluster = sqlite3_column_int(s, 2);
+		if (sqlite3_column_type(s, 3) != SQLITE_NULL)
+			rc->first_ns = sqlite3_column_int64(s, 3);
+		if (sqlite3_column_type(s, 4) != SQLITE_NULL)
+			rc->last_ns = sqlite3_column_int64(s, 4);
+	}
+	sqlite3_finalize(s);
+	if (rc_step != SQLITE_ROW && rc_step != SQLITE_DONE)
+		return swt_store_sql_error(rc->st, err, "reading the capture");
+	/* a capture row without times: take them from the swap events */
+	if (rc->first_ns == SWT_NULL)
+		rc->first_ns = swt_store_query_int(rc->st,
+			"SELECT min(t) FROM (SELECT min(ts) AS t FROM swap_in"
+			" UNION ALL SELECT min(ts) FROM swap_out)", SWT_NULL);
+	if (rc->last_ns == SWT_NULL)
+		rc->last_ns = swt_store_query_int(rc->st,
+			"SELECT max(t) FROM (SELECT max(ts) AS t FROM swap_in"
+			" UNION ALL SELECT max(ts) FROM swap_out)", SWT_NULL);
+	rc->swap_ins = swt_store_query_int(rc->st, "SELECT count(*) FROM swap_in", 0);
+	rc->swap_outs = swt_store_query_int(rc->st, "SELECT count(*) FROM swap_out", 0);
+	rc->vm_pswpin = vmstat(rc->st, "pswpin");
+	rc->vm_pgmajfault = vmstat(rc->st, "pgmajfault");
+	rc->vm_swap_ra = vmstat(rc->st, "swap_ra");
+	rc->vm_swap_ra_hit = vmstat(rc->st, "swap_ra_hit");
+	return 0;
+}
+
+static int load_parts(struct swt_report_ctx *rc, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int ret, step;
+
+	/* swap areas as ingested; without any, the areas the swap events name */
+	ret = swt_store_prepare(rc->st,
+		"SELECT a.id, a.dev, d.name, coalesce(a.path, d.path), a.slots FROM swap_area a"
+		"  LEFT JOIN device d ON d.dev = a.dev"
+		" UNION ALL"
+		" SELECT e.area_id, min(e.dev), NULL, NULL, NULL FROM"
+		"  (SELECT area_id, dev FROM swap_in UNION SELECT area_id, dev FROM swap_out) e"
+		" WHERE NOT EXISTS (SELECT 1 FROM swap_area) GROUP BY e.area_id"
+		" ORDER BY 1", &s, err);
+	if (ret)
+		return ret;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct swt_report_part *p;
+		if (swt_grow((void **)&rc->parts, &cap, rc->nr_parts + 1, sizeof(*rc->parts))) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		p = &rc->parts[rc->nr_parts++];
+		p->id = sqlite3_column_int64(s, 0);
+		p->dev = sqlite3_column_int64(s, 1);
+		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+			copy_text(p->name, sizeof(p->name), s, 2);
+		else
+			swt_dev_format((uint32_t)p->dev, p->name, sizeof(p->name));
+		copy_text(p->path, sizeof(p->path), s, 3);
+		p->slots = sqlite3_column_type(s, 4) == SQLITE_NULL ? SWT_NULL :
+			   sqlite3_column_int64(s, 4);
+		snprintf(p->label, sizeof(p->label), "%s%s%s", p->name, p->path[0] ? " " : "",
+			 p->path);
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return swt_store_sql_error(rc->st, err, "reading swap areas");
+	return 0;
+}
+
+static int selected(const struct swt_report_opts *o, int64_t id)
+{
+	if (!o->run_ids)
+		return 1;
+	for (size_t i = 0; i < o->nr_run_ids; i++)
+		if (o->run_ids[i] == id)
+			return 1;
+	return 0;
+}
+
+static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int ret, step, oom = 0;
+
+	ret = swt_store_prepare(rc->st,
+		"SELECT id, policy, params, page_cluster, cache_pages, layout, approximate,"
+		" faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted,"
+		" read_requests, read_merges, accuracy, coverage, avg_request_kib,"
+		" coalesce(replay_ns, -1), created"
+		" FROM run ORDER BY id", &s, err);
+	if (ret)
+		return ret;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct swt_report_run *r;
+
+		if (!selected(rc->opts, sqlite3_column_int64(s, 0)))
+			continue;
+		if (swt_grow((void **)&rc->runs, &cap, rc->nr_runs + 1, sizeof(*rc->runs))) {
+			oom = 1;
+			break;
+		}
+		r = &rc->runs[rc->nr_runs++];
+		r->id = sqlite3_column_int64(s, 0);
+		r->policy = dup_text(s, 1, &oom);
+		r->params = dup_text(s, 2, &oom);
+		r->page_cluster = sqlite3_column_int(s, 3);
+		r->cache_pages = sqlite3_column_int64(s, 4);
+		r->layout = dup_text(s, 5, &oom);
+		r->approximate = sqlite3_column_int(s, 6);
+		r->faults = sqlite3_column_int64(s, 7);
+		r->misses = sqlite3_column_int64(s, 8);
+		r->hits = sqlite3_column_int64(s, 9);
+		r->pages_read = sqlite3_column_int64(s, 10);
+		r->ra_pages = sqlite3_column_int64(s, 11);
+		r->ra_hits = sqlite3_column_int64(s, 12);
+		r->ra_wasted = sqlite3_column_int64(s, 13);
+		r->read_requests = sqlite3_column_int64(s, 14);
+		r->read_merges = sqlite3_column_int64(s, 15);
+		r->accuracy = column_real(s, 16);
+		r->coverage = column_real(s, 17);
+		r->avg_request_kib = column_real(s, 18);
+		r->replay_ns = sqlite3_column_int64(s, 19);
+		r->created = dup_text(s, 20, &oom);
+		if (!r->policy || !r->layout)
+			oom = 1;	/* NOT NULL columns: only allocation can fail */
+	}
+	sqlite3_finalize(s);
+	if (oom)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	if (step != SQLITE_DONE && step != SQLITE_ROW)
+		return swt_store_sql_error(rc->st, err, "reading runs");
+	for (size_t i = 0; rc->opts->run_ids && i < rc->opts->nr_run_ids; i++) {
+		int found = 0;
+
+		for (size_t j = 0; j < rc->nr_runs; j++)
+			found |= rc->runs[j].id == rc->opts->run_ids[i];
+		if (!found)
+			return swt_error(err, SWT_EUSAGE, "run %lld is not in '%s'",
+					 (long long)rc->opts->run_ids[i], swt_store_path(rc->st));
+	}
+	return 0;
+}
+
+static int is_traced(const struct swt_report_run *r)
+{
+	return !strcmp(r->layout, "traced");
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/*
+ * Legend names: the policy, its parameters when given, the cache size when
+ * runs of the same policy differ in it, and the run id when still ambiguous.
+ */
+static void name_runs(struct swt_report_ctx *rc)
+{
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		struct swt_report_run *r = &rc->runs[i];
+		int cache_varies = 0;
+
+		for (size_t j = 0; j < rc->nr_runs; j++) {
+			const struct swt_report_run *o = &rc->runs[j];
+
+			if (!strcmp(o->policy, r->policy) && same_str(o->params, r->params) &&
+			    !strcmp(o->layout, r->layout) && o->cache_pages != r->cache_pages)
+				cache_varies = 1;
+		}
+		snprintf(r->key, sizeof(r->key), "%s%s%s%s", r->policy,
+			 r->params && *r->params ? " (" : "", r->params ? r->params : "",
+			 r->params && *r->params ? ")" : "");
+		if (cache_varies) {
+			size_t len = strlen(r->key);
+
+			snprintf(r->key + len, sizeof(r->key) - len, ", cache %lld pages",
+				 (long long)r->cache_pages);
+		}
+	}
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		struct swt_report_run *r = &rc->runs[i];
+		int twin = 0;
+
+		for (size_t j = 0; j < rc->nr_runs; j++) {
+			const struct swt_report_run *o = &rc->runs[j];
+
+			if (j != i && !strcmp(o->key, r->key) && !strcmp(o->layout, r->layout) &&
+			    o->page_cluster == r->page_cluster)
+				twin = 1;
+		}
+		snprintf(r->label, sizeof(r->label), "%s%s", r->key, twin ? " " : "");
+		if (twin) {
+			size_t len = strlen(r->label);
+
+			snprintf(r->label + len, sizeof(r->label) - len, "#%lld", (long long)r->id);
+		}
+	}
+}
+
+/*
+ * The page-cluster the policy comparisons show: the traced one when runs
+ * exist there and it allows readahead, else the kernel default 3, else the
+ * nearest replayed value.  The run shown alone: --policy's at that
+ * page-cluster (else at its nearest); without --policy the first run there
+ * that read ahead at all, since those charts are about what readahead did
+ * (a policy that never reads ahead makes them say nothing).
+ */
+static int choose(struct swt_report_ctx *rc, struct swt_err *err)
+{
+	int pref = rc->page_cluster > 0 ? rc->page_cluster : 3;
+	const char *policy = rc->opts->policy;
+
+	rc->chosen_pc = -1;
+	rc->chosen = NULL;
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		int pc = rc->runs[i].page_cluster, best = rc->chosen_pc;
+
+		if (!is_traced(&rc->runs[i]))
+			continue;
+		if (best < 0 || abs(pc - pref) < abs(best - pref) ||
+		    (abs(pc - pref) == abs(best - pref) && pc < best))
+			rc->chosen_pc = pc;
+	}
+	if (policy) {
+		int found = 0;
+
+		for (size_t i = 0; i < rc->nr_runs; i++)
+			found |= !strcmp(rc->runs[i].policy, policy);
+		if (!found)
+			return swt_error(err, SWT_EUSAGE, "policy '%s' has no %sreplay run in '%s'",
+					 policy, rc->opts->run_ids ? "selected " : "",
+					 swt_store_path(rc->st));
+	}
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (!is_traced(r) || (policy && strcmp(r->policy, policy)))
+			continue;
+		if (!policy && r->page_cluster != rc->chosen_pc)
+			continue;
+		if (!policy && rc->chosen && (rc->chosen->ra_pages > 0 || r->ra_pages <= 0))
+			continue;
+		if (!rc->chosen || !policy ||
+		    abs(r->page_cluster - rc->chosen_pc) <
+			    abs(rc->chosen->page_cluster - rc->chosen_pc))
+			rc->chosen = r;
+	}
+	return 0;
+}
+
+int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
+			const struct swt_report_opts *opts, struct swt_err *err)
+{
+	int ret;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->st = st;
+	rc->opts = opts;
+	ret = load_capture(rc, err);
+	if (!ret)
+		ret = load_parts(rc, err);
+	if (!ret)
+		ret = load_runs(rc, err);
+	if (ret)
+		return ret;
+	name_runs(rc);
+	return choose(rc, err);
+}
+
+void swt_report_ctx_release(struct swt_report_ctx *rc)
+{
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		free(rc->runs[i].policy);
+		free(rc->runs[i].params);
+		free(rc->runs[i].layout);
+		free(rc->runs[i].created);
+	}
+	free(rc->runs);
+	free(rc->parts);
+	rc->runs = NULL;
+	rc->parts = NULL;
+	rc->nr_runs = rc->nr_parts = 0;
+}
+
+int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt_report_run ***out,
+		       size_t *n, size_t *more, struct swt_err *err)
+{
+	const struct swt_report_run **v = NULL;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	*more = 0;
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (!is_traced(r) || r->page_cluster != pc)
+			continue;
+		if (*n == SWT_REPORT_MAX_SERIES) {
+			(*more)++;
+			continue;
+		}
+		if (swt_grow((void **)&v, &cap, *n + 1, sizeof(*v))) {
+			free(v);
+			*n = 0;
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		v[(*n)++] = r;
+	}
+	*out = v;
+	return 0;
+}

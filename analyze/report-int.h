@@ -1,0 +1,131 @@
+/*
+ * Inside the report: what every chart needs to know about the capture and
+ * the runs (loaded once by report-data.c), and the chart entry points, one
+ * file each (chart-*.c).
+ */
+#ifndef SWT_REPORT_INT_H
+#define SWT_REPORT_INT_H
+
+#include "chart.h"
+#include "report.h"
+
+#define SWT_REPORT_NO_RUNS "no replay runs stored \xe2\x80\x94 run swaptrace replay"
+#define SWT_REPORT_NO_TRACED_RUNS \
+	"no replay runs on the traced swap layout \xe2\x80\x94 run swaptrace replay"
+
+/* At most this many policies side by side; more would not be readable. */
+#define SWT_REPORT_MAX_SERIES SWT_PALETTE_SIZE
+/* At most this many devices get their own panel in one figure. */
+#define SWT_REPORT_MAX_PANELS 8
+
+/* A traced swap area: a partition of the traced layout. */
+struct swt_report_part {
+	int64_t id;		/* swap area id = partition number in traced-layout runs */
+	int64_t dev;		/* kernel dev_t carrying its I/O */
+	char name[32];		/* "7:0" */
+	char path[256];		/* "/dev/loop0", "" when unknown */
+	char label[300];	/* "7:0 /dev/loop0" */
+	int64_t slots;		/* SWT_NULL when unknown */
+};
+
+/* A stored replay run (the run table), with its names for legends. */
+struct swt_report_run {
+	int64_t id;
+	char *policy, *params, *layout, *created;	/* params may be NULL */
+	int page_cluster;
+	int64_t cache_pages;
+	int approximate;
+	int64_t faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted;
+	int64_t read_requests, read_merges, replay_ns;
+	double accuracy, coverage, avg_request_kib;	/* NaN when NULL */
+	/* legend name of the run's series across page-cluster values */
+	char key[200];
+	/* legend name of this run, unique among runs at its page-cluster and layout */
+	char label[240];
+};
+
+struct swt_report_ctx {
+	struct swt_store *st;
+	const struct swt_report_opts *opts;
+	struct swt_chart_out out;
+
+	/* the capture */
+	char name[256], kernel[128];
+	int page_cluster;		/* at capture; -1 unknown */
+	int64_t first_ns, last_ns;	/* trace clock; span of all events */
+	int64_t swap_ins, swap_outs;	/* traced pages */
+	/* /proc/vmstat deltas over the capture (machine-wide); SWT_NULL when absent */
+	int64_t vm_pswpin, vm_pgmajfault, vm_swap_ra, vm_swap_ra_hit;
+
+	struct swt_report_part *parts;
+	size_t nr_parts;
+	struct swt_report_run *runs;	/* the runs drawn (all, or --run), by id */
+	size_t nr_runs;
+	/* page-cluster of the policy comparisons; -1: no run on the traced layout */
+	int chosen_pc;
+	/* the run the one-run charts show; NULL: none on the traced layout */
+	const struct swt_report_run *chosen;
+};
+
+/*
+ * Load the capture facts, partitions and runs of st (the runs opts
+ * selects); choose the page-cluster and run.  rc->out is left to the
+ * caller.  swt_report_ctx_release() undoes it, also after a failure.
+ */
+int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
+			const struct swt_report_opts *opts, struct swt_err *err);
+void swt_report_ctx_release(struct swt_report_ctx *rc);
+
+/*
+ * The traced-layout runs at page-cluster pc, by id, at most
+ * SWT_REPORT_MAX_SERIES (*more says how many were left out).  *out is
+ * malloc'ed (free it); NULL with *n == 0 when there are none.
+ */
+int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt_report_run ***out,
+		       size_t *n, size_t *more, struct swt_err *err);
+
+/* The partition with swap area id `id`, or NULL. */
+const struct swt_report_part *swt_report_part(const struct swt_report_ctx *rc, int64_t id);
+
+/* Why a run chart is empty: no runs at all, or none on the traced layout. */
+const char *swt_report_no_runs(const struct swt_report_ctx *rc);
+
+/* "policy at page-cluster N (run #id)" for the chosen run, into buf. */
+void swt_report_run_desc(const struct swt_report_run *r, char *buf, size_t size);
+
+/* NaN-safe ratio: NaN when the denominator is not positive or a value is unknown. */
+double swt_report_ratio(int64_t num, int64_t den);
+
+/*
+ * The charts, in the order of the report.  Each loads what it draws,
+ * renders it through rc->out and hands back its metadata; *meta is NULL
+ * when the chart does not apply to this database (no layout runs).
+ */
+int swt_chart_policy_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			   struct swt_err *err);
+int swt_chart_sweep_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			  struct swt_err *err);
+int swt_chart_reqsize_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			    struct swt_err *err);
+int swt_chart_timeline_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			     struct swt_err *err);
+int swt_chart_heatmap_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			    struct swt_err *err);
+int swt_chart_window_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			   struct swt_err *err);
+int swt_chart_layout_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			   struct swt_err *err);
+
+/* A chart drawn, for the index page. */
+struct swt_report_entry {
+	const char *heading;		/* short name: "Policy comparison" */
+	const char *what;		/* one line: what the chart answers */
+	struct swt_chart_meta *meta;	/* NULL: not drawn, skipped says why */
+	const char *skipped;
+};
+
+/* Write DIR/index.html; path receives its path. */
+int swt_report_html_write(const struct swt_report_ctx *rc, const struct swt_report_entry *entries,
+			  size_t n, char *path, size_t path_size, struct swt_err *err);
+
+#endif

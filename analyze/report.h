@@ -1,0 +1,65 @@
+/*
+ * swaptrace report: the charts that answer "would swap-in have been faster
+ * with another readahead policy, page-cluster value or swap layout?" at a
+ * glance, drawn from a database's ingested events and stored replay runs,
+ * written as PNG and/or SVG with a JSON metadata file per chart, and an
+ * index.html that puts them together with the table of runs.
+ */
+#ifndef SWT_REPORT_H
+#define SWT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+#include "swaptrace/error.h"
+
+enum swt_report_format {
+	SWT_REPORT_PNG = 1u << 0,
+	SWT_REPORT_SVG = 1u << 1,
+};
+
+struct swt_report_opts {
+	const char *dir;		/* output directory; created (with parents) if missing */
+	unsigned formats;		/* enum swt_report_format bits; 0 means both */
+	const int64_t *run_ids;		/* draw only these runs; NULL: every stored run */
+	size_t nr_run_ids;
+	/*
+	 * Policy for the charts that show one run (request sizes, timeline
+	 * shading, layouts); NULL: the lowest-numbered run on the traced
+	 * layout, at the page-cluster the policy charts show, that read ahead.
+	 */
+	const char *policy;
+	/*
+	 * Called when the database holds no replay run, to store a default
+	 * replay set in st (which the caller opened writable).  NULL: the
+	 * report draws what needs no runs and the run charts say so.
+	 */
+	int (*run_defaults)(struct swt_store *st, void *ctx, struct swt_err *err);
+	void *run_defaults_ctx;
+};
+
+/* What swt_report_write() produced. */
+struct swt_report_summary {
+	size_t charts;		/* charts drawn */
+	size_t files;		/* files written, index.html included */
+	size_t runs;		/* replay runs the charts drew from */
+	int ran_defaults;	/* 1: run_defaults was called */
+	char index[4096];	/* path of index.html */
+};
+
+/*
+ * Draw every chart that applies and write DIR/index.html.  Fails with
+ * SWT_EUSAGE for an unknown --run id or policy, SWT_EIO when DIR cannot
+ * be written, SWT_EDB on database errors.  sum may be NULL.
+ */
+int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
+		     struct swt_report_summary *sum, struct swt_err *err);
+
+/*
+ * The default output directory for a database: "cap.db" -> "cap-report",
+ * "dir/x" -> "dir/x-report".  Returns a malloc'ed string, NULL on ENOMEM.
+ */
+char *swt_report_default_dir(const char *db_path);
+
+#endif

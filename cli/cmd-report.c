@@ -1,0 +1,190 @@
+/*
+ * swaptrace report: draw the charts of a database (ingested capture and
+ * stored replay runs) as PNG and SVG, with index.html, and say where they
+ * are.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "replay.h"
+#include "report.h"
+#include "util.h"
+
+const char cmd_report_usage[] =
+	"usage: swaptrace report [-o DIR] [--format png,svg] [--run ID,...] [--policy NAME]\n"
+	"                        [--no-replay] DB\n"
+	"\n"
+	"Draw what the capture and the stored replay runs say, as charts of 1200x700 px:\n"
+	"  policy         accuracy, coverage and pages read per fault, per policy and\n"
+	"                 swap device, with the traced kernel's counters for reference\n"
+	"  sweep          coverage, pages read and read requests vs page-cluster 0..8\n"
+	"  request-sizes  read request sizes, traced vs simulated, per swap device\n"
+	"  timeline       swap-in and swap-out pages per second per device, shaded with\n"
+	"                 a run's simulated hits and misses\n"
+	"  heatmap        swap slot vs time of swap-outs and swap-ins per device\n"
+	"  ra-window      readahead window sizes chosen per policy\n"
+	"  layout         hits and merges on 1 vs N devices (when layout runs exist)\n"
+	"Each chart is written as NAME.png and/or NAME.svg plus NAME.json (its title,\n"
+	"axes, series and messages); DIR/index.html shows them with the table of runs.\n"
+	"A database without replay runs is first replayed with the default set (none,\n"
+	"fixed, adaptive, vma, auto and oracle at page-cluster 0-8), which is stored.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR     where to write (default: DB without .db, plus -report)\n"
+	"  -f, --format LIST    png, svg or png,svg (default)\n"
+	"  -r, --run ID,...     draw only these replay runs (repeatable)\n"
+	"  -p, --policy NAME    the policy of the one-run charts (request sizes, timeline\n"
+	"                       shading, layouts); default: the first run that read ahead\n"
+	"  -n, --no-replay      draw what is stored; do not replay the default set\n";
+
+static int parse_formats(const char *text, unsigned *out)
+{
+	char *copy = swt_strdup(text), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	*out = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "png"))
+			*out |= SWT_REPORT_PNG;
+		else if (!strcmp(tok, "svg"))
+			*out |= SWT_REPORT_SVG;
+		else
+			ret = -1;
+	}
+	free(copy);
+	return ret || !*out ? -1 : 0;
+}
+
+/* Append the ids of "3,4,7" to *ids; -1 on a bad id or no memory. */
+static int parse_runs(const char *text, int64_t **ids, size_t *nr, size_t *cap)
+{
+	char *copy = swt_strdup(text), *tok, *save = NULL;
+	int ret = copy ? 0 : -1;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int64_t id;
+
+		if (swt_parse_i64(tok, &id) || id < 1 || swt_grow((void **)ids, cap, *nr + 1,
+								   sizeof(**ids)))
+			ret = -1;
+		else
+			(*ids)[(*nr)++] = id;
+	}
+	free(copy);
+	return ret || !*nr ? -1 : 0;
+}
+
+/*
+ * No runs stored yet: replay the default set so the charts have something
+ * to say.  A capture with nothing to replay still gets its capture charts.
+ */
+static int run_default_sweep(struct swt_store *st, void *ctx, struct swt_err *err)
+{
+	size_t *nr_runs = ctx;
+	int ret = swt_replay_default_sweep(st, nr_runs, err);
+
+	if (ret && err->code == SWT_EUSAGE) {
+		cli_warn("report", err->msg);
+		return 0;
+	}
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "no-replay", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct swt_report_opts ro = { 0 };
+	struct swt_report_summary sum;
+	struct swt_err err = { 0 };
+	struct swt_store *st = NULL;
+	int64_t *ids = NULL;
+	size_t nr_ids = 0, cap_ids = 0, nr_default_runs = 0;
+	char *dir = NULL;
+	int c, no_replay = 0, status = SWT_EXIT_FAIL;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:f:r:p:n", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			ro.dir = optarg;
+			break;
+		case 'f':
+			if (parse_formats(optarg, &ro.formats)) {
+				status = cli_failf("report", SWT_EXIT_USAGE,
+						   "'%s': formats are png, svg or png,svg", optarg);
+				goto out;
+			}
+			break;
+		case 'r':
+			if (parse_runs(optarg, &ids, &nr_ids, &cap_ids)) {
+				status = cli_failf("report", SWT_EXIT_USAGE,
+						   "'%s': expected run ids like 3,4,7", optarg);
+				goto out;
+			}
+			break;
+		case 'p':
+			ro.policy = optarg;
+			break;
+		case 'n':
+			no_replay = 1;
+			break;
+		default:
+			cli_usage(stderr, "report");
+			status = SWT_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		cli_usage(stderr, "report");
+		status = SWT_EXIT_USAGE;
+		goto out;
+	}
+	if (!ro.dir) {
+		dir = swt_report_default_dir(argv[optind]);
+		if (!dir) {
+			status = cli_failf("report", SWT_EXIT_FAIL, "out of memory");
+			goto out;
+		}
+		ro.dir = dir;
+	}
+	if (!nr_ids && !no_replay) {
+		ro.run_defaults = run_default_sweep;
+		ro.run_defaults_ctx = &nr_default_runs;
+	}
+	ro.run_ids = nr_ids ? ids : NULL;
+	ro.nr_run_ids = nr_ids;
+	/* the default replay set is stored in the database: open it writable then */
+	if (swt_store_open(argv[optind], ro.run_defaults != NULL, &st, &err) ||
+	    swt_report_write(st, &ro, &sum, &err)) {
+		status = cli_fail("report", &err);
+		goto out;
+	}
+	if (nr_default_runs)
+		printf("swaptrace: report: no replay runs were stored: replayed and stored the "
+		       "default set (%zu runs: none, fixed, adaptive, vma, auto, oracle at "
+		       "page-cluster 0-8)\n", nr_default_runs);
+	if (!sum.runs)
+		cli_warn("report", "no replay runs stored: the policy charts say so "
+				   "(run swaptrace replay first)");
+	printf("swaptrace: report: %zu charts from %zu replay run%s in '%s': open '%s'\n",
+	       sum.charts, sum.runs, sum.runs == 1 ? "" : "s", ro.dir, sum.index);
+	status = SWT_EXIT_OK;
+out:
+	swt_store_destroy(st);
+	free(ids);
+	free(dir);
+	return status;
+}

@@ -1,0 +1,348 @@
+/*
+ * The chart kit on its own: nice ticks (including the degenerate ranges a
+ * one-event capture gives), number formats, the SVG finishing that makes
+ * output reproducible and readable, metadata escaping, default report
+ * directories, and rendering a figure with empty and degenerate panels to
+ * files.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chart.h"
+#include "check.h"
+#include "report.h"
+#include "strbuf.h"
+
+static int count_ticks(const struct swt_chart_axis *a)
+{
+	int n = 0;
+
+	for (double v = ceil(a->min / a->step - 1e-9) * a->step; v <= a->max + a->step * 1e-6;
+	     v += a->step)
+		n++;
+	return n;
+}
+
+TEST(ticks_nice_steps)
+{
+	struct swt_chart_axis a = { .lo = 0, .hi = 0.97, .zero = 1 };
+
+	swt_chart_axis_ticks(&a, 6);
+	CHECK_NEAR(a.min, 0, 1e-12);
+	CHECK(a.max >= 0.97 && a.max <= 1.0 + 1e-12);
+	CHECK_NEAR(a.step, 0.2, 1e-12);
+	CHECK(count_ticks(&a) <= 7);
+
+	a = (struct swt_chart_axis){ .lo = 3, .hi = 75047, .zero = 1, .integer = 1 };
+	swt_chart_axis_ticks(&a, 8);
+	CHECK_NEAR(a.step, 10000, 1e-9);
+	CHECK_NEAR(a.max, 80000, 1e-9);
+
+	/* integer axes never get fractional steps */
+	a = (struct swt_chart_axis){ .lo = 0, .hi = 3, .integer = 1 };
+	swt_chart_axis_ticks(&a, 12);
+	CHECK_NEAR(a.step, 1, 1e-12);
+
+	/* 2.5 is nice on real axes */
+	a = (struct swt_chart_axis){ .lo = 0, .hi = 0.1, .zero = 1 };
+	swt_chart_axis_ticks(&a, 4);
+	CHECK_NEAR(a.step, 0.025, 1e-12);
+}
+
+TEST(ticks_degenerate_ranges)
+{
+	struct swt_chart_axis a = { .lo = 0, .hi = 0, .zero = 1 };
+
+	swt_chart_axis_ticks(&a, 5);
+	CHECK_NEAR(a.min, 0, 1e-12);
+	CHECK_NEAR(a.max, 1, 1e-12);
+
+	/* one value: widened around it, not below zero */
+	a = (struct swt_chart_axis){ .lo = 5, .hi = 5 };
+	swt_chart_axis_ticks(&a, 5);
+	CHECK(a.min < 5 && a.max > 5 && a.min >= 0);
+	CHECK(a.step > 0);
+
+	a = (struct swt_chart_axis){ .lo = NAN, .hi = INFINITY };
+	swt_chart_axis_ticks(&a, 5);
+	CHECK(isfinite(a.min) && isfinite(a.max) && a.max > a.min && a.step > 0);
+
+	/* reversed input is still a range */
+	a = (struct swt_chart_axis){ .lo = 10, .hi = 2 };
+	swt_chart_axis_ticks(&a, 5);
+	CHECK(a.min <= 2 && a.max >= 10);
+
+	/* max_ticks below 2 still gives an axis */
+	a = (struct swt_chart_axis){ .lo = 0, .hi = 100 };
+	swt_chart_axis_ticks(&a, 0);
+	CHECK(a.max >= 100 && count_ticks(&a) >= 2);
+}
+
+TEST(ticks_exact_and_log)
+{
+	struct swt_chart_axis a = { .lo = -0.4, .hi = 8.4, .exact = 1, .integer = 1 };
+
+	swt_chart_axis_ticks(&a, 12);
+	CHECK_NEAR(a.min, -0.4, 1e-12);
+	CHECK_NEAR(a.max, 8.4, 1e-12);
+	CHECK_NEAR(a.step, 1, 1e-12);
+	CHECK_INT(count_ticks(&a), 9);	/* 0..8, never -0.4 + k */
+
+	a = (struct swt_chart_axis){ .lo = 0.5, .hi = 82000, .log = 1 };
+	swt_chart_axis_ticks(&a, 10);
+	CHECK_NEAR(a.min, 0.5, 1e-12);
+	CHECK_NEAR(a.max, 100000, 1e-6);
+	CHECK_NEAR(a.step, 1, 1e-12);
+
+	/* many decades in little room: every other decade */
+	a = (struct swt_chart_axis){ .lo = 1, .hi = 1e12, .log = 1 };
+	swt_chart_axis_ticks(&a, 3);
+	CHECK(a.step >= 2);
+
+	/* a log axis with nothing to show */
+	a = (struct swt_chart_axis){ .lo = 0, .hi = 0, .log = 1 };
+	swt_chart_axis_ticks(&a, 5);
+	CHECK(a.min > 0 && a.max > a.min);
+}
+
+TEST(axis_formats)
+{
+	struct swt_chart_axis a = { .fmt = SWT_FMT_PERCENT, .min = 0, .max = 1, .step = 0.25 };
+	char buf[64];
+
+	swt_chart_axis_format(&a, 0.25, buf, sizeof(buf));
+	CHECK_STR(buf, "25%");
+	a.step = 0.025;
+	swt_chart_axis_format(&a, 0.075, buf, sizeof(buf));
+	CHECK_STR(buf, "7.5%");
+	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 80000, .step = 20000 };
+	swt_chart_axis_format(&a, 20000, buf, sizeof(buf));
+	CHECK_STR(buf, "20k");
+	swt_chart_axis_format(&a, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "0");
+	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 2.5e7, .step = 5e6 };
+	swt_chart_axis_format(&a, 1.5e7, buf, sizeof(buf));
+	CHECK_STR(buf, "15M");
+	a = (struct swt_chart_axis){ .fmt = SWT_FMT_NUMBER, .min = -1, .max = 2, .step = 0.5 };
+	swt_chart_axis_format(&a, 1.5, buf, sizeof(buf));
+	CHECK_STR(buf, "1.5");
+	swt_chart_axis_format(&a, -1e-17, buf, sizeof(buf));
+	CHECK_STR(buf, "0.0");	/* never "-0.0" */
+	a = (struct swt_chart_axis){ .log = 1, .min = 0.5, .max = 1e5, .step = 1 };
+	swt_chart_axis_format(&a, 1000, buf, sizeof(buf));
+	CHECK_STR(buf, "1k");
+	swt_chart_axis_format(&a, 1, buf, sizeof(buf));
+	CHECK_STR(buf, "1");
+}
+
+TEST(integer_formats)
+{
+	char buf[48];
+
+	swt_chart_format_int(75047, buf, sizeof(buf));
+	CHECK_STR(buf, "75\xc2\xa0" "047");
+	swt_chart_format_int(1234, buf, sizeof(buf));
+	CHECK_STR(buf, "1234");
+	swt_chart_format_int(-1234567, buf, sizeof(buf));
+	CHECK_STR(buf, "-1\xc2\xa0" "234\xc2\xa0" "567");
+	swt_chart_format_int(0, buf, sizeof(buf));
+	CHECK_STR(buf, "0");
+	swt_chart_format_short(950, buf, sizeof(buf));
+	CHECK_STR(buf, "950");
+	swt_chart_format_short(75047, buf, sizeof(buf));
+	CHECK_STR(buf, "75k");
+	swt_chart_format_short(1520000, buf, sizeof(buf));
+	CHECK_STR(buf, "1.5M");
+	swt_chart_format_short(2000000, buf, sizeof(buf));
+	CHECK_STR(buf, "2M");
+}
+
+TEST(svg_finish_renumbers_and_describes)
+{
+	static const char svg[] =
+		"<?xml version=\"1.0\"?>\n<svg width=\"1200px\">\n"
+		"<g id=\"surface17\"><image id=\"image558\"/><use xlink:href=\"#image558\"/>"
+		"<use xlink:href=\"#surface17\"/><g id=\"surface20\"/></g>\n</svg>\n";
+	struct swt_chart_meta m = { .name = "t", .title = "A & <B>", .subtitle = "sub." };
+	struct swt_chart_series_meta series[] = { { .name = "s\"1", .points = 3 } };
+	struct swt_err err = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+
+	m.series = series;
+	m.nr_series = 1;
+	CHECK_INT(swt_chart_svg_finish(svg, sizeof(svg) - 1, &m, &out, &len, &err), 0);
+	CHECK(out && strlen(out) == len);
+	if (!out)
+		return;
+	CHECK(strstr(out, "<svg width=\"1200px\">\n<title>A &amp; &lt;B&gt;</title>\n<desc>sub. "));
+	CHECK(strstr(out, "Series: s&quot;1 (3)."));
+	CHECK(strstr(out, "<metadata id=\"swaptrace-chart\">{"));
+	CHECK(strstr(out, "&quot;name&quot;: &quot;s\\&quot;1&quot;, &quot;points&quot;: 3"));
+	CHECK(strstr(out, "<g id=\"surface1\"><image id=\"image1\"/><use xlink:href=\"#image1\"/>"
+			  "<use xlink:href=\"#surface1\"/><g id=\"surface2\"/>"));
+	CHECK(!strstr(out, "surface17") && !strstr(out, "image558"));
+	free(out);
+
+	out = NULL;
+	CHECK_INT(swt_chart_svg_finish("<html></html>", 13, &m, &out, &len, &err), -SWT_EFORMAT);
+	CHECK(strstr(err.msg, "chart 't'") != NULL);
+	CHECK(out == NULL);
+}
+
+TEST(meta_json_escapes)
+{
+	struct swt_chart_meta m = {.name = "n", .title = "say \"hi\"\n", .formats = SWT_CHART_SVG};
+	char *notes[] = { "a\\b" };
+	char *json;
+
+	m.notes = notes;
+	m.nr_notes = 1;
+	json = swt_chart_meta_json(&m);
+	CHECK(json != NULL);
+	if (!json)
+		return;
+	CHECK(strstr(json, "\"title\": \"say \\\"hi\\\"\\n\""));
+	CHECK(strstr(json, "\"subtitle\": null"));
+	CHECK(strstr(json, "\"formats\": [\"svg\"]"));
+	CHECK(strstr(json, "\"notes\": [\"a\\\\b\"]"));
+	CHECK(strstr(json, "\"messages\": []"));
+	free(json);
+}
+
+TEST(strbuf_escapes)
+{
+	struct swt_sbuf b;
+
+	swt_sbuf_init(&b);
+	swt_sbuf_xml(&b, "<a href='x'>&\x01</a>");
+	CHECK_STR(b.s, "&lt;a href=&#39;x&#39;&gt;&amp; &lt;/a&gt;");
+	swt_sbuf_release(&b);
+	swt_sbuf_json(&b, "\t\x1f");
+	CHECK_STR(b.s, "\"\\u0009\\u001f\"");
+	swt_sbuf_release(&b);
+	swt_sbuf_json(&b, "caf\xc3\xa9 \xff\xc3(\xe2\x80\x94\xed\xa0\x80");
+	CHECK_STR(b.s, "\"caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd(\xe2\x80\x94"
+		       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+	swt_sbuf_release(&b);
+	swt_sbuf_printf(&b, "%d-%s", 42, "x");
+	CHECK_INT(b.len, 4);
+	CHECK_STR(b.s, "42-x");
+	swt_sbuf_release(&b);
+}
+
+TEST(default_report_dir)
+{
+	const char *cases[][2] = {
+		{ "cap.db", "cap-report" },
+		{ "out/demo/sample.db", "out/demo/sample-report" },
+		{ "dir/x", "dir/x-report" },
+		{ "x.db/", "x-report" },
+		{ "a/.db", "a/.db-report" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = swt_report_default_dir(cases[i][0]);
+
+		CHECK_STR(d, cases[i][1]);
+		free(d);
+	}
+}
+
+/* A figure with every degenerate thing a report can meet. */
+static int draw_degenerate(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	static const char *const cats[] = { "only" };
+	const int *calls = data;
+	struct swt_chart_panel p = { 0 };
+	double top, xs[] = { 0, 1, NAN, 3 }, ys[] = { NAN, NAN, 2, INFINITY };
+
+	(void)err;
+	(void)calls;
+	top = swt_chart_header(c, "Degenerate", "nothing to see");
+	swt_chart_legend(c, SWT_CHART_MARGIN, top, 400, NULL, 0);
+	swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top, 500, 300, 2, 1, 10, 0, 0);
+	p.title = "empty range";
+	p.xa.label = "x";
+	p.xa.lo = p.xa.hi = 7;
+	p.ya.label = "y";
+	p.ya.lo = p.ya.hi = NAN;
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
+	swt_chart_panel_line(c, &p, xs, ys, 4, swt_chart_color(0), 1, 1);
+	swt_chart_panel_bar(c, &p, 0, 0, 0, 1, swt_chart_color(1), "x"); /* no bars in the group */
+	swt_chart_panel_frame(c, &p);
+	swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top, 500, 300, 2, 1, 10, 0, 1);
+	p.title = "one category";
+	p.xa = (struct swt_chart_axis){ .label = "c", .cats = cats, .ncats = 1 };
+	p.ya = (struct swt_chart_axis){ .label = "v", .log = 1, .lo = 0.5, .hi = 0.5 };
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
+	swt_chart_panel_bar(c, &p, 0, 0, 1, 0.7, swt_chart_color(2), "0.7");
+	swt_chart_panel_bar(c, &p, 0, 0, 1, NAN, swt_chart_color(2), "nan");
+	swt_chart_meta_series(c, "s", 1);
+	swt_chart_message(c, 600, 400, 5, 5, "a message in a box too small for it");
+	swt_chart_footnote(c, "");
+	return 0;
+}
+
+static int draw_failing(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	(void)data;
+	swt_chart_header(c, "Fails", NULL);
+	return swt_error(err, SWT_EDB, "the data went away");
+}
+
+TEST(render_degenerate_figure)
+{
+	struct swt_chart_out out;
+	struct swt_chart_meta *meta = NULL;
+	struct swt_err err = { 0 };
+	char dir[64], path[128];
+	struct stat sb;
+	int calls = 0;
+
+	snprintf(dir, sizeof(dir), "/tmp/swt-test-chart-%d", (int)getpid());
+	CHECK_INT(mkdir(dir, 0755), 0);
+	CHECK_INT(swt_chart_out_init(&out, dir, SWT_CHART_PNG | SWT_CHART_SVG, &err), 0);
+	CHECK_INT(swt_chart_render(&out, "deg", draw_degenerate, &calls, &meta, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(meta != NULL);
+	if (meta) {
+		CHECK_STR(meta->title, "Degenerate");
+		CHECK_INT(meta->nr_panels, 2);
+		CHECK_INT(meta->nr_series, 1);	/* recorded once, not once per format */
+		CHECK_INT(meta->nr_messages, 1);
+		CHECK(meta->nr_panels == 2 && meta->panels[1].categories &&
+		      !strcmp(meta->panels[1].categories, "only"));
+	}
+	swt_chart_meta_free(meta);
+	for (int i = 0; i < 3; i++) {
+		static const char *const ext[] = { "png", "svg", "json" };
+
+		snprintf(path, sizeof(path), "%s/deg.%s", dir, ext[i]);
+		CHECK(stat(path, &sb) == 0 && sb.st_size > 100);
+		unlink(path);
+	}
+
+	/* a failing chart reports its error and hands back nothing */
+	meta = NULL;
+	CHECK_INT(swt_chart_render(&out, "fail", draw_failing, NULL, &meta, &err), -SWT_EDB);
+	CHECK_STR(err.msg, "the data went away");
+	CHECK(meta == NULL);
+	swt_chart_out_release(&out);
+
+	/* an output directory that does not exist is an error naming the file */
+	swt_err_clear(&err);
+	CHECK_INT(swt_chart_out_init(&out, "/nonexistent/dir", SWT_CHART_SVG, &err), 0);
+	CHECK_INT(swt_chart_render(&out, "deg", draw_degenerate, &calls, NULL, &err), -SWT_ENOENT);
+	CHECK(strstr(err.msg, "'/nonexistent/dir/deg.svg'") != NULL);
+	swt_chart_out_release(&out);
+	CHECK_INT(swt_chart_out_init(&out, dir, 0, &err), -SWT_EUSAGE);
+	rmdir(dir);
+}
+
+CHECK_MAIN

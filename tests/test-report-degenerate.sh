@@ -1,0 +1,160 @@
+#!/bin/bash
+# swaptrace report on databases with little or odd data: no replay runs, no
+# swap-ins, one event, all events at one instant, no swap at all, a run with
+# zero faults and nothing but totals, two devices, no swap-area rows, runs
+# at one page-cluster only, more policies than colours.  Every chart must be
+# drawn (a valid SVG, a non-blank PNG) and say what is missing, in its
+# metadata and in the picture, rather than crash or draw a broken axis.
+. "$(dirname "$0")/lib.sh"
+need_tool sqlite3
+need_tool python3
+PNG_CHECK="$SWT_TOOLS_DIR/png-check"
+CHECK="python3 $SWT_SOURCE_DIR/tests/report-check.py"
+RUNS="python3 $SWT_SOURCE_DIR/tests/report-runs.py"
+NO_RUNS="no replay runs stored — run swaptrace replay"
+ALL6='"charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window"]'
+
+"$SWAPTRACE" ingest -q -o "$WORK/sample.db" "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0" ||
+	{ fail "ingest of the sample failed"; finish; }
+
+# variant NAME SQL: a copy of the sample database changed by SQL
+variant() {
+	cp "$WORK/sample.db" "$WORK/$1.db"
+	sqlite3 "$WORK/$1.db" "$2" >/dev/null || fail "$1: preparing the database"
+}
+
+# report NAME EXPECT-JSON [OPTIONS...]: draw and check
+report() {
+	local name=$1 expect=$2 err
+	shift 2
+	echo "$expect" > "$WORK/$name.expect.json"
+	if ! "$SWAPTRACE" report -o "$WORK/$name" "$@" "$WORK/$name.db" >/dev/null 2>"$WORK/$name.err"; then
+		fail "$name: report failed: $(cat "$WORK/$name.err")"
+		return
+	fi
+	err=$(grep -v -e '^swaptrace: report: warning: no replay runs stored' \
+		-e '^swaptrace: report: warning: .*nothing to replay' "$WORK/$name.err")
+	[ -z "$err" ] || fail "$name: unexpected output on stderr: $err"
+	$CHECK "$WORK/$name" "$PNG_CHECK" "$WORK/$name.expect.json" || fail "$name: charts"
+}
+
+# --- no replay runs and --no-replay: the run charts say so, the capture
+# charts are drawn ---
+variant norun "VACUUM"
+report norun "{$ALL6, \"runs\": 0,
+ \"policy\": {\"messages\": [\"$NO_RUNS\"], \"messages_exactly\": true, \"series_exactly\": true},
+ \"sweep\": {\"messages\": [\"$NO_RUNS\"], \"messages_exactly\": true},
+ \"ra-window\": {\"messages\": [\"$NO_RUNS\"], \"messages_exactly\": true},
+ \"request-sizes\": {\"messages\": [\"$NO_RUNS\"], \"messages_exactly\": true,
+                   \"series\": {\"traced\": 1}, \"series_exactly\": true},
+ \"timeline\": {\"messages\": [\"no hit/miss shading: $NO_RUNS\"], \"messages_exactly\": true,
+              \"series\": {\"swap-in pages/s\": -1, \"swap-out pages/s\": -1}, \"series_exactly\": true},
+ \"heatmap\": {\"panels\": 2, \"messages_exactly\": true}}" --no-replay
+grep -q "warning: no replay runs stored" "$WORK/norun.err" || fail "norun: no warning about missing runs"
+grep -q "$NO_RUNS" "$WORK/norun/index.html" || fail "norun: index does not say there are no runs"
+[ "$(sqlite3 "$WORK/norun.db" 'SELECT count(*) FROM run')" = 0 ] ||
+	fail "norun: --no-replay stored runs"
+
+# --- no replay runs: the default set is replayed, stored and drawn ---
+variant defaults "VACUUM"
+report defaults "{$ALL6, \"runs\": 54,
+ \"policy\": {\"series\": {\"none\": 3, \"fixed\": 3, \"adaptive\": 3, \"vma\": 3, \"auto\": 3,
+                       \"oracle\": 3}},
+ \"sweep\": {\"series\": {\"none\": 9, \"fixed\": 9, \"oracle\": 9}}}"
+[ "$(sqlite3 "$WORK/defaults.db" "SELECT count(*), count(DISTINCT policy), min(page_cluster),
+	max(page_cluster), sum(faults = (SELECT count(*) FROM swap_in)) FROM run")" = "54|6|0|8|54" ] ||
+	fail "defaults: stored runs are not the default set over every swap-in: $(sqlite3 \
+		"$WORK/defaults.db" "SELECT count(*), count(DISTINCT policy), min(page_cluster),
+		max(page_cluster), sum(faults = (SELECT count(*) FROM swap_in)) FROM run")"
+"$SWAPTRACE" report -o "$WORK/defaults2" "$WORK/defaults.db" >/dev/null 2>&1 ||
+	fail "defaults: second report failed"
+[ "$(sqlite3 "$WORK/defaults.db" 'SELECT count(*) FROM run')" = 54 ] ||
+	fail "defaults: a second report replayed again"
+
+# --- no swap-ins at all ---
+variant noin "DELETE FROM swap_in; DELETE FROM request WHERE write = 0;"
+report noin "{$ALL6,
+ \"timeline\": {\"messages\": [\"no swap-ins in this capture\"], \"series\": {\"swap-out pages/s\": -1}},
+ \"heatmap\": {\"messages\": [\"no swap-ins on 7:0\"], \"messages_exactly\": true, \"series\": {\"swap-ins\": 0}},
+ \"request-sizes\": {\"messages\": [\"no read requests on 7:0\"]}}"
+
+# --- one swap event ---
+variant one "DELETE FROM swap_out; DELETE FROM swap_in WHERE id > (SELECT min(id) FROM swap_in);
+	DELETE FROM request WHERE id NOT IN (SELECT request_id FROM swap_in);"
+report one "{$ALL6,
+ \"timeline\": {\"messages\": [\"only one swap event in this capture\"], \"messages_exactly\": true},
+ \"heatmap\": {\"messages\": [\"only one swap event in this capture\"], \"messages_exactly\": true},
+ \"request-sizes\": {\"series\": {\"traced\": 1}, \"categories\": [\"1\"]}}"
+
+# --- every event at one instant ---
+variant instant "DELETE FROM swap_out; DELETE FROM swap_in WHERE id > (SELECT min(id) + 2 FROM swap_in);
+	UPDATE swap_in SET ts = (SELECT min(ts) FROM swap_in);
+	UPDATE capture SET first_ns = (SELECT min(ts) FROM swap_in), last_ns = (SELECT min(ts) FROM swap_in);"
+report instant "{$ALL6,
+ \"timeline\": {\"messages\": [\"all swap events of this capture at one instant\"]},
+ \"heatmap\": {\"messages\": [\"all swap events of this capture at one instant\"]}}"
+
+# --- nothing swapped, no kernel counters, and a run that replayed nothing ---
+variant empty "DELETE FROM swap_out; DELETE FROM swap_in; DELETE FROM request; DELETE FROM vmstat;
+	INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses, hits,
+	  pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)
+	VALUES (1, '2025-01-01T00:00:00Z', 'adaptive', 3, 1000, 0, 0, 0, 0, 0, 0, 0, 0, 0);"
+report empty "{$ALL6, \"runs\": 1,
+ \"policy\": {\"series\": {\"adaptive\": 3}, \"series_exactly\": true, \"categories\": [\"7:0 /dev/loop0\"]},
+ \"sweep\": {\"series\": {\"adaptive\": 1, \"traced kernel at page-cluster 0\": 2},
+           \"series_exactly\": true},
+ \"ra-window\": {\"messages\": [\"stored no readahead-window histogram\"]},
+ \"timeline\": {\"messages\": [\"no swap-ins or swap-outs in this capture\"]},
+ \"heatmap\": {\"messages\": [\"no swap-ins or swap-outs in this capture\"]},
+ \"request-sizes\": {\"messages\": [\"no read requests on 7:0\"], \"series\": {\"traced\": 0, \"simulated\": 0}}}"
+
+# --- two devices: one panel or group each ---
+variant twodev "INSERT INTO device VALUES (7340033, 7, 1, '7:1', '/dev/loop1', 1);
+	INSERT INTO swap_area SELECT 1, 7340033, '/dev/loop1', type, priority, rotational,
+	  synchronous, start_sector, slots, size_kib, used_kib, assumed FROM swap_area WHERE id = 0;
+	UPDATE swap_in SET area_id = 1, dev = 7340033 WHERE slot % 2 = 1;
+	UPDATE swap_out SET area_id = 1, dev = 7340033 WHERE slot % 2 = 1;
+	UPDATE request SET dev = 7340033 WHERE (sector / 8) % 2 = 1;"
+$RUNS --partitions 2 | sqlite3 "$WORK/twodev.db" || fail "twodev: storing runs"
+report twodev "{\"runs\": 30,
+ \"policy\": {\"categories\": [\"7:0 /dev/loop0|7:1 /dev/loop1\"], \"series\": {\"fixed\": 6}},
+ \"request-sizes\": {\"panels\": 2, \"panel_titles\": [\"7:0 /dev/loop0\", \"7:1 /dev/loop1\"],
+                   \"messages_exactly\": true},
+ \"timeline\": {\"panels\": 2, \"messages_exactly\": true, \"series\": {\"simulated hits/s\": 16}},
+ \"heatmap\": {\"panels\": 4, \"messages_exactly\": true},
+ \"layout\": {\"series\": {\"traced: 2 devices\": 3, \"spread4: 4 devices\": 3}}}"
+
+# --- no swap-area rows: the areas named by the swap events stand in ---
+variant noarea "DELETE FROM swap_area; DELETE FROM device;"
+report noarea "{$ALL6, \"runs\": 0,
+ \"request-sizes\": {\"panel_titles\": [\"7:0\"]},
+ \"heatmap\": {\"panels\": 2, \"messages_exactly\": true}}"
+grep -q "warning: .*no swap areas: nothing to replay" "$WORK/noarea.err" ||
+	fail "noarea: no warning that the default set could not be replayed"
+
+# --- runs at one page-cluster only, without per-second series; a policy
+# name that is not UTF-8 (U+FFFD in the charts, no complaint from pango) ---
+variant onepc "VACUUM"
+$RUNS --one-pc 5 --no-series | sqlite3 "$WORK/onepc.db" || fail "onepc: storing runs"
+sqlite3 "$WORK/onepc.db" "UPDATE run SET policy = CAST(X'76ff6d61' AS TEXT) WHERE policy = 'vma'" ||
+	fail "onepc: renaming a policy"
+report onepc "{$ALL6, \"runs\": 3,
+ \"policy\": {\"title_has\": \"page-cluster 5\", \"messages_exactly\": true},
+ \"sweep\": {\"series\": {\"fixed\": 1, \"adaptive\": 1, \"v\\ufffdma\": 1}},
+ \"timeline\": {\"messages\": [\"no hit/miss shading: run #1 stored no per-second series\"],
+              \"messages_exactly\": true}}"
+
+# --- more policies than the palette has colours ---
+variant many "VACUUM"
+$RUNS --one-pc 3 --no-series | sqlite3 "$WORK/many.db" || fail "many: storing runs"
+sqlite3 "$WORK/many.db" "WITH k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < 7)
+	INSERT INTO run (id, created, policy, page_cluster, cache_pages, layout, faults, misses,
+	  hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)
+	SELECT 100 + n, created, 'p' || n, page_cluster, cache_pages, layout, faults, misses, hits,
+	  pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges
+	FROM run, k WHERE id = 1;" ||
+	fail "many: storing more policies"
+report many "{\"runs\": 10,
+ \"policy\": {\"notes_have\": [\"2 more runs at this page-cluster are not shown\"]},
+ \"sweep\": {\"notes_have\": [\"2 more policies are not shown\"]}}"
+finish

@@ -1,0 +1,240 @@
+/*
+ * swt_report_write() as a library: the run_defaults callback is called
+ * exactly when no run is stored and its runs are drawn; its error stops
+ * the report; an empty database (no capture, no devices) gives charts that
+ * say so; unknown --run ids and policies are errors naming them.
+ */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "report.h"
+
+struct fixture {
+	char db[64], dir[64];
+	struct swt_store *st;
+};
+
+/* An empty database as ingest creates it, reopened writable. */
+static void setup(struct fixture *f)
+{
+	struct swt_err err = { 0 };
+	struct swt_store *st;
+
+	snprintf(f->db, sizeof(f->db), "/tmp/swt-test-report-%d.db", (int)getpid());
+	snprintf(f->dir, sizeof(f->dir), "/tmp/swt-test-report-%d", (int)getpid());
+	CHECK_INT(swt_store_create(f->db, &st, &err), 0);
+	CHECK_INT(swt_store_commit(st, &err), 0);
+	swt_store_destroy(st);
+	f->st = NULL;
+	CHECK_INT(swt_store_open(f->db, 1, &f->st, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+}
+
+static void teardown(struct fixture *f)
+{
+	static const char *const names[] = {
+		"policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window", "layout",
+	};
+	char path[128];
+
+	swt_store_destroy(f->st);
+	unlink(f->db);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		static const char *const ext[] = { "png", "svg", "json" };
+
+		for (int e = 0; e < 3; e++) {
+			snprintf(path, sizeof(path), "%s/%s.%s", f->dir, names[i], ext[e]);
+			unlink(path);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/index.html", f->dir);
+	unlink(path);
+	rmdir(f->dir);
+}
+
+struct defaults_ctx {
+	int calls;
+	int fail;
+};
+
+/* Stands in for the replay engine: stores one run, or fails. */
+static int store_one_run(struct swt_store *st, void *ctx, struct swt_err *err)
+{
+	struct defaults_ctx *d = ctx;
+
+	d->calls++;
+	if (d->fail)
+		return swt_error(err, SWT_EPLUGIN, "replay: policy 'x' failed");
+	return swt_store_exec(st,
+		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
+		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
+		" VALUES (7, '2025-01-01T00:00:00Z', 'adaptive', 3, 100, 10, 8, 2, 20, 12, 2, 10,"
+		" 9, 11)", err);
+}
+
+static char *read_file(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!fp)
+		return NULL;
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(fp);
+	return buf;
+}
+
+TEST(defaults_called_when_no_runs)
+{
+	struct fixture f;
+	struct defaults_ctx ctx = { 0 };
+	struct swt_report_opts o = { .formats = SWT_REPORT_SVG, .run_defaults = store_one_run,
+				     .run_defaults_ctx = &ctx };
+	struct swt_report_summary sum;
+	struct swt_err err = { 0 };
+	char path[128], *json;
+
+	setup(&f);
+	o.dir = f.dir;
+	CHECK_INT(swt_report_write(f.st, &o, &sum, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_INT(ctx.calls, 1);
+	CHECK_INT(sum.ran_defaults, 1);
+	CHECK_INT(sum.runs, 1);
+	CHECK_INT(sum.charts, 6);		/* no layout runs: no layout chart */
+	CHECK_INT(sum.files, 6 * 2 + 1);	/* svg + json each, and the index */
+	snprintf(path, sizeof(path), "%s/index.html", f.dir);
+	CHECK_STR(sum.index, path);
+	snprintf(path, sizeof(path), "%s/policy.json", f.dir);
+	json = read_file(path);
+	CHECK(json && strstr(json, "\"name\": \"adaptive\""));
+	free(json);
+
+	/* runs stored now: the callback is not called again */
+	CHECK_INT(swt_report_write(f.st, &o, &sum, &err), 0);
+	CHECK_INT(ctx.calls, 1);
+	CHECK_INT(sum.ran_defaults, 0);
+	teardown(&f);
+}
+
+TEST(defaults_error_stops_the_report)
+{
+	struct fixture f;
+	struct defaults_ctx ctx = { .fail = 1 };
+	struct swt_report_opts o = { .run_defaults = store_one_run, .run_defaults_ctx = &ctx };
+	struct swt_err err = { 0 };
+	struct stat sb;
+
+	setup(&f);
+	o.dir = f.dir;
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), -SWT_EPLUGIN);
+	CHECK_STR(err.msg, "replay: policy 'x' failed");
+	CHECK(stat(f.dir, &sb) != 0);	/* nothing written */
+	teardown(&f);
+}
+
+TEST(empty_database_says_so)
+{
+	struct fixture f;
+	struct swt_report_opts o = { .formats = SWT_REPORT_PNG | SWT_REPORT_SVG };
+	struct swt_report_summary sum;
+	struct swt_err err = { 0 };
+	char path[128], *json;
+
+	setup(&f);
+	o.dir = f.dir;
+	CHECK_INT(swt_report_write(f.st, &o, &sum, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_INT(sum.charts, 6);
+	CHECK_INT(sum.runs, 0);
+	CHECK_INT(sum.ran_defaults, 0);
+	snprintf(path, sizeof(path), "%s/timeline.json", f.dir);
+	json = read_file(path);
+	CHECK(json && strstr(json, "no swap-ins or swap-outs in this capture"));
+	free(json);
+	snprintf(path, sizeof(path), "%s/request-sizes.json", f.dir);
+	json = read_file(path);
+	CHECK(json && strstr(json, "no swap devices in this capture"));
+	free(json);
+	snprintf(path, sizeof(path), "%s/policy.json", f.dir);
+	json = read_file(path);
+	CHECK(json && strstr(json, "no replay runs stored"));
+	free(json);
+	teardown(&f);
+}
+
+TEST(unknown_run_and_policy)
+{
+	struct fixture f;
+	struct defaults_ctx ctx = { 0 };
+	const int64_t ids[] = { 7, 8 };
+	struct swt_report_opts o = { .formats = SWT_REPORT_SVG };
+	struct swt_err err = { 0 };
+
+	setup(&f);
+	o.dir = f.dir;
+	CHECK_INT(store_one_run(f.st, &ctx, &err), 0);
+	o.run_ids = ids;
+	o.nr_run_ids = 2;
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), -SWT_EUSAGE);
+	CHECK(strstr(err.msg, "run 8 is not in") != NULL);
+	swt_err_clear(&err);
+	o.nr_run_ids = 1;
+	o.policy = "vma";
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), -SWT_EUSAGE);
+	CHECK(strstr(err.msg, "policy 'vma' has no selected replay run") != NULL);
+	swt_err_clear(&err);
+	o.policy = "adaptive";
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+	teardown(&f);
+}
+
+TEST(one_run_charts_show_a_run_that_read_ahead)
+{
+	struct fixture f;
+	struct swt_report_opts o = { .formats = SWT_REPORT_SVG };
+	struct swt_err err = { 0 };
+	char path[128], *html, *json;
+
+	setup(&f);
+	o.dir = f.dir;
+	/* 'none' comes first but reads no readahead page; 'auto' does */
+	CHECK_INT(swt_store_exec(f.st,
+		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
+		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges) VALUES"
+		" (3, 'x', 'none', 3, 100, 10, 10, 0, 10, 0, 0, 0, 10, 0),"
+		" (4, 'x', 'auto', 3, 100, 10, 8, 2, 20, 12, 2, 10, 9, 11),"
+		" (5, 'x', 'fixed', 3, 100, 10, 7, 3, 30, 22, 3, 19, 9, 21)", &err), 0);
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+	snprintf(path, sizeof(path), "%s/index.html", f.dir);
+	html = read_file(path);
+	CHECK(html && strstr(html, "<tr class=\"chosen\"><td>4</td>"));
+	free(html);
+	snprintf(path, sizeof(path), "%s/request-sizes.json", f.dir);
+	json = read_file(path);
+	CHECK(json && strstr(json, "traced vs simulated (auto, page-cluster 3)"));
+	free(json);
+
+	/* --policy wins, even for a policy without readahead */
+	o.policy = "none";
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+	json = read_file(path);
+	CHECK(json && strstr(json, "traced vs simulated (none, page-cluster 3)"));
+	free(json);
+	teardown(&f);
+}
+
+CHECK_MAIN

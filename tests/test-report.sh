@@ -1,0 +1,143 @@
+#!/bin/bash
+# swaptrace report on the bundled sample, ingested for real, plus synthetic
+# replay runs stored with sqlite3 (three policies at page-cluster 0..8,
+# histograms, per-second series, layout runs): every chart is drawn, its
+# SVG parses, its metadata names the expected title, axes and series, its
+# PNG is a 1200x700 picture; two processes write identical files; --run,
+# --policy and --format do what they say; bad arguments fail cleanly.
+. "$(dirname "$0")/lib.sh"
+need_tool sqlite3
+need_tool python3
+PNG_CHECK="$SWT_TOOLS_DIR/png-check"
+CHECK="python3 $SWT_SOURCE_DIR/tests/report-check.py"
+RUNS="python3 $SWT_SOURCE_DIR/tests/report-runs.py"
+
+"$SWAPTRACE" ingest -q -o "$WORK/sample.db" "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0" ||
+	{ fail "ingest of the sample failed"; finish; }
+cp "$WORK/sample.db" "$WORK/runs.db"
+$RUNS | sqlite3 "$WORK/runs.db" || fail "storing synthetic runs"
+
+# --- every chart, full data ---
+out=$("$SWAPTRACE" report -o "$WORK/r1" "$WORK/runs.db") || fail "report exited $?"
+check_eq "$out" "swaptrace: report: 7 charts from 30 replay runs in '$WORK/r1': open '$WORK/r1/index.html'" \
+	"report's last line says where the report is"
+cat > "$WORK/expect.json" <<'EOF'
+{
+ "charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window", "layout"],
+ "runs": 30,
+ "policy": {"title_has": "page-cluster 3", "panels": 3, "series_exactly": true,
+            "series": {"fixed": 3, "adaptive": 3, "vma": 3,
+                       "traced kernel at page-cluster 0 (machine-wide /proc/vmstat)": 2},
+            "panel_titles": ["Accuracy", "Coverage", "Pages read per fault"],
+            "x_labels": ["swap device"],
+            "y_labels": ["readahead pages used (%)", "faults served by readahead (%)",
+                         "pages read per swap fault"],
+            "categories": ["7:0 /dev/loop0"], "messages_exactly": true},
+ "sweep": {"panels": 3, "series_exactly": true,
+           "series": {"fixed": 9, "adaptive": 9, "vma": 9, "traced kernel at page-cluster 0": 3},
+           "x_labels": ["page-cluster"],
+           "y_labels": ["faults served by readahead (%)", "pages read from swap (4 KiB)",
+                        "read requests to the swap devices"], "messages_exactly": true},
+ "request-sizes": {"title_has": "fixed, page-cluster 3", "panels": 1, "series_exactly": true,
+                   "series": {"traced": 1, "simulated": 8},
+                   "panel_titles": ["7:0 /dev/loop0"],
+                   "x_labels": ["read request size (pages of 4 KiB)"],
+                   "y_labels": ["read requests (log scale)"],
+                   "categories": ["1|2|3|4|5|6|7|8"], "messages_exactly": true},
+ "timeline": {"title_has": "shaded with simulated readahead hits and misses", "panels": 1,
+              "series_exactly": true,
+              "series": {"swap-in pages/s": -1, "swap-out pages/s": -1,
+                         "simulated hits/s": 8, "simulated misses/s": 8},
+              "x_labels": ["time since capture start (s)"], "y_labels": ["pages per second"],
+              "messages_exactly": true},
+ "heatmap": {"panels": 2, "series_exactly": true, "series": {"swap-outs": -1, "swap-ins": -1},
+             "x_labels": ["time since capture start (s)"], "y_labels": ["swap slot"],
+             "messages_exactly": true},
+ "ra-window": {"title_has": "page-cluster 3", "panels": 1, "series_exactly": true,
+               "series": {"fixed": 1, "adaptive": 4, "vma": 4},
+               "x_labels": ["readahead window (pages of 4 KiB)"],
+               "categories": ["1|2|4|8"], "messages_exactly": true},
+ "layout": {"title_has": "fixed at page-cluster 3", "panels": 3, "series_exactly": true,
+            "series": {}, "messages_exactly": true}
+}
+EOF
+# the layout runs replay 'adaptive'; the first policy at page-cluster 3 is
+# 'fixed', which has no layout runs, so the layout chart falls back to them
+python3 - "$WORK/expect.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+e["layout"]["title_has"] = "adaptive at page-cluster 3"
+e["layout"]["series"] = {"traced: 1 device": 3, "spread1: 1 device": 3,
+                         "spread2: 2 devices": 3, "spread4: 4 devices": 3}
+# a no-break space holds "4 devices" together in the axis labels
+e["layout"]["categories"] = ["traced 1\u00a0device|spread1 1\u00a0device|"
+                             "spread2 2\u00a0devices|spread4 4\u00a0devices"]
+json.dump(e, open(sys.argv[1], "w"))
+PY
+$CHECK "$WORK/r1" "$PNG_CHECK" "$WORK/expect.json" || fail "charts with every kind of run"
+ls "$WORK/r1"/*.png "$WORK/r1"/*.svg "$WORK/r1"/*.json >/dev/null 2>&1 || fail "files missing"
+check_eq "$(ls "$WORK/r1" | wc -l)" 22 "7 charts x (png, svg, json) + index.html"
+
+# --- two processes, same input: the same bytes, every file ---
+"$SWAPTRACE" report -o "$WORK/r2" "$WORK/runs.db" >/dev/null || fail "second report"
+for f in "$WORK/r1"/*; do
+	cmp -s "$f" "$WORK/r2/$(basename "$f")" || fail "$(basename "$f") differs between two runs"
+done
+# SVG alone: the same SVG as when PNGs are drawn first in the same process
+"$SWAPTRACE" report --format svg -o "$WORK/r3" "$WORK/runs.db" >/dev/null || fail "--format svg"
+for f in "$WORK/r1"/*.svg; do
+	cmp -s "$f" "$WORK/r3/$(basename "$f")" || fail "$(basename "$f") differs with --format svg"
+done
+check_eq "$(ls "$WORK/r3" | grep -c '\.png$')" 0 "--format svg writes no PNG"
+grep -q 'src="policy.svg"' "$WORK/r3/index.html" || fail "index embeds the SVGs"
+"$SWAPTRACE" report --format png -o "$WORK/r4" "$WORK/runs.db" >/dev/null || fail "--format png"
+check_eq "$(ls "$WORK/r4" | grep -c '\.svg$')" 0 "--format png writes no SVG"
+grep -q 'src="policy.png"' "$WORK/r4/index.html" || fail "index embeds the PNGs without SVGs"
+$CHECK "$WORK/r4" "$PNG_CHECK" || fail "PNG-only report"
+
+# --- --run and --policy ---
+"$SWAPTRACE" report --run 4,22 --run 13 -o "$WORK/sel" "$WORK/runs.db" >/dev/null || fail "--run"
+cat > "$WORK/expect-sel.json" <<'EOF'
+{"runs": 3,
+ "charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window"],
+ "policy": {"series_exactly": true,
+            "series": {"fixed": 3, "adaptive": 3, "vma": 3,
+                       "traced kernel at page-cluster 0 (machine-wide /proc/vmstat)": 2}},
+ "sweep": {"series": {"fixed": 1, "adaptive": 1, "vma": 1}}}
+EOF
+$CHECK "$WORK/sel" "$PNG_CHECK" "$WORK/expect-sel.json" || fail "--run 4,22 --run 13"
+"$SWAPTRACE" report --policy vma -o "$WORK/pol" "$WORK/runs.db" >/dev/null || fail "--policy"
+echo '{"request-sizes": {"title_has": "vma, page-cluster 3"}, "timeline": {"series": {"simulated hits/s": 8}}}' \
+	> "$WORK/expect-pol.json"
+$CHECK "$WORK/pol" "$PNG_CHECK" "$WORK/expect-pol.json" || fail "--policy vma"
+grep -q '<tr class="chosen"><td>22</td>' "$WORK/pol/index.html" ||
+	fail "index marks run 22 (vma, page-cluster 3) as the one shown alone"
+
+# --- the default directory: DB without .db, plus -report ---
+(cd "$WORK" && "$SWAPTRACE" report runs.db >/dev/null) || fail "report with the default directory"
+[ -f "$WORK/runs-report/index.html" ] || fail "default directory runs-report/"
+
+# --- bad arguments: a message naming the subject, distinct exit codes ---
+msg=$("$SWAPTRACE" report --run 999 -o "$WORK/bad" "$WORK/runs.db" 2>&1 >/dev/null)
+check_eq "$?" 1 "unknown run id exits 1"
+check_eq "$msg" "swaptrace: report: run 999 is not in '$WORK/runs.db'" "unknown run id message"
+msg=$("$SWAPTRACE" report --policy nosuch -o "$WORK/bad" "$WORK/runs.db" 2>&1 >/dev/null)
+check_eq "$?" 1 "unknown policy exits 1"
+check_eq "$msg" "swaptrace: report: policy 'nosuch' has no replay run in '$WORK/runs.db'" \
+	"unknown policy message"
+[ ! -e "$WORK/bad" ] || fail "a rejected --run or --policy still created the output directory"
+"$SWAPTRACE" report --format gif "$WORK/runs.db" >/dev/null 2>&1
+check_eq "$?" 2 "unknown format is a usage error"
+"$SWAPTRACE" report --run x "$WORK/runs.db" >/dev/null 2>&1
+check_eq "$?" 2 "bad run list is a usage error"
+"$SWAPTRACE" report >/dev/null 2>&1
+check_eq "$?" 2 "no database is a usage error"
+msg=$("$SWAPTRACE" report -o "$WORK/bad" "$WORK/nosuch.db" 2>&1 >/dev/null)
+check_eq "$?" 1 "missing database exits 1"
+case "$msg" in "swaptrace: report: "*nosuch.db*) ;; *) fail "missing database message: $msg" ;; esac
+touch "$WORK/file"
+msg=$("$SWAPTRACE" report -o "$WORK/file/sub" "$WORK/runs.db" 2>&1 >/dev/null)
+check_eq "$?" 1 "unwritable output directory exits 1"
+case "$msg" in "swaptrace: report: '$WORK/file/sub': "*) ;; *) fail "output directory message: $msg" ;; esac
+"$SWAPTRACE" help report | grep -q '^usage: swaptrace report' || fail "help report"
+finish
