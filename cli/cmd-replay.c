@@ -1,7 +1,8 @@
 /*
  * swaptrace replay: replay an ingested capture's swap-ins through
- * readahead policies, for one or more page-cluster values and simulated
- * memory sizes (a sweep), print the what-if metrics and store them.
+ * readahead policies, for one or more page-cluster values, simulated
+ * memory sizes and swap layouts (a sweep), print the what-if metrics and
+ * store them.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,17 +12,19 @@
 
 #include "cmd.h"
 #include "replay.h"
+#include "swapsim.h"
 #include "util.h"
 
 const char cmd_replay_usage[] =
 	"usage: swaptrace replay [--policy SPEC]... [--page-cluster LIST] [--cache-pages LIST]\n"
-	"                        [--inactive-fraction F] [--max-request-kib N] [--approximate]\n"
-	"                        [--json | --csv] [--no-store] DB\n"
+	"                        [--layout SPEC]... [--inactive-fraction F] [--max-request-kib N]\n"
+	"                        [--approximate] [--json | --csv] [--no-store] DB\n"
 	"\n"
 	"Replay the capture's swap-in stream through readahead policies: what hit rate,\n"
 	"pages read, readahead waste, read requests and merges per swap partition would\n"
-	"each policy and page-cluster have given?  Every combination is one run; runs are\n"
-	"printed and stored in DB (tables run, run_partition, run_histogram, run_series).\n"
+	"each policy, page-cluster and swap layout have given?  Every combination is one\n"
+	"run; runs are printed and stored in DB (tables run, run_partition, run_histogram,\n"
+	"run_series).\n"
 	"\n"
 	"  -p, --policy SPEC      a built-in (see 'swaptrace policies') or a plugin\n"
 	"                         ./libmine.so, optionally with :key=val,...  Repeatable;\n"
@@ -33,6 +36,23 @@ const char cmd_replay_usage[] =
 	"                         readahead pages age (default: the kernel's inactive_ratio\n"
 	"                         rule for that memory size: 1/2 below 1 GiB)\n"
 	"      --max-request-kib N  request size limit (max_sectors_kb; default 1280)\n"
+	"  -l, --layout SPEC      the swap layout to replay on; repeatable (default: traced):\n"
+	"                           traced     the recorded placement, unchanged\n"
+	"                           N[:OPT]... N equal devices sharing the traced areas'\n"
+	"                                      total size\n"
+	"                           devices=SIZE[@PRIO][/hdd|/ssd],...[:OPT]...\n"
+	"                                      these devices, in swapon order\n"
+	"                         OPT: hdd or ssd (rotational or not; default: like the\n"
+	"                         traced areas), prio=N (default: the traced priority),\n"
+	"                         size=SIZE (of each device), era=REL (the slot allocator\n"
+	"                         of kernel REL: 3.16-4.10 rotate every page, 4.11-6.14 per\n"
+	"                         CPU batches of 64, 6.15+ per-CPU clusters on SSD and every\n"
+	"                         page on HDD; default: the traced kernel's), cluster=256|512\n"
+	"                         (default 512, THP swap).  SIZE: 512M, 1G, 65536p (pages).\n"
+	"                         The swapped-out pages are re-placed in eviction order by\n"
+	"                         that allocator and the faults replayed at their new slots;\n"
+	"                         partitions are then sim0, sim1...  Examples: 4, 4:ssd,\n"
+	"                         2:hdd:era=4.11, devices=512M@5,512M@5 (docs/layouts.md)\n"
 	"  -a, --approximate      replay a capture whose reads mix demand and readahead\n"
 	"                         (page-cluster > 0): each fault's first read is taken as its\n"
 	"                         demand page; hits on readahead pages are not in the trace\n"
@@ -46,8 +66,17 @@ const char cmd_replay_usage[] =
 	"unused), accuracy (ra_hits/ra_pages), coverage (hits/faults), read_requests,\n"
 	"read_merges, avg_request_kib.  The model: docs/replay-model.md.\n";
 
+/* One --layout: its spec, and the input re-placed on it (the loaded one when traced). */
+struct layout_run {
+	struct swt_placement placement;
+	struct swt_replay_input *owned;		/* re-placed input, NULL when traced */
+	const struct swt_replay_input *in;
+	struct swt_placement_stats stats;
+};
+
 struct run_out {
 	struct swt_replay_config cfg;
+	const struct layout_run *layout;
 	struct swt_replay_result *res;
 	int64_t run_id;
 };
@@ -118,11 +147,12 @@ static void print_json_string(const char *s)
 	putchar('"');
 }
 
-static void print_json(const struct swt_replay_input *in, const struct run_out *runs, size_t n)
+static void print_json(const struct run_out *runs, size_t n)
 {
 	printf("{\"runs\":[");
 	for (size_t i = 0; i < n; i++) {
 		const struct run_out *r = &runs[i];
+		const struct swt_replay_input *in = r->layout->in;
 
 		printf("%s{\"policy\":", i ? "," : "");
 		print_json_string(r->cfg.policy_spec);
@@ -159,12 +189,13 @@ static void print_csv_row(const char *policy, unsigned pc, uint64_t cache, const
 	kib < 0 ? printf("\n") : printf("%.4f\n", kib);
 }
 
-static void print_csv(const struct swt_replay_input *in, const struct run_out *runs, size_t n)
+static void print_csv(const struct run_out *runs, size_t n)
 {
 	printf("policy,page_cluster,cache_pages,layout,dev,faults,misses,hits,pages_read,ra_pages,"
 	       "ra_hits,ra_wasted,accuracy,coverage,read_requests,read_merges,avg_request_kib\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct run_out *r = &runs[i];
+		const struct swt_replay_input *in = r->layout->in;
 
 		print_csv_row(r->cfg.policy_spec, r->cfg.page_cluster, r->cfg.cache_pages,
 			      r->cfg.layout_name, "all", &r->res->total, in->page_shift);
@@ -197,18 +228,37 @@ static void print_table_row(const char *policy, unsigned pc, const char *dev,
 	       acc, cov, m->read_requests, m->read_merges, kib);
 }
 
-static void print_table(const struct swt_replay_input *in, const struct run_out *runs, size_t n)
+/* What a re-placed layout is, and how closely it reproduces the recorded placement. */
+static void print_layout_note(const struct layout_run *l)
+{
+	const struct swt_placement_stats *st = &l->stats;
+	double outs = st->outs ? (double)st->outs : 1.0;
+
+	printf("# layout %s: %s\n", l->placement.spec, l->placement.description);
+	if (l->placement.traced)
+		return;
+	printf("# re-placed %" PRIu64 " swap-outs and %" PRIu64 " pages swapped out before the "
+	       "trace; %" PRIu64 " slots freed and reused; on the traced device %.1f %%, on its "
+	       "slot too %.1f %%\n", st->outs, st->pretrace, st->freed,
+	       100.0 * (double)st->same_device / outs, 100.0 * (double)st->same_slot / outs);
+}
+
+static void print_table(const struct run_out *runs, size_t n)
 {
 	uint64_t last_cache = 0;
-	const char *last_layout = NULL;
+	const struct layout_run *last_layout = NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct run_out *r = &runs[i];
+		const struct swt_replay_input *in = r->layout->in;
 
-		if (r->cfg.cache_pages != last_cache || !last_layout ||
-		    strcmp(last_layout, r->cfg.layout_name)) {
-			printf("%s# layout %s, simulated memory %" PRIu64 " pages (%.0f MiB), "
-			       "%" PRIu64 " on the inactive list\n", i ? "\n" : "", r->cfg.layout_name,
+		if (r->cfg.cache_pages != last_cache || r->layout != last_layout) {
+			if (i)
+				putchar('\n');
+			if (r->layout != last_layout && r->layout->owned)
+				print_layout_note(r->layout);
+			printf("# layout %s, simulated memory %" PRIu64 " pages (%.0f MiB), "
+			       "%" PRIu64 " on the inactive list\n", r->cfg.layout_name,
 			       r->cfg.cache_pages,
 			       (double)(r->cfg.cache_pages << in->page_shift) / 1048576.0,
 			       r->res->inactive_pages);
@@ -216,7 +266,7 @@ static void print_table(const struct swt_replay_input *in, const struct run_out 
 			       "pc", "dev", "faults", "misses", "hits", "pages_rd", "ra_pages", "ra_hits",
 			       "wasted", "accur", "cover", "requests", "merges", "avg_kib");
 			last_cache = r->cfg.cache_pages;
-			last_layout = r->cfg.layout_name;
+			last_layout = r->layout;
 		}
 		print_table_row(r->cfg.policy_spec, r->cfg.page_cluster, "all", &r->res->total,
 				in->page_shift);
@@ -224,6 +274,42 @@ static void print_table(const struct swt_replay_input *in, const struct run_out 
 			for (size_t p = 0; p < r->res->nr_parts; p++)
 				print_table_row("", r->cfg.page_cluster, in->areas[p].dev,
 						&r->res->parts[p].m, in->page_shift);
+	}
+}
+
+#define MAX_LAYOUTS 16
+
+/* Parse every --layout against the capture and re-place its pages once per layout. */
+static int prepare_layouts(struct swt_replay_input *in, const char *const *specs, int nspecs,
+			   struct layout_run *layouts, int *nlayouts, struct swt_err *err)
+{
+	for (int i = 0; i < nspecs; i++) {
+		struct layout_run *l = &layouts[i];
+		int ret = swt_placement_init(&l->placement, specs[i], in, err);
+
+		if (ret)
+			return ret;
+		(*nlayouts)++;
+		if (l->placement.traced) {
+			l->in = in;
+			continue;
+		}
+		if (l->placement.era_assumed)
+			cli_warn("replay", "the capture names no kernel: layouts use the newest (6.15+) "
+					   "slot allocator unless era= is given");
+		ret = swt_placement_apply(in, &l->placement, &l->owned, &l->stats, err);
+		if (ret)
+			return ret;
+		l->in = l->owned;
+	}
+	return 0;
+}
+
+static void release_layouts(struct layout_run *layouts, int n)
+{
+	for (int i = 0; i < n; i++) {
+		swt_replay_input_free(layouts[i].owned);
+		swt_placement_release(&layouts[i].placement);
 	}
 }
 
@@ -241,6 +327,7 @@ int cmd_replay(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, OPT_CSV },
 		{ "no-store", no_argument, NULL, 'n' },
+		{ "layout", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policy_specs[64];
@@ -251,6 +338,9 @@ int cmd_replay(int argc, char **argv)
 	int64_t max_req_kib = SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB;
 	struct swt_policy_choice choices[64];
 	int nchoices = 0;
+	const char *layout_specs[MAX_LAYOUTS];
+	struct layout_run layouts[MAX_LAYOUTS];
+	int nlayout_specs = 0, nlayouts = 0;
 	struct swt_store *st = NULL;
 	struct swt_replay_input *in = NULL;
 	struct run_out *runs = NULL;
@@ -258,7 +348,8 @@ int cmd_replay(int argc, char **argv)
 	struct swt_err err = { 0 };
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:c:m:ajn", opts, NULL)) != -1) {
+	memset(layouts, 0, sizeof(layouts));
+	while ((c = getopt_long(argc, argv, "p:c:m:l:ajn", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (nspecs >= 64)
@@ -287,6 +378,12 @@ int cmd_replay(int argc, char **argv)
 				return cli_failf("replay", SWT_EXIT_USAGE, "bad --max-request-kib '%s'",
 						 optarg);
 			break;
+		case 'l':
+			if (nlayout_specs >= MAX_LAYOUTS)
+				return cli_failf("replay", SWT_EXIT_USAGE, "too many --layout (at most %d)",
+						 MAX_LAYOUTS);
+			layout_specs[nlayout_specs++] = optarg;
+			break;
 		case 'a':
 			approximate = 1;
 			break;
@@ -310,6 +407,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (!nspecs)
 		policy_specs[nspecs++] = "auto";
+	if (!nlayout_specs)
+		layout_specs[nlayout_specs++] = "traced";
 	for (int i = 0; i < nspecs; i++) {
 		if (swt_policy_choose(policy_specs[i], &choices[nchoices], &err)) {
 			status = err.code == SWT_EUSAGE ? cli_failf("replay", SWT_EXIT_USAGE, "%s", err.msg)
@@ -338,35 +437,46 @@ int cmd_replay(int argc, char **argv)
 		caches[0] = def;
 		ncaches = 1;
 	}
-	runs = calloc((size_t)(nchoices * npcs * ncaches), sizeof(*runs));
+	if (prepare_layouts(in, layout_specs, nlayout_specs, layouts, &nlayouts, &err)) {
+		status = err.code == SWT_EUSAGE ? cli_failf("replay", SWT_EXIT_USAGE, "%s", err.msg)
+						: cli_fail("replay", &err);
+		goto out;
+	}
+	runs = calloc((size_t)(nlayouts * nchoices * npcs * ncaches), sizeof(*runs));
 	if (!runs) {
 		status = cli_failf("replay", SWT_EXIT_FAIL, "out of memory");
 		goto out;
 	}
-	for (int p = 0; p < nchoices; p++) {
-		for (int k = 0; k < npcs; k++) {
-			for (int m = 0; m < ncaches; m++) {
-				struct run_out *r = &runs[nruns];
-				int ret;
+	for (int l = 0; l < nlayouts; l++) {
+		const struct swt_replay_input *lin = layouts[l].in;
 
-				r->cfg.policy = choices[p].policy;
-				r->cfg.policy_spec = choices[p].spec;
-				r->cfg.keys = (const char *const *)choices[p].keys;
-				r->cfg.values = (const char *const *)choices[p].values;
-				r->cfg.nparams = choices[p].nparams;
-				r->cfg.page_cluster = (unsigned)pcs[k];
-				r->cfg.cache_pages = (uint64_t)caches[m];
-				r->cfg.inactive_fraction = inactive;
-				r->cfg.max_request_pages =
-					(unsigned)((max_req_kib * 1024) >> in->page_shift);
-				r->cfg.layout_name = "traced";
-				ret = choices[p].dl_handle ? swt_replay_run_isolated(in, &r->cfg, &r->res, &err)
-							   : swt_replay_run(in, &r->cfg, &r->res, &err);
-				if (ret) {
-					status = cli_fail("replay", &err);
-					goto out;
+		for (int p = 0; p < nchoices; p++) {
+			for (int k = 0; k < npcs; k++) {
+				for (int m = 0; m < ncaches; m++) {
+					struct run_out *r = &runs[nruns];
+					int ret;
+
+					r->layout = &layouts[l];
+					r->cfg.policy = choices[p].policy;
+					r->cfg.policy_spec = choices[p].spec;
+					r->cfg.keys = (const char *const *)choices[p].keys;
+					r->cfg.values = (const char *const *)choices[p].values;
+					r->cfg.nparams = choices[p].nparams;
+					r->cfg.page_cluster = (unsigned)pcs[k];
+					r->cfg.cache_pages = (uint64_t)caches[m];
+					r->cfg.inactive_fraction = inactive;
+					r->cfg.max_request_pages =
+						(unsigned)((max_req_kib * 1024) >> in->page_shift);
+					r->cfg.layout_name = layouts[l].placement.spec;
+					ret = choices[p].dl_handle
+						      ? swt_replay_run_isolated(lin, &r->cfg, &r->res, &err)
+						      : swt_replay_run(lin, &r->cfg, &r->res, &err);
+					if (ret) {
+						status = cli_fail("replay", &err);
+						goto out;
+					}
+					nruns++;
 				}
-				nruns++;
 			}
 		}
 	}
@@ -375,7 +485,8 @@ int cmd_replay(int argc, char **argv)
 		int ret = swt_store_exec(st, "BEGIN IMMEDIATE", &err);
 
 		for (size_t i = 0; !ret && i < nruns; i++)
-			ret = swt_replay_store(st, in, &runs[i].cfg, runs[i].res, &runs[i].run_id, &err);
+			ret = swt_replay_store(st, runs[i].layout->in, &runs[i].cfg, runs[i].res,
+					       &runs[i].run_id, &err);
 		if (!ret)
 			ret = swt_store_exec(st, "COMMIT", &err);
 		if (ret) {
@@ -385,16 +496,17 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 	if (json)
-		print_json(in, runs, nruns);
+		print_json(runs, nruns);
 	else if (csv)
-		print_csv(in, runs, nruns);
+		print_csv(runs, nruns);
 	else
-		print_table(in, runs, nruns);
+		print_table(runs, nruns);
 	status = SWT_EXIT_OK;
 out:
 	for (size_t i = 0; runs && i < nruns; i++)
 		swt_replay_result_free(runs[i].res);
 	free(runs);
+	release_layouts(layouts, nlayouts);
 	swt_replay_input_free(in);
 	swt_store_destroy(st);
 	for (int i = 0; i < nchoices; i++)

@@ -51,7 +51,7 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 
 	ret = swt_store_prepare(st,
 		"SELECT page_size, page_cluster, vma_ra_enabled, mem_limit_bytes,"
-		" working_set_bytes, first_ns, last_ns FROM capture", &s, err);
+		" working_set_bytes, first_ns, last_ns, kernel, ncpus FROM capture", &s, err);
 	if (ret)
 		return ret;
 	if (sqlite3_step(s) != SQLITE_ROW) {
@@ -72,6 +72,9 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 	in->working_set_bytes = column_or(s, 4, -1);
 	in->first_ns = (uint64_t)column_or(s, 5, 0);
 	in->last_ns = (uint64_t)column_or(s, 6, 0);
+	if (sqlite3_column_type(s, 7) == SQLITE_TEXT)
+		snprintf(in->kernel, sizeof(in->kernel), "%s", (const char *)sqlite3_column_text(s, 7));
+	in->ncpus = (unsigned)column_or(s, 8, 0);
 	sqlite3_finalize(s);
 	return 0;
 }
@@ -180,12 +183,15 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 
 static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
 {
+	int ncpus_known = in->ncpus > 0;
 	sqlite3_stmt *s;
 	size_t cap = 0;
 	int ret, rc;
 
-	ret = swt_store_prepare(st, "SELECT ts, area_id, slot, pid FROM swap_out ORDER BY ts, id", &s,
-				err);
+	/* the CPU of the write (bio.cpu) picks the per-CPU caches and clusters of layouts */
+	ret = swt_store_prepare(st,
+		"SELECT o.ts, o.area_id, o.slot, o.pid, b.cpu FROM swap_out o"
+		" LEFT JOIN bio b ON b.id = o.bio_id ORDER BY o.ts, o.id", &s, err);
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -203,7 +209,12 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 		o->area = (uint32_t)idx;
 		o->slot = (uint64_t)sqlite3_column_int64(s, 2);
 		o->pid = (int32_t)column_or(s, 3, -1);
+		o->cpu = (int32_t)column_or(s, 4, -1);
+		if (!ncpus_known && o->cpu >= 0 && (unsigned)o->cpu >= in->ncpus)
+			in->ncpus = (unsigned)o->cpu + 1;
 	}
+	if (!in->ncpus)
+		in->ncpus = 1;
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "swap-out stream");

@@ -42,6 +42,7 @@ struct swt_replay_swapout {
 	uint64_t slot;
 	uint32_t area;
 	int32_t pid;
+	int32_t cpu;		/* CPU that queued the write (its bio's), -1 unknown */
 };
 
 struct swt_replay_vma {
@@ -66,6 +67,8 @@ struct swt_replay_input {
 	int64_t working_set_bytes;	/* -1 unknown */
 	int approximate;	/* demand stream approximated from a readahead-mixed trace */
 	int vmas_inferred;	/* VMA bounds guessed from fault addresses */
+	char kernel[64];	/* the traced kernel's release, "" unknown */
+	unsigned ncpus;		/* capture.ncpus, else 1 + the highest CPU that wrote swap */
 	void *prep;		/* engine tables shared by runs (swt_replay_prepare) */
 };
 

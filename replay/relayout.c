@@ -1,0 +1,558 @@
+/*
+ * What-if swap layouts: parsing a layout spec against a capture, and
+ * re-placing the capture's swapped-out pages onto the simulated devices
+ * with the era's slot allocator (allocator.c), so that the replay engine
+ * computes readahead windows and plug merges on the new placement.
+ *
+ * Rules (docs/layouts.md):
+ *  - the swap-out stream in time order is the allocation order; each
+ *    swap-out takes a slot on the CPU whose bio wrote it;
+ *  - every fault moves with the page it faults on (fault.out, the latest
+ *    swap-out to its traced slot), so a page read back and evicted clean
+ *    keeps its simulated slot, as it kept its real one;
+ *  - the trace does not show when a slot is freed, only that it was free
+ *    again when a later swap-out wrote the same traced slot: the page's
+ *    simulated slot is freed then, just before that swap-out allocates;
+ *  - pages faulted but never written in the trace (swapped out before it
+ *    began) are placed before the first swap-out, in ascending traced slot
+ *    order (slot, then area), from CPU 0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swapsim.h"
+#include "util.h"
+
+#define MAX_LAYOUT_DEVICES 32	/* MAX_SWAPFILES is about this */
+
+/* ---- spec parsing ------------------------------------------------------- */
+
+struct dev_spec {
+	uint64_t pages;		/* 0: default */
+	int64_t prio;
+	int has_prio;
+	int kind;		/* -1 default, 0 ssd, 1 hdd */
+};
+
+/* "512M", "1G", "262144K", "65536p" (pages) into pages; 0 or -SWT_EUSAGE. */
+static int parse_size(const char *text, uint32_t page_shift, uint64_t *pages)
+{
+	size_t n = strlen(text);
+	char num[32];
+	uint64_t v;
+	unsigned shift;
+
+	if (n < 2 || n >= sizeof(num))
+		return -SWT_EUSAGE;
+	memcpy(num, text, n - 1);
+	num[n - 1] = '\0';
+	if (swt_parse_u64(num, &v))
+		return -SWT_EUSAGE;
+	switch (text[n - 1]) {
+	case 'p':
+		*pages = v;
+		return v ? 0 : -SWT_EUSAGE;
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	case 't': case 'T':
+		shift = 40;
+		break;
+	default:
+		return -SWT_EUSAGE;
+	}
+	if (v > (UINT64_MAX >> shift))
+		return -SWT_EUSAGE;
+	*pages = (v << shift) >> page_shift;
+	return *pages ? 0 : -SWT_EUSAGE;
+}
+
+static void format_size(uint64_t pages, uint32_t page_shift, char *buf, size_t size)
+{
+	uint64_t bytes = pages << page_shift;
+
+	if (bytes && !(bytes & ((1ull << 30) - 1)))
+		snprintf(buf, size, "%llu GiB", (unsigned long long)(bytes >> 30));
+	else if (bytes && !(bytes & ((1ull << 20) - 1)))
+		snprintf(buf, size, "%llu MiB", (unsigned long long)(bytes >> 20));
+	else
+		snprintf(buf, size, "%llu KiB", (unsigned long long)(bytes >> 10));
+}
+
+static int parse_kind(const char *text)
+{
+	if (!strcmp(text, "hdd"))
+		return 1;
+	if (!strcmp(text, "ssd"))
+		return 0;
+	return -1;
+}
+
+/* "SIZE[@PRIO][/hdd|/ssd]" */
+static int parse_device(char *text, uint32_t page_shift, struct dev_spec *d)
+{
+	char *slash = strchr(text, '/'), *at;
+
+	d->kind = -1;
+	d->has_prio = 0;
+	if (slash) {
+		*slash = '\0';
+		d->kind = parse_kind(slash + 1);
+		if (d->kind < 0)
+			return -SWT_EUSAGE;
+	}
+	at = strchr(text, '@');
+	if (at) {
+		*at = '\0';
+		if (swt_parse_i64(at + 1, &d->prio) || d->prio < -32768 || d->prio > 32767)
+			return -SWT_EUSAGE;
+		d->has_prio = 1;
+	}
+	return parse_size(text, page_shift, &d->pages);
+}
+
+/* The kind of the traced areas: rotational when any is (loop and virtio disks are). */
+static int traced_kind(const struct swt_replay_input *in)
+{
+	int all_ssd = in->nr_areas > 0;
+
+	for (size_t i = 0; i < in->nr_areas; i++) {
+		if (in->areas[i].rotational > 0)
+			return 1;
+		if (in->areas[i].rotational != 0)
+			all_ssd = 0;
+	}
+	return all_ssd ? 0 : 1;
+}
+
+static void describe(struct swt_placement *p, const struct swt_replay_input *in, int era_given)
+{
+	char *buf = p->description, size[32];
+	size_t cap = sizeof(p->description), len = 0;
+	int uniform = 1;
+
+	for (size_t i = 1; i < p->ndevs; i++)
+		if (p->devs[i].slots != p->devs[0].slots || p->devs[i].priority != p->devs[0].priority ||
+		    p->devs[i].rotational != p->devs[0].rotational)
+			uniform = 0;
+	if (uniform) {
+		format_size(p->devs[0].slots, in->page_shift, size, sizeof(size));
+		len += (size_t)snprintf(buf + len, cap - len, "%zu x %s %s at priority %lld", p->ndevs,
+					size, p->devs[0].rotational ? "hdd" : "ssd",
+					(long long)p->devs[0].priority);
+	} else {
+		for (size_t i = 0; i < p->ndevs && len < cap; i++) {
+			format_size(p->devs[i].slots, in->page_shift, size, sizeof(size));
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s %s@%lld", i ? ", " : "", size,
+						p->devs[i].rotational ? "hdd" : "ssd",
+						(long long)p->devs[i].priority);
+		}
+	}
+	if (len >= cap)
+		return;
+	if (era_given || p->era_assumed)
+		snprintf(buf + len, cap - len, "; allocator %s%s, clusters of %u",
+			 swt_swapsim_era_name(p->era), era_given ? "" : " (kernel unknown)",
+			 p->cluster_slots);
+	else
+		snprintf(buf + len, cap - len, "; allocator %s (kernel %s), clusters of %u",
+			 swt_swapsim_era_name(p->era), in->kernel, p->cluster_slots);
+}
+
+void swt_placement_release(struct swt_placement *p)
+{
+	free(p->spec);
+	free(p->devs);
+	memset(p, 0, sizeof(*p));
+}
+
+static int bad_spec(struct swt_err *err, const char *spec, const char *what, const char *tok)
+{
+	return swt_error(err, SWT_EUSAGE, "layout '%s': %s '%s'", spec, what, tok);
+}
+
+static int parse_options(struct swt_placement *p, const char *spec, char *save, uint32_t page_shift,
+			 int *kind, int64_t *prio, uint64_t *size, int *era_given,
+			 struct swt_err *err)
+{
+	char *tok;
+
+	while ((tok = strtok_r(NULL, ":", &save))) {
+		if (parse_kind(tok) >= 0) {
+			*kind = parse_kind(tok);
+		} else if (!strncmp(tok, "era=", 4)) {
+			if (!strcmp(tok + 4, "traced"))
+				continue;
+			if (swt_swapsim_era_parse(tok + 4, &p->era))
+				return bad_spec(err, spec, "bad era (a kernel release such as 3.16, 4.11, "
+						"6.15)", tok + 4);
+			*era_given = 1;
+		} else if (!strncmp(tok, "prio=", 5)) {
+			if (swt_parse_i64(tok + 5, prio) || *prio < -32768 || *prio > 32767)
+				return bad_spec(err, spec, "bad priority", tok + 5);
+		} else if (!strncmp(tok, "size=", 5)) {
+			if (parse_size(tok + 5, page_shift, size))
+				return bad_spec(err, spec, "bad size (e.g. 256M, 1G, 65536p)", tok + 5);
+		} else if (!strncmp(tok, "cluster=", 8)) {
+			int64_t c;
+
+			if (swt_parse_i64(tok + 8, &c) || c < 8 || c > 4096 || (c & (c - 1)))
+				return bad_spec(err, spec, "bad cluster size (256 or 512; a power of two)",
+						tok + 8);
+			p->cluster_slots = (unsigned)c;
+		} else {
+			return bad_spec(err, spec,
+					"unknown option (hdd, ssd, era=, prio=, size=, cluster=)", tok);
+		}
+	}
+	return 0;
+}
+
+int swt_placement_init(struct swt_placement *p, const char *spec,
+		       const struct swt_replay_input *traced, struct swt_err *err)
+{
+	struct dev_spec devs[MAX_LAYOUT_DEVICES];
+	char *copy = NULL, *save = NULL, *head;
+	int kind = traced_kind(traced), era_given = 0, ret = 0;
+	int64_t prio = traced->nr_areas ? traced->areas[0].priority : -2;
+	uint64_t size = 0, total = 0;
+	size_t n = 0, i;
+
+	memset(p, 0, sizeof(*p));
+	p->spec = swt_strdup(spec);
+	copy = swt_strdup(spec);
+	if (!p->spec || !copy) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!strcmp(spec, "traced")) {
+		p->traced = 1;
+		snprintf(p->description, sizeof(p->description), "the recorded placement");
+		goto out;
+	}
+	p->cluster_slots = SWT_SWAPSIM_CLUSTER;
+	p->ncpus = traced->ncpus ? traced->ncpus : 1;
+	if (swt_swapsim_era_parse(traced->kernel, &p->era)) {
+		p->era = SWT_SWAPSIM_ERA_6_15;
+		p->era_assumed = 1;
+	}
+	head = strtok_r(copy, ":", &save);
+	if (!head) {
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': empty", spec);
+		goto out;
+	}
+	if (!strncmp(head, "devices=", 8)) {
+		char *dsave = NULL, *d;
+
+		for (d = strtok_r(head + 8, ",", &dsave); d; d = strtok_r(NULL, ",", &dsave)) {
+			if (n == MAX_LAYOUT_DEVICES) {
+				ret = swt_error(err, SWT_EUSAGE, "layout '%s': more than %d devices", spec,
+						MAX_LAYOUT_DEVICES);
+				goto out;
+			}
+			if (parse_device(d, traced->page_shift, &devs[n])) {
+				ret = bad_spec(err, spec, "bad device (SIZE[@PRIO][/hdd|/ssd], e.g. 512M@5)",
+					       d);
+				goto out;
+			}
+			n++;
+		}
+		if (!n) {
+			ret = swt_error(err, SWT_EUSAGE, "layout '%s': no devices", spec);
+			goto out;
+		}
+	} else {
+		int64_t count;
+
+		if (swt_parse_i64(head, &count) || count < 1 || count > MAX_LAYOUT_DEVICES) {
+			ret = swt_error(err, SWT_EUSAGE,
+					"layout '%s': expected 'traced', a device count (1 to %d) or "
+					"devices=SIZE[@PRIO],...", spec, MAX_LAYOUT_DEVICES);
+			goto out;
+		}
+		n = (size_t)count;
+		for (i = 0; i < n; i++) {
+			devs[i].pages = 0;
+			devs[i].has_prio = 0;
+			devs[i].kind = -1;
+		}
+	}
+	ret = parse_options(p, spec, save, traced->page_shift, &kind, &prio, &size, &era_given, err);
+	if (ret)
+		goto out;
+
+	/* default size: the traced areas' total (headers included) shared equally */
+	for (i = 0; i < traced->nr_areas; i++)
+		total += traced->areas[i].slots;
+	p->devs = calloc(n, sizeof(*p->devs));
+	if (!p->devs) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	p->ndevs = n;
+	for (i = 0; i < n; i++) {
+		struct swt_swapsim_device *d = &p->devs[i];
+
+		d->slots = devs[i].pages ? devs[i].pages : size ? size : total / n;
+		d->priority = devs[i].has_prio ? devs[i].prio : prio;
+		d->rotational = devs[i].kind >= 0 ? devs[i].kind : kind;
+		if (d->slots < 2) {
+			ret = swt_error(err, SWT_EUSAGE, "layout '%s': device %zu would hold %llu pages "
+					"(at least 2)", spec, i, (unsigned long long)d->slots);
+			goto out;
+		}
+	}
+	describe(p, traced, era_given);
+out:
+	free(copy);
+	if (ret)
+		swt_placement_release(p);
+	return ret;
+}
+
+/* ---- re-placement ------------------------------------------------------- */
+
+struct pre_page {
+	uint64_t slot;
+	uint32_t area;
+};
+
+static int cmp_pre(const void *a, const void *b)
+{
+	const struct pre_page *x = a, *y = b;
+
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	return x->area < y->area ? -1 : x->area > y->area;
+}
+
+/* Where each page of the capture lands: index k < nr_outs is swap-out k, else a pre-trace page. */
+struct replacer {
+	const struct swt_replay_input *in;
+	struct swt_swapsim *sim;
+	uint32_t *dev;		/* [nr_outs + npre] */
+	uint64_t *slot;
+	struct pre_page *pre;	/* pre-trace pages, placement order */
+	size_t npre;
+	struct swt_map pre_index;	/* (area, slot) -> index into pre */
+	int32_t **occupant;	/* per traced area and slot: page there now, -1 none */
+	uint64_t *occ_slots;	/* per traced area: entries in occupant[] */
+};
+
+static void replacer_release(struct replacer *r)
+{
+	for (size_t i = 0; r->occupant && i < r->in->nr_areas; i++)
+		free(r->occupant[i]);
+	free(r->occupant);
+	free(r->occ_slots);
+	free(r->dev);
+	free(r->slot);
+	free(r->pre);
+	swt_map_release(&r->pre_index);
+	swt_swapsim_free(r->sim);
+}
+
+/* Size every table: per-area occupancy, the pre-trace pages, the placements. */
+static int replacer_init(struct replacer *r, const struct swt_replay_input *in, struct swt_err *err)
+{
+	size_t i, n = 0;
+
+	r->in = in;
+	r->occupant = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*r->occupant));
+	r->occ_slots = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*r->occ_slots));
+	r->pre = malloc((in->nr_faults ? in->nr_faults : 1) * sizeof(*r->pre));
+	if (!r->occupant || !r->occ_slots || !r->pre ||
+	    swt_map_init(&r->pre_index, in->nr_faults / 4 + 16))
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = 0; i < in->nr_areas; i++)
+		r->occ_slots[i] = in->areas[i].slots + 1;
+	for (i = 0; i < in->nr_outs; i++)
+		if (in->outs[i].slot >= r->occ_slots[in->outs[i].area])
+			r->occ_slots[in->outs[i].area] = in->outs[i].slot + 1;
+	for (i = 0; i < in->nr_faults; i++)
+		if (in->faults[i].slot >= r->occ_slots[in->faults[i].area])
+			r->occ_slots[in->faults[i].area] = in->faults[i].slot + 1;
+	for (i = 0; i < in->nr_areas; i++) {
+		r->occupant[i] = malloc(r->occ_slots[i] * sizeof(int32_t));
+		if (!r->occupant[i])
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		memset(r->occupant[i], 0xff, r->occ_slots[i] * sizeof(int32_t));
+	}
+	/* pre-trace pages: faulted with no swap-out before them, one per traced slot */
+	for (i = 0; i < in->nr_faults; i++) {
+		const struct swt_replay_fault *f = &in->faults[i];
+
+		if (f->out >= 0 || swt_map_get(&r->pre_index, f->area, f->slot, &(uint64_t){ 0 }))
+			continue;
+		if (swt_map_put(&r->pre_index, f->area, f->slot, 0))
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		r->pre[n].area = f->area;
+		r->pre[n].slot = f->slot;
+		n++;
+	}
+	qsort(r->pre, n, sizeof(*r->pre), cmp_pre);
+	for (i = 0; i < n; i++)
+		if (swt_map_put(&r->pre_index, r->pre[i].area, r->pre[i].slot, i))
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+	r->npre = n;
+	if (in->nr_outs + n > (size_t)INT32_MAX)
+		return swt_error(err, SWT_EUSAGE, "too many swapped-out pages to re-place");
+	r->dev = malloc((in->nr_outs + n + 1) * sizeof(*r->dev));
+	r->slot = malloc((in->nr_outs + n + 1) * sizeof(*r->slot));
+	if (!r->dev || !r->slot)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int too_small(struct swt_err *err, const struct swt_placement *p, const char *what, size_t k,
+		     size_t n)
+{
+	return swt_error(err, SWT_EUSAGE,
+			 "layout '%s' is too small: no free slot for %s %zu of %zu", p->spec, what,
+			 k + 1, n);
+}
+
+/* Give the page index k (traced area, slot) a simulated slot on cpu. */
+static int place(struct replacer *r, size_t k, uint32_t area, uint64_t slot, unsigned cpu,
+		 struct swt_placement_stats *st)
+{
+	int32_t *occ = slot < r->occ_slots[area] ? &r->occupant[area][slot] : NULL;
+
+	if (occ && *occ >= 0) {
+		/* the traced slot is written again: its previous page had left it */
+		if (swt_swapsim_slot_put(r->sim, r->dev[*occ], r->slot[*occ]))
+			return -SWT_ESTATE;
+		st->freed++;
+	}
+	if (swt_swapsim_slot_get(r->sim, cpu, &r->dev[k], &r->slot[k]))
+		return -SWT_EUSAGE;
+	if (occ)
+		*occ = (int32_t)k;
+	return 0;
+}
+
+static int build_output(const struct replacer *r, const struct swt_placement *p,
+			struct swt_replay_input **out, struct swt_err *err)
+{
+	const struct swt_replay_input *in = r->in;
+	struct swt_replay_input *o = calloc(1, sizeof(*o));
+	size_t i;
+	int ret;
+
+	if (!o)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	*o = *in;
+	o->prep = NULL;		/* the engine's tables hold traced slots: prepared anew below */
+	o->areas = calloc(p->ndevs, sizeof(*o->areas));
+	o->faults = malloc((in->nr_faults ? in->nr_faults : 1) * sizeof(*o->faults));
+	o->outs = malloc((in->nr_outs ? in->nr_outs : 1) * sizeof(*o->outs));
+	o->vmas = malloc((in->nr_vmas ? in->nr_vmas : 1) * sizeof(*o->vmas));
+	if (!o->areas || !o->faults || !o->outs || !o->vmas) {
+		swt_replay_input_free(o);
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	o->nr_areas = p->ndevs;
+	for (i = 0; i < p->ndevs; i++) {
+		struct swt_replay_area *a = &o->areas[i];
+
+		a->id = (int64_t)i;
+		snprintf(a->dev, sizeof(a->dev), "sim%zu", i);
+		a->slots = p->devs[i].slots;
+		a->rotational = p->devs[i].rotational;
+		a->synchronous = 0;
+		a->priority = p->devs[i].priority;
+	}
+	for (i = 0; i < in->nr_outs; i++) {
+		o->outs[i] = in->outs[i];
+		o->outs[i].area = r->dev[i];
+		o->outs[i].slot = r->slot[i];
+	}
+	for (i = 0; i < in->nr_faults; i++) {
+		const struct swt_replay_fault *f = &in->faults[i];
+		uint64_t k;
+
+		o->faults[i] = *f;
+		if (f->out >= 0) {
+			k = (uint64_t)f->out;
+		} else {
+			swt_map_get(&r->pre_index, f->area, f->slot, &k);
+			k += in->nr_outs;
+		}
+		o->faults[i].area = r->dev[k];
+		o->faults[i].slot = r->slot[k];
+	}
+	if (in->nr_vmas)
+		memcpy(o->vmas, in->vmas, in->nr_vmas * sizeof(*o->vmas));
+	ret = swt_replay_prepare(o, err);
+	if (ret) {
+		swt_replay_input_free(o);
+		return ret;
+	}
+	*out = o;
+	return 0;
+}
+
+int swt_placement_apply(const struct swt_replay_input *in, const struct swt_placement *p,
+			struct swt_replay_input **out, struct swt_placement_stats *stats,
+			struct swt_err *err)
+{
+	struct swt_swapsim_config cfg = {
+		.era = p->era,
+		.cluster_slots = p->cluster_slots,
+		.ncpus = p->ncpus ? p->ncpus : 1,
+		.devs = p->devs,
+		.ndevs = p->ndevs,
+	};
+	struct swt_placement_stats st = { 0 };
+	struct replacer r;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	if (p->traced)
+		return swt_error(err, SWT_EUSAGE, "layout 'traced' needs no re-placement");
+	memset(&r, 0, sizeof(r));
+	ret = replacer_init(&r, in, err);
+	if (!ret)
+		ret = swt_swapsim_alloc(&cfg, &r.sim, err);
+	if (ret)
+		goto out;
+	for (i = 0; i < r.npre; i++) {
+		ret = place(&r, in->nr_outs + i, r.pre[i].area, r.pre[i].slot, 0, &st);
+		if (ret) {
+			ret = too_small(err, p, "page swapped out before the trace", i, r.npre);
+			goto out;
+		}
+	}
+	for (i = 0; i < in->nr_outs; i++) {
+		const struct swt_replay_swapout *o = &in->outs[i];
+
+		ret = place(&r, i, o->area, o->slot, o->cpu >= 0 ? (unsigned)o->cpu : 0, &st);
+		if (ret) {
+			ret = ret == -SWT_EUSAGE ? too_small(err, p, "swap-out", i, in->nr_outs)
+						 : swt_error(err, SWT_ESTATE, "layout '%s': slot "
+							     "bookkeeping failed", p->spec);
+			goto out;
+		}
+		if (r.dev[i] == o->area) {
+			st.same_device++;
+			if (r.slot[i] == o->slot)
+				st.same_slot++;
+		}
+	}
+	st.outs = in->nr_outs;
+	st.pretrace = r.npre;
+	ret = build_output(&r, p, out, err);
+	if (!ret && stats)
+		*stats = st;
+out:
+	replacer_release(&r);
+	return ret;
+}
