@@ -494,6 +494,10 @@ static int device_init(struct swt_swapsim *s, struct device *d, const struct swt
 		list_move_tail(d, (int32_t)i, c->usable < s->csize ? ON_NONFULL : ON_FREE);
 	}
 	s->nfree += d->usable;
+	/* pages already there: the lowest slots, taken as the device's cursor would */
+	for (uint64_t k = 0; k < spec->used_at_start; k++)
+		if (!device_take(s, d, cursor_for(d, 0), 0))
+			return -SWT_EUSAGE;
 	return 0;
 }
 
@@ -539,7 +543,12 @@ int swt_swapsim_alloc(const struct swt_swapsim_config *cfg, struct swt_swapsim *
 	for (i = 0; i < s->ndev; i++) {
 		ret = device_init(s, &s->dev[i], &cfg->devs[i]);
 		if (ret) {
-			swt_error(err, -ret, "out of memory");
+			if (ret == -SWT_ENOMEM)
+				swt_error(err, SWT_ENOMEM, "out of memory");
+			else
+				swt_error(err, SWT_EUSAGE,
+					  "swap layout: device %zu cannot hold %llu pages at start", i,
+					  (unsigned long long)cfg->devs[i].used_at_start);
 			goto out_free;
 		}
 	}

@@ -155,6 +155,14 @@ static void describe(struct swt_placement *p, const struct swt_replay_input *in,
 						(long long)p->devs[i].priority);
 		}
 	}
+	for (size_t i = 0; i < p->ndevs && len < cap; i++)
+		if (p->devs[i].used_at_start) {
+			len += (size_t)snprintf(buf + len, cap - len, "; pages there at start:");
+			for (size_t k = 0; k < p->ndevs && len < cap; k++)
+				len += (size_t)snprintf(buf + len, cap - len, "%s%llu", k ? "," : " ",
+							(unsigned long long)p->devs[k].used_at_start);
+			break;
+		}
 	if (len >= cap)
 		return;
 	if (era_given || p->era_assumed)
@@ -178,28 +186,55 @@ static int bad_spec(struct swt_err *err, const char *spec, const char *what, con
 	return swt_error(err, SWT_EUSAGE, "layout '%s': %s '%s'", spec, what, tok);
 }
 
+/* Options that apply to every device unless it says otherwise. */
+struct defaults {
+	int kind;
+	int64_t prio;
+	uint64_t size;			/* pages of each device, 0: the traced total shared */
+	uint64_t used[MAX_LAYOUT_DEVICES];	/* pages held at start */
+	size_t nused;			/* 0, 1 (all devices) or one per device */
+	int era_given;
+};
+
+/* "N" or "N1,N2,..." */
+static int parse_used(char *text, struct defaults *df)
+{
+	char *save = NULL, *tok;
+
+	df->nused = 0;
+	for (tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (df->nused == MAX_LAYOUT_DEVICES || swt_parse_u64(tok, &df->used[df->nused]))
+			return -SWT_EUSAGE;
+		df->nused++;
+	}
+	return df->nused ? 0 : -SWT_EUSAGE;
+}
+
 static int parse_options(struct swt_placement *p, const char *spec, char *save, uint32_t page_shift,
-			 int *kind, int64_t *prio, uint64_t *size, int *era_given,
-			 struct swt_err *err)
+			 struct defaults *df, struct swt_err *err)
 {
 	char *tok;
 
 	while ((tok = strtok_r(NULL, ":", &save))) {
 		if (parse_kind(tok) >= 0) {
-			*kind = parse_kind(tok);
+			df->kind = parse_kind(tok);
 		} else if (!strncmp(tok, "era=", 4)) {
 			if (!strcmp(tok + 4, "traced"))
 				continue;
 			if (swt_swapsim_era_parse(tok + 4, &p->era))
 				return bad_spec(err, spec, "bad era (a kernel release such as 3.16, 4.11, "
 						"6.15)", tok + 4);
-			*era_given = 1;
+			df->era_given = 1;
 		} else if (!strncmp(tok, "prio=", 5)) {
-			if (swt_parse_i64(tok + 5, prio) || *prio < -32768 || *prio > 32767)
+			if (swt_parse_i64(tok + 5, &df->prio) || df->prio < -32768 || df->prio > 32767)
 				return bad_spec(err, spec, "bad priority", tok + 5);
 		} else if (!strncmp(tok, "size=", 5)) {
-			if (parse_size(tok + 5, page_shift, size))
+			if (parse_size(tok + 5, page_shift, &df->size))
 				return bad_spec(err, spec, "bad size (e.g. 256M, 1G, 65536p)", tok + 5);
+		} else if (!strncmp(tok, "used=", 5)) {
+			if (parse_used(tok + 5, df))
+				return bad_spec(err, spec, "bad page counts (N, or N1,N2,... per device)",
+						tok + 5);
 		} else if (!strncmp(tok, "cluster=", 8)) {
 			int64_t c;
 
@@ -209,7 +244,7 @@ static int parse_options(struct swt_placement *p, const char *spec, char *save, 
 			p->cluster_slots = (unsigned)c;
 		} else {
 			return bad_spec(err, spec,
-					"unknown option (hdd, ssd, era=, prio=, size=, cluster=)", tok);
+					"unknown option (hdd, ssd, era=, prio=, size=, used=, cluster=)", tok);
 		}
 	}
 	return 0;
@@ -220,12 +255,14 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 {
 	struct dev_spec devs[MAX_LAYOUT_DEVICES];
 	char *copy = NULL, *save = NULL, *head;
-	int kind = traced_kind(traced), era_given = 0, ret = 0;
-	int64_t prio = traced->nr_areas ? traced->areas[0].priority : -2;
-	uint64_t size = 0, total = 0;
+	struct defaults df = { 0 };
+	uint64_t total = 0;
 	size_t n = 0, i;
+	int ret = 0;
 
 	memset(p, 0, sizeof(*p));
+	df.kind = traced_kind(traced);
+	df.prio = traced->nr_areas ? traced->areas[0].priority : -2;
 	p->spec = swt_strdup(spec);
 	copy = swt_strdup(spec);
 	if (!p->spec || !copy) {
@@ -284,9 +321,14 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 			devs[i].kind = -1;
 		}
 	}
-	ret = parse_options(p, spec, save, traced->page_shift, &kind, &prio, &size, &era_given, err);
+	ret = parse_options(p, spec, save, traced->page_shift, &df, err);
 	if (ret)
 		goto out;
+	if (df.nused > 1 && df.nused != n) {
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': used= gives %zu counts for %zu devices",
+				spec, df.nused, n);
+		goto out;
+	}
 
 	/* default size: the traced areas' total (headers included) shared equally */
 	for (i = 0; i < traced->nr_areas; i++)
@@ -300,16 +342,19 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 	for (i = 0; i < n; i++) {
 		struct swt_swapsim_device *d = &p->devs[i];
 
-		d->slots = devs[i].pages ? devs[i].pages : size ? size : total / n;
-		d->priority = devs[i].has_prio ? devs[i].prio : prio;
-		d->rotational = devs[i].kind >= 0 ? devs[i].kind : kind;
-		if (d->slots < 2) {
+		d->slots = devs[i].pages ? devs[i].pages : df.size ? df.size : total / n;
+		d->priority = devs[i].has_prio ? devs[i].prio : df.prio;
+		d->rotational = devs[i].kind >= 0 ? devs[i].kind : df.kind;
+		d->used_at_start = df.nused ? df.used[df.nused > 1 ? i : 0] : 0;
+		if (d->slots < 2 || d->used_at_start >= d->slots - 1) {
 			ret = swt_error(err, SWT_EUSAGE, "layout '%s': device %zu would hold %llu pages "
-					"(at least 2)", spec, i, (unsigned long long)d->slots);
+					"(at least 2), %llu of them used at start", spec, i,
+					(unsigned long long)d->slots,
+					(unsigned long long)d->used_at_start);
 			goto out;
 		}
 	}
-	describe(p, traced, era_given);
+	describe(p, traced, df.era_given);
 out:
 	free(copy);
 	if (ret)

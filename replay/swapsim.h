@@ -29,6 +29,7 @@ struct swt_swapsim_device {
 	uint64_t slots;		/* pages incl. the header slot 0; at least 2 */
 	int64_t priority;	/* higher is used first; equal ones round-robin */
 	int rotational;		/* 1: HDD, 0: SSD (non-rotational) */
+	uint64_t used_at_start;	/* pages it already holds: slots 1..used_at_start are taken */
 };
 
 struct swt_swapsim_config {
