@@ -1,0 +1,568 @@
+/*
+ * What-if swap layouts: the slot allocator of each kernel era on small
+ * eviction sequences (which device and slot each page gets, rotation,
+ * per-CPU batches and clusters, cluster switches, priorities, slot reuse),
+ * layout spec parsing, and the re-placement of a crafted capture.
+ */
+#include <stdlib.h>
+
+#include "check.h"
+#include "swapsim.h"
+#include "util.h"
+
+/* ---- the allocator ------------------------------------------------------ */
+
+struct sim {
+	struct swt_swapsim *s;
+	struct swt_swapsim_device devs[4];
+	struct swt_swapsim_config cfg;
+};
+
+/* ndev equal devices of `slots` slots, clusters of 8 to see switches early. */
+static void sim_init(struct sim *m, enum swt_swapsim_era era, size_t ndev, uint64_t slots,
+		     int rotational, unsigned ncpus)
+{
+	memset(m, 0, sizeof(*m));
+	for (size_t i = 0; i < ndev; i++) {
+		m->devs[i].slots = slots;
+		m->devs[i].priority = 5;
+		m->devs[i].rotational = rotational;
+	}
+	m->cfg.era = era;
+	m->cfg.cluster_slots = 8;
+	m->cfg.ncpus = ncpus;
+	m->cfg.devs = m->devs;
+	m->cfg.ndevs = ndev;
+}
+
+static void sim_start(struct sim *m)
+{
+	struct swt_err err = { 0 };
+
+	CHECK_INT(swt_swapsim_alloc(&m->cfg, &m->s, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+}
+
+/* Allocate on cpu and check the device and slot the page gets. */
+#define EXPECT(m, cpu, dev, slot)                                               \
+	do {                                                                    \
+		uint32_t _d = 99;                                               \
+		uint64_t _s = 0;                                                \
+		CHECK_INT(swt_swapsim_slot_get((m)->s, (cpu), &_d, &_s), 0);    \
+		CHECK_INT(_d, (dev));                                           \
+		CHECK_INT(_s, (slot));                                          \
+	} while (0)
+
+TEST(era_3_16_rotates_every_page)
+{
+	struct sim m;
+
+	sim_init(&m, SWT_SWAPSIM_ERA_3_16, 2, 64, 1, 1);
+	sim_start(&m);
+	for (uint64_t slot = 1; slot <= 10; slot++) {
+		EXPECT(&m, 0, 0, slot);	/* across the cluster 0 -> 1 switch at slot 8 */
+		EXPECT(&m, 0, 1, slot);
+	}
+	swt_swapsim_free(m.s);
+
+	/* SSDs rotate too, but each CPU fills its own cluster on each device */
+	sim_init(&m, SWT_SWAPSIM_ERA_3_16, 2, 64, 0, 2);
+	sim_start(&m);
+	EXPECT(&m, 0, 0, 1);
+	EXPECT(&m, 1, 1, 1);
+	EXPECT(&m, 1, 0, 8);	/* CPU 1's first cluster on device 0: the next free one */
+	EXPECT(&m, 0, 1, 8);
+	EXPECT(&m, 0, 0, 2);	/* CPU 0 goes on in its cluster 0 */
+	EXPECT(&m, 1, 1, 2);
+	swt_swapsim_free(m.s);
+}
+
+TEST(era_4_11_per_cpu_batches_of_64)
+{
+	struct sim m;
+
+	sim_init(&m, SWT_SWAPSIM_ERA_4_11, 2, 4096, 1, 2);
+	sim_start(&m);
+	/* CPU 0 takes a batch of 64 from device 0, CPU 1 the next batch from device 1 */
+	EXPECT(&m, 0, 0, 1);
+	EXPECT(&m, 1, 1, 1);
+	for (uint64_t slot = 2; slot <= 64; slot++) {
+		EXPECT(&m, 0, 0, slot);
+		EXPECT(&m, 1, 1, slot);
+	}
+	/* batches used up: refills rotate, device 0 then device 1 */
+	EXPECT(&m, 1, 0, 65);
+	EXPECT(&m, 0, 1, 65);
+	EXPECT(&m, 1, 0, 66);
+	swt_swapsim_free(m.s);
+}
+
+TEST(era_4_11_cache_off_when_swap_runs_low)
+{
+	struct sim m;
+	uint32_t dev;
+	uint64_t slot;
+
+	/* 2 x 199 usable slots, one CPU: caches on above 320 free, off below 128 */
+	sim_init(&m, SWT_SWAPSIM_ERA_4_11, 2, 200, 1, 1);
+	sim_start(&m);
+	for (int batch = 0; batch < 4; batch++)
+		for (uint64_t k = 1; k <= 64; k++)
+			EXPECT(&m, 0, (uint32_t)(batch & 1), (uint64_t)(batch / 2) * 64 + k);
+	/* 142 free: one more batch (129..192), leaving 78 */
+	EXPECT(&m, 0, 0, 129);
+	/*
+	 * Below 128 the cache goes off and gives back its 63 unused slots;
+	 * pages alternate, and device 0's cursor, whose cluster (192..199)
+	 * was emptied, starts it over.
+	 */
+	EXPECT(&m, 0, 1, 129);
+	EXPECT(&m, 0, 0, 192);
+	EXPECT(&m, 0, 1, 130);
+	EXPECT(&m, 0, 0, 193);
+	CHECK_INT(swt_swapsim_used(m.s, 0), 131);
+	/* until both are full */
+	while (swt_swapsim_slot_get(m.s, 0, &dev, &slot) == 0)
+		;
+	CHECK_INT(swt_swapsim_used(m.s, 0) + swt_swapsim_used(m.s, 1), 2 * 199);
+	swt_swapsim_free(m.s);
+}
+
+TEST(era_6_15_ssd_uses_up_a_cluster_per_cpu)
+{
+	struct sim m;
+
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 2, 64, 0, 1);
+	sim_start(&m);
+	for (uint64_t slot = 1; slot <= 7; slot++)	/* cluster 0 holds slots 1..7 */
+		EXPECT(&m, 0, 0, slot);
+	for (uint64_t slot = 1; slot <= 7; slot++)
+		EXPECT(&m, 0, 1, slot);
+	for (uint64_t slot = 8; slot <= 15; slot++)
+		EXPECT(&m, 0, 0, slot);
+	EXPECT(&m, 0, 1, 8);
+	swt_swapsim_free(m.s);
+
+	/* two CPUs: each keeps its own cluster, on its own device */
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 2, 64, 0, 2);
+	sim_start(&m);
+	EXPECT(&m, 0, 0, 1);
+	EXPECT(&m, 1, 1, 1);
+	EXPECT(&m, 0, 0, 2);
+	EXPECT(&m, 1, 1, 2);
+	for (uint64_t slot = 3; slot <= 7; slot++)
+		EXPECT(&m, 0, 0, slot);
+	EXPECT(&m, 0, 0, 8);	/* device 0 again: device 1 was requeued after it */
+	swt_swapsim_free(m.s);
+}
+
+TEST(era_6_15_hdd_rotates_on_every_allocation)
+{
+	struct sim m;
+
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 3, 64, 1, 2);
+	sim_start(&m);
+	for (uint64_t slot = 1; slot <= 9; slot++)
+		for (uint32_t dev = 0; dev < 3; dev++)
+			EXPECT(&m, (unsigned)(slot + dev) & 1, dev, slot);	/* the CPU does not matter */
+	swt_swapsim_free(m.s);
+}
+
+TEST(priorities_higher_first_equal_round_robin)
+{
+	struct sim m;
+
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 3, 64, 1, 1);
+	m.devs[0].slots = 4;	/* 3 usable */
+	m.devs[0].priority = 10;
+	m.devs[2].priority = 4;
+	sim_start(&m);
+	EXPECT(&m, 0, 0, 1);
+	EXPECT(&m, 0, 0, 2);
+	EXPECT(&m, 0, 0, 3);
+	EXPECT(&m, 0, 1, 1);	/* device 0 full: the next priority, alone at 5 */
+	EXPECT(&m, 0, 1, 2);
+	CHECK_INT(swt_swapsim_slot_put(m.s, 0, 2), 0);
+	EXPECT(&m, 0, 0, 2);	/* room again at priority 10 */
+	EXPECT(&m, 0, 1, 3);
+	CHECK_INT(swt_swapsim_used(m.s, 2), 0);
+	swt_swapsim_free(m.s);
+
+	/* swapon order decides among equals; a lower priority given later waits */
+	sim_init(&m, SWT_SWAPSIM_ERA_3_16, 3, 64, 1, 1);
+	m.devs[0].priority = 1;
+	sim_start(&m);
+	EXPECT(&m, 0, 1, 1);
+	EXPECT(&m, 0, 2, 1);
+	EXPECT(&m, 0, 1, 2);
+	CHECK_INT(swt_swapsim_used(m.s, 0), 0);
+	swt_swapsim_free(m.s);
+}
+
+TEST(freed_slots_are_reused_from_partial_clusters_first)
+{
+	struct sim m;
+	uint64_t slot;
+
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 1, 64, 1, 1);
+	sim_start(&m);
+	for (slot = 1; slot <= 20; slot++)
+		EXPECT(&m, 0, 0, slot);
+	CHECK_INT(swt_swapsim_slot_put(m.s, 0, 3), 0);
+	CHECK_INT(swt_swapsim_slot_put(m.s, 0, 10), 0);
+	CHECK_INT(swt_swapsim_slot_put(m.s, 0, 10), -SWT_EUSAGE);	/* not allocated */
+	CHECK_INT(swt_swapsim_slot_put(m.s, 0, 0), -SWT_EUSAGE);	/* the header */
+	/* the cursor finishes its cluster (16..23), then partial clusters in freeing order */
+	for (slot = 21; slot <= 23; slot++)
+		EXPECT(&m, 0, 0, slot);
+	EXPECT(&m, 0, 0, 3);
+	EXPECT(&m, 0, 0, 10);
+	EXPECT(&m, 0, 0, 24);	/* then free clusters, ascending */
+	/* a cluster emptied entirely goes to the back of the free list */
+	for (slot = 8; slot <= 15; slot++)
+		CHECK_INT(swt_swapsim_slot_put(m.s, 0, slot), 0);
+	for (slot = 25; slot <= 63; slot++)
+		EXPECT(&m, 0, 0, slot);
+	EXPECT(&m, 0, 0, 8);
+	swt_swapsim_free(m.s);
+}
+
+TEST(holes_in_a_cluster_in_use)
+{
+	struct sim m;
+	uint64_t slot;
+
+	/*
+	 * A slot freed behind the cursor is not seen by it; allocating again
+	 * moves the cluster back to the frag list, where its hole waits until
+	 * no free cluster is left.
+	 */
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 1, 64, 1, 1);
+	sim_start(&m);
+	for (slot = 1; slot <= 5; slot++)
+		EXPECT(&m, 0, 0, slot);
+	CHECK_INT(swt_swapsim_slot_put(m.s, 0, 2), 0);
+	EXPECT(&m, 0, 0, 6);
+	EXPECT(&m, 0, 0, 7);
+	for (slot = 8; slot <= 63; slot++)
+		EXPECT(&m, 0, 0, slot);
+	EXPECT(&m, 0, 0, 2);
+	swt_swapsim_free(m.s);
+
+	/* another CPU's SSD cluster with a freed slot is shared (the kernel's nonfull list) */
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 1, 64, 0, 2);
+	sim_start(&m);
+	EXPECT(&m, 0, 0, 1);
+	EXPECT(&m, 0, 0, 2);
+	EXPECT(&m, 0, 0, 3);
+	CHECK_INT(swt_swapsim_slot_put(m.s, 0, 1), 0);
+	EXPECT(&m, 1, 0, 1);	/* CPU 1's new cluster: the nonfull one, from its start */
+	EXPECT(&m, 1, 0, 4);
+	EXPECT(&m, 0, 0, 5);	/* CPU 0 goes on past them */
+	swt_swapsim_free(m.s);
+}
+
+TEST(full_devices_and_pages_there_at_start)
+{
+	struct sim m;
+	uint32_t dev;
+	uint64_t slot;
+	struct swt_err err = { 0 };
+
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 2, 3, 1, 1);
+	m.devs[0].used_at_start = 1;
+	sim_start(&m);
+	EXPECT(&m, 0, 0, 2);
+	EXPECT(&m, 0, 1, 1);
+	EXPECT(&m, 0, 1, 2);
+	CHECK_INT(swt_swapsim_slot_get(m.s, 0, &dev, &slot), -SWT_ESTATE);
+	CHECK_INT(swt_swapsim_used(m.s, 0), 2);
+	swt_swapsim_free(m.s);
+
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 1, 3, 1, 1);
+	m.devs[0].used_at_start = 3;
+	CHECK_INT(swt_swapsim_alloc(&m.cfg, &m.s, &err), -SWT_EUSAGE);
+	m.devs[0].used_at_start = 0;
+	m.cfg.cluster_slots = 12;
+	CHECK_INT(swt_swapsim_alloc(&m.cfg, &m.s, &err), -SWT_EUSAGE);
+	CHECK(m.s == NULL);
+	swt_swapsim_free(NULL);
+}
+
+TEST(eras_from_kernel_releases)
+{
+	enum swt_swapsim_era e;
+
+	CHECK_INT(swt_swapsim_era_parse("6.18.44-fc-v657", &e), 0);
+	CHECK_INT(e, SWT_SWAPSIM_ERA_6_15);
+	CHECK_INT(swt_swapsim_era_parse("6.15", &e), 0);
+	CHECK_INT(e, SWT_SWAPSIM_ERA_6_15);
+	CHECK_INT(swt_swapsim_era_parse("6.14.2", &e), 0);
+	CHECK_INT(e, SWT_SWAPSIM_ERA_4_11);
+	CHECK_INT(swt_swapsim_era_parse("5.10.0-23-amd64", &e), 0);
+	CHECK_INT(e, SWT_SWAPSIM_ERA_4_11);
+	CHECK_INT(swt_swapsim_era_parse("4.10", &e), 0);
+	CHECK_INT(e, SWT_SWAPSIM_ERA_3_16);
+	CHECK_INT(swt_swapsim_era_parse("3.2", &e), 0);
+	CHECK_INT(e, SWT_SWAPSIM_ERA_3_16);
+	CHECK_INT(swt_swapsim_era_parse("7", &e), -SWT_EUSAGE);
+	CHECK_INT(swt_swapsim_era_parse("6.x", &e), -SWT_EUSAGE);
+	CHECK_INT(swt_swapsim_era_parse("", &e), -SWT_EUSAGE);
+	CHECK_STR(swt_swapsim_era_name(SWT_SWAPSIM_ERA_4_11), "4.11-6.14");
+}
+
+/* ---- layout specs ------------------------------------------------------- */
+
+static struct swt_replay_area traced_areas[2];
+
+static struct swt_replay_input traced_input(size_t nareas)
+{
+	struct swt_replay_input in = { 0 };
+
+	for (size_t i = 0; i < 2; i++) {
+		memset(&traced_areas[i], 0, sizeof(traced_areas[i]));
+		traced_areas[i].id = (int64_t)i;
+		snprintf(traced_areas[i].dev, sizeof(traced_areas[i].dev), "7:%zu", i);
+		traced_areas[i].slots = 65536;
+		traced_areas[i].rotational = 1;
+		traced_areas[i].priority = 5;
+	}
+	in.areas = traced_areas;
+	in.nr_areas = nareas;
+	in.page_shift = 12;
+	in.ncpus = 2;
+	snprintf(in.kernel, sizeof(in.kernel), "6.18.44-fc-v657");
+	return in;
+}
+
+TEST(layout_specs)
+{
+	struct swt_replay_input in = traced_input(2);
+	struct swt_placement p;
+	struct swt_err err = { 0 };
+
+	CHECK_INT(swt_placement_init(&p, "traced", &in, &err), 0);
+	CHECK(p.traced);
+	CHECK_STR(p.spec, "traced");
+	swt_placement_release(&p);
+
+	/* N equal devices share the traced total, like the traced ones */
+	CHECK_INT(swt_placement_init(&p, "4", &in, &err), 0);
+	CHECK(!p.traced);
+	CHECK_INT(p.ndevs, 4);
+	CHECK_INT(p.devs[3].slots, 32768);
+	CHECK_INT(p.devs[3].priority, 5);
+	CHECK_INT(p.devs[3].rotational, 1);
+	CHECK_INT(p.era, SWT_SWAPSIM_ERA_6_15);
+	CHECK_INT(p.cluster_slots, 512);
+	CHECK_INT(p.ncpus, 2);
+	CHECK_STR(p.description, "4 x 128 MiB hdd at priority 5; allocator 6.15+ "
+				 "(kernel 6.18.44-fc-v657), clusters of 512");
+	swt_placement_release(&p);
+
+	CHECK_INT(swt_placement_init(&p, "2:ssd:era=4.11:prio=-2:size=1G:cluster=256", &in, &err), 0);
+	CHECK_INT(p.ndevs, 2);
+	CHECK_INT(p.devs[1].slots, 262144);
+	CHECK_INT(p.devs[1].priority, -2);
+	CHECK_INT(p.devs[1].rotational, 0);
+	CHECK_INT(p.era, SWT_SWAPSIM_ERA_4_11);
+	CHECK_INT(p.cluster_slots, 256);
+	CHECK_STR(p.description, "2 x 1 GiB ssd at priority -2; allocator 4.11-6.14, clusters of 256");
+	swt_placement_release(&p);
+
+	CHECK_INT(swt_placement_init(&p, "devices=512M@5,256M/ssd,1024p@7:era=3.16:used=1,0,2", &in,
+				     &err), 0);
+	CHECK_INT(p.ndevs, 3);
+	CHECK_INT(p.devs[0].slots, 131072);
+	CHECK_INT(p.devs[1].slots, 65536);
+	CHECK_INT(p.devs[1].priority, 5);	/* the traced one's */
+	CHECK_INT(p.devs[1].rotational, 0);
+	CHECK_INT(p.devs[2].slots, 1024);
+	CHECK_INT(p.devs[2].priority, 7);
+	CHECK_INT(p.devs[2].used_at_start, 2);
+	CHECK_INT(p.era, SWT_SWAPSIM_ERA_3_16);
+	swt_placement_release(&p);
+
+	/* no kernel in the capture: the newest allocator, said so */
+	in.kernel[0] = '\0';
+	CHECK_INT(swt_placement_init(&p, "1", &in, &err), 0);
+	CHECK(p.era_assumed);
+	CHECK_INT(p.devs[0].slots, 131072);
+	swt_placement_release(&p);
+	in.kernel[0] = '6';
+
+	static const char *const bad[] = {
+		"", "0", "33", "4x", "-1", "4:foo", "4:era=6", "4:prio=x", "4:size=12", "4:size=0M",
+		"4:cluster=100", "4:used=1,2", "devices=", "devices=12Q", "devices=1G@x",
+		"devices=1G/tape", "2:size=4096", "2:used=70000",
+	};
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(bad); i++) {
+		swt_err_clear(&err);
+		if (swt_placement_init(&p, bad[i], &in, &err) != -SWT_EUSAGE)
+			fprintf(stderr, "spec '%s' accepted\n", bad[i]), check_failures++;
+		else if (!strstr(err.msg, "layout '"))
+			fprintf(stderr, "spec '%s': message '%s'\n", bad[i], err.msg), check_failures++;
+	}
+}
+
+/* ---- re-placement ------------------------------------------------------- */
+
+struct capture {
+	struct swt_replay_input in;
+	struct swt_replay_area area;
+	struct swt_replay_fault faults[64];
+	struct swt_replay_swapout outs[64];
+	uint64_t ts;
+	int32_t last_out[64];	/* per traced slot */
+};
+
+static void capture_init(struct capture *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->area.id = 0;
+	snprintf(c->area.dev, sizeof(c->area.dev), "7:0");
+	c->area.slots = 64;
+	c->area.rotational = 1;
+	c->area.priority = 5;
+	c->in.areas = &c->area;
+	c->in.nr_areas = 1;
+	c->in.faults = c->faults;
+	c->in.outs = c->outs;
+	c->in.page_shift = 12;
+	c->in.ncpus = 1;
+	snprintf(c->in.kernel, sizeof(c->in.kernel), "6.18.1");
+	memset(c->last_out, 0xff, sizeof(c->last_out));
+}
+
+static void cap_out(struct capture *c, uint64_t slot)
+{
+	struct swt_replay_swapout *o = &c->outs[c->in.nr_outs];
+
+	o->ts = c->ts += 1000;
+	o->slot = slot;
+	o->cpu = 0;
+	c->last_out[slot] = (int32_t)c->in.nr_outs++;
+}
+
+static void cap_fault(struct capture *c, uint64_t slot)
+{
+	struct swt_replay_fault *f = &c->faults[c->in.nr_faults++];
+
+	f->ts = c->ts += 1000;
+	f->slot = slot;
+	f->vma = -1;
+	f->out = c->last_out[slot];	/* what input.c's link_outs computes */
+}
+
+TEST(replacement_follows_pages_and_frees_rewritten_slots)
+{
+	struct capture c;
+	struct swt_placement p;
+	struct swt_placement_stats st;
+	struct swt_replay_input *o = NULL;
+	struct swt_err err = { 0 };
+
+	capture_init(&c);
+	cap_fault(&c, 40);	/* a page swapped out before the trace */
+	for (uint64_t s = 1; s <= 6; s++)
+		cap_out(&c, s);
+	cap_fault(&c, 3);
+	cap_fault(&c, 40);
+	cap_out(&c, 2);		/* slot 2 written again: its old page had left */
+	cap_fault(&c, 2);
+	cap_fault(&c, 5);
+
+	CHECK_INT(swt_placement_init(&p, "2:cluster=8", &c.in, &err), 0);
+	CHECK_INT(p.devs[0].slots, 32);
+	CHECK_INT(swt_placement_apply(&c.in, &p, &o, &st, &err), 0);
+	if (!o)
+		return;
+	CHECK_INT(o->nr_areas, 2);
+	CHECK_STR(o->areas[1].dev, "sim1");
+	CHECK_INT(o->areas[1].id, 1);
+	CHECK_INT(o->areas[1].slots, 32);
+	CHECK_INT(o->areas[1].rotational, 1);
+	CHECK_INT(o->nr_outs, 7);
+	CHECK_INT(o->nr_faults, 5);
+	/* the pre-trace page goes first (sim0:1), then the swap-outs rotate */
+	CHECK_INT(o->faults[0].area, 0);
+	CHECK_INT(o->faults[0].slot, 1);
+	CHECK_INT(o->outs[0].area, 1);
+	CHECK_INT(o->outs[0].slot, 1);
+	CHECK_INT(o->outs[1].area, 0);	/* traced slot 2 */
+	CHECK_INT(o->outs[1].slot, 2);
+	CHECK_INT(o->outs[2].area, 1);	/* traced slot 3 */
+	CHECK_INT(o->outs[2].slot, 2);
+	CHECK_INT(o->outs[5].area, 0);	/* traced slot 6 */
+	CHECK_INT(o->outs[5].slot, 4);
+	/* faults move with their pages */
+	CHECK_INT(o->faults[1].area, 1);	/* traced slot 3 */
+	CHECK_INT(o->faults[1].slot, 2);
+	CHECK_INT(o->faults[2].area, 0);	/* the pre-trace page again */
+	CHECK_INT(o->faults[2].slot, 1);
+	CHECK_INT(o->faults[4].area, 1);	/* traced slot 5 */
+	CHECK_INT(o->faults[4].slot, 3);
+	/* slot 2's old page (sim0:2) is freed; the new one rotates to sim1 */
+	CHECK_INT(o->outs[6].area, 1);
+	CHECK_INT(o->outs[6].slot, 4);
+	CHECK_INT(o->faults[3].area, 1);
+	CHECK_INT(o->faults[3].slot, 4);
+	CHECK_INT(o->faults[3].out, 6);
+	CHECK_INT(st.outs, 7);
+	CHECK_INT(st.pretrace, 1);
+	CHECK_INT(st.freed, 1);
+	CHECK_INT(st.same_device, 3);	/* outs 1, 3, 5 stay on device 0 ... */
+	CHECK_INT(st.same_slot, 1);	/* ... and out 1 on its slot 2 */
+	swt_replay_input_free(o);
+	swt_placement_release(&p);
+
+	/* the identical layout reproduces the recorded placement (no pre-trace page here) */
+	capture_init(&c);
+	for (uint64_t s = 1; s <= 9; s++)
+		cap_out(&c, s);
+	cap_fault(&c, 4);
+	CHECK_INT(swt_placement_init(&p, "1", &c.in, &err), 0);
+	CHECK_INT(swt_placement_apply(&c.in, &p, &o, &st, &err), 0);
+	CHECK_INT(st.same_slot, 9);
+	CHECK_INT(o->faults[0].slot, 4);
+	swt_replay_input_free(o);
+	swt_placement_release(&p);
+
+	/* a layout too small for the pages is an error naming it */
+	CHECK_INT(swt_placement_init(&p, "devices=4p", &c.in, &err), 0);
+	CHECK_INT(swt_placement_apply(&c.in, &p, &o, &st, &err), -SWT_EUSAGE);
+	CHECK(o == NULL);
+	CHECK(strstr(err.msg, "too small") != NULL);
+	swt_placement_release(&p);
+}
+
+TEST(replacement_uses_the_writing_cpu)
+{
+	struct capture c;
+	struct swt_placement p;
+	struct swt_replay_input *o = NULL;
+	struct swt_err err = { 0 };
+
+	capture_init(&c);
+	c.in.ncpus = 2;
+	c.area.rotational = 0;
+	for (uint64_t s = 1; s <= 4; s++) {
+		cap_out(&c, s);
+		c.outs[s - 1].cpu = (int32_t)(s & 1);
+	}
+	CHECK_INT(swt_placement_init(&p, "2:cluster=8", &c.in, &err), 0);
+	CHECK_INT(p.devs[0].rotational, 0);
+	CHECK_INT(swt_placement_apply(&c.in, &p, &o, NULL, &err), 0);
+	/* CPU 1 gets a cluster on sim0, CPU 0 one on sim1; each stays in its own */
+	CHECK_INT(o->outs[0].area, 0);
+	CHECK_INT(o->outs[1].area, 1);
+	CHECK_INT(o->outs[2].area, 0);
+	CHECK_INT(o->outs[2].slot, 2);
+	CHECK_INT(o->outs[3].area, 1);
+	CHECK_INT(o->outs[3].slot, 2);
+	swt_replay_input_free(o);
+	swt_placement_release(&p);
+}
+
+CHECK_MAIN
