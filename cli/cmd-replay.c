@@ -228,19 +228,23 @@ static void print_table_row(const char *policy, unsigned pc, const char *dev,
 	       acc, cov, m->read_requests, m->read_merges, kib);
 }
 
+/* A share in percent, rounded down so that only "all" reads 100. */
+static double percent_floor(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)(part * 10000 / whole) / 100.0 : 0.0;
+}
+
 /* What a re-placed layout is, and how closely it reproduces the recorded placement. */
 static void print_layout_note(const struct layout_run *l)
 {
 	const struct swt_placement_stats *st = &l->stats;
-	double outs = st->outs ? (double)st->outs : 1.0;
 
 	printf("# layout %s: %s\n", l->placement.spec, l->placement.description);
-	if (l->placement.traced)
-		return;
-	printf("# re-placed %" PRIu64 " swap-outs and %" PRIu64 " pages swapped out before the "
-	       "trace; %" PRIu64 " slots freed and reused; on the traced device %.1f %%, on its "
-	       "slot too %.1f %%\n", st->outs, st->pretrace, st->freed,
-	       100.0 * (double)st->same_device / outs, 100.0 * (double)st->same_slot / outs);
+	printf("# re-placed %" PRIu64 " swap-outs and %" PRIu64 " pages swapped out before the trace "
+	       "(%" PRIu64 " slots freed and reused); on their traced device %" PRIu64 " (%.2f %%), "
+	       "and slot %" PRIu64 " (%.2f %%)\n", st->outs, st->pretrace, st->freed, st->same_device,
+	       percent_floor(st->same_device, st->outs), st->same_slot,
+	       percent_floor(st->same_slot, st->outs));
 }
 
 static void print_table(const struct run_out *runs, size_t n)
@@ -277,7 +281,7 @@ static void print_table(const struct run_out *runs, size_t n)
 	}
 }
 
-#define MAX_LAYOUTS 16
+#define MAX_LAYOUTS 32
 
 /* Parse every --layout against the capture and re-place its pages once per layout. */
 static int prepare_layouts(struct swt_replay_input *in, const char *const *specs, int nspecs,

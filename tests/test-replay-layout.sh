@@ -1,0 +1,145 @@
+#!/bin/bash
+# What-if swap layouts from the command line, and their consistency with the
+# recorded placement:
+#  - on the bundled sample: --layout parsing and errors, the sweep over
+#    several layouts, JSON (a "layout" and one partition per simulated
+#    device) and the stored run / run_partition rows;
+#  - on every shared -pc0 capture: --layout traced gives exactly the plain
+#    replay; a layout identical to the traced one (same device count, sizes
+#    and priorities, the traced kernel's allocator) keeps every swap-out on
+#    its traced device and gives the same faults per device; where the
+#    allocator also reproduces every slot the replay is identical too
+#    (rnd-1dev-pc0, rnd-1ssd-vma-pc0; not rnd-4dev-pc0, whose device 0 had
+#    slot 1 taken before the trace, nor seq-1dev-pc0, whose last swap-out
+#    writes slot 23, which the kernel had allocated long before when it
+#    refilled cluster 0: a write the trace shows late); with that slot declared
+#    (4:used=1,0,0,0) rnd-4dev-pc0 is reproduced exactly as well.
+#  The share of swap-outs placed on the traced device and slot is printed
+#  for every capture, pc3 twins included.
+. "$(dirname "$0")/lib.sh"
+
+# totals and partition metrics of run i, partition names left out
+metrics() { # json run-index
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][int(sys.argv[2])]
+parts = [{k: v for k, v in p.items() if k != "dev"} for p in run["partitions"]]
+print(json.dumps({"totals": run["totals"], "partitions": parts}, sort_keys=True))
+PY
+}
+
+# "<swap-outs> <on their traced device> <and slot>" from the table's note on a layout
+reproduction() { # table-output
+	sed -n 's/^# re-placed \([0-9]*\) swap-outs.*traced device \([0-9]*\) .*and slot \([0-9]*\) .*/\1 \2 \3/p' "$1"
+}
+
+pct() { # part whole
+	python3 -c "import sys; print('%.2f' % (100.0 * int(sys.argv[1]) / int(sys.argv[2])))" "$1" "$2"
+}
+
+# ---- the bundled sample ----------------------------------------------------
+SAMPLE="$SWT_SOURCE_DIR/samples/rnd-1dev-pc0"
+DB="$WORK/sample.db"
+"$SWAPTRACE" ingest -q -o "$DB" "$SAMPLE" || fail "ingest the sample"
+
+"$SWAPTRACE" replay --help > "$WORK/help.txt" 2>&1
+grep -q -- "--layout SPEC" "$WORK/help.txt" || fail "replay --help does not document --layout"
+grep -q "devices=SIZE\[@PRIO\]" "$WORK/help.txt" || fail "replay --help does not give the layout grammar"
+
+for bad in 0 4:bogus 4:era=x devices=12Q "4:used=1,2" ""; do
+	"$SWAPTRACE" replay --no-store -l "$bad" "$DB" > /dev/null 2> "$WORK/err.txt"
+	rc=$?
+	check_eq "$rc" 2 "exit status for --layout '$bad'"
+	grep -q "replay: layout '" "$WORK/err.txt" || fail "no message naming layout '$bad': $(cat "$WORK/err.txt")"
+done
+"$SWAPTRACE" replay --no-store -l devices=8p "$DB" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?" 2 "exit status for a layout too small for the pages"
+grep -q "too small" "$WORK/err.txt" || fail "no 'too small' message: $(cat "$WORK/err.txt")"
+
+# two policies x two layouts, stored
+"$SWAPTRACE" replay --json -p none -p auto -l traced -l 4 -c 3 "$DB" > "$WORK/sweep.json" ||
+	fail "replay with two layouts"
+check_eq "$(json_get "$WORK/sweep.json" "len(d['runs'])")" 4 "runs in a 2 policies x 2 layouts sweep"
+check_eq "$(json_get "$WORK/sweep.json" "[r['layout'] for r in d['runs']]")" \
+	"['traced', 'traced', '4', '4']" "layouts of the runs"
+check_eq "$(json_get "$WORK/sweep.json" "[p['dev'] for p in d['runs'][3]['partitions']]")" \
+	"['sim0', 'sim1', 'sim2', 'sim3']" "partitions of layout 4"
+check_eq "$(json_get "$WORK/sweep.json" "[p['dev'] for p in d['runs'][1]['partitions']]")" \
+	"['7:0']" "partitions of the traced layout"
+check_eq "$(json_get "$WORK/sweep.json" \
+	"sum(p['faults'] for p in d['runs'][3]['partitions']) == d['runs'][3]['totals']['faults'] == d['runs'][1]['totals']['faults']")" \
+	True "every fault replayed on some simulated device"
+check_eq "$(sqlite3 "$DB" "SELECT group_concat(layout, ' ') FROM (SELECT layout FROM run ORDER BY id)")" \
+	"traced traced 4 4" "run.layout as stored"
+check_eq "$(sqlite3 "$DB" "SELECT group_concat(partition || '=' || dev, ' ') FROM (SELECT partition, dev FROM run_partition
+	WHERE run_id = (SELECT max(id) FROM run) ORDER BY partition)")" "0=sim0 1=sim1 2=sim2 3=sim3" \
+	"run_partition rows of a simulated layout"
+check_eq "$(sqlite3 "$DB" "SELECT sum(count) FROM run_histogram WHERE run_id = (SELECT max(id) FROM run)
+	AND partition = 3 AND kind = 'request_pages'")" "$(sqlite3 "$DB" "SELECT read_requests FROM run_partition
+	WHERE run_id = (SELECT max(id) FROM run) AND partition = 3")" "request-size histogram of sim3"
+"$SWAPTRACE" replay --csv --no-store -l 2:ssd -c 3 "$DB" > "$WORK/sweep.csv" || fail "replay --csv on 2:ssd"
+check_eq "$(cut -d, -f4,5 "$WORK/sweep.csv" | tail -n +2 | tr '\n' ' ')" "2:ssd,all 2:ssd,sim0 2:ssd,sim1 " \
+	"CSV rows of layout 2:ssd"
+
+# ---- the shared captures ---------------------------------------------------
+find_captures
+printf '%-18s %-16s %8s %8s %8s  %s\n' capture layout swap-outs "device %" "slot %" replay
+for cap in rnd-1dev-pc0 rnd-4dev-pc0 seq-1dev-pc0 rnd-1ssd-vma-pc0 \
+	   rnd-1dev-pc3 rnd-4dev-pc3 seq-1dev-pc3 rnd-1ssd-vma-pc3; do
+	[ -d "$CAPTURES/$cap" ] || { fail "$cap: capture missing"; continue; }
+	db="$WORK/$cap.db"
+	"$SWAPTRACE" ingest -q -o "$db" "$CAPTURES/$cap" || { fail "$cap: ingest"; continue; }
+	n=$(sqlite3 "$db" "SELECT count(*) FROM swap_area")
+	approx=
+	case $cap in *-pc3) approx=--approximate ;; esac
+	# the table names what the allocator reproduced
+	"$SWAPTRACE" replay --no-store $approx -p none -c 0 -l "$n" "$db" > "$WORK/$cap.txt" 2> /dev/null ||
+		{ fail "$cap: replay on layout $n"; continue; }
+	read -r outs same_dev same_slot < <(reproduction "$WORK/$cap.txt")
+	[ -n "$outs" ] || { fail "$cap: no note on the re-placement"; continue; }
+	check_eq "$same_dev" "$outs" "$cap: swap-outs on their traced device with layout $n"
+	row() { printf '%-18s %-16s %8s %8s %8s  %s\n' "$1" "$2" "$outs" "$(pct "$same_dev" "$outs")" \
+		"$(pct "$same_slot" "$outs")" "$3"; }
+	case $cap in *-pc3)
+		row "$cap" "$n" "(placement only)"
+		continue ;;
+	esac
+
+	"$SWAPTRACE" replay --no-store --json -p auto -c 3 "$db" > "$WORK/$cap-plain.json" &&
+	"$SWAPTRACE" replay --no-store --json -p auto -c 3 -l traced -l "$n" "$db" > "$WORK/$cap-lay.json" ||
+		{ fail "$cap: replay"; continue; }
+	check_eq "$(metrics "$WORK/$cap-lay.json" 0)" "$(metrics "$WORK/$cap-plain.json" 0)" \
+		"$cap: --layout traced against the plain replay"
+	check_eq "$(json_get "$WORK/$cap-lay.json" "[p['faults'] for p in d['runs'][1]['partitions']]")" \
+		"$(json_get "$WORK/$cap-plain.json" "[p['faults'] for p in d['runs'][0]['partitions']]")" \
+		"$cap: faults per device on layout $n"
+	if [ "$same_slot" = "$outs" ]; then
+		check_eq "$(metrics "$WORK/$cap-lay.json" 1)" "$(metrics "$WORK/$cap-plain.json" 0)" \
+			"$cap: layout $n (every slot reproduced) against the plain replay"
+		verdict="identical to the traced replay"
+	else
+		verdict=$(python3 - "$WORK/$cap-lay.json" <<'PY'
+import json, sys
+t, l = (r["totals"] for r in json.load(open(sys.argv[1]))["runs"])
+print("ra_hits %+.1f %%, read_merges %+.1f %%, avg_request_kib %+.1f %% vs traced" % tuple(
+      100 * (l[k] / t[k] - 1) for k in ("ra_hits", "read_merges", "avg_request_kib")))
+PY
+)
+	fi
+	row "$cap" "$n" "$verdict"
+done
+
+# rnd-4dev-pc0 with its pre-trace page declared: every slot, and the same replay
+db="$WORK/rnd-4dev-pc0.db"
+if [ -s "$db" ]; then
+	spec=4:used=1,0,0,0
+	"$SWAPTRACE" replay --no-store -p auto -c 3 -l "$spec" "$db" > "$WORK/used.txt" &&
+	"$SWAPTRACE" replay --no-store --json -p auto -c 3 -l "$spec" "$db" > "$WORK/used.json" ||
+		fail "rnd-4dev-pc0: replay on $spec"
+	read -r outs same_dev same_slot < <(reproduction "$WORK/used.txt")
+	check_eq "$same_slot" "$outs" "rnd-4dev-pc0: swap-outs on their traced slot with $spec"
+	check_eq "$(metrics "$WORK/used.json" 0)" "$(metrics "$WORK/rnd-4dev-pc0-plain.json" 0)" \
+		"rnd-4dev-pc0: $spec against the plain replay"
+	row rnd-4dev-pc0 "$spec" "identical to the traced replay"
+fi
+finish
