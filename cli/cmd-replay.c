@@ -36,23 +36,26 @@ const char cmd_replay_usage[] =
 	"                         readahead pages age (default: the kernel's inactive_ratio\n"
 	"                         rule for that memory size: 1/2 below 1 GiB)\n"
 	"      --max-request-kib N  request size limit (max_sectors_kb; default 1280)\n"
-	"  -l, --layout SPEC      the swap layout to replay on; repeatable (default: traced):\n"
+	"  -l, --layout SPEC      the swap layout to replay on; repeatable (default: traced)\n"
 	"                           traced     the recorded placement, unchanged\n"
-	"                           N[:OPT]... N equal devices sharing the traced areas'\n"
-	"                                      total size\n"
+	"                           N[:OPT]... N equal devices sharing the traced size\n"
 	"                           devices=SIZE[@PRIO][/hdd|/ssd],...[:OPT]...\n"
 	"                                      these devices, in swapon order\n"
-	"                         OPT: hdd or ssd (rotational or not; default: like the\n"
-	"                         traced areas), prio=N (default: the traced priority),\n"
-	"                         size=SIZE (of each device), era=REL (the slot allocator\n"
-	"                         of kernel REL: 3.16-4.10 rotate every page, 4.11-6.14 per\n"
-	"                         CPU batches of 64, 6.15+ per-CPU clusters on SSD and every\n"
-	"                         page on HDD; default: the traced kernel's), cluster=256|512\n"
-	"                         (default 512, THP swap).  SIZE: 512M, 1G, 65536p (pages).\n"
-	"                         The swapped-out pages are re-placed in eviction order by\n"
-	"                         that allocator and the faults replayed at their new slots;\n"
-	"                         partitions are then sim0, sim1...  Examples: 4, 4:ssd,\n"
-	"                         2:hdd:era=4.11, devices=512M@5,512M@5 (docs/layouts.md)\n"
+	"                         OPT: hdd|ssd (default: like the traced areas)\n"
+	"                              prio=N (default: the traced priority)\n"
+	"                              size=SIZE of each device\n"
+	"                              era=REL the slot allocator of kernel REL:\n"
+	"                                3.16-4.10 next device every page, 4.11-6.14\n"
+	"                                every 64 pages per CPU, 6.15+ every cluster\n"
+	"                                per CPU on SSD, every page on HDD\n"
+	"                                (default: the traced kernel's)\n"
+	"                              cluster=256|512 slots (default 512, THP swap)\n"
+	"                              used=N[,N...] pages on the devices at start\n"
+	"                         SIZE: 512M, 1G, 65536p (pages).  The swapped-out pages\n"
+	"                         are re-placed in eviction order by that allocator and\n"
+	"                         the faults replayed at their new slots; partitions are\n"
+	"                         then sim0, sim1...  e.g. 4, 4:ssd, 2:hdd:era=4.11,\n"
+	"                         devices=512M@5,512M@5 (docs/layouts.md)\n"
 	"  -a, --approximate      replay a capture whose reads mix demand and readahead\n"
 	"                         (page-cluster > 0): each fault's first read is taken as its\n"
 	"                         demand page; hits on readahead pages are not in the trace\n"
@@ -174,15 +177,35 @@ static void print_json(const struct run_out *runs, size_t n)
 	printf("]}\n");
 }
 
+/* A CSV field, quoted when it holds a comma or a quote (RFC 4180): specs can. */
+static void print_csv_field(const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
 static void print_csv_row(const char *policy, unsigned pc, uint64_t cache, const char *layout,
 			  const char *dev, const struct swt_replay_metrics *m, uint32_t page_shift)
 {
 	double acc = swt_metrics_accuracy(m), cov = swt_metrics_coverage(m);
 	double kib = swt_metrics_avg_request_kib(m, page_shift);
 
-	printf("%s,%u,%" PRIu64 ",%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-	       ",%" PRIu64 ",%" PRIu64 ",", policy, pc, cache, layout, dev, m->faults, m->misses,
-	       m->hits, m->pages_read, m->ra_pages, m->ra_hits, m->ra_wasted);
+	print_csv_field(policy);
+	printf(",%u,%" PRIu64 ",", pc, cache);
+	print_csv_field(layout);
+	putchar(',');
+	print_csv_field(dev);
+	printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+	       m->faults, m->misses, m->hits, m->pages_read, m->ra_pages, m->ra_hits, m->ra_wasted);
 	acc < 0 ? printf(",") : printf("%.6f,", acc);
 	cov < 0 ? printf(",") : printf("%.6f,", cov);
 	printf("%" PRIu64 ",%" PRIu64 ",", m->read_requests, m->read_merges);

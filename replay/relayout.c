@@ -193,6 +193,7 @@ struct defaults {
 	uint64_t size;			/* pages of each device, 0: the traced total shared */
 	uint64_t used[MAX_LAYOUT_DEVICES];	/* pages held at start */
 	size_t nused;			/* 0, 1 (all devices) or one per device */
+	enum swt_swapsim_era traced_era;
 	int era_given;
 };
 
@@ -219,8 +220,11 @@ static int parse_options(struct swt_placement *p, const char *spec, char *save, 
 		if (parse_kind(tok) >= 0) {
 			df->kind = parse_kind(tok);
 		} else if (!strncmp(tok, "era=", 4)) {
-			if (!strcmp(tok + 4, "traced"))
+			if (!strcmp(tok + 4, "traced")) {
+				p->era = df->traced_era;
+				df->era_given = 0;
 				continue;
+			}
 			if (swt_swapsim_era_parse(tok + 4, &p->era))
 				return bad_spec(err, spec, "bad era (a kernel release such as 3.16, 4.11, "
 						"6.15)", tok + 4);
@@ -280,6 +284,7 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 		p->era = SWT_SWAPSIM_ERA_6_15;
 		p->era_assumed = 1;
 	}
+	df.traced_era = p->era;
 	head = strtok_r(copy, ":", &save);
 	if (!head) {
 		ret = swt_error(err, SWT_EUSAGE, "layout '%s': empty", spec);
@@ -289,6 +294,9 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 		char *dsave = NULL, *d;
 
 		for (d = strtok_r(head + 8, ",", &dsave); d; d = strtok_r(NULL, ",", &dsave)) {
+			char as_given[64];
+
+			snprintf(as_given, sizeof(as_given), "%s", d);	/* parsing cuts it */
 			if (n == MAX_LAYOUT_DEVICES) {
 				ret = swt_error(err, SWT_EUSAGE, "layout '%s': more than %d devices", spec,
 						MAX_LAYOUT_DEVICES);
@@ -296,7 +304,7 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 			}
 			if (parse_device(d, traced->page_shift, &devs[n])) {
 				ret = bad_spec(err, spec, "bad device (SIZE[@PRIO][/hdd|/ssd], e.g. 512M@5)",
-					       d);
+					       as_given);
 				goto out;
 			}
 			n++;

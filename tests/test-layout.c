@@ -384,6 +384,13 @@ TEST(layout_specs)
 	CHECK_INT(p.era, SWT_SWAPSIM_ERA_3_16);
 	swt_placement_release(&p);
 
+	CHECK_INT(swt_placement_init(&p, "2:era=3.16:era=traced", &in, &err), 0);
+	CHECK_INT(p.era, SWT_SWAPSIM_ERA_6_15);
+	swt_placement_release(&p);
+	CHECK_INT(swt_placement_init(&p, "devices=1G@x", &in, &err), -SWT_EUSAGE);
+	CHECK(strstr(err.msg, "'1G@x'") != NULL);
+	swt_err_clear(&err);
+
 	/* no kernel in the capture: the newest allocator, said so */
 	in.kernel[0] = '\0';
 	CHECK_INT(swt_placement_init(&p, "1", &in, &err), 0);

@@ -80,6 +80,12 @@ check_eq "$(sqlite3 "$DB" "SELECT sum(count) FROM run_histogram WHERE run_id = (
 "$SWAPTRACE" replay --csv --no-store -l 2:ssd -c 3 "$DB" > "$WORK/sweep.csv" || fail "replay --csv on 2:ssd"
 check_eq "$(cut -d, -f4,5 "$WORK/sweep.csv" | tail -n +2 | tr '\n' ' ')" "2:ssd,all 2:ssd,sim0 2:ssd,sim1 " \
 	"CSV rows of layout 2:ssd"
+# a spec with commas is one quoted CSV field
+"$SWAPTRACE" replay --csv --no-store -l devices=512M@10,512M@5 -c 3 "$DB" > "$WORK/quoted.csv" ||
+	fail "replay --csv on devices=512M@10,512M@5"
+check_eq "$(python3 -c 'import csv, sys; print(" ".join(r[3] + "/" + r[4] for r in list(csv.reader(open(sys.argv[1])))[1:]))' \
+	"$WORK/quoted.csv")" "devices=512M@10,512M@5/all devices=512M@10,512M@5/sim0 devices=512M@10,512M@5/sim1" \
+	"CSV rows of layout devices=512M@10,512M@5"
 
 # ---- the shared captures ---------------------------------------------------
 find_captures
