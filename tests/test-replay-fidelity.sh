@@ -18,15 +18,19 @@
 . "$(dirname "$0")/lib.sh"
 find_captures
 
-printf '%-14s %-9s %8s %8s %8s\n' pair metric real replay error
-check_pair() { # name tolerance [metric=pinned_error ...]
-	local name=$1 tol=$2 pc0="$CAPTURES/$1-pc0" pc3="$CAPTURES/$1-pc3"
+printf '%-16s %-9s %8s %8s %8s\n' pair metric real replay error
+check_pair() { # name tolerance [layout=SPEC] [metric=pinned_error ...]
+	local name=$1 tol=$2 pc0="$CAPTURES/$1-pc0" pc3="$CAPTURES/$1-pc3" layout=traced label=$1
+	shift 2
+	case ${1:-} in layout=*) layout=${1#layout=}; label="$name@$layout"; shift ;; esac
 	[ -d "$pc0" ] && [ -d "$pc3" ] || { fail "$name: capture pair missing"; return; }
-	"$SWAPTRACE" ingest -q -o "$WORK/$name-pc0.db" "$pc0" || { fail "$name: ingest pc0"; return; }
-	"$SWAPTRACE" ingest -q -o "$WORK/$name-pc3.db" "$pc3" || { fail "$name: ingest pc3"; return; }
-	"$SWAPTRACE" replay --no-store --json -p auto -c 3 "$WORK/$name-pc0.db" > "$WORK/$name.json" ||
-		{ fail "$name: replay"; return; }
-	python3 - "$name" "$tol" "$WORK/$name.json" "$pc3/meta.txt" "$WORK/$name-pc3.db" "${@:3}" <<'PY' || FAILURES=$((FAILURES + 1))
+	if [ ! -f "$WORK/$name-pc3.db" ]; then
+		"$SWAPTRACE" ingest -q -o "$WORK/$name-pc0.db" "$pc0" || { fail "$name: ingest pc0"; return; }
+		"$SWAPTRACE" ingest -q -o "$WORK/$name-pc3.db" "$pc3" || { fail "$name: ingest pc3"; return; }
+	fi
+	"$SWAPTRACE" replay --no-store --json -p auto -c 3 -l "$layout" "$WORK/$name-pc0.db" \
+		> "$WORK/$label.json" || { fail "$label: replay"; return; }
+	python3 - "$label" "$tol" "$WORK/$label.json" "$pc3/meta.txt" "$WORK/$name-pc3.db" "$@" <<'PY' || FAILURES=$((FAILURES + 1))
 import json, sqlite3, sys
 name, tol, path, meta, db = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 pinned = {k: float(v) for k, v in (a.split("=") for a in sys.argv[6:])}
@@ -52,7 +56,7 @@ for metric, real, pred, t in (("accuracy", real_acc, run["accuracy"], tol),
     else:
         bad = abs(err) > t
         note = "  FAIL (goal %.0f%%)" % (100 * t) if bad else ""
-    print("%-14s %-9s %8.3f %8.3f %+7.1f%%%s" % (name, metric, real, pred, 100 * err, note))
+    print("%-16s %-9s %8.3f %8.3f %+7.1f%%%s" % (name, metric, real, pred, 100 * err, note))
     ok = ok and not bad
 sys.exit(0 if ok else 1)
 PY
@@ -61,6 +65,14 @@ check_pair rnd-1dev 0.10
 check_pair seq-1dev 0.10 coverage=-20 req_kib=-20
 check_pair rnd-1ssd-vma 0.10 coverage=-16
 check_pair rnd-4dev 0.25 coverage=-30
+# The rnd-4dev gap is placement: the adaptive hit detector calls a miss
+# adjacent when its slot is +-1 of the previous miss on any device, so the
+# devices' relative slot offsets decide which windows survive.  In the pc0
+# twin slot 1 of device 0 was taken before the trace, shifting device 0 by
+# one slot; the pc3 twin had no such shift.  Re-placing the pc0 stream with
+# the kernel's allocator on four fresh devices (the pc3 twin's offsets)
+# meets the goal -- see docs/layouts.md.
+check_pair rnd-4dev 0.25 layout=4
 
 # --- sanity on every pair's demand stream ---------------------------------------
 for name in rnd-1dev seq-1dev rnd-1ssd-vma rnd-4dev; do
