@@ -16,5 +16,8 @@ echo
 # Leap, from no readahead to 32-page windows
 $SWT replay -p none -p auto -p fixed -p oracle -p leap -c 0-5 "$OUT/sample.db"
 echo
+# and had the same pages been spread over two or four equal-priority devices
+$SWT replay -p auto -c 3 -l 2 -l 4 "$OUT/sample.db"
+echo
 echo "swaptrace: demo: database in $OUT/sample.db (query it with sqlite3; see docs/schema.md)"
 $SWT report -o "$OUT/report" "$OUT/sample.db"
