@@ -31,6 +31,7 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -625,14 +626,14 @@ static int reserve_head_room(struct swt_capture *c, struct swt_err *err)
 	off_t size = 16 << 20;
 	int fd;
 
-	if (stat("/proc/kallsyms", &sb) == 0 && sb.st_size > 0)
-		size = sb.st_size + (4 << 20);
-	else {
-		/* procfs reports size 0: measure it */
+	/* procfs reports size 0: measure it; add a moving chunk and the rest of the head */
+	if (stat("/proc/kallsyms", &sb) == 0 && sb.st_size > 0) {
+		size = sb.st_size + (2 << 20);
+	} else {
 		char *text = swt_read_text("/proc/kallsyms", NULL);
 
 		if (text)
-			size = (off_t)strlen(text) + (4 << 20);
+			size = (off_t)strlen(text) + (2 << 20);
 		free(text);
 	}
 	fd = open(c->reserve, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -1275,6 +1276,30 @@ static int write_meta(struct swt_capture *c, struct swt_err *err)
 	return ret;
 }
 
+/*
+ * Copy the raw pages into trace.dat when the disk has room for a second
+ * copy (the raw files then survive a failure); move them otherwise.
+ */
+static int move_pages(struct swt_capture *c, const struct swt_tdw_input *in)
+{
+	uint64_t need = in->kallsyms.len + (64u << 20);
+	struct statvfs vfs;
+
+	for (size_t b = 0; b < in->nr_buffers; b++)
+		for (unsigned cpu = 0; cpu < in->ncpus; cpu++) {
+			struct stat sb;
+
+			if (in->buffers[b].cpus[cpu].raw_path &&
+			    stat(in->buffers[b].cpus[cpu].raw_path, &sb) == 0)
+				need += (uint64_t)sb.st_size;
+		}
+	if (statvfs(c->out_dir, &vfs) < 0 || (uint64_t)vfs.f_bavail * vfs.f_frsize >= need)
+		return 0;
+	note(c, 1, "little free space in '%s': moving the recorded pages into trace.dat "
+	     "instead of copying them", c->out_dir);
+	return 1;
+}
+
 static int write_tracedat(struct swt_capture *c, struct swt_err *err)
 {
 	struct swt_tdw_blob *ftrace = calloc(c->nr_ftrace + 1, sizeof(*ftrace));
@@ -1343,7 +1368,7 @@ static int write_tracedat(struct swt_capture *c, struct swt_err *err)
 	in.trace_clock = c->task.clock;
 	in.buffers = buffers;
 	in.nr_buffers = nbuf;
-	ret = swt_tracedat_write(&in, path, &kept, err);
+	ret = swt_tracedat_write(&in, path, move_pages(c, &in) ? SWT_TDW_MOVE_RAW : 0, &kept, err);
 	if (ret && kept) {
 		/* say exactly how to finish the job once there is room */
 		char cmd[2048];
@@ -1384,9 +1409,9 @@ int swt_capture_finish(struct swt_capture *c, struct swt_capture_result *res,
 	memset(res, 0, sizeof(*res));
 	if (!c->stopped)
 		stop_and_restore(c, NULL);
-	ret = write_meta(c, err);
 	/* the reserve kept room for exactly this */
 	unlink(c->reserve);
+	ret = write_meta(c, err);
 	r = write_tracedat(c, err);
 	res->trace_dat_ok = !r;
 	if (r && !ret)

@@ -17,6 +17,8 @@
 #include "tracedat-writer.h"
 #include "util.h"
 
+#define MOVE_CHUNK (1u << 20)
+
 enum {
 	OPT_DONE = 0,
 	OPT_CPUSTAT = 2,
@@ -33,7 +35,7 @@ struct head {
 
 static void put(struct head *h, const void *data, size_t len)
 {
-	if (h->nomem)
+	if (h->nomem || !len)
 		return;
 	if (swt_grow((void **)&h->p, &h->cap, h->len + len, 1)) {
 		h->nomem = 1;
@@ -237,7 +239,8 @@ static int build_head(const struct swt_tdw_input *in, struct head *h, struct cpu
 			struct cpu_data *d = &cd[bi * in->ncpus + c];
 
 			d->offset = pos;
-			d->size = (d->raw_size + in->page_size - 1) / in->page_size * in->page_size;
+			/* a torn last page (a write cut short by a full disk) is dropped */
+			d->size = d->raw_size / in->page_size * in->page_size;
 			patch64(h, tables[bi] + (size_t)c * 16, d->offset);
 			patch64(h, tables[bi] + (size_t)c * 16 + 8, d->size);
 			pos += d->size;
@@ -251,12 +254,12 @@ out:
 	return ret;
 }
 
-/* Append size bytes of src (raw_size real, the rest zero padding) to fd. */
-static int copy_raw(int out, const char *src, uint64_t raw_size, uint64_t size,
-		    const char *dst_name, struct swt_err *err)
+/* Append the first size bytes of src to out. */
+static int copy_raw(int out, const char *src, uint64_t size, const char *dst_name,
+		    struct swt_err *err)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC);
-	uint64_t left = raw_size;
+	uint64_t left = size;
 	char *buf = NULL;
 	int ret = 0;
 
@@ -271,8 +274,7 @@ static int copy_raw(int out, const char *src, uint64_t raw_size, uint64_t size,
 			      errno == EOPNOTSUPP))
 			break;	/* no in-kernel copy here: read and write */
 		if (n < 0) {
-			ret = swt_error(err, SWT_EIO, "'%s': %s", dst_name,
-					strerror(errno));
+			ret = swt_error(err, SWT_EIO, "'%s': %s", dst_name, strerror(errno));
 			goto out;
 		}
 		if (n == 0) {
@@ -282,13 +284,13 @@ static int copy_raw(int out, const char *src, uint64_t raw_size, uint64_t size,
 		left -= (uint64_t)n;
 	}
 	if (left) {
-		buf = malloc(1 << 16);
+		buf = malloc(MOVE_CHUNK);
 		if (!buf) {
 			ret = swt_error(err, SWT_ENOMEM, "out of memory");
 			goto out;
 		}
 		while (left) {
-			long n = swt_read_full(in, buf, (size_t)SWT_MIN(left, 1u << 16));
+			long n = swt_read_full(in, buf, (size_t)SWT_MIN(left, MOVE_CHUNK));
 
 			if (n <= 0) {
 				ret = swt_error(err, SWT_EIO, "'%s': %s", src,
@@ -302,34 +304,79 @@ static int copy_raw(int out, const char *src, uint64_t raw_size, uint64_t size,
 			left -= (uint64_t)n;
 		}
 	}
-	if (size > raw_size) {
-		/* a partial last page from a short read: pad to the page */
-		char zeros[4096] = { 0 };
-		uint64_t pad = size - raw_size;
-
-		while (pad) {
-			size_t n = (size_t)SWT_MIN(pad, sizeof(zeros));
-
-			if (swt_write_all(out, zeros, n)) {
-				ret = swt_error(err, SWT_EIO, "'%s': %s", dst_name, strerror(errno));
-				goto out;
-			}
-			pad -= n;
-		}
-	}
 out:
 	free(buf);
 	close(in);
 	return ret;
 }
 
-int swt_tracedat_write(const struct swt_tdw_input *in, const char *path, int *head_kept,
-		       struct swt_err *err)
+/*
+ * Move the first size bytes of src to offset at of out, last chunk first,
+ * truncating src behind each chunk: the disk never holds more than one
+ * chunk twice.  src is removed at the end.
+ */
+static int move_raw(int out, uint64_t at, const char *src, uint64_t size, const char *dst_name,
+		    struct swt_err *err)
+{
+	int in = open(src, O_RDWR | O_CLOEXEC);
+	char *buf = malloc(MOVE_CHUNK);
+	uint64_t end = size;
+	int ret = 0;
+
+	if (in < 0 || !buf) {
+		ret = in < 0 ? swt_error(err, SWT_EIO, "'%s': %s", src, strerror(errno)) :
+			       swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	while (end) {
+		uint64_t start = (end - 1) / MOVE_CHUNK * MOVE_CHUNK;
+		size_t len = (size_t)(end - start), done = 0;
+
+		while (done < len) {
+			ssize_t n = pread(in, buf + done, len - done, (off_t)(start + done));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				ret = swt_error(err, SWT_EIO, "'%s': %s", src,
+						n < 0 ? strerror(errno) : "shorter than expected");
+				goto out;
+			}
+			done += (size_t)n;
+		}
+		for (done = 0; done < len;) {
+			ssize_t n = pwrite(out, buf + done, len - done, (off_t)(at + start + done));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				ret = swt_error(err, SWT_EIO, "'%s': %s", dst_name, strerror(errno));
+				goto out;
+			}
+			done += (size_t)n;
+		}
+		if (fdatasync(out) < 0 || ftruncate(in, (off_t)start) < 0) {
+			ret = swt_error(err, SWT_EIO, "'%s': %s", src, strerror(errno));
+			goto out;
+		}
+		end = start;
+	}
+	unlink(src);
+out:
+	if (in >= 0)
+		close(in);
+	free(buf);
+	return ret;
+}
+
+int swt_tracedat_write(const struct swt_tdw_input *in, const char *path, unsigned flags,
+		       int *head_kept, struct swt_err *err)
 {
 	struct head h = { 0 };
 	struct cpu_data *cd;
 	size_t ncd = in->nr_buffers * in->ncpus, plen = strlen(path);
 	char *tmp = malloc(plen + 16), *headp = malloc(plen + 16);
+	uint64_t total;
 	int fd = -1, ret;
 
 	*head_kept = 0;
@@ -355,6 +402,9 @@ int swt_tracedat_write(const struct swt_tdw_input *in, const char *path, int *he
 	ret = build_head(in, &h, cd, err);
 	if (ret)
 		goto out_free;
+	total = h.len;
+	for (size_t i = 0; i < ncd; i++)
+		total += cd[i].size;
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -368,16 +418,22 @@ int swt_tracedat_write(const struct swt_tdw_input *in, const char *path, int *he
 	for (size_t bi = 0; bi < in->nr_buffers; bi++) {
 		for (uint32_t c = 0; c < in->ncpus; c++) {
 			const struct cpu_data *d = &cd[bi * in->ncpus + c];
+			const char *raw = in->buffers[bi].cpus[c].raw_path;
 
 			if (!d->size)
 				continue;
-			ret = copy_raw(fd, in->buffers[bi].cpus[c].raw_path, d->raw_size, d->size, tmp,
-				       err);
-			if (ret)
-				goto out_keep_head;
+			if (flags & SWT_TDW_MOVE_RAW) {
+				ret = move_raw(fd, d->offset, raw, d->size, tmp, err);
+				if (ret)
+					goto out_unlink;
+			} else {
+				ret = copy_raw(fd, raw, d->size, tmp, err);
+				if (ret)
+					goto out_keep_head;
+			}
 		}
 	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
+	if (ftruncate(fd, (off_t)total) < 0 || fsync(fd) < 0 || close(fd) < 0) {
 		fd = -1;
 		ret = swt_error(err, SWT_EIO, "'%s': %s", tmp, strerror(errno));
 		goto out_unlink;
@@ -397,7 +453,8 @@ out_keep_head:
 		goto out_free;
 	}
 out_unlink:
-	unlink(tmp);
+	if (!(flags & SWT_TDW_MOVE_RAW))
+		unlink(tmp);	/* moved pages live only there: keep them */
 out_free:
 	if (fd >= 0)
 		close(fd);

@@ -13,8 +13,11 @@
  *
  * The head (everything before the first CPU's pages) is computed so that
  * the file is exactly head + the raw files in order (buffers in order,
- * CPUs ascending); if assembling fails half-way (a full disk), the head is
- * kept as PATH.head and `cat PATH.head RAW... > PATH` finishes the job.
+ * CPUs ascending, each cut to whole pages); if copying fails half-way, the
+ * head is kept as PATH.head and `cat PATH.head RAW... > PATH` finishes the
+ * job.  When the disk has no room for a copy, SWT_TDW_MOVE_RAW moves the
+ * pages instead, chunk by chunk from the end, truncating the raw files as
+ * it goes, so assembling needs only the head and one chunk of free space.
  */
 #ifndef SWT_CAPTURE_TRACEDAT_WRITER_H
 #define SWT_CAPTURE_TRACEDAT_WRITER_H
@@ -60,12 +63,15 @@ struct swt_tdw_input {
 	size_t nr_buffers;
 };
 
+#define SWT_TDW_MOVE_RAW 1u	/* move pages out of the raw files (removed) */
+
 /*
- * Write in to path (atomically: a temporary file renamed into place).
- * Raw files are not removed.  On a failure while copying pages the head
- * is left at PATH.head (see above) and *head_kept is set.  Files are 0600.
+ * Write in to path (a temporary file PATH.tmp renamed into place).  Raw
+ * files are kept unless SWT_TDW_MOVE_RAW.  On a failure while copying, the
+ * head is left at PATH.head (see above) and *head_kept is set; a failure
+ * while moving leaves the moved pages in PATH.tmp.  Files are 0600.
  */
-int swt_tracedat_write(const struct swt_tdw_input *in, const char *path, int *head_kept,
-		       struct swt_err *err);
+int swt_tracedat_write(const struct swt_tdw_input *in, const char *path, unsigned flags,
+		       int *head_kept, struct swt_err *err);
 
 #endif
