@@ -849,9 +849,11 @@ static int stop_and_restore(struct swt_capture *c, struct swt_err *err)
 		if (read_swaps("", &c->swaps_end, err) && !ret)
 			ret = -SWT_EIO;
 		{
-			int r = drain(c, 1, err);
+			/* after a write error the last pages cannot be written either: no news */
+			int failed = c->end == SWT_CAPTURE_END_ERROR;
+			int r = drain(c, 1, failed ? NULL : err);
 
-			if (r && !ret)
+			if (r && !ret && !failed)
 				ret = r;
 		}
 		read_stats(c, &c->task);

@@ -164,10 +164,11 @@ int cmd_capture(int argc, char **argv)
 		fprintf(stderr, "swaptrace: capture: recording into '%s'%s\n", o.out_dir,
 			o.argv ? "" : o.duration_s > 0 ? "" : "; stop with Ctrl-C");
 	run_ret = swt_capture_run(cap, &stop_request, &err);
-	fin_ret = swt_capture_finish(cap, &res, &ferr);
-	swt_capture_destroy(cap);
 	if (run_ret)
 		cli_fail("capture", &err);
+	/* whatever stopped it, keep what was recorded */
+	fin_ret = swt_capture_finish(cap, &res, &ferr);
+	swt_capture_destroy(cap);
 	if (fin_ret)
 		cli_fail("capture", &ferr);
 	if (!quiet && (res.trace_dat_ok || !fin_ret))
