@@ -486,16 +486,12 @@ static int setup_probes(struct swt_capture *c, struct swt_err *err)
 	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
 	struct swt_ksyms ks;
 	size_t len;
-	int ret;
 
 	if (!readme)
 		return swt_error(err, SWT_EIO, "'%s/README': cannot read it", c->tracing_dir);
-	ret = swt_ksyms_scan("/proc/kallsyms", &ks, err);
-	if (!ret)
-		swt_probes_plan(readme, c->uts.machine, swt_ksyms_has, &ks, &c->plan);
+	swt_ksyms_scan(c->kallsyms, c->kallsyms_len, &ks);
+	swt_probes_plan(readme, c->uts.machine, swt_ksyms_has, &ks, &c->plan);
 	free(readme);
-	if (ret)
-		return ret;
 	if (!c->plan.nr) {
 		snprintf(c->probes_line, sizeof(c->probes_line), "none (%s)", c->plan.reason);
 		return 0;
@@ -622,20 +618,10 @@ static int open_readers(struct swt_capture *c, struct inst *in, struct swt_err *
  */
 static int reserve_head_room(struct swt_capture *c, struct swt_err *err)
 {
-	struct stat sb;
-	off_t size = 16 << 20;
+	/* the head is mostly kallsyms; add a chunk for moving pages and the rest of it */
+	off_t size = (off_t)c->kallsyms_len + (2 << 20);
 	int fd;
 
-	/* procfs reports size 0: measure it; add a moving chunk and the rest of the head */
-	if (stat("/proc/kallsyms", &sb) == 0 && sb.st_size > 0) {
-		size = sb.st_size + (2 << 20);
-	} else {
-		char *text = swt_read_text("/proc/kallsyms", NULL);
-
-		if (text)
-			size = (off_t)strlen(text) + (2 << 20);
-		free(text);
-	}
 	fd = open(c->reserve, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return swt_error(err, SWT_EIO, "'%s': %s", c->reserve, strerror(errno));
@@ -654,6 +640,11 @@ static int read_host(struct swt_capture *c, struct swt_err *err)
 {
 	long sb = sysconf(_SC_PAGESIZE);
 	char *text;
+
+	/* read once: probe planning, the reserve for trace.dat's head, and the head */
+	c->kallsyms = swt_read_text("/proc/kallsyms", &c->kallsyms_len);
+	if (!c->kallsyms)
+		return swt_error(err, SWT_EIO, "'/proc/kallsyms': %s", strerror(errno));
 
 	c->page_size = sb > 0 ? sb : 4096;
 	if (uname(&c->uts) < 0)
@@ -860,7 +851,6 @@ static int stop_and_restore(struct swt_capture *c, struct swt_err *err)
 		read_stats(c, &c->block);
 		c->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
 		c->printk = tracefs_instance_file_read(NULL, "printk_formats", NULL);
-		c->kallsyms = swt_read_text("/proc/kallsyms", &c->kallsyms_len);
 		swt_target_snapshot(&c->target, NULL);
 		c->recording = 0;
 	}

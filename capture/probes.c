@@ -8,7 +8,6 @@
  * and page functions find it in folio->swap / page->private (offset 40 on
  * 64-bit).  Offsets are x86_64's; other architectures get no probes.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,26 +40,30 @@ static const char *candidate(unsigned i)
 	return NULL;
 }
 
-int swt_ksyms_scan(const char *path, struct swt_ksyms *k, struct swt_err *err)
+void swt_ksyms_scan(const char *text, size_t len, struct swt_ksyms *k)
 {
-	FILE *f = fopen(path, "re");
-	char line[512];
+	const char *p = text, *end = text + len;
 
 	k->found = 0;
-	if (!f)
-		return swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		char addr[40], type, name[256];
-
+	while (p < end) {
 		/* "ffffffff815ea4a0 T do_swap_page" (modules add "\t[mod]") */
-		if (sscanf(line, "%39s %c %255s", addr, &type, name) != 3 || (type != 'T' && type != 't'))
-			continue;
-		for (unsigned i = 0; candidate(i); i++)
-			if (!strcmp(name, candidate(i)))
-				k->found |= 1u << i;
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *sp, *name;
+		size_t nlen;
+
+		if (!eol)
+			eol = end;
+		sp = memchr(p, ' ', (size_t)(eol - p));
+		if (sp && eol - sp > 3 && (sp[1] == 'T' || sp[1] == 't') && sp[2] == ' ') {
+			name = sp + 3;
+			nlen = strcspn(name, " \t\n");
+			if (name + nlen > eol)
+				nlen = (size_t)(eol - name);
+			for (unsigned i = 0; candidate(i); i++)
+				if (strlen(candidate(i)) == nlen && !memcmp(name, candidate(i), nlen))
+					k->found |= 1u << i;
+		}
+		p = eol + 1;
 	}
-	fclose(f);
-	return 0;
 }
 
 int swt_ksyms_has(const char *name, void *ctx)

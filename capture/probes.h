@@ -44,14 +44,14 @@ void swt_probes_plan(const char *readme, const char *machine,
 		     struct swt_probe_plan *plan);
 
 /*
- * Which of the functions the plan may probe a kallsyms file lists (one
- * pass over /proc/kallsyms, or a fixture); swt_ksyms_has() is the
- * has_function callback with ctx pointing at it.
+ * Which of the functions the plan may probe a kallsyms text lists (one
+ * pass over /proc/kallsyms as read, or a fixture); swt_ksyms_has() is the
+ * has_function callback with ctx pointing at it.  Pure.
  */
 struct swt_ksyms {
 	unsigned found;		/* bit per candidate function */
 };
-int swt_ksyms_scan(const char *path, struct swt_ksyms *k, struct swt_err *err);
+void swt_ksyms_scan(const char *text, size_t len, struct swt_ksyms *k);
 int swt_ksyms_has(const char *name, void *ctx);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "capture.h"
@@ -171,11 +172,19 @@ int cmd_capture(int argc, char **argv)
 	swt_capture_destroy(cap);
 	if (fin_ret)
 		cli_fail("capture", &ferr);
-	if (!quiet && (res.trace_dat_ok || !fin_ret))
+	if (!quiet && (res.trace_dat_ok || !fin_ret)) {
+		struct rusage ru;
+		double cpu = 0;
+
+		/* what recording cost this process (the command's time is its own) */
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+			      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 		fprintf(stderr, "swaptrace: capture: wrote '%s': %.2f s (%s), %.1f MiB of trace data, "
-			"pswpin %lld, pswpout %lld, %lld lost events\n", o.out_dir, res.seconds,
-			end_text(res.end), (double)res.data_bytes / 1048576.0, (long long)res.pswpin,
-			(long long)res.pswpout, (long long)res.lost_events);
+			"pswpin %lld, pswpout %lld, %lld lost events; swaptrace used %.2f s of CPU\n",
+			o.out_dir, res.seconds, end_text(res.end), (double)res.data_bytes / 1048576.0,
+			(long long)res.pswpin, (long long)res.pswpout, (long long)res.lost_events, cpu);
+	}
 	if (res.lost_events > 0) {
 		char msg[256];
 

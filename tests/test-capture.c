@@ -644,12 +644,9 @@ TEST(kallsyms_scan)
 		"ffffffff8163d6f0 t swap_read_folio\n"
 		"ffffffff8163ee00 D swapin_readahead\n"
 		"ffffffffc0000000 t swap_update_readahead\t[somemod]\n";
-	const char *path = scratch_path("kallsyms");
 	struct swt_ksyms ks;
-	struct swt_err err = { 0 };
 
-	write_file(path, text, strlen(text));
-	CHECK_INT(swt_ksyms_scan(path, &ks, &err), 0);
+	swt_ksyms_scan(text, strlen(text), &ks);
 	CHECK(swt_ksyms_has("swap_writeout", &ks));
 	CHECK(swt_ksyms_has("swap_read_folio", &ks));
 	CHECK(swt_ksyms_has("swap_update_readahead", &ks));
