@@ -25,28 +25,18 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <tracefs.h>
-
-#include "blk.h"
-#include "capture.h"
-#include "hostinfo.h"
-#include "knobs.h"
-#include "probes.h"
-#include "swaps.h"
-#include "target.h"
-#include "tracedat-writer.h"
+#include "capture-int.h"
 #include "util.h"
 
 #define DRAIN_MS 100		/* longest wait between ring-buffer drains */
@@ -69,69 +59,6 @@ static const char *const block_events[] = {
 	"block_bio_remap",
 };
 
-struct reader {
-	struct tracefs_cpu *tcpu;
-	int fd;			/* per_cpu/cpuN/trace_pipe_raw, ours so it can be polled */
-	int out_fd;
-	char *raw_path;
-	uint64_t bytes;
-};
-
-struct inst {
-	const char *buffer;	/* its name in trace.dat */
-	char name[64];		/* tracefs instance name */
-	struct tracefs_instance *ti;
-	int created;		/* made by us: remove it */
-	unsigned buffer_kb;
-	struct reader *r;	/* ncpus */
-	char **stats;		/* per-CPU stats text at the end */
-	char *clock;		/* trace_clock file text */
-};
-
-struct saved_event {
-	char *system, *name, *format;
-};
-
-struct swt_capture {
-	struct swt_capture_opts o;
-	char *out_dir, *raw_dir, *maps_dir, *blk_dir, *reserve;
-	int made_dir;
-	char *tracing_dir;
-	int mounted;
-	unsigned ncpus, subbuf;
-	long page_size;
-	struct swt_knobs knobs;
-	struct inst task, block;
-	struct swt_blk_session *blk;
-	int64_t *blk_lost;	/* per CPU, kept when the session ends */
-	struct swt_swap_area *swaps;
-	size_t nr_swaps;
-	uint32_t *devs;
-	const char **disks;
-	size_t nr_devs;
-	char *swaps_start, *swaps_end;
-	struct swt_vmstat before, after;
-	struct swt_probe_plan plan;
-	struct tracefs_dynevent *probes[SWT_PROBES_MAX];
-	size_t nr_probes;
-	int probe_lock;
-	char probes_line[512];
-	struct swt_target target;
-	char *command;
-	char *header_page, *header_event;
-	struct saved_event *ftrace, *events;
-	size_t nr_ftrace, cap_ftrace, nr_events, cap_events;
-	char *kallsyms, *printk, *cmdlines;
-	size_t kallsyms_len;
-	struct utsname uts;
-	int64_t page_cluster, vma_ra, mem_total_kib;
-	uint64_t t_start, t_stop;	/* monotonic ns */
-	int recording, stopped, forwarded, created;
-	enum swt_capture_end end;
-	uint64_t data_bytes;
-	unsigned stop_seen;
-};
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -140,9 +67,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void note(struct swt_capture *c, int warning, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void note(struct swt_capture *c, int warning, const char *fmt, ...)
+void capture_note(struct swt_capture *c, int warning, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -155,7 +80,7 @@ static void note(struct swt_capture *c, int warning, const char *fmt, ...)
 	c->o.note(c->o.note_ctx, warning, msg);
 }
 
-static char *path_join(const char *a, const char *b)
+char *capture_path_join(const char *a, const char *b)
 {
 	char *p;
 
@@ -233,7 +158,7 @@ static int make_out_dir(struct swt_capture *c, struct swt_err *err)
 			return swt_error(err, SWT_EUSAGE, "'%s' exists and is not a directory",
 					 c->o.out_dir);
 		{
-			char *probe = path_join(c->o.out_dir, "meta.txt");
+			char *probe = capture_path_join(c->o.out_dir, "meta.txt");
 
 			empty = probe && access(probe, F_OK) < 0;
 			free(probe);
@@ -249,10 +174,10 @@ static int make_out_dir(struct swt_capture *c, struct swt_err *err)
 		c->made_dir = 1;
 	}
 	c->out_dir = swt_strdup(c->o.out_dir);
-	c->raw_dir = path_join(c->o.out_dir, "raw");
-	c->maps_dir = path_join(c->o.out_dir, "maps");
-	c->blk_dir = path_join(c->o.out_dir, "blk");
-	c->reserve = path_join(c->o.out_dir, ".reserve");
+	c->raw_dir = capture_path_join(c->o.out_dir, "raw");
+	c->maps_dir = capture_path_join(c->o.out_dir, "maps");
+	c->blk_dir = capture_path_join(c->o.out_dir, "blk");
+	c->reserve = capture_path_join(c->o.out_dir, ".reserve");
 	if (!c->out_dir || !c->raw_dir || !c->maps_dir || !c->blk_dir || !c->reserve)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	ret = make_private_dir(c->raw_dir, err);
@@ -297,7 +222,7 @@ static int find_swaps(struct swt_capture *c, struct swt_err *err)
 		if (ret)
 			return ret;
 		if (!a->dev) {
-			note(c, 1, "swap area '%s' is not recorded: %s", a->path, a->unresolved);
+			capture_note(c, 1, "swap area '%s' is not recorded: %s", a->path, a->unresolved);
 			continue;
 		}
 		for (k = 0; k < c->nr_devs; k++)
@@ -471,7 +396,7 @@ static int setup_block(struct swt_capture *c, struct swt_err *err)
 		if (!tracefs_event_file_exists(NULL, "block", block_events[i], "format"))
 			continue;	/* not in this kernel */
 		if (!event_has_field("block", block_events[i], " dev;")) {
-			note(c, 1, "block:%s has no dev field to filter on; not recorded",
+			capture_note(c, 1, "block:%s has no dev field to filter on; not recorded",
 			     block_events[i]);
 			continue;
 		}
@@ -520,7 +445,7 @@ static int setup_probes(struct swt_capture *c, struct swt_err *err)
 		}
 		ev = tracefs_kprobe_alloc(SWT_PROBE_GROUP, d->event, d->function, d->args);
 		if (!ev || tracefs_dynevent_create(ev) < 0) {
-			note(c, 1, "kprobe %s on %s could not be created: %s", d->event, d->function,
+			capture_note(c, 1, "kprobe %s on %s could not be created: %s", d->event, d->function,
 			     strerror(errno));
 			tracefs_dynevent_free(ev);
 			continue;
@@ -740,7 +665,7 @@ static int tick(struct swt_capture *c, struct swt_err *err)
 	ret = swt_target_new_tids(&c->target, &tids, NULL);
 	if (!ret && tids && tids[0] && c->target.kind == SWT_TARGET_CGROUP &&
 	    tracefs_instance_file_append(c->task.ti, "set_event_pid", tids) < 0)
-		note(c, 1, "cannot follow new tasks of cgroup '%s': %s", c->target.cgroup_dir,
+		capture_note(c, 1, "cannot follow new tasks of cgroup '%s': %s", c->target.cgroup_dir,
 		     strerror(errno));
 	free(tids);
 	ret = swt_target_snapshot(&c->target, err);
@@ -816,7 +741,7 @@ static void remove_instance(struct swt_capture *c, struct inst *in, struct swt_e
  * probes, knobs, the blk lock, a tracefs we mounted.  Idempotent; errors
  * while restoring are reported but never stop the rest of the restore.
  */
-static int stop_and_restore(struct swt_capture *c, struct swt_err *err)
+int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 {
 	int ret = 0, blk_stopped = 0;
 
@@ -952,13 +877,14 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 			c->subbuf = (unsigned)c->page_size;
 	}
 	if (opts->blktrace) {
-		char *prefix = path_join(c->blk_dir, "swap");
+		char *prefix = capture_path_join(c->blk_dir, "swap");
 		struct swt_blk_opts bo = {
 			.tracing_dir = c->tracing_dir, .lock_path = BLK_LOCK, .devs = c->devs,
 			.disks = c->disks, .ndev = c->nr_devs, .ncpus = c->ncpus,
 			.buffer_kb = size_buffer(c, BLOCK_BUFFER_KB, 2), .out_prefix = prefix,
 		};
 
+		c->blk_buffer_kb = bo.buffer_kb;
 		ret = prefix ? swt_blk_start(&bo, &c->knobs, &c->blk, err) :
 			       swt_error(err, SWT_ENOMEM, "out of memory");
 		free(prefix);
@@ -1068,7 +994,7 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 				kill(c->target.child, stop->signo);
 				c->forwarded = 1;
 				grace = now + COMMAND_GRACE_MS * 1000000ull;
-				note(c, 0, "stopping: signal %d passed on to the command; "
+				capture_note(c, 0, "stopping: signal %d passed on to the command; "
 				     "recording until it exits", (int)stop->signo);
 				continue;
 			}
@@ -1078,7 +1004,7 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 			break;
 		}
 		if (grace && now >= grace) {
-			note(c, 1, "the command did not exit within %d s of the signal: killing it",
+			capture_note(c, 1, "the command did not exit within %d s of the signal: killing it",
 			     COMMAND_GRACE_MS / 1000);
 			kill(c->target.child, SIGKILL);
 			grace = 0;
@@ -1094,329 +1020,14 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 out_stop:
 	{
 		struct swt_err restore_err = { 0 };
-		int r = stop_and_restore(c, ret ? &restore_err : err);
+		int r = capture_stop_and_restore(c, ret ? &restore_err : err);
 
 		if (!ret && r)
 			ret = r;
 		else if (r && c->o.note)
-			note(c, 1, "%s", restore_err.msg);
+			capture_note(c, 1, "%s", restore_err.msg);
 	}
 	wait_command(c, stop);
-	return ret;
-}
-
-/* ---- writing the capture ------------------------------------------------- */
-
-static int64_t stat_value(const char *stats, const char *key)
-{
-	const char *p = stats ? strstr(stats, key) : NULL;
-
-	return p ? strtoll(p + strlen(key), NULL, 10) : 0;
-}
-
-static int64_t lost_on_cpu(const struct swt_capture *c, unsigned cpu)
-{
-	int64_t n = 0;
-	const struct inst *insts[2] = { &c->task, &c->block };
-
-	for (size_t i = 0; i < 2; i++) {
-		const char *s = insts[i]->stats ? insts[i]->stats[cpu] : NULL;
-
-		n += stat_value(s, "\noverrun: ") + stat_value(s, "\ndropped events: ");
-	}
-	if (c->blk_lost)
-		n += c->blk_lost[cpu];
-	return n;
-}
-
-static const char *end_word(enum swt_capture_end e)
-{
-	switch (e) {
-	case SWT_CAPTURE_END_COMMAND: return "command";
-	case SWT_CAPTURE_END_DURATION: return "duration";
-	case SWT_CAPTURE_END_SIGNAL: return "signal";
-	case SWT_CAPTURE_END_TARGET: return "target";
-	default: return "error";
-	}
-}
-
-static void put_swaps(FILE *f, const char *title, const char *text)
-{
-	fprintf(f, "# /proc/swaps at %s\n%s", title, text ? text : "");
-	if (text && text[0] && text[strlen(text) - 1] != '\n')
-		fputc('\n', f);
-}
-
-static int write_meta(struct swt_capture *c, struct swt_err *err)
-{
-	char *path = path_join(c->out_dir, "meta.txt");
-	int fd;
-	FILE *f;
-	int ret = 0;
-
-	if (!path)
-		return swt_error(err, SWT_ENOMEM, "out of memory");
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		ret = swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(path);
-		return ret;
-	}
-	fprintf(f, "swaptrace-capture 1\n");
-	fprintf(f, "kernel %s\n", c->uts.release);
-	fprintf(f, "machine %s\n", c->uts.machine);
-	fprintf(f, "page_size %ld\n", c->page_size);
-	fprintf(f, "ncpus %u\n", c->ncpus);
-	if (c->page_cluster >= 0)
-		fprintf(f, "page_cluster %lld\n", (long long)c->page_cluster);
-	if (c->vma_ra >= 0)
-		fprintf(f, "vma_ra_enabled %s\n", c->vma_ra ? "true" : "false");
-	if (c->mem_total_kib >= 0)
-		fprintf(f, "mem_total_kib %lld\n", (long long)c->mem_total_kib);
-	if (c->target.memcg)
-		fprintf(f, "memcg %s\n", c->target.memcg);
-	if (c->target.mem_limit >= 0)
-		fprintf(f, "mem_limit_bytes %lld\n", (long long)c->target.mem_limit);
-	switch (c->target.kind) {
-	case SWT_TARGET_COMMAND:
-		fprintf(f, "target command pid=%d\n", (int)c->target.child);
-		fprintf(f, "command %s\n", c->command);
-		if (c->target.exited && WIFEXITED(c->target.status))
-			fprintf(f, "command_exit %d\n", WEXITSTATUS(c->target.status));
-		else if (c->target.exited && WIFSIGNALED(c->target.status))
-			fprintf(f, "command_signal %d\n", WTERMSIG(c->target.status));
-		break;
-	case SWT_TARGET_PID:
-		fprintf(f, "target pid %d\n", (int)c->target.pid);
-		break;
-	case SWT_TARGET_CGROUP:
-		fprintf(f, "target cgroup %s\n", c->target.cgroup_dir);
-		break;
-	default:
-		fprintf(f, "target system\n");
-		break;
-	}
-	{
-		const char *clock = c->task.clock ? strchr(c->task.clock, '[') : NULL;
-
-		if (clock)
-			fprintf(f, "clock %.*s\n", (int)strcspn(clock + 1, "]"), clock + 1);
-	}
-	fprintf(f, "probes %s\n", c->probes_line);
-	fprintf(f, "block_source %s\n", c->o.blktrace ? "blktrace blk/swap" : "tracepoints");
-	fprintf(f, "buffers %s%s\n", c->task.buffer ? c->task.buffer : "",
-		c->block.buffer ? " swaptrace-block" : "");
-	fprintf(f, "buffer_kb task=%u block=%u\n", c->task.buffer_kb,
-		c->o.blktrace ? size_buffer(c, BLOCK_BUFFER_KB, 2) : c->block.buffer_kb);
-	fprintf(f, "duration_s %.3f\n", c->t_stop > c->t_start ?
-		(double)(c->t_stop - c->t_start) / 1e9 : 0.0);
-	fprintf(f, "end %s\n", end_word(c->end));
-	for (size_t i = 0; i < c->target.nr_procs; i++)
-		if (c->target.procs[i].started)
-			fprintf(f, "maps pid=%d exe=%s start=maps/%d-start.txt end=maps/%d-end.txt\n",
-				(int)c->target.procs[i].pid, c->target.procs[i].exe,
-				(int)c->target.procs[i].pid, (int)c->target.procs[i].pid);
-	for (size_t i = 0; i < c->nr_swaps; i++) {
-		const struct swt_swap_area *a = &c->swaps[i];
-
-		if (!a->dev) {
-			fprintf(f, "swap_unmapped path=%s reason=%s\n", a->path, a->unresolved);
-			continue;
-		}
-		fprintf(f, "swap_device path=%s dev=%u:%u type=%s prio=%lld", a->path,
-			swt_dev_major(a->dev), swt_dev_minor(a->dev), a->type, (long long)a->priority);
-		if (a->rotational >= 0)
-			fprintf(f, " rotational=%d", a->rotational);
-		if (a->synchronous >= 0)
-			fprintf(f, " sync=%d", a->synchronous);
-		fprintf(f, " start=%llu slots=%lld size_kib=%lld used_kib=%lld\n",
-			(unsigned long long)a->start_sector, (long long)a->slots,
-			(long long)a->size_kib, (long long)a->used_kib);
-		for (size_t k = 0; k < a->nr_extents; k++)
-			fprintf(f, "extent area=%zu first_slot=%llu nr_slots=%llu start_sector=%llu\n", i,
-				(unsigned long long)a->extents[k].first_slot,
-				(unsigned long long)a->extents[k].nr_slots,
-				(unsigned long long)a->extents[k].start_sector);
-	}
-	put_swaps(f, "start", c->swaps_start);
-	put_swaps(f, "end", c->swaps_end);
-	/* the delta first: it is what a reader of the file wants most */
-	fprintf(f, "# vmstat delta\n");
-	for (unsigned i = 0; i < SWT_VMSTAT_COUNT; i++)
-		if (c->before.v[i] >= 0 && c->after.v[i] >= 0)
-			fprintf(f, "%s %lld\n", swt_vmstat_name(i),
-				(long long)(c->after.v[i] - c->before.v[i]));
-	fprintf(f, "# vmstat before\n");
-	for (unsigned i = 0; i < SWT_VMSTAT_COUNT; i++)
-		if (c->before.v[i] >= 0)
-			fprintf(f, "%s %lld\n", swt_vmstat_name(i), (long long)c->before.v[i]);
-	fprintf(f, "# vmstat after\n");
-	for (unsigned i = 0; i < SWT_VMSTAT_COUNT; i++)
-		if (c->after.v[i] >= 0)
-			fprintf(f, "%s %lld\n", swt_vmstat_name(i), (long long)c->after.v[i]);
-	fprintf(f, "# lost events\n");
-	for (unsigned cpu = 0; cpu < c->ncpus; cpu++)
-		fprintf(f, "cpu%u %lld\n", cpu, (long long)lost_on_cpu(c, cpu));
-	if (fflush(f) || fsync(fileno(f)))
-		ret = swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
-	if (fclose(f) && !ret)
-		ret = swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
-	free(path);
-	return ret;
-}
-
-/*
- * Copy the raw pages into trace.dat when the disk has room for a second
- * copy (the raw files then survive a failure); move them otherwise.
- */
-static int move_pages(struct swt_capture *c, const struct swt_tdw_input *in)
-{
-	uint64_t need = in->kallsyms.len + (64u << 20);
-	struct statvfs vfs;
-
-	for (size_t b = 0; b < in->nr_buffers; b++)
-		for (unsigned cpu = 0; cpu < in->ncpus; cpu++) {
-			struct stat sb;
-
-			if (in->buffers[b].cpus[cpu].raw_path &&
-			    stat(in->buffers[b].cpus[cpu].raw_path, &sb) == 0)
-				need += (uint64_t)sb.st_size;
-		}
-	if (statvfs(c->out_dir, &vfs) < 0 || (uint64_t)vfs.f_bavail * vfs.f_frsize >= need)
-		return 0;
-	note(c, 1, "little free space in '%s': moving the recorded pages into trace.dat "
-	     "instead of copying them", c->out_dir);
-	return 1;
-}
-
-static int write_tracedat(struct swt_capture *c, struct swt_err *err)
-{
-	struct swt_tdw_blob *ftrace = calloc(c->nr_ftrace + 1, sizeof(*ftrace));
-	struct swt_tdw_blob *formats = calloc(c->nr_events + 1, sizeof(*formats));
-	struct swt_tdw_system *systems = calloc(c->nr_events + 1, sizeof(*systems));
-	struct swt_tdw_cpu *cpus = calloc((size_t)c->ncpus * 2, sizeof(*cpus));
-	struct swt_tdw_buffer buffers[2];
-	struct swt_tdw_input in = { 0 };
-	struct inst *insts[2] = { &c->task, &c->block };
-	char *path = path_join(c->out_dir, "trace.dat"), uname_text[4 * 65 + 8];
-	size_t nsys = 0, nfmt = 0, nbuf = 0;
-	int kept = 0, ret;
-
-	if (!ftrace || !formats || !systems || !cpus || !path) {
-		ret = swt_error(err, SWT_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < c->nr_ftrace; i++)
-		ftrace[i] = (struct swt_tdw_blob){ c->ftrace[i].format, strlen(c->ftrace[i].format) };
-	/* events grouped by system, in the order they were enabled */
-	for (size_t i = 0; i < c->nr_events; i++) {
-		size_t s;
-
-		for (s = 0; s < nsys; s++)
-			if (!strcmp(systems[s].name, c->events[i].system))
-				break;
-		if (s < nsys)
-			continue;
-		systems[nsys].name = c->events[i].system;
-		systems[nsys].formats = &formats[nfmt];
-		for (size_t k = i; k < c->nr_events; k++)
-			if (!strcmp(c->events[k].system, c->events[i].system)) {
-				formats[nfmt++] = (struct swt_tdw_blob){ c->events[k].format,
-									 strlen(c->events[k].format) };
-				systems[nsys].nr_formats++;
-			}
-		nsys++;
-	}
-	for (size_t b = 0; b < 2; b++) {
-		struct swt_tdw_cpu *bc = &cpus[nbuf * c->ncpus];
-
-		if (!insts[b]->r)
-			continue;
-		for (unsigned cpu = 0; cpu < c->ncpus; cpu++) {
-			bc[cpu].raw_path = insts[b]->r[cpu].raw_path;
-			bc[cpu].stats = insts[b]->stats ? insts[b]->stats[cpu] : NULL;
-		}
-		buffers[nbuf].name = insts[b]->buffer;
-		buffers[nbuf].cpus = bc;
-		nbuf++;
-	}
-	snprintf(uname_text, sizeof(uname_text), "%s %s %s %s", c->uts.sysname, c->uts.nodename,
-		 c->uts.release, c->uts.version);
-	in.page_size = c->subbuf;
-	in.header_page = (struct swt_tdw_blob){ c->header_page, strlen(c->header_page) };
-	in.header_event = (struct swt_tdw_blob){ c->header_event, strlen(c->header_event) };
-	in.ftrace_formats = ftrace;
-	in.nr_ftrace_formats = c->nr_ftrace;
-	in.systems = systems;
-	in.nr_systems = nsys;
-	in.kallsyms = (struct swt_tdw_blob){ c->kallsyms, c->kallsyms ? c->kallsyms_len : 0 };
-	in.printk_formats = (struct swt_tdw_blob){ c->printk, c->printk ? strlen(c->printk) : 0 };
-	in.cmdlines = (struct swt_tdw_blob){ c->cmdlines, c->cmdlines ? strlen(c->cmdlines) : 0 };
-	in.ncpus = c->ncpus;
-	in.uname = uname_text;
-	in.trace_clock = c->task.clock;
-	in.buffers = buffers;
-	in.nr_buffers = nbuf;
-	ret = swt_tracedat_write(&in, path, move_pages(c, &in) ? SWT_TDW_MOVE_RAW : 0, &kept, err);
-	if (ret && kept) {
-		/* say exactly how to finish the job once there is room */
-		char cmd[2048];
-		size_t len = (size_t)snprintf(cmd, sizeof(cmd), "cat %s.head", path);
-
-		for (size_t b = 0; b < nbuf; b++)
-			for (unsigned cpu = 0; cpu < c->ncpus; cpu++) {
-				struct stat sb;
-				const char *raw = buffers[b].cpus[cpu].raw_path;
-
-				if (raw && stat(raw, &sb) == 0 && sb.st_size > 0 && len < sizeof(cmd))
-					len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " %s", raw);
-			}
-		note(c, 1, "trace.dat is incomplete; when there is room, assemble it with: %s > %s", cmd,
-		     path);
-	}
-	if (!ret) {
-		for (size_t b = 0; b < 2; b++)
-			for (unsigned cpu = 0; insts[b]->r && cpu < c->ncpus; cpu++)
-				if (insts[b]->r[cpu].raw_path)
-					unlink(insts[b]->r[cpu].raw_path);
-		rmdir(c->raw_dir);
-	}
-out:
-	free(ftrace);
-	free(formats);
-	free(systems);
-	free(cpus);
-	free(path);
-	return ret;
-}
-
-int swt_capture_finish(struct swt_capture *c, struct swt_capture_result *res,
-		       struct swt_err *err)
-{
-	int ret, r;
-
-	memset(res, 0, sizeof(*res));
-	if (!c->stopped)
-		stop_and_restore(c, NULL);
-	/* the reserve kept room for exactly this */
-	unlink(c->reserve);
-	ret = write_meta(c, err);
-	r = write_tracedat(c, err);
-	res->trace_dat_ok = !r;
-	if (r && !ret)
-		ret = r;
-	res->end = c->end;
-	res->command_status = c->target.kind == SWT_TARGET_COMMAND && c->target.exited ?
-			      c->target.status : -1;
-	res->seconds = c->t_stop > c->t_start ? (double)(c->t_stop - c->t_start) / 1e9 : 0;
-	res->data_bytes = c->data_bytes;
-	for (unsigned cpu = 0; cpu < c->ncpus; cpu++)
-		res->lost_events += lost_on_cpu(c, cpu);
-	res->pswpin = c->after.v[0] - c->before.v[0];
-	res->pswpout = c->after.v[1] - c->before.v[1];
 	return ret;
 }
 
@@ -1486,7 +1097,7 @@ void swt_capture_destroy(struct swt_capture *c)
 {
 	if (!c)
 		return;
-	stop_and_restore(c, NULL);
+	capture_stop_and_restore(c, NULL);
 	swt_target_release(&c->target);
 	if (!c->created)
 		remove_outputs(c);

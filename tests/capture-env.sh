@@ -88,6 +88,34 @@ make_cgroup() { # mb
 	echo $(($1 << 20)) > "$CGROUP_DIR/$CG_LIMIT_FILE"
 }
 
+# How often the kernel's OOM killer has struck in the test cgroup.
+oom_kills() {
+	awk '$1 == "oom_kill" { print $2; exit }' "$CGROUP_DIR/memory.oom_control" \
+		"$CGROUP_DIR/memory.events" 2>/dev/null
+}
+
+# Capture a workload command (CAPTURE-ARGS end with "-- COMMAND...") into DIR,
+# stdout and stderr in $WORK/out.txt and err.txt; returns swaptrace's status.
+# At this overcommit the kernel's memory-cgroup reclaim now and then gives up
+# and OOM-kills the workload: not the capture's doing, so that run is
+# discarded and tried again (three times at most).
+capture_workload() { # dir capture-args...
+	local dir=$1 try rc before
+	shift
+	for try in 1 2 3; do
+		before=$(oom_kills)
+		"$SWAPTRACE" capture -o "$dir" "$@" > "$WORK/out.txt" 2> "$WORK/err.txt"
+		rc=$?
+		if [ "$rc" -eq 137 ] && [ "$(oom_kills)" != "$before" ]; then
+			echo "note: the kernel OOM-killed the workload (try $try); running it again"
+			rm -rf "$dir" "$dir.db" "$dir.json"
+			continue
+		fi
+		return "$rc"
+	done
+	return "$rc"
+}
+
 # A shell command line that joins the cgroup and runs swapload with ARGS.
 workload() { # swapload args...
 	echo "echo \$\$ > '$CGROUP_DIR/cgroup.procs' && exec '$SWAPLOAD' $*"

@@ -16,21 +16,22 @@ make_cgroup 51
 host_state > "$WORK/state.before"
 CAP="$WORK/cap"
 
-"$SWAPTRACE" capture --blktrace -o "$CAP" -- sh -c "$(workload mb=64 accesses=30000 seed=11)" \
-	> /dev/null 2> "$WORK/err.txt" &
-CAPPID=$!
-BACKGROUND+=("$CAPPID")
-for _ in $(seq 1 50); do
-	[ -n "$(cat "$CGROUP_DIR/cgroup.procs" 2>/dev/null)" ] && break
-	sleep 0.1
-done
 # one blk tracer per host: a second capture must say so and leave the first alone
+"$SWAPTRACE" capture -q --blktrace -o "$WORK/first" --duration 3 &
+FIRST=$!
+BACKGROUND+=("$FIRST")
+sleep 1
 "$SWAPTRACE" capture --blktrace -o "$WORK/second" --duration 1 > /dev/null 2> "$WORK/second.err"
 check_eq "$?" 1 "second --blktrace capture: exit status"
 grep -q "another capture is using the kernel's blk tracer" "$WORK/second.err" ||
 	fail "second --blktrace capture: unclear message: $(cat "$WORK/second.err")"
 [ -e "$WORK/second" ] && fail "the refused capture left its directory behind"
-wait "$CAPPID"
+wait "$FIRST"
+check_eq "$?" 0 "first --blktrace capture: exit status"
+[ -s "$WORK/first/trace.dat" ] || fail "first --blktrace capture: no trace.dat"
+check_host_restored "$WORK/state.before" "after two --blktrace captures"
+
+capture_workload "$CAP" --blktrace -- sh -c "$(workload mb=64 accesses=30000 seed=11)"
 check_eq "$?" 0 "--blktrace capture: exit status"
 check_host_restored "$WORK/state.before" "after a --blktrace capture"
 

@@ -15,8 +15,7 @@ make_cgroup 51
 host_state > "$WORK/state.before"
 CAP="$WORK/cap"
 
-if ! "$SWAPTRACE" capture -o "$CAP" -- sh -c "$(workload mb=64 accesses=20000 seed=7)" \
-	> "$WORK/out.txt" 2> "$WORK/err.txt"; then
+if ! capture_workload "$CAP" -- sh -c "$(workload mb=64 accesses=20000 seed=7)"; then
 	cat "$WORK/err.txt" >&2
 	fail "capture failed"
 fi

@@ -14,10 +14,18 @@ make_cgroup 51
 host_state > "$WORK/state.before"
 TOL=64
 
-sh -c "$(workload mb=64 accesses=100000000 seed=13)" > /dev/null &
-WL=$!
-BACKGROUND+=("$WL")
-sleep 1.5
+# A fresh long-running workload for each case (the kernel's memory-cgroup
+# OOM killer may have taken the last one: not the capture's doing).
+start_workload() {
+	[ -n "${WL:-}" ] && kill -KILL "$WL" 2>/dev/null && wait "$WL" 2>/dev/null
+	sh -c "$(workload mb=64 accesses=100000000 seed=13)" > /dev/null 2>&1 &
+	WL=$!
+	BACKGROUND+=("$WL")
+	sleep 1.5
+	kill -0 "$WL" 2>/dev/null || fail "the workload did not start"
+}
+
+start_workload
 
 # the cgroup, named relative to the memory controller
 "$SWAPTRACE" capture -q -o "$WORK/cg" --cgroup "$(basename "$CGROUP_DIR")" --duration 2 ||
@@ -31,6 +39,7 @@ check_counts "$WORK/cg" "--cgroup capture" "$TOL"
 check_event_counts "$WORK/cg" "--cgroup capture"
 
 # the process, and at the same time a system-wide capture
+start_workload
 "$SWAPTRACE" capture -q -o "$WORK/pid" --pid "$WL" --duration 3 &
 P1=$!
 BACKGROUND+=("$P1")
@@ -44,6 +53,7 @@ check_counts "$WORK/all" "system-wide capture" "$TOL"
 check_event_counts "$WORK/all" "system-wide capture"
 
 # the followed process exits: the recording ends with it
+start_workload
 "$SWAPTRACE" capture -q -o "$WORK/gone" --pid "$WL" &
 P2=$!
 BACKGROUND+=("$P2")
