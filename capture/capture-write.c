@@ -247,7 +247,18 @@ int capture_write_tracedat(struct swt_capture *c, struct swt_err *err)
 		if (!insts[b]->r)
 			continue;
 		for (unsigned cpu = 0; cpu < c->ncpus; cpu++) {
+			struct stat sb;
+
 			bc[cpu].raw_path = insts[b]->r[cpu].raw_path;
+			/*
+			 * A write cut short (a full disk) can leave a torn page: drop
+			 * it, so the raw files are whole pages, as the head says.
+			 */
+			if (bc[cpu].raw_path && stat(bc[cpu].raw_path, &sb) == 0 &&
+			    sb.st_size % c->subbuf &&
+			    truncate(bc[cpu].raw_path, sb.st_size / c->subbuf * c->subbuf) < 0)
+				capture_note(c, 1, "'%s': cannot drop a torn last page: %s",
+					     bc[cpu].raw_path, strerror(errno));
 			bc[cpu].stats = insts[b]->stats ? insts[b]->stats[cpu] : NULL;
 		}
 		buffers[nbuf].name = insts[b]->buffer;
