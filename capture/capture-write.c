@@ -199,7 +199,7 @@ static int move_pages(struct swt_capture *c, const struct swt_tdw_input *in)
 	if (statvfs(c->out_dir, &vfs) < 0 || (uint64_t)vfs.f_bavail * vfs.f_frsize >= need)
 		return 0;
 	capture_note(c, 1, "little free space in '%s': moving the recorded pages into trace.dat "
-	     "instead of copying them", c->out_dir);
+		     "instead of copying them", c->out_dir);
 	return 1;
 }
 
@@ -296,8 +296,8 @@ int capture_write_tracedat(struct swt_capture *c, struct swt_err *err)
 				if (raw && stat(raw, &sb) == 0 && sb.st_size > 0 && len < sizeof(cmd))
 					len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " %s", raw);
 			}
-		capture_note(c, 1, "trace.dat is incomplete; when there is room, assemble it with: %s > %s", cmd,
-		     path);
+		capture_note(c, 1, "trace.dat is incomplete; when there is room, assemble it with: "
+			     "%s > %s", cmd, path);
 	}
 	if (!ret) {
 		for (size_t b = 0; b < 2; b++)

@@ -397,7 +397,7 @@ static int setup_block(struct swt_capture *c, struct swt_err *err)
 			continue;	/* not in this kernel */
 		if (!event_has_field("block", block_events[i], " dev;")) {
 			capture_note(c, 1, "block:%s has no dev field to filter on; not recorded",
-			     block_events[i]);
+				     block_events[i]);
 			continue;
 		}
 		ret = enable_event(c, &c->block, "block", block_events[i], filter, err);
@@ -445,8 +445,8 @@ static int setup_probes(struct swt_capture *c, struct swt_err *err)
 		}
 		ev = tracefs_kprobe_alloc(SWT_PROBE_GROUP, d->event, d->function, d->args);
 		if (!ev || tracefs_dynevent_create(ev) < 0) {
-			capture_note(c, 1, "kprobe %s on %s could not be created: %s", d->event, d->function,
-			     strerror(errno));
+			capture_note(c, 1, "kprobe %s on %s could not be created: %s", d->event,
+				     d->function, strerror(errno));
 			tracefs_dynevent_free(ev);
 			continue;
 		}
@@ -666,7 +666,7 @@ static int tick(struct swt_capture *c, struct swt_err *err)
 	if (!ret && tids && tids[0] && c->target.kind == SWT_TARGET_CGROUP &&
 	    tracefs_instance_file_append(c->task.ti, "set_event_pid", tids) < 0)
 		capture_note(c, 1, "cannot follow new tasks of cgroup '%s': %s", c->target.cgroup_dir,
-		     strerror(errno));
+			     strerror(errno));
 	free(tids);
 	ret = swt_target_snapshot(&c->target, err);
 	if (!ret)
@@ -995,7 +995,7 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 				c->forwarded = 1;
 				grace = now + COMMAND_GRACE_MS * 1000000ull;
 				capture_note(c, 0, "stopping: signal %d passed on to the command; "
-				     "recording until it exits", (int)stop->signo);
+					     "recording until it exits", (int)stop->signo);
 				continue;
 			}
 			if (c->target.kind == SWT_TARGET_COMMAND)
@@ -1005,7 +1005,7 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 		}
 		if (grace && now >= grace) {
 			capture_note(c, 1, "the command did not exit within %d s of the signal: killing it",
-			     COMMAND_GRACE_MS / 1000);
+				     COMMAND_GRACE_MS / 1000);
 			kill(c->target.child, SIGKILL);
 			grace = 0;
 		}
