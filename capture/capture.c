@@ -48,7 +48,15 @@
 #define BLK_LOCK "/run/swaptrace-blktrace.lock"
 #define PROBE_LOCK "/run/swaptrace-probes.lock"
 
-/* Per-CPU ring-buffer sizes (KiB) before the memory cap; see size_buffer(). */
+/*
+ * Per-CPU ring-buffer sizes (KiB) before the memory cap of size_buffer(),
+ * sized for the event rate: a swapped page costs about 250 bytes of block
+ * events (queue, get-request, issue, complete, merges, each with its
+ * header) and a fault event of 40.  8 MiB holds a second of 30 000 pages/s
+ * (120 MB/s of swap) landing on one CPU: ten drain intervals, and the
+ * instance's buffer_percent wakes the reader at half of it anyway.  The
+ * task buffer sees about one event per page, so half as much is ample.
+ */
 #define BLOCK_BUFFER_KB 8192
 #define TASK_BUFFER_KB 4096
 #define MIN_BUFFER_KB 1024
