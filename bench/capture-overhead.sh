@@ -3,11 +3,13 @@
 # its measured phase) with and without `swaptrace capture`, on the same
 # machine, runs alternating so drift hits both sides alike.  Prints every
 # run, the medians and their ratio; the target is under 5 % slowdown.
-# Throughput on a shared machine is noisy, so it also compares the CPU
-# time the workload itself used in its measured phase (swapload's cpu=):
-# tracing costs the workload CPU in its own context (every event is
-# written by the task that hits the tracepoint), while waits for I/O and
-# for other tenants do not count there.
+# Throughput on a shared machine is noisy, so it also compares the time
+# and the CPU time the workload spent per swap-in (swapload's seconds, cpu
+# and majflt): the same seed makes the same accesses, but reclaim makes a
+# few more or fewer of them swap from run to run.  Tracing costs the
+# workload CPU in its own context (every event is written by the task that
+# hits the tracepoint).  With RT=1 (the default) the workload runs
+# SCHED_FIFO, so other tenants of the machine disturb it less.
 #
 # SWAP=zram (the default) swaps to a compressed RAM disk: no disk latency
 # to hide behind, so the workload is CPU-bound and sees the most trace
@@ -35,6 +37,7 @@ SWAP=${SWAP:-zram}
 ACCESSES=${ACCESSES:-$([ "$SWAP" = zram ] && echo 300000 || echo 60000)}
 SEED=${SEED:-21}
 BLKTRACE=${BLKTRACE:-0}
+RT=${RT:-1}
 
 [ "$(id -u)" -eq 0 ] || { echo "capture-overhead: needs root" >&2; exit 1; }
 if [ -z "${SWAPTRACE:-}" ] || [ -z "${SWAPLOAD:-}" ]; then
@@ -81,30 +84,42 @@ else
 	mkdir "$CG" && echo $((LIMIT_MB << 20)) > "$CG/memory.max"
 fi || exit 1
 
-RUN="echo \$\$ > '$CG/cgroup.procs' && exec '$SWAPLOAD' mb=$MB accesses=$ACCESSES seed=$SEED"
+PRIO=
+[ "$RT" = 1 ] && command -v chrt > /dev/null && PRIO="chrt -f 50"
+RUN="echo \$\$ > '$CG/cgroup.procs' && exec $PRIO '$SWAPLOAD' mb=$MB accesses=$ACCESSES seed=$SEED"
 CAPTURE_OPTS=()
 [ "$BLKTRACE" = 1 ] && CAPTURE_OPTS+=(--blktrace)
 
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
+# microseconds of FIELD (seconds or cpu) per swap-in of the measured phase
+per_fault() {
+	sed -n "s/.* $1=\([0-9.]*\).* majflt=\([0-9]*\).*/\1 \2/p" |
+		awk '$2 > 0 { printf "%.2f\n", $1 * 1e6 / $2 }'
+}
 
 echo "capture-overhead: swapload mb=$MB accesses=$ACCESSES in a ${LIMIT_MB} MB cgroup, swap on $SWAP ($DEV), $RUNS pairs${CAPTURE_OPTS:+, ${CAPTURE_OPTS[*]}}"
 plain=()
 traced=()
 plain_cpu=()
 traced_cpu=()
+plain_wall=()
+traced_wall=()
+echo "  (per run: MBps, then wall/CPU microseconds per swap-in)"
 for i in $(seq 1 "$RUNS"); do
 	sh -c "$RUN" > "$WORK/plain.out"
 	p=$(field MBps < "$WORK/plain.out")
-	pc=$(field cpu < "$WORK/plain.out")
+	pc=$(per_fault cpu < "$WORK/plain.out")
+	pw=$(per_fault seconds < "$WORK/plain.out")
 	rm -rf "$WORK/cap"
 	"$SWAPTRACE" capture "${CAPTURE_OPTS[@]}" -o "$WORK/cap" -- sh -c "$RUN" > "$WORK/traced.out" 2> "$WORK/err"
 	t=$(field MBps < "$WORK/traced.out")
-	tc=$(field cpu < "$WORK/traced.out")
+	tc=$(per_fault cpu < "$WORK/traced.out")
+	tw=$(per_fault seconds < "$WORK/traced.out")
 	cpu=$(sed -n 's/.*: \([0-9.]*\) s (.*swaptrace used \([0-9.]*\) s of CPU/\2 \1/p' "$WORK/err")
 	lost=$(awk '/^# lost events/ { s = 1; next } /^# / { s = 0 } s { n += $2 } END { print n + 0 }' "$WORK/cap/meta.txt")
 	size=$(du -sm "$WORK/cap" | cut -f1)
-	printf "  run %2d: plain %7s MBps %6s s CPU   captured %7s MBps %6s s CPU   (%s MB, %s lost; swaptrace CPU %s s in %s s)\n" \
-		"$i" "${p:-OOM}" "${pc:--}" "${t:-OOM}" "${tc:--}" "$size" "$lost" ${cpu:-? ?}
+	printf "  run %2d: plain %7s MBps %6s/%-6s us   captured %7s MBps %6s/%-6s us   (%s MB, %s lost; swaptrace CPU %s s in %s s)\n" \
+		"$i" "${p:-OOM}" "${pw:--}" "${pc:--}" "${t:-OOM}" "${tw:--}" "${tc:--}" "$size" "$lost" ${cpu:-? ?}
 	if [ -z "$p" ] || [ -z "$t" ]; then
 		echo "         (the kernel OOM-killed a run: pair left out)"
 		continue
@@ -113,6 +128,8 @@ for i in $(seq 1 "$RUNS"); do
 	traced+=("$t")
 	plain_cpu+=("$pc")
 	traced_cpu+=("$tc")
+	plain_wall+=("$pw")
+	traced_wall+=("$tw")
 done
 
 [ "${#plain[@]}" -gt 0 ] || { echo "capture-overhead: no complete pair" >&2; exit 1; }
@@ -125,13 +142,17 @@ for i in "${!plain[@]}"; do
 done
 mr=$(median "${ratios[@]}")
 cratios=()
+wratios=()
 for i in "${!plain_cpu[@]}"; do
 	cratios+=("$(awk -v p="${plain_cpu[$i]}" -v t="${traced_cpu[$i]}" 'BEGIN { print t / p }')")
+	wratios+=("$(awk -v p="${plain_wall[$i]}" -v t="${traced_wall[$i]}" 'BEGIN { print t / p }')")
 done
 mc=$(median "${cratios[@]}")
-awk -v p="$mp" -v t="$mt" -v r="$mr" -v c="$mc" 'BEGIN {
+mw=$(median "${wratios[@]}")
+awk -v p="$mp" -v t="$mt" -v r="$mr" -v c="$mc" -v w="$mw" 'BEGIN {
 	printf "median: plain %.1f MBps, captured %.1f MBps\n", p, t
 	printf "ratio of the medians, captured/plain: %.3f (%.1f %% slowdown)\n", t / p, (1 - t / p) * 100
 	printf "median of the pairs\x27 ratios:         %.3f (%.1f %% slowdown; target < 5 %%)\n", r, (1 - r) * 100
-	printf "workload CPU in the measured phase, captured/plain (median of pairs): %.3f (%+.1f %%)\n", c, (c - 1) * 100
+	printf "time per swap-in, captured/plain (median of pairs): %.3f (%+.1f %%)\n", w, (w - 1) * 100
+	printf "CPU per swap-in, captured/plain (median of pairs):  %.3f (%+.1f %%)\n", c, (c - 1) * 100
 }'

@@ -9,10 +9,11 @@
  * reads 4 KiB pieces -- at random, in order, or random pieces of 1 to 16
  * pages -- and prints one summary line for the measured phase:
  *
- *   mode=rnd mb=256 accesses=120000 seconds=6.653 MBps=70.5 cpu=1.204
+ *   mode=rnd mb=256 accesses=120000 seconds=6.653 MBps=70.5 cpu=1.204 majflt=75061
  *
  * (cpu: seconds of CPU the process used in that phase, user and system --
- * faults, swap-ins, and any tracing they trigger -- without the waits.)
+ * faults, swap-ins, and any tracing they trigger -- without the waits;
+ * majflt: its faults that had to read from swap.)
  *
  * Run it in a memory cgroup whose limit is below N MB and it swaps
  * steadily.  Arguments are key=value words, all optional:
@@ -68,11 +69,12 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double cpu_s(void)
+static double cpu_s(long *majflt)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
+	*majflt = ru.ru_majflt;
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
@@ -91,6 +93,7 @@ int main(int argc, char **argv)
 	unsigned char *mem;
 	uint64_t *perm;
 	double t0, c0, secs;
+	long f0, f1;
 
 	for (int a = 1; a < argc; a++) {
 		const char *eq = strchr(argv[a], '=');
@@ -170,7 +173,7 @@ int main(int argc, char **argv)
 	free(perm);
 
 	t0 = now_s();
-	c0 = cpu_s();
+	c0 = cpu_s(&f0);
 	while (done < accesses) {
 		uint64_t first, n = 1;
 
@@ -198,9 +201,10 @@ int main(int argc, char **argv)
 		}
 	}
 	secs = now_s() - t0;
-	printf("mode=%s mb=%llu accesses=%llu seconds=%.3f MBps=%.1f cpu=%.3f\n", mode_names[mode],
-	       (unsigned long long)mb, (unsigned long long)accesses, secs,
-	       secs > 0 ? (double)accesses * PIECE / 1048576.0 / secs : 0.0, cpu_s() - c0);
+	c0 = cpu_s(&f1) - c0;
+	printf("mode=%s mb=%llu accesses=%llu seconds=%.3f MBps=%.1f cpu=%.3f majflt=%ld\n",
+	       mode_names[mode], (unsigned long long)mb, (unsigned long long)accesses, secs,
+	       secs > 0 ? (double)accesses * PIECE / 1048576.0 / secs : 0.0, c0, f1 - f0);
 	/* the checksum keeps the reads from being optimised away */
 	if (sum == 42)
 		fputc('\n', stderr);

@@ -43,6 +43,9 @@ capture_cleanup() {
 	rm -rf "$WORK"
 }
 trap capture_cleanup EXIT
+# a test stopped by ctest's timeout or ^C still cleans up
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 require_capture_env() {
 	[ "$(id -u)" -eq 0 ] || skip "capture tests need root"
