@@ -27,6 +27,7 @@
 #   bench/capture-overhead.sh                 # 7 pairs, 128 MB at 1.25x the limit
 #   RUNS=9 MB=256 ACCESSES=600000 bench/capture-overhead.sh
 #   SWAP=loop BLKTRACE=1 bench/capture-overhead.sh
+#   SWAP=loop OUT=/dev/shm bench/capture-overhead.sh   # captures on another device
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +39,7 @@ ACCESSES=${ACCESSES:-$([ "$SWAP" = zram ] && echo 300000 || echo 60000)}
 SEED=${SEED:-21}
 BLKTRACE=${BLKTRACE:-0}
 RT=${RT:-1}
+OUT=${OUT:-}	# where captures go (default: next to the loop swap's file)
 
 [ "$(id -u)" -eq 0 ] || { echo "capture-overhead: needs root" >&2; exit 1; }
 if [ -z "${SWAPTRACE:-}" ] || [ -z "${SWAPLOAD:-}" ]; then
@@ -48,6 +50,8 @@ if [ -z "${SWAPTRACE:-}" ] || [ -z "${SWAPLOAD:-}" ]; then
 fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/swt-bench-XXXXXX")
+CAPDIR=$WORK
+[ -n "$OUT" ] && CAPDIR=$(mktemp -d "$OUT/swt-bench-cap-XXXXXX")
 DEV=
 ZRAM=
 CG=
@@ -64,6 +68,7 @@ cleanup() {
 		losetup -d "$DEV"
 	fi
 	rm -rf "$WORK"
+	[ "$CAPDIR" != "$WORK" ] && rm -rf "$CAPDIR"
 }
 trap cleanup EXIT
 
@@ -110,14 +115,14 @@ for i in $(seq 1 "$RUNS"); do
 	p=$(field MBps < "$WORK/plain.out")
 	pc=$(per_fault cpu < "$WORK/plain.out")
 	pw=$(per_fault seconds < "$WORK/plain.out")
-	rm -rf "$WORK/cap"
-	"$SWAPTRACE" capture "${CAPTURE_OPTS[@]}" -o "$WORK/cap" -- sh -c "$RUN" > "$WORK/traced.out" 2> "$WORK/err"
+	rm -rf "$CAPDIR/cap"
+	"$SWAPTRACE" capture "${CAPTURE_OPTS[@]}" -o "$CAPDIR/cap" -- sh -c "$RUN" > "$WORK/traced.out" 2> "$WORK/err"
 	t=$(field MBps < "$WORK/traced.out")
 	tc=$(per_fault cpu < "$WORK/traced.out")
 	tw=$(per_fault seconds < "$WORK/traced.out")
 	cpu=$(sed -n 's/.*: \([0-9.]*\) s (.*swaptrace used \([0-9.]*\) s of CPU/\2 \1/p' "$WORK/err")
-	lost=$(awk '/^# lost events/ { s = 1; next } /^# / { s = 0 } s { n += $2 } END { print n + 0 }' "$WORK/cap/meta.txt")
-	size=$(du -sm "$WORK/cap" | cut -f1)
+	lost=$(awk '/^# lost events/ { s = 1; next } /^# / { s = 0 } s { n += $2 } END { print n + 0 }' "$CAPDIR/cap/meta.txt")
+	size=$(du -sm "$CAPDIR/cap" | cut -f1)
 	printf "  run %2d: plain %7s MBps %6s/%-6s us   captured %7s MBps %6s/%-6s us   (%s MB, %s lost; swaptrace CPU %s s in %s s)\n" \
 		"$i" "${p:-OOM}" "${pw:--}" "${pc:--}" "${t:-OOM}" "${tw:--}" "${tc:--}" "$size" "$lost" ${cpu:-? ?}
 	if [ -z "$p" ] || [ -z "$t" ]; then
