@@ -130,7 +130,8 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 			fprintf(f, "maps pid=%d exe=%s start=maps/%d-start.txt end=maps/%d-end.txt\n",
 				(int)c->target.procs[i].pid, c->target.procs[i].exe,
 				(int)c->target.procs[i].pid, (int)c->target.procs[i].pid);
-	for (size_t i = 0; i < c->nr_swaps; i++) {
+	/* extent lines name an area by its place among the swap_device lines */
+	for (size_t i = 0, area = 0; i < c->nr_swaps; i++) {
 		const struct swt_swap_area *a = &c->swaps[i];
 
 		if (!a->dev) {
@@ -147,10 +148,11 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 			(unsigned long long)a->start_sector, (long long)a->slots,
 			(long long)a->size_kib, (long long)a->used_kib);
 		for (size_t k = 0; k < a->nr_extents; k++)
-			fprintf(f, "extent area=%zu first_slot=%llu nr_slots=%llu start_sector=%llu\n", i,
-				(unsigned long long)a->extents[k].first_slot,
+			fprintf(f, "extent area=%zu first_slot=%llu nr_slots=%llu start_sector=%llu\n",
+				area, (unsigned long long)a->extents[k].first_slot,
 				(unsigned long long)a->extents[k].nr_slots,
 				(unsigned long long)a->extents[k].start_sector);
+		area++;
 	}
 	put_swaps(f, "start", c->swaps_start);
 	put_swaps(f, "end", c->swaps_end);

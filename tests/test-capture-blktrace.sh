@@ -21,12 +21,12 @@ CAP="$WORK/cap"
 FIRST=$!
 BACKGROUND+=("$FIRST")
 sleep 1
-"$SWAPTRACE" capture --blktrace -o "$WORK/second" --duration 1 > /dev/null 2> "$WORK/second.err"
+swt capture --blktrace -o "$WORK/second" --duration 1 > /dev/null 2> "$WORK/second.err"
 check_eq "$?" 1 "second --blktrace capture: exit status"
 grep -q "another capture is using the kernel's blk tracer" "$WORK/second.err" ||
 	fail "second --blktrace capture: unclear message: $(cat "$WORK/second.err")"
 [ -e "$WORK/second" ] && fail "the refused capture left its directory behind"
-wait "$FIRST"
+wait_bounded "$FIRST"
 check_eq "$?" 0 "first --blktrace capture: exit status"
 [ -s "$WORK/first/trace.dat" ] || fail "first --blktrace capture: no trace.dat"
 check_host_restored "$WORK/state.before" "after two --blktrace captures"

@@ -49,7 +49,7 @@ for b in swaptrace swaptrace-block; do
 done
 
 # the command's exit status is the capture's
-"$SWAPTRACE" capture -q -o "$WORK/exit3" -- sh -c 'exit 3'
+swt capture -q -o "$WORK/exit3" -- sh -c 'exit 3'
 check_eq "$?" 3 "exit status of a failing command"
 [ -s "$WORK/exit3/trace.dat" ] || fail "no trace.dat for the failing command"
 check_host_restored "$WORK/state.before" "after a failing command"

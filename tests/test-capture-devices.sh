@@ -36,9 +36,11 @@ if swapon -p 5 "$SWAPFILE" 2>/dev/null; then
 	dev=$(stat -c %d "$SWAPFILE")
 	grep -q "^swap_device path=$SWAPFILE dev=[0-9]*:[0-9]* type=file " "$WORK/file/meta.txt" ||
 		fail "swap file: no swap_device line"
-	grep -q "^extent area=0 first_slot=0 " "$WORK/file/meta.txt" || fail "swap file: no extents"
+	# the file's place among the swap_device lines names its extents
+	area=$(awk -v p="path=$SWAPFILE" '$1 == "swap_device" { if ($2 == p) { print n + 0; exit } n++ }' "$WORK/file/meta.txt")
+	grep -q "^extent area=$area first_slot=0 " "$WORK/file/meta.txt" || fail "swap file: no extents"
 	# the extents cover every slot
-	check_eq "$(awk '$1 == "extent" { split($4, a, "="); n += a[2] } END { print n }' "$WORK/file/meta.txt")" \
+	check_eq "$(awk -v a="area=$area" '$1 == "extent" && $2 == a { split($4, x, "="); n += x[2] } END { print n }' "$WORK/file/meta.txt")" \
 		"$(sed -n "s|^swap_device path=$SWAPFILE .* slots=\([0-9]*\) .*|\1|p" "$WORK/file/meta.txt")" \
 		"swap file: slots in extents"
 	check_counts "$WORK/file" "swap-file capture"
@@ -62,7 +64,10 @@ if [ -w /sys/class/zram-control/hot_add ]; then
 	grep -q "^swap_device path=/dev/zram$ZRAM dev=[0-9]*:$ZRAM type=partition .* sync=1 " "$WORK/zram/meta.txt" ||
 		fail "zram: not recorded as a synchronous device"
 	check_counts "$WORK/zram" "zram capture"
-	check_eq "$(meta_delta "$WORK/zram/meta.txt" swap_ra)" 0 "zram: no readahead"
+	# with zram the only swap area, no fault goes through readahead
+	if [ "$(grep -c '^swap_device ' "$WORK/zram/meta.txt")" = 1 ]; then
+		check_eq "$(meta_delta "$WORK/zram/meta.txt" swap_ra)" 0 "zram: no readahead"
+	fi
 	swapoff "/dev/zram$ZRAM"
 	echo "$ZRAM" > /sys/class/zram-control/hot_remove
 	ZRAM=

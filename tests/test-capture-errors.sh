@@ -12,7 +12,7 @@ make_cgroup 51
 host_state > "$WORK/state.before"
 
 # a command that cannot run: exit 1, a clear message, nothing left behind
-"$SWAPTRACE" capture -o "$WORK/nocmd" -- /nonexistent/command 2> "$WORK/nocmd.err"
+swt capture -o "$WORK/nocmd" -- /nonexistent/command 2> "$WORK/nocmd.err"
 check_eq "$?" 1 "missing command: exit status"
 grep -q "cannot run '/nonexistent/command': No such file or directory" "$WORK/nocmd.err" ||
 	fail "missing command: unclear message: $(cat "$WORK/nocmd.err")"
@@ -20,15 +20,15 @@ grep -q "cannot run '/nonexistent/command': No such file or directory" "$WORK/no
 check_host_restored "$WORK/state.before" "after a command that cannot run"
 
 # usage errors are exit 2 and touch nothing
-"$SWAPTRACE" capture -o "$WORK/usage" --pid 1 --cgroup x 2> /dev/null
+swt capture -o "$WORK/usage" --pid 1 --cgroup x 2> /dev/null
 check_eq "$?" 2 "two targets: exit status"
-"$SWAPTRACE" capture -o "$WORK/usage" --duration soon 2> /dev/null
+swt capture -o "$WORK/usage" --duration soon 2> /dev/null
 check_eq "$?" 2 "bad duration: exit status"
 [ -e "$WORK/usage" ] && fail "usage error created the directory"
 
 # a directory that holds a capture is not overwritten
-"$SWAPTRACE" capture -q -o "$WORK/first" -- true || fail "short capture failed"
-"$SWAPTRACE" capture -q -o "$WORK/first" -- true 2> "$WORK/again.err"
+swt capture -q -o "$WORK/first" -- true || fail "short capture failed"
+swt capture -q -o "$WORK/first" -- true 2> "$WORK/again.err"
 check_eq "$?" 1 "existing capture: exit status"
 grep -q "already holds a capture" "$WORK/again.err" || fail "existing capture: unclear message"
 
@@ -37,7 +37,7 @@ FULL="$WORK/full"
 mkdir "$FULL"
 mount -t tmpfs -o size=12m swt-test "$FULL" || skip "cannot mount a small tmpfs"
 MOUNTS+=("$FULL")
-"$SWAPTRACE" capture -o "$FULL/cap" -- sh -c "$(workload mb=64 accesses=200000 seed=17)" \
+swt capture -o "$FULL/cap" -- sh -c "$(workload mb=64 accesses=200000 seed=17)" \
 	> /dev/null 2> "$WORK/full.err"
 check_eq "$?" 1 "full disk: exit status"
 grep -q "No space left on device" "$WORK/full.err" || fail "full disk: no reason given: $(cat "$WORK/full.err")"
@@ -45,7 +45,7 @@ check_eq "$(meta_value "$FULL/cap/meta.txt" end)" error "full disk: recorded end
 trace-cmd report -i "$FULL/cap/trace.dat" > "$WORK/full.report" 2>/dev/null ||
 	fail "full disk: trace-cmd cannot read trace.dat"
 grep -q ' page_fault_user: ' "$WORK/full.report" || fail "full disk: trace.dat holds no events"
-"$SWAPTRACE" ingest -q -o "$WORK/full.db" "$FULL/cap" || fail "full disk: ingest failed"
+swt_ingest -q -o "$WORK/full.db" "$FULL/cap" || fail "full disk: ingest failed"
 check_host_restored "$WORK/state.before" "after the disk filled up"
 
 # a swap device goes away: recording stops, saying which
@@ -61,7 +61,7 @@ for _ in $(seq 1 50); do
 	sleep 0.1
 done
 kill -0 "$CAPPID" 2>/dev/null && fail "the capture went on after its swap device went away"
-wait "$CAPPID"
+wait_bounded "$CAPPID"
 check_eq "$?" 1 "vanished device: exit status"
 grep -q "swap device '$(basename "$LOOP")' ([0-9]*:[0-9]*) went away" "$WORK/vanish.err" ||
 	fail "vanished device: unclear message: $(cat "$WORK/vanish.err")"

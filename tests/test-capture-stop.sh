@@ -34,7 +34,7 @@ BACKGROUND+=("$CAPPID")
 wait_swapping || fail "killed: the workload never swapped"
 sleep 1
 kill -KILL $(cat "$CGROUP_DIR/cgroup.procs")
-wait "$CAPPID"
+wait_bounded "$CAPPID"
 check_eq "$?" 137 "killed: exit status (128 + SIGKILL)"
 check_eq "$(meta_value "$WORK/killed/meta.txt" command_signal)" 9 "killed: recorded signal"
 check_host_restored "$WORK/state.before" "after the workload was killed"
@@ -49,7 +49,7 @@ wait_swapping || fail "sigint: the workload never swapped"
 sleep 1
 OOMS=$(oom_kills)
 kill -INT "$CAPPID"
-wait "$CAPPID"
+wait_bounded "$CAPPID"
 RC=$?
 if [ "$RC" = 137 ] && [ "$(oom_kills)" != "$OOMS" ]; then
 	echo "note: the kernel OOM-killed the workload before SIGINT reached it"
@@ -69,9 +69,9 @@ wait_swapping || fail "twice: the workload never swapped"
 kill -INT "$CAPPID"
 sleep 0.5
 kill -INT "$CAPPID"
-wait "$CAPPID"
+wait_bounded "$CAPPID"
 check_eq "$?" 137 "twice: exit status (the command was killed)"
 check_host_restored "$WORK/state.before" "after SIGINT twice"
 trace-cmd report -i "$WORK/twice/trace.dat" > /dev/null 2>&1 || fail "twice: trace-cmd cannot read trace.dat"
-"$SWAPTRACE" ingest -q -o "$WORK/twice.db" "$WORK/twice" || fail "twice: ingest failed"
+swt_ingest -q -o "$WORK/twice.db" "$WORK/twice" || fail "twice: ingest failed"
 finish

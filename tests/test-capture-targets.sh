@@ -28,7 +28,7 @@ start_workload() {
 start_workload
 
 # the cgroup, named relative to the memory controller
-"$SWAPTRACE" capture -q -o "$WORK/cg" --cgroup "$(basename "$CGROUP_DIR")" --duration 2 ||
+swt capture -q -o "$WORK/cg" --cgroup "$(basename "$CGROUP_DIR")" --duration 2 ||
 	fail "--cgroup capture failed"
 check_host_restored "$WORK/state.before" "after a --cgroup capture"
 grep -q "^target cgroup $CGROUP_DIR\$" "$WORK/cg/meta.txt" || fail "--cgroup: target not recorded"
@@ -44,8 +44,8 @@ start_workload
 P1=$!
 BACKGROUND+=("$P1")
 sleep 0.5
-"$SWAPTRACE" capture -q -o "$WORK/all" --duration 1 || fail "concurrent system-wide capture failed"
-wait "$P1" || fail "--pid capture failed next to another capture"
+swt capture -q -o "$WORK/all" --duration 1 || fail "concurrent system-wide capture failed"
+wait_bounded "$P1" || fail "--pid capture failed next to another capture"
 check_host_restored "$WORK/state.before" "after two captures at once"
 check_eq "$(meta_value "$WORK/pid/meta.txt" target)" pid "--pid: target kind"
 check_counts "$WORK/pid" "--pid capture" "$TOL"
@@ -59,8 +59,8 @@ P2=$!
 BACKGROUND+=("$P2")
 sleep 1
 kill -KILL "$WL"
-wait "$P2" || fail "--pid capture of a process that exits"
+wait_bounded "$P2" || fail "--pid capture of a process that exits"
 check_eq "$(meta_value "$WORK/gone/meta.txt" end)" target "--pid: recorded end when the process exits"
 check_host_restored "$WORK/state.before" "after the followed process exited"
-"$SWAPTRACE" ingest -q -o "$WORK/gone.db" "$WORK/gone" || fail "--pid: ingest after the process exited"
+swt_ingest -q -o "$WORK/gone.db" "$WORK/gone" || fail "--pid: ingest after the process exited"
 finish
