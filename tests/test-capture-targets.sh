@@ -28,6 +28,7 @@ start_workload() {
 start_workload
 
 # the cgroup, named relative to the memory controller
+OOMS=$(oom_kills)
 swt capture -q -o "$WORK/cg" --cgroup "$(basename "$CGROUP_DIR")" --duration 2 ||
 	fail "--cgroup capture failed"
 check_host_restored "$WORK/state.before" "after a --cgroup capture"
@@ -35,11 +36,14 @@ grep -q "^target cgroup $CGROUP_DIR\$" "$WORK/cg/meta.txt" || fail "--cgroup: ta
 check_eq "$(meta_value "$WORK/cg/meta.txt" end)" duration "--cgroup: recorded end"
 check_eq "$(meta_value "$WORK/cg/meta.txt" mem_limit_bytes)" $((51 << 20)) "--cgroup: limit"
 [ -s "$WORK/cg/maps/$WL-end.txt" ] || fail "--cgroup: no map of the workload"
-check_counts "$WORK/cg" "--cgroup capture" "$TOL"
+IDLE_OK=0
+[ "$(oom_kills)" != "$OOMS" ] && IDLE_OK=1 && echo "note: the kernel OOM-killed the workload"
+check_counts "$WORK/cg" "--cgroup capture" "$TOL" "$IDLE_OK"
 check_event_counts "$WORK/cg" "--cgroup capture"
 
 # the process, and at the same time a system-wide capture
 start_workload
+OOMS=$(oom_kills)
 "$SWAPTRACE" capture -q -o "$WORK/pid" --pid "$WL" --duration 3 &
 P1=$!
 BACKGROUND+=("$P1")
@@ -48,8 +52,12 @@ swt capture -q -o "$WORK/all" --duration 1 || fail "concurrent system-wide captu
 wait_bounded "$P1" || fail "--pid capture failed next to another capture"
 check_host_restored "$WORK/state.before" "after two captures at once"
 check_eq "$(meta_value "$WORK/pid/meta.txt" target)" pid "--pid: target kind"
-check_counts "$WORK/pid" "--pid capture" "$TOL"
-check_counts "$WORK/all" "system-wide capture" "$TOL"
+# the kernel's OOM killer may have ended the workload early: then the
+# recordings may have seen no swapping, which is no fault of theirs
+IDLE_OK=0
+[ "$(oom_kills)" != "$OOMS" ] && IDLE_OK=1 && echo "note: the kernel OOM-killed the workload"
+check_counts "$WORK/pid" "--pid capture" "$TOL" "$IDLE_OK"
+check_counts "$WORK/all" "system-wide capture" "$TOL" "$IDLE_OK"
 check_event_counts "$WORK/all" "system-wide capture"
 
 # the followed process exits: the recording ends with it
