@@ -12,7 +12,7 @@
 
 #include <tracefs.h>
 
-#include "blk.h"
+#include "blktracer.h"
 #include "capture.h"
 #include "hostinfo.h"
 #include "knobs.h"
@@ -53,7 +53,7 @@ struct swt_capture {
 	long page_size;
 	struct swt_knobs knobs;
 	struct inst task, block;
-	struct swt_blk_session *blk;
+	struct swt_blktracer *blk;
 	int64_t *blk_lost;	/* per CPU, kept when the session ends */
 	unsigned blk_buffer_kb;	/* top-level buffer per CPU asked for --blktrace */
 	struct swt_swap_area *swaps;

@@ -9,7 +9,7 @@
  * filtered with set_event_pid and options/event-fork, which apply to a
  * whole instance.  In trace.dat they are the buffers "swaptrace-block" and
  * "swaptrace".  With --blktrace the block side comes from the blk tracer
- * in the top-level buffer instead (blk.c) and the block instance is not
+ * in the top-level buffer instead (blktracer.c) and the block instance is not
  * created, so ingest never sees the same I/O twice.
  *
  * While recording, one thread polls the per-CPU trace_pipe_raw files
@@ -639,7 +639,7 @@ static int drain(struct swt_capture *c, int final, struct swt_err *err)
 	if (!ret)
 		ret = drain_inst(c, &c->block, final, err);
 	if (!ret && c->blk && !final)
-		ret = swt_blk_drain(c->blk, &c->data_bytes, err);
+		ret = swt_blktracer_drain(c->blk, &c->data_bytes, err);
 	return ret;
 }
 
@@ -764,7 +764,7 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 		if (c->block.ti)
 			tracefs_trace_off(c->block.ti);
 		if (c->blk) {
-			ret = swt_blk_stop(c->blk, &c->knobs, &c->data_bytes, err);
+			ret = swt_blktracer_stop(c->blk, &c->knobs, &c->data_bytes, err);
 			blk_stopped = 1;
 		}
 		c->t_stop = now_ns();
@@ -792,10 +792,10 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	if (c->blk) {
 		/* the pipes must be closed before the tracer can be switched back */
 		if (!blk_stopped)
-			swt_blk_stop(c->blk, &c->knobs, &c->data_bytes, NULL);
+			swt_blktracer_stop(c->blk, &c->knobs, &c->data_bytes, NULL);
 		c->blk_lost = calloc(c->ncpus, sizeof(*c->blk_lost));
 		for (unsigned cpu = 0; c->blk_lost && cpu < c->ncpus; cpu++)
-			c->blk_lost[cpu] = swt_blk_cpu(c->blk, cpu)->lost;
+			c->blk_lost[cpu] = swt_blktracer_cpu(c->blk, cpu)->lost;
 	}
 	remove_instance(c, &c->task, err);
 	remove_instance(c, &c->block, err);
@@ -811,7 +811,7 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	c->probe_lock = -1;
 	if (swt_knobs_restore(&c->knobs, err) && !ret)
 		ret = -SWT_EIO;
-	swt_blk_free(c->blk);
+	swt_blktracer_destroy(c->blk);
 	c->blk = NULL;
 	if (c->mounted && umount(c->tracing_dir) == 0)
 		c->mounted = 0;
@@ -886,14 +886,14 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 	}
 	if (opts->blktrace) {
 		char *prefix = capture_path_join(c->blk_dir, "swap");
-		struct swt_blk_opts bo = {
+		struct swt_blktracer_opts bo = {
 			.tracing_dir = c->tracing_dir, .lock_path = BLK_LOCK, .devs = c->devs,
 			.disks = c->disks, .ndev = c->nr_devs, .ncpus = c->ncpus,
 			.buffer_kb = size_buffer(c, BLOCK_BUFFER_KB, 2), .out_prefix = prefix,
 		};
 
 		c->blk_buffer_kb = bo.buffer_kb;
-		ret = prefix ? swt_blk_start(&bo, &c->knobs, &c->blk, err) :
+		ret = prefix ? swt_blktracer_create(&bo, &c->knobs, &c->blk, err) :
 			       swt_error(err, SWT_ENOMEM, "out of memory");
 		free(prefix);
 		if (ret)

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "blk.h"
+#include "blktracer.h"
 #include "blktrace.h"
 #include "check.h"
 #include "hostinfo.h"
@@ -544,7 +544,7 @@ TEST(blk_tracer_records_become_blktrace_records)
 	const uint32_t queue_read = SWT_BLK_TA_QUEUE | (SWT_BLK_TC_READ | SWT_BLK_TC_QUEUE) << 16;
 	const unsigned char unplug_pdu[8] = { 0, 0, 0, 0, 0, 0, 0, 3 };
 	unsigned char in[1024], out[1024];
-	struct swt_blk_conv cv = { 0 };
+	struct swt_blktracer_conv cv = { 0 };
 	struct swt_blk_reader *r;
 	struct swt_blk_record rec;
 	struct swt_err err = { 0 };
@@ -565,7 +565,7 @@ TEST(blk_tracer_records_become_blktrace_records)
 	/* half a record: left for the next read */
 	len += put_blk(in + len, 100, 1, 1006, dev, 32, queue_read, NULL, 0) - 20;
 
-	used = swt_blk_convert(&cv, 1, in, len, &dev, 1, out, &out_len);
+	used = swt_blktracer_convert(&cv, 1, in, len, &dev, 1, out, &out_len);
 	CHECK_INT(used, (long)(len - 44));
 	CHECK_INT(cv.records, 2);
 	CHECK_INT(cv.foreign, 2);
@@ -590,7 +590,7 @@ TEST(blk_tracer_records_become_blktrace_records)
 
 	/* out of step: a context naming another CPU */
 	out_len = 0;
-	CHECK_INT(swt_blk_convert(&cv, 0, in, len, &dev, 1, out, &out_len), -SWT_EFORMAT);
+	CHECK_INT(swt_blktracer_convert(&cv, 0, in, len, &dev, 1, out, &out_len), -SWT_EFORMAT);
 }
 
 /* ---- probes -------------------------------------------------------------- */

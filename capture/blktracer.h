@@ -16,8 +16,8 @@
  * exclusive lock first and refuses to start while the buffer is in use
  * (another tracer or events enabled there).
  */
-#ifndef SWT_CAPTURE_BLK_H
-#define SWT_CAPTURE_BLK_H
+#ifndef SWT_CAPTURE_BLKTRACER_H
+#define SWT_CAPTURE_BLKTRACER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,7 +26,7 @@
 #include "swaptrace/error.h"
 
 /* Per-CPU conversion state. */
-struct swt_blk_conv {
+struct swt_blktracer_conv {
 	uint32_t seq;		/* last sequence number written */
 	int64_t lost;		/* events the kernel reported lost */
 	uint64_t records;	/* records written */
@@ -41,12 +41,13 @@ struct swt_blk_conv {
  * call.  Returns -SWT_EFORMAT when the input is not blk tracer output.
  * Pure.
  */
-long swt_blk_convert(struct swt_blk_conv *cv, unsigned cpu, const unsigned char *in, size_t len,
-		     const uint32_t *devs, size_t ndev, unsigned char *out, size_t *out_len);
+long swt_blktracer_convert(struct swt_blktracer_conv *cv, unsigned cpu, const unsigned char *in,
+			   size_t len, const uint32_t *devs, size_t ndev, unsigned char *out,
+			   size_t *out_len);
 
-struct swt_blk_session;
+struct swt_blktracer;
 
-struct swt_blk_opts {
+struct swt_blktracer_opts {
 	const char *tracing_dir;
 	const char *lock_path;	/* e.g. /run/swaptrace-blktrace.lock */
 	const uint32_t *devs;	/* dev_t of each traced disk */
@@ -62,20 +63,20 @@ struct swt_blk_opts {
  * per-CPU pipes and output files (0600).  On failure nothing stays open;
  * knobs already changed are for the caller to restore.
  */
-int swt_blk_start(const struct swt_blk_opts *o, struct swt_knobs *knobs,
-		  struct swt_blk_session **out, struct swt_err *err);
+int swt_blktracer_create(const struct swt_blktracer_opts *o, struct swt_knobs *knobs,
+			 struct swt_blktracer **out, struct swt_err *err);
 /* Convert whatever the pipes hold now; 0 or an error (a write failure). */
-int swt_blk_drain(struct swt_blk_session *s, uint64_t *bytes, struct swt_err *err);
+int swt_blktracer_drain(struct swt_blktracer *s, uint64_t *bytes, struct swt_err *err);
 /*
  * Stop tracing the devices, drain the rest and close the pipes, so the
  * tracer can be switched back; the knobs themselves are restored by the
  * caller.
  */
-int swt_blk_stop(struct swt_blk_session *s, struct swt_knobs *knobs, uint64_t *bytes,
-		 struct swt_err *err);
+int swt_blktracer_stop(struct swt_blktracer *s, struct swt_knobs *knobs, uint64_t *bytes,
+		       struct swt_err *err);
 /* Per-CPU state (lost events, records) after stop. */
-const struct swt_blk_conv *swt_blk_cpu(const struct swt_blk_session *s, unsigned cpu);
+const struct swt_blktracer_conv *swt_blktracer_cpu(const struct swt_blktracer *s, unsigned cpu);
 /* Close everything and release the lock.  NULL is a no-op. */
-void swt_blk_free(struct swt_blk_session *s);
+void swt_blktracer_destroy(struct swt_blktracer *s);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * --blktrace: the blk tracer session and the record converter (blk.h).
+ * --blktrace: the blk tracer session and the record converter (blktracer.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "blk.h"
+#include "blktracer.h"
 #include "blktrace.h"
 #include "util.h"
 
@@ -52,8 +52,9 @@ static int64_t lost_count(const unsigned char *line, size_t len)
 	return 1;
 }
 
-long swt_blk_convert(struct swt_blk_conv *cv, unsigned cpu, const unsigned char *in, size_t len,
-		     const uint32_t *devs, size_t ndev, unsigned char *out, size_t *out_len)
+long swt_blktracer_convert(struct swt_blktracer_conv *cv, unsigned cpu, const unsigned char *in,
+			   size_t len, const uint32_t *devs, size_t ndev, unsigned char *out,
+			   size_t *out_len)
 {
 	int be = host_big_endian();
 	size_t pos = 0;
@@ -137,10 +138,10 @@ struct blk_cpu {
 	char *out_path;
 	unsigned char *in, *out;
 	size_t have;
-	struct swt_blk_conv cv;
+	struct swt_blktracer_conv cv;
 };
 
-struct swt_blk_session {
+struct swt_blktracer {
 	int lock_fd;
 	unsigned ncpus;
 	struct blk_cpu *cpus;
@@ -239,10 +240,10 @@ static int grow_buffers(struct swt_knobs *k, const char *dir, unsigned ncpus, un
 	return 0;
 }
 
-int swt_blk_start(const struct swt_blk_opts *o, struct swt_knobs *knobs,
-		  struct swt_blk_session **out, struct swt_err *err)
+int swt_blktracer_create(const struct swt_blktracer_opts *o, struct swt_knobs *knobs,
+			 struct swt_blktracer **out, struct swt_err *err)
 {
-	struct swt_blk_session *s = calloc(1, sizeof(*s));
+	struct swt_blktracer *s = calloc(1, sizeof(*s));
 	char path[4096];
 	int ret;
 
@@ -346,11 +347,11 @@ int swt_blk_start(const struct swt_blk_opts *o, struct swt_knobs *knobs,
 	*out = s;
 	return 0;
 out_free:
-	swt_blk_free(s);
+	swt_blktracer_destroy(s);
 	return ret;
 }
 
-static int drain_cpu(struct swt_blk_session *s, unsigned c, uint64_t *bytes, struct swt_err *err)
+static int drain_cpu(struct swt_blktracer *s, unsigned c, uint64_t *bytes, struct swt_err *err)
 {
 	struct blk_cpu *bc = &s->cpus[c];
 
@@ -371,8 +372,8 @@ static int drain_cpu(struct swt_blk_session *s, unsigned c, uint64_t *bytes, str
 		if (n == 0)
 			return 0;
 		bc->have += (size_t)n;
-		used = swt_blk_convert(&bc->cv, c, bc->in, bc->have, s->devs, s->ndev, bc->out,
-				       &out_len);
+		used = swt_blktracer_convert(&bc->cv, c, bc->in, bc->have, s->devs, s->ndev, bc->out,
+					     &out_len);
 		if (used < 0)
 			return swt_error(err, SWT_EFORMAT,
 					 "blk tracer pipe of CPU %u: unexpected data (not blk tracer "
@@ -388,7 +389,7 @@ static int drain_cpu(struct swt_blk_session *s, unsigned c, uint64_t *bytes, str
 	}
 }
 
-int swt_blk_drain(struct swt_blk_session *s, uint64_t *bytes, struct swt_err *err)
+int swt_blktracer_drain(struct swt_blktracer *s, uint64_t *bytes, struct swt_err *err)
 {
 	for (unsigned c = 0; c < s->ncpus; c++) {
 		int ret = drain_cpu(s, c, bytes, err);
@@ -399,8 +400,8 @@ int swt_blk_drain(struct swt_blk_session *s, uint64_t *bytes, struct swt_err *er
 	return 0;
 }
 
-int swt_blk_stop(struct swt_blk_session *s, struct swt_knobs *knobs, uint64_t *bytes,
-		 struct swt_err *err)
+int swt_blktracer_stop(struct swt_blktracer *s, struct swt_knobs *knobs, uint64_t *bytes,
+		       struct swt_err *err)
 {
 	int ret = 0;
 
@@ -410,7 +411,7 @@ int swt_blk_stop(struct swt_blk_session *s, struct swt_knobs *knobs, uint64_t *b
 		/* a device that went away traces nothing any more */
 		(void)r;
 	}
-	ret = swt_blk_drain(s, bytes, err);
+	ret = swt_blktracer_drain(s, bytes, err);
 	for (unsigned c = 0; c < s->ncpus; c++) {
 		struct blk_cpu *bc = &s->cpus[c];
 
@@ -423,12 +424,12 @@ int swt_blk_stop(struct swt_blk_session *s, struct swt_knobs *knobs, uint64_t *b
 	return ret;
 }
 
-const struct swt_blk_conv *swt_blk_cpu(const struct swt_blk_session *s, unsigned cpu)
+const struct swt_blktracer_conv *swt_blktracer_cpu(const struct swt_blktracer *s, unsigned cpu)
 {
 	return cpu < s->ncpus ? &s->cpus[cpu].cv : NULL;
 }
 
-void swt_blk_free(struct swt_blk_session *s)
+void swt_blktracer_destroy(struct swt_blktracer *s)
 {
 	if (!s)
 		return;
