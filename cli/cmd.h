@@ -28,12 +28,14 @@ struct swt_cmd {
 	const char *usage;	/* full help text */
 };
 
+int cmd_capture(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
+extern const char cmd_capture_usage[];
 extern const char cmd_ingest_usage[];
 extern const char cmd_info_usage[];
 extern const char cmd_replay_usage[];

@@ -13,6 +13,8 @@
 #include "swaptrace/version.h"
 
 static const struct swt_cmd commands[] = {
+	{ "capture", cmd_capture, SWT_CMD_NEEDS_ROOT, "record swap activity on this host",
+	  cmd_capture_usage },
 	{ "ingest", cmd_ingest, 0, "decode blktrace/trace.dat files into a database",
 	  cmd_ingest_usage },
 	{ "info", cmd_info, 0, "summarise an ingested capture (blkparse-style)", cmd_info_usage },
@@ -86,6 +88,7 @@ static void usage(FILE *f)
 		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'swaptrace help <command>' or 'swaptrace <command> --help' for details.\n"
 		   "Typical run:\n"
+		   "   swaptrace capture -o capture-dir/ -- COMMAND ARGS...\n"
 		   "   swaptrace ingest -o cap.db capture-dir/\n"
 		   "   swaptrace info cap.db\n"
 		   "   swaptrace replay --policy auto --policy oracle --page-cluster 0-5 cap.db\n"

@@ -1,0 +1,104 @@
+/*
+ * What the capture files share: the capture's state (struct swt_capture)
+ * and the helpers capture.c (setting up, recording, restoring) and
+ * capture-write.c (meta.txt and trace.dat) both use.  Private to
+ * capture/.
+ */
+#ifndef SWT_CAPTURE_INT_H
+#define SWT_CAPTURE_INT_H
+
+#include <stdint.h>
+#include <sys/utsname.h>
+
+#include <tracefs.h>
+
+#include "blktracer.h"
+#include "capture.h"
+#include "hostinfo.h"
+#include "knobs.h"
+#include "probes.h"
+#include "swaps.h"
+#include "target.h"
+
+struct reader {
+	struct tracefs_cpu *tcpu;
+	int fd;			/* per_cpu/cpuN/trace_pipe_raw, ours so it can be polled */
+	int out_fd;
+	char *raw_path;
+	uint64_t bytes;
+};
+
+struct inst {
+	const char *buffer;	/* its name in trace.dat */
+	char name[64];		/* tracefs instance name */
+	struct tracefs_instance *ti;
+	int created;		/* made by us: remove it */
+	unsigned buffer_kb;
+	struct reader *r;	/* ncpus */
+	char **stats;		/* per-CPU stats text at the end */
+	char *clock;		/* trace_clock file text */
+};
+
+struct saved_event {
+	char *system, *name, *format;
+};
+
+struct swt_capture {
+	struct swt_capture_opts o;
+	char *out_dir, *raw_dir, *maps_dir, *blk_dir, *reserve;
+	int made_dir;
+	char *tracing_dir;
+	int mounted;
+	unsigned ncpus, subbuf;
+	long page_size;
+	struct swt_knobs knobs;
+	struct inst task, block;
+	struct swt_blktracer *blk;
+	int64_t *blk_lost;	/* per CPU, kept when the session ends */
+	unsigned blk_buffer_kb;	/* top-level buffer per CPU asked for --blktrace */
+	struct swt_swap_area *swaps;
+	size_t nr_swaps;
+	uint32_t *devs;
+	const char **disks;
+	size_t nr_devs;
+	char *swaps_start, *swaps_end;
+	struct swt_vmstat before, after;
+	struct swt_probe_plan plan;
+	struct tracefs_dynevent *probes[SWT_PROBES_MAX];
+	size_t nr_probes;
+	int probe_lock;
+	char probes_line[512];
+	struct swt_target target;
+	char *command;
+	char *header_page, *header_event;
+	struct saved_event *ftrace, *events;
+	size_t nr_ftrace, cap_ftrace, nr_events, cap_events;
+	char *kallsyms, *printk, *cmdlines;
+	size_t kallsyms_len;
+	struct utsname uts;
+	int64_t page_cluster, vma_ra, mem_total_kib;
+	uint64_t t_start, t_stop;	/* monotonic ns */
+	int recording, stopped, forwarded, created;
+	enum swt_capture_end end;
+	uint64_t data_bytes;
+	unsigned stop_seen;
+};
+
+void capture_note(struct swt_capture *c, int warning, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "a/b", malloc'ed; NULL when out of memory. */
+char *capture_path_join(const char *a, const char *b);
+/* Events lost on a CPU over all buffers and the blk tracer. */
+int64_t capture_lost_on_cpu(const struct swt_capture *c, unsigned cpu);
+
+/*
+ * End the recording (when it ran) and put the host back; idempotent.
+ * capture.c.
+ */
+int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err);
+
+/* capture-write.c */
+int capture_write_meta(struct swt_capture *c, struct swt_err *err);
+int capture_write_tracedat(struct swt_capture *c, struct swt_err *err);
+
+#endif

@@ -1,0 +1,1138 @@
+/*
+ * swaptrace capture: set tracing up, stream the ring buffers to disk,
+ * stop, put the host back as it was, and write the capture (capture.h).
+ *
+ * Two private tracefs instances do the recording: "swaptrace-PID-block"
+ * holds the block events of the swap devices (filtered by dev, never by
+ * pid: completions run in interrupts and kernel threads), "swaptrace-PID"
+ * holds the target's page faults, reclaim writes and swap-entry probes,
+ * filtered with set_event_pid and options/event-fork, which apply to a
+ * whole instance.  In trace.dat they are the buffers "swaptrace-block" and
+ * "swaptrace".  With --blktrace the block side comes from the blk tracer
+ * in the top-level buffer instead (blktracer.c) and the block instance is not
+ * created, so ingest never sees the same I/O twice.
+ *
+ * While recording, one thread polls the per-CPU trace_pipe_raw files
+ * (woken at the instance's buffer_percent watermark, or every 100 ms) and
+ * splices whole ring-buffer pages into per-CPU raw files; nothing is
+ * parsed on the host.  At the end the last partial pages are flushed, the
+ * kernel's per-CPU stats (lost events) are read, every setting is
+ * restored, and trace.dat is assembled from the raw files and the formats
+ * saved at the start.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture-int.h"
+#include "util.h"
+
+#define DRAIN_MS 100		/* longest wait between ring-buffer drains */
+#define TICK_MS 1000		/* target pids, maps snapshots, device checks */
+#define DRAIN_ROUNDS 64		/* splices per CPU per drain (64 KiB each) */
+#define INFLIGHT_WAIT_MS 2000	/* for a finished command's last I/O to complete */
+#define COMMAND_GRACE_MS 10000	/* after a forwarded stop signal */
+
+#define BLK_LOCK "/run/swaptrace-blktrace.lock"
+#define PROBE_LOCK "/run/swaptrace-probes.lock"
+
+/*
+ * Per-CPU ring-buffer sizes (KiB) before the memory cap of size_buffer(),
+ * sized for the event rate: a swapped page costs about 250 bytes of block
+ * events (queue, get-request, issue, complete, merges, each with its
+ * header) and a fault event of 40.  8 MiB holds a second of 30 000 pages/s
+ * (120 MB/s of swap) landing on one CPU: ten drain intervals, and the
+ * instance's buffer_percent wakes the reader at half of it anyway.  The
+ * task buffer sees about one event per page, so half as much is ample.
+ */
+#define BLOCK_BUFFER_KB 8192
+#define TASK_BUFFER_KB 4096
+#define MIN_BUFFER_KB 1024
+
+static const char *const block_events[] = {
+	"block_bio_queue", "block_getrq", "block_rq_insert", "block_rq_issue",
+	"block_rq_complete", "block_bio_backmerge", "block_bio_frontmerge", "block_rq_merge",
+	"block_bio_remap",
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void capture_note(struct swt_capture *c, int warning, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!c->o.note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->o.note(c->o.note_ctx, warning, msg);
+}
+
+char *capture_path_join(const char *a, const char *b)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s", a, b) < 0 ? NULL : p;
+}
+
+/* ---- set-up -------------------------------------------------------------- */
+
+static int find_tracefs(struct swt_capture *c, struct swt_err *err)
+{
+	static const char *const where[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char probe[PATH_MAX];
+
+	if (c->o.tracing_dir) {
+		c->tracing_dir = swt_strdup(c->o.tracing_dir);
+		goto found;
+	}
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(where); i++) {
+		snprintf(probe, sizeof(probe), "%s/trace", where[i]);
+		if (access(probe, F_OK) == 0) {
+			c->tracing_dir = swt_strdup(where[i]);
+			goto found;
+		}
+	}
+	/* not mounted: mount it for the capture, unmount it afterwards */
+	if (mount("nodev", where[0], "tracefs", 0, NULL) < 0)
+		return swt_error(err, SWT_ENOTSUP, "tracefs is not mounted and cannot be mounted at "
+				 "'%s': %s", where[0], strerror(errno));
+	c->mounted = 1;
+	c->tracing_dir = swt_strdup(where[0]);
+found:
+	if (!c->tracing_dir)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	snprintf(probe, sizeof(probe), "%s/instances", c->tracing_dir);
+	if (access(probe, W_OK) < 0)
+		return swt_error(err, SWT_ENOTSUP, "'%s': %s: tracefs instances are unavailable", probe,
+				 strerror(errno));
+	if (tracefs_set_tracing_dir(c->tracing_dir) < 0)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int count_cpus(struct swt_capture *c, struct swt_err *err)
+{
+	char path[PATH_MAX];
+
+	c->ncpus = 0;
+	for (;;) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%u", c->tracing_dir, c->ncpus);
+		if (access(path, F_OK) < 0)
+			break;
+		c->ncpus++;
+	}
+	if (!c->ncpus)
+		return swt_error(err, SWT_ENOTSUP, "'%s/per_cpu': no CPUs to trace", c->tracing_dir);
+	return 0;
+}
+
+static int make_private_dir(const char *path, struct swt_err *err)
+{
+	if (mkdir(path, 0700) < 0)
+		return swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
+	return 0;
+}
+
+static int make_out_dir(struct swt_capture *c, struct swt_err *err)
+{
+	struct stat sb;
+	int ret;
+
+	if (stat(c->o.out_dir, &sb) == 0) {
+		int empty = 1;
+
+		if (!S_ISDIR(sb.st_mode))
+			return swt_error(err, SWT_EUSAGE, "'%s' exists and is not a directory",
+					 c->o.out_dir);
+		{
+			char *probe = capture_path_join(c->o.out_dir, "meta.txt");
+
+			empty = probe && access(probe, F_OK) < 0;
+			free(probe);
+		}
+		if (!empty)
+			return swt_error(err, SWT_EUSAGE,
+					 "'%s' already holds a capture; choose another directory",
+					 c->o.out_dir);
+	} else {
+		ret = make_private_dir(c->o.out_dir, err);
+		if (ret)
+			return ret;
+		c->made_dir = 1;
+	}
+	c->out_dir = swt_strdup(c->o.out_dir);
+	c->raw_dir = capture_path_join(c->o.out_dir, "raw");
+	c->maps_dir = capture_path_join(c->o.out_dir, "maps");
+	c->blk_dir = capture_path_join(c->o.out_dir, "blk");
+	c->reserve = capture_path_join(c->o.out_dir, ".reserve");
+	if (!c->out_dir || !c->raw_dir || !c->maps_dir || !c->blk_dir || !c->reserve)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	ret = make_private_dir(c->raw_dir, err);
+	if (!ret)
+		ret = make_private_dir(c->maps_dir, err);
+	if (!ret && c->o.blktrace)
+		ret = make_private_dir(c->blk_dir, err);
+	return ret;
+}
+
+static int read_swaps(const char *root, char **text, struct swt_err *err)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/proc/swaps", root);
+	*text = swt_read_text(path, NULL);
+	if (!*text)
+		return swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
+	return 0;
+}
+
+static int find_swaps(struct swt_capture *c, struct swt_err *err)
+{
+	int ret = read_swaps("", &c->swaps_start, err);
+
+	if (!ret)
+		ret = swt_swap_parse(c->swaps_start, &c->swaps, &c->nr_swaps, err);
+	if (ret)
+		return ret;
+	if (!c->nr_swaps)
+		return swt_error(err, SWT_ENOENT, "no swap area is active (/proc/swaps is empty): "
+				 "nothing to capture");
+	c->devs = calloc(c->nr_swaps, sizeof(*c->devs));
+	c->disks = calloc(c->nr_swaps, sizeof(*c->disks));
+	if (!c->devs || !c->disks)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->nr_swaps; i++) {
+		struct swt_swap_area *a = &c->swaps[i];
+		size_t k;
+
+		ret = swt_swap_resolve("", a, (unsigned)c->page_size, err);
+		if (ret)
+			return ret;
+		if (!a->dev) {
+			capture_note(c, 1, "swap area '%s' is not recorded: %s", a->path, a->unresolved);
+			continue;
+		}
+		for (k = 0; k < c->nr_devs; k++)
+			if (c->devs[k] == a->dev)
+				break;
+		if (k == c->nr_devs) {
+			c->devs[c->nr_devs] = a->dev;
+			c->disks[c->nr_devs] = a->disk;
+			c->nr_devs++;
+		}
+	}
+	if (!c->nr_devs)
+		return swt_error(err, SWT_ENOTSUP, "no swap area could be mapped to a block device");
+	return 0;
+}
+
+/* Room for the ring buffers: at most 1/32 of memory for all of them together. */
+static unsigned size_buffer(const struct swt_capture *c, unsigned want_kb, unsigned instances)
+{
+	if (c->o.buffer_kb)
+		return c->o.buffer_kb;
+	if (c->mem_total_kib > 0) {
+		uint64_t cap = (uint64_t)c->mem_total_kib / 32 / ((uint64_t)c->ncpus * instances);
+
+		if (want_kb > cap)
+			want_kb = (unsigned)cap;
+	}
+	return SWT_MAX(want_kb, MIN_BUFFER_KB);
+}
+
+static int save_format(struct swt_capture *c, int ftrace, const char *system, const char *name,
+		       struct swt_err *err)
+{
+	struct saved_event *v = ftrace ? c->ftrace : c->events, *e;
+	size_t *nr = ftrace ? &c->nr_ftrace : &c->nr_events;
+	size_t *cap = ftrace ? &c->cap_ftrace : &c->cap_events;
+	char *fmt = tracefs_event_file_read(NULL, system, name, "format", NULL);
+
+	if (!fmt)
+		return swt_error(err, SWT_EIO, "cannot read the format of event %s:%s", system, name);
+	if (swt_grow((void **)&v, cap, *nr + 1, sizeof(*v))) {
+		free(fmt);
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	if (ftrace)
+		c->ftrace = v;
+	else
+		c->events = v;
+	e = &v[*nr];
+	e->system = swt_strdup(system);
+	e->name = swt_strdup(name);
+	e->format = fmt;
+	(*nr)++;
+	if (!e->system || !e->name)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int save_headers(struct swt_capture *c, struct swt_err *err)
+{
+	char **names;
+	int ret = 0;
+
+	c->header_page = tracefs_instance_file_read(NULL, "events/header_page", NULL);
+	c->header_event = tracefs_instance_file_read(NULL, "events/header_event", NULL);
+	if (!c->header_page || !c->header_event)
+		return swt_error(err, SWT_EIO, "'%s/events': cannot read header_page/header_event",
+				 c->tracing_dir);
+	names = tracefs_system_events(c->tracing_dir, "ftrace");
+	for (size_t i = 0; names && names[i] && !ret; i++)
+		ret = save_format(c, 1, "ftrace", names[i], err);
+	tracefs_list_free(names);
+	return ret;
+}
+
+static int write_inst(struct inst *in, const char *file, const char *value, struct swt_err *err)
+{
+	if (tracefs_instance_file_write(in->ti, file, value) < 0)
+		return swt_error(err, SWT_EIO, "instance '%s': cannot write '%s' to %s: %s", in->name,
+				 value, file, strerror(errno));
+	return 0;
+}
+
+static int create_instance(struct swt_capture *c, struct inst *in, const char *suffix,
+			   const char *buffer, unsigned kb, struct swt_err *err)
+{
+	char value[32];
+	int ret;
+
+	in->buffer = buffer;
+	in->buffer_kb = kb;
+	snprintf(in->name, sizeof(in->name), "swaptrace-%d%s", (int)getpid(), suffix);
+	in->ti = tracefs_instance_create(in->name);
+	if (!in->ti)
+		return swt_error(err, SWT_EIO, "cannot create tracefs instance '%s': %s", in->name,
+				 strerror(errno));
+	if (!tracefs_instance_is_new(in->ti))
+		return swt_error(err, SWT_EBUSY, "tracefs instance '%s' already exists (left by a "
+				 "capture that was killed?); remove it with rmdir '%s/instances/%s'",
+				 in->name, c->tracing_dir, in->name);
+	in->created = 1;
+	/* a new instance traces at once: off until everything is in place */
+	if (tracefs_trace_off(in->ti) < 0)
+		return swt_error(err, SWT_EIO, "instance '%s': cannot turn tracing off", in->name);
+	snprintf(value, sizeof(value), "%u", kb);
+	ret = write_inst(in, "buffer_size_kb", value, err);
+	if (!ret && c->o.blktrace) {
+		/* blk records carry the top-level clock: use the same one */
+		char *text = tracefs_instance_file_read(NULL, "trace_clock", NULL);
+		char *clock = text ? swt_knob_restore_value(text) : NULL;
+
+		free(text);
+		if (!clock)
+			return swt_error(err, SWT_EIO, "cannot read the top-level trace_clock");
+		ret = write_inst(in, "trace_clock", clock, err);
+		free(clock);
+	}
+	if (!ret) {
+		in->clock = tracefs_instance_file_read(in->ti, "trace_clock", NULL);
+		if (!in->clock)
+			ret = swt_error(err, SWT_EIO, "instance '%s': cannot read trace_clock", in->name);
+	}
+	in->r = calloc(c->ncpus, sizeof(*in->r));
+	in->stats = calloc(c->ncpus, sizeof(*in->stats));
+	if (!ret && (!in->r || !in->stats))
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+	for (unsigned i = 0; in->r && i < c->ncpus; i++)
+		in->r[i].fd = in->r[i].out_fd = -1;
+	return ret;
+}
+
+static int enable_event(struct swt_capture *c, struct inst *in, const char *system,
+			const char *name, const char *filter, struct swt_err *err)
+{
+	if (filter && tracefs_event_file_write(in->ti, system, name, "filter", filter) < 0)
+		return swt_error(err, SWT_EIO, "instance '%s': cannot set filter '%s' on %s:%s: %s",
+				 in->name, filter, system, name, strerror(errno));
+	if (tracefs_event_enable(in->ti, system, name) < 0)
+		return swt_error(err, SWT_EIO, "instance '%s': cannot enable %s:%s: %s", in->name,
+				 system, name, strerror(errno));
+	return save_format(c, 0, system, name, err);
+}
+
+static int event_has_field(const char *system, const char *name, const char *decl)
+{
+	char *fmt = tracefs_event_file_read(NULL, system, name, "format", NULL);
+	int ok = fmt && strstr(fmt, decl);
+
+	free(fmt);
+	return ok;
+}
+
+static int setup_block(struct swt_capture *c, struct swt_err *err)
+{
+	char *filter = NULL;
+	size_t len = 0, cap = 0;
+	int ret;
+
+	ret = create_instance(c, &c->block, "-block", "swaptrace-block",
+			      size_buffer(c, BLOCK_BUFFER_KB, 2), err);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < c->nr_devs; i++) {
+		if (swt_grow((void **)&filter, &cap, len + 40, 1)) {
+			free(filter);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		len += (size_t)sprintf(filter + len, "%sdev == %u", i ? " || " : "", c->devs[i]);
+	}
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(block_events) && !ret; i++) {
+		if (!tracefs_event_file_exists(NULL, "block", block_events[i], "format"))
+			continue;	/* not in this kernel */
+		if (!event_has_field("block", block_events[i], " dev;")) {
+			capture_note(c, 1, "block:%s has no dev field to filter on; not recorded",
+				     block_events[i]);
+			continue;
+		}
+		ret = enable_event(c, &c->block, "block", block_events[i], filter, err);
+	}
+	free(filter);
+	return ret;
+}
+
+static int setup_probes(struct swt_capture *c, struct swt_err *err)
+{
+	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
+	struct swt_ksyms ks;
+	size_t len;
+
+	if (!readme)
+		return swt_error(err, SWT_EIO, "'%s/README': cannot read it", c->tracing_dir);
+	swt_ksyms_scan(c->kallsyms, c->kallsyms_len, &ks);
+	swt_probes_plan(readme, c->uts.machine, swt_ksyms_has, &ks, &c->plan);
+	free(readme);
+	if (!c->plan.nr) {
+		snprintf(c->probes_line, sizeof(c->probes_line), "none (%s)", c->plan.reason);
+		return 0;
+	}
+	/* probe names are fixed (the decoder looks for them): one owner at a time */
+	c->probe_lock = open(PROBE_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (c->probe_lock < 0 || flock(c->probe_lock, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(c->probes_line, sizeof(c->probes_line),
+			 "none (another capture holds the swap-entry probes, '%s')", PROBE_LOCK);
+		if (c->probe_lock >= 0)
+			close(c->probe_lock);
+		c->probe_lock = -1;
+		return 0;
+	}
+	len = (size_t)snprintf(c->probes_line, sizeof(c->probes_line), "kprobe");
+	for (size_t i = 0; i < c->plan.nr; i++) {
+		const struct swt_probe_def *d = &c->plan.defs[i];
+		struct tracefs_dynevent *stale = tracefs_dynevent_get(TRACEFS_DYNEVENT_KPROBE,
+								      SWT_PROBE_GROUP, d->event);
+		struct tracefs_dynevent *ev;
+
+		if (stale) {
+			/* left by a capture that was killed: we hold the lock, so it is ours */
+			tracefs_dynevent_destroy(stale, true);
+			tracefs_dynevent_free(stale);
+		}
+		ev = tracefs_kprobe_alloc(SWT_PROBE_GROUP, d->event, d->function, d->args);
+		if (!ev || tracefs_dynevent_create(ev) < 0) {
+			capture_note(c, 1, "kprobe %s on %s could not be created: %s", d->event,
+				     d->function, strerror(errno));
+			tracefs_dynevent_free(ev);
+			continue;
+		}
+		c->probes[c->nr_probes++] = ev;
+		len += (size_t)snprintf(c->probes_line + len, sizeof(c->probes_line) - len,
+					" %s=%s", d->event, d->function);
+		if (len >= sizeof(c->probes_line))
+			len = sizeof(c->probes_line) - 1;
+	}
+	if (!c->nr_probes)
+		snprintf(c->probes_line, sizeof(c->probes_line),
+			 "none (kprobe events could not be created)");
+	return 0;
+}
+
+static int setup_task(struct swt_capture *c, struct swt_err *err)
+{
+	int ret;
+
+	ret = create_instance(c, &c->task, "", "swaptrace",
+			      size_buffer(c, TASK_BUFFER_KB, c->o.blktrace ? 1 : 2), err);
+	if (ret)
+		return ret;
+	if (c->target.kind != SWT_TARGET_SYSTEM) {
+		char *tids = NULL;
+
+		ret = write_inst(&c->task, "options/event-fork", "1", err);
+		if (!ret)
+			ret = swt_target_new_tids(&c->target, &tids, err);
+		if (!ret && (!tids || !tids[0]))
+			ret = swt_error(err, SWT_ENOENT, "the target has no tasks to follow");
+		if (!ret)
+			ret = write_inst(&c->task, "set_event_pid", tids, err);
+		free(tids);
+		if (ret)
+			return ret;
+	}
+	ret = enable_event(c, &c->task, "exceptions", "page_fault_user", NULL, err);
+	if (ret)
+		return ret;
+	if (tracefs_event_file_exists(NULL, "vmscan", "mm_vmscan_write_folio", "format"))
+		ret = enable_event(c, &c->task, "vmscan", "mm_vmscan_write_folio", NULL, err);
+	else if (tracefs_event_file_exists(NULL, "vmscan", "mm_vmscan_writepage", "format"))
+		ret = enable_event(c, &c->task, "vmscan", "mm_vmscan_writepage", NULL, err);
+	for (size_t i = 0; i < c->nr_probes && !ret; i++) {
+		char *sys = NULL, *ev = NULL;
+
+		tracefs_dynevent_info(c->probes[i], &sys, &ev, NULL, NULL, NULL);
+		if (sys && ev)
+			ret = enable_event(c, &c->task, sys, ev, NULL, err);
+		free(sys);
+		free(ev);
+	}
+	return ret;
+}
+
+static int open_readers(struct swt_capture *c, struct inst *in, struct swt_err *err)
+{
+	for (unsigned cpu = 0; cpu < c->ncpus; cpu++) {
+		struct reader *r = &in->r[cpu];
+		char file[64];
+		char *path;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%u/trace_pipe_raw", cpu);
+		path = tracefs_instance_get_file(in->ti, file);
+		if (!path)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		r->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (r->fd < 0) {
+			int ret = swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
+
+			tracefs_put_tracing_file(path);
+			return ret;
+		}
+		tracefs_put_tracing_file(path);
+		r->tcpu = tracefs_cpu_alloc_fd(r->fd, (int)c->subbuf, true);
+		if (!r->tcpu)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		if (asprintf(&r->raw_path, "%s/%s.cpu%u", c->raw_dir, in->buffer, cpu) < 0) {
+			r->raw_path = NULL;
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		r->out_fd = open(r->raw_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (r->out_fd < 0)
+			return swt_error(err, SWT_EIO, "'%s': %s", r->raw_path, strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * Keep room for trace.dat's head (kallsyms is most of it): a full disk
+ * stops the recording, and the head must still fit to make what was
+ * recorded readable.
+ */
+static int reserve_head_room(struct swt_capture *c, struct swt_err *err)
+{
+	/* the head is mostly kallsyms; add a chunk for moving pages and the rest of it */
+	off_t size = (off_t)c->kallsyms_len + (2 << 20);
+	int fd;
+
+	fd = open(c->reserve, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return swt_error(err, SWT_EIO, "'%s': %s", c->reserve, strerror(errno));
+	if (posix_fallocate(fd, 0, size)) {
+		close(fd);
+		unlink(c->reserve);
+		return swt_error(err, SWT_EIO, "'%s': not enough free space to start a capture (%lld MiB "
+				 "needed for trace.dat's headers)", c->out_dir,
+				 (long long)(size >> 20));
+	}
+	close(fd);
+	return 0;
+}
+
+static int read_host(struct swt_capture *c, struct swt_err *err)
+{
+	long sb = sysconf(_SC_PAGESIZE);
+	char *text;
+
+	/* read once: probe planning, the reserve for trace.dat's head, and the head */
+	c->kallsyms = swt_read_text("/proc/kallsyms", &c->kallsyms_len);
+	if (!c->kallsyms)
+		return swt_error(err, SWT_EIO, "'/proc/kallsyms': %s", strerror(errno));
+
+	c->page_size = sb > 0 ? sb : 4096;
+	if (uname(&c->uts) < 0)
+		return swt_error(err, SWT_EIO, "uname: %s", strerror(errno));
+	c->page_cluster = swt_read_number("/proc/sys/vm/page-cluster");
+	text = swt_read_text("/sys/kernel/mm/swap/vma_ra_enabled", NULL);
+	c->vma_ra = text ? !strncmp(text, "true", 4) : -1;
+	free(text);
+	c->mem_total_kib = swt_mem_total_kib("");
+	return 0;
+}
+
+/* ---- recording ----------------------------------------------------------- */
+
+static int drain_inst(struct swt_capture *c, struct inst *in, int final, struct swt_err *err)
+{
+	if (!in->r)
+		return 0;
+	for (unsigned cpu = 0; cpu < c->ncpus; cpu++) {
+		struct reader *r = &in->r[cpu];
+
+		if (!r->tcpu)
+			continue;
+		for (int round = 0; final || round < DRAIN_ROUNDS; round++) {
+			int n = tracefs_cpu_write(r->tcpu, r->out_fd, true);
+
+			if (n > 0) {
+				r->bytes += (uint64_t)n;
+				c->data_bytes += (uint64_t)n;
+				continue;
+			}
+			if (n == 0 || errno == EAGAIN)
+				break;
+			return swt_error(err, SWT_EIO, "'%s': %s", r->raw_path, strerror(errno));
+		}
+		if (!final)
+			continue;
+		/* the last, partial page of each CPU */
+		for (;;) {
+			int n = tracefs_cpu_flush_write(r->tcpu, r->out_fd);
+
+			if (n > 0) {
+				r->bytes += (uint64_t)n;
+				c->data_bytes += (uint64_t)n;
+				continue;
+			}
+			if (n == 0 || errno == EAGAIN)
+				break;
+			return swt_error(err, SWT_EIO, "'%s': %s", r->raw_path, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+static int drain(struct swt_capture *c, int final, struct swt_err *err)
+{
+	int ret = drain_inst(c, &c->task, final, err);
+
+	if (!ret)
+		ret = drain_inst(c, &c->block, final, err);
+	if (!ret && c->blk && !final)
+		ret = swt_blktracer_drain(c->blk, &c->data_bytes, err);
+	return ret;
+}
+
+/* A swap device that went away (hot-unplugged, loop detached) ends the capture. */
+static int check_devices(struct swt_capture *c, struct swt_err *err)
+{
+	for (size_t i = 0; i < c->nr_devs; i++) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", swt_dev_major(c->devs[i]),
+			 swt_dev_minor(c->devs[i]));
+		if (access(path, F_OK) == 0 && strncmp(c->disks[i], "loop", 4))
+			continue;
+		if (access(path, F_OK) == 0) {
+			/* a loop device node outlives its backing file */
+			snprintf(path, sizeof(path), "/sys/block/%s/loop", c->disks[i]);
+			if (access(path, F_OK) == 0)
+				continue;
+		}
+		return swt_error(err, SWT_ENOENT, "swap device '%s' (%u:%u) went away",
+				 c->disks[i], swt_dev_major(c->devs[i]), swt_dev_minor(c->devs[i]));
+	}
+	return 0;
+}
+
+static int tick(struct swt_capture *c, struct swt_err *err)
+{
+	char *tids = NULL;
+	int ret;
+
+	ret = swt_target_new_tids(&c->target, &tids, NULL);
+	if (!ret && tids && tids[0] && c->target.kind == SWT_TARGET_CGROUP &&
+	    tracefs_instance_file_append(c->task.ti, "set_event_pid", tids) < 0)
+		capture_note(c, 1, "cannot follow new tasks of cgroup '%s': %s", c->target.cgroup_dir,
+			     strerror(errno));
+	free(tids);
+	ret = swt_target_snapshot(&c->target, err);
+	if (!ret)
+		ret = check_devices(c, err);
+	return ret;
+}
+
+/* Wait (bounded) until the swap devices have no I/O in flight. */
+static void wait_inflight(struct swt_capture *c)
+{
+	uint64_t until = now_ns() + (uint64_t)INFLIGHT_WAIT_MS * 1000000ull;
+
+	while (now_ns() < until) {
+		int busy = 0;
+
+		for (size_t i = 0; i < c->nr_devs && !busy; i++) {
+			char path[PATH_MAX], *text;
+			unsigned long rd = 0, wr = 0;
+
+			snprintf(path, sizeof(path), "/sys/block/%s/inflight", c->disks[i]);
+			text = swt_read_text(path, NULL);
+			if (text && sscanf(text, "%lu %lu", &rd, &wr) == 2 && (rd || wr))
+				busy = 1;
+			free(text);
+		}
+		if (!busy)
+			return;
+		poll(NULL, 0, 10);
+	}
+}
+
+static void close_readers(struct inst *in, unsigned ncpus)
+{
+	for (unsigned cpu = 0; in->r && cpu < ncpus; cpu++) {
+		struct reader *r = &in->r[cpu];
+
+		if (r->tcpu)
+			tracefs_cpu_free_fd(r->tcpu);
+		if (r->fd >= 0)
+			close(r->fd);
+		if (r->out_fd >= 0)
+			close(r->out_fd);
+		r->tcpu = NULL;
+		r->fd = r->out_fd = -1;
+	}
+}
+
+static void read_stats(struct swt_capture *c, struct inst *in)
+{
+	for (unsigned cpu = 0; in->ti && in->stats && cpu < c->ncpus; cpu++) {
+		char file[64];
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%u/stats", cpu);
+		free(in->stats[cpu]);
+		in->stats[cpu] = tracefs_instance_file_read(in->ti, file, NULL);
+	}
+}
+
+static void remove_instance(struct swt_capture *c, struct inst *in, struct swt_err *err)
+{
+	if (!in->ti)
+		return;
+	if (in->created && tracefs_instance_destroy(in->ti) < 0)
+		swt_error(err, SWT_EIO, "cannot remove tracefs instance '%s/instances/%s': %s",
+			  c->tracing_dir, in->name, strerror(errno));
+	tracefs_instance_free(in->ti);
+	in->ti = NULL;
+}
+
+/*
+ * End the recording (when it ran) and put the host back: instances,
+ * probes, knobs, the blk lock, a tracefs we mounted.  Idempotent; errors
+ * while restoring are reported but never stop the rest of the restore.
+ */
+int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
+{
+	int ret = 0, blk_stopped = 0;
+
+	if (c->stopped)
+		return 0;
+	c->stopped = 1;
+	if (c->recording) {
+		if (c->end == SWT_CAPTURE_END_COMMAND || c->end == SWT_CAPTURE_END_TARGET)
+			wait_inflight(c);
+		if (c->task.ti)
+			tracefs_trace_off(c->task.ti);
+		if (c->block.ti)
+			tracefs_trace_off(c->block.ti);
+		if (c->blk) {
+			ret = swt_blktracer_stop(c->blk, &c->knobs, &c->data_bytes, err);
+			blk_stopped = 1;
+		}
+		c->t_stop = now_ns();
+		if (swt_vmstat_read("", &c->after, err) && !ret)
+			ret = -SWT_EIO;
+		if (read_swaps("", &c->swaps_end, err) && !ret)
+			ret = -SWT_EIO;
+		{
+			/* after a write error the last pages cannot be written either: no news */
+			int failed = c->end == SWT_CAPTURE_END_ERROR;
+			int r = drain(c, 1, failed ? NULL : err);
+
+			if (r && !ret && !failed)
+				ret = r;
+		}
+		read_stats(c, &c->task);
+		read_stats(c, &c->block);
+		c->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+		c->printk = tracefs_instance_file_read(NULL, "printk_formats", NULL);
+		swt_target_snapshot(&c->target, NULL);
+		c->recording = 0;
+	}
+	close_readers(&c->task, c->ncpus);
+	close_readers(&c->block, c->ncpus);
+	if (c->blk) {
+		/* the pipes must be closed before the tracer can be switched back */
+		if (!blk_stopped)
+			swt_blktracer_stop(c->blk, &c->knobs, &c->data_bytes, NULL);
+		c->blk_lost = calloc(c->ncpus, sizeof(*c->blk_lost));
+		for (unsigned cpu = 0; c->blk_lost && cpu < c->ncpus; cpu++)
+			c->blk_lost[cpu] = swt_blktracer_cpu(c->blk, cpu)->lost;
+	}
+	remove_instance(c, &c->task, err);
+	remove_instance(c, &c->block, err);
+	for (size_t i = 0; i < c->nr_probes; i++) {
+		if (tracefs_dynevent_destroy(c->probes[i], true) < 0)
+			swt_error(err, SWT_EIO, "cannot remove kprobe event %s/%s: %s", SWT_PROBE_GROUP,
+				  c->plan.defs[i].event, strerror(errno));
+		tracefs_dynevent_free(c->probes[i]);
+	}
+	c->nr_probes = 0;
+	if (c->probe_lock >= 0)
+		close(c->probe_lock);
+	c->probe_lock = -1;
+	if (swt_knobs_restore(&c->knobs, err) && !ret)
+		ret = -SWT_EIO;
+	swt_blktracer_destroy(c->blk);
+	c->blk = NULL;
+	if (c->mounted && umount(c->tracing_dir) == 0)
+		c->mounted = 0;
+	return ret;
+}
+
+int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture **out,
+		       struct swt_err *err)
+{
+	struct swt_capture *c;
+	int targets = (opts->pid > 0) + (opts->cgroup != NULL) + (opts->argv && opts->argv[0]);
+	int ret;
+
+	*out = NULL;
+	if (!opts->out_dir)
+		return swt_error(err, SWT_EUSAGE, "no output directory given");
+	if (targets > 1)
+		return swt_error(err, SWT_EUSAGE, "give one target: a command, --pid or --cgroup");
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	c->o = *opts;
+	c->probe_lock = -1;
+	swt_knobs_init(&c->knobs);
+	swt_target_init(&c->target);
+
+	ret = read_host(c, err);
+	if (!ret)
+		ret = find_tracefs(c, err);
+	if (!ret)
+		ret = count_cpus(c, err);
+	if (!ret)
+		ret = make_out_dir(c, err);
+	if (!ret)
+		ret = find_swaps(c, err);
+	if (ret)
+		goto out_destroy;
+	c->target.maps_dir = swt_strdup(c->maps_dir);
+	if (!c->target.maps_dir) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out_destroy;
+	}
+	if (opts->pid > 0)
+		ret = swt_target_attach_pid(&c->target, opts->pid, err);
+	else if (opts->cgroup)
+		ret = swt_target_attach_cgroup(&c->target, opts->cgroup, err);
+	else if (opts->argv && opts->argv[0]) {
+		c->command = swt_shell_join(opts->argv);
+		ret = c->command ? swt_target_spawn(&c->target, opts->argv, err) :
+				   swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	if (ret)
+		goto out_destroy;
+
+	ret = setup_probes(c, err);
+	if (!ret)
+		ret = save_headers(c, err);
+	if (!ret)
+		ret = setup_task(c, err);
+	if (!ret && !opts->blktrace)
+		ret = setup_block(c, err);
+	if (ret)
+		goto out_destroy;
+	{
+		char *sub = tracefs_instance_file_read(c->task.ti, "buffer_subbuf_size_kb", NULL);
+
+		/* older kernels have no sub-buffer setting: the page is the sub-buffer */
+		c->subbuf = sub ? (unsigned)atoi(sub) * 1024 : (unsigned)c->page_size;
+		free(sub);
+		if (!c->subbuf)
+			c->subbuf = (unsigned)c->page_size;
+	}
+	if (opts->blktrace) {
+		char *prefix = capture_path_join(c->blk_dir, "swap");
+		struct swt_blktracer_opts bo = {
+			.tracing_dir = c->tracing_dir, .lock_path = BLK_LOCK, .devs = c->devs,
+			.disks = c->disks, .ndev = c->nr_devs, .ncpus = c->ncpus,
+			.buffer_kb = size_buffer(c, BLOCK_BUFFER_KB, 2), .out_prefix = prefix,
+		};
+
+		c->blk_buffer_kb = bo.buffer_kb;
+		ret = prefix ? swt_blktracer_create(&bo, &c->knobs, &c->blk, err) :
+			       swt_error(err, SWT_ENOMEM, "out of memory");
+		free(prefix);
+		if (ret)
+			goto out_destroy;
+	}
+	ret = open_readers(c, &c->task, err);
+	if (!ret && c->block.ti)
+		ret = open_readers(c, &c->block, err);
+	if (!ret)
+		ret = reserve_head_room(c, err);
+	if (!ret)
+		ret = swt_vmstat_read("", &c->before, err);
+	if (ret)
+		goto out_destroy;
+
+	c->t_start = now_ns();
+	c->recording = 1;
+	if (tracefs_trace_on(c->task.ti) < 0 || (c->block.ti && tracefs_trace_on(c->block.ti) < 0)) {
+		ret = swt_error(err, SWT_EIO, "cannot turn tracing on: %s", strerror(errno));
+		goto out_destroy;
+	}
+	if (c->target.kind == SWT_TARGET_COMMAND) {
+		ret = swt_target_start(&c->target, opts->argv[0], err);
+		if (ret)
+			goto out_destroy;
+	}
+	ret = swt_target_snapshot(&c->target, err);
+	if (ret)
+		goto out_destroy;
+	c->created = 1;
+	*out = c;
+	return 0;
+out_destroy:
+	c->end = SWT_CAPTURE_END_ERROR;
+	c->recording = 0;	/* nothing worth keeping yet */
+	swt_capture_destroy(c);
+	return ret;
+}
+
+/* Wait for the command after recording stopped, still passing on stop signals. */
+static void wait_command(struct swt_capture *c, struct swt_capture_stop *stop)
+{
+	while (c->target.kind == SWT_TARGET_COMMAND && c->target.released &&
+	       !swt_target_poll(&c->target)) {
+		if (stop && (unsigned)stop->count > c->stop_seen) {
+			c->stop_seen = (unsigned)stop->count;
+			kill(c->target.child, c->stop_seen > 1 || c->forwarded ? SIGKILL : stop->signo);
+			c->forwarded = 1;
+		}
+		poll(NULL, 0, 50);
+	}
+}
+
+int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct swt_err *err)
+{
+	uint64_t start = now_ns(), next_tick = start + TICK_MS * 1000000ull, deadline = 0;
+	uint64_t grace = 0;
+	struct pollfd *pfd;
+	size_t npfd = 0;
+	int ret = 0;
+
+	if (c->o.duration_s > 0)
+		deadline = c->t_start + (uint64_t)(c->o.duration_s * 1e9);
+	pfd = calloc((size_t)c->ncpus * 2, sizeof(*pfd));
+	if (!pfd) {
+		c->end = SWT_CAPTURE_END_ERROR;
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out_stop;
+	}
+	for (unsigned cpu = 0; cpu < c->ncpus; cpu++) {
+		if (c->task.r && c->task.r[cpu].fd >= 0)
+			pfd[npfd++] = (struct pollfd){ .fd = c->task.r[cpu].fd, .events = POLLIN };
+		if (c->block.r && c->block.r[cpu].fd >= 0)
+			pfd[npfd++] = (struct pollfd){ .fd = c->block.r[cpu].fd, .events = POLLIN };
+	}
+	while (c->recording) {
+		uint64_t now = now_ns();
+		int timeout = DRAIN_MS;
+
+		if (deadline && deadline > now && (deadline - now) / 1000000 < DRAIN_MS)
+			timeout = (int)((deadline - now) / 1000000);
+		/* readable at the buffer_percent watermark; otherwise the timeout */
+		poll(pfd, npfd, timeout);
+		ret = drain(c, 0, err);
+		if (ret)
+			break;
+		now = now_ns();
+		if (now >= next_tick) {
+			ret = tick(c, err);
+			if (ret)
+				break;
+			next_tick = now + TICK_MS * 1000000ull;
+		}
+		if (c->target.kind == SWT_TARGET_COMMAND && swt_target_poll(&c->target)) {
+			c->end = c->forwarded ? SWT_CAPTURE_END_SIGNAL : SWT_CAPTURE_END_COMMAND;
+			break;
+		}
+		if (c->target.kind == SWT_TARGET_PID && !swt_target_pid_alive(&c->target)) {
+			c->end = SWT_CAPTURE_END_TARGET;
+			break;
+		}
+		if (stop && (unsigned)stop->count > c->stop_seen) {
+			c->stop_seen = (unsigned)stop->count;
+			if (c->target.kind == SWT_TARGET_COMMAND && !c->forwarded) {
+				/* let the command end as it would at a terminal, and record that */
+				kill(c->target.child, stop->signo);
+				c->forwarded = 1;
+				grace = now + COMMAND_GRACE_MS * 1000000ull;
+				capture_note(c, 0, "stopping: signal %d passed on to the command; "
+					     "recording until it exits", (int)stop->signo);
+				continue;
+			}
+			if (c->target.kind == SWT_TARGET_COMMAND)
+				kill(c->target.child, SIGKILL);
+			c->end = SWT_CAPTURE_END_SIGNAL;
+			break;
+		}
+		if (grace && now >= grace) {
+			capture_note(c, 1, "the command did not exit within %d s of the signal: killing it",
+				     COMMAND_GRACE_MS / 1000);
+			kill(c->target.child, SIGKILL);
+			grace = 0;
+		}
+		if (deadline && now >= deadline) {
+			c->end = SWT_CAPTURE_END_DURATION;
+			break;
+		}
+	}
+	if (ret)
+		c->end = SWT_CAPTURE_END_ERROR;
+	free(pfd);
+out_stop:
+	{
+		struct swt_err restore_err = { 0 };
+		int r = capture_stop_and_restore(c, ret ? &restore_err : err);
+
+		if (!ret && r)
+			ret = r;
+		else if (r && c->o.note)
+			capture_note(c, 1, "%s", restore_err.msg);
+	}
+	wait_command(c, stop);
+	return ret;
+}
+
+/* After a failed start: take away what was made for the capture. */
+static void remove_outputs(struct swt_capture *c)
+{
+	struct inst *insts[2] = { &c->task, &c->block };
+
+	for (size_t b = 0; b < 2; b++)
+		for (unsigned cpu = 0; insts[b]->r && cpu < c->ncpus; cpu++)
+			if (insts[b]->r[cpu].raw_path)
+				unlink(insts[b]->r[cpu].raw_path);
+	for (unsigned cpu = 0; c->o.blktrace && c->blk_dir && cpu < c->ncpus; cpu++) {
+		char *p;
+
+		if (asprintf(&p, "%s/swap.blktrace.%u", c->blk_dir, cpu) >= 0) {
+			unlink(p);
+			free(p);
+		}
+	}
+	for (size_t i = 0; i < c->target.nr_procs; i++) {
+		char *p;
+
+		if (asprintf(&p, "%s/%d-start.txt", c->maps_dir, (int)c->target.procs[i].pid) >= 0) {
+			unlink(p);
+			free(p);
+		}
+		if (asprintf(&p, "%s/%d-end.txt", c->maps_dir, (int)c->target.procs[i].pid) >= 0) {
+			unlink(p);
+			free(p);
+		}
+	}
+	if (c->reserve)
+		unlink(c->reserve);
+	if (c->raw_dir)
+		rmdir(c->raw_dir);
+	if (c->maps_dir)
+		rmdir(c->maps_dir);
+	if (c->blk_dir)
+		rmdir(c->blk_dir);
+	if (c->made_dir && c->out_dir)
+		rmdir(c->out_dir);
+}
+
+static void inst_release(struct inst *in, unsigned ncpus)
+{
+	for (unsigned cpu = 0; in->r && cpu < ncpus; cpu++)
+		free(in->r[cpu].raw_path);
+	for (unsigned cpu = 0; in->stats && cpu < ncpus; cpu++)
+		free(in->stats[cpu]);
+	free(in->r);
+	free(in->stats);
+	free(in->clock);
+}
+
+static void saved_release(struct saved_event *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].system);
+		free(v[i].name);
+		free(v[i].format);
+	}
+	free(v);
+}
+
+void swt_capture_destroy(struct swt_capture *c)
+{
+	if (!c)
+		return;
+	capture_stop_and_restore(c, NULL);
+	swt_target_release(&c->target);
+	if (!c->created)
+		remove_outputs(c);
+	else if (c->reserve)
+		unlink(c->reserve);
+	swt_knobs_release(&c->knobs);
+	inst_release(&c->task, c->ncpus);
+	inst_release(&c->block, c->ncpus);
+	swt_swap_areas_free(c->swaps, c->nr_swaps);
+	saved_release(c->ftrace, c->nr_ftrace);
+	saved_release(c->events, c->nr_events);
+	free(c->blk_lost);
+	free(c->devs);
+	free(c->disks);
+	free(c->swaps_start);
+	free(c->swaps_end);
+	free(c->command);
+	free(c->header_page);
+	free(c->header_event);
+	free(c->kallsyms);
+	free(c->printk);
+	free(c->cmdlines);
+	free(c->out_dir);
+	free(c->raw_dir);
+	free(c->maps_dir);
+	free(c->blk_dir);
+	free(c->reserve);
+	free(c->tracing_dir);
+	free(c);
+}

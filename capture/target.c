@@ -1,0 +1,521 @@
+/*
+ * Following the capture's target: the command handshake, tids for
+ * set_event_pid, maps snapshots and the memory cgroup limit (target.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "knobs.h"
+#include "target.h"
+
+#define MAX_MAPPED_PROCS 64
+
+void swt_target_init(struct swt_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->go_fd = t->err_fd = -1;
+	t->mem_limit = -1;
+}
+
+void swt_target_release(struct swt_target *t)
+{
+	if (t->go_fd >= 0)
+		close(t->go_fd);	/* an unreleased command sees EOF and exits */
+	if (t->err_fd >= 0)
+		close(t->err_fd);
+	t->go_fd = t->err_fd = -1;
+	if (t->child > 0 && !t->released && !t->exited) {
+		while (waitpid(t->child, &t->status, 0) < 0 && errno == EINTR)
+			;
+		t->exited = 1;
+	}
+	for (size_t i = 0; i < t->nr_procs; i++)
+		free(t->procs[i].last_maps);
+	free(t->procs);
+	free(t->cgroup_dir);
+	free(t->memcg);
+	free(t->maps_dir);
+	swt_map_release(&t->tids);
+	t->procs = NULL;
+	t->cgroup_dir = t->memcg = t->maps_dir = NULL;
+	t->nr_procs = t->cap_procs = 0;
+}
+
+int swt_target_spawn(struct swt_target *t, char *const *argv, struct swt_err *err)
+{
+	int go[2], ex[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return swt_error(err, SWT_EIO, "pipe: %s", strerror(errno));
+	if (pipe2(ex, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return swt_error(err, SWT_EIO, "pipe: %s", strerror(errno));
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		close(ex[0]);
+		close(ex[1]);
+		return swt_error(err, SWT_EIO, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		sigset_t none;
+		char c = 0;
+		int e;
+
+		close(go[1]);
+		close(ex[0]);
+		/* the command starts with what a shell would give it */
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		if (c != 'g')
+			_exit(127);	/* the capture gave up before starting us */
+		close(go[0]);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	t->kind = SWT_TARGET_COMMAND;
+	t->child = pid;
+	t->go_fd = go[1];
+	t->err_fd = ex[0];
+	return swt_map_init(&t->tids, 64) ? swt_error(err, SWT_ENOMEM, "out of memory") : 0;
+}
+
+int swt_target_start(struct swt_target *t, const char *name, struct swt_err *err)
+{
+	int e = 0;
+	long n;
+
+	if (swt_write_all(t->go_fd, "g", 1))
+		return swt_error(err, SWT_EIO, "cannot start '%s': %s", name, strerror(errno));
+	close(t->go_fd);
+	t->go_fd = -1;
+	t->released = 1;
+	/* the pipe closes on a successful exec; a failed one sends errno */
+	n = swt_read_full(t->err_fd, &e, sizeof(e));
+	close(t->err_fd);
+	t->err_fd = -1;
+	if (n == (long)sizeof(e)) {
+		while (waitpid(t->child, &t->status, 0) < 0 && errno == EINTR)
+			;
+		t->exited = 1;
+		return swt_error(err, e == ENOENT ? SWT_ENOENT : SWT_EPERM, "cannot run '%s': %s", name,
+				 strerror(e));
+	}
+	return 0;
+}
+
+int swt_target_attach_pid(struct swt_target *t, pid_t pid, struct swt_err *err)
+{
+	if (pid <= 0 || kill(pid, 0) < 0)
+		return swt_error(err, SWT_ENOENT, "process %d: %s", (int)pid,
+				 pid <= 0 ? "not a process id" : strerror(errno));
+	t->kind = SWT_TARGET_PID;
+	t->pid = pid;
+	return swt_map_init(&t->tids, 64) ? swt_error(err, SWT_ENOMEM, "out of memory") : 0;
+}
+
+/* Mount points of the cgroup v1 memory controller and of cgroup2. */
+static void cgroup_mounts(char *v1, char *v2, size_t size)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+
+	v1[0] = v2[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[PATH_MAX], *sep = strstr(line, " - ");
+		char fstype[64], source[256], opts[1024] = "";
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		    sscanf(sep + 3, "%63s %255s %1023s", fstype, source, opts) < 2)
+			continue;
+		if (!strcmp(fstype, "cgroup2") && !v2[0])
+			snprintf(v2, size, "%s", mnt);
+		else if (!strcmp(fstype, "cgroup") && !v1[0]) {
+			char *o, *save = NULL;
+
+			for (o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+				if (!strcmp(o, "memory"))
+					snprintf(v1, size, "%s", mnt);
+		}
+	}
+	fclose(f);
+}
+
+static int is_dir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int has_file(const char *dir, const char *name)
+{
+	char *path;
+	int ok;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return 0;
+	ok = access(path, F_OK) == 0;
+	free(path);
+	return ok;
+}
+
+int swt_target_attach_cgroup(struct swt_target *t, const char *path, struct swt_err *err)
+{
+	char v1[PATH_MAX], v2[PATH_MAX], cand[2 * PATH_MAX];
+	const char *found = NULL;
+
+	cgroup_mounts(v1, v2, sizeof(v1));
+	if (path[0] == '/' && is_dir(path)) {
+		found = path;
+	} else {
+		const char *roots[] = { v1, v2 };
+
+		for (size_t i = 0; i < 2 && !found; i++) {
+			if (!roots[i][0])
+				continue;
+			snprintf(cand, sizeof(cand), "%s/%s", roots[i], path);
+			if (is_dir(cand))
+				found = cand;
+		}
+	}
+	if (!found)
+		return swt_error(err, SWT_ENOENT, "cgroup '%s': no such cgroup (looked under '%s' and '%s')",
+				 path, v1[0] ? v1 : "-", v2[0] ? v2 : "-");
+	if (!has_file(found, "cgroup.procs"))
+		return swt_error(err, SWT_ENOENT, "'%s' is not a cgroup directory", found);
+	t->kind = SWT_TARGET_CGROUP;
+	t->cgroup_dir = swt_strdup(found);
+	t->cgroup_v2 = !has_file(found, "tasks");
+	if (!t->cgroup_dir || swt_map_init(&t->tids, 256))
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	if (has_file(found, "memory.limit_in_bytes") || has_file(found, "memory.max"))
+		t->memcg = swt_strdup(found);
+	return 0;
+}
+
+/* Append the numbers of a whitespace-separated list not yet in t->tids. */
+static int add_new(struct swt_target *t, const char *list, char **buf, size_t *len, size_t *cap)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		uint64_t dummy;
+
+		if (end == p) {
+			p++;
+			continue;
+		}
+		p = end;
+		if (v <= 0 || swt_map_get(&t->tids, (uint64_t)v, 0, &dummy))
+			continue;
+		if (swt_map_put(&t->tids, (uint64_t)v, 0, 1) ||
+		    swt_grow((void **)buf, cap, *len + 24, 1))
+			return -SWT_ENOMEM;
+		*len += (size_t)sprintf(*buf + *len, "%s%ld", *len ? " " : "", v);
+	}
+	return 0;
+}
+
+static int list_dir_numbers(const char *dir, char **out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+
+	*out = NULL;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (swt_grow((void **)&buf, &cap, len + strlen(de->d_name) + 2, 1)) {
+			closedir(d);
+			free(buf);
+			return -1;
+		}
+		len += (size_t)sprintf(buf + len, "%s ", de->d_name);
+	}
+	closedir(d);
+	*out = buf ? buf : swt_strdup("");
+	return *out ? 0 : -1;
+}
+
+int swt_target_new_tids(struct swt_target *t, char **buf, struct swt_err *err)
+{
+	size_t len = 0, cap = 0;
+	char *list = NULL, path[PATH_MAX + 64];
+	int ret = 0;
+
+	*buf = NULL;
+	switch (t->kind) {
+	case SWT_TARGET_COMMAND:
+		snprintf(path, sizeof(path), "%d", (int)t->child);
+		ret = add_new(t, path, buf, &len, &cap);
+		break;
+	case SWT_TARGET_PID:
+		if (t->tids.len)
+			break;	/* event-fork follows what it starts */
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
+		if (list_dir_numbers(path, &list))
+			return swt_error(err, SWT_ENOENT, "process %d: %s", (int)t->pid,
+					 strerror(errno));
+		ret = add_new(t, list, buf, &len, &cap);
+		break;
+	case SWT_TARGET_CGROUP:
+		snprintf(path, sizeof(path), "%s/%s", t->cgroup_dir,
+			 t->cgroup_v2 ? "cgroup.threads" : "tasks");
+		list = swt_read_text(path, NULL);
+		if (!list) {
+			snprintf(path, sizeof(path), "%s/cgroup.procs", t->cgroup_dir);
+			list = swt_read_text(path, NULL);
+		}
+		if (!list)
+			return swt_error(err, SWT_ENOENT, "cgroup '%s': %s", t->cgroup_dir,
+					 strerror(errno));
+		ret = add_new(t, list, buf, &len, &cap);
+		break;
+	default:
+		break;
+	}
+	free(list);
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int swt_target_poll(struct swt_target *t)
+{
+	pid_t r;
+
+	if (!t->child || t->exited)
+		return t->child ? 1 : 0;
+	r = waitpid(t->child, &t->status, WNOHANG);
+	if (r == t->child) {
+		t->exited = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int swt_target_pid_alive(const struct swt_target *t)
+{
+	return t->pid > 0 && (kill(t->pid, 0) == 0 || errno == EPERM);
+}
+
+char *swt_memcg_of(pid_t pid)
+{
+	char v1[PATH_MAX], v2[PATH_MAX], path[64], line[4096], *result = NULL;
+	char v2path[PATH_MAX] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	cgroup_mounts(v1, v2, sizeof(v1));
+	while (fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+		if (!strcmp(c1 + 1, "") && v2[0])
+			snprintf(v2path, sizeof(v2path), "%s%s", v2, c2 + 1);
+		else if (v1[0]) {
+			char *o, *save = NULL;
+
+			for (o = strtok_r(c1 + 1, ",", &save); o; o = strtok_r(NULL, ",", &save))
+				if (!strcmp(o, "memory") && !result &&
+				    asprintf(&result, "%s%s", v1, c2 + 1) < 0)
+					result = NULL;
+		}
+	}
+	fclose(f);
+	if (!result && v2path[0])
+		result = swt_strdup(v2path);
+	return result;
+}
+
+int64_t swt_memcg_limit(const char *dir)
+{
+	char path[PATH_MAX + 32], *text;
+	uint64_t v;
+	int64_t limit = -1;
+
+	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", dir);
+	text = swt_read_text(path, NULL);
+	if (!text) {
+		snprintf(path, sizeof(path), "%s/memory.max", dir);
+		text = swt_read_text(path, NULL);
+	}
+	if (!text)
+		return -1;
+	text[strcspn(text, "\n")] = '\0';
+	/* v1 says "no limit" with a huge page-rounded number, v2 with "max" */
+	if (!swt_parse_u64(text, &v) && v < (1ull << 62))
+		limit = (int64_t)v;
+	free(text);
+	return limit;
+}
+
+static struct swt_target_proc *proc_entry(struct swt_target *t, pid_t pid)
+{
+	struct swt_target_proc *p;
+
+	for (size_t i = 0; i < t->nr_procs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	if (t->nr_procs >= MAX_MAPPED_PROCS ||
+	    swt_grow((void **)&t->procs, &t->cap_procs, t->nr_procs + 1, sizeof(*t->procs)))
+		return NULL;
+	p = &t->procs[t->nr_procs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static int write_private(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (swt_write_all(fd, text, len))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int snapshot_proc(struct swt_target *t, pid_t pid, struct swt_err *err)
+{
+	struct swt_target_proc *p = proc_entry(t, pid);
+	char path[PATH_MAX], exe[256];
+	char *maps;
+	size_t len = 0;
+	ssize_t n;
+	int ret;
+
+	if (!p)
+		return 0;	/* enough processes mapped */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return 0;	/* gone, or a kernel thread */
+	exe[n] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = swt_read_text(path, &len);
+	if (!maps || !len) {
+		free(maps);
+		return 0;	/* exited meanwhile: keep the last snapshot */
+	}
+	if (!p->started || strcmp(p->exe, exe)) {
+		/* its start is the first look at the program it runs now */
+		snprintf(path, sizeof(path), "%s/%d-start.txt", t->maps_dir, (int)pid);
+		ret = write_private(path, maps, len);
+		if (ret) {
+			free(maps);
+			return swt_error(err, SWT_EIO, "'%s': %s", path, strerror(-ret));
+		}
+		snprintf(p->exe, sizeof(p->exe), "%s", exe);
+		p->started = 1;
+		free(p->last_maps);
+		p->last_maps = NULL;
+	}
+	if (p->last_maps && !strcmp(p->last_maps, maps)) {
+		free(maps);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/%d-end.txt", t->maps_dir, (int)pid);
+	ret = write_private(path, maps, len);
+	free(p->last_maps);
+	p->last_maps = maps;
+	return ret ? swt_error(err, SWT_EIO, "'%s': %s", path, strerror(-ret)) : 0;
+}
+
+int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
+{
+	char path[PATH_MAX + 32], *list = NULL;
+	int ret = 0;
+
+	switch (t->kind) {
+	case SWT_TARGET_COMMAND:
+		if (t->released && !t->exited)
+			ret = snapshot_proc(t, t->child, err);
+		if (t->released && !t->exited) {
+			char *cg = swt_memcg_of(t->child);
+
+			if (cg) {
+				free(t->memcg);
+				t->memcg = cg;
+			}
+		}
+		break;
+	case SWT_TARGET_PID:
+		ret = snapshot_proc(t, t->pid, err);
+		if (!t->memcg)
+			t->memcg = swt_memcg_of(t->pid);
+		break;
+	case SWT_TARGET_CGROUP:
+		snprintf(path, sizeof(path), "%s/cgroup.procs", t->cgroup_dir);
+		list = swt_read_text(path, NULL);
+		for (char *p = list; p && *p && !ret;) {
+			char *end;
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			p = end;
+			if (pid > 0)
+				ret = snapshot_proc(t, (pid_t)pid, err);
+			if (!t->memcg && pid > 0)
+				t->memcg = swt_memcg_of((pid_t)pid);
+		}
+		free(list);
+		break;
+	default:
+		break;
+	}
+	if (t->memcg) {
+		int64_t limit = swt_memcg_limit(t->memcg);
+
+		if (limit >= 0 || t->mem_limit < 0)
+			t->mem_limit = limit;
+	}
+	return ret;
+}

@@ -1,0 +1,86 @@
+/*
+ * What a capture follows: a command it starts, a running process, the
+ * tasks of a cgroup, or the whole system.
+ *
+ * Trace events carry no cgroup id, so following means knowing pids: the
+ * command is started stopped on a pipe until tracing is ready, so its pid
+ * can be put in set_event_pid before it runs (options/event-fork adds its
+ * children); a process's threads are listed from /proc; a cgroup's tasks
+ * are re-read every tick and new ones added.  The target's memory maps
+ * (/proc/PID/maps) are saved at its start (taken again after an exec) and
+ * refreshed every tick, so the last copy is its map at the end; VMA replay
+ * needs the bounds.  The memory cgroup's limit is looked up the same way
+ * (a command may join its cgroup only after it starts).
+ */
+#ifndef SWT_CAPTURE_TARGET_H
+#define SWT_CAPTURE_TARGET_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "swaptrace/error.h"
+#include "util.h"
+
+enum swt_target_kind { SWT_TARGET_SYSTEM, SWT_TARGET_COMMAND, SWT_TARGET_PID, SWT_TARGET_CGROUP };
+
+struct swt_target_proc {
+	pid_t pid;
+	char exe[256];		/* /proc/PID/exe when its start map was taken */
+	char *last_maps;	/* content of the last end snapshot */
+	int started;		/* start snapshot written */
+};
+
+struct swt_target {
+	enum swt_target_kind kind;
+	pid_t child;		/* the command; 0 when none */
+	int go_fd, err_fd;	/* command start handshake (ours ends) */
+	int released, exited;
+	int status;		/* wait status once exited */
+	pid_t pid;		/* --pid */
+	char *cgroup_dir;	/* --cgroup, resolved */
+	int cgroup_v2;
+	struct swt_map tids;	/* tids already in set_event_pid */
+	struct swt_target_proc *procs;
+	size_t nr_procs, cap_procs;
+	char *memcg;		/* the target's memory cgroup directory, or NULL */
+	int64_t mem_limit;	/* bytes, -1 unlimited or unknown */
+	char *maps_dir;		/* where snapshots go */
+};
+
+void swt_target_init(struct swt_target *t);
+/* Kill nothing; close the handshake (an unreleased command exits) and reap it. */
+void swt_target_release(struct swt_target *t);
+
+/* Fork the command, stopped until swt_target_start(). */
+int swt_target_spawn(struct swt_target *t, char *const *argv, struct swt_err *err);
+/* Let the command exec; fails when exec failed (with its reason). */
+int swt_target_start(struct swt_target *t, const char *name, struct swt_err *err);
+/* Check the process exists. */
+int swt_target_attach_pid(struct swt_target *t, pid_t pid, struct swt_err *err);
+/* Find the cgroup (absolute, or relative to the memory controller's mount). */
+int swt_target_attach_cgroup(struct swt_target *t, const char *path, struct swt_err *err);
+
+/*
+ * The target's tids not yet followed, space-separated into buf (empty when
+ * none are new); marks them followed.  Commands and processes list only at
+ * the first call: event-fork follows their children.
+ */
+int swt_target_new_tids(struct swt_target *t, char **buf, struct swt_err *err);
+
+/* Reap the command if it exited: 1 when it has, 0 while it runs. */
+int swt_target_poll(struct swt_target *t);
+/* 1 while a --pid target process still exists. */
+int swt_target_pid_alive(const struct swt_target *t);
+
+/*
+ * Refresh the maps snapshots (start after an exec, end always) and the
+ * memory cgroup limit.  Failures of vanished processes are not errors.
+ */
+int swt_target_snapshot(struct swt_target *t, struct swt_err *err);
+
+/* The memory cgroup directory of a process, from /proc/PID/cgroup; caller frees. */
+char *swt_memcg_of(pid_t pid);
+/* A memory cgroup's limit in bytes, -1 when unlimited or unreadable. */
+int64_t swt_memcg_limit(const char *dir);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * swaptrace capture: record swap activity on this host into a capture
+ * directory (trace.dat, meta.txt, maps, blktrace files), for `swaptrace
+ * ingest` here or elsewhere.  The signal handler only records the request;
+ * the capture library decides what a stop means (see capture.h).
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "capture.h"
+#include "cmd.h"
+#include "util.h"
+
+const char cmd_capture_usage[] =
+	"usage: swaptrace capture -o DIR [--duration SECONDS] [--pid PID | --cgroup PATH]\n"
+	"                         [--blktrace] [--buffer-kb KB] [-q] [-- COMMAND ARGS...]\n"
+	"\n"
+	"Record what swap does on this host (root): block I/O on the swap devices,\n"
+	"the target's page faults and reclaim writes, swap-entry probes where the\n"
+	"kernel has kprobes, the swap layout and the kernel's swap counters.\n"
+	"\n"
+	"With COMMAND, run it and record for its life; the exit status is the\n"
+	"command's.  A first Ctrl-C/SIGTERM is passed on to the command and recording\n"
+	"goes on until it exits; a second one stops at once.  Without COMMAND, record\n"
+	"until SIGINT/SIGTERM or --duration.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR     capture directory (created; must not hold a capture)\n"
+	"  -d, --duration S     stop recording after S seconds (a command keeps running)\n"
+	"  -p, --pid PID        follow this process and its children\n"
+	"  -c, --cgroup PATH    follow the tasks of this cgroup (v1 or v2; absolute, or\n"
+	"                       relative to the memory controller's mount)\n"
+	"  -b, --blktrace       block I/O through the kernel's blk tracer, written as\n"
+	"                       blktrace files DIR/blk/swap.blktrace.N (blkparse reads\n"
+	"                       them); one such capture per host\n"
+	"      --buffer-kb KB   ring buffer per CPU (default: sized for the swap rate)\n"
+	"  -q, --quiet          no summary\n"
+	"\n"
+	"Nothing is left behind: tracing settings are restored and the private tracefs\n"
+	"instances removed on every exit path.  Open a capture with\n"
+	"`swaptrace ingest -o cap.db DIR` or `trace-cmd report -i DIR/trace.dat`;\n"
+	"the directory is described in docs/capture-format.md.\n";
+
+static struct swt_capture_stop stop_request;
+
+static void on_stop_signal(int sig)
+{
+	stop_request.signo = sig;
+	stop_request.count++;
+}
+
+static void capture_note(void *ctx, int warning, const char *msg)
+{
+	int *quiet = ctx;
+
+	if (warning)
+		cli_warn("capture", msg);
+	else if (!*quiet)
+		fprintf(stderr, "swaptrace: capture: %s\n", msg);
+}
+
+static const char *end_text(enum swt_capture_end end)
+{
+	switch (end) {
+	case SWT_CAPTURE_END_COMMAND: return "the command exited";
+	case SWT_CAPTURE_END_DURATION: return "the duration elapsed";
+	case SWT_CAPTURE_END_SIGNAL: return "stopped by a signal";
+	case SWT_CAPTURE_END_TARGET: return "the process exited";
+	default: return "stopped by an error";
+	}
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	/* no SA_RESTART: a signal should cut a wait short */
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int cmd_capture(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "blktrace", no_argument, NULL, 'b' },
+		{ "buffer-kb", required_argument, NULL, 'B' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct swt_capture_opts o = { 0 };
+	struct swt_capture_result res;
+	struct swt_capture *cap = NULL;
+	struct swt_err err = { 0 }, ferr = { 0 };
+	int quiet = 0, c, run_ret, fin_ret, status;
+
+	optind = 1;
+	/* '+': the command's own options are not ours */
+	while ((c = getopt_long(argc, argv, "+o:d:p:c:bq", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case 'd':
+			if (swt_parse_double(optarg, &o.duration_s) || o.duration_s <= 0)
+				return cli_failf("capture", SWT_EXIT_USAGE,
+						 "bad --duration '%s': expected seconds > 0", optarg);
+			break;
+		case 'p':
+			if (swt_parse_int(optarg, &o.pid) || o.pid <= 0)
+				return cli_failf("capture", SWT_EXIT_USAGE, "bad --pid '%s'", optarg);
+			break;
+		case 'c':
+			o.cgroup = optarg;
+			break;
+		case 'b':
+			o.blktrace = 1;
+			break;
+		case 'B': {
+			int kb;
+
+			if (swt_parse_int(optarg, &kb) || kb < 64)
+				return cli_failf("capture", SWT_EXIT_USAGE,
+						 "bad --buffer-kb '%s': expected KiB >= 64", optarg);
+			o.buffer_kb = (unsigned)kb;
+			break;
+		}
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			cli_usage(stderr, "capture");
+			return SWT_EXIT_USAGE;
+		}
+	}
+	if (!o.out_dir) {
+		cli_usage(stderr, "capture");
+		return SWT_EXIT_USAGE;
+	}
+	if (optind < argc)
+		o.argv = argv + optind;
+	if ((o.pid > 0) + (o.cgroup != NULL) + (o.argv != NULL) > 1)
+		return cli_failf("capture", SWT_EXIT_USAGE,
+				 "give one target: a COMMAND, --pid or --cgroup");
+	o.note = capture_note;
+	o.note_ctx = &quiet;
+
+	install_handlers();
+	if (swt_capture_create(&o, &cap, &err))
+		return cli_fail("capture", &err);
+	if (!quiet)
+		fprintf(stderr, "swaptrace: capture: recording into '%s'%s\n", o.out_dir,
+			o.argv ? "" : o.duration_s > 0 ? "" : "; stop with Ctrl-C");
+	run_ret = swt_capture_run(cap, &stop_request, &err);
+	if (run_ret)
+		cli_fail("capture", &err);
+	/* whatever stopped it, keep what was recorded */
+	fin_ret = swt_capture_finish(cap, &res, &ferr);
+	swt_capture_destroy(cap);
+	if (fin_ret)
+		cli_fail("capture", &ferr);
+	if (!quiet && (res.trace_dat_ok || !fin_ret)) {
+		struct rusage ru;
+		double cpu = 0;
+
+		/* what recording cost this process (the command's time is its own) */
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+			      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		fprintf(stderr, "swaptrace: capture: wrote '%s': %.2f s (%s), %.1f MiB of trace data, "
+			"pswpin %lld, pswpout %lld, %lld lost events; swaptrace used %.2f s of CPU\n",
+			o.out_dir, res.seconds, end_text(res.end), (double)res.data_bytes / 1048576.0,
+			(long long)res.pswpin, (long long)res.pswpout, (long long)res.lost_events, cpu);
+	}
+	if (res.lost_events > 0) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%lld events were lost (the ring buffers overflowed); "
+			 "try a larger --buffer-kb", (long long)res.lost_events);
+		cli_warn("capture", msg);
+	}
+	if (run_ret || fin_ret)
+		return SWT_EXIT_FAIL;
+	status = res.command_status;
+	if (status < 0)
+		return SWT_EXIT_OK;
+	/* as a shell reports it */
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return SWT_EXIT_FAIL;
+}

@@ -1,0 +1,213 @@
+/*
+ * swapload: the memory reader from the linux-mm thread "Puzzling behaviour
+ * with multiple swap targets", used by the capture tests, the capture
+ * overhead benchmark and the README demo.
+ *
+ * It allocates N MB, fills every page with non-zero pseudo-random data (the
+ * kernel writes no I/O for an all-zero page, it only marks it in the zero
+ * map), touches every page once in random order (the warm-up sweep), then
+ * reads 4 KiB pieces -- at random, in order, or random pieces of 1 to 16
+ * pages -- and prints one summary line for the measured phase:
+ *
+ *   mode=rnd mb=256 accesses=120000 seconds=6.653 MBps=70.5 cpu=1.204 majflt=75061
+ *
+ * (cpu: seconds of CPU the process used in that phase, user and system --
+ * faults, swap-ins, and any tracing they trigger -- without the waits;
+ * majflt: its faults that had to read from swap.)
+ *
+ * Run it in a memory cgroup whose limit is below N MB and it swaps
+ * steadily.  Arguments are key=value words, all optional:
+ *   mb=N (64)  mode=rnd|seq|mix (rnd)  accesses=N (mb*256)  seed=N (1)
+ *   warmup=0|1 (1)
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PIECE 4096u
+
+enum mode { MODE_RND, MODE_SEQ, MODE_MIX };
+
+static const char *const mode_names[] = { "rnd", "seq", "mix" };
+
+/* xorshift64*: small, fast, and the same sequence for the same seed everywhere */
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static int parse_u64(const char *text, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (end == text || *end || errno || text[0] == '-')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(long *majflt)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*majflt = ru.ru_majflt;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: swapload [mb=N] [mode=rnd|seq|mix] [accesses=N] [seed=N] "
+			"[warmup=0|1]\n");
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t mb = 64, accesses = 0, seed = 1, warmup = 1, rng, sum = 0;
+	uint64_t pages, bytes, i, done = 0, pos = 0;
+	enum mode mode = MODE_RND;
+	unsigned char *mem;
+	uint64_t *perm;
+	double t0, c0, secs;
+	long f0, f1;
+
+	for (int a = 1; a < argc; a++) {
+		const char *eq = strchr(argv[a], '=');
+		uint64_t *dst = NULL;
+
+		if (!eq) {
+			usage();
+			return 2;
+		}
+		if (!strncmp(argv[a], "mode=", 5)) {
+			if (!strcmp(eq + 1, "rnd"))
+				mode = MODE_RND;
+			else if (!strcmp(eq + 1, "seq"))
+				mode = MODE_SEQ;
+			else if (!strcmp(eq + 1, "mix"))
+				mode = MODE_MIX;
+			else {
+				usage();
+				return 2;
+			}
+			continue;
+		}
+		if (!strncmp(argv[a], "mb=", 3))
+			dst = &mb;
+		else if (!strncmp(argv[a], "accesses=", 9))
+			dst = &accesses;
+		else if (!strncmp(argv[a], "seed=", 5))
+			dst = &seed;
+		else if (!strncmp(argv[a], "warmup=", 7))
+			dst = &warmup;
+		if (!dst || parse_u64(eq + 1, dst)) {
+			usage();
+			return 2;
+		}
+	}
+	if (!mb || mb > (1ull << 24)) {
+		fprintf(stderr, "swapload: mb=%llu is out of range\n", (unsigned long long)mb);
+		return 2;
+	}
+	bytes = mb << 20;
+	pages = bytes / PIECE;
+	if (!accesses)
+		accesses = pages;
+	rng = seed ? seed * 0x9e3779b97f4a7c15ull : 0x9e3779b97f4a7c15ull;
+
+	mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		fprintf(stderr, "swapload: cannot map %llu MB: %s\n", (unsigned long long)mb,
+			strerror(errno));
+		return 1;
+	}
+	/* no transparent huge pages: the test is about 4 KiB swap traffic */
+	madvise(mem, bytes, MADV_NOHUGEPAGE);
+	for (i = 0; i < bytes / 8; i++) {
+		uint64_t v = rng_next(&rng) | 1;	/* never zero */
+
+		memcpy(mem + i * 8, &v, 8);
+	}
+
+	perm = malloc(pages * sizeof(*perm));
+	if (!perm) {
+		fprintf(stderr, "swapload: out of memory\n");
+		return 1;
+	}
+	if (warmup) {
+		for (i = 0; i < pages; i++)
+			perm[i] = i;
+		for (i = pages - 1; i > 0; i--) {
+			uint64_t j = rng_next(&rng) % (i + 1), t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		for (i = 0; i < pages; i++)
+			sum += mem[perm[i] * PIECE + (i % PIECE)];
+	}
+	free(perm);
+
+	t0 = now_s();
+	c0 = cpu_s(&f0);
+	while (done < accesses) {
+		uint64_t first, n = 1;
+
+		switch (mode) {
+		case MODE_SEQ:
+			first = pos;
+			pos = (pos + 1) % pages;
+			break;
+		case MODE_MIX:
+			n = 1 + rng_next(&rng) % 16;
+			first = rng_next(&rng) % pages;
+			if (first + n > pages)
+				first = pages - n;
+			break;
+		default:
+			first = rng_next(&rng) % pages;
+			break;
+		}
+		for (uint64_t p = first; p < first + n && done < accesses; p++, done++) {
+			const uint64_t *w = (const uint64_t *)(mem + p * PIECE);
+
+			/* touch every cache line of the piece, as a reader copying it out would */
+			for (unsigned k = 0; k < PIECE / 8; k += 8)
+				sum += w[k];
+		}
+	}
+	secs = now_s() - t0;
+	c0 = cpu_s(&f1) - c0;
+	printf("mode=%s mb=%llu accesses=%llu seconds=%.3f MBps=%.1f cpu=%.3f majflt=%ld\n",
+	       mode_names[mode], (unsigned long long)mb, (unsigned long long)accesses, secs,
+	       secs > 0 ? (double)accesses * PIECE / 1048576.0 / secs : 0.0, c0, f1 - f0);
+	/* the checksum keeps the reads from being optimised away */
+	if (sum == 42)
+		fputc('\n', stderr);
+	munmap(mem, bytes);
+	return 0;
+}

@@ -1,0 +1,51 @@
+#!/bin/bash
+# swaptrace capture --blktrace: the kernel's blk tracer in the top-level
+# buffer, written as blktrace files.  blkparse reads them and its per-device
+# counts equal the ingest's; the swap pages equal the recorded pswpin and
+# pswpout deltas; nothing is lost; a second --blktrace capture meanwhile is
+# refused with a clear message and does not disturb the first; the host's
+# settings are as before (the top-level buffer's contents excepted).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/capture-env.sh"
+require_capture_env
+need_tool blkparse
+grep -qw blk "$TRACEFS/available_tracers" || skip "this kernel has no blk tracer"
+
+add_loop_swap 512 5 || fail "cannot set up loop swap"
+make_cgroup 51
+host_state > "$WORK/state.before"
+CAP="$WORK/cap"
+
+# one blk tracer per host: a second capture must say so and leave the first alone
+"$SWAPTRACE" capture -q --blktrace -o "$WORK/first" --duration 3 &
+FIRST=$!
+BACKGROUND+=("$FIRST")
+sleep 1
+swt capture --blktrace -o "$WORK/second" --duration 1 > /dev/null 2> "$WORK/second.err"
+check_eq "$?" 1 "second --blktrace capture: exit status"
+grep -q "another capture is using the kernel's blk tracer" "$WORK/second.err" ||
+	fail "second --blktrace capture: unclear message: $(cat "$WORK/second.err")"
+[ -e "$WORK/second" ] && fail "the refused capture left its directory behind"
+wait_bounded "$FIRST"
+check_eq "$?" 0 "first --blktrace capture: exit status"
+[ -s "$WORK/first/trace.dat" ] || fail "first --blktrace capture: no trace.dat"
+check_host_restored "$WORK/state.before" "after two --blktrace captures"
+
+capture_workload "$CAP" --blktrace -- sh -c "$(workload mb=64 accesses=30000 seed=11)"
+check_eq "$?" 0 "--blktrace capture: exit status"
+check_host_restored "$WORK/state.before" "after a --blktrace capture"
+
+ls "$CAP"/blk/swap.blktrace.* > /dev/null 2>&1 || fail "no blktrace files"
+check_private "$CAP" "capture directory"
+blkparse -i "$CAP/blk/swap" > "$WORK/blkparse.txt" 2>&1 || fail "blkparse cannot read the files"
+grep -q "^Events (swap): [1-9][0-9]* entries" "$WORK/blkparse.txt" || fail "blkparse found no events"
+check_counts "$CAP" "--blktrace capture"
+check_eq "$(info_counts "$CAP.json")" "$(blkparse_counts "$CAP/blk/swap")" \
+	"per-device counters vs blkparse"
+# block I/O comes from the blktrace files only: trace.dat holds no block events
+trace-cmd report -i "$CAP/trace.dat" > "$WORK/report.txt" 2>/dev/null || fail "trace-cmd report failed"
+check_eq "$(grep -c ' block_[a-z_]*: ' "$WORK/report.txt")" 0 \
+	"block tracepoints recorded next to the blk tracer"
+grep -q ' page_fault_user: ' "$WORK/report.txt" || fail "trace.dat holds no page faults"
+grep -q "^block_source blktrace" "$CAP/meta.txt" || fail "meta.txt does not name the block source"
+finish

@@ -1,0 +1,56 @@
+#!/bin/bash
+# swaptrace capture of a command that swaps: a loop-device swap with direct
+# I/O, the sample workload in a memory cgroup at 1.25x its limit.  The
+# swap-in and swap-out pages in the database equal the pswpin/pswpout
+# deltas the capture recorded, nothing was lost, trace-cmd report reads
+# the same events ingest stored, the files are private, the command's exit
+# status comes back, and the host's tracing settings, page-cluster and
+# /proc/swaps are exactly as before.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/capture-env.sh"
+require_capture_env
+
+add_loop_swap 512 5 || fail "cannot set up loop swap"
+make_cgroup 51
+host_state > "$WORK/state.before"
+CAP="$WORK/cap"
+
+if ! capture_workload "$CAP" -- sh -c "$(workload mb=64 accesses=20000 seed=7)"; then
+	cat "$WORK/err.txt" >&2
+	fail "capture failed"
+fi
+grep -q "^mode=rnd mb=64 accesses=20000" "$WORK/out.txt" || fail "the workload's output is missing"
+grep -q "swaptrace: capture: wrote '$CAP'" "$WORK/err.txt" || fail "no summary line"
+check_host_restored "$WORK/state.before" "after a command capture"
+
+for f in meta.txt trace.dat; do
+	[ -s "$CAP/$f" ] || fail "no $f in the capture"
+done
+[ -d "$CAP/raw" ] && fail "raw pages left behind after trace.dat was written"
+check_private "$CAP" "capture directory"
+maj=$(( 0x$(stat -c %t "$LOOP") ))
+min=$(( 0x$(stat -c %T "$LOOP") ))
+grep -q "^swap_device path=$LOOP dev=$maj:$min type=partition prio=5 .* start=0 slots=131072 " "$CAP/meta.txt" ||
+	fail "meta.txt does not describe $LOOP"
+grep -q "^probes none (" "$CAP/meta.txt" || grep -q "^probes kprobe " "$CAP/meta.txt" ||
+	fail "meta.txt does not say which probes were used"
+check_eq "$(meta_value "$CAP/meta.txt" mem_limit_bytes)" $((51 << 20)) "memory cgroup limit"
+check_eq "$(meta_value "$CAP/meta.txt" command_exit)" 0 "recorded exit status"
+pid=$(sed -n 's/^target command pid=//p' "$CAP/meta.txt")
+grep -q "^maps pid=$pid exe=$SWAPLOAD " "$CAP/meta.txt" || fail "no maps line for the workload"
+grep -q "rw-p" "$CAP/maps/$pid-end.txt" || fail "the workload's end map is missing"
+[ -s "$CAP/maps/$pid-start.txt" ] || fail "the workload's start map is missing"
+
+check_counts "$CAP" "command capture"
+check_event_counts "$CAP" "command capture"
+trace-cmd report -i "$CAP/trace.dat" > "$WORK/report.txt" 2>/dev/null || fail "trace-cmd report failed"
+for b in swaptrace swaptrace-block; do
+	grep -q -m1 "^ *$b: " "$WORK/report.txt" || fail "trace-cmd report shows no '$b' buffer"
+done
+
+# the command's exit status is the capture's
+swt capture -q -o "$WORK/exit3" -- sh -c 'exit 3'
+check_eq "$?" 3 "exit status of a failing command"
+[ -s "$WORK/exit3/trace.dat" ] || fail "no trace.dat for the failing command"
+check_host_restored "$WORK/state.before" "after a failing command"
+finish

@@ -1,0 +1,77 @@
+#!/bin/bash
+# Captures that go wrong must say what happened, keep what was recorded
+# readable, and leave the host as it was: a command that cannot run, bad
+# usage, a directory that already holds a capture, a disk that fills up
+# while recording, and a swap device that goes away while recording.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/capture-env.sh"
+require_capture_env
+
+add_loop_swap 512 5 || fail "cannot set up loop swap"
+make_cgroup 51
+host_state > "$WORK/state.before"
+
+# a command that cannot run: exit 1, a clear message, nothing left behind
+swt capture -o "$WORK/nocmd" -- /nonexistent/command 2> "$WORK/nocmd.err"
+check_eq "$?" 1 "missing command: exit status"
+grep -q "cannot run '/nonexistent/command': No such file or directory" "$WORK/nocmd.err" ||
+	fail "missing command: unclear message: $(cat "$WORK/nocmd.err")"
+[ -e "$WORK/nocmd" ] && fail "missing command: the capture directory was left behind"
+check_host_restored "$WORK/state.before" "after a command that cannot run"
+
+# usage errors are exit 2 and touch nothing
+swt capture -o "$WORK/usage" --pid 1 --cgroup x 2> /dev/null
+check_eq "$?" 2 "two targets: exit status"
+swt capture -o "$WORK/usage" --duration soon 2> /dev/null
+check_eq "$?" 2 "bad duration: exit status"
+[ -e "$WORK/usage" ] && fail "usage error created the directory"
+
+# a directory that holds a capture is not overwritten
+swt capture -q -o "$WORK/first" -- true || fail "short capture failed"
+swt capture -q -o "$WORK/first" -- true 2> "$WORK/again.err"
+check_eq "$?" 1 "existing capture: exit status"
+grep -q "already holds a capture" "$WORK/again.err" || fail "existing capture: unclear message"
+
+# the disk fills up: recording stops with the reason, trace.dat is still made
+FULL="$WORK/full"
+mkdir "$FULL"
+mount -t tmpfs -o size=12m swt-test "$FULL" || skip "cannot mount a small tmpfs"
+MOUNTS+=("$FULL")
+swt capture -o "$FULL/cap" -- sh -c "$(workload mb=64 accesses=200000 seed=17)" \
+	> /dev/null 2> "$WORK/full.err"
+check_eq "$?" 1 "full disk: exit status"
+grep -q "No space left on device" "$WORK/full.err" || fail "full disk: no reason given: $(cat "$WORK/full.err")"
+check_eq "$(meta_value "$FULL/cap/meta.txt" end)" error "full disk: recorded end"
+trace-cmd report -i "$FULL/cap/trace.dat" > "$WORK/full.report" 2>/dev/null ||
+	fail "full disk: trace-cmd cannot read trace.dat"
+grep -q ' page_fault_user: ' "$WORK/full.report" || fail "full disk: trace.dat holds no events"
+swt_ingest -q -o "$WORK/full.db" "$FULL/cap" || fail "full disk: ingest failed"
+check_host_restored "$WORK/state.before" "after the disk filled up"
+
+# a swap device goes away: recording stops, saying which
+LOOP_MAIN=$LOOP
+add_loop_swap 64 1 || fail "cannot set up the second loop swap"
+"$SWAPTRACE" capture -o "$WORK/vanish" --duration 60 2> "$WORK/vanish.err" &
+CAPPID=$!
+BACKGROUND+=("$CAPPID")
+sleep 1.5
+swapoff "$LOOP" && losetup -d "$LOOP" || fail "cannot remove the second swap device"
+for _ in $(seq 1 50); do
+	kill -0 "$CAPPID" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$CAPPID" 2>/dev/null && fail "the capture went on after its swap device went away"
+wait_bounded "$CAPPID"
+check_eq "$?" 1 "vanished device: exit status"
+grep -q "swap device '$(basename "$LOOP")' ([0-9]*:[0-9]*) went away" "$WORK/vanish.err" ||
+	fail "vanished device: unclear message: $(cat "$WORK/vanish.err")"
+trace-cmd report -i "$WORK/vanish/trace.dat" > /dev/null 2>&1 ||
+	fail "vanished device: trace-cmd cannot read trace.dat"
+# the state before had both areas' settings; compare with the first area only
+LOOPS=("$LOOP_MAIN")
+host_state > "$WORK/state.vanish"
+grep -v "^$LOOP " "$WORK/state.before" | grep -v "^$(basename "$LOOP") trace:" > "$WORK/state.expected"
+grep -v "^$(basename "$LOOP") trace:" "$WORK/state.vanish" > "$WORK/state.got"
+diff -u "$WORK/state.expected" "$WORK/state.got" >&2 ||
+	fail "after a device went away: settings changed (diff above)"
+finish

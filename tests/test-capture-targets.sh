@@ -1,0 +1,74 @@
+#!/bin/bash
+# Following a running workload instead of starting one: --cgroup and --pid
+# with --duration, and two captures at the same time (each in its own
+# instances; the second must not break the first).  The workload runs
+# across the start and the end of these recordings, so the swap pages may
+# differ from the pswpin/pswpout deltas by the I/O in flight while tracing
+# starts and stops; they must agree within a few pages.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/capture-env.sh"
+require_capture_env
+
+add_loop_swap 512 5 || fail "cannot set up loop swap"
+make_cgroup 51
+host_state > "$WORK/state.before"
+TOL=64
+
+# A fresh long-running workload for each case (the kernel's memory-cgroup
+# OOM killer may have taken the last one: not the capture's doing).
+start_workload() {
+	[ -n "${WL:-}" ] && kill -KILL "$WL" 2>/dev/null && wait "$WL" 2>/dev/null
+	sh -c "$(workload mb=64 accesses=100000000 seed=13)" > /dev/null 2>&1 &
+	WL=$!
+	BACKGROUND+=("$WL")
+	sleep 1.5
+	kill -0 "$WL" 2>/dev/null || fail "the workload did not start"
+}
+
+start_workload
+
+# the cgroup, named relative to the memory controller
+OOMS=$(oom_kills)
+swt capture -q -o "$WORK/cg" --cgroup "$(basename "$CGROUP_DIR")" --duration 2 ||
+	fail "--cgroup capture failed"
+check_host_restored "$WORK/state.before" "after a --cgroup capture"
+grep -q "^target cgroup $CGROUP_DIR\$" "$WORK/cg/meta.txt" || fail "--cgroup: target not recorded"
+check_eq "$(meta_value "$WORK/cg/meta.txt" end)" duration "--cgroup: recorded end"
+check_eq "$(meta_value "$WORK/cg/meta.txt" mem_limit_bytes)" $((51 << 20)) "--cgroup: limit"
+[ -s "$WORK/cg/maps/$WL-end.txt" ] || fail "--cgroup: no map of the workload"
+IDLE_OK=0
+[ "$(oom_kills)" != "$OOMS" ] && IDLE_OK=1 && echo "note: the kernel OOM-killed the workload"
+check_counts "$WORK/cg" "--cgroup capture" "$TOL" "$IDLE_OK"
+check_event_counts "$WORK/cg" "--cgroup capture"
+
+# the process, and at the same time a system-wide capture
+start_workload
+OOMS=$(oom_kills)
+"$SWAPTRACE" capture -q -o "$WORK/pid" --pid "$WL" --duration 3 &
+P1=$!
+BACKGROUND+=("$P1")
+sleep 0.5
+swt capture -q -o "$WORK/all" --duration 1 || fail "concurrent system-wide capture failed"
+wait_bounded "$P1" || fail "--pid capture failed next to another capture"
+check_host_restored "$WORK/state.before" "after two captures at once"
+check_eq "$(meta_value "$WORK/pid/meta.txt" target)" pid "--pid: target kind"
+# the kernel's OOM killer may have ended the workload early: then the
+# recordings may have seen no swapping, which is no fault of theirs
+IDLE_OK=0
+[ "$(oom_kills)" != "$OOMS" ] && IDLE_OK=1 && echo "note: the kernel OOM-killed the workload"
+check_counts "$WORK/pid" "--pid capture" "$TOL" "$IDLE_OK"
+check_counts "$WORK/all" "system-wide capture" "$TOL" "$IDLE_OK"
+check_event_counts "$WORK/all" "system-wide capture"
+
+# the followed process exits: the recording ends with it
+start_workload
+"$SWAPTRACE" capture -q -o "$WORK/gone" --pid "$WL" &
+P2=$!
+BACKGROUND+=("$P2")
+sleep 1
+kill -KILL "$WL"
+wait_bounded "$P2" || fail "--pid capture of a process that exits"
+check_eq "$(meta_value "$WORK/gone/meta.txt" end)" target "--pid: recorded end when the process exits"
+check_host_restored "$WORK/state.before" "after the followed process exited"
+swt_ingest -q -o "$WORK/gone.db" "$WORK/gone" || fail "--pid: ingest after the process exited"
+finish

@@ -1,0 +1,753 @@
+/*
+ * The pure parts of capture on crafted inputs: the trace.dat v6 writer
+ * round-tripping through the decoder ingest uses, swap-file extent layout,
+ * /proc/swaps parsing, the blk tracer record converter, probe planning,
+ * the undo log of settings, vmstat parsing and command-line quoting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blktracer.h"
+#include "blktrace.h"
+#include "check.h"
+#include "hostinfo.h"
+#include "knobs.h"
+#include "probes.h"
+#include "swaps.h"
+#include "tracedat-writer.h"
+#include "tracedat.h"
+#include "util.h"
+
+/* ---- scratch directory ---------------------------------------------------- */
+
+static char scratch[256];
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void remove_scratch(void)
+{
+	if (scratch[0])
+		nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static const char *scratch_dir(void)
+{
+	if (!scratch[0]) {
+		snprintf(scratch, sizeof(scratch), "/tmp/swt-test-capture-XXXXXX");
+		if (!mkdtemp(scratch))
+			scratch[0] = '\0';
+		else
+			atexit(remove_scratch);
+	}
+	return scratch;
+}
+
+static char *scratch_path(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+	char *p = buf[k++ % 4];
+
+	snprintf(p, 512, "%s/%s", scratch_dir(), name);
+	return p;
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_INT(swt_write_all(fd, data, len), 0);
+	close(fd);
+}
+
+static long file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* ---- ring-buffer pages, as the kernel lays them out ----------------------- */
+
+#define PAGE 4096
+
+struct page_builder {
+	unsigned char page[PAGE];
+	size_t len;		/* bytes of event data after the 16-byte page header */
+	uint64_t last_ts;
+};
+
+static void page_start(struct page_builder *pb, uint64_t ts)
+{
+	memset(pb, 0, sizeof(*pb));
+	memcpy(pb->page, &ts, 8);
+	pb->last_ts = ts;
+}
+
+/* An event of dlen bytes (a multiple of 4, at most 112) at time ts. */
+static void page_event(struct page_builder *pb, uint64_t ts, const void *data, size_t dlen)
+{
+	uint32_t head = (uint32_t)(dlen / 4) | (uint32_t)((ts - pb->last_ts) << 5);
+
+	memcpy(pb->page + 16 + pb->len, &head, 4);
+	memcpy(pb->page + 16 + pb->len + 4, data, dlen);
+	pb->len += 4 + dlen;
+	pb->last_ts = ts;
+}
+
+static void page_finish(struct page_builder *pb)
+{
+	uint64_t commit = pb->len;
+
+	memcpy(pb->page + 8, &commit, 8);
+}
+
+struct probe_rec {
+	uint16_t type;
+	uint8_t flags, preempt;
+	int32_t pid;
+	uint64_t entry, address;
+};
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static const char header_event[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+static const char fault_format[] =
+	"name: swt_fault\n"
+	"ID: 900\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:u64 entry;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 address;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"entry=%llx address=%llx\", REC->entry, REC->address\n";
+
+static const char read_format[] =
+	"name: swt_read\n"
+	"ID: 901\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:u64 entry;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 address;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"entry=%llx\", REC->entry\n";
+
+static const char stats_fmt[] =
+	"entries: 0\noverrun: %d\ncommit overrun: 0\nbytes: 0\noldest event ts:  1.000000\n"
+	"now ts:  2.000000\ndropped events: 0\nread events: %d\n";
+
+#define SWP_ENTRY(type, off) ((uint64_t)(type) << 58 | (uint64_t)(off))
+
+struct collected {
+	int probes, comms, lost_events;
+	int64_t lost;
+	uint64_t last_ts;
+	int in_order;
+	struct swt_event ev[16];
+};
+
+static int collect(void *ctx, const struct swt_event *ev)
+{
+	struct collected *col = ctx;
+
+	if (ev->type == SWT_EV_COMM) {
+		col->comms++;
+		return 0;
+	}
+	if (ev->type == SWT_EV_LOST) {
+		col->lost_events++;
+		col->lost += ev->lost.count;
+		return 0;
+	}
+	if (ev->ts < col->last_ts)
+		col->in_order = 0;
+	col->last_ts = ev->ts;
+	if (ev->type == SWT_EV_SWAP_PROBE && col->probes < 16)
+		col->ev[col->probes++] = *ev;
+	return 0;
+}
+
+/*
+ * Two buffers: "swaptrace" with three probe events on CPU 0 and two pages
+ * on CPU 1, "second" with one event on CPU 1 and nothing on CPU 0.
+ */
+static int write_sample(const char *out, unsigned flags, int torn_tail, int overrun)
+{
+	struct page_builder pb;
+	struct probe_rec r = { .type = 900, .pid = 1234 };
+	unsigned char two[2 * PAGE];
+	char st0[512], st1[512], st2[512], st3[512];
+	const char *raw0 = scratch_path("swaptrace.cpu0"), *raw1 = scratch_path("swaptrace.cpu1");
+	const char *raw2 = scratch_path("second.cpu1");
+	struct swt_err err = { 0 };
+	int kept = -1, ret;
+
+	page_start(&pb, 1000000);
+	r.entry = SWP_ENTRY(0, 17);
+	r.address = 0x7f0000001000;
+	page_event(&pb, 1000100, &r, 24);
+	r.type = 901;
+	r.entry = SWP_ENTRY(1, 18);
+	r.address = 0;
+	page_event(&pb, 1000200, &r, 24);
+	r.type = 900;
+	r.entry = SWP_ENTRY(0, 99);
+	r.address = 0x7f0000002000;
+	page_event(&pb, 1000300, &r, 24);
+	page_finish(&pb);
+	if (torn_tail) {
+		/* a page cut short by a full disk after the whole one */
+		unsigned char buf[PAGE + 100];
+
+		memcpy(buf, pb.page, PAGE);
+		memset(buf + PAGE, 0xab, 100);
+		write_file(raw0, buf, sizeof(buf));
+	} else {
+		write_file(raw0, pb.page, PAGE);
+	}
+
+	page_start(&pb, 1000150);
+	r.type = 901;
+	r.pid = 1235;
+	r.entry = SWP_ENTRY(0, 5);
+	page_event(&pb, 1000150, &r, 24);
+	page_finish(&pb);
+	memcpy(two, pb.page, PAGE);
+	page_start(&pb, 1000400);
+	r.entry = SWP_ENTRY(0, 6);
+	page_event(&pb, 1000450, &r, 24);
+	page_finish(&pb);
+	memcpy(two + PAGE, pb.page, PAGE);
+	write_file(raw1, two, sizeof(two));
+
+	page_start(&pb, 1000250);
+	r.type = 900;
+	r.entry = SWP_ENTRY(2, 7);
+	r.address = 0x1000;
+	page_event(&pb, 1000250, &r, 24);
+	page_finish(&pb);
+	write_file(raw2, pb.page, PAGE);
+
+	snprintf(st0, sizeof(st0), stats_fmt, overrun, 3);
+	snprintf(st1, sizeof(st1), stats_fmt, 0, 2);
+	snprintf(st2, sizeof(st2), stats_fmt, 0, 0);
+	snprintf(st3, sizeof(st3), stats_fmt, 0, 1);
+	{
+		const struct swt_tdw_blob formats[2] = {
+			{ fault_format, strlen(fault_format) }, { read_format, strlen(read_format) },
+		};
+		const struct swt_tdw_system systems[1] = { { "swaptrace", formats, 2 } };
+		const struct swt_tdw_cpu cpus_a[2] = { { raw0, st0 }, { raw1, st1 } };
+		const struct swt_tdw_cpu cpus_b[2] = { { NULL, st2 }, { raw2, st3 } };
+		const struct swt_tdw_buffer buffers[2] = { { "swaptrace", cpus_a }, { "second", cpus_b } };
+		static const char kallsyms[] = "ffffffff81000000 T _stext\n";
+		static const char cmdlines[] = "1234 swapload\n1235 kswapd0\n";
+		struct swt_tdw_input in = {
+			.page_size = PAGE,
+			.header_page = { header_page, strlen(header_page) },
+			.header_event = { header_event, strlen(header_event) },
+			.systems = systems, .nr_systems = 1,
+			.kallsyms = { kallsyms, strlen(kallsyms) },
+			.printk_formats = { "", 0 },
+			.cmdlines = { cmdlines, strlen(cmdlines) },
+			.ncpus = 2,
+			.uname = "Linux test 6.18.0 #1",
+			.trace_clock = "[local] global counter\n",
+			.buffers = buffers, .nr_buffers = 2,
+		};
+
+		ret = swt_tracedat_write(&in, out, flags, &kept, &err);
+		if (ret)
+			fprintf(stderr, "swt_tracedat_write: %s\n", err.msg);
+	}
+	CHECK_INT(kept, 0);
+	return ret;
+}
+
+static void check_decoded(const char *path, int64_t lost)
+{
+	struct collected col = { .in_order = 1 };
+	struct swt_tracedat_stats stats;
+	struct swt_err err = { 0 };
+	int ret = swt_tracedat_decode(path, collect, &col, &stats, &err);
+
+	if (ret)
+		fprintf(stderr, "decode: %s\n", err.msg);
+	CHECK_INT(ret, 0);
+	CHECK_INT(stats.version, 6);
+	CHECK_STR(stats.clock, "local");
+	CHECK_INT(stats.events, 6);
+	CHECK_INT(stats.buffers, 2);
+	CHECK_INT(col.probes, 6);
+	CHECK(col.in_order);
+	CHECK_INT(col.lost, lost);
+	CHECK(col.comms >= 1);
+	/* time order across CPUs and buffers: 100, 150, 200, 250, 300, 450 */
+	CHECK_INT(col.ev[0].ts, 1000100);
+	CHECK_INT(col.ev[0].probe.kind, SWT_PROBE_FAULT);
+	CHECK_INT(col.ev[0].probe.swap_type, 0);
+	CHECK_INT(col.ev[0].probe.offset, 17);
+	CHECK_INT(col.ev[0].probe.address, 0x7f0000001000);
+	CHECK_INT(col.ev[0].pid, 1234);
+	CHECK_INT(col.ev[0].cpu, 0);
+	CHECK_INT(col.ev[1].ts, 1000150);
+	CHECK_INT(col.ev[1].probe.kind, SWT_PROBE_READ);
+	CHECK_INT(col.ev[1].cpu, 1);
+	CHECK_INT(col.ev[2].probe.swap_type, 1);
+	CHECK_INT(col.ev[2].probe.offset, 18);
+	CHECK_INT(col.ev[3].ts, 1000250);
+	CHECK_INT(col.ev[3].probe.swap_type, 2);
+	CHECK_INT(col.ev[3].probe.offset, 7);
+	CHECK_INT(col.ev[4].probe.offset, 99);
+	CHECK_INT(col.ev[5].ts, 1000450);
+	CHECK_INT(col.ev[5].probe.offset, 6);
+}
+
+TEST(tracedat_v6_round_trip)
+{
+	const char *out = scratch_path("trace.dat");
+
+	CHECK_INT(write_sample(out, 0, 0, 0), 0);
+	CHECK(swt_tracedat_probe(out));
+	CHECK_INT(file_size(out) % PAGE, 0);
+	check_decoded(out, 0);
+	/* copies leave the raw files; no temporary file is left behind */
+	CHECK_INT(file_size(scratch_path("swaptrace.cpu0")), PAGE);
+	CHECK_INT(file_size(scratch_path("trace.dat.tmp")), -1);
+	{
+		struct stat sb;
+
+		CHECK_INT(stat(out, &sb), 0);
+		CHECK_INT(sb.st_mode & 0777, 0600);
+	}
+}
+
+TEST(tracedat_v6_moved_pages_and_torn_tail)
+{
+	const char *out = scratch_path("moved.dat");
+
+	/* 100 bytes of a torn page are dropped, not decoded as events */
+	CHECK_INT(write_sample(out, SWT_TDW_MOVE_RAW, 1, 0), 0);
+	check_decoded(out, 0);
+	CHECK_INT(file_size(scratch_path("swaptrace.cpu0")), -1);
+	CHECK_INT(file_size(scratch_path("swaptrace.cpu1")), -1);
+	CHECK_INT(file_size(scratch_path("second.cpu1")), -1);
+}
+
+TEST(tracedat_v6_cpustat_losses)
+{
+	const char *out = scratch_path("lossy.dat");
+
+	/* the kernel's overrun count for a buffer's CPU is reported as lost */
+	CHECK_INT(write_sample(out, 0, 0, 42), 0);
+	check_decoded(out, 42);
+}
+
+TEST(tracedat_v6_head_kept_when_copy_fails)
+{
+	const char *out = scratch_path("kept.dat"), *raw = scratch_path("unreadable.cpu0");
+	struct swt_tdw_cpu cpus[1] = { { raw, NULL } };
+	struct swt_tdw_buffer buffers[1] = { { "swaptrace", cpus } };
+	const struct swt_tdw_blob formats[1] = { { fault_format, strlen(fault_format) } };
+	const struct swt_tdw_system systems[1] = { { "swaptrace", formats, 1 } };
+	struct swt_tdw_input in = {
+		.page_size = PAGE,
+		.header_page = { header_page, strlen(header_page) },
+		.header_event = { header_event, strlen(header_event) },
+		.systems = systems, .nr_systems = 1,
+		.ncpus = 1, .buffers = buffers, .nr_buffers = 1,
+	};
+	char head_path[600], cmd[2048];
+	struct page_builder pb;
+	struct probe_rec r = { .type = 900, .pid = 1, .entry = SWP_ENTRY(0, 3) };
+	struct swt_err err = { 0 };
+	long dir_size;
+	int kept = -1;
+
+	/* a "raw file" that has a size but cannot be read: copying fails */
+	CHECK_INT(mkdir(raw, 0700), 0);
+	dir_size = file_size(raw);
+	CHECK_INT(swt_tracedat_write(&in, out, 0, &kept, &err), -SWT_EIO);
+	CHECK_INT(kept, 1);
+	CHECK_INT(file_size(out), -1);
+	snprintf(head_path, sizeof(head_path), "%s.head", out);
+	CHECK_INT(file_size(head_path) % PAGE, 0);
+	rmdir(raw);
+	if (dir_size != PAGE)
+		return;	/* the recovery below needs the directory to have been one page */
+	/* head + the raw pages, as the capture tells the user, make the file */
+	page_start(&pb, 500);
+	page_event(&pb, 510, &r, 24);
+	page_finish(&pb);
+	write_file(raw, pb.page, PAGE);
+	snprintf(cmd, sizeof(cmd), "cat '%s' '%s' > '%s'", head_path, raw, out);
+	CHECK_INT(system(cmd), 0);
+	{
+		struct collected col = { .in_order = 1 };
+		struct swt_tracedat_stats stats;
+		int ret = swt_tracedat_decode(out, collect, &col, &stats, &err);
+
+		CHECK_INT(ret, 0);
+		CHECK_INT(col.probes, 1);
+		CHECK_INT(col.ev[0].ts, 510);
+		CHECK_INT(col.ev[0].probe.offset, 3);
+		CHECK_INT(stats.events, 1);
+	}
+}
+
+/* ---- swap files ---------------------------------------------------------- */
+
+TEST(swap_file_extents_round_inward_and_number_consecutively)
+{
+	/* 4 KiB pages; physical offsets in bytes */
+	const struct swt_fiemap_extent ext[] = {
+		{ 0, 1 << 20, 8 * PAGE },	/* aligned: 8 pages, slots 0..7 (0 = header) */
+		{ 8 * PAGE, (2 << 20) + 512, 4 * PAGE },	/* unaligned: 3 whole pages inside */
+		{ 12 * PAGE, (2 << 20) + 512 + 4 * PAGE, 2 * PAGE },	/* continues it on disk */
+		{ 14 * PAGE, 3 << 20, PAGE / 2 },	/* under a page: nothing */
+		{ 15 * PAGE, 4 << 20, 10 * PAGE },	/* cut by the file size */
+	};
+	struct swt_meta_extent *out = NULL;
+	size_t n = 0;
+	int64_t slots = swt_swap_file_extents(ext, SWT_ARRAY_SIZE(ext), 20 * PAGE + 100, PAGE,
+					      UINT64_MAX, 2048, &out, &n);
+
+	CHECK_INT(slots, 8 + 5 + 5);
+	CHECK_INT(n, 3);
+	if (n == 3) {
+		CHECK_INT(out[0].first_slot, 0);
+		CHECK_INT(out[0].nr_slots, 8);
+		CHECK_INT(out[0].start_sector, 2048 + (1 << 20) / 512);
+		/* merged run [2 MiB + 512, 2 MiB + 512 + 6 pages): pages 1..5 of it */
+		CHECK_INT(out[1].first_slot, 8);
+		CHECK_INT(out[1].nr_slots, 5);
+		CHECK_INT(out[1].start_sector, 2048 + ((2 << 20) + PAGE) / 512);
+		/* the file's last whole page is its 20th: 5 of the 10 pages remain */
+		CHECK_INT(out[2].first_slot, 13);
+		CHECK_INT(out[2].nr_slots, 5);
+		CHECK_INT(out[2].start_sector, 2048 + (4 << 20) / 512);
+	}
+	free(out);
+
+	/* the swap header's size limits the slots */
+	slots = swt_swap_file_extents(ext, SWT_ARRAY_SIZE(ext), 20 * PAGE, PAGE, 10, 0, &out, &n);
+	CHECK_INT(slots, 10);
+	CHECK_INT(n, 2);
+	if (n == 2)
+		CHECK_INT(out[1].nr_slots, 2);
+	free(out);
+}
+
+/* ---- /proc/swaps --------------------------------------------------------- */
+
+TEST(proc_swaps_rows)
+{
+	static const char text[] =
+		"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+		"/dev/loop0                              partition\t524284\t\t116\t\t5\n"
+		"/var/swap\\040file                       file\t\t1048572\t\t0\t\t-2\n";
+	struct swt_swap_area *a = NULL;
+	struct swt_err err = { 0 };
+	size_t n = 0;
+
+	CHECK_INT(swt_swap_parse(text, &a, &n, &err), 0);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_STR(a[0].path, "/dev/loop0");
+		CHECK_STR(a[0].type, "partition");
+		CHECK_INT(a[0].size_kib, 524284);
+		CHECK_INT(a[0].used_kib, 116);
+		CHECK_INT(a[0].priority, 5);
+		CHECK_STR(a[1].path, "/var/swap file");
+		CHECK_STR(a[1].type, "file");
+		CHECK_INT(a[1].priority, -2);
+	}
+	swt_swap_areas_free(a, n);
+
+	CHECK_INT(swt_swap_parse("Filename Type Size Used Priority\n", &a, &n, &err), 0);
+	CHECK_INT(n, 0);
+	swt_swap_areas_free(a, n);
+	CHECK_INT(swt_swap_parse("Filename\n/dev/sda2 partition lots 0 1\n", &a, &n, &err),
+		  -SWT_EFORMAT);
+	CHECK_STR(err.msg, "'/proc/swaps': line 2: not a swap area row");
+}
+
+/* ---- blk tracer records -------------------------------------------------- */
+
+static size_t put_blk(unsigned char *p, uint32_t pid, uint32_t cpu, uint64_t ts, uint32_t dev,
+		      uint64_t sector, uint32_t action, const void *pdu, uint16_t pdu_len)
+{
+	uint32_t magic = SWT_BLK_MAGIC | SWT_BLK_V7, zero = 0, bytes = 4096;
+	uint16_t err = 0;
+
+	memcpy(p, &pid, 4);
+	memcpy(p + 4, &cpu, 4);
+	memcpy(p + 8, &ts, 8);
+	p += 16;
+	memset(p, 0, 48);
+	memcpy(p, &magic, 4);
+	memcpy(p + 4, &zero, 4);	/* the kernel leaves the sequence 0 */
+	memcpy(p + 8, &ts, 8);
+	memcpy(p + 16, &sector, 8);
+	memcpy(p + 24, &bytes, 4);
+	memcpy(p + 28, &action, 4);
+	memcpy(p + 32, &pid, 4);
+	memcpy(p + 36, &dev, 4);
+	memcpy(p + 40, &cpu, 4);
+	memcpy(p + 44, &err, 2);
+	memcpy(p + 46, &pdu_len, 2);
+	if (pdu_len)
+		memcpy(p + 48, pdu, pdu_len);
+	return 16 + 48 + pdu_len;
+}
+
+TEST(blk_tracer_records_become_blktrace_records)
+{
+	const uint32_t dev = swt_dev_make(7, 0), other = swt_dev_make(8, 0);
+	const uint32_t queue_read = SWT_BLK_TA_QUEUE | (SWT_BLK_TC_READ | SWT_BLK_TC_QUEUE) << 16;
+	const unsigned char unplug_pdu[8] = { 0, 0, 0, 0, 0, 0, 0, 3 };
+	unsigned char in[1024], out[1024];
+	struct swt_blktracer_conv cv = { 0 };
+	struct swt_blk_reader *r;
+	struct swt_blk_record rec;
+	struct swt_err err = { 0 };
+	size_t len = 0, out_len = 0;
+	uint32_t foreign_pid = 77, cpu = 1;
+	uint64_t foreign_ts = 5;
+	long used;
+
+	len += put_blk(in + len, 100, 1, 1000, dev, 8, queue_read, NULL, 0);
+	len += put_blk(in + len, 100, 1, 1001, other, 16, queue_read, NULL, 0);
+	/* another tracer's record: only its context */
+	memcpy(in + len, &foreign_pid, 4);
+	memcpy(in + len + 4, &cpu, 4);
+	memcpy(in + len + 8, &foreign_ts, 8);
+	len += 16;
+	len += (size_t)sprintf((char *)in + len, "CPU:1 [LOST 3 EVENTS]\n");
+	len += put_blk(in + len, 100, 1, 1005, dev, 24, SWT_BLK_TA_UNPLUG_IO, unplug_pdu, 8);
+	/* half a record: left for the next read */
+	len += put_blk(in + len, 100, 1, 1006, dev, 32, queue_read, NULL, 0) - 20;
+
+	used = swt_blktracer_convert(&cv, 1, in, len, &dev, 1, out, &out_len);
+	CHECK_INT(used, (long)(len - 44));
+	CHECK_INT(cv.records, 2);
+	CHECK_INT(cv.foreign, 2);
+	CHECK_INT(cv.lost, 3);
+	CHECK_INT(out_len, 48 + 48 + 8);
+
+	CHECK_INT(swt_blk_reader_open_mem(out, out_len, "converted", &r, &err), 0);
+	CHECK_INT(swt_blk_reader_next(r, &rec, &err), 1);
+	CHECK_INT(rec.sequence, 1);
+	CHECK_INT(rec.time, 1000);
+	CHECK_INT(rec.cpu, 1);
+	CHECK_INT(rec.device, dev);
+	CHECK_INT(rec.sector, 8);
+	/* three lost events leave a gap, as in blktrace's own files */
+	CHECK_INT(swt_blk_reader_next(r, &rec, &err), 1);
+	CHECK_INT(rec.sequence, 5);
+	CHECK_INT(rec.time, 1005);
+	CHECK_INT(rec.pdu_len, 8);
+	CHECK(rec.pdu && !memcmp(rec.pdu, unplug_pdu, 8));
+	CHECK_INT(swt_blk_reader_next(r, &rec, &err), 0);
+	swt_blk_reader_free(r);
+
+	/* out of step: a context naming another CPU */
+	out_len = 0;
+	CHECK_INT(swt_blktracer_convert(&cv, 0, in, len, &dev, 1, out, &out_len), -SWT_EFORMAT);
+}
+
+/* ---- probes -------------------------------------------------------------- */
+
+static int only_old_names(const char *name, void *ctx)
+{
+	(void)ctx;
+	return !strcmp(name, "swap_readpage") || !strcmp(name, "swapin_readahead");
+}
+
+TEST(probe_plan)
+{
+	static const char no_kprobes[] =
+		"  uprobe_events\t\t- Create/append/remove/show the userspace dynamic events\n"
+		"\t   Format: p[:[<group>/][<event>]] <place> [<args>]\n"
+		"\t           e[:[<group>/][<event>]] <attached-group>.<attached-event> [<args>]\n"
+		"   place (uprobe): <path>:<offset>[%return][(ref_ctr_offset)]\n"
+		"\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n";
+	static const char kprobes[] =
+		"  kprobe_events\t\t- Add/remove/show the kernel dynamic events\n"
+		"   place: [<module>:]<symbol>[+<offset>]|<memaddr>\n"
+		"   place (kprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>\n"
+		"\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n";
+	struct swt_probe_plan plan;
+
+	swt_probes_plan(no_kprobes, "x86_64", only_old_names, NULL, &plan);
+	CHECK_INT(plan.nr, 0);
+	CHECK_STR(plan.reason, "no kprobe events: dynamic_events accepts uprobe and eprobe "
+			       "definitions only");
+
+	swt_probes_plan(kprobes, "aarch64", only_old_names, NULL, &plan);
+	CHECK_INT(plan.nr, 0);
+	CHECK_STR(plan.reason, "probe arguments are defined for x86_64 only, not aarch64");
+
+	/* an older kernel: swap_readpage, and no swap_update_readahead or swap_writeout */
+	swt_probes_plan(kprobes, "x86_64", only_old_names, NULL, &plan);
+	CHECK_INT(plan.nr, 2);
+	CHECK_STR(plan.defs[0].event, "swt_fault");
+	CHECK_STR(plan.defs[0].function, "swapin_readahead");
+	CHECK_STR(plan.defs[0].args, "entry=$arg1:x64 address=+24($arg3):x64");
+	CHECK_STR(plan.defs[1].event, "swt_read");
+	CHECK_STR(plan.defs[1].function, "swap_readpage");
+	CHECK_STR(plan.reason, "no function in /proc/kallsyms for swt_ra_hit, swt_swapout");
+}
+
+TEST(kallsyms_scan)
+{
+	static const char text[] =
+		"ffffffff815ea4a0 T do_swap_page\n"
+		"ffffffff8163d300 T swap_writeout\n"
+		"ffffffff8163d6f0 t swap_read_folio\n"
+		"ffffffff8163ee00 D swapin_readahead\n"
+		"ffffffffc0000000 t swap_update_readahead\t[somemod]\n";
+	struct swt_ksyms ks;
+
+	swt_ksyms_scan(text, strlen(text), &ks);
+	CHECK(swt_ksyms_has("swap_writeout", &ks));
+	CHECK(swt_ksyms_has("swap_read_folio", &ks));
+	CHECK(swt_ksyms_has("swap_update_readahead", &ks));
+	CHECK(!swt_ksyms_has("swapin_readahead", &ks));	/* data, not text */
+	CHECK(!swt_ksyms_has("swap_readpage", &ks));
+	CHECK(!swt_ksyms_has("do_swap_page", &ks));	/* not a candidate */
+}
+
+/* ---- settings undo log --------------------------------------------------- */
+
+TEST(knob_restore_values)
+{
+	char *v;
+
+	v = swt_knob_restore_value("[local] global counter uptime\n");
+	CHECK_STR(v, "local");
+	free(v);
+	v = swt_knob_restore_value("7 (expanded: 1408)\n");
+	CHECK_STR(v, "1408");
+	free(v);
+	v = swt_knob_restore_value("nop\n");
+	CHECK_STR(v, "nop");
+	free(v);
+	v = swt_knob_restore_value("");
+	CHECK_STR(v, "");
+	free(v);
+}
+
+static char *slurp(const char *path)
+{
+	char *t = swt_read_text(path, NULL);
+
+	return t ? t : swt_strdup("(missing)");
+}
+
+TEST(knobs_set_and_restore)
+{
+	const char *a = scratch_path("knob_a"), *b = scratch_path("knob_b");
+	const char *gone = scratch_path("knob_gone");
+	struct swt_knobs k;
+	struct swt_err err = { 0 };
+	char *t;
+
+	write_file(a, "0\n", 2);
+	write_file(b, "[nop] blk\n", 10);
+	write_file(gone, "0\n", 2);
+	swt_knobs_init(&k);
+	CHECK_INT(swt_knobs_set(&k, a, "1", &err), 0);
+	CHECK_INT(swt_knobs_set(&k, a, "2", &err), 0);	/* the first original is kept */
+	CHECK_INT(swt_knobs_set(&k, b, "nop", &err), 0);	/* already so: not touched */
+	CHECK_INT(swt_knobs_set(&k, gone, "1", &err), 0);
+	CHECK_INT(k.n, 2);
+	t = slurp(a);
+	CHECK_STR(t, "2");
+	free(t);
+	CHECK_INT(swt_knobs_set(&k, scratch_path("knob_missing"), "1", &err), -SWT_ENOENT);
+	swt_err_clear(&err);
+	/* a file that vanished meanwhile (a removed device) has nothing to restore */
+	unlink(gone);
+	CHECK_INT(swt_knobs_restore(&k, &err), 0);
+	t = slurp(a);
+	CHECK_STR(t, "0");
+	free(t);
+	t = slurp(b);
+	CHECK_STR(t, "[nop] blk\n");
+	free(t);
+	CHECK_INT(access(gone, F_OK), -1);
+	/* restoring twice writes nothing more */
+	write_file(a, "5", 1);
+	CHECK_INT(swt_knobs_restore(&k, &err), 0);
+	t = slurp(a);
+	CHECK_STR(t, "5");
+	free(t);
+	swt_knobs_release(&k);
+}
+
+/* ---- host facts ---------------------------------------------------------- */
+
+TEST(vmstat_counters)
+{
+	struct swt_vmstat vs;
+
+	swt_vmstat_parse("nr_free_pages 5\npswpin 10\npswpout 20\npgfault 7\nswap_ra 3\n"
+			 "swap_ra_hit 2\npgmajfault 1\npswpinx 99\n", &vs);
+	CHECK_INT(vs.v[0], 10);
+	CHECK_INT(vs.v[1], 20);
+	CHECK_INT(vs.v[2], 3);
+	CHECK_INT(vs.v[3], 2);
+	CHECK_INT(vs.v[4], 1);
+	CHECK_INT(vs.v[5], 7);
+	CHECK_INT(vs.v[6], -1);	/* no such counter in this kernel */
+	CHECK_STR(swt_vmstat_name(0), "pswpin");
+}
+
+TEST(command_line_quoting)
+{
+	char *const argv[] = { "sh", "-c", "echo $$ > x; exec it's", "mb=64", "", NULL };
+	char *s = swt_shell_join(argv);
+
+	CHECK_STR(s, "sh -c 'echo $$ > x; exec it'\\''s' mb=64 ''");
+	free(s);
+}
+
+CHECK_MAIN
