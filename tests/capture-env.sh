@@ -97,16 +97,10 @@ swt() { # swaptrace args...
 	wait_bounded $!
 }
 
-# swaptrace ingest, tried again if it hangs: in sanitizer builds the trace.dat
-# decoder's forked child can deadlock inside the ASan allocator (it forks
-# while ingest's database writer thread exists) -- ingest's problem, not the
-# capture's, and rare; a second hang fails the test.
+# swaptrace ingest under the watchdog: a hang fails the test.  (Ingest once
+# could deadlock in sanitizer builds by forking its trace.dat decoder while
+# the database writer thread ran; it now stops that thread first.)
 swt_ingest() { # ingest args...
-	local rc
-	SWT_RUN_LIMIT=60 swt ingest "$@"
-	rc=$?
-	[ "$rc" = 124 ] || return "$rc"
-	echo "note: swaptrace ingest hung (see above); running it again"
 	SWT_RUN_LIMIT=60 swt ingest "$@"
 }
 
