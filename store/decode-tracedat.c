@@ -109,7 +109,10 @@ struct child {
 	struct trace_seq seq;
 	struct cpu_report *cpus;	/* [buffer * ncpu_slots + cpu] */
 	size_t nr_buffers, cpu_slots;
+	const char **buf_names;		/* by buffer index */
+	uint8_t *buf_compressed;	/* offsets are in decompressed data */
 	uint64_t events;
+	uint64_t crash_after;		/* test seam: SWT_TEST_DECODER_CRASH, 0 off */
 };
 
 #define CHILD_BUF (256 * 1024)
@@ -154,6 +157,27 @@ static void __attribute__((noreturn)) child_die(struct child *c, int code, const
 	child_send(c, MSG_ERROR, &icode, sizeof(icode), msg, strlen(msg) + 1);
 	child_flush(c);
 	_exit(1);
+}
+
+/*
+ * A record libtracecmd handed over makes no sense.  Its offset is a file
+ * offset only for uncompressed data; in compressed data it counts bytes of
+ * the decompressed stream, which the message says.
+ */
+static void __attribute__((noreturn)) record_die(struct child *c, size_t bufidx, int cpu,
+						 const struct tep_record *rec, const char *what,
+						 int value)
+{
+	const char *name = bufidx < c->nr_buffers && c->buf_names[bufidx][0] ?
+			   c->buf_names[bufidx] : "top level";
+
+	if (bufidx < c->nr_buffers && c->buf_compressed[bufidx])
+		child_die(c, SWT_EFORMAT,
+			  "buffer '%s' CPU %d: the record at offset %llu of the decompressed data %s %d "
+			  "(damaged compressed data)", name, cpu, (unsigned long long)rec->offset,
+			  what, value);
+	child_die(c, SWT_EFORMAT, "buffer '%s' CPU %d: the record at offset %llu %s %d", name, cpu,
+		  (unsigned long long)rec->offset, what, value);
 }
 
 static const struct {
@@ -300,14 +324,11 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 		struct tep_event *e = tep_find_event(c->tep, id);
 
 		if (!e)
-			child_die(c, SWT_EFORMAT,
-				  "record at offset %llu (CPU %d) has unknown event id %d",
-				  (unsigned long long)rec->offset, cpu, id);
+			record_die(c, bufidx, cpu, rec, "has unknown event id", id);
 		ei = event_info(c, e);
 	}
 	if (cpu < 0 || (size_t)cpu >= c->cpu_slots || bufidx >= c->nr_buffers)
-		child_die(c, SWT_EFORMAT, "record at offset %llu on unexpected CPU %d",
-			  (unsigned long long)rec->offset, cpu);
+		record_die(c, bufidx, cpu, rec, "is on an unexpected CPU", cpu);
 	cr = &c->cpus[bufidx * c->cpu_slots + (size_t)cpu];
 	if (!cr->events || rec->offset < cr->min_off)
 		cr->min_off = rec->offset;
@@ -385,6 +406,13 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 		break;
 	}
 	child_send(c, MSG_EVENT, &ev, sizeof(ev), info, info_len);
+	if (c->crash_after && c->events >= c->crash_after) {
+		/* what a libtracecmd crash looks like to the parent, whatever
+		 * SIGSEGV handler a sanitizer installed */
+		child_flush(c);
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+	}
 	return c->failed ? -1 : 0;
 }
 
@@ -393,6 +421,7 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 {
 	struct child c = { .fd = fd };
 	struct tracecmd_input *top, **handles = NULL;
+	const char *crash;
 	int n, i, ret;
 
 	c.buf = malloc(CHILD_BUF);
@@ -423,25 +452,30 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 	if (tep_get_cpus(c.tep) > 0)
 		c.cpu_slots = SWT_MAX(c.cpu_slots, (size_t)tep_get_cpus(c.tep));
 	c.cpus = calloc(c.nr_buffers * c.cpu_slots, sizeof(*c.cpus));
-	if (!handles || !c.cpus)
+	c.buf_names = calloc(c.nr_buffers, sizeof(*c.buf_names));
+	c.buf_compressed = calloc(c.nr_buffers, sizeof(*c.buf_compressed));
+	if (!handles || !c.cpus || !c.buf_names || !c.buf_compressed)
 		child_die(&c, SWT_ENOMEM, "out of memory");
-	handles[0] = top;
-	tracecmd_set_private(top, (void *)(uintptr_t)0);
-	{
-		uint32_t idx = 0;
+	for (i = 0; i <= n; i++) {
+		const char *name = i ? tracecmd_buffer_instance_name(top, i - 1) : "";
+		uint32_t idx = (uint32_t)i;
 
-		child_send(&c, MSG_BUFFER, &idx, sizeof(idx), "", 1);
-	}
-	for (i = 0; i < n; i++) {
-		const char *name = tracecmd_buffer_instance_name(top, i);
-		uint32_t idx = (uint32_t)i + 1;
-
-		handles[i + 1] = tracecmd_buffer_instance_handle(top, i);
-		if (!handles[i + 1] || !name)
-			child_die(&c, SWT_EFORMAT, "cannot open buffer instance %d", i);
-		tracecmd_set_private(handles[i + 1], (void *)(uintptr_t)idx);
+		handles[i] = i ? tracecmd_buffer_instance_handle(top, i - 1) : top;
+		if (!name)
+			child_die(&c, SWT_EFORMAT, "libtracecmd cannot name instance buffer %d", i - 1);
+		if (!handles[i])
+			child_die(&c, SWT_EFORMAT, "libtracecmd cannot open buffer '%s' (damaged data)",
+				  name);
+		tracecmd_set_private(handles[i], (void *)(uintptr_t)idx);
+		c.buf_names[i] = name;
+		for (size_t b = 0; b < l->nr_buffers; b++)
+			if (!strcmp(l->buffers[b].name, name))
+				c.buf_compressed[i] = (uint8_t)l->buffers[b].compressed;
 		child_send(&c, MSG_BUFFER, &idx, sizeof(idx), name, strlen(name) + 1);
 	}
+	crash = getenv("SWT_TEST_DECODER_CRASH");
+	if (crash && swt_parse_u64(crash, &c.crash_after))
+		child_die(&c, SWT_EUSAGE, "SWT_TEST_DECODER_CRASH='%s' is not a number", crash);
 	ret = tracecmd_iterate_events_multi(handles, n + 1, child_record, &c);
 	if (c.failed)
 		_exit(1);	/* the parent went away */
@@ -580,8 +614,6 @@ static int check_complete(const char *path, const struct swt_td_layout *l,
 			}
 			count_ok = st && st->read_events >= 0 && got &&
 				   (uint64_t)st->read_events == got->events;
-			if (span_ok || count_ok)
-				continue;
 			if (!got)
 				return swt_error(err, SWT_EFORMAT,
 						 "'%s': buffer '%s' CPU %u: no events could be decoded from "
@@ -589,13 +621,43 @@ static int check_complete(const char *path, const struct swt_td_layout *l,
 						 buffer_label(buf->name), cpu->cpu,
 						 (unsigned long long)cpu->size,
 						 (unsigned long long)cpu->offset);
-			return swt_error(err, SWT_EFORMAT,
-					 "'%s': buffer '%s' CPU %u: decoding stopped after %llu events, "
-					 "before the end of its data (offset %llu, %llu bytes%s): the file "
-					 "is damaged", path, buffer_label(buf->name), cpu->cpu,
-					 (unsigned long long)got->events, (unsigned long long)cpu->offset,
-					 (unsigned long long)cpu->size,
-					 buf->compressed ? ", compressed" : "");
+			if (!span_ok && !count_ok)
+				return swt_error(err, SWT_EFORMAT,
+						 "'%s': buffer '%s' CPU %u: decoding stopped after %llu events, "
+						 "before the end of its data (offset %llu, %llu bytes%s): the "
+						 "file is damaged", path, buffer_label(buf->name), cpu->cpu,
+						 (unsigned long long)got->events,
+						 (unsigned long long)cpu->offset,
+						 (unsigned long long)cpu->size,
+						 buf->compressed ? ", compressed" : "");
+			/*
+			 * Damaged compressed data can decompress into pages that
+			 * still span the whole CPU but hold fewer events, so there
+			 * the statistics' count decides when the file has one.
+			 * Uncompressed, reaching the last page is enough and a
+			 * count that differs is only worth a warning: a
+			 * concurrent reader of the ring buffer or a size-capped
+			 * recording leave it above what the file holds.
+			 */
+			if (!count_ok && st && st->read_events >= 0 && !buf->compressed &&
+			    !stats->warning[0])
+				snprintf(stats->warning, sizeof(stats->warning),
+					 "'%s': buffer '%s' CPU %u: %llu events decoded where the "
+					 "file's statistics declare %lld (a size-capped recording, "
+					 "another reader of the ring buffer, or damaged data)", path,
+					 buffer_label(buf->name), cpu->cpu,
+					 (unsigned long long)got->events,
+					 (long long)st->read_events);
+			if (buf->compressed && st && st->read_events >= 0 && !count_ok)
+				return swt_error(err, SWT_EFORMAT,
+						 "'%s': buffer '%s' CPU %u: %llu events decoded where the "
+						 "file's statistics declare %lld: the compressed data at "
+						 "offset %llu (%llu bytes) is damaged", path,
+						 buffer_label(buf->name), cpu->cpu,
+						 (unsigned long long)got->events,
+						 (long long)st->read_events,
+						 (unsigned long long)cpu->offset,
+						 (unsigned long long)cpu->size);
 		}
 	}
 	return 0;
@@ -717,8 +779,19 @@ int swt_tracedat_decode(const char *path, swt_event_fn cb, void *ctx,
 		goto out_layout;
 	}
 	if (pid == 0) {
+		int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
 		close(fds[0]);
 		signal(SIGPIPE, SIG_DFL);
+		/*
+		 * libtracecmd prints its own diagnostics (perror, fprintf) on
+		 * damaged files whatever its log level; the parent reports
+		 * every failure in one line, so the child's stderr goes away.
+		 */
+		if (null_fd >= 0) {
+			dup2(null_fd, STDERR_FILENO);
+			close(null_fd);
+		}
 		child_main(path, fds[1], &l);
 	}
 	close(fds[1]);

@@ -124,6 +124,12 @@ struct swt_ingest {
 	size_t cap_source_paths;
 };
 
+void swt_ingest_warn(struct swt_ingest *ing, const char *msg)
+{
+	if (ing->warn)
+		ing->warn(ing->warn_ctx, msg);
+}
+
 int64_t swt_ingest_block_events(struct swt_ingest *ing)
 {
 	return ing->block_events;

@@ -52,6 +52,9 @@ int swt_ingest_end_source(struct swt_ingest *ing, struct swt_err *err);
 int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
 		      const char *capture_name, struct swt_err *err);
 
+/* Pass a warning to the callback given to swt_ingest_alloc(). */
+void swt_ingest_warn(struct swt_ingest *ing, const char *msg);
+
 /* Block events ingested so far, over all sources. */
 int64_t swt_ingest_block_events(struct swt_ingest *ing);
 

@@ -89,9 +89,14 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 {
 	struct swt_store *st;
 	size_t n = strlen(path) + 16;
+	struct stat sb;
 	int fd, ret;
 
 	*out = NULL;
+	/* found now, not by the final rename after the whole ingest */
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return swt_error(err, SWT_EUSAGE, "'%s': cannot create database: Is a directory",
+				 path);
 	st = store_alloc(path);
 	if (!st)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
