@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@
 
 enum msg_type {
 	MSG_NAME = 1,	/* u32 name_id, system\0, name\0 */
-	MSG_EVENT,	/* struct swt_event (pointers cleared), then info text */
+	MSG_EVENT,	/* struct wire_event, its type's union member, then info text */
 	MSG_COMM,	/* i32 pid, comm\0 */
 	MSG_BUFFER,	/* u32 index, name\0 */
 	MSG_CPU,	/* struct cpu_report */
@@ -40,6 +41,29 @@ struct msg_head {
 	uint32_t type;
 	uint32_t len;
 };
+
+/*
+ * An event on the wire: this head, then only the member of struct
+ * swt_event's union that its type uses (a block event takes 72 bytes
+ * instead of the whole struct's 112: most of a trace goes through here).
+ */
+struct wire_event {
+	uint64_t ts;
+	int32_t cpu, pid;
+	uint32_t type, name_id;
+};
+
+static size_t wire_payload(uint32_t type)
+{
+	switch (type) {
+	case SWT_EV_BLOCK: return sizeof(struct swt_block_event);
+	case SWT_EV_FAULT: return sizeof(struct swt_fault_event);
+	case SWT_EV_RECLAIM_WRITE: return sizeof(struct swt_reclaim_event);
+	case SWT_EV_SWAP_PROBE: return sizeof(struct swt_probe_event);
+	case SWT_EV_LOST: return sizeof(struct swt_lost_event);
+	default: return 0;
+	}
+}
 
 struct cpu_report {
 	uint32_t buffer, cpu;
@@ -106,6 +130,7 @@ struct child {
 	size_t cap_info;
 	uint32_t next_name_id;
 	struct swt_map pids;	/* pids whose comm was sent */
+	int last_pid;		/* the latest of them: most events repeat it */
 	struct trace_seq seq;
 	struct cpu_report *cpus;	/* [buffer * ncpu_slots + cpu] */
 	size_t nr_buffers, cpu_slots;
@@ -143,6 +168,22 @@ static void child_send(struct child *c, uint32_t type, const void *a, size_t ale
 	if (blen)
 		memcpy(c->buf + c->len + sizeof(h) + alen, b, blen);
 	c->len += sizeof(h) + alen + blen;
+}
+
+static void child_send_event(struct child *c, const struct swt_event *ev, const char *info,
+			     size_t info_len)
+{
+	struct wire_event w = {
+		.ts = ev->ts, .cpu = ev->cpu, .pid = ev->pid, .type = ev->type,
+		.name_id = ev->name_id,
+	};
+	size_t n = wire_payload(ev->type);
+	/* room for the union, whichever member is the largest */
+	char head[sizeof(w) + offsetof(struct swt_event, info) - offsetof(struct swt_event, block)];
+
+	memcpy(head, &w, sizeof(w));
+	memcpy(head + sizeof(w), &ev->block, n);	/* the union's member */
+	child_send(c, MSG_EVENT, head, sizeof(w) + n, info, info_len);
 }
 
 static void __attribute__((noreturn)) child_die(struct child *c, int code, const char *fmt, ...)
@@ -292,9 +333,10 @@ static void note_pid(struct child *c, int pid)
 	uint64_t dummy;
 	const char *comm;
 
-	if (pid < 0 || swt_map_get(&c->pids, (uint64_t)pid, 0, &dummy))
+	if (pid < 0 || pid == c->last_pid || swt_map_get(&c->pids, (uint64_t)pid, 0, &dummy))
 		return;
 	swt_map_put(&c->pids, (uint64_t)pid, 0, 1);
+	c->last_pid = pid;
 	comm = tep_data_comm_from_pid(c->tep, pid);
 	if (comm && comm[0] && strcmp(comm, "<...>")) {
 		int32_t p = pid;
@@ -344,7 +386,7 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 		ev.pid = -1;
 		ev.lost.count = rec->missed_events > 0 ? rec->missed_events : -1;
 		cr->missed += rec->missed_events > 0 ? rec->missed_events : 1;
-		child_send(c, MSG_EVENT, &ev, sizeof(ev), NULL, 0);
+		child_send_event(c, &ev, NULL, 0);
 	}
 
 	memset(&ev, 0, sizeof(ev));
@@ -405,7 +447,7 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 		info_len = c->seq.len + 1;
 		break;
 	}
-	child_send(c, MSG_EVENT, &ev, sizeof(ev), info, info_len);
+	child_send_event(c, &ev, info, info_len);
 	if (c->crash_after && c->events >= c->crash_after) {
 		/* what a libtracecmd crash looks like to the parent, whatever
 		 * SIGSEGV handler a sanitizer installed */
@@ -419,7 +461,7 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 static void __attribute__((noreturn)) child_main(const char *path, int fd,
 						 const struct swt_td_layout *l)
 {
-	struct child c = { .fd = fd };
+	struct child c = { .fd = fd, .last_pid = -1 };
 	struct tracecmd_input *top, **handles = NULL;
 	const char *crash;
 	int n, i, ret;
@@ -685,12 +727,23 @@ static int dispatch(struct parent_state *p, struct msg_head *h, char *payload,
 		break;
 	}
 	case MSG_EVENT: {
-		struct swt_event ev;
+		struct swt_event ev = { 0 };
+		struct wire_event w;
+		size_t n;
 
-		if (h->len < sizeof(ev))
+		if (h->len < sizeof(w))
 			return swt_error(err, SWT_ECRASH, "'%s': decoder sent a torn event", path);
-		memcpy(&ev, payload, sizeof(ev));
-		ev.info = h->len > sizeof(ev) ? payload + sizeof(ev) : NULL;
+		memcpy(&w, payload, sizeof(w));
+		n = wire_payload(w.type);
+		if (h->len < sizeof(w) + n)
+			return swt_error(err, SWT_ECRASH, "'%s': decoder sent a torn event", path);
+		ev.ts = w.ts;
+		ev.cpu = w.cpu;
+		ev.pid = w.pid;
+		ev.type = w.type;
+		ev.name_id = w.name_id;
+		memcpy(&ev.block, payload + sizeof(w), n);
+		ev.info = h->len > sizeof(w) + n ? payload + sizeof(w) + n : NULL;
 		if (ev.type != SWT_EV_LOST) {
 			if (ev.name_id >= p->cap_names || !p->names[ev.name_id].name)
 				return swt_error(err, SWT_ECRASH, "'%s': decoder sent an unnamed event",

@@ -147,6 +147,7 @@ static int ingest_tracedat(struct swt_ingest *ing, const char *path, struct swt_
 	info.version = stats.version;
 	info.byte_order = stats.big_endian ? "big" : "little";
 	info.cpus = stats.cpus;
+	info.clock = stats.clock;
 	swt_ingest_update_source(ing, &info);
 	return swt_ingest_end_source(ing, err);
 }

@@ -43,6 +43,10 @@ int swt_tracedat_check(const char *path, struct swt_tracedat_stats *stats, struc
  * Decode every event of every buffer in time order, calling cb in the
  * calling process.  Errors name the file (and the offset where known).
  *
+ * The decoder runs in a forked child: call this while the process has a
+ * single thread (ingest's row writer has none between sources), or the
+ * child may inherit a lock another thread held.
+ *
  * Test seam: with SWT_TEST_DECODER_CRASH=N in the environment, the decoder
  * process raises SIGSEGV after N events, as a libtracecmd crash would.
  */

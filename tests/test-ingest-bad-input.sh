@@ -261,4 +261,23 @@ fi
 check_stderr "read-only output directory" $? 1 \
 	"^swaptrace: ingest: '$(re "$ro/cap.db")': cannot create database: (Read-only file system|Permission denied)\$"
 chmod u+w "$ro"
+
+# a disk that fills up while rows are written (root only: a small tmpfs in
+# a private mount namespace); what is left on it is listed from inside
+if [ "$(id -u)" -eq 0 ]; then
+	full=$WORK/full
+	mkdir -p "$full"
+	unshare -m sh -c 'mount -t tmpfs -o size=2m tmpfs "$1" || exit 99
+		"$2" ingest -q -o "$1/cap.db" "$3" >/dev/null 2>"$4"
+		rc=$?; ls -A "$1" > "$5"; exit $rc' sh "$full" "$SWAPTRACE" "$TD" "$WORK/stderr" \
+		"$WORK/left"
+	rc=$?
+	if [ "$rc" -eq 99 ]; then
+		echo "note: cannot mount a tmpfs here; the full-disk case is not run"
+	else
+		check_stderr "disk full" "$rc" 1 \
+			"^swaptrace: ingest: '$(re "$full/cap.db")': .*database or disk is full\$"
+		check_eq "$(cat "$WORK/left")" "" "disk full: files left on the disk"
+	fi
+fi
 finish
