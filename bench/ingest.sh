@@ -147,3 +147,6 @@ PY
 run_timed "$TMP/rss-double" "$SWAPTRACE" ingest -q -o "$TMP/rss.db" --meta "$CAP/meta.txt" "$TMP/double/swap"
 printf '  %-22s %12s %10s %12d %10d\n' "$(basename "$CAP") x2" - - \
 	"$(cat "$TMP/double"/swap.blktrace.* | wc -c)" "$(cat "$TMP/rss-double.rss")"
+echo "  (the trace.dat column includes the decoder process, which keeps every chunk"
+echo "   libtracecmd 3.1.6 decompresses until it closes the file: that path grows with"
+echo "   the uncompressed trace; the blktrace path does not)"

@@ -138,6 +138,9 @@ struct child {
 	uint8_t *buf_compressed;	/* offsets are in decompressed data */
 	uint64_t events;
 	uint64_t crash_after;		/* test seam: SWT_TEST_DECODER_CRASH, 0 off */
+	int swap;			/* the file's byte order is not ours */
+	/* common fields, shared by every event format; NULL until one is known */
+	struct tep_format_field *common_type, *common_pid;
 };
 
 #define CHILD_BUF (256 * 1024)
@@ -272,6 +275,10 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 		ei->letter = known_events[i].letter;
 		break;
 	}
+	if (!c->common_type) {
+		c->common_type = tep_find_common_field(e, "common_type");
+		c->common_pid = tep_find_common_field(e, "common_pid");
+	}
 	ei->f.dev = tep_find_field(e, "dev");
 	ei->f.sector = tep_find_field(e, "sector");
 	ei->f.nr_sector = tep_find_field(e, "nr_sector");
@@ -307,13 +314,38 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 	return ei;
 }
 
-static uint64_t field_num(struct tep_format_field *f, struct tep_record *rec)
+/*
+ * A numeric field of a record; 0 when the field is absent or lies beyond
+ * the record (damaged data).  Read here rather than through
+ * tep_read_number_field(): this runs for every field of every event, and
+ * the byte order is the file's, fixed.
+ */
+static uint64_t field_num(const struct child *c, const struct tep_format_field *f,
+			  const struct tep_record *rec)
 {
-	unsigned long long v = 0;
+	const unsigned char *p;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
 
-	if (f && tep_read_number_field(f, rec->data, &v))
-		v = 0;
-	return v;
+	if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > rec->size)
+		return 0;
+	p = (const unsigned char *)rec->data + f->offset;
+	switch (f->size) {
+	case 1:
+		return p[0];
+	case 2:
+		memcpy(&v16, p, 2);
+		return c->swap ? __builtin_bswap16(v16) : v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return c->swap ? __builtin_bswap32(v32) : v32;
+	case 8:
+		memcpy(&v64, p, 8);
+		return c->swap ? __builtin_bswap64(v64) : v64;
+	default:
+		return 0;
+	}
 }
 
 static void field_str(struct tep_format_field *f, struct tep_record *rec, char *out, size_t size)
@@ -351,7 +383,8 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	/* with several handles the callback's CPU counts across all of them */
 	int cpu = rec->cpu;
 	struct child *c = data;
-	int id = tep_data_type(c->tep, rec);
+	int id = c->common_type ? (int)field_num(c, c->common_type, rec) :
+				  tep_data_type(c->tep, rec);
 	size_t bufidx = (size_t)(uintptr_t)tracecmd_get_private(h);
 	struct cpu_report *cr;
 	struct swt_event ev;
@@ -392,7 +425,8 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = rec->ts;
 	ev.cpu = cpu;
-	ev.pid = tep_data_pid(c->tep, rec);
+	ev.pid = c->common_pid ? (int32_t)field_num(c, c->common_pid, rec) :
+				 tep_data_pid(c->tep, rec);
 	ev.name_id = ei->name_id;
 	note_pid(c, ev.pid);
 	switch (ei->kind) {
@@ -401,41 +435,41 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 
 		ev.type = SWT_EV_BLOCK;
 		b->action = (uint8_t)ei->letter;
-		b->dev = (uint32_t)field_num(ei->f.dev, rec);
-		b->sector = field_num(ei->f.sector, rec);
-		b->nr_sectors = (uint32_t)field_num(ei->f.nr_sector, rec);
+		b->dev = (uint32_t)field_num(c, ei->f.dev, rec);
+		b->sector = field_num(c, ei->f.sector, rec);
+		b->nr_sectors = (uint32_t)field_num(c, ei->f.nr_sector, rec);
 		field_str(ei->f.rwbs, rec, b->rwbs, sizeof(b->rwbs));
 		b->write = (uint8_t)swt_rwbs_is_write(b->rwbs);
-		b->error = (int32_t)field_num(ei->f.error, rec);
+		b->error = (int32_t)field_num(c, ei->f.error, rec);
 		if (ei->letter == SWT_BA_UNPLUG)
-			b->arg = field_num(ei->f.nr_rq, rec);
+			b->arg = field_num(c, ei->f.nr_rq, rec);
 		else if (ei->letter == SWT_BA_REMAP) {
-			b->arg = field_num(ei->f.old_sector, rec);
-			b->arg_dev = (uint32_t)field_num(ei->f.old_dev, rec);
+			b->arg = field_num(c, ei->f.old_sector, rec);
+			b->arg_dev = (uint32_t)field_num(c, ei->f.old_dev, rec);
 		} else if (ei->letter == SWT_BA_SPLIT)
-			b->arg = field_num(ei->f.new_sector, rec);
+			b->arg = field_num(c, ei->f.new_sector, rec);
 		break;
 	}
 	case K_FAULT:
 		ev.type = SWT_EV_FAULT;
-		ev.fault.address = field_num(ei->f.address, rec);
-		ev.fault.ip = field_num(ei->f.ip, rec);
-		ev.fault.error_code = field_num(ei->f.error_code, rec);
+		ev.fault.address = field_num(c, ei->f.address, rec);
+		ev.fault.ip = field_num(c, ei->f.ip, rec);
+		ev.fault.error_code = field_num(c, ei->f.error_code, rec);
 		break;
 	case K_RECLAIM:
 		ev.type = SWT_EV_RECLAIM_WRITE;
-		ev.reclaim.pfn = field_num(ei->f.pfn, rec);
-		ev.reclaim.flags = (int64_t)field_num(ei->f.flags, rec);
+		ev.reclaim.pfn = field_num(c, ei->f.pfn, rec);
+		ev.reclaim.flags = (int64_t)field_num(c, ei->f.flags, rec);
 		break;
 	case K_PROBE: {
 		/* swp_entry_t on 64-bit: type in the top bits above a 58-bit offset */
-		uint64_t entry = field_num(ei->f.entry, rec);
+		uint64_t entry = field_num(c, ei->f.entry, rec);
 
 		ev.type = SWT_EV_SWAP_PROBE;
 		ev.probe.kind = (uint32_t)ei->letter;
 		ev.probe.swap_type = (uint32_t)(entry >> 58);
 		ev.probe.offset = entry & ((1ull << 58) - 1);
-		ev.probe.address = field_num(ei->f.address, rec);
+		ev.probe.address = field_num(c, ei->f.address, rec);
 		break;
 	}
 	default:
@@ -475,6 +509,7 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 	if (!top)
 		child_die(&c, SWT_EFORMAT, "libtracecmd cannot open it (damaged headers or sections)");
 	c.tep = tracecmd_get_tep(top);
+	c.swap = tep_is_file_bigendian(c.tep) != tep_is_local_bigendian(c.tep);
 	tep_set_loglevel(TEP_LOG_NONE);
 	n = tracecmd_buffer_instances(top);
 	if (n < 0)
