@@ -164,8 +164,8 @@ int swt_ingest_alloc(struct swt_store *st, const struct swt_meta *meta, swt_warn
 	ing->t_start = swt_now_ns();
 	if (swt_map_init(&ing->pending, 1024) || swt_map_init(&ing->open_start, 256) ||
 	    swt_map_init(&ing->open_end, 256) || swt_map_init(&ing->inflight, 256) ||
-	    swt_map_init(&ing->plug_index, 64) || swt_map_init(&ing->devs, 16) || swt_map_init(&ing->task_index, 256) ||
-	    swt_map_init(&ing->fault_index, 64) || swt_layout_init(&ing->layout, meta, &skipped)) {
+	    swt_map_init(&ing->plug_index, 64) || swt_map_init(&ing->devs, 16) ||
+	    swt_map_init(&ing->task_index, 256) || swt_map_init(&ing->fault_index, 64) || swt_layout_init(&ing->layout, meta, &skipped)) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out_free;
 	}
@@ -508,19 +508,21 @@ static uint64_t plug_key(int64_t pid, int64_t cpu)
 	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)cpu;
 }
 
-/* Remove pending plug idx from the table, into *row. */
-static void plug_take(struct swt_ingest *ing, uint64_t idx, struct swt_row_block_misc *row)
+/* Remove pending plug idx from the table, into *row; the last one moves into its place. */
+static int plug_take(struct swt_ingest *ing, uint64_t idx, struct swt_row_block_misc *row)
 {
 	struct swt_row_block_misc *last = &ing->plugs[ing->nr_plugs - 1];
+	int ret = 0;
 
 	*row = ing->plugs[idx];
 	swt_map_del(&ing->plug_index, (uint64_t)row->dev, plug_key(row->pid, row->cpu));
 	if (idx != ing->nr_plugs - 1) {
 		ing->plugs[idx] = *last;
-		swt_map_put(&ing->plug_index, (uint64_t)last->dev, plug_key(last->pid, last->cpu),
-			    idx);
+		ret = swt_map_put(&ing->plug_index, (uint64_t)last->dev,
+				  plug_key(last->pid, last->cpu), idx);
 	}
 	ing->nr_plugs--;
+	return ret;
 }
 
 static int on_plug(struct swt_ingest *ing, const struct swt_event *ev)
@@ -531,10 +533,10 @@ static int on_plug(struct swt_ingest *ing, const struct swt_event *ev)
 	if (swt_map_get(&ing->plug_index, ev->block.dev, key, &idx)) {
 		/* plugged again with no unplug between: the first stands alone */
 		struct swt_row_block_misc alone;
-		int ret;
+		int ret = plug_take(ing, idx, &alone);
 
-		plug_take(ing, idx, &alone);
-		ret = swt_writer_put(ing->w, SWT_ROW_BLOCK_MISC, &alone);
+		if (!ret)
+			ret = swt_writer_put(ing->w, SWT_ROW_BLOCK_MISC, &alone);
 		if (ret)
 			return ret;
 	}
@@ -558,7 +560,8 @@ static int on_unplug(struct swt_ingest *ing, const struct swt_event *ev)
 			 &idx) || b->error || b->pc != ing->plugs[idx].pc ||
 	    strncmp(b->rwbs, ing->plugs[idx].rwbs, SWT_RWBS_LEN))
 		return put_misc(ing, ev, SWT_NULL);
-	plug_take(ing, idx, &row);
+	if (plug_take(ing, idx, &row))
+		return -SWT_ENOMEM;
 	row.unplug_ns = (int64_t)ev->ts;
 	row.arg = (int64_t)b->arg;
 	return swt_writer_put(ing->w, SWT_ROW_BLOCK_MISC, &row);
@@ -1163,8 +1166,9 @@ static int flush_in_flight(struct swt_ingest *ing)
 	while (ing->nr_plugs && !ret) {
 		struct swt_row_block_misc row;
 
-		plug_take(ing, ing->nr_plugs - 1, &row);
-		ret = swt_writer_put(ing->w, SWT_ROW_BLOCK_MISC, &row);
+		ret = plug_take(ing, ing->nr_plugs - 1, &row);
+		if (!ret)
+			ret = swt_writer_put(ing->w, SWT_ROW_BLOCK_MISC, &row);
 	}
 	swt_map_release(&ing->pending);
 	swt_map_release(&ing->open_start);

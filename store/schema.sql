@@ -229,7 +229,9 @@ CREATE TABLE event (
 	info		TEXT
 );
 
--- Derived: one row per page read from a swap area (pswpin counts these).
+-- Derived: one row per page read from a swap area (pswpin counts these):
+-- each page of a read bio inside a swap extent, slot = first_slot +
+-- (sector - start_sector) / 8; slot 0 (the header) is never a page.
 -- demand: 1 when the read is known to be the faulting page itself
 -- (page-cluster 0 at capture, or a swap-entry probe); NULL when a trace
 -- cannot tell demand from readahead.
@@ -242,8 +244,10 @@ CREATE TABLE swap_in (
 	pid		INTEGER,
 	bio_id		INTEGER NOT NULL,
 	request_id	INTEGER,
-	fault_id	INTEGER,	-- the user fault that led to this read
-	address		INTEGER,	-- its page-aligned virtual address
+	fault_id	INTEGER,	-- the user fault that led to this read: the task's
+					-- latest before the bio was queued
+	address		INTEGER,	-- that fault's page-aligned virtual address (for a
+					-- readahead page: the fault that started the read)
 	demand		INTEGER
 );
 

@@ -537,15 +537,10 @@ const struct swt_err *swt_writer_error(struct swt_writer *w)
 
 int swt_writer_sync(struct swt_writer *w)
 {
-	int ret;
+	int ret = w->cur->len ? writer_flush(w) : 0;
 
-	if (w->cur->len) {
-		ret = writer_flush(w);
-		if (ret)
-			return ret;
-	}
 	thread_stop(w);
-	return w->error;
+	return ret ? ret : w->error;
 }
 
 int swt_writer_finish(struct swt_writer *w, struct swt_err *err)
