@@ -108,8 +108,9 @@ int cmd_capture(int argc, char **argv)
 	int quiet = 0, c, run_ret, fin_ret, status;
 
 	optind = 1;
+	opterr = 0;
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+o:d:p:c:bq", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:d:p:c:bq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.out_dir = optarg;
@@ -142,14 +143,11 @@ int cmd_capture(int argc, char **argv)
 			quiet = 1;
 			break;
 		default:
-			cli_usage(stderr, "capture");
-			return SWT_EXIT_USAGE;
+			return cli_bad_option("capture", c, argv);
 		}
 	}
-	if (!o.out_dir) {
-		cli_usage(stderr, "capture");
-		return SWT_EXIT_USAGE;
-	}
+	if (!o.out_dir)
+		return cli_usage_error("capture", "no output directory given (-o DIR)");
 	if (optind < argc)
 		o.argv = argv + optind;
 	if ((o.pid > 0) + (o.cgroup != NULL) + (o.argv != NULL) > 1)

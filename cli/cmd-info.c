@@ -240,17 +240,15 @@ int cmd_info(int argc, char **argv)
 	int json = 0, c, status = SWT_EXIT_FAIL;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j", opts, NULL)) != -1) {
-		if (c != 'j') {
-			cli_usage(stderr, "info");
-			return SWT_EXIT_USAGE;
-		}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":j", opts, NULL)) != -1) {
+		if (c != 'j')
+			return cli_bad_option("info", c, argv);
 		json = 1;
 	}
-	if (optind != argc - 1) {
-		cli_usage(stderr, "info");
-		return SWT_EXIT_USAGE;
-	}
+	if (optind != argc - 1)
+		return cli_usage_error("info", optind == argc ? "no DB given" :
+					       "one DB at a time");
 	if (swt_store_open(argv[optind], 0, &st, &err) || load_devices(st, &devs, &nr, &err)) {
 		status = cli_fail("info", &err);
 		goto out;

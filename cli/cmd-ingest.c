@@ -70,7 +70,8 @@ int cmd_ingest(int argc, char **argv)
 	if (!meta)
 		return cli_failf("ingest", SWT_EXIT_FAIL, "out of memory");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:m:s:n:q", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:m:s:n:q", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -91,14 +92,16 @@ int cmd_ingest(int argc, char **argv)
 			quiet = 1;
 			break;
 		default:
-			cli_usage(stderr, "ingest");
-			status = SWT_EXIT_USAGE;
+			status = cli_bad_option("ingest", c, argv);
 			goto out;
 		}
 	}
-	if (!out || optind >= argc) {
-		cli_usage(stderr, "ingest");
-		status = SWT_EXIT_USAGE;
+	if (!out) {
+		status = cli_usage_error("ingest", "no output database given (-o DB)");
+		goto out;
+	}
+	if (optind >= argc) {
+		status = cli_usage_error("ingest", "no INPUT given");
 		goto out;
 	}
 	if (!meta_path)

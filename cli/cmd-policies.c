@@ -17,10 +17,8 @@ const char cmd_policies_usage[] =
 
 int cmd_policies(int argc, char **argv)
 {
-	if (argc > 1) {
-		cli_usage(stderr, "policies");
-		return SWT_EXIT_USAGE;
-	}
+	if (argc > 1)
+		return cli_usage_error("policies", "unexpected argument '%s'", argv[1]);
 	for (size_t i = 0; swt_builtin_policies[i]; i++) {
 		const struct swt_policy *p = swt_builtin_policies[i];
 

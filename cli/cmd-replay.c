@@ -375,8 +375,9 @@ int cmd_replay(int argc, char **argv)
 	struct swt_err err = { 0 };
 
 	optind = 1;
+	opterr = 0;
 	memset(layouts, 0, sizeof(layouts));
-	while ((c = getopt_long(argc, argv, "p:c:m:l:ajn", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:c:m:l:ajn", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (nspecs >= 64)
@@ -424,14 +425,14 @@ int cmd_replay(int argc, char **argv)
 			store = 0;
 			break;
 		default:
-			cli_usage(stderr, "replay");
-			return SWT_EXIT_USAGE;
+			return cli_bad_option("replay", c, argv);
 		}
 	}
-	if (optind != argc - 1 || (json && csv)) {
-		cli_usage(stderr, "replay");
-		return SWT_EXIT_USAGE;
-	}
+	if (json && csv)
+		return cli_usage_error("replay", "--json and --csv exclude each other");
+	if (optind != argc - 1)
+		return cli_usage_error("replay", optind == argc ? "no DB given"
+							   : "more than one DB given");
 	if (!nspecs)
 		policy_specs[nspecs++] = "auto";
 	if (!nlayout_specs)

@@ -116,7 +116,8 @@ int cmd_report(int argc, char **argv)
 	int c, no_replay = 0, status = SWT_EXIT_FAIL;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:f:r:p:n", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:f:r:p:n", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			ro.dir = optarg;
@@ -142,14 +143,13 @@ int cmd_report(int argc, char **argv)
 			no_replay = 1;
 			break;
 		default:
-			cli_usage(stderr, "report");
-			status = SWT_EXIT_USAGE;
+			status = cli_bad_option("report", c, argv);
 			goto out;
 		}
 	}
 	if (optind != argc - 1) {
-		cli_usage(stderr, "report");
-		status = SWT_EXIT_USAGE;
+		status = cli_usage_error("report", optind == argc ? "no DB given"
+								  : "more than one DB given");
 		goto out;
 	}
 	if (!ro.dir) {

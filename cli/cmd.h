@@ -49,8 +49,16 @@ int cli_failf(const char *verb, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "swaptrace: VERB: warning: message" on stderr. */
 void cli_warn(const char *verb, const char *msg);
-/* Print the usage of verb to f. */
-void cli_usage(FILE *f, const char *verb);
+/*
+ * A command-line slip: "swaptrace: VERB: message", then the verb's synopsis
+ * and where the full help is, on stderr; returns SWT_EXIT_USAGE.
+ */
+int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The same for what getopt_long() returned on a bad option (c is '?' or
+ * ':', with opterr = 0 and optstring starting with ':').
+ */
+int cli_bad_option(const char *verb, int c, char **argv);
 /* True when argv holds -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
 

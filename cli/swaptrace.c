@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -59,12 +60,31 @@ void cli_warn(const char *verb, const char *msg)
 	fprintf(stderr, "swaptrace: %s: warning: %s\n", verb, msg);
 }
 
-void cli_usage(FILE *f, const char *verb)
+int cli_usage_error(const char *verb, const char *fmt, ...)
 {
 	const struct swt_cmd *c = find_cmd(verb);
+	va_list ap;
 
-	if (c)
-		fputs(c->usage, f);
+	fprintf(stderr, "swaptrace: %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (c)	/* the synopsis is the usage's first line */
+		fprintf(stderr, "%.*s\n", (int)strcspn(c->usage, "\n"), c->usage);
+	fprintf(stderr, "See 'swaptrace help %s'.\n", verb);
+	return SWT_EXIT_USAGE;
+}
+
+int cli_bad_option(const char *verb, int c, char **argv)
+{
+	const char *opt = optind > 0 ? argv[optind - 1] : "?";
+
+	if (c == ':')
+		return cli_usage_error(verb, "option '%s' needs a value", opt);
+	if (optopt)
+		return cli_usage_error(verb, "unknown option '-%c'", optopt);
+	return cli_usage_error(verb, "unknown option '%s'", opt);
 }
 
 int cli_wants_help(int argc, char **argv)

@@ -97,6 +97,11 @@ struct swt_ingest {
 	struct swt_map open_end;	/* (dev, end) -> open request chain */
 	struct swt_map inflight;	/* (dev, sector) -> issued request chain */
 
+	/* plugs waiting for their unplug: (dev, pid << 32 | cpu) -> index in plugs */
+	struct swt_map plug_index;
+	struct swt_row_block_misc *plugs;
+	size_t cap_plugs, nr_plugs;
+
 	/* devices seen carrying block I/O -> source id that brought them */
 	struct swt_map devs;
 	/* the traced layout, for deriving swap pages */
@@ -113,6 +118,7 @@ struct swt_ingest {
 	size_t cap_tasks, nr_tasks;
 
 	uint64_t first_ns, last_ns;
+	char clock[32];			/* the first source's that names one */
 	uint64_t t_start;		/* for SWT_TIMING progress */
 	int64_t lost_total;
 	int64_t block_events;
@@ -126,7 +132,14 @@ struct swt_ingest {
 
 int swt_ingest_quiesce(struct swt_ingest *ing)
 {
-	return ing->w ? swt_writer_quiesce(ing->w) : 0;
+	/* sync ends the writer thread: a child forked now inherits no locks */
+	return ing->w ? swt_writer_sync(ing->w) : 0;
+}
+
+void swt_ingest_warn(struct swt_ingest *ing, const char *msg)
+{
+	if (ing->warn)
+		ing->warn(ing->warn_ctx, msg);
 }
 
 int64_t swt_ingest_block_events(struct swt_ingest *ing)
@@ -157,8 +170,8 @@ int swt_ingest_alloc(struct swt_store *st, const struct swt_meta *meta, swt_warn
 	ing->t_start = swt_now_ns();
 	if (swt_map_init(&ing->pending, 1024) || swt_map_init(&ing->open_start, 256) ||
 	    swt_map_init(&ing->open_end, 256) || swt_map_init(&ing->inflight, 256) ||
-	    swt_map_init(&ing->devs, 16) || swt_map_init(&ing->task_index, 256) ||
-	    swt_map_init(&ing->fault_index, 64) || swt_layout_init(&ing->layout, meta, &skipped)) {
+	    swt_map_init(&ing->plug_index, 64) || swt_map_init(&ing->devs, 16) ||
+	    swt_map_init(&ing->task_index, 256) || swt_map_init(&ing->fault_index, 64) || swt_layout_init(&ing->layout, meta, &skipped)) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out_free;
 	}
@@ -196,6 +209,8 @@ void swt_ingest_free(struct swt_ingest *ing)
 	swt_map_release(&ing->open_start);
 	swt_map_release(&ing->open_end);
 	swt_map_release(&ing->inflight);
+	swt_map_release(&ing->plug_index);
+	free(ing->plugs);
 	swt_map_release(&ing->devs);
 	swt_map_release(&ing->task_index);
 	swt_map_release(&ing->fault_index);
@@ -213,6 +228,16 @@ void swt_ingest_free(struct swt_ingest *ing)
 	free(ing->reqs);
 	free(ing->tasks);
 	free(ing);
+}
+
+/* A failure the writer reported: its own message when it has one. */
+static int writer_failed(struct swt_ingest *ing, struct swt_err *err, int ret)
+{
+	const struct swt_err *werr = swt_writer_error(ing->w);
+
+	if (werr->code)
+		return swt_error(err, werr->code, "%s", werr->msg);
+	return swt_error(err, -ret, "database writer: %s", swt_strerror(ret));
 }
 
 /* ---- pools ---------------------------------------------------------- */
@@ -434,36 +459,117 @@ static int emit_request(struct swt_ingest *ing, int32_t ri)
 	return ret;
 }
 
-static int put_misc(struct swt_ingest *ing, const struct swt_event *ev, int64_t request_id)
+static void misc_row(struct swt_ingest *ing, const struct swt_event *ev, int64_t request_id,
+		     struct swt_row_block_misc *row)
 {
 	const struct swt_block_event *b = &ev->block;
-	struct swt_row_block_misc row = {
+
+	*row = (struct swt_row_block_misc){
 		.source_id = ing->source_id, .ts = (int64_t)ev->ts, .cpu = or_null(ev->cpu),
 		.pid = or_null(ev->pid), .dev = b->dev, .action = b->action, .write = b->write,
 		.sector = (int64_t)b->sector, .nr_sectors = b->nr_sectors, .arg = SWT_NULL,
 		.arg_dev = SWT_NULL, .error = b->error ? b->error : SWT_NULL,
-		.request_id = request_id, .pc = b->pc,
+		.request_id = request_id, .pc = b->pc, .unplug_ns = SWT_NULL,
 	};
-
 	switch (b->action) {
 	case SWT_BA_UNPLUG:
 	case SWT_BA_UNPLUG_TIMER:
 	case SWT_BA_SPLIT:
-		row.arg = (int64_t)b->arg;
+		row->arg = (int64_t)b->arg;
 		break;
 	case SWT_BA_REMAP:
-		row.arg = (int64_t)b->arg;
-		row.arg_dev = b->arg_dev;
+		row->arg = (int64_t)b->arg;
+		row->arg_dev = b->arg_dev;
 		break;
 	default:
 		break;
 	}
 	if (b->action == SWT_BA_PLUG || b->action == SWT_BA_UNPLUG ||
 	    b->action == SWT_BA_UNPLUG_TIMER) {
-		row.sector = row.nr_sectors = SWT_NULL;
-		row.write = SWT_NULL;
+		row->sector = row->nr_sectors = SWT_NULL;
+		row->write = SWT_NULL;
 	}
-	memcpy(row.rwbs, b->rwbs, SWT_RWBS_LEN);
+	memcpy(row->rwbs, b->rwbs, SWT_RWBS_LEN);
+}
+
+static int put_misc(struct swt_ingest *ing, const struct swt_event *ev, int64_t request_id)
+{
+	struct swt_row_block_misc row;
+
+	misc_row(ing, ev, request_id, &row);
+	return swt_writer_put(ing->w, SWT_ROW_BLOCK_MISC, &row);
+}
+
+/* ---- plugs -------------------------------------------------------------- */
+
+/*
+ * A plug (P) and the unplug (U) that ends it -- same device, task and CPU,
+ * nothing else differing -- share one block_misc row: the plug's, with the
+ * unplug's time in unplug_ns and its request count in arg.  blktrace files
+ * hold one such pair per batch of I/O, so this removes a row per batch;
+ * the block_event view gives both events back.
+ */
+static uint64_t plug_key(int64_t pid, int64_t cpu)
+{
+	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)cpu;
+}
+
+/* Remove pending plug idx from the table, into *row; the last one moves into its place. */
+static int plug_take(struct swt_ingest *ing, uint64_t idx, struct swt_row_block_misc *row)
+{
+	struct swt_row_block_misc *last = &ing->plugs[ing->nr_plugs - 1];
+	int ret = 0;
+
+	*row = ing->plugs[idx];
+	swt_map_del(&ing->plug_index, (uint64_t)row->dev, plug_key(row->pid, row->cpu));
+	if (idx != ing->nr_plugs - 1) {
+		ing->plugs[idx] = *last;
+		ret = swt_map_put(&ing->plug_index, (uint64_t)last->dev,
+				  plug_key(last->pid, last->cpu), idx);
+	}
+	ing->nr_plugs--;
+	return ret;
+}
+
+static int on_plug(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	struct swt_row_block_misc *row;
+	uint64_t key = plug_key(or_null(ev->pid), or_null(ev->cpu)), idx;
+
+	if (swt_map_get(&ing->plug_index, ev->block.dev, key, &idx)) {
+		/* plugged again with no unplug between: the first stands alone */
+		struct swt_row_block_misc alone;
+		int ret = plug_take(ing, idx, &alone);
+
+		if (!ret)
+			ret = swt_writer_put(ing->w, SWT_ROW_BLOCK_MISC, &alone);
+		if (ret)
+			return ret;
+	}
+	if (swt_grow((void **)&ing->plugs, &ing->cap_plugs, ing->nr_plugs + 1, sizeof(*ing->plugs)))
+		return -SWT_ENOMEM;
+	row = &ing->plugs[ing->nr_plugs];
+	misc_row(ing, ev, SWT_NULL, row);
+	if (swt_map_put(&ing->plug_index, ev->block.dev, key, ing->nr_plugs))
+		return -SWT_ENOMEM;
+	ing->nr_plugs++;
+	return 0;
+}
+
+static int on_unplug(struct swt_ingest *ing, const struct swt_event *ev)
+{
+	const struct swt_block_event *b = &ev->block;
+	struct swt_row_block_misc row;
+	uint64_t idx;
+
+	if (!swt_map_get(&ing->plug_index, b->dev, plug_key(or_null(ev->pid), or_null(ev->cpu)),
+			 &idx) || b->error || b->pc != ing->plugs[idx].pc ||
+	    strncmp(b->rwbs, ing->plugs[idx].rwbs, SWT_RWBS_LEN))
+		return put_misc(ing, ev, SWT_NULL);
+	if (plug_take(ing, idx, &row))
+		return -SWT_ENOMEM;
+	row.unplug_ns = (int64_t)ev->ts;
+	row.arg = (int64_t)b->arg;
 	return swt_writer_put(ing->w, SWT_ROW_BLOCK_MISC, &row);
 }
 
@@ -824,6 +930,10 @@ static int on_block(struct swt_ingest *ing, const struct swt_event *ev)
 		return on_requeue(ing, ev);
 	case SWT_BA_RQ_MERGE:
 		return on_rq_merge(ing, ev);
+	case SWT_BA_PLUG:
+		return on_plug(ing, ev);
+	case SWT_BA_UNPLUG:
+		return on_unplug(ing, ev);
 	default:
 		return put_misc(ing, ev, SWT_NULL);
 	}
@@ -969,7 +1079,7 @@ int swt_ingest_event(void *ctx, const struct swt_event *ev)
 		if (ret == -SWT_ENOMEM)
 			swt_error(&ing->err, SWT_ENOMEM, "out of memory");
 		else
-			swt_error(&ing->err, -ret, "database writer failed");
+			writer_failed(ing, &ing->err, ret);
 	}
 	return ret;
 }
@@ -985,7 +1095,7 @@ int swt_ingest_begin_source(struct swt_ingest *ing, const struct swt_source_info
 	/* the writer thread owns the connection until it has caught up */
 	ret = swt_writer_sync(ing->w);
 	if (ret)
-		return swt_error(err, -ret, "database writer failed");
+		return writer_failed(ing, err, ret);
 	ret = swt_store_prepare(ing->st,
 				"INSERT INTO source (id, path, format, version, byte_order, cpus)"
 				" VALUES (?,?,?,?,?,?)", &s, err);
@@ -1028,6 +1138,8 @@ int swt_ingest_update_source(struct swt_ingest *ing, const struct swt_source_inf
 	sqlite3_stmt *s;
 	int ret = swt_writer_sync(ing->w);
 
+	if (info->clock && info->clock[0] && !ing->clock[0])
+		snprintf(ing->clock, sizeof(ing->clock), "%s", info->clock);
 	if (ret)
 		return ret;
 	if (sqlite3_prepare_v2(swt_store_db(ing->st),
@@ -1057,6 +1169,13 @@ static int flush_in_flight(struct swt_ingest *ing)
 	for (i = 0; i < ing->used_bios && !ret; i++)
 		if (ing->bios[i].live)
 			ret = emit_bio(ing, (int32_t)i, SWT_NULL);
+	while (ing->nr_plugs && !ret) {
+		struct swt_row_block_misc row;
+
+		ret = plug_take(ing, ing->nr_plugs - 1, &row);
+		if (!ret)
+			ret = swt_writer_put(ing->w, SWT_ROW_BLOCK_MISC, &row);
+	}
 	swt_map_release(&ing->pending);
 	swt_map_release(&ing->open_start);
 	swt_map_release(&ing->open_end);
@@ -1076,10 +1195,12 @@ int swt_ingest_end_source(struct swt_ingest *ing, struct swt_err *err)
 	int ret;
 
 	ret = flush_in_flight(ing);
+	if (ret == -SWT_ENOMEM)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
 	if (!ret)
 		ret = swt_writer_sync(ing->w);
 	if (ret)
-		return swt_error(err, -ret, "ingest: %s", swt_strerror(ret));
+		return writer_failed(ing, err, ret);
 	ret = swt_store_prepare(ing->st,
 				"INSERT INTO event_count (source_id, system, name, count) VALUES (?,?,?,?)"
 				" ON CONFLICT DO UPDATE SET count = count + excluded.count", &s, err);
@@ -1162,6 +1283,7 @@ int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
 		comms[i] = ing->tasks[i].comm;
 	}
 	cf.name = capture_name;
+	cf.clock = ing->clock[0] ? ing->clock : NULL;
 	cf.layout_source = ing->layout.assumed ? "assumed" :
 			   meta && meta->from_cmdline ? "cmdline" : "meta";
 	cf.layout = &ing->layout;

@@ -26,6 +26,7 @@ struct swt_source_info {
 	int version;
 	const char *byte_order;	/* "little", "big" */
 	int cpus;
+	const char *clock;	/* trace clock ("local", ...), NULL when the file does not say */
 };
 
 /* Warnings go through this callback (the CLI prints them); may be NULL. */
@@ -40,7 +41,7 @@ int swt_ingest_begin_source(struct swt_ingest *ing, const struct swt_source_info
 			    struct swt_err *err);
 /* An swt_event_fn: ctx is the struct swt_ingest. */
 int swt_ingest_event(void *ctx, const struct swt_event *ev);
-/* Update the source row once a decoder knows more (version, byte order, cpus). */
+/* Update the source row once a decoder knows more (version, byte order, cpus, clock). */
 int swt_ingest_update_source(struct swt_ingest *ing, const struct swt_source_info *info);
 int swt_ingest_end_source(struct swt_ingest *ing, struct swt_err *err);
 
@@ -54,6 +55,9 @@ int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
 
 /* No other thread runs until the next event: call before fork(). */
 int swt_ingest_quiesce(struct swt_ingest *ing);
+
+/* Pass a warning to the callback given to swt_ingest_alloc(). */
+void swt_ingest_warn(struct swt_ingest *ing, const char *msg);
 
 /* Block events ingested so far, over all sources. */
 int64_t swt_ingest_block_events(struct swt_ingest *ing);

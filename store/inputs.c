@@ -147,9 +147,12 @@ static int ingest_tracedat(struct swt_ingest *ing, const char *path, struct swt_
 			*err = *ierr;
 		return ret;
 	}
+	if (stats.warning[0])
+		swt_ingest_warn(ing, stats.warning);
 	info.version = stats.version;
 	info.byte_order = stats.big_endian ? "big" : "little";
 	info.cpus = stats.cpus;
+	info.clock = stats.clock;
 	swt_ingest_update_source(ing, &info);
 	return swt_ingest_end_source(ing, err);
 }
@@ -269,6 +272,8 @@ int swt_ingest_input(struct swt_ingest *ing, const char *input, struct swt_err *
 	if (stat(input, &sb) == 0) {
 		if (S_ISDIR(sb.st_mode))
 			return ingest_capture_dir(ing, input, err);
+		if (S_ISREG(sb.st_mode) && sb.st_size == 0)
+			return swt_error(err, SWT_EFORMAT, "'%s': empty file", input);
 		if (swt_tracedat_probe(input))
 			return ingest_tracedat(ing, input, err);
 		if (swt_blktrace_probe(input))

@@ -161,6 +161,9 @@ CREATE TABLE bio (
 -- Block events outside the request lifecycle: plugs, unplugs, requeues,
 -- remaps, splits, repeated stages (re-issue after requeue, partial
 -- completion), request merges.  action is blkparse's letter ('T' = UT).
+-- A plug and the unplug that ended it (same device, task and CPU) share
+-- the plug's row: unplug_ns is the unplug's time and arg its request
+-- count; an unplug without such a plug has a row of its own.
 CREATE TABLE block_misc (
 	id		INTEGER PRIMARY KEY,
 	source_id	INTEGER NOT NULL,
@@ -177,7 +180,8 @@ CREATE TABLE block_misc (
 	arg_dev		INTEGER,	-- remap: source device
 	error		INTEGER,
 	request_id	INTEGER,
-	pc		INTEGER NOT NULL DEFAULT 0
+	pc		INTEGER NOT NULL DEFAULT 0,
+	unplug_ns	INTEGER		-- plug: time of the unplug that ended it
 );
 
 -- exceptions:page_fault_user, every one recorded.
@@ -225,7 +229,9 @@ CREATE TABLE event (
 	info		TEXT
 );
 
--- Derived: one row per page read from a swap area (pswpin counts these).
+-- Derived: one row per page read from a swap area (pswpin counts these):
+-- each page of a read bio inside a swap extent, slot = first_slot +
+-- (sector - start_sector) / 8; slot 0 (the header) is never a page.
 -- demand: 1 when the read is known to be the faulting page itself
 -- (page-cluster 0 at capture, or a swap-entry probe); NULL when a trace
 -- cannot tell demand from readahead.
@@ -238,8 +244,10 @@ CREATE TABLE swap_in (
 	pid		INTEGER,
 	bio_id		INTEGER NOT NULL,
 	request_id	INTEGER,
-	fault_id	INTEGER,	-- the user fault that led to this read
-	address		INTEGER,	-- its page-aligned virtual address
+	fault_id	INTEGER,	-- the user fault that led to this read: the task's
+					-- latest before the bio was queued
+	address		INTEGER,	-- that fault's page-aligned virtual address (for a
+					-- readahead page: the fault that started the read)
 	demand		INTEGER
 );
 
@@ -286,7 +294,11 @@ CREATE VIEW block_event AS
 	UNION ALL
 	SELECT ts, cpu, pid, dev, action, write, rwbs,
 	       sector, nr_sectors, request_id, NULL, source_id, pc
-	  FROM block_misc;
+	  FROM block_misc
+	UNION ALL
+	SELECT unplug_ns, cpu, pid, dev, 'U', write, rwbs,
+	       sector, nr_sectors, request_id, NULL, source_id, pc
+	  FROM block_misc WHERE unplug_ns IS NOT NULL;
 
 -- Per-request latencies in microseconds, as btt names them.
 CREATE VIEW request_latency AS

@@ -13,7 +13,7 @@
 
 #include "swaptrace/error.h"
 
-#define SWT_SCHEMA_VERSION 1
+#define SWT_SCHEMA_VERSION 2
 
 /* NULL marker for integer columns in the row structs below. */
 #define SWT_NULL INT64_MIN
@@ -101,6 +101,7 @@ struct swt_row_block_misc {
 	int64_t source_id, ts, cpu, pid, dev;
 	int64_t action;		/* letter */
 	int64_t write, sector, nr_sectors, arg, arg_dev, error, request_id, pc;
+	int64_t unplug_ns;	/* a plug: when the unplug that ended it came, or SWT_NULL */
 	char rwbs[12];
 };
 
@@ -130,21 +131,25 @@ struct swt_row_swap {
 
 struct swt_writer;
 
-/* Start the writer thread; opens a transaction on st. */
+/*
+ * Prepare the writer and open a transaction on st; the thread starts with
+ * the first full chunk of rows.
+ */
 int swt_writer_start(struct swt_store *st, struct swt_writer **out, struct swt_err *err);
 /* Queue one row (struct matching kind).  Returns the writer's first error. */
 int swt_writer_put(struct swt_writer *w, enum swt_row_kind kind, const void *row);
 /*
  * Wait until every queued row is in the database, so the caller may use the
  * connection itself (it is not shared concurrently: no SQLite mutexing).
+ * The writer thread ends until rows are queued again: until then the
+ * process has no other thread, and may fork.
  */
 int swt_writer_sync(struct swt_writer *w);
 /*
- * Write everything queued and end the thread, e.g. before fork(): a child
- * forked while another thread holds an allocator lock can deadlock.  The
- * next put starts the thread again.
+ * The message of the writer's first error, once a call above returned one
+ * (code 0 when the failure had no message of its own, as out of memory).
  */
-int swt_writer_quiesce(struct swt_writer *w);
+const struct swt_err *swt_writer_error(struct swt_writer *w);
 /*
  * Drain the queue and stop the thread, leaving the transaction open for the
  * caller's derivations.  Returns the first insert error.  Always frees w.

@@ -149,17 +149,34 @@ static int walk_chunks(struct cursor *c, struct swt_td_buffer *b, struct swt_td_
 	return 0;
 }
 
-static int check_section(struct cursor *c, uint64_t off, const char *what, int *compressed)
+/*
+ * A section header (u16 id, u16 flags, u32 string id, u64 size) at off,
+ * whose id must be the one the pointing option names: a bogus offset that
+ * still lands inside the file is caught here rather than in libtracecmd.
+ */
+static int check_section(struct cursor *c, uint64_t off, uint16_t id, const char *what,
+			 int *compressed)
 {
 	uint64_t size;
+	uint16_t got;
 	int ret = need(c, off, 16, what);
 
 	if (ret)
 		return ret;
+	got = rd16(c, off);
+	if (got != id)
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': %s at offset %llu has section id %u, expected %u", c->path,
+				 what, (unsigned long long)off, got, id);
 	size = rd64(c, off + 8);
 	if (compressed)
 		*compressed = rd16(c, off + 2) & 1;
-	return need(c, off + 16, size, what);
+	if (size > c->size - off - 16)
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': %s at offset %llu declares %llu bytes, past the end of the file "
+				 "(%llu bytes)", c->path, what, (unsigned long long)off,
+				 (unsigned long long)size, (unsigned long long)c->size);
+	return 0;
 }
 
 /* CPUSTAT text: "CPU: 0\nentries: ...\nread events: N\n" or "\nBuffer: NAME\n". */
@@ -195,10 +212,17 @@ static void parse_cpustat(struct swt_td_layout *l, const char *text, size_t len)
 		l->stats[l->nr_stats++] = st;
 }
 
-/* A v7 BUFFER option: the flyrecord section and its per-CPU data. */
-static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t off, uint64_t end)
+/*
+ * A v7 BUFFER option: flyrecord section offset, name, clock, page size, CPU
+ * count, then (cpu, data offset, data size) per CPU.  The fields must fill
+ * the option exactly: a damaged name or count shifts everything after it,
+ * and would otherwise read as a buffer with no data -- a silently empty
+ * database.
+ */
+static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t start,
+			   uint64_t end)
 {
-	uint64_t sect;
+	uint64_t sect, off = start;
 	size_t nlen = 0, clen = 0;
 	const char *name;
 	struct swt_td_buffer *b;
@@ -206,7 +230,7 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t o
 	int ret, compressed = 0;
 
 	if (end - off < 8)
-		goto short_opt;
+		goto bad_size;
 	sect = rd64(c, off);
 	off += 8;
 	ret = string_at(c, off, end, "buffer name", &nlen);
@@ -221,24 +245,29 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t o
 		snprintf(l->clock, sizeof(l->clock), "%.*s", (int)clen, (const char *)c->base + off);
 	off += clen + 1;
 	if (end - off < 8)
-		goto short_opt;
+		goto bad_size;
 	/* page size u32, then CPU count */
 	ncpus = rd32(c, off + 4);
 	off += 8;
-	if ((uint64_t)ncpus * 20 > end - off)
-		goto short_opt;
+	if ((uint64_t)ncpus * 20 != end - off)
+		goto bad_size;
 	b = add_buffer(l, name, nlen);
 	if (!b)
 		return swt_error(c->err, SWT_ENOMEM, "out of memory");
-	ret = check_section(c, sect, "buffer flyrecord section", &compressed);
+	ret = check_section(c, sect, 3, "buffer flyrecord section", &compressed);
 	if (ret)
 		return ret;
 	b->compressed = compressed;
 	for (i = 0; i < ncpus; i++, off += 20) {
 		struct swt_td_cpu *cpu;
+		uint32_t id = rd32(c, off);
 		uint64_t doff = rd64(c, off + 4), dsize = rd64(c, off + 12);
 
-		if (add_cpu(b, rd32(c, off), doff, dsize))
+		if (id >= SWT_TD_MAX_CPUS)
+			return swt_error(c->err, SWT_EFORMAT,
+					 "'%s': BUFFER option at offset %llu: implausible CPU number %u",
+					 c->path, (unsigned long long)start, id);
+		if (add_cpu(b, id, doff, dsize))
 			return swt_error(c->err, SWT_ENOMEM, "out of memory");
 		cpu = &b->cpus[b->nr_cpus - 1];
 		ret = compressed ? walk_chunks(c, b, cpu) : need(c, doff, dsize, "CPU data");
@@ -246,9 +275,11 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t o
 			return ret;
 	}
 	return 0;
-short_opt:
-	return swt_error(c->err, SWT_EFORMAT, "'%s': BUFFER option at offset %llu is too short",
-			 c->path, (unsigned long long)off);
+bad_size:
+	return swt_error(c->err, SWT_EFORMAT,
+			 "'%s': BUFFER option at offset %llu: its %llu bytes do not hold a buffer "
+			 "description", c->path, (unsigned long long)start,
+			 (unsigned long long)(end - start));
 }
 
 static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
@@ -331,7 +362,7 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 				break;
 			case 16: case 17: case 18: case 19: case 20: case 21:
 				if (osize >= 8) {
-					ret = check_section(c, rd64(c, off), "section", NULL);
+					ret = check_section(c, rd64(c, off), oid, "section", NULL);
 					if (ret)
 						return ret;
 				}

@@ -30,6 +30,7 @@ struct swt_tracedat_stats {
 	int64_t lost;		/* from missed-event markers */
 	char clock[32];
 	char compression[32];	/* "none", "zstd", "zlib" */
+	char warning[512];	/* for the user, when not empty: a doubt that is no error */
 };
 
 /* 1 when the file starts with the trace.dat magic. */
@@ -41,6 +42,13 @@ int swt_tracedat_check(const char *path, struct swt_tracedat_stats *stats, struc
 /*
  * Decode every event of every buffer in time order, calling cb in the
  * calling process.  Errors name the file (and the offset where known).
+ *
+ * The decoder runs in a forked child: call this while the process has a
+ * single thread (ingest's row writer has none between sources), or the
+ * child may inherit a lock another thread held.
+ *
+ * Test seam: with SWT_TEST_DECODER_CRASH=N in the environment, the decoder
+ * process raises SIGSEGV after N events, as a libtracecmd crash would.
  */
 int swt_tracedat_decode(const char *path, swt_event_fn cb, void *ctx,
 			struct swt_tracedat_stats *stats, struct swt_err *err);

@@ -2,9 +2,11 @@
  * The bulk row writer: ingest appends rows to fixed-size chunks, a writer
  * thread binds them to prepared INSERTs inside one transaction.  Decoding
  * and SQLite thus use both cores, and memory stays bounded by the number of
- * chunks in flight, whatever the trace size.
+ * chunks in flight, whatever the trace size.  The thread lives only while
+ * rows stream in (see thread_start()).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +50,8 @@ static const struct row_table tables[SWT_ROW__COUNT] = {
 			      " complete_cpu, complete_pid, error, pc", 22,
 			      sizeof(struct swt_row_request) },
 	[SWT_ROW_BLOCK_MISC] = { "block_misc", "source_id, ts, cpu, pid, dev, action, write, rwbs,"
-				 " sector, nr_sectors, arg, arg_dev, error, request_id, pc", 15,
+				 " sector, nr_sectors, arg, arg_dev, error, request_id, pc,"
+				 " unplug_ns", 16,
 				 sizeof(struct swt_row_block_misc) },
 	[SWT_ROW_FAULT] = { "fault", "id, ts, cpu, pid, address, ip, error_code", 7,
 			    sizeof(struct swt_row_fault) },
@@ -76,10 +79,13 @@ struct swt_writer {
 	struct chunk *queue_head, *queue_tail;	/* filled, waiting for the thread */
 	struct chunk *free_list;
 	int chunks;		/* allocated */
+	int running;		/* the thread exists (only the producer reads this) */
 	int stopping;
-	int running;		/* the thread exists (it is started lazily) */
-	int busy;		/* the thread is inside write_chunk() */
-	int error;		/* first error, negative */
+	/*
+	 * First error, negative; set under lock after err is filled in, read
+	 * without the lock by every swt_writer_put(), hence atomic.
+	 */
+	atomic_int error;
 	struct swt_err err;
 	struct chunk *cur;	/* being filled by the producer */
 };
@@ -168,6 +174,7 @@ static void bind_row(sqlite3_stmt *s, int base, int kind, const void *payload)
 		swt_bind_int(s, ++c, r->error);
 		swt_bind_int(s, ++c, r->request_id);
 		sqlite3_bind_int64(s, ++c, r->pc);
+		swt_bind_int(s, ++c, r->unplug_ns);
 		break;
 	}
 	case SWT_ROW_FAULT: {
@@ -309,15 +316,13 @@ static void *writer_thread(void *arg)
 		w->queue_head = c->next;
 		if (!w->queue_head)
 			w->queue_tail = NULL;
-		w->busy = 1;
 		pthread_mutex_unlock(&w->lock);
 
 		int ret = w->error ? 0 : write_chunk(w, c);
 
 		pthread_mutex_lock(&w->lock);
 		if (ret && !w->error)
-			w->error = ret;
-		w->busy = 0;
+			atomic_store(&w->error, ret);
 		c->len = 0;
 		c->next = w->free_list;
 		w->free_list = c;
@@ -325,6 +330,41 @@ static void *writer_thread(void *arg)
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
+}
+
+/*
+ * The thread runs only while rows stream in: swt_writer_sync() and
+ * swt_writer_finish() let it drain the queue and end, and the next full
+ * chunk starts it again.  So between sources the process has a single
+ * thread, and a decoder may fork a child that inherits no lock held by
+ * another thread (malloc's, a sanitizer allocator's).
+ */
+static int thread_start(struct swt_writer *w)
+{
+	int ret;
+
+	if (w->running)
+		return 0;
+	w->stopping = 0;
+	if (pthread_create(&w->thread, NULL, writer_thread, w)) {
+		ret = swt_error(&w->err, SWT_ENOMEM, "cannot start the database writer thread");
+		atomic_store(&w->error, ret);
+		return ret;
+	}
+	w->running = 1;
+	return 0;
+}
+
+static void thread_stop(struct swt_writer *w)
+{
+	if (!w->running)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stopping = 1;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	w->running = 0;
 }
 
 static void free_chunks(struct chunk *c)
@@ -412,13 +452,10 @@ out_free:
 static int writer_flush(struct swt_writer *w)
 {
 	struct chunk *c = w->cur;
-	int ret;
+	int ret = thread_start(w);
 
-	if (!w->running) {
-		if (pthread_create(&w->thread, NULL, writer_thread, w))
-			return swt_error(&w->err, SWT_ENOMEM, "cannot start the database writer thread");
-		w->running = 1;
-	}
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&w->lock);
 	c->next = NULL;
 	if (w->queue_tail)
@@ -493,50 +530,26 @@ int swt_writer_put(struct swt_writer *w, enum swt_row_kind kind, const void *row
 	return w->error;
 }
 
+const struct swt_err *swt_writer_error(struct swt_writer *w)
+{
+	return &w->err;
+}
+
 int swt_writer_sync(struct swt_writer *w)
 {
-	int ret;
+	int ret = w->cur->len ? writer_flush(w) : 0;
 
-	if (w->cur->len) {
-		ret = writer_flush(w);
-		if (ret)
-			return ret;
-	}
-	pthread_mutex_lock(&w->lock);
-	while ((w->queue_head || w->busy) && !w->error)
-		pthread_cond_wait(&w->cond, &w->lock);
-	ret = w->error;
-	pthread_mutex_unlock(&w->lock);
-	return ret;
-}
-
-/* Write everything queued and end the thread; the next put starts a new one. */
-static int writer_stop(struct swt_writer *w)
-{
-	if (w->cur->len)
-		writer_flush(w);
-	if (w->running) {
-		pthread_mutex_lock(&w->lock);
-		w->stopping = 1;
-		pthread_cond_broadcast(&w->cond);
-		pthread_mutex_unlock(&w->lock);
-		pthread_join(w->thread, NULL);
-		w->running = 0;
-		w->stopping = 0;
-	}
-	return w->error;
-}
-
-int swt_writer_quiesce(struct swt_writer *w)
-{
-	return writer_stop(w);
+	thread_stop(w);
+	return ret ? ret : w->error;
 }
 
 int swt_writer_finish(struct swt_writer *w, struct swt_err *err)
 {
 	int ret, i;
 
-	writer_stop(w);
+	if (w->cur->len)
+		writer_flush(w);
+	thread_stop(w);
 	ret = w->error;
 	if (ret && err && !err->code)
 		*err = w->err;

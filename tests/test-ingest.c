@@ -39,22 +39,43 @@ static void setup(struct fixture *f, const char *swap_spec, int page_cluster)
 	f->ts = 1000;
 }
 
-static int blk(struct fixture *f, int action, uint64_t sector, uint32_t nr, const char *rwbs,
-	       int pid)
+static int blk_on(struct fixture *f, uint32_t dev, int cpu, int action, uint64_t sector,
+		  uint32_t nr, const char *rwbs, int pid)
 {
-	struct swt_event ev = { .type = SWT_EV_BLOCK, .cpu = 0, .pid = pid };
+	struct swt_event ev = { .type = SWT_EV_BLOCK, .cpu = cpu, .pid = pid };
 
 	ev.ts = f->ts += 10;
 	ev.system = "block";
 	ev.name = swt_block_action_event_name(action);
 	ev.name_id = (uint32_t)action;
 	ev.block.action = (uint8_t)action;
-	ev.block.dev = DEV;
+	ev.block.dev = dev;
 	ev.block.sector = sector;
 	ev.block.nr_sectors = nr;
+	if (action == SWT_BA_UNPLUG)
+		ev.block.arg = 1;	/* requests the unplug let go */
 	snprintf(ev.block.rwbs, sizeof(ev.block.rwbs), "%s", rwbs);
 	ev.block.write = (uint8_t)swt_rwbs_is_write(rwbs);
 	return swt_ingest_event(f->ing, &ev);
+}
+
+static int blk(struct fixture *f, int action, uint64_t sector, uint32_t nr, const char *rwbs,
+	       int pid)
+{
+	return blk_on(f, DEV, 0, action, sector, nr, rwbs, pid);
+}
+
+/* The block_event view's actions in time order, as one string. */
+static void check_stream(struct fixture *f, const char *expected)
+{
+	sqlite3_stmt *s;
+
+	sqlite3_prepare_v2(swt_store_db(f->st),
+			   "SELECT group_concat(action, '') FROM (SELECT action FROM block_event ORDER BY ts)",
+			   -1, &s, NULL);
+	CHECK_INT(sqlite3_step(s), SQLITE_ROW);
+	CHECK_STR((const char *)sqlite3_column_text(s, 0), expected);
+	sqlite3_finalize(s);
 }
 
 static void fault(struct fixture *f, int pid, uint64_t address)
@@ -121,24 +142,47 @@ TEST(lifecycle_with_merges)
 	CHECK_INT(q(&f, "SELECT count(*) FROM bio WHERE request_id = 1"), 3);
 	CHECK_INT(q(&f, "SELECT count(*) FROM bio WHERE merge = 'M'"), 1);
 	CHECK_INT(q(&f, "SELECT count(*) FROM bio WHERE merge = 'F'"), 1);
-	CHECK_INT(q(&f, "SELECT count(*) FROM block_misc"), 2);
+	/* the plug and its unplug share a row */
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_misc"), 1);
+	CHECK_INT(q(&f, "SELECT unplug_ns - ts FROM block_misc WHERE action = 'P'"), 10);
+	CHECK_INT(q(&f, "SELECT arg FROM block_misc WHERE action = 'P'"), 1);
 	/* the view gives back every event, in order */
 	CHECK_INT(q(&f, "SELECT count(*) FROM block_event"), 10);
-	{
-		sqlite3_stmt *s;
-
-		sqlite3_prepare_v2(swt_store_db(f.st),
-				   "SELECT group_concat(action, '') FROM (SELECT action FROM block_event ORDER BY ts)",
-				   -1, &s, NULL);
-		CHECK_INT(sqlite3_step(s), SQLITE_ROW);
-		CHECK_STR((const char *)sqlite3_column_text(s, 0), "QGQMQFPUDC");
-		sqlite3_finalize(s);
-	}
+	check_stream(&f, "QGQMQFPUDC");
 	/* slots through the partition start: (sector - 2048) / 8; slot 0 is the header */
 	CHECK_INT(q(&f, "SELECT count(*) FROM swap_in"), 2);
 	CHECK_INT(q(&f, "SELECT min(slot) FROM swap_in"), 1);
 	CHECK_INT(q(&f, "SELECT max(slot) FROM swap_in"), 2);
 	CHECK_INT(q(&f, "SELECT count(*) FROM swap_in WHERE demand IS NULL"), 2);
+	teardown(&f);
+}
+
+TEST(plugs_pair_with_their_unplug_only)
+{
+	const uint32_t other = DEV + 1;
+	struct fixture f;
+
+	setup(&f, "8:2", 3);
+	CHECK_INT(blk_on(&f, DEV, 0, 'P', 0, 0, "N", 7), 0);	/* ended by the U below */
+	CHECK_INT(blk_on(&f, other, 0, 'U', 0, 0, "N", 7), 0);	/* other device: alone */
+	CHECK_INT(blk_on(&f, DEV, 1, 'U', 0, 0, "N", 7), 0);	/* other CPU: alone */
+	CHECK_INT(blk_on(&f, DEV, 0, 'U', 0, 0, "N", 8), 0);	/* other task: alone */
+	CHECK_INT(blk_on(&f, DEV, 0, 'U', 0, 0, "N", 7), 0);
+	CHECK_INT(blk_on(&f, DEV, 0, 'U', 0, 0, "N", 7), 0);	/* nothing left to end */
+	CHECK_INT(blk_on(&f, DEV, 1, 'P', 0, 0, "N", 9), 0);	/* plugged twice: the first alone */
+	CHECK_INT(blk_on(&f, DEV, 1, 'P', 0, 0, "N", 9), 0);	/* never unplugged in the trace */
+	finish(&f);
+
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_misc"), 7);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_misc WHERE unplug_ns IS NOT NULL"), 1);
+	CHECK_INT(q(&f, "SELECT unplug_ns - ts FROM block_misc WHERE unplug_ns IS NOT NULL"), 40);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_misc WHERE action = 'U'"), 4);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_event"), 8);
+	check_stream(&f, "PUUUUUPP");
+	/* the unplug given back is the one recorded: its device, CPU, task, count */
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_event WHERE action = 'U' AND dev = 8388610"
+		       " AND cpu = 0 AND pid = 7 AND ts = 1050"), 1);
+	CHECK_INT(q(&f, "SELECT count(*) FROM block_event WHERE action = 'P' AND pid = 9"), 2);
 	teardown(&f);
 }
 

@@ -1,0 +1,134 @@
+#!/bin/bash
+# The command line: help and version, usage errors (exit 2 with a message),
+# failures (exit 1 with one line), ingest without metadata (a warning, and
+# every device a swap area from sector 0), --swap statements, and info's
+# blkparse-style text.  Runs on the bundled sample capture.
+. "$(dirname "$0")/lib.sh"
+need_tool sqlite3
+need_tool python3
+
+SAMPLE=$SWT_SOURCE_DIR/samples/rnd-1dev-pc0
+[ -f "$SAMPLE/trace.dat" ] || skip "the sample capture is missing"
+OUT=$WORK/stdout
+ERR=$WORK/stderr
+
+run() { # expected-status args...   (stdout in $OUT, stderr in $ERR)
+	local want=$1 rc
+	shift
+	"$SWAPTRACE" "$@" >"$OUT" 2>"$ERR"
+	rc=$?
+	check_eq "$rc" "$want" "swaptrace $*: exit status"
+}
+
+has() { # file regex what
+	grep -qE -- "$2" "$1" || fail "$3: no line matching /$2/ in: $(head -c 300 "$1")"
+}
+
+lines() { wc -l < "$1"; }
+
+# --- help and version -------------------------------------------------------------
+run 0 --help
+has "$OUT" '^usage: swaptrace ' "--help"
+has "$OUT" '^ +ingest +' "--help lists ingest"
+has "$OUT" '^ +info +' "--help lists info"
+check_eq "$(lines "$ERR")" 0 "--help: stderr"
+run 0 help
+has "$OUT" '^usage: swaptrace ' "help"
+
+for verb in ingest info; do
+	run 0 help "$verb"
+	has "$OUT" "^usage: swaptrace $verb " "help $verb"
+	cp "$OUT" "$WORK/help-$verb"
+	run 0 "$verb" --help
+	check_eq "$(cat "$OUT")" "$(cat "$WORK/help-$verb")" "$verb --help vs help $verb"
+	run 0 "$verb" -h
+	check_eq "$(cat "$OUT")" "$(cat "$WORK/help-$verb")" "$verb -h vs help $verb"
+done
+has "$WORK/help-ingest" '--swap SPEC' "help ingest documents --swap"
+has "$WORK/help-ingest" 'sector 0, with a warning' "help ingest documents the assumed layout"
+
+run 0 --version
+has "$OUT" '^swaptrace [0-9]+\.[0-9]+\.[0-9]+$' "--version"
+
+# --- usage errors: exit 2 and say what is wrong ---------------------------------------
+run 2
+has "$ERR" '^usage: swaptrace ' "no command"
+run 2 frobnicate
+check_eq "$(cat "$ERR")" "swaptrace: 'frobnicate' is not a swaptrace command. See 'swaptrace --help'." "unknown command"
+run 2 help frobnicate
+check_eq "$(cat "$ERR")" "swaptrace: help: 'frobnicate' is not a swaptrace command" "help on an unknown command"
+
+usage_error() { # message args...
+	local msg=$1 verb=$2
+	shift
+	run 2 "$@"
+	check_eq "$(head -n 1 "$ERR")" "swaptrace: $verb: $msg" "swaptrace $*: message"
+	has "$ERR" "^usage: swaptrace $verb " "swaptrace $*: synopsis"
+	check_eq "$(lines "$OUT")" 0 "swaptrace $*: stdout"
+}
+usage_error "no output database given (-o DB)" ingest "$SAMPLE"
+usage_error "no INPUT given" ingest -o "$WORK/x.db"
+usage_error "option '-o' needs a value" ingest -o
+usage_error "unknown option '--frobnicate'" ingest --frobnicate -o "$WORK/x.db" "$SAMPLE"
+usage_error "no DB given" info
+usage_error "one DB at a time" info a.db b.db
+usage_error "unknown option '-x'" info -x a.db
+run 2 ingest -o "$WORK/x.db" --swap 7:0,start=banana "$SAMPLE"
+has "$ERR" "^swaptrace: ingest: bad --swap '7:0,start=banana'" "a bad --swap"
+[ -e "$WORK/x.db" ] && fail "usage errors left a database"
+
+# --- failures: exit 1, one line ---------------------------------------------------------
+run 1 info "$WORK/no-such.db"
+check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/no-such.db': No such file or directory" "info on a missing file"
+for f in "$SAMPLE/meta.txt" "$SAMPLE/trace.dat"; do
+	run 1 info "$f"
+	check_eq "$(cat "$ERR")" "swaptrace: info: '$f': not a swaptrace database" "info on $(basename "$f")"
+done
+sqlite3 "$WORK/other.db" 'CREATE TABLE t (x); INSERT INTO t VALUES (1);'
+run 1 info "$WORK/other.db"
+check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/other.db': not a swaptrace database" "info on another SQLite database"
+
+# --- ingest without metadata: a warning, and it still ingests --------------------------
+cp "$SAMPLE/trace.dat" "$WORK/trace.dat"
+run 0 ingest -o "$WORK/assumed.db" "$WORK/trace.dat"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: warning: no swap layout given (no metadata file, no --swap): every device with I/O is taken as a swap area starting at sector 0" "ingest without metadata: warning"
+has "$OUT" "^swaptrace: ingest: wrote '$WORK/assumed.db': [0-9]+ events, [0-9]+ requests, [0-9]+ swap-in and [0-9]+ swap-out pages" "ingest summary line"
+check_eq "$(sqlite3 "$WORK/assumed.db" "SELECT layout_source FROM capture; SELECT dev >> 20, dev & 1048575, start_sector, assumed FROM swap_area")" \
+	"assumed
+7|0|0|1" "ingest without metadata: the assumed layout"
+run 0 info --json "$WORK/assumed.db"
+cp "$OUT" "$WORK/assumed.json"
+check_eq "$(json_get "$WORK/assumed.json" 'd["swap_in_pages"]')" "$(meta_value "$SAMPLE/meta.txt" pswpin)" "assumed layout: swap-in pages"
+
+# --- --swap states the layout, over the metadata file's -----------------------------
+run 0 ingest -q -o "$WORK/swap.db" --swap 7:0,start=0 --meta "$SAMPLE/meta.txt" "$WORK/trace.dat"
+check_eq "$(lines "$ERR")$(lines "$OUT")" 00 "ingest -q --swap: no output"
+check_eq "$(sqlite3 "$WORK/swap.db" "SELECT layout_source FROM capture; SELECT dev >> 20, dev & 1048575, start_sector, assumed FROM swap_area")" \
+	"cmdline
+7|0|0|0" "--swap 7:0,start=0: the stated layout"
+run 0 info --json "$WORK/swap.db"
+check_eq "$(cat "$OUT")" "$(cat "$WORK/assumed.json")" "--swap 7:0,start=0 vs the assumed layout"
+# a partition starting at sector 800 of the traced disk: slot = (sector - 800) / 8,
+# so every page moves down 100 slots and those up to the new header drop out
+run 0 ingest -q -o "$WORK/shifted.db" --swap 7:0,start=800 "$WORK/trace.dat"
+check_eq "$(sqlite3 "$WORK/shifted.db" 'SELECT count(*), sum(slot) FROM swap_in')" \
+	"$(sqlite3 "$WORK/swap.db" 'SELECT count(*), sum(slot - 100) FROM swap_in WHERE slot > 100')" \
+	"--swap 7:0,start=800: slots"
+
+# --- info's text: blkparse's lines --------------------------------------------------------
+run 0 info "$WORK/swap.db"
+# blkparse's layout: reads on the left, writes on the right of each line
+for pair in 'Reads Queued:|Writes Queued:' 'Read Dispatches:|Write Dispatches:' \
+	    'Reads Completed:|Writes Completed:' 'Read Merges:|Write Merges:'; do
+	has "$OUT" "^ ${pair%|*} +[0-9]+, +[0-9]+KiB	 ${pair#*|} +[0-9]+, +[0-9]+KiB\$" \
+		"info text: $pair"
+done
+has "$OUT" '^Device 7:0' "info text: device header"
+has "$OUT" '^  block +block_bio_queue +[0-9]+$' "info text: event counts"
+has "$OUT" '^  swap-in pages +[0-9]+ +pswpin [0-9]+$' "info text: swap-in pages next to pswpin"
+# the numbers are the JSON's
+check_eq "$(awk '$1 == "Reads" && $2 == "Queued:" { sub(",", "", $3); print $3 }' "$OUT")" \
+	"$(json_get "$WORK/assumed.json" 'd["devices"][0]["reads_queued"]')" "info text: reads queued"
+check_eq "$(awk '$5 == "Write" && $6 == "Dispatches:" { sub(",", "", $7); print $7 }' "$OUT")" \
+	"$(json_get "$WORK/assumed.json" 'd["devices"][0]["writes_dispatched"]')" "info text: writes dispatched"
+finish

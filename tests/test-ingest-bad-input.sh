@@ -1,0 +1,283 @@
+#!/bin/bash
+# Bad input: every case below must make `swaptrace ingest` exit with status 1
+# and print exactly one line on stderr naming the file (and the byte offset
+# where it is knowable), leave no database and no temporary file in the
+# output directory, and leave a database already at the output path as it
+# was.  The damaged files are real captures damaged on purpose; offsets in
+# the expected messages come from tests/tracefile.py, which reads the
+# formats independently of swaptrace.
+. "$(dirname "$0")/lib.sh"
+need_tool xz
+need_tool trace-cmd
+need_tool python3
+find_captures
+
+CAP=$CAPTURES/rnd-1dev-pc0
+[ -f "$CAP/trace.dat" ] && [ -d "$CAP/blk" ] || skip "capture rnd-1dev-pc0 not found"
+TF() { python3 "$SWT_SOURCE_DIR/tests/tracefile.py" "$@"; }
+# a path as an extended regular expression matching only itself
+re() { printf '%s' "$1" | sed 's/[][\.*^$+?(){}|]/\\&/g'; }
+IN=$WORK/in
+mkdir -p "$IN"
+KEEP=$WORK/keep.db
+
+# expect_fail NAME REGEX [ENV=VALUE...] -- INGEST-ARGS...
+# Runs `swaptrace ingest -q -o DIR/cap.db INGEST-ARGS` twice: into an empty
+# directory (nothing may be left in it) and over an existing database (it
+# must be unchanged, with nothing beside it).  REGEX must match the whole
+# single line on stderr.
+expect_fail() {
+	local name=$1 regex=$2 env=() out rc mode
+	shift 2
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	for mode in new existing; do
+		out=$WORK/out-$name-$mode
+		rm -rf "$out" && mkdir "$out"
+		[ "$mode" = existing ] && cp "$KEEP" "$out/cap.db"
+		env "${env[@]}" "$SWAPTRACE" ingest -q -o "$out/cap.db" "$@" \
+			>/dev/null 2>"$WORK/stderr"
+		rc=$?
+		check_stderr "$name ($mode output)" "$rc" 1 "^swaptrace: ingest: $regex\$"
+		if [ "$mode" = new ]; then
+			check_eq "$(ls -A "$out")" "" "$name: files left in the output directory"
+		else
+			cmp -s "$KEEP" "$out/cap.db" || fail "$name: the existing database was changed"
+			check_eq "$(ls -A "$out")" "cap.db" "$name: files beside the existing database"
+		fi
+	done
+}
+
+check_stderr() { # what status expected-status regex   (reads $WORK/stderr)
+	check_eq "$2" "$3" "$1: exit status"
+	check_eq "$(wc -l < "$WORK/stderr")" 1 "$1: lines on stderr"
+	grep -qE -- "$4" "$WORK/stderr" ||
+		fail "$1: stderr '$(head -c 400 "$WORK/stderr")' does not match /$4/"
+}
+
+# --- the good inputs everything below is damaged from --------------------------
+BLK=$(blk_input "$(basename "$CAP")")
+# the first 4000 records of CPU 0's file: small, and a real trace
+cut=$(TF blk-record "$BLK.blktrace.0" 4000)
+head -c "$cut" "$BLK.blktrace.0" > "$IN/good.blktrace.0"
+TD=$IN/trace.dat
+cp "$CAP/trace.dat" "$TD" && chmod u+w "$TD"
+TD_SIZE=$(stat -c %s "$TD")
+# the existing database the failing runs must not touch; it also shows the
+# undamaged inputs ingest
+if ! "$SWAPTRACE" ingest -q -o "$KEEP" --swap 7:0 "$IN/good.blktrace.0"; then
+	fail "the undamaged blktrace prefix does not ingest"
+	finish
+fi
+
+damaged() { # NAME: a fresh copy of the good blktrace prefix
+	cp "$IN/good.blktrace.0" "$IN/$1" && echo "$IN/$1"
+}
+
+damaged_td() { # NAME [SOURCE]: a fresh writable copy of a trace.dat
+	cp "${2:-$TD}" "$IN/$1" && chmod u+w "$IN/$1" && echo "$IN/$1"
+}
+
+# --- blktrace files --------------------------------------------------------------
+r=$(TF blk-record "$IN/good.blktrace.0" 2500)
+f=$IN/cut.blktrace.0
+head -c $((r + 20)) "$IN/good.blktrace.0" > "$f"
+expect_fail blk-truncated "'$(re "$f")': truncated record at offset $r" -- "$f"
+
+r=$(TF blk-pdu-record "$IN/good.blktrace.0")
+f=$IN/cut-pdu.blktrace.0
+head -c $((r + 48 + 3)) "$IN/good.blktrace.0" > "$f"
+expect_fail blk-truncated-pdu "'$(re "$f")': truncated record at offset $r \(PDU of 8 bytes\)" -- "$f"
+
+# a set of per-CPU files whose second file is cut: the message names that file
+mkdir -p "$IN/set"
+cp "$IN/good.blktrace.0" "$IN/set/swap.blktrace.0"
+r=$(TF blk-record "$BLK.blktrace.1" 1500)
+head -c $((r + 7)) "$BLK.blktrace.1" > "$IN/set/swap.blktrace.1"
+expect_fail blk-set-truncated "'$(re "$IN/set/swap.blktrace.1")': truncated record at offset $r" \
+	-- "$IN/set/swap"
+
+f=$(damaged magic-first)
+TF patch "$f" 0 deadbeef
+expect_fail blk-magic-first \
+	"'$(re "$f")': not a trace.dat or blktrace file \(unrecognised magic at offset 0\)" -- "$f"
+
+r=$(TF blk-record "$IN/good.blktrace.0" 1234)
+f=$(damaged magic-later)
+TF patch "$f" "$r" deadbeef
+expect_fail blk-magic-later "'$(re "$f")': bad record magic 0xefbeadde at offset $r" -- "$f"
+
+f=$(damaged version)
+TF patch "$f" "$r" 09
+expect_fail blk-version "'$(re "$f")': unsupported blktrace record version 9 at offset $r" -- "$f"
+
+f=$(damaged version-first)
+TF patch "$f" 0 06
+expect_fail blk-version-first "'$(re "$f")': unsupported blktrace record version 6 at offset 0" -- "$f"
+
+# action: low 16 bits (the basic action) of the little-endian u32 at +28
+f=$(damaged action)
+TF patch "$f" $((r + 28)) ff00
+expect_fail blk-action "'$(re "$f")': unknown blktrace action 0x[0-9a-f]*00ff at offset $r" -- "$f"
+
+# --- trace.dat: structure ---------------------------------------------------------
+f=$IN/half.dat
+head -c $((TD_SIZE / 2)) "$TD" > "$f"
+expect_fail td-truncated \
+	"'$(re "$f")': .* at offset [0-9]+ \([0-9]+ bytes\) runs past the end of the file \($((TD_SIZE / 2)) bytes\)" \
+	-- "$f"
+
+opt=$(TF td-options-field "$TD")
+f=$(damaged_td options-past-end.dat)
+TF patch64 "$f" "$opt" $((TD_SIZE + 4096))
+expect_fail td-options-past-end \
+	"'$(re "$f")': options section header at offset $((TD_SIZE + 4096)) \(16 bytes\) runs past the end of the file \($TD_SIZE bytes\)" \
+	-- "$f"
+
+f=$(damaged_td options-bogus.dat)
+TF patch64 "$f" "$opt" 4096
+expect_fail td-options-bogus "'$(re "$f")': section at offset 4096 should be options \(id 0\), has id [0-9]+" \
+	-- "$f"
+
+# the event formats section (option 18) pointing past the end, and at the
+# header section (option 16's)
+o18=$(TF td-option "$TD" 18)
+f=$(damaged_td section-past-end.dat)
+TF patch64 "$f" "$o18" $((TD_SIZE + 10))
+expect_fail td-section-past-end \
+	"'$(re "$f")': section at offset $((TD_SIZE + 10)) \(16 bytes\) runs past the end of the file \($TD_SIZE bytes\)" \
+	-- "$f"
+
+o16=$(TF td-option "$TD" 16)
+header_sect=$(od -An -t u8 -j "$o16" -N 8 "$TD" | tr -d ' ')
+f=$(damaged_td section-bogus.dat)
+TF patch64 "$f" "$o18" "$header_sect"
+expect_fail td-section-bogus \
+	"'$(re "$f")': section at offset $header_sect has section id 16, expected 18" -- "$f"
+
+# the swt buffer's CPU 1 data said to lie past the end of the file
+e=$(TF td-cpu-entry "$TD" swt 1)
+f=$(damaged_td cpu-past-end.dat)
+TF patch64 "$f" $((e + 4)) $((TD_SIZE - 100))
+expect_fail td-cpu-data-past-end \
+	"'$(re "$f")': compressed CPU data at offset $((TD_SIZE - 100)) \([0-9]+ bytes\) runs past the end of the file \($TD_SIZE bytes\)" \
+	-- "$f"
+
+# --- trace.dat: event data --------------------------------------------------------
+# a zstd frame's magic destroyed (chunk 1 of CPU 0): libtracecmd stops there
+# without an error; what it decoded falls short of what the file declares
+read -r cpu0 _ <<< "$(TF td-cpu "$TD" swt 0)"
+c=$(TF td-chunk "$TD" swt 0 1)
+f=$(damaged_td zstd-magic.dat)
+TF patch "$f" $((c + 8)) deadbeef
+expect_fail td-zstd-stops \
+	"'$(re "$f")': buffer 'swt' CPU 0: decoding stopped after [0-9]+ events, before the end of its data \(offset $cpu0, [0-9]+ bytes, compressed\): the file is damaged" \
+	-- "$f"
+
+# one byte changed inside a zstd frame (byte 2040 of chunk 0's): the frame
+# still decompresses, into pages spanning the whole CPU that hold fewer
+# events than the file's statistics declare
+c=$(TF td-chunk "$TD" swt 0 0)
+f=$(damaged_td zstd-inside.dat)
+TF patch "$f" $((c + 8 + 2040)) 56
+expect_fail td-zstd-garbled \
+	"'$(re "$f")': buffer 'swt' CPU 0: [0-9]+ events decoded where the file's statistics declare [0-9]+: the compressed data at offset $cpu0 \([0-9]+ bytes\) is damaged" \
+	-- "$f"
+
+# an uncompressed version-6 copy with garbage in a data page: 'AAAA' reads
+# as a 4-byte event whose type id is 0x4141
+V6=$IN/v6.dat
+trace-cmd convert -i "$TD" -o "$V6" --file-version 6 >/dev/null 2>&1 || fail "trace-cmd convert to v6"
+read -r v6cpu0 _ <<< "$(TF td-cpu "$V6" swt 0)"
+page=$((v6cpu0 + 10 * 4096))
+f=$(damaged_td v6-garbage.dat "$V6")
+TF patch "$f" $((page + 16)) "$(printf '41%.0s' $(seq 64))"
+expect_fail td-v6-garbage \
+	"'$(re "$f")': buffer 'swt' CPU 0: the record at offset $((page + 16)) has unknown event id 16705" \
+	-- "$f"
+rm -f "$f"
+
+# a smaller commit size in the first page's header of the same copy: fewer
+# events, every page still reached.  Uncompressed data is only checked
+# against the file's statistics, which a size-capped recording also fails,
+# so this is a warning naming both counts, not an error.
+f=$(damaged_td v6-commit.dat "$V6")
+TF patch "$f" $((v6cpu0 + 9)) 01
+"$SWAPTRACE" ingest -q -o "$WORK/v6-commit.db" --swap 7:0 "$f" >/dev/null 2>"$WORK/stderr"
+check_stderr "td-v6-short-page (a warning)" $? 0 \
+	"^swaptrace: ingest: warning: '$(re "$f")': buffer 'swt' CPU 0: [0-9]+ events decoded where the file's statistics declare [0-9]+ .*damaged data\)\$"
+rm -f "$f" "$V6" "$WORK/v6-commit.db"
+
+# libtracecmd crashing in the decoder child (test seam: it raises SIGSEGV
+# after N events) is an error, not a crash of swaptrace
+expect_fail td-decoder-crash \
+	"'$(re "$TD")': libtracecmd crashed \(signal 11\) decoding the file after 1000 events: the file is damaged" \
+	SWT_TEST_DECODER_CRASH=1000 -- "$TD"
+
+# --- not traces, and the command line -------------------------------------------
+f=$IN/notes.txt
+cp "$CAP/meta.txt" "$f"
+expect_fail not-a-trace \
+	"'$(re "$f")': not a trace.dat or blktrace file \(unrecognised magic at offset 0\)" -- "$f"
+
+f=$IN/empty.dat
+: > "$f"
+expect_fail empty-file "'$(re "$f")': empty file" -- "$f"
+
+f=$IN/no-such-trace
+expect_fail missing-input "'$(re "$f")': no such file, and no '$(re "$f").blktrace.0'" -- "$f"
+
+# the same device's block events twice: trace.dat and its capture's blk files
+expect_fail same-device-twice \
+	"'$(re "$BLK")': block events for device 7:0 also come from '$(re "$TD")'; ingest one of them" \
+	-- "$TD" "$BLK"
+
+# --- unwritable output ------------------------------------------------------------
+# (a single run each: the output itself is what is wrong)
+out=$WORK/no-such-dir/cap.db
+"$SWAPTRACE" ingest -q -o "$out" "$IN/good.blktrace.0" >/dev/null 2>"$WORK/stderr"
+check_stderr "missing output directory" $? 1 \
+	"^swaptrace: ingest: '$(re "$out")': cannot create database: No such file or directory\$"
+[ -e "$WORK/no-such-dir" ] && fail "missing output directory: it was created"
+
+mkdir -p "$WORK/out-is-dir"
+"$SWAPTRACE" ingest -q -o "$WORK/out-is-dir" "$IN/good.blktrace.0" >/dev/null 2>"$WORK/stderr"
+check_stderr "output is a directory" $? 1 \
+	"^swaptrace: ingest: '$(re "$WORK/out-is-dir")': cannot create database: Is a directory\$"
+check_eq "$(ls -A "$WORK/out-is-dir")" "" "output is a directory: files left in it"
+check_eq "$(ls -A "$WORK" | grep -c 'tmp-')" 0 "output is a directory: temporary files beside it"
+
+# a read-only directory: root writes anywhere, so as root a read-only
+# tmpfs in a private mount namespace stands in for it
+ro=$WORK/read-only
+mkdir -p "$ro"
+if [ "$(id -u)" -eq 0 ]; then
+	unshare -m sh -c 'mount -t tmpfs -o ro tmpfs "$1" && shift && exec "$@"' sh "$ro" \
+		"$SWAPTRACE" ingest -q -o "$ro/cap.db" "$IN/good.blktrace.0" >/dev/null 2>"$WORK/stderr"
+else
+	chmod a-w "$ro"
+	"$SWAPTRACE" ingest -q -o "$ro/cap.db" "$IN/good.blktrace.0" >/dev/null 2>"$WORK/stderr"
+fi
+check_stderr "read-only output directory" $? 1 \
+	"^swaptrace: ingest: '$(re "$ro/cap.db")': cannot create database: (Read-only file system|Permission denied)\$"
+chmod u+w "$ro"
+
+# a disk that fills up while rows are written (root only: a small tmpfs in
+# a private mount namespace); what is left on it is listed from inside
+if [ "$(id -u)" -eq 0 ]; then
+	full=$WORK/full
+	mkdir -p "$full"
+	unshare -m sh -c 'mount -t tmpfs -o size=2m tmpfs "$1" || exit 99
+		"$2" ingest -q -o "$1/cap.db" "$3" >/dev/null 2>"$4"
+		rc=$?; ls -A "$1" > "$5"; exit $rc' sh "$full" "$SWAPTRACE" "$TD" "$WORK/stderr" \
+		"$WORK/left"
+	rc=$?
+	if [ "$rc" -eq 99 ]; then
+		echo "note: cannot mount a tmpfs here; the full-disk case is not run"
+	else
+		check_stderr "disk full" "$rc" 1 \
+			"^swaptrace: ingest: '$(re "$full/cap.db")': .*database or disk is full\$"
+		check_eq "$(cat "$WORK/left")" "" "disk full: files left on the disk"
+	fi
+fi
+finish

@@ -1,0 +1,75 @@
+#!/bin/bash
+# Format variants of the same capture ingest to the same database summary:
+#   - a big-endian copy of the blktrace files (as an s390 host writes them)
+#     gives the same `swaptrace info --json` as the little-endian original,
+#     and blkparse reads the copy to the same per-device counts;
+#   - `trace-cmd convert` copies of trace.dat as version 6 and as
+#     uncompressed version 7 give the same info as the compressed original.
+. "$(dirname "$0")/lib.sh"
+need_tool blkparse
+need_tool trace-cmd
+need_tool xz
+need_tool sqlite3
+find_captures
+: "${SWT_TOOLS_DIR:?}"
+
+NAME=rnd-4dev-pc0	# four swap devices: the per-device split matters
+CAP=$CAPTURES/$NAME
+[ -d "$CAP/blk" ] || skip "capture $NAME not found"
+
+ingest_info() { # db json inputs...
+	local db=$1 json=$2
+	shift 2
+	if ! "$SWAPTRACE" ingest -q -o "$db" --meta "$CAP/meta.txt" "$@"; then
+		fail "ingest of $* failed"
+		return 1
+	fi
+	"$SWAPTRACE" info --json "$db" > "$json" || fail "info on $db failed"
+}
+
+# --- blktrace: both byte orders ---------------------------------------------------
+LE=$(blk_input "$NAME")
+BE=$WORK/be/swap
+mkdir -p "$WORK/be"
+for f in "$LE".blktrace.*; do
+	"$SWT_TOOLS_DIR/blk-swap-endian" "$f" "$BE.blktrace.${f##*.}" big ||
+		fail "blk-swap-endian $f"
+done
+cmp -s "$LE.blktrace.0" "$BE.blktrace.0" && fail "the big-endian copy is identical to the original"
+check_eq "$(od -An -tx1 -N4 "$BE.blktrace.0" | tr -d ' ')" 65617407 "big-endian copy: first magic"
+
+ingest_info "$WORK/le.db" "$WORK/le.json" "$LE"
+ingest_info "$WORK/be.db" "$WORK/be.json" "$BE"
+check_eq "$(cat "$WORK/be.json")" "$(cat "$WORK/le.json")" "info --json, big-endian vs little-endian blktrace"
+check_eq "$(sqlite3 "$WORK/be.db" 'SELECT format, version, byte_order, cpus FROM source')" \
+	"blktrace|7|big|$(ls "$LE".blktrace.* | wc -l)" "big-endian copy: source row"
+check_eq "$(sqlite3 "$WORK/le.db" 'SELECT byte_order FROM source')" little "original: byte order"
+# the whole block stream, not only its counts, is the same
+check_eq "$(sqlite3 "$WORK/be.db" 'SELECT count(*), sum(ts % 1000003), sum(sector), sum(nr_sectors) FROM block_event')" \
+	"$(sqlite3 "$WORK/le.db" 'SELECT count(*), sum(ts % 1000003), sum(sector), sum(nr_sectors) FROM block_event')" \
+	"block_event stream, big-endian vs little-endian"
+check_eq "$(blkparse_counts "$BE")" "$(blkparse_counts "$LE")" "blkparse per-device counts, big-endian vs little-endian"
+check_eq "$(info_counts "$WORK/be.json")" "$(blkparse_counts "$BE")" "big-endian copy: swaptrace vs blkparse"
+echo "blktrace: big-endian copy ingests like the original"
+
+# --- trace.dat: versions and compression ------------------------------------------
+ingest_info "$WORK/td.db" "$WORK/td.json" "$CAP/trace.dat"
+check_eq "$(sqlite3 "$WORK/td.db" 'SELECT version FROM source')" 7 "original trace.dat version"
+for variant in "6 v6.dat --file-version 6" "7 v7-none.dat --file-version 7 --compression none"; do
+	read -r version file args <<< "$variant"
+	# shellcheck disable=SC2086
+	if ! trace-cmd convert -i "$CAP/trace.dat" -o "$WORK/$file" $args >/dev/null 2>&1; then
+		fail "trace-cmd convert $args"
+		continue
+	fi
+	ingest_info "$WORK/$file.db" "$WORK/$file.json" "$WORK/$file" || continue
+	check_eq "$(cat "$WORK/$file.json")" "$(cat "$WORK/td.json")" "info --json, $file vs the original"
+	check_eq "$(sqlite3 "$WORK/$file.db" 'SELECT version, byte_order FROM source')" "$version|little" \
+		"$file: source row"
+	check_eq "$(sqlite3 "$WORK/$file.db" 'SELECT count(*), sum(ts % 1000003), sum(address % 1000003) FROM fault')" \
+		"$(sqlite3 "$WORK/td.db" 'SELECT count(*), sum(ts % 1000003), sum(address % 1000003) FROM fault')" \
+		"$file: faults"
+	echo "trace.dat: $file ingests like the original"
+	rm -f "$WORK/$file"
+done
+finish

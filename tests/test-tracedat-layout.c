@@ -1,0 +1,438 @@
+/*
+ * The structural trace.dat reader (tracedat-layout.c) on crafted files:
+ * version 7 option chains, buffers, CPUSTAT and compressed chunk walking;
+ * version 6 headers, options and flyrecord tables; and the damage it must
+ * refuse before libtracecmd sees a file.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "tracedat-layout.h"
+#include "util.h"
+
+#define PAGE 4096
+
+struct file {
+	unsigned char *data;
+	size_t len, cap;
+	char path[64];
+};
+
+static void put(struct file *f, const void *p, size_t n)
+{
+	if (f->len + n > f->cap) {
+		f->cap = (f->len + n) * 2 + 1024;
+		f->data = realloc(f->data, f->cap);
+	}
+	memcpy(f->data + f->len, p, n);
+	f->len += n;
+}
+
+static void put16(struct file *f, uint16_t v) { put(f, &v, 2); }	/* host: little-endian */
+static void put32(struct file *f, uint32_t v) { put(f, &v, 4); }
+static void put64(struct file *f, uint64_t v) { put(f, &v, 8); }
+static void puts0(struct file *f, const char *s) { put(f, s, strlen(s) + 1); }
+static void set64(struct file *f, size_t at, uint64_t v) { memcpy(f->data + at, &v, 8); }
+static void set32(struct file *f, size_t at, uint32_t v) { memcpy(f->data + at, &v, 4); }
+static void pad_to(struct file *f, size_t at) { while (f->len < at) put(f, "", 1); }
+
+static void header(struct file *f, const char *version)
+{
+	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+	memset(f, 0, sizeof(*f));
+	put(f, magic, sizeof(magic));
+	puts0(f, version);
+	put(f, "\0\x08", 2);	/* little-endian, 8-byte longs */
+	put32(f, PAGE);
+}
+
+/* Option header; returns where its u32 size is, to patch once known. */
+static size_t option(struct file *f, uint16_t id)
+{
+	size_t at;
+
+	put16(f, id);
+	at = f->len;
+	put32(f, 0);
+	return at;
+}
+
+static void option_end(struct file *f, size_t size_at)
+{
+	set32(f, size_at, (uint32_t)(f->len - size_at - 4));
+}
+
+static void cpustat(struct file *f, const char *text)
+{
+	size_t at = option(f, 2);
+
+	puts0(f, text);
+	option_end(f, at);
+}
+
+/*
+ * A version 7 file: options section (CPUSTAT, a BUFFER "swt" with two CPUs
+ * of data), its flyrecord section, and the data.  compressed: the data of
+ * each CPU is a chunk list (u32 count, then u32 csize, u32 usize, bytes).
+ * Returns the offsets a test may want to damage.
+ */
+struct v7_spots {
+	size_t options_field, buffer_opt, buffer_size_at, cpu_entry[2], fly_sect, data[2];
+};
+
+static void make_v7(struct file *f, int compressed, struct v7_spots *sp)
+{
+	size_t sect, size_at, opt_size_at;
+
+	header(f, "7");
+	puts0(f, "none");
+	puts0(f, "");
+	sp->options_field = f->len;
+	put64(f, 0);
+	/* the flyrecord section header of the buffer */
+	sp->fly_sect = f->len;
+	put16(f, 3);
+	put16(f, compressed ? 1 : 0);
+	put32(f, 0);
+	put64(f, 0);
+	/* options section */
+	sect = f->len;
+	set64(f, sp->options_field, sect);
+	put16(f, 0);
+	put16(f, 0);
+	put32(f, 0);
+	size_at = f->len;
+	put64(f, 0);
+	cpustat(f, "CPU: 0\nentries: 0\noverrun: 0\nread events: 11\n");
+	cpustat(f, "\nBuffer: swt\n\n");
+	cpustat(f, "CPU: 0\nentries: 0\noverrun: 3\nread events: 42\ndropped events: 1\n");
+	cpustat(f, "CPU: 1\nread events: 7\n");
+	opt_size_at = option(f, 3);
+	sp->buffer_opt = f->len;
+	sp->buffer_size_at = opt_size_at;
+	put64(f, sp->fly_sect);
+	puts0(f, "swt");
+	puts0(f, "local");
+	put32(f, PAGE);
+	put32(f, 2);
+	for (int i = 0; i < 2; i++) {
+		sp->cpu_entry[i] = f->len;
+		put32(f, (uint32_t)i);
+		put64(f, 0);	/* data offset, patched below */
+		put64(f, 0);	/* data size */
+	}
+	option_end(f, opt_size_at);
+	opt_size_at = option(f, 0);	/* DONE: no next section */
+	put64(f, 0);
+	option_end(f, opt_size_at);
+	set64(f, size_at, f->len - size_at - 8);
+	/* per-CPU data, page aligned */
+	for (int i = 0; i < 2; i++) {
+		pad_to(f, (f->len + PAGE - 1) / PAGE * PAGE);
+		sp->data[i] = f->len;
+		set64(f, sp->cpu_entry[i] + 4, f->len);
+		if (compressed) {
+			/* two chunks of 100 and 60 bytes, 8192 and 4096 bytes uncompressed */
+			put32(f, 2);
+			put32(f, 100);
+			put32(f, 2 * PAGE);
+			pad_to(f, f->len + 100);
+			put32(f, 60);
+			put32(f, PAGE);
+			pad_to(f, f->len + 60);
+			set64(f, sp->cpu_entry[i] + 12, f->len - sp->data[i] - 4);
+		} else {
+			pad_to(f, f->len + (size_t)(i + 1) * PAGE);
+			set64(f, sp->cpu_entry[i] + 12, (uint64_t)(i + 1) * PAGE);
+		}
+	}
+}
+
+static int read_layout(struct file *f, struct swt_td_layout *l, struct swt_err *err)
+{
+	FILE *out;
+
+	snprintf(f->path, sizeof(f->path), "/tmp/swt-test-layout-%d.dat", (int)getpid());
+	out = fopen(f->path, "wb");
+	CHECK(out != NULL);
+	if (!out)
+		return -1;
+	fwrite(f->data, 1, f->len, out);
+	fclose(out);
+	memset(err, 0, sizeof(*err));
+	return swt_td_layout_read(f->path, l, err);
+}
+
+static void done(struct file *f)
+{
+	unlink(f->path);
+	free(f->data);
+}
+
+/* The layout must be refused with a message containing want. */
+static void check_refused(struct file *f, const char *want)
+{
+	struct swt_td_layout l;
+	struct swt_err err;
+
+	CHECK(read_layout(f, &l, &err) < 0);
+	if (!strstr(err.msg, want)) {
+		fprintf(stderr, "message '%s' lacks '%s'\n", err.msg, want);
+		check_failures++;
+	}
+	CHECK(strstr(err.msg, f->path) != NULL);
+}
+
+TEST(v7_buffers_and_cpustat)
+{
+	struct file f;
+	struct v7_spots sp;
+	struct swt_td_layout l;
+	struct swt_err err;
+	const struct swt_td_stat *st;
+
+	make_v7(&f, 0, &sp);
+	CHECK_INT(read_layout(&f, &l, &err), 0);
+	CHECK_INT(l.version, 7);
+	CHECK_INT(l.page_size, PAGE);
+	CHECK_STR(l.compression, "none");
+	CHECK_STR(l.clock, "local");
+	CHECK_INT(l.nr_buffers, 1);
+	CHECK_STR(l.buffers[0].name, "swt");
+	CHECK_INT(l.buffers[0].compressed, 0);
+	CHECK_INT(l.buffers[0].nr_cpus, 2);
+	CHECK_INT(l.buffers[0].cpus[1].cpu, 1);
+	CHECK_INT(l.buffers[0].cpus[1].offset, sp.data[1]);
+	CHECK_INT(l.buffers[0].cpus[1].data_size, 2 * PAGE);
+	/* CPUSTAT entries belong to the buffer the "Buffer:" line named */
+	st = swt_td_layout_stat(&l, "", 0);
+	CHECK(st && st->read_events == 11);
+	st = swt_td_layout_stat(&l, "swt", 0);
+	CHECK(st && st->read_events == 42 && st->overrun == 3 && st->dropped == 1);
+	st = swt_td_layout_stat(&l, "swt", 1);
+	CHECK(st && st->read_events == 7);
+	CHECK(swt_td_layout_stat(&l, "swt", 2) == NULL);
+	swt_td_layout_release(&l);
+	done(&f);
+}
+
+TEST(v7_compressed_chunks)
+{
+	struct file f;
+	struct v7_spots sp;
+	struct swt_td_layout l;
+	struct swt_err err;
+
+	make_v7(&f, 1, &sp);
+	CHECK_INT(read_layout(&f, &l, &err), 0);
+	CHECK_INT(l.buffers[0].compressed, 1);
+	/* uncompressed size: the chunk headers' sum, not the bytes in the file */
+	CHECK_INT(l.buffers[0].cpus[0].data_size, 3 * PAGE);
+	CHECK_INT(l.buffers[0].cpus[0].size, 8 + 100 + 8 + 60);
+	swt_td_layout_release(&l);
+
+	/* a chunk longer than the CPU's data */
+	set32(&f, sp.data[1] + 4 + 8 + 100, 1000);
+	check_refused(&f, "buffer 'swt' CPU 1: chunk 1 at offset");
+	done(&f);
+
+	/* more chunks declared than there are */
+	make_v7(&f, 1, &sp);
+	set32(&f, sp.data[0], 3);
+	check_refused(&f, "buffer 'swt' CPU 0: chunk 2 header at offset");
+	done(&f);
+}
+
+TEST(v7_damaged_structure)
+{
+	struct file f;
+	struct v7_spots sp;
+
+	/* options offset past the end */
+	make_v7(&f, 0, &sp);
+	set64(&f, sp.options_field, f.len + 10);
+	check_refused(&f, "options section header at offset");
+	done(&f);
+
+	/* options offset at something that is not an options section */
+	make_v7(&f, 0, &sp);
+	set64(&f, sp.options_field, sp.fly_sect);
+	check_refused(&f, "should be options (id 0), has id 3");
+	done(&f);
+
+	/* the buffer's flyrecord section is not one */
+	make_v7(&f, 0, &sp);
+	set64(&f, sp.buffer_opt, 0);
+	check_refused(&f, "buffer flyrecord section at offset 0 has section id 2071, expected 3");
+	done(&f);
+
+	/* a CPU count that does not fill the option: a damaged name or count */
+	make_v7(&f, 0, &sp);
+	set32(&f, sp.cpu_entry[0] - 4, 1);
+	check_refused(&f, "do not hold a buffer description");
+	done(&f);
+	make_v7(&f, 0, &sp);
+	f.data[sp.buffer_opt + 8 + 3] = 'x';	/* "swt\0" loses its end */
+	check_refused(&f, "BUFFER option at offset");
+	done(&f);
+
+	/* CPU data past the end of the file */
+	make_v7(&f, 0, &sp);
+	set64(&f, sp.cpu_entry[1] + 12, 100 * PAGE);
+	check_refused(&f, "CPU data at offset");
+	done(&f);
+
+	/* options that point back at themselves */
+	make_v7(&f, 0, &sp);
+	{
+		size_t sect = (size_t)*(uint64_t *)(f.data + sp.options_field);
+		uint64_t size;
+
+		memcpy(&size, f.data + sect + 8, 8);
+		set64(&f, sect + 16 + size - 8, sect);	/* DONE's next offset */
+	}
+	check_refused(&f, "options sections form a loop");
+	done(&f);
+}
+
+TEST(header_checks)
+{
+	struct file f;
+	struct v7_spots sp;
+
+	make_v7(&f, 0, &sp);
+	f.data[0] = 0x18;
+	check_refused(&f, "not a trace.dat file (bad magic at offset 0)");
+	done(&f);
+
+	header(&f, "5");
+	pad_to(&f, 64);
+	check_refused(&f, "trace.dat version '5' is not supported");
+	done(&f);
+
+	make_v7(&f, 0, &sp);
+	f.data[12] = 2;		/* endianness byte after "7\0" */
+	check_refused(&f, "bad endianness byte 2 at offset 12");
+	done(&f);
+
+	make_v7(&f, 0, &sp);
+	set32(&f, 14, 1000);	/* page size */
+	check_refused(&f, "implausible header");
+	done(&f);
+
+	header(&f, "7");
+	check_refused(&f, "truncated header");
+	done(&f);
+}
+
+/*
+ * A version 6 file: header_page, header_event, empty format sections,
+ * 2 CPUs, options (BUFFER "swt", CPUSTAT), top-level flyrecord table, the
+ * buffer's table, data.
+ */
+static void make_v6(struct file *f, size_t *swt_table, size_t *cpus_at)
+{
+	size_t buf_opt, top_table;
+
+	header(f, "6");
+	puts0(f, "header_page");
+	put64(f, 4);
+	put32(f, 0);
+	puts0(f, "header_event");
+	put64(f, 0);
+	put32(f, 0);	/* ftrace formats */
+	put32(f, 0);	/* event systems */
+	put32(f, 0);	/* kallsyms */
+	put32(f, 0);	/* printk */
+	put64(f, 0);	/* saved cmdlines */
+	*cpus_at = f->len;
+	put32(f, 2);
+	put(f, "options  ", 10);
+	buf_opt = option(f, 3);
+	put64(f, 0);	/* the buffer's flyrecord table, patched below */
+	puts0(f, "swt");
+	option_end(f, buf_opt);
+	{
+		size_t at = option(f, 4);
+
+		puts0(f, "[local] global counter");
+		option_end(f, at);
+	}
+	cpustat(f, "\nBuffer: swt\n\n");
+	cpustat(f, "CPU: 1\nread events: 5\n");
+	put16(f, 0);	/* end of options */
+	top_table = f->len;
+	put(f, "flyrecord", 10);
+	for (int i = 0; i < 2; i++) {
+		put64(f, 0);
+		put64(f, 0);
+	}
+	*swt_table = f->len;
+	set64(f, buf_opt + 4, *swt_table);
+	put(f, "flyrecord", 10);
+	for (int i = 0; i < 2; i++) {
+		put64(f, 0);
+		put64(f, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		pad_to(f, (f->len + PAGE - 1) / PAGE * PAGE);
+		set64(f, *swt_table + 10 + 16 * (size_t)i, f->len);
+		set64(f, *swt_table + 18 + 16 * (size_t)i, PAGE);
+		pad_to(f, f->len + PAGE);
+	}
+	(void)top_table;
+}
+
+TEST(v6_walk)
+{
+	struct file f;
+	struct swt_td_layout l;
+	struct swt_err err;
+	size_t table, cpus_at;
+
+	make_v6(&f, &table, &cpus_at);
+	CHECK_INT(read_layout(&f, &l, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_INT(l.version, 6);
+	CHECK_STR(l.compression, "none");
+	CHECK_STR(l.clock, "local");
+	CHECK_INT(l.nr_buffers, 2);
+	CHECK_STR(l.buffers[0].name, "");
+	CHECK_INT(l.buffers[0].nr_cpus, 2);
+	CHECK_INT(l.buffers[0].cpus[0].size, 0);
+	CHECK_STR(l.buffers[1].name, "swt");
+	CHECK_INT(l.buffers[1].cpus[1].size, PAGE);
+	CHECK_INT(l.buffers[1].cpus[1].offset % PAGE, 0);
+	CHECK(swt_td_layout_stat(&l, "swt", 1) && swt_td_layout_stat(&l, "swt", 1)->read_events == 5);
+	swt_td_layout_release(&l);
+	done(&f);
+
+	/* the buffer's table is not a flyrecord table */
+	make_v6(&f, &table, &cpus_at);
+	f.data[table] = 'X';
+	check_refused(&f, "expected 'flyrecord' at offset");
+	done(&f);
+
+	/* its CPU data past the end */
+	make_v6(&f, &table, &cpus_at);
+	set64(&f, table + 18, 10 * PAGE);
+	check_refused(&f, "CPU data at offset");
+	done(&f);
+
+	/* a CPU count no machine has */
+	make_v6(&f, &table, &cpus_at);
+	set32(&f, cpus_at, 100000);
+	check_refused(&f, "implausible CPU count 100000");
+	done(&f);
+
+	/* cut inside the headers */
+	make_v6(&f, &table, &cpus_at);
+	f.len = cpus_at - 3;
+	check_refused(&f, "runs past the end of the file");
+	done(&f);
+}
+
+CHECK_MAIN

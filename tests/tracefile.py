@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Locate and patch structures in blktrace and trace.dat files, for the
+end-to-end tests that damage real captures on purpose.  Written from the
+file format documentation (blktrace_api.h, trace-cmd.dat.v6/v7(5)), apart
+from swaptrace's own readers, so the offsets the tests expect in error
+messages are computed independently.
+
+  tracefile.py blk-record FILE N           offset of record N (0-based)
+  tracefile.py blk-pdu-record FILE         offset of the first record with a PDU
+  tracefile.py td-options-field FILE       offset of the v7 options-offset field
+  tracefile.py td-option FILE ID [NTH]     offset of the NTH (0-based) v7 option
+                                           ID's data
+  tracefile.py td-cpu FILE BUFFER CPU      "OFFSET SIZE" of a buffer's CPU data
+                                           (v6 or v7; BUFFER "" is the top level)
+  tracefile.py td-cpu-entry FILE BUFFER CPU  offset of the v7 BUFFER option's
+                                           (cpu, offset, size) entry for CPU
+  tracefile.py td-chunk FILE BUFFER CPU N  offset of chunk N's header in
+                                           compressed CPU data
+  tracefile.py patch FILE OFFSET HEX       overwrite bytes at OFFSET
+  tracefile.py patch64 FILE OFFSET VALUE   overwrite a little-endian u64
+"""
+import struct
+import sys
+
+
+def blk_records(data):
+    """Offset and PDU length of every record."""
+    off = 0
+    while off < len(data):
+        magic = struct.unpack_from("<I", data, off)[0]
+        end = "<" if (magic & 0xffffff00) == 0x65617400 else ">"
+        version = struct.unpack_from(end + "I", data, off)[0] & 0xff
+        size, pdu_at = (48, 46) if version == 7 else (64, 50)
+        pdu_len = struct.unpack_from(end + "H", data, off + pdu_at)[0]
+        yield off, pdu_len
+        off += size + pdu_len
+
+
+def cstr(data, off):
+    end = data.index(b"\0", off)
+    return data[off:end].decode(), end + 1
+
+
+class TraceDat:
+    def __init__(self, data):
+        self.d = data
+        assert data[:10] == b"\x17\x08\x44tracing"
+        version, off = cstr(data, 10)
+        self.version = int(version)
+        assert data[off] == 0, "big-endian trace.dat files are not handled here"
+        self.page_size = struct.unpack_from("<I", data, off + 2)[0]
+        self.hdr_end = off + 6
+
+    def u16(self, off):
+        return struct.unpack_from("<H", self.d, off)[0]
+
+    def u32(self, off):
+        return struct.unpack_from("<I", self.d, off)[0]
+
+    def u64(self, off):
+        return struct.unpack_from("<Q", self.d, off)[0]
+
+    def options_field(self):
+        _, off = cstr(self.d, self.hdr_end)     # compression name
+        _, off = cstr(self.d, off)              # compression version
+        return off
+
+    def options_v7(self):
+        """(id, data offset, size) of every option, following the chain."""
+        sect = self.u64(self.options_field())
+        while sect:
+            assert self.u16(sect) == 0 and not self.u16(sect + 2) & 1
+            off, end, sect = sect + 16, sect + 16 + self.u64(sect + 8), 0
+            while off < end:
+                oid, size = self.u16(off), self.u32(off + 2)
+                if oid == 0:
+                    sect = self.u64(off + 6)
+                    break
+                yield oid, off + 6, size
+                off += 6 + size
+
+    def cpus_v7(self, buffer):
+        for oid, off, _ in self.options_v7():
+            if oid != 3:
+                continue
+            name, p = cstr(self.d, off + 8)
+            _, p = cstr(self.d, p)
+            if name != buffer:
+                continue
+            ncpus = self.u32(p + 4)
+            p += 8
+            for i in range(ncpus):
+                e = p + 20 * i
+                yield self.u32(e), self.u64(e + 4), self.u64(e + 12), e
+
+    def cpus_v6(self, buffer):
+        d = self.d
+        fly = d.index(b"flyrecord\0", d.index(b"options  \0"))
+        if buffer:
+            opt = d.index(b"options  \0") + 10
+            while True:
+                oid, size = self.u16(opt), self.u32(opt + 2)
+                assert oid, "no such buffer"
+                if oid == 3 and cstr(d, opt + 14)[0] == buffer:
+                    fly = self.u64(opt + 6)
+                    break
+                opt += 6 + size
+        ncpus = self.u32(d.index(b"options  \0") - 4)
+        for i in range(ncpus):
+            e = fly + 10 + 16 * i
+            yield i, self.u64(e), self.u64(e + 8), e
+
+    def cpu(self, buffer, cpu):
+        """(data offset, data size, entry offset) of a buffer's CPU."""
+        cpus = self.cpus_v7(buffer) if self.version == 7 else self.cpus_v6(buffer)
+        for c, off, size, entry in cpus:
+            if c == cpu:
+                return off, size, entry
+        raise SystemExit("no data for buffer '%s' CPU %d" % (buffer, cpu))
+
+
+def main(argv):
+    cmd, path = argv[1], argv[2]
+    if cmd in ("patch", "patch64"):
+        value = bytes.fromhex(argv[4]) if cmd == "patch" else struct.pack("<Q", int(argv[4], 0))
+        with open(path, "r+b") as f:
+            f.seek(int(argv[3], 0))
+            f.write(value)
+        return
+    with open(path, "rb") as f:
+        data = f.read()
+    if cmd == "blk-record":
+        n = int(argv[3])
+        print(next(off for i, (off, _) in enumerate(blk_records(data)) if i == n))
+        return
+    if cmd == "blk-pdu-record":
+        print(next(off for off, pdu_len in blk_records(data) if pdu_len))
+        return
+    td = TraceDat(data)
+    if cmd == "td-options-field":
+        print(td.options_field())
+    elif cmd == "td-option":
+        want, nth = int(argv[3]), int(argv[4]) if len(argv) > 4 else 0
+        print([off for oid, off, _ in td.options_v7() if oid == want][nth])
+    elif cmd == "td-cpu":
+        print("%d %d" % td.cpu(argv[3], int(argv[4]))[:2])
+    elif cmd == "td-cpu-entry":
+        print(td.cpu(argv[3], int(argv[4]))[2])
+    elif cmd == "td-chunk":
+        off = td.cpu(argv[3], int(argv[4]))[0]
+        off += 4
+        for _ in range(int(argv[5])):
+            off += 8 + td.u32(off)
+        print(off)
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
