@@ -13,24 +13,33 @@ void swt_swapin_window_init(struct swt_swapin_window *w)
 	w->last_pages = 0;
 }
 
-unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off, unsigned max)
+unsigned swt_ra_window_size(unsigned hits, int adjacent, unsigned max, unsigned prev_pages)
 {
-	unsigned h = w->hits, pages;
+	unsigned pages;
 
-	w->hits = 0;
-	if (h == 0) {
-		/* slot numbers only: the device is not part of the test */
-		pages = off == w->prev_offset + 1 || off + 1 == w->prev_offset ? 2 : 1;
+	if (hits == 0) {
+		pages = adjacent ? 2 : 1;
 	} else {
-		pages = swt_roundup_pow2(h + 2);
+		pages = swt_roundup_pow2(hits + 2);
 		if (pages < 4)
 			pages = 4;
 	}
 	if (pages > max)
 		pages = max;
 	/* the window may at most halve from one miss to the next */
-	if (pages < w->last_pages / 2)
-		pages = w->last_pages / 2;
+	if (pages < prev_pages / 2)
+		pages = prev_pages / 2;
+	return pages;
+}
+
+unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off, unsigned max)
+{
+	unsigned h = w->hits, pages;
+
+	w->hits = 0;
+	/* slot numbers only: the device is not part of the adjacency test */
+	pages = swt_ra_window_size(h, off == w->prev_offset + 1 || off + 1 == w->prev_offset, max,
+				   w->last_pages);
 	if (h == 0)
 		w->prev_offset = off;
 	w->last_pages = pages;

@@ -83,17 +83,7 @@ int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, stru
 		return -SWT_ENOMEM;
 	h = s->hits;
 	prev = s->prev;
-	if (h == 0) {
-		pages = vp == prev + 1 || vp + 1 == prev ? 2 : 1;
-	} else {
-		pages = swt_roundup_pow2(h + 2);
-		if (pages < 4)
-			pages = 4;
-	}
-	if (pages > max)
-		pages = max;
-	if (pages < s->win / 2)
-		pages = s->win / 2;
+	pages = swt_ra_window_size(h, vp == prev + 1 || vp + 1 == prev, max, s->win);
 	s->prev = vp;
 	s->win = pages;
 	s->hits = 0;

@@ -211,6 +211,12 @@ struct swt_swapin_window {
 void swt_swapin_window_init(struct swt_swapin_window *w);
 /* Window size in pages for a miss at off with max = 1 << page_cluster (> 1). */
 unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off, unsigned max);
+/*
+ * The kernel's __swapin_nr_pages(): the window after `hits` readahead hits
+ * (adjacent: the miss is next to the previous one), at most max, at least
+ * half the previous window.  Shared by the cluster and VMA paths.
+ */
+unsigned swt_ra_window_size(unsigned hits, int adjacent, unsigned max, unsigned prev_pages);
 /* The aligned cluster window of pages around off, slot 0 and slots past the area dropped. */
 void swt_cluster_window(const struct swt_fault_info *f, unsigned pages, struct swt_window *win);
 
