@@ -34,27 +34,50 @@
 #include "replay.h"
 #include "util.h"
 
-enum { S_FREE = 0, S_ALLOC, S_DEMAND, S_RA };
+/*
+ * A slot's state and its cached page in one word, so that the hot checks
+ * ("allocated and not cached?", "read ahead?") read 4 bytes per slot:
+ *
+ *	SLOT_FREE	nothing on swap
+ *	SLOT_ALLOC	holds a swapped-out page that is not cached
+ *	>= 0		cached: node index << 1, | 1 while read ahead and unused
+ */
+#define SLOT_FREE (-2)
+#define SLOT_ALLOC (-1)
+#define SLOT_FIRST_WRITTEN (-3)	/* prep only: first event on the slot is a swap-out */
+
 enum { L_NONE = 0, L_INACTIVE, L_ACTIVE };
 
 #define NIL (-1)
 
+/* last_scan of a page not yet spared at the inactive tail */
+#define NEVER_SCANNED UINT64_MAX
+
+/*
+ * A cached page.  24 bytes: slots fit 32 bits and areas 16 (both checked
+ * when the tables are built), so that more of the pool stays in cache.
+ */
 struct node {
-	uint64_t slot;
-	uint32_t area;
 	int32_t prev, next;
-	uint32_t read_fault;	/* fault index whose miss read it */
+	uint32_t slot;
+	uint16_t area;
 	uint8_t list;
 	uint8_t ra;		/* read ahead and not used yet */
-	uint8_t referenced;	/* spared once at the inactive tail (PG_referenced) */
-	uint64_t last_scan;	/* page-in count when its accessed bit was last looked at */
+	/*
+	 * Page-in count when it was spared at the inactive tail (its accessed
+	 * bit looked at, PG_referenced set); NEVER_SCANNED until then.
+	 */
+	uint64_t last_scan;
 };
 
+_Static_assert(sizeof(struct node) == 24, "struct node grew: keep it small for the cache");
+
 struct area_state {
-	uint8_t *state;
-	int32_t *node;		/* cached slot -> node */
-	int32_t *next_use;	/* fault index of the slot's next fault, NIL never */
+	int32_t *slots;		/* per slot: SLOT_FREE, SLOT_ALLOC or the cached node (above) */
+	int32_t *next_use;	/* fault index of the slot's next fault, NIL never (filled on demand) */
 	uint64_t nslots;
+	uint64_t area_slots;	/* what policies are told (swt_fault_info.area_slots) */
+	uint32_t fault_flags;	/* swt_fault_info.flags but SWT_FAULT_VPAGE_KNOWN */
 };
 
 struct list {
@@ -67,9 +90,9 @@ struct vpage_info {
 };
 
 struct read {
-	uint32_t area;
 	uint64_t slot;
-	int target;
+	uint32_t area;
+	uint32_t target;
 };
 
 struct plug_rq {
@@ -96,6 +119,8 @@ struct engine {
 	const struct swt_policy *policy;
 	void *inst;
 	struct swt_policy_env env;
+	/* the fault as policies see it; the per-run members are filled once */
+	struct swt_fault_info info;
 	uint64_t *win_list;
 	uint32_t win_cap;
 	struct read *reads;
@@ -103,12 +128,18 @@ struct engine {
 
 	const struct prep *prep;	/* shared by every run of the input */
 	struct prep *own_prep;		/* built for this run when the input had none */
-	struct vpage_info *vpages;	/* per page entry of prep */
 	size_t cur;			/* fault being processed */
 
-	uint64_t pageins, misses_so_far;
-	size_t sec;			/* current second of the series */
-	uint64_t sec_end;		/* and the time it ends */
+	/*
+	 * The futures only oracle-like policies and VMA windows read: kept up
+	 * to date lazily (caught up to cur when read), so runs that never
+	 * read them pay nothing.
+	 */
+	struct vpage_info *vpages;	/* per page entry of prep */
+	size_t vpages_synced;		/* faults applied to vpages; SIZE_MAX before it is set up */
+	size_t next_use_synced;		/* the same for areas[].next_use */
+
+	uint64_t pageins;
 	uint64_t nr_alloc;		/* slots holding a page that is not cached */
 	uint64_t rng;			/* xorshift state for the touches of resident pages */
 
@@ -151,6 +182,13 @@ static void list_push_head(struct engine *e, int which, int32_t n)
 	l->len++;
 }
 
+/* From the tail of a list to the head of one (the same or another). */
+static void list_move_to_head(struct engine *e, int which, int32_t n)
+{
+	list_remove(e, n);
+	list_push_head(e, which, n);
+}
+
 static void node_free(struct engine *e, int32_t n)
 {
 	e->nodes[n].next = e->free_node;
@@ -175,16 +213,12 @@ static int32_t node_alloc(struct engine *e)
 static void uncache(struct engine *e, int32_t n, int wasted)
 {
 	struct node *x = &e->nodes[n];
-	struct area_state *a = &e->areas[x->area];
 
 	if (x->list != L_NONE)
 		list_remove(e, n);
-	if (wasted && x->ra) {
+	if (wasted && x->ra)
 		e->res->parts[x->area].m.ra_wasted++;
-		e->res->total.ra_wasted++;
-	}
-	a->state[x->slot] = S_ALLOC;
-	a->node[x->slot] = NIL;
+	e->areas[x->area].slots[x->slot] = SLOT_ALLOC;
 	e->nr_alloc++;
 	node_free(e, n);
 }
@@ -239,18 +273,14 @@ static void shrink(struct engine *e)
 
 		if (x->ra && e->pin_readahead && spins++ < in->len) {
 			/* the oracle read it because a fault will use it: it waits */
-			list_remove(e, n);
-			list_push_head(e, L_INACTIVE, n);
+			list_move_to_head(e, L_INACTIVE, n);
 		} else if (x->ra) {
 			uncache(e, n, 1);
-		} else if (!x->referenced) {
-			list_remove(e, n);
-			x->referenced = 1;
-			x->last_scan = e->pageins;
-			list_push_head(e, L_INACTIVE, n);
+		} else if (x->last_scan == NEVER_SCANNED) {
+			x->last_scan = e->pageins;	/* spared once: PG_referenced */
+			list_move_to_head(e, L_INACTIVE, n);
 		} else if (sample_touched(e, x)) {
-			list_remove(e, n);
-			list_push_head(e, L_ACTIVE, n);
+			list_move_to_head(e, L_ACTIVE, n);
 		} else {
 			uncache(e, n, 0);
 		}
@@ -259,33 +289,42 @@ static void shrink(struct engine *e)
 		uncache(e, act->tail, 0);
 }
 
+/* ---- the futures, caught up on demand ------------------------------------ */
+
+static void vpages_sync(struct engine *e);
+static void next_use_sync(struct engine *e);
+
 /* ---- policy services ---------------------------------------------------- */
 
 static uint64_t env_faults_until_use(const struct swt_policy_env *env, uint32_t area, uint64_t slot)
 {
-	const struct engine *e = env->engine;
+	struct engine *e = env->engine;
 	int32_t next;
 
 	if (area >= e->in->nr_areas || slot >= e->areas[area].nslots)
 		return UINT64_MAX;
+	next_use_sync(e);
 	next = e->areas[area].next_use[slot];
 	return next == NIL || (size_t)next < e->cur ? UINT64_MAX : (uint64_t)next - e->cur;
 }
 
 static int32_t vpage_entry(const struct engine *e, int32_t pid, int32_t vma, uint64_t vpage);
 
-static const struct vpage_info *vpage_lookup(const struct engine *e, int32_t pid, int32_t vma,
+static const struct vpage_info *vpage_lookup(struct engine *e, int32_t pid, int32_t vma,
 					     uint64_t vpage)
 {
 	int32_t idx = vpage_entry(e, pid, vma, vpage);
 
-	return idx == NIL ? NULL : &e->vpages[idx];
+	if (idx == NIL)
+		return NULL;
+	vpages_sync(e);
+	return &e->vpages[idx];
 }
 
 static uint64_t env_faults_until_vpage_use(const struct swt_policy_env *env, int32_t pid,
 					   uint64_t vpage)
 {
-	const struct engine *e = env->engine;
+	struct engine *e = env->engine;
 	const struct vpage_info *v = vpage_lookup(e, pid, e->in->faults[e->cur].vma, vpage);
 
 	if (!v || v->next == NIL || (size_t)v->next < e->cur)
@@ -319,6 +358,12 @@ static uint64_t inactive_pages(uint64_t cache_pages, uint32_t page_shift, double
 	return cache_pages / (ratio + 1);
 }
 
+/* Seconds of the per-second series: the capture's span, at least one. */
+static size_t series_seconds(const struct swt_replay_input *in)
+{
+	return in->last_ns > in->first_ns ? (in->last_ns - in->first_ns) / 1000000000ull + 1 : 1;
+}
+
 static int alloc_result(struct engine *e, struct swt_err *err)
 {
 	const struct swt_replay_input *in = e->in;
@@ -329,7 +374,7 @@ static int alloc_result(struct engine *e, struct swt_err *err)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	e->res = r;
 	r->nr_parts = in->nr_areas;
-	r->nr_seconds = in->last_ns > in->first_ns ? (in->last_ns - in->first_ns) / 1000000000ull + 1 : 1;
+	r->nr_seconds = series_seconds(in);
 	r->max_request_pages = e->cfg->max_request_pages;
 	r->parts = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*r->parts));
 	if (!r->parts)
@@ -360,8 +405,7 @@ static void engine_release(struct engine *e)
 	if (e->inst && e->policy->destroy)
 		e->policy->destroy(e->inst);
 	for (size_t i = 0; e->areas && i < e->in->nr_areas; i++) {
-		free(e->areas[i].state);
-		free(e->areas[i].node);
+		free(e->areas[i].slots);
 		free(e->areas[i].next_use);
 	}
 	free(e->areas);
@@ -377,11 +421,13 @@ static void engine_release(struct engine *e)
 /*
  * What every run of an input shares, computed once: the futures (each
  * fault's next fault on the same slot and on the same page), the virtual
- * page table, slot table sizes and the slots allocated before the trace.
+ * page table, slot table sizes and the slots allocated before the trace;
+ * the order of swap-outs and faults, each fault's second, and the fault
+ * counts per partition and second, which no policy changes.
  */
 struct prep {
 	uint64_t *nslots;		/* per area */
-	uint8_t **init_state;		/* per area: S_FREE or S_ALLOC at the start */
+	int32_t **init_slots;		/* per area: SLOT_FREE or SLOT_ALLOC at the start */
 	int32_t **first_use;		/* per area: first fault on each slot */
 	uint64_t nr_alloc;
 	int32_t *next_same_slot;	/* per fault */
@@ -392,25 +438,35 @@ struct prep {
 	struct swt_map vpage_index;	/* (pid, vpage) -> page entry, for sparse VMAs */
 	int32_t **vma_pages;		/* per VMA: dense vpage - start -> page entry, or NULL */
 	uint64_t any_rotational;
+	uint32_t *outs_before;		/* per fault: swap-outs replayed before it (time order) */
+	uint32_t *fault_sec;		/* per fault: its second of the series */
+	size_t nr_seconds;
+	uint64_t *area_faults;		/* per area */
+	uint64_t **series_faults;	/* per area: faults per second */
 };
 
 static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
 {
 	if (!pr)
 		return;
-	for (size_t i = 0; pr->init_state && i < nr_areas; i++) {
-		free(pr->init_state[i]);
+	for (size_t i = 0; pr->init_slots && i < nr_areas; i++) {
+		free(pr->init_slots[i]);
 		free(pr->first_use[i]);
+		free(pr->series_faults[i]);
 	}
 	for (size_t i = 0; pr->vma_pages && i < nr_vmas; i++)
 		free(pr->vma_pages[i]);
 	free(pr->nslots);
-	free(pr->init_state);
+	free(pr->init_slots);
 	free(pr->first_use);
+	free(pr->series_faults);
+	free(pr->area_faults);
 	free(pr->next_same_slot);
 	free(pr->next_same_vpage);
 	free(pr->vp_idx);
 	free(pr->vp_first);
+	free(pr->outs_before);
+	free(pr->fault_sec);
 	free(pr->vma_pages);
 	swt_map_release(&pr->vpage_index);
 	free(pr);
@@ -437,21 +493,35 @@ static int32_t vpage_entry(const struct engine *e, int32_t pid, int32_t vma, uin
 
 static int prep_build(const struct swt_replay_input *in, struct prep **out, struct swt_err *err)
 {
-	struct prep *pr = calloc(1, sizeof(*pr));
+	struct prep *pr;
 	size_t i, n = in->nr_faults, na = in->nr_areas ? in->nr_areas : 1;
 
+	/* the engine's compact tables: fault indexes in 31 bits, areas in 16, slots in 32 */
+	if (n > INT32_MAX || in->nr_outs > UINT32_MAX)
+		return swt_error(err, SWT_EUSAGE, "%zu faults and %zu swap-outs: more than the replay "
+				 "handles (2^31 and 2^32)", n, in->nr_outs);
+	if (in->nr_areas > (size_t)UINT16_MAX + 1)
+		return swt_error(err, SWT_EUSAGE, "%zu swap areas: more than the replay handles (65536)",
+				 in->nr_areas);
+	pr = calloc(1, sizeof(*pr));
 	if (!pr)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	pr->nr_seconds = series_seconds(in);
 	pr->nslots = calloc(na, sizeof(*pr->nslots));
-	pr->init_state = calloc(na, sizeof(*pr->init_state));
+	pr->init_slots = calloc(na, sizeof(*pr->init_slots));
 	pr->first_use = calloc(na, sizeof(*pr->first_use));
+	pr->series_faults = calloc(na, sizeof(*pr->series_faults));
+	pr->area_faults = calloc(na, sizeof(*pr->area_faults));
 	pr->next_same_slot = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->next_same_vpage = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->vp_idx = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->vp_first = malloc((n ? n : 1) * sizeof(int32_t));
+	pr->outs_before = malloc((n ? n : 1) * sizeof(uint32_t));
+	pr->fault_sec = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->vma_pages = calloc(in->nr_vmas ? in->nr_vmas : 1, sizeof(*pr->vma_pages));
-	if (!pr->nslots || !pr->init_state || !pr->first_use || !pr->next_same_slot ||
-	    !pr->next_same_vpage || !pr->vp_idx || !pr->vp_first || !pr->vma_pages ||
+	if (!pr->nslots || !pr->init_slots || !pr->first_use || !pr->series_faults ||
+	    !pr->area_faults || !pr->next_same_slot || !pr->next_same_vpage || !pr->vp_idx ||
+	    !pr->vp_first || !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
 	    swt_map_init(&pr->vpage_index, n / 2 + 16))
 		goto nomem;
 
@@ -468,10 +538,19 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 		if (in->outs[i].slot >= pr->nslots[in->outs[i].area])
 			pr->nslots[in->outs[i].area] = in->outs[i].slot + 1;
 	for (i = 0; i < in->nr_areas; i++) {
-		pr->init_state[i] = calloc(pr->nslots[i], 1);
+		if (pr->nslots[i] > (uint64_t)UINT32_MAX + 1) {
+			prep_free(pr, in->nr_areas, in->nr_vmas);
+			return swt_error(err, SWT_EUSAGE, "swap area %s: slot %llu is beyond what the "
+					 "replay handles (2^32)", in->areas[i].dev,
+					 (unsigned long long)pr->nslots[i] - 1);
+		}
+		pr->init_slots[i] = malloc(pr->nslots[i] * sizeof(int32_t));
 		pr->first_use[i] = malloc(pr->nslots[i] * sizeof(int32_t));
-		if (!pr->init_state[i] || !pr->first_use[i])
+		pr->series_faults[i] = calloc(pr->nr_seconds, sizeof(uint64_t));
+		if (!pr->init_slots[i] || !pr->first_use[i] || !pr->series_faults[i])
 			goto nomem;
+		for (uint64_t sl = 0; sl < pr->nslots[i]; sl++)
+			pr->init_slots[i][sl] = SLOT_FREE;
 		memset(pr->first_use[i], 0xff, pr->nslots[i] * sizeof(int32_t));
 	}
 	for (i = n; i-- > 0;) {
@@ -480,7 +559,11 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 		pr->next_same_slot[i] = pr->first_use[f->area][f->slot];
 		pr->first_use[f->area][f->slot] = (int32_t)i;
 	}
-	/* a slot whose first event is a fault held a page before the trace began */
+	/*
+	 * The replay order: swap-outs and faults merged by time, a swap-out
+	 * first on a tie.  A slot whose first event is a fault held a page
+	 * before the trace began.
+	 */
 	{
 		size_t fi = 0, oi = 0;
 
@@ -489,19 +572,38 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 				       (fi >= n || in->outs[oi].ts <= in->faults[fi].ts);
 			uint32_t area = take_out ? in->outs[oi].area : in->faults[fi].area;
 			uint64_t slot = take_out ? in->outs[oi].slot : in->faults[fi].slot;
-			uint8_t *st = &pr->init_state[area][slot];
+			int32_t *st = &pr->init_slots[area][slot];
 
-			if (*st == S_FREE) {
-				*st = take_out ? 0x80 : S_ALLOC;	/* 0x80: first seen written */
+			if (*st == SLOT_FREE) {
+				*st = take_out ? SLOT_FIRST_WRITTEN : SLOT_ALLOC;
 				if (!take_out)
 					pr->nr_alloc++;
 			}
+			if (!take_out)
+				pr->outs_before[fi] = (uint32_t)oi;
 			take_out ? oi++ : fi++;
 		}
 		for (i = 0; i < in->nr_areas; i++)
 			for (uint64_t sl = 0; sl < pr->nslots[i]; sl++)
-				if (pr->init_state[i][sl] == 0x80)
-					pr->init_state[i][sl] = S_FREE;
+				if (pr->init_slots[i][sl] == SLOT_FIRST_WRITTEN)
+					pr->init_slots[i][sl] = SLOT_FREE;
+	}
+	/* each fault's second (faults come in time order), and faults per partition and second */
+	{
+		size_t sec = 0;
+		uint64_t sec_end = in->first_ns + 1000000000ull;
+
+		for (i = 0; i < n; i++) {
+			const struct swt_replay_fault *f = &in->faults[i];
+
+			while (sec + 1 < pr->nr_seconds && f->ts >= sec_end) {
+				sec++;
+				sec_end += 1000000000ull;
+			}
+			pr->fault_sec[i] = (uint32_t)sec;
+			pr->area_faults[f->area]++;
+			pr->series_faults[f->area][sec]++;
+		}
 	}
 	/* virtual pages: entries, and each fault's next fault on its page */
 	for (i = n; i-- > 0;) {
@@ -562,6 +664,48 @@ int swt_replay_prepare(struct swt_replay_input *in, struct swt_err *err)
 	return ret;
 }
 
+/* Catch the virtual page table up with the faults before the current one. */
+static void vpages_sync(struct engine *e)
+{
+	const struct prep *pr = e->prep;
+	size_t j = e->vpages_synced;
+
+	if (j == SIZE_MAX) {
+		for (size_t i = 0; i < pr->nr_vpages; i++) {
+			e->vpages[i].last = NIL;
+			e->vpages[i].next = pr->vp_first[i];
+		}
+		j = 0;
+	}
+	for (; j < e->cur; j++) {
+		if (pr->vp_idx[j] != NIL) {
+			struct vpage_info *v = &e->vpages[pr->vp_idx[j]];
+
+			v->last = (int32_t)j;
+			v->next = pr->next_same_vpage[j];
+		}
+	}
+	e->vpages_synced = j;
+}
+
+/* The same for the slots' next faults. */
+static void next_use_sync(struct engine *e)
+{
+	const struct prep *pr = e->prep;
+	const struct swt_replay_fault *faults = e->in->faults;
+	size_t j = e->next_use_synced;
+
+	if (j == SIZE_MAX) {
+		for (size_t i = 0; i < e->in->nr_areas; i++)
+			memcpy(e->areas[i].next_use, pr->first_use[i],
+			       e->areas[i].nslots * sizeof(*e->areas[i].next_use));
+		j = 0;
+	}
+	for (; j < e->cur; j++)
+		e->areas[faults[j].area].next_use[faults[j].slot] = pr->next_same_slot[j];
+	e->next_use_synced = j;
+}
+
 static int engine_init(struct engine *e, const struct swt_replay_input *in,
 		       const struct swt_replay_config *cfg, struct swt_err *err)
 {
@@ -595,56 +739,67 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->cap_inactive = inactive_pages(e->cap_total, in->page_shift, cfg->inactive_fraction);
 	if (!e->cap_inactive)
 		e->cap_inactive = 1;
-	e->sec_end = in->first_ns + 1000000000ull;
 	e->res->cache_pages = e->cap_total;
 	e->res->inactive_pages = e->cap_inactive;
 	e->any_rotational = pr->any_rotational;
 	e->nr_alloc = pr->nr_alloc;
+
+	/* window and plug buffers: the largest window any policy may list */
+	e->win_cap = 1u << (cfg->page_cluster < 12 ? cfg->page_cluster : 12);
+	if (e->win_cap < 64)
+		e->win_cap = 64;
+	/* nodes: everything cached at once, plus one window's worth; slot words hold node << 1 */
+	e->cap_nodes = e->cap_total + e->win_cap + 2;
+	if (e->cap_total > (uint64_t)(INT32_MAX >> 1) - e->win_cap - 2)
+		return swt_error(err, SWT_EUSAGE, "%llu pages of memory: more than the replay handles "
+				 "(2^30)", (unsigned long long)e->cap_total);
+	e->env.flags = (e->any_rotational ? SWT_FAULT_ANY_ROTATIONAL : 0) |
+		       (in->vma_ra_enabled > 0 ? SWT_FAULT_VMA_RA_ENABLED : 0);
 
 	e->areas = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*e->areas));
 	if (!e->areas)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (i = 0; i < in->nr_areas; i++) {
 		struct area_state *a = &e->areas[i];
+		const struct swt_replay_area *ra = &in->areas[i];
 
 		a->nslots = pr->nslots[i];
-		a->state = malloc(a->nslots);
-		a->node = malloc(a->nslots * sizeof(*a->node));
+		a->area_slots = ra->slots ? ra->slots : a->nslots;
+		a->fault_flags = e->env.flags | (ra->rotational > 0 ? SWT_FAULT_ROTATIONAL : 0) |
+				 (ra->synchronous > 0 ? SWT_FAULT_SYNCHRONOUS : 0);
+		a->slots = malloc(a->nslots * sizeof(*a->slots));
 		a->next_use = malloc(a->nslots * sizeof(*a->next_use));
-		if (!a->state || !a->node || !a->next_use)
+		if (!a->slots || !a->next_use)
 			return swt_error(err, SWT_ENOMEM, "out of memory");
-		memcpy(a->state, pr->init_state[i], a->nslots);
-		memset(a->node, 0xff, a->nslots * sizeof(*a->node));
-		memcpy(a->next_use, pr->first_use[i], a->nslots * sizeof(*a->next_use));
+		memcpy(a->slots, pr->init_slots[i], a->nslots * sizeof(*a->slots));
 	}
 	e->vpages = malloc((pr->nr_vpages ? pr->nr_vpages : 1) * sizeof(*e->vpages));
 	if (!e->vpages)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
-	for (i = 0; i < pr->nr_vpages; i++) {
-		e->vpages[i].last = NIL;
-		e->vpages[i].next = pr->vp_first[i];
-	}
+	e->vpages_synced = SIZE_MAX;
+	e->next_use_synced = SIZE_MAX;
 
-	/* window and plug buffers: the largest window any policy may list */
-	e->win_cap = 1u << (cfg->page_cluster < 12 ? cfg->page_cluster : 12);
-	if (e->win_cap < 64)
-		e->win_cap = 64;
 	e->win_list = malloc(e->win_cap * sizeof(*e->win_list));
 	e->reads = malloc((e->win_cap + 1) * sizeof(*e->reads));
 	e->plug = malloc((e->win_cap + 1) * sizeof(*e->plug));
-	/* nodes: everything cached at once, plus one window's worth */
-	e->cap_nodes = e->cap_total + e->win_cap + 2;
 	e->nodes = malloc(e->cap_nodes * sizeof(*e->nodes));
 	if (!e->win_list || !e->reads || !e->plug || !e->nodes)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	e->free_node = NIL;
 	e->fresh_node = 0;
 
+	/* what every fault of the run tells the policy alike */
+	e->info.nr_areas = (uint32_t)in->nr_areas;
+	e->info.page_cluster = cfg->page_cluster;
+	e->info.page_shift = in->page_shift;
+
+	e->pin_readahead = !!(cfg->policy->flags & SWT_POLICY_ORACLE);
+	if (e->pin_readahead)
+		next_use_sync(e);	/* the oracle reads the futures on every miss */
+
 	e->env.page_cluster = cfg->page_cluster;
 	e->env.nr_areas = (uint32_t)in->nr_areas;
 	e->env.page_shift = in->page_shift;
-	e->env.flags = (e->any_rotational ? SWT_FAULT_ANY_ROTATIONAL : 0) |
-		       (in->vma_ra_enabled > 0 ? SWT_FAULT_VMA_RA_ENABLED : 0);
 	e->env.faults_until_use = env_faults_until_use;
 	e->env.faults_until_vpage_use = env_faults_until_vpage_use;
 	e->env.readahead_lifetime = env_readahead_lifetime;
@@ -658,66 +813,36 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 
 /* ---- the replay ---------------------------------------------------------- */
 
-/* The second of the capture a time falls in; faults come in time order. */
-static size_t series_second(struct engine *e, uint64_t ts)
-{
-	struct swt_replay_result *r = e->res;
-
-	while (e->sec + 1 < r->nr_seconds && ts >= e->sec_end) {
-		e->sec++;
-		e->sec_end += 1000000000ull;
-	}
-	return e->sec;
-}
-
-static void account_series(struct engine *e, uint32_t area, size_t sec, int fault, int hit,
-			   uint64_t pages)
-{
-	struct swt_replay_series_point *p = &e->res->parts[area].series[sec];
-
-	if (fault) {
-		p->faults++;
-		if (hit)
-			p->hits++;
-		else
-			p->misses++;
-	}
-	p->pages_read += pages;
-}
-
 static void on_swapout(struct engine *e, const struct swt_replay_swapout *o)
 {
-	struct area_state *a = &e->areas[o->area];
+	int32_t *word = &e->areas[o->area].slots[o->slot];
 
 	/* the slot holds a newly written page: whatever we cached for it is stale */
-	if (a->node[o->slot] != NIL)
-		uncache(e, a->node[o->slot], 1);
-	if (a->state[o->slot] != S_ALLOC)
+	if (*word >= 0)
+		uncache(e, *word >> 1, 1);	/* leaves it allocated */
+	else if (*word == SLOT_FREE)
 		e->nr_alloc++;
-	a->state[o->slot] = S_ALLOC;
+	*word = SLOT_ALLOC;
 }
 
 static int cache_page(struct engine *e, uint32_t area, uint64_t slot, int ra)
 {
-	struct area_state *a = &e->areas[area];
+	int32_t *word = &e->areas[area].slots[slot];
 	int32_t n = node_alloc(e);
 	struct node *x;
 
 	if (n == NIL)
 		return -SWT_ESTATE;	/* cannot happen: shrink keeps the pool sized */
 	x = &e->nodes[n];
-	x->slot = slot;
-	x->area = area;
+	x->slot = (uint32_t)slot;
+	x->area = (uint16_t)area;
 	x->ra = (uint8_t)ra;
-	x->read_fault = (uint32_t)e->cur;
 	x->list = L_NONE;
-	x->referenced = 0;
-	x->last_scan = e->pageins;
+	x->last_scan = NEVER_SCANNED;
 	list_push_head(e, L_INACTIVE, n);
-	if (a->state[slot] == S_ALLOC)
+	if (*word == SLOT_ALLOC)
 		e->nr_alloc--;
-	a->state[slot] = ra ? S_RA : S_DEMAND;
-	a->node[slot] = n;
+	*word = (int32_t)((uint32_t)n << 1 | (uint32_t)ra);
 	e->pageins++;
 	return 0;
 }
@@ -749,7 +874,15 @@ static int resolve(struct engine *e, const struct swt_replay_fault *f, const str
 	return 1;
 }
 
-/* Count requests and merges of the reads, in submission order. */
+static uint64_t request_bucket(const struct swt_replay_result *r, uint64_t pages)
+{
+	return pages <= r->max_request_pages ? pages : r->max_request_pages;
+}
+
+/*
+ * Count the requests of the reads, in submission order, in the request
+ * histograms (requests and merges are summed from them at the end).
+ */
 static void plug_reads(struct engine *e, size_t nreads)
 {
 	struct swt_replay_result *r = e->res;
@@ -757,6 +890,11 @@ static void plug_reads(struct engine *e, size_t nreads)
 	size_t nrq = 0, i, j;
 	int multi = 0;
 
+	if (nreads == 1) {
+		/* no readahead: one request of one page */
+		r->parts[e->reads[0].area].request_hist[request_bucket(r, 1)]++;
+		return;
+	}
 	for (i = 0; i < nreads; i++) {
 		const struct read *rd = &e->reads[i];
 		struct plug_rq *rq = NULL;
@@ -787,75 +925,71 @@ static void plug_reads(struct engine *e, size_t nreads)
 			nrq++;
 		}
 	}
-	for (j = 0; j < nrq; j++) {
-		uint64_t pages = e->plug[j].end - e->plug[j].start;
-		struct swt_replay_part *p = &r->parts[e->plug[j].area];
-
-		p->m.read_requests++;
-		p->m.read_merges += pages - 1;
-		r->total.read_requests++;
-		r->total.read_merges += pages - 1;
-		p->request_hist[pages <= r->max_request_pages ? pages : r->max_request_pages]++;
-	}
+	for (j = 0; j < nrq; j++)
+		r->parts[e->plug[j].area].request_hist[request_bucket(r, e->plug[j].end - e->plug[j].start)]++;
 }
 
-static int on_fault(struct engine *e, const struct swt_replay_fault *f)
+/* The fault as policies see it; the per-run members were set by engine_init. */
+static void fill_fault_info(struct engine *e, const struct swt_replay_fault *f,
+			    const struct area_state *a)
 {
+	struct swt_fault_info *info = &e->info;
+
+	info->time_ns = f->ts;
+	info->slot = f->slot;
+	info->area_slots = a->area_slots;
+	info->vpage = f->vpage;
+	if (f->vma >= 0) {
+		info->vma_start = e->in->vmas[f->vma].start;
+		info->vma_end = e->in->vmas[f->vma].end;
+	} else {
+		info->vma_start = info->vma_end = 0;
+	}
+	info->area = f->area;
+	info->pid = f->pid;
+	info->flags = a->fault_flags | (f->vpage ? SWT_FAULT_VPAGE_KNOWN : 0);
+}
+
+/*
+ * One fault.  Only what depends on the policy is counted here: hits,
+ * readahead pages, requests and pages read per second; faults, misses and
+ * the totals follow from them at the end (finish_result).
+ */
+static int on_fault(struct engine *e, size_t fi)
+{
+	const struct swt_replay_fault *f = &e->in->faults[fi];
 	struct area_state *a = &e->areas[f->area];
 	struct swt_replay_result *r = e->res;
 	struct swt_replay_part *part = &r->parts[f->area];
-	const struct swt_replay_area *ra = &e->in->areas[f->area];
-	struct swt_fault_info info;
+	int32_t *word = &a->slots[f->slot];
+	uint32_t sec = e->prep->fault_sec[fi];
 	struct swt_window win;
-	size_t nreads = 0, i, sec;
+	size_t nreads = 0, i;
 	int ret, target_done = 0;
 
-	part->m.faults++;
-	r->total.faults++;
-	info.time_ns = f->ts;
-	info.slot = f->slot;
-	info.area_slots = ra->slots ? ra->slots : a->nslots;
-	info.vpage = f->vpage;
-	info.vma_start = info.vma_end = 0;
-	if (f->vma >= 0) {
-		info.vma_start = e->in->vmas[f->vma].start;
-		info.vma_end = e->in->vmas[f->vma].end;
-	}
-	info.area = f->area;
-	info.nr_areas = (uint32_t)e->in->nr_areas;
-	info.pid = f->pid;
-	info.page_cluster = e->cfg->page_cluster;
-	info.page_shift = e->in->page_shift;
-	info.flags = e->env.flags | (ra->rotational > 0 ? SWT_FAULT_ROTATIONAL : 0) |
-		     (ra->synchronous > 0 ? SWT_FAULT_SYNCHRONOUS : 0) |
-		     (f->vpage ? SWT_FAULT_VPAGE_KNOWN : 0);
-
-	if (a->state[f->slot] == S_RA) {
-		/* the page was read ahead: a hit; it is mapped now */
-		struct node *x = &e->nodes[a->node[f->slot]];
-
-		x->ra = 0;	/* the fault maps it: from now on it ages as a mapped page */
-		a->state[f->slot] = S_DEMAND;
+	e->cur = fi;
+	if (*word >= 0 && (*word & 1)) {
+		/* the page was read ahead: a hit; the fault maps it, it ages as a mapped page now */
+		e->nodes[*word >> 1].ra = 0;
+		*word &= ~1;
 		part->m.hits++;
-		part->m.ra_hits++;
-		r->total.hits++;
-		r->total.ra_hits++;
-		account_series(e, f->area, series_second(e, f->ts), 1, 1, 0);
-		if (e->policy->on_hit)
-			e->policy->on_hit(e->inst, &info);
+		part->series[sec].hits++;
+		if (e->policy->on_hit) {
+			fill_fault_info(e, f, a);
+			e->policy->on_hit(e->inst, &e->info);
+		}
 		return 0;
 	}
-	if (a->state[f->slot] == S_DEMAND)
-		uncache(e, a->node[f->slot], 0);	/* the real kernel had evicted it, when unknown */
-	part->m.misses++;
-	r->total.misses++;
+	if (*word >= 0)
+		uncache(e, *word >> 1, 0);	/* the real kernel had evicted it, when unknown */
 
+	fill_fault_info(e, f, a);
 	win.kind = SWT_WINDOW_SLOTS;
 	win.count = 0;
 	win.capacity = e->win_cap;
 	win.size = 1;
 	win.list = e->win_list;
-	ret = e->policy->on_miss(e->inst, &info, &win);
+	ret = e->policy->on_miss(e->inst, &e->info, &win);
 	if (ret < 0)
 		return swt_error(NULL, SWT_EPLUGIN, "policy failed");
 	if (win.count > win.capacity)
@@ -875,12 +1009,12 @@ static int on_fault(struct engine *e, const struct swt_replay_fault *f)
 				continue;
 			target_done = 1;
 		} else {
-			if (e->areas[area].state[slot] != S_ALLOC)
+			if (e->areas[area].slots[slot] != SLOT_ALLOC)
 				continue;	/* free, or already cached */
 		}
 		e->reads[nreads].area = area;
 		e->reads[nreads].slot = slot;
-		e->reads[nreads].target = target;
+		e->reads[nreads].target = (uint32_t)target;
 		nreads++;
 		if (nreads > e->win_cap)
 			break;
@@ -894,7 +1028,6 @@ static int on_fault(struct engine *e, const struct swt_replay_fault *f)
 		nreads++;
 	}
 	plug_reads(e, nreads);
-	sec = series_second(e, f->ts);
 	for (i = 0; i < nreads; i++) {
 		const struct read *rd = &e->reads[i];
 		struct swt_replay_part *p = &r->parts[rd->area];
@@ -902,54 +1035,75 @@ static int on_fault(struct engine *e, const struct swt_replay_fault *f)
 		ret = cache_page(e, rd->area, rd->slot, !rd->target);
 		if (ret)
 			return ret;
-		p->m.pages_read++;
-		r->total.pages_read++;
-		if (!rd->target) {
+		if (!rd->target)
 			p->m.ra_pages++;
-			r->total.ra_pages++;
-		}
-		account_series(e, rd->area, sec, rd->target, 0, 1);
+		p->series[sec].pages_read++;
 	}
 	shrink(e);
 	return 0;
 }
 
+/*
+ * The counts the loop leaves out, from the ones it keeps: every fault is
+ * a hit or a miss, every hit is a readahead hit, every miss reads its own
+ * page, and every page read is in exactly one request.
+ */
+static void finish_result(struct engine *e)
+{
+	struct swt_replay_result *r = e->res;
+	const struct prep *pr = e->prep;
+	struct swt_replay_metrics *t = &r->total;
+
+	for (size_t i = 0; i < r->nr_parts; i++) {
+		struct swt_replay_part *p = &r->parts[i];
+		struct swt_replay_metrics *m = &p->m;
+
+		m->faults = pr->area_faults[i];
+		m->misses = m->faults - m->hits;
+		m->ra_hits = m->hits;
+		m->pages_read = m->misses + m->ra_pages;
+		m->read_requests = 0;
+		for (size_t b = 0; b <= r->max_request_pages; b++)
+			m->read_requests += p->request_hist[b];
+		m->read_merges = m->pages_read - m->read_requests;
+		for (size_t s = 0; s < r->nr_seconds; s++) {
+			p->series[s].faults = pr->series_faults[i][s];
+			p->series[s].misses = p->series[s].faults - p->series[s].hits;
+		}
+		t->faults += m->faults;
+		t->misses += m->misses;
+		t->hits += m->hits;
+		t->pages_read += m->pages_read;
+		t->ra_pages += m->ra_pages;
+		t->ra_hits += m->ra_hits;
+		t->ra_wasted += m->ra_wasted;
+		t->read_requests += m->read_requests;
+		t->read_merges += m->read_merges;
+	}
+}
+
 static int run_pass(struct engine *e)
 {
 	const struct swt_replay_input *in = e->in;
-	size_t fi = 0, oi = 0;
+	const uint32_t *outs_before = e->prep->outs_before;
+	size_t fi, oi = 0;
 	int ret;
 
-	while (fi < in->nr_faults || oi < in->nr_outs) {
-		if (oi < in->nr_outs && (fi >= in->nr_faults || in->outs[oi].ts <= in->faults[fi].ts)) {
-			on_swapout(e, &in->outs[oi++]);
-			continue;
-		}
-		{
-			const struct swt_replay_fault *f = &in->faults[fi];
-			struct area_state *a = &e->areas[f->area];
-
-			e->cur = fi;
-			ret = on_fault(e, f);
-			if (ret)
-				return ret;
-			/* the futures move on past this fault */
-			a->next_use[f->slot] = e->prep->next_same_slot[fi];
-			if (e->prep->vp_idx[fi] != NIL) {
-				struct vpage_info *v = &e->vpages[e->prep->vp_idx[fi]];
-
-				v->last = (int32_t)fi;
-				v->next = e->prep->next_same_vpage[fi];
-			}
-			fi++;
-		}
+	for (fi = 0; fi < in->nr_faults; fi++) {
+		for (; oi < outs_before[fi]; oi++)
+			on_swapout(e, &in->outs[oi]);
+		ret = on_fault(e, fi);
+		if (ret)
+			return ret;
 	}
+	for (; oi < in->nr_outs; oi++)
+		on_swapout(e, &in->outs[oi]);
 	/* what is still read ahead and unused at the end was neither hit nor wasted */
 	for (int l = L_INACTIVE; l <= L_ACTIVE; l++)
 		for (int32_t n = e->lists[l].head; n != NIL; n = e->nodes[n].next)
-			if (e->nodes[n].ra) {
+			if (e->nodes[n].ra)
 				e->res->ra_unused_at_end++;
-			}
+	finish_result(e);
 	return 0;
 }
 
@@ -965,7 +1119,6 @@ int swt_replay_run(const struct swt_replay_input *in, const struct swt_replay_co
 	if (!ret) {
 		uint64_t t1 = swt_now_ns();
 
-		e.pin_readahead = !!(cfg->policy->flags & SWT_POLICY_ORACLE);
 		ret = run_pass(&e);
 		if (e.res)
 			e.res->loop_ns = swt_now_ns() - t1;
