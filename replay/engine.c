@@ -246,13 +246,36 @@ static double rand01(struct engine *e)
  */
 static int sample_touched(struct engine *e, const struct node *x)
 {
-	double lambda, p;
+	double lambda, mean, r;
 
 	if (x->ra || !e->nr_alloc || !e->pageins)
 		return 0;
 	lambda = (double)e->cur / (double)e->pageins / (double)e->nr_alloc;
-	p = 1.0 - exp(-lambda * (double)(e->pageins - x->last_scan));
-	return rand01(e) < p;
+	mean = lambda * (double)(e->pageins - x->last_scan);	/* touches expected meanwhile */
+	r = rand01(e);
+	/*
+	 * Touched with probability p = 1 - exp(-mean): r < p.  exp() is the
+	 * dearest step of the loop, and a bound decides most draws the same
+	 * way.  For mean >= 0 the Taylor series of exp(-mean) alternates, so
+	 *
+	 *	m - m^2/2 + m^3/6 - m^4/24  <=  1 - e^-m  <=  m - m^2/2 + m^3/6
+	 *
+	 * The computed p is within a few 2^-53 of 1 - e^-m (libm's exp is
+	 * within an ulp) and for m <= 1 the bounds are evaluated as closely,
+	 * so with a margin of 2^-30 a draw below the lower bound, or at or
+	 * above the upper one, compares with the computed p exactly as it
+	 * does with the bound.  Only draws in between need exp().
+	 */
+	if (mean <= 1.0) {
+		double m2 = mean * mean, upper = mean - m2 / 2 + m2 * mean / 6;
+		double lower = upper - m2 * m2 / 24;
+
+		if (r < lower - 0x1p-30)
+			return 1;
+		if (r >= upper + 0x1p-30)
+			return 0;
+	}
+	return r < 1.0 - exp(-mean);
 }
 
 /*
@@ -317,7 +340,8 @@ static const struct vpage_info *vpage_lookup(struct engine *e, int32_t pid, int3
 
 	if (idx == NIL)
 		return NULL;
-	vpages_sync(e);
+	if (e->vpages_synced != e->cur)
+		vpages_sync(e);
 	return &e->vpages[idx];
 }
 
