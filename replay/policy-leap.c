@@ -68,14 +68,20 @@ static void leap_destroy(void *inst)
 	free(inst);
 }
 
+/* The ring index before idx (no division: this runs for every delta voted on). */
+static unsigned ring_prev(const struct leap_state *l, unsigned idx)
+{
+	return idx ? idx - 1 : l->history - 1;
+}
+
 /* Majority delta of the last w entries, or 0 when there is none. */
 static int64_t majority(const struct leap_state *l, unsigned w)
 {
 	int64_t cand = 0;
-	unsigned count = 0, i, votes = 0;
+	unsigned count = 0, i, votes = 0, idx;
 
-	for (i = 0; i < w; i++) {
-		int64_t d = l->deltas[(l->head + l->history - 1 - i) % l->history];
+	for (i = 0, idx = ring_prev(l, l->head); i < w; i++, idx = ring_prev(l, idx)) {
+		int64_t d = l->deltas[idx];
 
 		if (!count) {
 			cand = d;
@@ -86,8 +92,8 @@ static int64_t majority(const struct leap_state *l, unsigned w)
 			count--;
 		}
 	}
-	for (i = 0; i < w; i++)
-		votes += l->deltas[(l->head + l->history - 1 - i) % l->history] == cand;
+	for (i = 0, idx = ring_prev(l, l->head); i < w; i++, idx = ring_prev(l, idx))
+		votes += l->deltas[idx] == cand;
 	return votes * 2 > w ? cand : 0;
 }
 
@@ -117,7 +123,7 @@ static int leap_on_miss(void *inst, const struct swt_fault_info *f, struct swt_w
 		int64_t d = l->last_area == f->area ? (int64_t)(f->slot - l->last_slot) : 0;
 
 		l->deltas[l->head] = d;
-		l->head = (l->head + 1) % l->history;
+		l->head = l->head + 1 < l->history ? l->head + 1 : 0;
 		if (l->n < l->history)
 			l->n++;
 	}

@@ -28,6 +28,10 @@ struct swt_vma_ra {
 	struct swt_map index;	/* (pid, vma_start) -> states[] */
 	struct vma_state *states;
 	size_t nr, cap;
+	/* the latest lookup: faults come in runs on one VMA, so most skip the hash */
+	int32_t last_pid;
+	uint64_t last_start;
+	size_t last_idx;	/* SIZE_MAX: none yet */
 };
 
 struct swt_vma_ra *swt_vma_ra_alloc(void)
@@ -38,6 +42,8 @@ struct swt_vma_ra *swt_vma_ra_alloc(void)
 		free(v);
 		v = NULL;
 	}
+	if (v)
+		v->last_idx = SIZE_MAX;
 	return v;
 }
 
@@ -54,14 +60,20 @@ static struct vma_state *vma_state(struct swt_vma_ra *v, const struct swt_fault_
 {
 	uint64_t idx;
 
-	if (swt_map_get(&v->index, (uint64_t)(uint32_t)f->pid, f->vma_start, &idx))
-		return &v->states[idx];
-	if (swt_grow((void **)&v->states, &v->cap, v->nr + 1, sizeof(*v->states)) ||
-	    swt_map_put(&v->index, (uint64_t)(uint32_t)f->pid, f->vma_start, v->nr))
-		return NULL;
-	/* a fresh VMA reads as four hits: its first miss gets a full window */
-	v->states[v->nr].hits = 4;
-	return &v->states[v->nr++];
+	if (v->last_idx != SIZE_MAX && v->last_pid == f->pid && v->last_start == f->vma_start)
+		return &v->states[v->last_idx];
+	if (!swt_map_get(&v->index, (uint64_t)(uint32_t)f->pid, f->vma_start, &idx)) {
+		if (swt_grow((void **)&v->states, &v->cap, v->nr + 1, sizeof(*v->states)) ||
+		    swt_map_put(&v->index, (uint64_t)(uint32_t)f->pid, f->vma_start, v->nr))
+			return NULL;
+		/* a fresh VMA reads as four hits: its first miss gets a full window */
+		v->states[v->nr].hits = 4;
+		idx = v->nr++;
+	}
+	v->last_pid = f->pid;
+	v->last_start = f->vma_start;
+	v->last_idx = idx;
+	return &v->states[idx];
 }
 
 int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, struct swt_window *win)
