@@ -48,7 +48,7 @@ unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off, unsi
 
 void swt_cluster_window(const struct swt_fault_info *f, unsigned pages, struct swt_window *win)
 {
-	uint64_t mask, first, last, s;
+	uint64_t mask, first, last, n;
 
 	win->kind = SWT_WINDOW_SLOTS;
 	win->size = pages;
@@ -64,6 +64,13 @@ void swt_cluster_window(const struct swt_fault_info *f, unsigned pages, struct s
 		first = 1;	/* slot 0 is the swap header */
 	if (f->area_slots && last >= f->area_slots)
 		last = f->area_slots - 1;
-	for (s = first; s <= last && win->count < win->capacity; s++)
-		win->list[win->count++] = s;
+	if (last < first)
+		return;
+	n = last - first + 1;
+	if (n > win->capacity)
+		n = win->capacity;
+	/* a plain fill: this runs on every miss of the cluster policies */
+	for (uint64_t i = 0; i < n; i++)
+		win->list[i] = first + i;
+	win->count = (uint32_t)n;
 }
