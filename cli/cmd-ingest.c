@@ -4,15 +4,60 @@
  * when everything succeeded.
  */
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "ingest.h"
 #include "inputs.h"
 #include "meta.h"
 #include "util.h"
+
+/*
+ * A Ctrl-C or kill during a long ingest must not leave the half-built
+ * temporary database behind: the handler removes it and dies of the same
+ * signal, so the exit status still says what happened.  The path is copied
+ * here because the store frees its own copy at commit; the pid check keeps
+ * the forked trace.dat decoder, which inherits the handler, away from it.
+ */
+static char pending_db[PATH_MAX];
+static volatile sig_atomic_t pending_db_set;
+static pid_t ingest_pid;
+
+static void drop_pending_db(int sig)
+{
+	if (pending_db_set && getpid() == ingest_pid)
+		unlink(pending_db);
+	raise(sig);	/* SA_RESETHAND: delivered with the default action on return */
+}
+
+static void guard_pending_db(const char *path)
+{
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+
+	if (!path || strlen(path) >= sizeof(pending_db))
+		return;
+	memcpy(pending_db, path, strlen(path) + 1);
+	ingest_pid = getpid();
+	pending_db_set = 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = drop_pending_db;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+		struct sigaction old;
+
+		/* a signal the caller ignores (nohup, a background job) stays ignored */
+		if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(signals[i], &sa, NULL);
+	}
+}
 
 const char cmd_ingest_usage[] =
 	"usage: swaptrace ingest -o DB [--meta FILE] [--swap SPEC]... [--name NAME] INPUT...\n"
@@ -126,6 +171,7 @@ int cmd_ingest(int argc, char **argv)
 		status = cli_fail("ingest", &err);
 		goto out;
 	}
+	guard_pending_db(swt_store_pending_path(st));
 	for (i = optind; i < argc; i++) {
 		if (swt_ingest_input(ing, argv[i], &err)) {
 			status = cli_fail("ingest", &err);
@@ -139,6 +185,7 @@ int cmd_ingest(int argc, char **argv)
 		status = cli_fail("ingest", &err);
 		goto out;
 	}
+	pending_db_set = 0;
 	if (!quiet) {
 		int64_t requests = swt_store_query_int(st, "SELECT count(*) FROM request", 0);
 		int64_t events = swt_store_query_int(st, "SELECT sum(events) FROM source", 0);

@@ -32,6 +32,11 @@ const char *swt_store_path(struct swt_store *st)
 	return st->path;
 }
 
+const char *swt_store_pending_path(struct swt_store *st)
+{
+	return st->tmp_path;
+}
+
 int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *what)
 {
 	return swt_error(err, SWT_EDB, "'%s': %s: %s", st->path, what,

@@ -39,6 +39,8 @@ void swt_store_destroy(struct swt_store *st);
 
 sqlite3 *swt_store_db(struct swt_store *st);
 const char *swt_store_path(struct swt_store *st);
+/* The temporary file a created database is built in until commit, else NULL. */
+const char *swt_store_pending_path(struct swt_store *st);
 
 /* Run SQL with no result rows; errors name the database. */
 int swt_store_exec(struct swt_store *st, const char *sql, struct swt_err *err);

@@ -262,6 +262,32 @@ check_stderr "read-only output directory" $? 1 \
 	"^swaptrace: ingest: '$(re "$ro/cap.db")': cannot create database: (Read-only file system|Permission denied)\$"
 chmod u+w "$ro"
 
+# interrupted: a signal while the input is still being read (a FIFO nobody
+# writes to holds ingest there) kills ingest by that signal and leaves no
+# temporary database; an existing database stays as it was.  Job control
+# (set -m) so the background ingest does not start with SIGINT ignored.
+set -m
+for sig in INT TERM HUP; do
+	out=$WORK/out-signal-$sig
+	rm -rf "$out" && mkdir "$out"
+	cp "$KEEP" "$out/cap.db"
+	rm -f "$IN/stalled.blktrace.0" && mkfifo "$IN/stalled.blktrace.0"
+	"$SWAPTRACE" ingest -q -o "$out/cap.db" "$IN/stalled.blktrace.0" >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 200); do
+		compgen -G "$out/cap.db.tmp-*" >/dev/null && break
+		sleep 0.05
+	done
+	compgen -G "$out/cap.db.tmp-*" >/dev/null || fail "SIG$sig: no temporary database appeared"
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	check_eq "$rc" "$((128 + $(kill -l "$sig")))" "SIG$sig: exit status (killed by the signal)"
+	cmp -s "$KEEP" "$out/cap.db" || fail "SIG$sig: the existing database was changed"
+	check_eq "$(ls -A "$out")" "cap.db" "SIG$sig: files beside the existing database"
+done
+set +m
+
 # a disk that fills up while rows are written (root only: a small tmpfs in
 # a private mount namespace); what is left on it is listed from inside
 if [ "$(id -u)" -eq 0 ]; then
