@@ -323,6 +323,16 @@ static int create_instance(struct swt_capture *c, struct inst *in, const char *s
 	in->buffer = buffer;
 	in->buffer_kb = kb;
 	snprintf(in->name, sizeof(in->name), "swaptrace-%d%s", (int)getpid(), suffix);
+	{
+		char *dir = NULL;
+
+		if (asprintf(&dir, "%s/instances/%s", c->tracing_dir, in->name) < 0)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		ret = swt_knobs_journal_mkdir(&c->knobs, dir, err);
+		free(dir);
+		if (ret)
+			return ret;
+	}
 	in->ti = tracefs_instance_create(in->name);
 	if (!in->ti)
 		return swt_error(err, SWT_EIO, "cannot create tracefs instance '%s': %s", in->name,
@@ -815,7 +825,25 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	c->blk = NULL;
 	if (c->mounted && umount(c->tracing_dir) == 0)
 		c->mounted = 0;
+	swt_knobs_journal_close(&c->knobs);
 	return ret;
+}
+
+static void recovery_note(void *ctx, int warning, const char *msg)
+{
+	capture_note(ctx, warning, "%s", msg);
+}
+
+/* Undo what captures killed earlier left behind; then journal our own changes. */
+static int start_journal(struct swt_capture *c)
+{
+	struct swt_err jerr = { 0 };
+
+	swt_knobs_recover(SWT_UNDO_DIR, BLK_LOCK, recovery_note, c);
+	if (swt_knobs_journal_open(&c->knobs, SWT_UNDO_DIR, &jerr))
+		capture_note(c, 1, "%s; a crash of this capture could not be cleaned up by the "
+			     "next one", jerr.msg);
+	return 0;
 }
 
 int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture **out,
@@ -841,6 +869,8 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 	ret = read_host(c, err);
 	if (!ret)
 		ret = find_tracefs(c, err);
+	if (!ret)
+		ret = start_journal(c);
 	if (!ret)
 		ret = count_cpus(c, err);
 	if (!ret)

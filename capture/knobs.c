@@ -1,12 +1,17 @@
 /*
- * The undo log of host settings a capture changes (see knobs.h).
+ * The undo log of host settings a capture changes, and its crash journal
+ * (see knobs.h).
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "knobs.h"
@@ -15,6 +20,7 @@
 void swt_knobs_init(struct swt_knobs *k)
 {
 	memset(k, 0, sizeof(*k));
+	k->journal_fd = -1;
 }
 
 void swt_knobs_release(struct swt_knobs *k)
@@ -24,7 +30,12 @@ void swt_knobs_release(struct swt_knobs *k)
 		free(k->v[i].orig);
 	}
 	free(k->v);
+	/* a journal still open here means the restore did not run: keep the file */
+	if (k->journal_fd >= 0)
+		close(k->journal_fd);
+	free(k->journal_path);
 	memset(k, 0, sizeof(*k));
+	k->journal_fd = -1;
 }
 
 char *swt_read_text(const char *path, size_t *len)
@@ -114,6 +125,217 @@ char *swt_knob_restore_value(const char *text)
 	return out;
 }
 
+/* ---- the crash journal: one record per line, "set PATH\tVALUE" or "mkdir PATH" ---- */
+
+static size_t escape_into(char *out, const char *in)
+{
+	size_t n = 0;
+
+	for (; *in; in++) {
+		char e = *in == '\\' ? '\\' : *in == '\n' ? 'n' : *in == '\t' ? 't' : 0;
+
+		if (e) {
+			out[n++] = '\\';
+			out[n++] = e;
+		} else {
+			out[n++] = *in;
+		}
+	}
+	return n;
+}
+
+static void unescape_in_place(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+			*o++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static int journal_append(struct swt_knobs *k, const char *verb, const char *path,
+			  const char *value, struct swt_err *err)
+{
+	size_t cap = strlen(verb) + 2 * strlen(path) + (value ? 2 * strlen(value) : 0) + 4, n;
+	char *line;
+	int ret = 0;
+
+	if (k->journal_fd < 0)
+		return 0;
+	line = malloc(cap);
+	if (!line)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	n = (size_t)sprintf(line, "%s ", verb);
+	n += escape_into(line + n, path);
+	if (value) {
+		line[n++] = '\t';
+		n += escape_into(line + n, value);
+	}
+	line[n++] = '\n';
+	/* one write per record: a kill between records leaves whole lines */
+	if (swt_write_all(k->journal_fd, line, n))
+		ret = swt_error(err, SWT_EIO, "'%s': cannot journal a change: %s", k->journal_path,
+				strerror(errno));
+	free(line);
+	return ret;
+}
+
+int swt_knobs_journal_open(struct swt_knobs *k, const char *dir, struct swt_err *err)
+{
+	int fd;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return swt_error(err, SWT_EIO, "'%s': cannot create: %s", dir, strerror(errno));
+	if (asprintf(&k->journal_path, "%s/capture-%d.undo", dir, (int)getpid()) < 0) {
+		k->journal_path = NULL;
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	fd = open(k->journal_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return swt_error(err, SWT_EIO, "'%s': cannot create the undo journal: %s",
+				 k->journal_path, strerror(e));
+	}
+	k->journal_fd = fd;
+	return 0;
+}
+
+int swt_knobs_journal_mkdir(struct swt_knobs *k, const char *path, struct swt_err *err)
+{
+	return journal_append(k, "mkdir", path, NULL, err);
+}
+
+void swt_knobs_journal_close(struct swt_knobs *k)
+{
+	if (k->journal_fd < 0)
+		return;
+	/* unlinked while still locked, so no recoverer can pick it up half-way */
+	unlink(k->journal_path);
+	close(k->journal_fd);
+	k->journal_fd = -1;
+}
+
+static void recover_note(swt_knobs_note_fn note, void *ctx, int warning, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void recover_note(swt_knobs_note_fn note, void *ctx, int warning, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	note(ctx, warning, msg);
+}
+
+static int write_file(const char *path, const char *value);
+
+/* Replay one dead capture's journal (text, modified in place), newest record first. */
+static void replay_journal(char *text, const char *name, swt_knobs_note_fn note, void *ctx)
+{
+	char **lines = NULL;
+	size_t n = 0, cap = 0, knobs = 0, dirs = 0, failed = 0;
+	char *save = NULL;
+
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (swt_grow((void **)&lines, &cap, n + 1, sizeof(*lines)))
+			break;
+		lines[n++] = l;
+	}
+	while (n-- > 0) {
+		char *l = lines[n], *tab;
+		int r;
+
+		if (!strncmp(l, "set ", 4) && (tab = strchr(l + 4, '\t'))) {
+			*tab = '\0';
+			unescape_in_place(l + 4);
+			unescape_in_place(tab + 1);
+			r = write_file(l + 4, tab + 1);
+			if (r && r != -ENOENT && r != -ENODEV && r != -ENXIO) {
+				recover_note(note, ctx, 1, "cannot restore '%s' to '%s' (left by %s): %s",
+					     l + 4, tab + 1, name, strerror(-r));
+				failed++;
+			} else if (!r) {
+				knobs++;
+			}
+		} else if (!strncmp(l, "mkdir ", 6)) {
+			unescape_in_place(l + 6);
+			if (rmdir(l + 6) == 0) {
+				dirs++;
+			} else if (errno != ENOENT) {
+				recover_note(note, ctx, 1, "cannot remove '%s' (left by %s): %s", l + 6,
+					     name, strerror(errno));
+				failed++;
+			}
+		}
+	}
+	free(lines);
+	recover_note(note, ctx, 1, "a swaptrace capture was killed before it could clean up "
+		     "(%s): restored %zu setting(s) and removed %zu tracefs instance(s)%s", name,
+		     knobs, dirs, failed ? ", with the errors above" : "");
+}
+
+int swt_knobs_recover(const char *dir, const char *shared_lock, swt_knobs_note_fn note,
+		      void *ctx)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int replayed = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[4096];
+		struct stat by_fd, by_name;
+		char *text = NULL;
+		int fd, lock_fd = -1;
+
+		if (strncmp(de->d_name, "capture-", 8) || !strstr(de->d_name, ".undo"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* locked: its capture is alive.  Gone or replaced once locked: it just finished. */
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &by_fd) < 0 ||
+		    stat(path, &by_name) < 0 || by_fd.st_ino != by_name.st_ino)
+			goto next;
+		text = swt_read_text(path, NULL);
+		if (!text)
+			goto next;
+		if (strstr(text, "set ")) {
+			lock_fd = open(shared_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+			if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) < 0) {
+				recover_note(note, ctx, 1, "'%s' is left by a killed capture, but a "
+					     "--blktrace capture is running: not restored now", path);
+				goto next;
+			}
+		}
+		replay_journal(text, path, note, ctx);
+		unlink(path);
+		replayed++;
+next:
+		free(text);
+		if (lock_fd >= 0)
+			close(lock_fd);
+		close(fd);
+	}
+	closedir(d);
+	return replayed;
+}
+
 static int write_file(const char *path, const char *value)
 {
 	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -165,6 +387,10 @@ int swt_knobs_set(struct swt_knobs *k, const char *path, const char *value,
 		kn->orig = cur;
 		kn->changed = 0;
 		k->n++;
+		/* journaled before the write, so a kill right after it is still undone */
+		ret = journal_append(k, "set", path, cur, err);
+		if (ret)
+			return ret;
 	} else {
 		free(cur);
 	}

@@ -21,6 +21,8 @@ struct swt_knob {
 struct swt_knobs {
 	struct swt_knob *v;
 	size_t n, cap;
+	int journal_fd;		/* crash journal, or -1 */
+	char *journal_path;
 };
 
 void swt_knobs_init(struct swt_knobs *k);
@@ -51,6 +53,39 @@ int swt_knobs_restore(struct swt_knobs *k, struct swt_err *err);
  * unexpanded.  Pure; returns a new string (caller frees) or NULL.
  */
 char *swt_knob_restore_value(const char *text);
+
+/*
+ * The crash journal.  A capture killed by SIGKILL or the OOM killer runs no
+ * restore at all, and what it leaves is not harmless: its instances keep
+ * recording (every page fault and block I/O of the host pays for it) and a
+ * blk tracer keeps the top-level buffer.  So every change is also appended
+ * to DIR/capture-PID.undo before it is made -- each knob's original value,
+ * each tracefs instance directory about to be created -- and the capture
+ * holds the file flock()ed while it lives.  The lock dies with the
+ * process, which is how the next capture tells a dead owner's journal
+ * from a running capture's (swt_knobs_recover).
+ */
+#define SWT_UNDO_DIR "/run/swaptrace"
+
+/* Start journaling to DIR/capture-PID.undo (DIR made 0700 if missing). */
+int swt_knobs_journal_open(struct swt_knobs *k, const char *dir, struct swt_err *err);
+/* Journal a directory about to be made (a tracefs instance): recovery removes it. */
+int swt_knobs_journal_mkdir(struct swt_knobs *k, const char *path, struct swt_err *err);
+/* Everything was put back: delete the journal.  No-op without one. */
+void swt_knobs_journal_close(struct swt_knobs *k);
+
+/*
+ * Replay the journals in DIR whose capture is gone: knobs written back and
+ * directories removed, newest first, then the journal deleted.  A journal
+ * with knobs is replayed only while holding the flock on `shared_lock`
+ * (the blk tracer's lock: its knobs are the top-level ones, and a live
+ * --blktrace capture must not have them reset under it); when that is
+ * busy the journal is left for later.  Each journal handled (or left) is
+ * described to `note`.  Returns the number of journals replayed.
+ */
+typedef void (*swt_knobs_note_fn)(void *ctx, int warning, const char *msg);
+int swt_knobs_recover(const char *dir, const char *shared_lock, swt_knobs_note_fn note,
+		      void *ctx);
 
 /* Read a whole small file into a NUL-terminated string (caller frees); NULL + errno. */
 char *swt_read_text(const char *path, size_t *len);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Captures that end early: the workload killed half-way (SIGKILL), and
 # swaptrace itself sent SIGINT (passed on to the command, recording until
-# it exits), then SIGINT twice (stop at once).  The exit status is the
+# it exits), then SIGINT twice (stop at once), and swaptrace SIGKILLed (the
+# next capture cleans up after it).  The exit status is the
 # command's as a shell reports it; the swap pages still equal the recorded
 # pswpin/pswpout deltas, nothing is lost, what was recorded is readable,
 # and the host's settings are exactly as before.
@@ -74,4 +75,31 @@ check_eq "$?" 137 "twice: exit status (the command was killed)"
 check_host_restored "$WORK/state.before" "after SIGINT twice"
 trace-cmd report -i "$WORK/twice/trace.dat" > /dev/null 2>&1 || fail "twice: trace-cmd cannot read trace.dat"
 swt_ingest -q -o "$WORK/twice.db" "$WORK/twice" || fail "twice: ingest failed"
+
+# 4. swaptrace itself SIGKILLed (the OOM killer, kill -9): it restores
+# nothing, so its instances would go on recording and its blk tracer would
+# hold the top-level buffer.  The next capture replays the crash journal
+# the killed one left in /run/swaptrace and says so; afterwards the host is
+# as it was before either ran.
+"$SWAPTRACE" capture -q --blktrace -o "$WORK/sigkill" -- sleep 60 > /dev/null 2>&1 &
+CAPPID=$!
+BACKGROUND+=("$CAPPID")
+for _ in $(seq 100); do
+	[ -d "$TRACEFS/instances/swaptrace-$CAPPID" ] &&
+		[ "$(cat "$TRACEFS/current_tracer")" = blk ] && pgrep -x -P "$CAPPID" sleep > /dev/null && break
+	sleep 0.1
+done
+SLEEPER=$(pgrep -x -P "$CAPPID" sleep)
+kill -KILL "$CAPPID"
+wait "$CAPPID" 2>/dev/null
+[ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
+[ -d "$TRACEFS/instances/swaptrace-$CAPPID" ] || fail "sigkill: no instance was left to clean up"
+check_eq "$(cat "$TRACEFS/current_tracer")" blk "sigkill: tracer left by the killed capture"
+[ -f "/run/swaptrace/capture-$CAPPID.undo" ] || fail "sigkill: no crash journal was left"
+swt capture -o "$WORK/after-kill" --duration 0.5 > /dev/null 2> "$WORK/after-kill.err"
+check_eq "$?" 0 "sigkill: the next capture's exit status"
+grep -q "capture was killed before it could clean up (/run/swaptrace/capture-$CAPPID.undo): restored [1-9][0-9]* setting(s) and removed 1 tracefs instance(s)\$" \
+	"$WORK/after-kill.err" || fail "sigkill: no note about the cleanup: $(cat "$WORK/after-kill.err")"
+[ -e "/run/swaptrace/capture-$CAPPID.undo" ] && fail "sigkill: the crash journal is still there"
+check_host_restored "$WORK/state.before" "after a capture was SIGKILLed and the next one ran"
 finish
