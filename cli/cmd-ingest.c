@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,28 +36,44 @@ static void drop_pending_db(int sig)
 	raise(sig);	/* SA_RESETHAND: delivered with the default action on return */
 }
 
-static void guard_pending_db(const char *path)
-{
-	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa;
+static const int guarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
-	if (!path || strlen(path) >= sizeof(pending_db))
-		return;
-	memcpy(pending_db, path, strlen(path) + 1);
+/*
+ * Handlers first, then the signals held off while the file is made and its
+ * name recorded: a signal that arrives in between is delivered at
+ * guard_pending_db() and finds the name.  Threads started meanwhile (the
+ * database writer) keep them blocked, so they reach the main thread.
+ */
+static void guard_signals(sigset_t *saved)
+{
+	struct sigaction sa;
+	sigset_t block;
+
 	ingest_pid = getpid();
-	pending_db_set = 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = drop_pending_db;
 	sa.sa_flags = SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(guarded_signals) / sizeof(guarded_signals[0]); i++) {
 		struct sigaction old;
 
 		/* a signal the caller ignores (nohup, a background job) stays ignored */
-		if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		if (sigaction(guarded_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
 			continue;
-		sigaction(signals[i], &sa, NULL);
+		sigaction(guarded_signals[i], &sa, NULL);
+		sigaddset(&block, guarded_signals[i]);
 	}
+	pthread_sigmask(SIG_BLOCK, &block, saved);
+}
+
+static void guard_pending_db(const char *path, const sigset_t *saved)
+{
+	if (path && strlen(path) < sizeof(pending_db)) {
+		memcpy(pending_db, path, strlen(path) + 1);
+		pending_db_set = 1;
+	}
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
 const char cmd_ingest_usage[] =
@@ -110,6 +127,7 @@ int cmd_ingest(int argc, char **argv)
 	struct swt_ingest *ing = NULL;
 	int quiet = 0, c, i, status = SWT_EXIT_FAIL;
 	uint64_t t0 = swt_now_ns();
+	sigset_t saved_mask;
 
 	meta = swt_meta_alloc();
 	if (!meta)
@@ -167,11 +185,13 @@ int cmd_ingest(int argc, char **argv)
 	if (!name)
 		name = default_name = swt_input_capture_name(argv[optind]);
 
+	guard_signals(&saved_mask);
 	if (swt_store_create(out, &st, &err) || swt_ingest_alloc(st, meta, ingest_warn, NULL, &ing, &err)) {
+		guard_pending_db(st ? swt_store_pending_path(st) : NULL, &saved_mask);
 		status = cli_fail("ingest", &err);
 		goto out;
 	}
-	guard_pending_db(swt_store_pending_path(st));
+	guard_pending_db(swt_store_pending_path(st), &saved_mask);
 	for (i = optind; i < argc; i++) {
 		if (swt_ingest_input(ing, argv[i], &err)) {
 			status = cli_fail("ingest", &err);
