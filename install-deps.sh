@@ -4,7 +4,7 @@ set -e
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 PACKAGES="build-essential cmake pkg-config
-  libtraceevent-dev libtracefs-dev libtracecmd-dev libsqlite3-dev
+  libtraceevent-dev libtracefs-dev libtracecmd-dev libsqlite3-dev libzstd-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
   sqlite3 trace-cmd blktrace xz-utils python3 util-linux kmod time"
 missing=$(for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)

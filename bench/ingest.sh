@@ -102,7 +102,7 @@ echo "(ingest decodes and writes on two cores at once: under other load, wall ra
 # --- peak memory ----------------------------------------------------------------
 echo
 echo "peak RSS of swaptrace ingest (KiB):"
-printf '  %-22s %12s %10s %12s %10s\n' capture "trace.dat B" "RSS" "blktrace B" "RSS"
+printf '  %-22s %12s %10s %14s %12s %10s\n' capture "trace.dat B" "RSS" "libtracecmd RSS" "blktrace B" "RSS"
 rss_caps=("$CAP")
 if [ -n "$CAPTURES" ]; then
 	for cap in "$CAPTURES"/*/; do
@@ -112,9 +112,12 @@ fi
 for cap in "${rss_caps[@]}"; do
 	blk=$(unpack_blk "$cap" "$TMP/rss-blk")
 	run_timed "$TMP/rss-td" "$SWAPTRACE" ingest -q -o "$TMP/rss.db" --meta "$cap/meta.txt" "$cap/trace.dat"
+	run_timed "$TMP/rss-lib" env SWT_TRACEDAT_READER=libtracecmd \
+		"$SWAPTRACE" ingest -q -o "$TMP/rss.db" --meta "$cap/meta.txt" "$cap/trace.dat"
 	run_timed "$TMP/rss-blk" "$SWAPTRACE" ingest -q -o "$TMP/rss.db" --meta "$cap/meta.txt" "$blk"
-	printf '  %-22s %12d %10d %12d %10d\n' "$(basename "$cap")" "$(stat -c %s "$cap/trace.dat")" \
-		"$(cat "$TMP/rss-td.rss")" "$(cat "$blk".blktrace.* | wc -c)" "$(cat "$TMP/rss-blk.rss")"
+	printf '  %-22s %12d %10d %14d %12d %10d\n' "$(basename "$cap")" "$(stat -c %s "$cap/trace.dat")" \
+		"$(cat "$TMP/rss-td.rss")" "$(cat "$TMP/rss-lib.rss")" "$(cat "$blk".blktrace.* | wc -c)" \
+		"$(cat "$TMP/rss-blk.rss")"
 	rm -rf "$TMP/rss-blk"
 done
 
@@ -145,8 +148,9 @@ for path, data in zip(paths, files):
         out.write(copy)
 PY
 run_timed "$TMP/rss-double" "$SWAPTRACE" ingest -q -o "$TMP/rss.db" --meta "$CAP/meta.txt" "$TMP/double/swap"
-printf '  %-22s %12s %10s %12d %10d\n' "$(basename "$CAP") x2" - - \
+printf '  %-22s %12s %10s %14s %12d %10d\n' "$(basename "$CAP") x2" - - - \
 	"$(cat "$TMP/double"/swap.blktrace.* | wc -c)" "$(cat "$TMP/rss-double.rss")"
-echo "  (the trace.dat column includes the decoder process, which keeps every chunk"
-echo "   libtracecmd 3.1.6 decompresses until it closes the file: that path grows with"
-echo "   the uncompressed trace; the blktrace path does not)"
+echo "  (RSS includes the trace.dat decoder process.  Compressed data is read a chunk"
+echo "   per CPU at a time; 'libtracecmd RSS' is the same ingest through libtracecmd's"
+echo "   own reader (SWT_TRACEDAT_READER=libtracecmd), which keeps every chunk it"
+echo "   decompresses until the file is closed, so it grows with the trace)"

@@ -6,7 +6,9 @@
  *      buffer (the top level and each instance) in one time-ordered pass,
  *      decodes the events swaptrace models through the file's own event
  *      formats (libtraceevent field lookups, no text parsing), and streams
- *      fixed-size event messages through a pipe.
+ *      fixed-size event messages through a pipe.  Compressed data is read
+ *      a chunk at a time by tracedat-stream.c and merged here exactly as
+ *      libtracecmd merges it (its own reader keeps every chunk in memory).
  *   3. The parent turns messages back into events for the caller, reaps the
  *      child (a signal means libtracecmd crashed on the file), and compares
  *      what came through with what the file declares.
@@ -22,8 +24,10 @@
 #include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
+#include <kbuffer.h>
 
 #include "tracedat-layout.h"
+#include "tracedat-stream.h"
 #include "tracedat.h"
 #include "util.h"
 
@@ -492,6 +496,205 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	return c->failed ? -1 : 0;
 }
 
+/*
+ * Compressed files: one source per (buffer, CPU), merged by timestamp as
+ * tracecmd_iterate_events_multi() does -- the earliest record first, ties
+ * to the earlier buffer, then the lower CPU -- with each record filled in
+ * the way tracecmd_peek_data() fills it from libtraceevent's kbuffer.
+ */
+struct source {
+	struct tracecmd_input *handle;
+	struct swt_td_stream *stream;
+	struct kbuffer *kbuf;
+	size_t bufidx;
+	uint64_t page_off;
+	int cpu, loaded, have;
+	struct tep_record rec;
+};
+
+/* The source's next record into s->rec (s->have = 0 after its last). */
+static void source_next(struct child *c, struct source *s, uint32_t page_size)
+{
+	for (;;) {
+		struct swt_err err = { 0 };
+		unsigned long long ts;
+		uint64_t off;
+		void *page, *data;
+		int r;
+
+		if (s->loaded && (data = kbuffer_read_event(s->kbuf, &ts))) {
+			memset(&s->rec, 0, sizeof(s->rec));
+			s->rec.ts = ts;
+			s->rec.size = kbuffer_event_size(s->kbuf);
+			s->rec.record_size = kbuffer_curr_size(s->kbuf);
+			s->rec.cpu = s->cpu;
+			s->rec.data = data;
+			s->rec.offset = s->page_off + (uint64_t)kbuffer_curr_offset(s->kbuf);
+			s->rec.missed_events = kbuffer_missed_events(s->kbuf);
+			s->rec.ref_count = 1;
+			kbuffer_next_event(s->kbuf, NULL);
+			s->have = 1;
+			return;
+		}
+		r = swt_td_stream_next_page(s->stream, &page, &off, &err);
+		if (r < 0)
+			child_die(c, err.code ? err.code : SWT_EFORMAT, "%s", err.msg);
+		if (!r) {
+			s->have = 0;
+			return;
+		}
+		if (kbuffer_load_subbuffer(s->kbuf, page) < 0 ||
+		    (unsigned)kbuffer_subbuffer_size(s->kbuf) > page_size)
+			child_die(c, SWT_EFORMAT,
+				  "buffer '%s' CPU %d: the page at offset %llu of the decompressed data "
+				  "has a bad header (damaged compressed data)",
+				  c->buf_names[s->bufidx][0] ? c->buf_names[s->bufidx] : "top level",
+				  s->cpu, (unsigned long long)off);
+		s->page_off = off;
+		s->loaded = 1;
+	}
+}
+
+static int source_before(const struct source *a, size_t ia, const struct source *b, size_t ib)
+{
+	return a->rec.ts < b->rec.ts || (a->rec.ts == b->rec.ts && ia < ib);
+}
+
+/* Restore the heap (of source indexes, earliest record on top) below slot i. */
+static void heap_down(const struct source *src, size_t *heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && source_before(&src[heap[l]], heap[l], &src[heap[m]], heap[m]))
+			m = l;
+		if (r < n && source_before(&src[heap[r]], heap[r], &src[heap[m]], heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		size_t t = heap[i];
+
+		heap[i] = heap[m];
+		heap[m] = t;
+		i = m;
+	}
+}
+
+static int cmp_cpu_index(const void *a, const void *b, void *arg)
+{
+	const struct swt_td_buffer *buf = arg;
+	uint32_t x = buf->cpus[*(const size_t *)a].cpu, y = buf->cpus[*(const size_t *)b].cpu;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Decode a compressed file through the streams.  Returns 0 when it did,
+ * 1 when the file is not one it takes (not compressed, or compressed in
+ * part, or a codec it lacks) or when libtracecmd reads a CPU's first record
+ * at another time than the stream does (a timestamp correction stored in
+ * the file, which libtracecmd applies): the caller then iterates with
+ * libtracecmd.
+ */
+static int stream_events(struct child *c, const char *path, const struct swt_td_layout *l,
+			 struct tracecmd_input **handles, size_t nr_handles)
+{
+	struct source *src = NULL;
+	size_t nsrc = 0, cap = 0, *heap = NULL, *order = NULL, nheap;
+	enum kbuffer_long_size lsize = l->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4;
+	enum kbuffer_endian endian = l->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE;
+	const char *force = getenv("SWT_TRACEDAT_READER");
+	int fd = -1, ret = 1;
+
+	if ((force && !strcmp(force, "libtracecmd")) || l->partial || !swt_td_stream_supported(l))
+		return 1;
+	for (size_t b = 0; b < l->nr_buffers; b++)
+		for (size_t k = 0; k < l->buffers[b].nr_cpus; k++)
+			if (l->buffers[b].cpus[k].size && !l->buffers[b].compressed)
+				return 1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		child_die(c, SWT_EIO, "cannot open it: %s", strerror(errno));
+	for (size_t i = 0; i < nr_handles; i++) {
+		const struct swt_td_buffer *buf = NULL;
+
+		for (size_t b = 0; b < l->nr_buffers; b++)
+			if (!strcmp(l->buffers[b].name, c->buf_names[i]))
+				buf = &l->buffers[b];
+		if (!buf)
+			goto out;	/* a buffer libtracecmd sees and the layout does not */
+		free(order);
+		order = calloc(buf->nr_cpus + 1, sizeof(*order));
+		if (!order)
+			child_die(c, SWT_ENOMEM, "out of memory");
+		for (size_t k = 0; k < buf->nr_cpus; k++)
+			order[k] = k;
+		qsort_r(order, buf->nr_cpus, sizeof(*order), cmp_cpu_index, (void *)buf);
+		for (size_t j = 0; j < buf->nr_cpus; j++) {
+			const struct swt_td_cpu *cpu = &buf->cpus[order[j]];
+			struct swt_err err = { 0 };
+			struct source *s;
+
+			if (!cpu->size)
+				continue;
+			if (swt_grow((void **)&src, &cap, nsrc + 1, sizeof(*src)))
+				child_die(c, SWT_ENOMEM, "out of memory");
+			s = &src[nsrc++];
+			memset(s, 0, sizeof(*s));
+			s->handle = handles[i];
+			s->bufidx = i;
+			s->cpu = (int)cpu->cpu;
+			s->kbuf = kbuffer_alloc(lsize, endian);
+			if (!s->kbuf)
+				child_die(c, SWT_ENOMEM, "out of memory");
+			if (tep_is_old_format(c->tep))
+				kbuffer_set_old_format(s->kbuf);
+			if (swt_td_stream_open(fd, l, buf, cpu, &s->stream, &err))
+				child_die(c, err.code ? err.code : SWT_EFORMAT, "%s", err.msg);
+		}
+	}
+	heap = calloc(nsrc + 1, sizeof(*heap));
+	if (!heap)
+		child_die(c, SWT_ENOMEM, "out of memory");
+	nheap = 0;
+	for (size_t i = 0; i < nsrc; i++) {
+		struct tep_record *first;
+		int same;
+
+		source_next(c, &src[i], l->page_size);
+		first = tracecmd_read_cpu_first(src[i].handle, src[i].cpu);
+		same = first ? src[i].have && first->ts == src[i].rec.ts : !src[i].have;
+		tracecmd_free_record(first);
+		if (!same)
+			goto out;
+		if (src[i].have)
+			heap[nheap++] = i;
+	}
+	for (size_t i = nheap / 2; i-- > 0;)
+		heap_down(src, heap, nheap, i);
+	while (nheap) {
+		struct source *s = &src[heap[0]];
+
+		if (child_record(s->handle, &s->rec, s->cpu, c) < 0)
+			break;
+		source_next(c, s, l->page_size);
+		if (!s->have)
+			heap[0] = heap[--nheap];
+		heap_down(src, heap, nheap, 0);
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < nsrc; i++) {
+		swt_td_stream_free(src[i].stream);
+		kbuffer_free(src[i].kbuf);
+	}
+	free(src);
+	free(heap);
+	free(order);
+	close(fd);
+	return ret;
+}
+
 static void __attribute__((noreturn)) child_main(const char *path, int fd,
 						 const struct swt_td_layout *l)
 {
@@ -553,7 +756,8 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 	crash = getenv("SWT_TEST_DECODER_CRASH");
 	if (crash && swt_parse_u64(crash, &c.crash_after))
 		child_die(&c, SWT_EUSAGE, "SWT_TEST_DECODER_CRASH='%s' is not a number", crash);
-	ret = tracecmd_iterate_events_multi(handles, n + 1, child_record, &c);
+	ret = stream_events(&c, path, l, handles, (size_t)n + 1) ?
+	      tracecmd_iterate_events_multi(handles, n + 1, child_record, &c) : 0;
 	if (c.failed)
 		_exit(1);	/* the parent went away */
 	if (ret < 0)

@@ -4,7 +4,10 @@
 #     gives the same `swaptrace info --json` as the little-endian original,
 #     and blkparse reads the copy to the same per-device counts;
 #   - `trace-cmd convert` copies of trace.dat as version 6 and as
-#     uncompressed version 7 give the same info as the compressed original.
+#     uncompressed version 7 give the same info as the compressed original;
+#   - the compressed original read through swaptrace's chunk reader (the
+#     default: one chunk per CPU in memory) and through libtracecmd's
+#     reader gives the same database, row for row.
 . "$(dirname "$0")/lib.sh"
 need_tool blkparse
 need_tool trace-cmd
@@ -55,6 +58,17 @@ echo "blktrace: big-endian copy ingests like the original"
 # --- trace.dat: versions and compression ------------------------------------------
 ingest_info "$WORK/td.db" "$WORK/td.json" "$CAP/trace.dat"
 check_eq "$(sqlite3 "$WORK/td.db" 'SELECT version FROM source')" 7 "original trace.dat version"
+SWT_TRACEDAT_READER=libtracecmd ingest_info "$WORK/td-lib.db" "$WORK/td-lib.json" "$CAP/trace.dat"
+sqlite3 "$WORK/td.db" .dump > "$WORK/td.sql"
+sqlite3 "$WORK/td-lib.db" .dump > "$WORK/td-lib.sql"
+[ "$(wc -l < "$WORK/td.sql")" -gt 100000 ] || fail "the trace.dat dump is too short to compare"
+if cmp -s "$WORK/td.sql" "$WORK/td-lib.sql"; then
+	echo "trace.dat: the chunk reader and libtracecmd give the same database"
+else
+	fail "trace.dat: the chunk reader and libtracecmd give different databases: " \
+	     "$(diff "$WORK/td.sql" "$WORK/td-lib.sql" | head -4)"
+fi
+rm -f "$WORK/td.sql" "$WORK/td-lib.sql" "$WORK/td-lib.db"
 for variant in "6 v6.dat --file-version 6" "7 v7-none.dat --file-version 7 --compression none"; do
 	read -r version file args <<< "$variant"
 	# shellcheck disable=SC2086
