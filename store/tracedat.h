@@ -5,7 +5,12 @@
  * The file is first checked structurally by swaptrace itself (sections and
  * per-CPU data must lie inside the file), then decoded in a child process:
  * libtracecmd can crash on a damaged file, and a crash must not take
- * swaptrace down.  The child streams events through a pipe while the parent
+ * swaptrace down.  libtracecmd opens the file and parses its formats;
+ * compressed (zstd) event data is decompressed a chunk at a time by
+ * tracedat-stream.c, because libtracecmd 3.1.6 keeps every chunk it
+ * decompresses until the file is closed (memory would grow with the trace),
+ * and uncompressed data is iterated by libtracecmd, which maps it from the
+ * file.  The child streams events through a pipe while the parent
  * stores them, so decoding and SQLite run on two cores.  Finally what was
  * decoded is checked against what the file declares (per-CPU data pages,
  * CPUSTAT event counts), so a damaged file never yields a silently short
