@@ -29,6 +29,45 @@ struct sweep_data {
 	double ref[NR_METRICS];	/* traced kernel at rc->page_cluster; NaN: unknown */
 };
 
+/* Same value at every point (both unreplayed counts as the same). */
+static int same_series(const struct series *a, const struct series *b, int max_pc)
+{
+	for (int k = 0; k < (max_pc + 1) * NR_METRICS; k++)
+		if (!(isnan(a->v[k]) ? isnan(b->v[k]) : a->v[k] == b->v[k]))
+			return 0;
+	return 1;
+}
+
+/*
+ * Lines drawn later cover identical earlier ones (auto is adaptive on a
+ * rotational device): say which lines are hidden, or a reader looks for a
+ * legend entry's line in vain.
+ */
+static void hidden_note(const struct sweep_data *d, char *out, size_t size)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (size_t j = 0; j < d->nr_series; j++) {
+		for (size_t k = d->nr_series; k-- > j + 1;) {
+			int n;
+
+			if (!same_series(&d->series[j], &d->series[k], d->max_pc))
+				continue;
+			n = snprintf(out + len, size - len, "%s%s lies under %s", len ? "; " : "",
+				     d->series[j].key, d->series[k].key);
+			if (n < 0 || (size_t)n >= size - len) {
+				out[len] = '\0';
+				return;
+			}
+			len += (size_t)n;
+			break;
+		}
+	}
+	if (len)
+		snprintf(out + len, size - len, " (the same results at every page-cluster)");
+}
+
 static int is_traced(const struct swt_report_run *r)
 {
 	return !strcmp(r->layout, "traced");
@@ -142,6 +181,13 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	if (d->more) {
 		snprintf(note, sizeof(note),
 			 "%zu more policies are not shown; pick runs with --run", d->more);
+		swt_chart_meta_note(c, note);
+		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
+			       note);
+		top += 18;
+	}
+	hidden_note(d, note, sizeof(note));
+	if (note[0]) {
 		swt_chart_meta_note(c, note);
 		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
 			       note);
