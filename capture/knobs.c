@@ -188,25 +188,40 @@ static int journal_append(struct swt_knobs *k, const char *verb, const char *pat
 
 int swt_knobs_journal_open(struct swt_knobs *k, const char *dir, struct swt_err *err)
 {
-	int fd;
+	char *fresh = NULL;
+	int fd, ret = 0;
 
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return swt_error(err, SWT_EIO, "'%s': cannot create: %s", dir, strerror(errno));
-	if (asprintf(&k->journal_path, "%s/capture-%d.undo", dir, (int)getpid()) < 0) {
+	if (asprintf(&k->journal_path, "%s/capture-%d.undo", dir, (int)getpid()) < 0 ||
+	    asprintf(&fresh, "%s/capture-%d.new", dir, (int)getpid()) < 0) {
+		free(k->journal_path);
 		k->journal_path = NULL;
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	}
-	fd = open(k->journal_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	/*
+	 * Locked under another name first: a journal that appears under its
+	 * own name is always locked while its capture lives, so a recovering
+	 * capture never takes a starting one's for a dead one's.
+	 */
+	fd = open(fresh, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || rename(fresh, k->journal_path) < 0) {
 		int e = errno;
 
-		if (fd >= 0)
+		if (fd >= 0) {
 			close(fd);
-		return swt_error(err, SWT_EIO, "'%s': cannot create the undo journal: %s",
-				 k->journal_path, strerror(e));
+			unlink(fresh);
+		}
+		ret = swt_error(err, SWT_EIO, "'%s': cannot create the undo journal: %s",
+				k->journal_path, strerror(e));
+		free(k->journal_path);
+		k->journal_path = NULL;
+		goto out;
 	}
 	k->journal_fd = fd;
-	return 0;
+out:
+	free(fresh);
+	return ret;
 }
 
 int swt_knobs_journal_mkdir(struct swt_knobs *k, const char *path, struct swt_err *err)
@@ -302,7 +317,10 @@ int swt_knobs_recover(const char *dir, const char *shared_lock, swt_knobs_note_f
 		char *text = NULL;
 		int fd, lock_fd = -1;
 
-		if (strncmp(de->d_name, "capture-", 8) || !strstr(de->d_name, ".undo"))
+		size_t len = strlen(de->d_name);
+
+		if (strncmp(de->d_name, "capture-", 8) || len < 5 ||
+		    strcmp(de->d_name + len - 5, ".undo"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
