@@ -50,6 +50,17 @@ enum { L_NONE = 0, L_INACTIVE, L_ACTIVE };
 
 #define NIL (-1)
 
+/*
+ * Touch draws with a mean in (1, TOUCH_MAX) are bracketed by a table of
+ * 1 - exp(-m) at steps of 1 / TOUCH_STEPS; beyond it only the lower bound
+ * is used (the probability is 1 - e^-40 there: every draw is below it).
+ */
+#define TOUCH_STEPS 4
+#define TOUCH_MAX 40
+#define TOUCH_EDGES ((TOUCH_MAX - 1) * TOUCH_STEPS + 1)
+/* margin that covers exp()'s rounding and the bucket of a rounded mean */
+#define TOUCH_MARGIN 0x1p-30
+
 /* last_scan of a page not yet spared at the inactive tail */
 #define NEVER_SCANNED UINT64_MAX
 
@@ -145,6 +156,12 @@ struct engine {
 
 	/* oracle runs: its readahead pages stay cached until the fault that uses them */
 	int pin_readahead;
+
+	/*
+	 * 1 - exp(-m) at m = 1 + k / TOUCH_STEPS (k = 0..TOUCH_EDGES - 1), as
+	 * sample_touched computes it: brackets for the draws with mean > 1.
+	 */
+	double touch_edge[TOUCH_EDGES];
 };
 
 /* ---- lists --------------------------------------------------------------- */
@@ -270,10 +287,29 @@ static int sample_touched(struct engine *e, const struct node *x)
 		double m2 = mean * mean, upper = mean - m2 / 2 + m2 * mean / 6;
 		double lower = upper - m2 * m2 / 24;
 
-		if (r < lower - 0x1p-30)
+		if (r < lower - TOUCH_MARGIN)
 			return 1;
-		if (r >= upper + 0x1p-30)
+		if (r >= upper + TOUCH_MARGIN)
 			return 0;
+	} else {
+		/*
+		 * 1 - e^-m grows with m: a mean in [edge k, edge k + 1) has its
+		 * probability between the two edges' (libm's exp is monotonic
+		 * to within an ulp, and the margin covers that and a mean
+		 * rounded into the neighbouring bucket).
+		 */
+		double steps = (mean - 1.0) * TOUCH_STEPS;
+
+		if (steps < TOUCH_EDGES - 1) {
+			size_t k = (size_t)steps;
+
+			if (r < e->touch_edge[k] - TOUCH_MARGIN)
+				return 1;
+			if (r >= e->touch_edge[k + 1] + TOUCH_MARGIN)
+				return 0;
+		} else if (r < e->touch_edge[TOUCH_EDGES - 1] - TOUCH_MARGIN) {
+			return 1;
+		}
 	}
 	return r < 1.0 - exp(-mean);
 }
@@ -759,6 +795,8 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	if (ret)
 		return ret;
 	e->rng = 0x9e3779b97f4a7c15ull;	/* fixed seed: the same input gives the same run */
+	for (i = 0; i < TOUCH_EDGES; i++)
+		e->touch_edge[i] = 1.0 - exp(-(1.0 + (double)i / TOUCH_STEPS));
 	e->cap_total = cfg->cache_pages ? cfg->cache_pages : 1;
 	e->cap_inactive = inactive_pages(e->cap_total, in->page_shift, cfg->inactive_fraction);
 	if (!e->cap_inactive)
