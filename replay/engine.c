@@ -991,6 +991,69 @@ static void plug_reads(struct engine *e, size_t nreads)
 		r->parts[e->plug[j].area].request_hist[request_bucket(r, e->plug[j].end - e->plug[j].start)]++;
 }
 
+/*
+ * Does a slot window list a block of consecutive slots holding the
+ * faulting one (what every cluster window is)?  Then *first is its start.
+ */
+static int window_is_block(const struct swt_window *w, uint64_t target, uint64_t *first)
+{
+	uint64_t start;
+
+	if (w->kind != SWT_WINDOW_SLOTS || !w->count)
+		return 0;
+	start = w->list[0];
+	if (target < start || target - start >= w->count)
+		return 0;
+	for (uint32_t i = 1; i < w->count; i++)
+		if (w->list[i] != start + i)
+			return 0;
+	*first = start;
+	return 1;
+}
+
+/*
+ * Read a block window [first, first + count) on the faulting area: what
+ * the general walk (resolve, plug_reads) does for ascending slots of one
+ * area, in one pass.  The eligible slots come in ascending order, so the
+ * plug holds one request at a time, which grows while slots are
+ * consecutive and below the size limit; each slot's word is read before
+ * any later slot is cached, as in the general walk.
+ */
+static int read_block(struct engine *e, const struct swt_replay_fault *f,
+		      struct swt_replay_part *part, uint32_t sec, uint64_t first, uint64_t count)
+{
+	const struct swt_replay_result *r = e->res;
+	const int32_t *words = e->areas[f->area].slots;
+	uint64_t end = first + count, rq_start = 0, rq_len = 0, nreads = 0;
+	uint64_t max = e->cfg->max_request_pages ? e->cfg->max_request_pages : 1;
+	int ret;
+
+	if (end > e->areas[f->area].nslots)
+		end = e->areas[f->area].nslots;	/* slots past the table name no page */
+	for (uint64_t s = first; s < end; s++) {
+		int target = s == f->slot;
+
+		if (!target && words[s] != SLOT_ALLOC)
+			continue;	/* free, or already cached */
+		if (rq_len && s == rq_start + rq_len && rq_len < max) {
+			rq_len++;
+		} else {
+			if (rq_len)
+				part->request_hist[request_bucket(r, rq_len)]++;
+			rq_start = s;
+			rq_len = 1;
+		}
+		ret = cache_page(e, f->area, s, !target);
+		if (ret)
+			return ret;
+		nreads++;
+	}
+	part->request_hist[request_bucket(r, rq_len)]++;
+	part->m.ra_pages += nreads - 1;
+	part->series[sec].pages_read += nreads;
+	return 0;
+}
+
 /* The fault as policies see it; the per-run members were set by engine_init. */
 static void fill_fault_info(struct engine *e, const struct swt_replay_fault *f,
 			    const struct area_state *a)
@@ -1027,6 +1090,7 @@ static int on_fault(struct engine *e, size_t fi)
 	uint32_t sec = e->prep->fault_sec[fi];
 	struct swt_window win;
 	size_t nreads = 0, i;
+	uint64_t first;
 	int ret, target_done = 0;
 
 	e->cur = fi;
@@ -1065,6 +1129,13 @@ static int on_fault(struct engine *e, size_t fi)
 		if (ret)
 			return ret;
 		part->series[sec].pages_read++;
+		shrink(e);
+		return 0;
+	}
+	if (window_is_block(&win, f->slot, &first)) {
+		ret = read_block(e, f, part, sec, first, win.count);
+		if (ret)
+			return ret;
 		shrink(e);
 		return 0;
 	}
