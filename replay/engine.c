@@ -199,11 +199,34 @@ static void list_push_head(struct engine *e, int which, int32_t n)
 	l->len++;
 }
 
-/* From the tail of a list to the head of one (the same or another). */
-static void list_move_to_head(struct engine *e, int which, int32_t n)
+/* Unlink the tail of a non-empty list; returns it. */
+static int32_t list_pop_tail(struct engine *e, struct list *l)
 {
-	list_remove(e, n);
-	list_push_head(e, which, n);
+	int32_t n = l->tail, prev = e->nodes[n].prev;
+
+	if (prev != NIL)
+		e->nodes[prev].next = NIL;
+	else
+		l->head = NIL;
+	l->tail = prev;
+	l->len--;
+	e->nodes[n].list = L_NONE;
+	return n;
+}
+
+/* The tail of a list to its head (a page spared, or waiting): lengths unchanged. */
+static void list_rotate_tail(struct engine *e, struct list *l)
+{
+	int32_t n = l->tail, prev = e->nodes[n].prev, head = l->head;
+
+	if (prev == NIL)
+		return;		/* the only page */
+	e->nodes[prev].next = NIL;
+	l->tail = prev;
+	e->nodes[n].prev = NIL;
+	e->nodes[n].next = head;
+	e->nodes[head].prev = n;
+	l->head = n;
 }
 
 static void node_free(struct engine *e, int32_t n)
@@ -226,18 +249,24 @@ static int32_t node_alloc(struct engine *e)
 	return (int32_t)e->fresh_node++;
 }
 
-/* Forget a cached page: the slot keeps its page on swap. */
-static void uncache(struct engine *e, int32_t n, int wasted)
+/* The page of an unlinked node leaves memory: the slot keeps its page on swap. */
+static void forget_node(struct engine *e, int32_t n, int wasted)
 {
 	struct node *x = &e->nodes[n];
 
-	if (x->list != L_NONE)
-		list_remove(e, n);
 	if (wasted && x->ra)
 		e->res->parts[x->area].m.ra_wasted++;
 	e->areas[x->area].slots[x->slot] = SLOT_ALLOC;
 	e->nr_alloc++;
 	node_free(e, n);
+}
+
+/* Forget a cached page: the slot keeps its page on swap. */
+static void uncache(struct engine *e, int32_t n, int wasted)
+{
+	if (e->nodes[n].list != L_NONE)
+		list_remove(e, n);
+	forget_node(e, n, wasted);
 }
 
 /*
@@ -332,20 +361,20 @@ static void shrink(struct engine *e)
 
 		if (x->ra && e->pin_readahead && spins++ < in->len) {
 			/* the oracle read it because a fault will use it: it waits */
-			list_move_to_head(e, L_INACTIVE, n);
+			list_rotate_tail(e, in);
 		} else if (x->ra) {
-			uncache(e, n, 1);
+			forget_node(e, list_pop_tail(e, in), 1);
 		} else if (x->last_scan == NEVER_SCANNED) {
 			x->last_scan = e->pageins;	/* spared once: PG_referenced */
-			list_move_to_head(e, L_INACTIVE, n);
+			list_rotate_tail(e, in);
 		} else if (sample_touched(e, x)) {
-			list_move_to_head(e, L_ACTIVE, n);
+			list_push_head(e, L_ACTIVE, list_pop_tail(e, in));
 		} else {
-			uncache(e, n, 0);
+			forget_node(e, list_pop_tail(e, in), 0);
 		}
 	}
 	while (in->len + act->len > e->cap_total && act->len)
-		uncache(e, act->tail, 0);
+		forget_node(e, list_pop_tail(e, act), 0);
 }
 
 /* ---- the futures, caught up on demand ------------------------------------ */
