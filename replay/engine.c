@@ -916,21 +916,30 @@ static void on_swapout(struct engine *e, const struct swt_replay_swapout *o)
 	*word = SLOT_ALLOC;
 }
 
-static int cache_page(struct engine *e, uint32_t area, uint64_t slot, int ra)
+static inline int cache_page(struct engine *e, uint32_t area, uint64_t slot, int ra)
 {
 	int32_t *word = &e->areas[area].slots[slot];
-	int32_t n = node_alloc(e);
-	struct node *x;
+	struct list *l = &e->lists[L_INACTIVE];
+	int32_t n = node_alloc(e), head = l->head;
 
 	if (n == NIL)
 		return -SWT_ESTATE;	/* cannot happen: shrink keeps the pool sized */
-	x = &e->nodes[n];
-	x->slot = (uint32_t)slot;
-	x->area = (uint16_t)area;
-	x->ra = (uint8_t)ra;
-	x->list = L_NONE;
-	x->last_scan = NEVER_SCANNED;
-	list_push_head(e, L_INACTIVE, n);
+	/* the new head of the inactive list, in one store */
+	e->nodes[n] = (struct node){
+		.prev = NIL,
+		.next = head,
+		.slot = (uint32_t)slot,
+		.area = (uint16_t)area,
+		.list = L_INACTIVE,
+		.ra = (uint8_t)ra,
+		.last_scan = NEVER_SCANNED,
+	};
+	if (head != NIL)
+		e->nodes[head].prev = n;
+	else
+		l->tail = n;
+	l->head = n;
+	l->len++;
 	if (*word == SLOT_ALLOC)
 		e->nr_alloc--;
 	*word = (int32_t)((uint32_t)n << 1 | (uint32_t)ra);
