@@ -96,6 +96,17 @@ struct list {
 	uint64_t len;
 };
 
+/*
+ * A swap entry as the VMA windows resolve it: area << 32 | slot (areas fit
+ * 16 bits and slots 32), or PTE_NONE.
+ */
+#define PTE_NONE UINT64_MAX
+
+static inline uint64_t pte_of(const struct swt_replay_fault *f)
+{
+	return (uint64_t)f->area << 32 | f->slot;
+}
+
 struct vpage_info {
 	int32_t last, next;	/* fault indexes: latest processed, next to come */
 };
@@ -148,6 +159,8 @@ struct engine {
 	 */
 	struct vpage_info *vpages;	/* per page entry of prep */
 	size_t vpages_synced;		/* faults applied to vpages; SIZE_MAX before it is set up */
+	uint64_t *ptes;			/* per page entry: the swap entry its PTE holds (PTE_*) */
+	size_t ptes_synced;		/* faults applied to ptes; SIZE_MAX before it is set up */
 	size_t next_use_synced;		/* the same for areas[].next_use */
 
 	uint64_t pageins;
@@ -503,6 +516,7 @@ static void engine_release(struct engine *e)
 	free(e->reads);
 	free(e->plug);
 	free(e->vpages);
+	free(e->ptes);
 	prep_free(e->own_prep, e->in->nr_areas, e->in->nr_vmas);
 	swt_replay_result_free(e->res);
 }
@@ -524,6 +538,16 @@ struct prep {
 	int32_t *vp_idx;		/* per fault: its page's entry, NIL */
 	int32_t *vp_first;		/* per page: first fault */
 	size_t nr_vpages;
+	/*
+	 * What a page's PTE holds (the swap entry it is faulted with next,
+	 * else the one it was last faulted with), resolved so that a VMA
+	 * window entry is one lookup: at the start (per page), after each
+	 * fault (per fault), and for the faulting page itself, whose next
+	 * fault is the current one, its previous fault's entry (per fault).
+	 */
+	uint64_t *pte_first;		/* per page */
+	uint64_t *pte_after;		/* per fault on a known page */
+	uint64_t *pte_before;		/* per fault: the page's previous fault's, PTE_NONE */
 	struct swt_map vpage_index;	/* (pid, vpage) -> page entry, for sparse VMAs */
 	int32_t **vma_pages;		/* per VMA: dense vpage - start -> page entry, or NULL */
 	uint64_t any_rotational;
@@ -554,6 +578,9 @@ static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
 	free(pr->next_same_vpage);
 	free(pr->vp_idx);
 	free(pr->vp_first);
+	free(pr->pte_first);
+	free(pr->pte_after);
+	free(pr->pte_before);
 	free(pr->outs_before);
 	free(pr->fault_sec);
 	free(pr->vma_pages);
@@ -605,12 +632,15 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	pr->next_same_vpage = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->vp_idx = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->vp_first = malloc((n ? n : 1) * sizeof(int32_t));
+	pr->pte_first = malloc((n ? n : 1) * sizeof(uint64_t));
+	pr->pte_after = malloc((n ? n : 1) * sizeof(uint64_t));
+	pr->pte_before = malloc((n ? n : 1) * sizeof(uint64_t));
 	pr->outs_before = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->fault_sec = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->vma_pages = calloc(in->nr_vmas ? in->nr_vmas : 1, sizeof(*pr->vma_pages));
 	if (!pr->nslots || !pr->init_slots || !pr->first_use || !pr->series_faults ||
 	    !pr->area_faults || !pr->next_same_slot || !pr->next_same_vpage || !pr->vp_idx ||
-	    !pr->vp_first || !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
+	    !pr->vp_first || !pr->pte_first || !pr->pte_after || !pr->pte_before || !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
 	    swt_map_init(&pr->vpage_index, n / 2 + 16))
 		goto nomem;
 
@@ -713,6 +743,20 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 		pr->next_same_vpage[i] = pr->vp_first[idx];
 		pr->vp_first[idx] = (int32_t)i;
 	}
+	/* the PTEs, resolved */
+	for (i = 0; i < pr->nr_vpages; i++)
+		pr->pte_first[i] = pte_of(&in->faults[pr->vp_first[i]]);
+	for (i = 0; i < n; i++)
+		pr->pte_before[i] = PTE_NONE;
+	for (i = 0; i < n; i++) {
+		int32_t next = pr->next_same_vpage[i];
+
+		if (pr->vp_idx[i] == NIL)
+			continue;
+		pr->pte_after[i] = pte_of(&in->faults[next != NIL ? next : (int32_t)i]);
+		if (next != NIL)
+			pr->pte_before[next] = pte_of(&in->faults[i]);
+	}
 	/* dense VMAs get a direct table: window lookups without hashing */
 	for (i = 0; i < n; i++) {
 		const struct swt_replay_fault *f = &in->faults[i];
@@ -775,6 +819,22 @@ static void vpages_sync(struct engine *e)
 		}
 	}
 	e->vpages_synced = j;
+}
+
+/* The same for the resolved PTEs. */
+static void ptes_sync(struct engine *e)
+{
+	const struct prep *pr = e->prep;
+	size_t j = e->ptes_synced;
+
+	if (j == SIZE_MAX) {
+		memcpy(e->ptes, pr->pte_first, pr->nr_vpages * sizeof(*e->ptes));
+		j = 0;
+	}
+	for (; j < e->cur; j++)
+		if (pr->vp_idx[j] != NIL)
+			e->ptes[pr->vp_idx[j]] = pr->pte_after[j];
+	e->ptes_synced = j;
 }
 
 /* The same for the slots' next faults. */
@@ -868,6 +928,10 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	if (!e->vpages)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	e->vpages_synced = SIZE_MAX;
+	e->ptes = malloc((pr->nr_vpages ? pr->nr_vpages : 1) * sizeof(*e->ptes));
+	if (!e->ptes)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	e->ptes_synced = SIZE_MAX;
 	e->next_use_synced = SIZE_MAX;
 
 	e->win_list = malloc(e->win_cap * sizeof(*e->win_list));
@@ -947,31 +1011,84 @@ static inline int cache_page(struct engine *e, uint32_t area, uint64_t slot, int
 	return 0;
 }
 
-/* Map a window entry to (area, slot); 0 when it names no known swapped page. */
-static int resolve(struct engine *e, const struct swt_replay_fault *f, const struct swt_window *w,
-		   uint64_t v, uint32_t *area, uint64_t *slot)
+/*
+ * Add a read of (area, slot) unless it is not to be read: the faulting
+ * page once, any other page only while swapped out and not cached.  0, or
+ * 1 when the read list is full.
+ */
+static inline int add_read(struct engine *e, const struct swt_replay_fault *f, uint32_t area,
+			   uint64_t slot, size_t *nreads, int *target_done)
 {
-	const struct vpage_info *vi;
-	int32_t idx;
+	int target = area == f->area && slot == f->slot;
+
+	if (target) {
+		if (*target_done)
+			return 0;
+		*target_done = 1;
+	} else if (e->areas[area].slots[slot] != SLOT_ALLOC) {
+		return 0;	/* free, or already cached */
+	}
+	e->reads[*nreads].area = area;
+	e->reads[*nreads].slot = slot;
+	e->reads[*nreads].target = (uint32_t)target;
+	return ++*nreads > e->win_cap;
+}
+
+/*
+ * The reads of a window, in list order.  A slot entry names a slot of the
+ * faulting area.  A virtual page's PTE holds the swap entry it will be
+ * faulted with next, or, if never again, the one it was last faulted
+ * with; for the faulting page itself, whose next fault is this one, the
+ * one it was last faulted with.  Entries naming no known swapped page are
+ * skipped.
+ */
+static size_t collect_reads(struct engine *e, size_t fi, const struct swt_replay_fault *f,
+			    const struct swt_window *w, int *target_done)
+{
+	const struct prep *pr = e->prep;
+	size_t nreads = 0;
 
 	if (w->kind == SWT_WINDOW_SLOTS) {
-		*area = f->area;
-		*slot = v;
-		return v < e->areas[f->area].nslots;
+		uint64_t nslots = e->areas[f->area].nslots;
+
+		for (uint32_t i = 0; i < w->count; i++)
+			if (w->list[i] < nslots &&
+			    add_read(e, f, f->area, w->list[i], &nreads, target_done))
+				break;
+	} else {
+		const int32_t *dense = NULL;
+		uint64_t start = 0, span = 0;
+		int32_t own = pr->vp_idx[fi];
+
+		if (e->ptes_synced != fi)
+			ptes_sync(e);
+		if (f->vma >= 0 && pr->vma_pages[f->vma]) {
+			dense = pr->vma_pages[f->vma];
+			start = e->in->vmas[f->vma].start;
+			span = e->in->vmas[f->vma].end - start;
+		}
+		for (uint32_t i = 0; i < w->count; i++) {
+			uint64_t v = w->list[i], pte;
+			int32_t idx;
+
+			if (dense) {
+				idx = v - start < span ? dense[v - start] : NIL;
+			} else {
+				uint64_t found;
+
+				idx = swt_map_get(&pr->vpage_index, (uint64_t)(uint32_t)f->pid, v, &found) ?
+					      (int32_t)found : NIL;
+			}
+			if (idx == NIL)
+				continue;
+			pte = idx == own ? pr->pte_before[fi] : e->ptes[idx];
+			if (pte == PTE_NONE)
+				continue;
+			if (add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, &nreads, target_done))
+				break;
+		}
 	}
-	/*
-	 * A virtual page: its PTE holds the swap entry it will be faulted with
-	 * next, or, if never again, the one it was last faulted with.
-	 */
-	vi = vpage_lookup(e, f->pid, f->vma, v);
-	if (!vi)
-		return 0;
-	idx = vi->next != NIL && (size_t)vi->next > e->cur ? vi->next : vi->last;
-	if (idx == NIL)
-		return 0;
-	*area = e->in->faults[idx].area;
-	*slot = e->in->faults[idx].slot;
-	return 1;
+	return nreads;
 }
 
 static uint64_t request_bucket(const struct swt_replay_result *r, uint64_t pages)
@@ -1177,29 +1294,7 @@ static int on_fault(struct engine *e, size_t fi)
 		shrink(e);
 		return 0;
 	}
-	for (i = 0; i < win.count; i++) {
-		uint32_t area;
-		uint64_t slot;
-		int target;
-
-		if (!resolve(e, f, &win, win.list[i], &area, &slot))
-			continue;
-		target = area == f->area && slot == f->slot;
-		if (target) {
-			if (target_done)
-				continue;
-			target_done = 1;
-		} else {
-			if (e->areas[area].slots[slot] != SLOT_ALLOC)
-				continue;	/* free, or already cached */
-		}
-		e->reads[nreads].area = area;
-		e->reads[nreads].slot = slot;
-		e->reads[nreads].target = (uint32_t)target;
-		nreads++;
-		if (nreads > e->win_cap)
-			break;
-	}
+	nreads = collect_reads(e, fi, f, &win, &target_done);
 	if (!target_done) {
 		/* the policy left the faulting page out: it is read all the same, first */
 		memmove(&e->reads[1], &e->reads[0], nreads * sizeof(*e->reads));
