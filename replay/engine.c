@@ -935,7 +935,8 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->next_use_synced = SIZE_MAX;
 
 	e->win_list = malloc(e->win_cap * sizeof(*e->win_list));
-	e->reads = malloc((e->win_cap + 1) * sizeof(*e->reads));
+	/* room for a window's reads after one for a faulting page the policy left out */
+	e->reads = malloc((e->win_cap + 2) * sizeof(*e->reads));
 	e->plug = malloc((e->win_cap + 1) * sizeof(*e->plug));
 	e->nodes = malloc(e->cap_nodes * sizeof(*e->nodes));
 	if (!e->win_list || !e->reads || !e->plug || !e->nodes)
@@ -1028,9 +1029,9 @@ static inline int add_read(struct engine *e, const struct swt_replay_fault *f, u
 	} else if (e->areas[area].slots[slot] != SLOT_ALLOC) {
 		return 0;	/* free, or already cached */
 	}
-	e->reads[*nreads].area = area;
-	e->reads[*nreads].slot = slot;
-	e->reads[*nreads].target = (uint32_t)target;
+	e->reads[1 + *nreads].area = area;
+	e->reads[1 + *nreads].slot = slot;
+	e->reads[1 + *nreads].target = (uint32_t)target;
 	return ++*nreads > e->win_cap;
 }
 
@@ -1100,7 +1101,7 @@ static uint64_t request_bucket(const struct swt_replay_result *r, uint64_t pages
  * Count the requests of the reads, in submission order, in the request
  * histograms (requests and merges are summed from them at the end).
  */
-static void plug_reads(struct engine *e, size_t nreads)
+static void plug_reads(struct engine *e, const struct read *reads, size_t nreads)
 {
 	struct swt_replay_result *r = e->res;
 	unsigned max = e->cfg->max_request_pages ? e->cfg->max_request_pages : 1;
@@ -1109,11 +1110,11 @@ static void plug_reads(struct engine *e, size_t nreads)
 
 	if (nreads == 1) {
 		/* no readahead: one request of one page */
-		r->parts[e->reads[0].area].request_hist[request_bucket(r, 1)]++;
+		r->parts[reads[0].area].request_hist[request_bucket(r, 1)]++;
 		return;
 	}
 	for (i = 0; i < nreads; i++) {
-		const struct read *rd = &e->reads[i];
+		const struct read *rd = &reads[i];
 		struct plug_rq *rq = NULL;
 
 		if (nrq) {
@@ -1245,6 +1246,7 @@ static int on_fault(struct engine *e, size_t fi)
 	uint32_t sec = e->prep->fault_sec[fi];
 	struct swt_window win;
 	size_t nreads = 0, i;
+	const struct read *reads;
 	uint64_t first;
 	int ret, target_done = 0;
 
@@ -1294,18 +1296,20 @@ static int on_fault(struct engine *e, size_t fi)
 		shrink(e);
 		return 0;
 	}
+	/* collected after reads[0], which stays free for the faulting page */
 	nreads = collect_reads(e, fi, f, &win, &target_done);
+	reads = e->reads + 1;
 	if (!target_done) {
 		/* the policy left the faulting page out: it is read all the same, first */
-		memmove(&e->reads[1], &e->reads[0], nreads * sizeof(*e->reads));
+		reads = e->reads;
 		e->reads[0].area = f->area;
 		e->reads[0].slot = f->slot;
 		e->reads[0].target = 1;
 		nreads++;
 	}
-	plug_reads(e, nreads);
+	plug_reads(e, reads, nreads);
 	for (i = 0; i < nreads; i++) {
-		const struct read *rd = &e->reads[i];
+		const struct read *rd = &reads[i];
 		struct swt_replay_part *p = &r->parts[rd->area];
 
 		ret = cache_page(e, rd->area, rd->slot, !rd->target);
