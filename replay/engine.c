@@ -309,8 +309,10 @@ static int sample_touched(struct engine *e, const struct node *x)
 
 	if (x->ra || !e->nr_alloc || !e->pageins)
 		return 0;
-	lambda = (double)e->cur / (double)e->pageins / (double)e->nr_alloc;
-	mean = lambda * (double)(e->pageins - x->last_scan);	/* touches expected meanwhile */
+	/* counts below 2^63 convert the same through int64_t, in fewer instructions */
+	lambda = (double)(int64_t)e->cur / (double)(int64_t)e->pageins / (double)(int64_t)e->nr_alloc;
+	/* touches expected meanwhile */
+	mean = lambda * (double)(int64_t)(e->pageins - x->last_scan);
 	r = rand01(e);
 	/*
 	 * Touched with probability p = 1 - exp(-mean): r < p.  exp() is the
