@@ -228,14 +228,10 @@ static inline int swt_fault_uses_vma_ra(const struct swt_fault_info *f)
 	       (f->flags & SWT_FAULT_VPAGE_KNOWN);
 }
 
-/* next power of two >= x (x >= 1) */
+/* next power of two >= x (1 <= x <= 2^31) */
 static inline unsigned swt_roundup_pow2(unsigned x)
 {
-	unsigned p = 1;
-
-	while (p < x)
-		p <<= 1;
-	return p;
+	return x <= 1 ? 1 : 1u << (32 - __builtin_clz(x - 1));
 }
 
 /*
