@@ -364,7 +364,7 @@ static int sample_touched(struct engine *e, const struct node *x)
  * activated if it was touched since, else reclaimed.  An overfull active
  * list gives up its oldest pages.
  */
-static void shrink(struct engine *e)
+static void shrink_lists(struct engine *e)
 {
 	struct list *in = &e->lists[L_INACTIVE], *act = &e->lists[L_ACTIVE];
 
@@ -390,6 +390,15 @@ static void shrink(struct engine *e)
 	}
 	while (in->len + act->len > e->cap_total && act->len)
 		forget_node(e, list_pop_tail(e, act), 0);
+}
+
+/* After pages were read: shrink the lists if they are over their sizes (not while memory fills). */
+static inline void shrink(struct engine *e)
+{
+	const struct list *in = &e->lists[L_INACTIVE], *act = &e->lists[L_ACTIVE];
+
+	if (in->len > e->cap_inactive || (in->len + act->len > e->cap_total && act->len))
+		shrink_lists(e);
 }
 
 /* ---- the futures, caught up on demand ------------------------------------ */
