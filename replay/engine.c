@@ -1373,9 +1373,6 @@ static void finish_result(struct engine *e)
 	}
 }
 
-/* how many faults ahead run_pass asks for a fault's slot word */
-#define PREFETCH_FAULTS 4
-
 static int run_pass(struct engine *e)
 {
 	const struct swt_replay_input *in = e->in;
@@ -1384,16 +1381,6 @@ static int run_pass(struct engine *e)
 	int ret;
 
 	for (fi = 0; fi < in->nr_faults; fi++) {
-		/*
-		 * The slot word a fault reads first is a random access on the
-		 * random captures: ask for it a few faults ahead, so that its
-		 * miss overlaps the work in between.  A hint only.
-		 */
-		if (fi + PREFETCH_FAULTS < in->nr_faults) {
-			const struct swt_replay_fault *ahead = &in->faults[fi + PREFETCH_FAULTS];
-
-			__builtin_prefetch(&e->areas[ahead->area].slots[ahead->slot]);
-		}
 		for (; oi < outs_before[fi]; oi++)
 			on_swapout(e, &in->outs[oi]);
 		ret = on_fault(e, fi);
