@@ -651,7 +651,8 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	pr->vma_pages = calloc(in->nr_vmas ? in->nr_vmas : 1, sizeof(*pr->vma_pages));
 	if (!pr->nslots || !pr->init_slots || !pr->first_use || !pr->series_faults ||
 	    !pr->area_faults || !pr->next_same_slot || !pr->next_same_vpage || !pr->vp_idx ||
-	    !pr->vp_first || !pr->pte_first || !pr->pte_after || !pr->pte_before || !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
+	    !pr->vp_first || !pr->pte_first || !pr->pte_after || !pr->pte_before ||
+	    !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
 	    swt_map_init(&pr->vpage_index, n / 2 + 16))
 		goto nomem;
 
