@@ -50,6 +50,17 @@ enum { L_NONE = 0, L_INACTIVE, L_ACTIVE };
 
 #define NIL (-1)
 
+/*
+ * Touch draws with a mean in (1, TOUCH_MAX) are bracketed by a table of
+ * 1 - exp(-m) at steps of 1 / TOUCH_STEPS; beyond it only the lower bound
+ * is used (the probability is 1 - e^-40 there: every draw is below it).
+ */
+#define TOUCH_STEPS 4
+#define TOUCH_MAX 40
+#define TOUCH_EDGES ((TOUCH_MAX - 1) * TOUCH_STEPS + 1)
+/* margin that covers exp()'s rounding and the bucket of a rounded mean */
+#define TOUCH_MARGIN 0x1p-30
+
 /* last_scan of a page not yet spared at the inactive tail */
 #define NEVER_SCANNED UINT64_MAX
 
@@ -84,6 +95,17 @@ struct list {
 	int32_t head, tail;
 	uint64_t len;
 };
+
+/*
+ * A swap entry as the VMA windows resolve it: area << 32 | slot (areas fit
+ * 16 bits and slots 32), or PTE_NONE.
+ */
+#define PTE_NONE UINT64_MAX
+
+static inline uint64_t pte_of(const struct swt_replay_fault *f)
+{
+	return (uint64_t)f->area << 32 | f->slot;
+}
 
 struct vpage_info {
 	int32_t last, next;	/* fault indexes: latest processed, next to come */
@@ -137,6 +159,8 @@ struct engine {
 	 */
 	struct vpage_info *vpages;	/* per page entry of prep */
 	size_t vpages_synced;		/* faults applied to vpages; SIZE_MAX before it is set up */
+	uint64_t *ptes;			/* per page entry: the swap entry its PTE holds (PTE_*) */
+	size_t ptes_synced;		/* faults applied to ptes; SIZE_MAX before it is set up */
 	size_t next_use_synced;		/* the same for areas[].next_use */
 
 	uint64_t pageins;
@@ -145,6 +169,12 @@ struct engine {
 
 	/* oracle runs: its readahead pages stay cached until the fault that uses them */
 	int pin_readahead;
+
+	/*
+	 * 1 - exp(-m) at m = 1 + k / TOUCH_STEPS (k = 0..TOUCH_EDGES - 1), as
+	 * sample_touched computes it: brackets for the draws with mean > 1.
+	 */
+	double touch_edge[TOUCH_EDGES];
 };
 
 /* ---- lists --------------------------------------------------------------- */
@@ -182,11 +212,34 @@ static void list_push_head(struct engine *e, int which, int32_t n)
 	l->len++;
 }
 
-/* From the tail of a list to the head of one (the same or another). */
-static void list_move_to_head(struct engine *e, int which, int32_t n)
+/* Unlink the tail of a non-empty list; returns it. */
+static int32_t list_pop_tail(struct engine *e, struct list *l)
 {
-	list_remove(e, n);
-	list_push_head(e, which, n);
+	int32_t n = l->tail, prev = e->nodes[n].prev;
+
+	if (prev != NIL)
+		e->nodes[prev].next = NIL;
+	else
+		l->head = NIL;
+	l->tail = prev;
+	l->len--;
+	e->nodes[n].list = L_NONE;
+	return n;
+}
+
+/* The tail of a list to its head (a page spared, or waiting): lengths unchanged. */
+static void list_rotate_tail(struct engine *e, struct list *l)
+{
+	int32_t n = l->tail, prev = e->nodes[n].prev, head = l->head;
+
+	if (prev == NIL)
+		return;		/* the only page */
+	e->nodes[prev].next = NIL;
+	l->tail = prev;
+	e->nodes[n].prev = NIL;
+	e->nodes[n].next = head;
+	e->nodes[head].prev = n;
+	l->head = n;
 }
 
 static void node_free(struct engine *e, int32_t n)
@@ -209,18 +262,24 @@ static int32_t node_alloc(struct engine *e)
 	return (int32_t)e->fresh_node++;
 }
 
-/* Forget a cached page: the slot keeps its page on swap. */
-static void uncache(struct engine *e, int32_t n, int wasted)
+/* The page of an unlinked node leaves memory: the slot keeps its page on swap. */
+static void forget_node(struct engine *e, int32_t n, int wasted)
 {
 	struct node *x = &e->nodes[n];
 
-	if (x->list != L_NONE)
-		list_remove(e, n);
 	if (wasted && x->ra)
 		e->res->parts[x->area].m.ra_wasted++;
 	e->areas[x->area].slots[x->slot] = SLOT_ALLOC;
 	e->nr_alloc++;
 	node_free(e, n);
+}
+
+/* Forget a cached page: the slot keeps its page on swap. */
+static void uncache(struct engine *e, int32_t n, int wasted)
+{
+	if (e->nodes[n].list != L_NONE)
+		list_remove(e, n);
+	forget_node(e, n, wasted);
 }
 
 /*
@@ -250,8 +309,10 @@ static int sample_touched(struct engine *e, const struct node *x)
 
 	if (x->ra || !e->nr_alloc || !e->pageins)
 		return 0;
-	lambda = (double)e->cur / (double)e->pageins / (double)e->nr_alloc;
-	mean = lambda * (double)(e->pageins - x->last_scan);	/* touches expected meanwhile */
+	/* counts below 2^63 convert the same through int64_t, in fewer instructions */
+	lambda = (double)(int64_t)e->cur / (double)(int64_t)e->pageins / (double)(int64_t)e->nr_alloc;
+	/* touches expected meanwhile */
+	mean = lambda * (double)(int64_t)(e->pageins - x->last_scan);
 	r = rand01(e);
 	/*
 	 * Touched with probability p = 1 - exp(-mean): r < p.  exp() is the
@@ -270,10 +331,29 @@ static int sample_touched(struct engine *e, const struct node *x)
 		double m2 = mean * mean, upper = mean - m2 / 2 + m2 * mean / 6;
 		double lower = upper - m2 * m2 / 24;
 
-		if (r < lower - 0x1p-30)
+		if (r < lower - TOUCH_MARGIN)
 			return 1;
-		if (r >= upper + 0x1p-30)
+		if (r >= upper + TOUCH_MARGIN)
 			return 0;
+	} else {
+		/*
+		 * 1 - e^-m grows with m: a mean in [edge k, edge k + 1) has its
+		 * probability between the two edges' (libm's exp is monotonic
+		 * to within an ulp, and the margin covers that and a mean
+		 * rounded into the neighbouring bucket).
+		 */
+		double steps = (mean - 1.0) * TOUCH_STEPS;
+
+		if (steps < TOUCH_EDGES - 1) {
+			size_t k = (size_t)steps;
+
+			if (r < e->touch_edge[k] - TOUCH_MARGIN)
+				return 1;
+			if (r >= e->touch_edge[k + 1] + TOUCH_MARGIN)
+				return 0;
+		} else if (r < e->touch_edge[TOUCH_EDGES - 1] - TOUCH_MARGIN) {
+			return 1;
+		}
 	}
 	return r < 1.0 - exp(-mean);
 }
@@ -284,7 +364,7 @@ static int sample_touched(struct engine *e, const struct node *x)
  * activated if it was touched since, else reclaimed.  An overfull active
  * list gives up its oldest pages.
  */
-static void shrink(struct engine *e)
+static void shrink_lists(struct engine *e)
 {
 	struct list *in = &e->lists[L_INACTIVE], *act = &e->lists[L_ACTIVE];
 
@@ -296,20 +376,29 @@ static void shrink(struct engine *e)
 
 		if (x->ra && e->pin_readahead && spins++ < in->len) {
 			/* the oracle read it because a fault will use it: it waits */
-			list_move_to_head(e, L_INACTIVE, n);
+			list_rotate_tail(e, in);
 		} else if (x->ra) {
-			uncache(e, n, 1);
+			forget_node(e, list_pop_tail(e, in), 1);
 		} else if (x->last_scan == NEVER_SCANNED) {
 			x->last_scan = e->pageins;	/* spared once: PG_referenced */
-			list_move_to_head(e, L_INACTIVE, n);
+			list_rotate_tail(e, in);
 		} else if (sample_touched(e, x)) {
-			list_move_to_head(e, L_ACTIVE, n);
+			list_push_head(e, L_ACTIVE, list_pop_tail(e, in));
 		} else {
-			uncache(e, n, 0);
+			forget_node(e, list_pop_tail(e, in), 0);
 		}
 	}
 	while (in->len + act->len > e->cap_total && act->len)
-		uncache(e, act->tail, 0);
+		forget_node(e, list_pop_tail(e, act), 0);
+}
+
+/* After pages were read: shrink the lists if they are over their sizes (not while memory fills). */
+static inline void shrink(struct engine *e)
+{
+	const struct list *in = &e->lists[L_INACTIVE], *act = &e->lists[L_ACTIVE];
+
+	if (in->len > e->cap_inactive || (in->len + act->len > e->cap_total && act->len))
+		shrink_lists(e);
 }
 
 /* ---- the futures, caught up on demand ------------------------------------ */
@@ -438,6 +527,7 @@ static void engine_release(struct engine *e)
 	free(e->reads);
 	free(e->plug);
 	free(e->vpages);
+	free(e->ptes);
 	prep_free(e->own_prep, e->in->nr_areas, e->in->nr_vmas);
 	swt_replay_result_free(e->res);
 }
@@ -459,6 +549,16 @@ struct prep {
 	int32_t *vp_idx;		/* per fault: its page's entry, NIL */
 	int32_t *vp_first;		/* per page: first fault */
 	size_t nr_vpages;
+	/*
+	 * What a page's PTE holds (the swap entry it is faulted with next,
+	 * else the one it was last faulted with), resolved so that a VMA
+	 * window entry is one lookup: at the start (per page), after each
+	 * fault (per fault), and for the faulting page itself, whose next
+	 * fault is the current one, its previous fault's entry (per fault).
+	 */
+	uint64_t *pte_first;		/* per page */
+	uint64_t *pte_after;		/* per fault on a known page */
+	uint64_t *pte_before;		/* per fault: the page's previous fault's, PTE_NONE */
 	struct swt_map vpage_index;	/* (pid, vpage) -> page entry, for sparse VMAs */
 	int32_t **vma_pages;		/* per VMA: dense vpage - start -> page entry, or NULL */
 	uint64_t any_rotational;
@@ -489,6 +589,9 @@ static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
 	free(pr->next_same_vpage);
 	free(pr->vp_idx);
 	free(pr->vp_first);
+	free(pr->pte_first);
+	free(pr->pte_after);
+	free(pr->pte_before);
 	free(pr->outs_before);
 	free(pr->fault_sec);
 	free(pr->vma_pages);
@@ -540,12 +643,16 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	pr->next_same_vpage = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->vp_idx = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->vp_first = malloc((n ? n : 1) * sizeof(int32_t));
+	pr->pte_first = malloc((n ? n : 1) * sizeof(uint64_t));
+	pr->pte_after = malloc((n ? n : 1) * sizeof(uint64_t));
+	pr->pte_before = malloc((n ? n : 1) * sizeof(uint64_t));
 	pr->outs_before = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->fault_sec = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->vma_pages = calloc(in->nr_vmas ? in->nr_vmas : 1, sizeof(*pr->vma_pages));
 	if (!pr->nslots || !pr->init_slots || !pr->first_use || !pr->series_faults ||
 	    !pr->area_faults || !pr->next_same_slot || !pr->next_same_vpage || !pr->vp_idx ||
-	    !pr->vp_first || !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
+	    !pr->vp_first || !pr->pte_first || !pr->pte_after || !pr->pte_before ||
+	    !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
 	    swt_map_init(&pr->vpage_index, n / 2 + 16))
 		goto nomem;
 
@@ -648,6 +755,20 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 		pr->next_same_vpage[i] = pr->vp_first[idx];
 		pr->vp_first[idx] = (int32_t)i;
 	}
+	/* the PTEs, resolved */
+	for (i = 0; i < pr->nr_vpages; i++)
+		pr->pte_first[i] = pte_of(&in->faults[pr->vp_first[i]]);
+	for (i = 0; i < n; i++)
+		pr->pte_before[i] = PTE_NONE;
+	for (i = 0; i < n; i++) {
+		int32_t next = pr->next_same_vpage[i];
+
+		if (pr->vp_idx[i] == NIL)
+			continue;
+		pr->pte_after[i] = pte_of(&in->faults[next != NIL ? next : (int32_t)i]);
+		if (next != NIL)
+			pr->pte_before[next] = pte_of(&in->faults[i]);
+	}
 	/* dense VMAs get a direct table: window lookups without hashing */
 	for (i = 0; i < n; i++) {
 		const struct swt_replay_fault *f = &in->faults[i];
@@ -712,6 +833,22 @@ static void vpages_sync(struct engine *e)
 	e->vpages_synced = j;
 }
 
+/* The same for the resolved PTEs. */
+static void ptes_sync(struct engine *e)
+{
+	const struct prep *pr = e->prep;
+	size_t j = e->ptes_synced;
+
+	if (j == SIZE_MAX) {
+		memcpy(e->ptes, pr->pte_first, pr->nr_vpages * sizeof(*e->ptes));
+		j = 0;
+	}
+	for (; j < e->cur; j++)
+		if (pr->vp_idx[j] != NIL)
+			e->ptes[pr->vp_idx[j]] = pr->pte_after[j];
+	e->ptes_synced = j;
+}
+
 /* The same for the slots' next faults. */
 static void next_use_sync(struct engine *e)
 {
@@ -759,6 +896,8 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	if (ret)
 		return ret;
 	e->rng = 0x9e3779b97f4a7c15ull;	/* fixed seed: the same input gives the same run */
+	for (i = 0; i < TOUCH_EDGES; i++)
+		e->touch_edge[i] = 1.0 - exp(-(1.0 + (double)i / TOUCH_STEPS));
 	e->cap_total = cfg->cache_pages ? cfg->cache_pages : 1;
 	e->cap_inactive = inactive_pages(e->cap_total, in->page_shift, cfg->inactive_fraction);
 	if (!e->cap_inactive)
@@ -801,10 +940,15 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	if (!e->vpages)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	e->vpages_synced = SIZE_MAX;
+	e->ptes = malloc((pr->nr_vpages ? pr->nr_vpages : 1) * sizeof(*e->ptes));
+	if (!e->ptes)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	e->ptes_synced = SIZE_MAX;
 	e->next_use_synced = SIZE_MAX;
 
 	e->win_list = malloc(e->win_cap * sizeof(*e->win_list));
-	e->reads = malloc((e->win_cap + 1) * sizeof(*e->reads));
+	/* room for a window's reads after one for a faulting page the policy left out */
+	e->reads = malloc((e->win_cap + 2) * sizeof(*e->reads));
 	e->plug = malloc((e->win_cap + 1) * sizeof(*e->plug));
 	e->nodes = malloc(e->cap_nodes * sizeof(*e->nodes));
 	if (!e->win_list || !e->reads || !e->plug || !e->nodes)
@@ -849,21 +993,30 @@ static void on_swapout(struct engine *e, const struct swt_replay_swapout *o)
 	*word = SLOT_ALLOC;
 }
 
-static int cache_page(struct engine *e, uint32_t area, uint64_t slot, int ra)
+static inline int cache_page(struct engine *e, uint32_t area, uint64_t slot, int ra)
 {
 	int32_t *word = &e->areas[area].slots[slot];
-	int32_t n = node_alloc(e);
-	struct node *x;
+	struct list *l = &e->lists[L_INACTIVE];
+	int32_t n = node_alloc(e), head = l->head;
 
 	if (n == NIL)
 		return -SWT_ESTATE;	/* cannot happen: shrink keeps the pool sized */
-	x = &e->nodes[n];
-	x->slot = (uint32_t)slot;
-	x->area = (uint16_t)area;
-	x->ra = (uint8_t)ra;
-	x->list = L_NONE;
-	x->last_scan = NEVER_SCANNED;
-	list_push_head(e, L_INACTIVE, n);
+	/* the new head of the inactive list, in one store */
+	e->nodes[n] = (struct node){
+		.prev = NIL,
+		.next = head,
+		.slot = (uint32_t)slot,
+		.area = (uint16_t)area,
+		.list = L_INACTIVE,
+		.ra = (uint8_t)ra,
+		.last_scan = NEVER_SCANNED,
+	};
+	if (head != NIL)
+		e->nodes[head].prev = n;
+	else
+		l->tail = n;
+	l->head = n;
+	l->len++;
 	if (*word == SLOT_ALLOC)
 		e->nr_alloc--;
 	*word = (int32_t)((uint32_t)n << 1 | (uint32_t)ra);
@@ -871,31 +1024,84 @@ static int cache_page(struct engine *e, uint32_t area, uint64_t slot, int ra)
 	return 0;
 }
 
-/* Map a window entry to (area, slot); 0 when it names no known swapped page. */
-static int resolve(struct engine *e, const struct swt_replay_fault *f, const struct swt_window *w,
-		   uint64_t v, uint32_t *area, uint64_t *slot)
+/*
+ * Add a read of (area, slot) unless it is not to be read: the faulting
+ * page once, any other page only while swapped out and not cached.  0, or
+ * 1 when the read list is full.
+ */
+static inline int add_read(struct engine *e, const struct swt_replay_fault *f, uint32_t area,
+			   uint64_t slot, size_t *nreads, int *target_done)
 {
-	const struct vpage_info *vi;
-	int32_t idx;
+	int target = area == f->area && slot == f->slot;
+
+	if (target) {
+		if (*target_done)
+			return 0;
+		*target_done = 1;
+	} else if (e->areas[area].slots[slot] != SLOT_ALLOC) {
+		return 0;	/* free, or already cached */
+	}
+	e->reads[1 + *nreads].area = area;
+	e->reads[1 + *nreads].slot = slot;
+	e->reads[1 + *nreads].target = (uint32_t)target;
+	return ++*nreads > e->win_cap;
+}
+
+/*
+ * The reads of a window, in list order.  A slot entry names a slot of the
+ * faulting area.  A virtual page's PTE holds the swap entry it will be
+ * faulted with next, or, if never again, the one it was last faulted
+ * with; for the faulting page itself, whose next fault is this one, the
+ * one it was last faulted with.  Entries naming no known swapped page are
+ * skipped.
+ */
+static size_t collect_reads(struct engine *e, size_t fi, const struct swt_replay_fault *f,
+			    const struct swt_window *w, int *target_done)
+{
+	const struct prep *pr = e->prep;
+	size_t nreads = 0;
 
 	if (w->kind == SWT_WINDOW_SLOTS) {
-		*area = f->area;
-		*slot = v;
-		return v < e->areas[f->area].nslots;
+		uint64_t nslots = e->areas[f->area].nslots;
+
+		for (uint32_t i = 0; i < w->count; i++)
+			if (w->list[i] < nslots &&
+			    add_read(e, f, f->area, w->list[i], &nreads, target_done))
+				break;
+	} else {
+		const int32_t *dense = NULL;
+		uint64_t start = 0, span = 0;
+		int32_t own = pr->vp_idx[fi];
+
+		if (e->ptes_synced != fi)
+			ptes_sync(e);
+		if (f->vma >= 0 && pr->vma_pages[f->vma]) {
+			dense = pr->vma_pages[f->vma];
+			start = e->in->vmas[f->vma].start;
+			span = e->in->vmas[f->vma].end - start;
+		}
+		for (uint32_t i = 0; i < w->count; i++) {
+			uint64_t v = w->list[i], pte;
+			int32_t idx;
+
+			if (dense) {
+				idx = v - start < span ? dense[v - start] : NIL;
+			} else {
+				uint64_t found;
+
+				idx = swt_map_get(&pr->vpage_index, (uint64_t)(uint32_t)f->pid, v, &found) ?
+					      (int32_t)found : NIL;
+			}
+			if (idx == NIL)
+				continue;
+			pte = idx == own ? pr->pte_before[fi] : e->ptes[idx];
+			if (pte == PTE_NONE)
+				continue;
+			if (add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, &nreads, target_done))
+				break;
+		}
 	}
-	/*
-	 * A virtual page: its PTE holds the swap entry it will be faulted with
-	 * next, or, if never again, the one it was last faulted with.
-	 */
-	vi = vpage_lookup(e, f->pid, f->vma, v);
-	if (!vi)
-		return 0;
-	idx = vi->next != NIL && (size_t)vi->next > e->cur ? vi->next : vi->last;
-	if (idx == NIL)
-		return 0;
-	*area = e->in->faults[idx].area;
-	*slot = e->in->faults[idx].slot;
-	return 1;
+	return nreads;
 }
 
 static uint64_t request_bucket(const struct swt_replay_result *r, uint64_t pages)
@@ -907,7 +1113,7 @@ static uint64_t request_bucket(const struct swt_replay_result *r, uint64_t pages
  * Count the requests of the reads, in submission order, in the request
  * histograms (requests and merges are summed from them at the end).
  */
-static void plug_reads(struct engine *e, size_t nreads)
+static void plug_reads(struct engine *e, const struct read *reads, size_t nreads)
 {
 	struct swt_replay_result *r = e->res;
 	unsigned max = e->cfg->max_request_pages ? e->cfg->max_request_pages : 1;
@@ -916,11 +1122,11 @@ static void plug_reads(struct engine *e, size_t nreads)
 
 	if (nreads == 1) {
 		/* no readahead: one request of one page */
-		r->parts[e->reads[0].area].request_hist[request_bucket(r, 1)]++;
+		r->parts[reads[0].area].request_hist[request_bucket(r, 1)]++;
 		return;
 	}
 	for (i = 0; i < nreads; i++) {
-		const struct read *rd = &e->reads[i];
+		const struct read *rd = &reads[i];
 		struct plug_rq *rq = NULL;
 
 		if (nrq) {
@@ -951,6 +1157,69 @@ static void plug_reads(struct engine *e, size_t nreads)
 	}
 	for (j = 0; j < nrq; j++)
 		r->parts[e->plug[j].area].request_hist[request_bucket(r, e->plug[j].end - e->plug[j].start)]++;
+}
+
+/*
+ * Does a slot window list a block of consecutive slots holding the
+ * faulting one (what every cluster window is)?  Then *first is its start.
+ */
+static int window_is_block(const struct swt_window *w, uint64_t target, uint64_t *first)
+{
+	uint64_t start;
+
+	if (w->kind != SWT_WINDOW_SLOTS || !w->count)
+		return 0;
+	start = w->list[0];
+	if (target < start || target - start >= w->count)
+		return 0;
+	for (uint32_t i = 1; i < w->count; i++)
+		if (w->list[i] != start + i)
+			return 0;
+	*first = start;
+	return 1;
+}
+
+/*
+ * Read a block window [first, first + count) on the faulting area: what
+ * the general walk (resolve, plug_reads) does for ascending slots of one
+ * area, in one pass.  The eligible slots come in ascending order, so the
+ * plug holds one request at a time, which grows while slots are
+ * consecutive and below the size limit; each slot's word is read before
+ * any later slot is cached, as in the general walk.
+ */
+static int read_block(struct engine *e, const struct swt_replay_fault *f,
+		      struct swt_replay_part *part, uint32_t sec, uint64_t first, uint64_t count)
+{
+	const struct swt_replay_result *r = e->res;
+	const int32_t *words = e->areas[f->area].slots;
+	uint64_t end = first + count, rq_start = 0, rq_len = 0, nreads = 0;
+	uint64_t max = e->cfg->max_request_pages ? e->cfg->max_request_pages : 1;
+	int ret;
+
+	if (end > e->areas[f->area].nslots)
+		end = e->areas[f->area].nslots;	/* slots past the table name no page */
+	for (uint64_t s = first; s < end; s++) {
+		int target = s == f->slot;
+
+		if (!target && words[s] != SLOT_ALLOC)
+			continue;	/* free, or already cached */
+		if (rq_len && s == rq_start + rq_len && rq_len < max) {
+			rq_len++;
+		} else {
+			if (rq_len)
+				part->request_hist[request_bucket(r, rq_len)]++;
+			rq_start = s;
+			rq_len = 1;
+		}
+		ret = cache_page(e, f->area, s, !target);
+		if (ret)
+			return ret;
+		nreads++;
+	}
+	part->request_hist[request_bucket(r, rq_len)]++;
+	part->m.ra_pages += nreads - 1;
+	part->series[sec].pages_read += nreads;
+	return 0;
 }
 
 /* The fault as policies see it; the per-run members were set by engine_init. */
@@ -989,6 +1258,8 @@ static int on_fault(struct engine *e, size_t fi)
 	uint32_t sec = e->prep->fault_sec[fi];
 	struct swt_window win;
 	size_t nreads = 0, i;
+	const struct read *reads;
+	uint64_t first;
 	int ret, target_done = 0;
 
 	e->cur = fi;
@@ -1030,40 +1301,27 @@ static int on_fault(struct engine *e, size_t fi)
 		shrink(e);
 		return 0;
 	}
-	for (i = 0; i < win.count; i++) {
-		uint32_t area;
-		uint64_t slot;
-		int target;
-
-		if (!resolve(e, f, &win, win.list[i], &area, &slot))
-			continue;
-		target = area == f->area && slot == f->slot;
-		if (target) {
-			if (target_done)
-				continue;
-			target_done = 1;
-		} else {
-			if (e->areas[area].slots[slot] != SLOT_ALLOC)
-				continue;	/* free, or already cached */
-		}
-		e->reads[nreads].area = area;
-		e->reads[nreads].slot = slot;
-		e->reads[nreads].target = (uint32_t)target;
-		nreads++;
-		if (nreads > e->win_cap)
-			break;
+	if (window_is_block(&win, f->slot, &first)) {
+		ret = read_block(e, f, part, sec, first, win.count);
+		if (ret)
+			return ret;
+		shrink(e);
+		return 0;
 	}
+	/* collected after reads[0], which stays free for the faulting page */
+	nreads = collect_reads(e, fi, f, &win, &target_done);
+	reads = e->reads + 1;
 	if (!target_done) {
 		/* the policy left the faulting page out: it is read all the same, first */
-		memmove(&e->reads[1], &e->reads[0], nreads * sizeof(*e->reads));
+		reads = e->reads;
 		e->reads[0].area = f->area;
 		e->reads[0].slot = f->slot;
 		e->reads[0].target = 1;
 		nreads++;
 	}
-	plug_reads(e, nreads);
+	plug_reads(e, reads, nreads);
 	for (i = 0; i < nreads; i++) {
-		const struct read *rd = &e->reads[i];
+		const struct read *rd = &reads[i];
 		struct swt_replay_part *p = &r->parts[rd->area];
 
 		ret = cache_page(e, rd->area, rd->slot, !rd->target);

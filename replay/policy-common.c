@@ -13,25 +13,6 @@ void swt_swapin_window_init(struct swt_swapin_window *w)
 	w->last_pages = 0;
 }
 
-unsigned swt_ra_window_size(unsigned hits, int adjacent, unsigned max, unsigned prev_pages)
-{
-	unsigned pages;
-
-	if (hits == 0) {
-		pages = adjacent ? 2 : 1;
-	} else {
-		pages = swt_roundup_pow2(hits + 2);
-		if (pages < 4)
-			pages = 4;
-	}
-	if (pages > max)
-		pages = max;
-	/* the window may at most halve from one miss to the next */
-	if (pages < prev_pages / 2)
-		pages = prev_pages / 2;
-	return pages;
-}
-
 unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off, unsigned max)
 {
 	unsigned h = w->hits, pages;

@@ -56,12 +56,11 @@ void swt_vma_ra_free(struct swt_vma_ra *v)
 	free(v);
 }
 
-static struct vma_state *vma_state(struct swt_vma_ra *v, const struct swt_fault_info *f)
+/* A VMA's state, made on its first fault; NULL when out of memory. */
+static struct vma_state *vma_state_lookup(struct swt_vma_ra *v, const struct swt_fault_info *f)
 {
 	uint64_t idx;
 
-	if (v->last_idx != SIZE_MAX && v->last_pid == f->pid && v->last_start == f->vma_start)
-		return &v->states[v->last_idx];
 	if (!swt_map_get(&v->index, (uint64_t)(uint32_t)f->pid, f->vma_start, &idx)) {
 		if (swt_grow((void **)&v->states, &v->cap, v->nr + 1, sizeof(*v->states)) ||
 		    swt_map_put(&v->index, (uint64_t)(uint32_t)f->pid, f->vma_start, v->nr))
@@ -74,6 +73,13 @@ static struct vma_state *vma_state(struct swt_vma_ra *v, const struct swt_fault_
 	v->last_start = f->vma_start;
 	v->last_idx = idx;
 	return &v->states[idx];
+}
+
+static inline struct vma_state *vma_state(struct swt_vma_ra *v, const struct swt_fault_info *f)
+{
+	if (v->last_idx != SIZE_MAX && v->last_pid == f->pid && v->last_start == f->vma_start)
+		return &v->states[v->last_idx];
+	return vma_state_lookup(v, f);
 }
 
 int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, struct swt_window *win)
@@ -126,8 +132,15 @@ int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, stru
 		start = lo;
 	if (end > hi)
 		end = hi;
-	for (uint64_t p = start; p < end && win->count < win->capacity; p++)
-		win->list[win->count++] = p;
+	if (end > start) {
+		uint64_t n = end - start;
+
+		if (n > win->capacity)
+			n = win->capacity;
+		for (uint64_t i = 0; i < n; i++)
+			win->list[i] = start + i;
+		win->count = (uint32_t)n;
+	}
 	return 0;
 }
 

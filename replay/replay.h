@@ -211,12 +211,6 @@ struct swt_swapin_window {
 void swt_swapin_window_init(struct swt_swapin_window *w);
 /* Window size in pages for a miss at off with max = 1 << page_cluster (> 1). */
 unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off, unsigned max);
-/*
- * The kernel's __swapin_nr_pages(): the window after `hits` readahead hits
- * (adjacent: the miss is next to the previous one), at most max, at least
- * half the previous window.  Shared by the cluster and VMA paths.
- */
-unsigned swt_ra_window_size(unsigned hits, int adjacent, unsigned max, unsigned prev_pages);
 /* The aligned cluster window of pages around off, slot 0 and slots past the area dropped. */
 void swt_cluster_window(const struct swt_fault_info *f, unsigned pages, struct swt_window *win);
 
@@ -234,14 +228,36 @@ static inline int swt_fault_uses_vma_ra(const struct swt_fault_info *f)
 	       (f->flags & SWT_FAULT_VPAGE_KNOWN);
 }
 
-/* next power of two >= x (x >= 1) */
+/* next power of two >= x (1 <= x <= 2^31) */
 static inline unsigned swt_roundup_pow2(unsigned x)
 {
-	unsigned p = 1;
+	return x <= 1 ? 1 : 1u << (32 - __builtin_clz(x - 1));
+}
 
-	while (p < x)
-		p <<= 1;
-	return p;
+/*
+ * The kernel's __swapin_nr_pages(): the window after `hits` readahead hits
+ * (adjacent: the miss is next to the previous one), at most max, at least
+ * half the previous window.  Shared by the cluster and VMA paths; inline,
+ * as it runs on every miss.
+ */
+static inline unsigned swt_ra_window_size(unsigned hits, int adjacent, unsigned max,
+					  unsigned prev_pages)
+{
+	unsigned pages;
+
+	if (hits == 0) {
+		pages = adjacent ? 2 : 1;
+	} else {
+		pages = swt_roundup_pow2(hits + 2);
+		if (pages < 4)
+			pages = 4;
+	}
+	if (pages > max)
+		pages = max;
+	/* the window may at most halve from one miss to the next */
+	if (pages < prev_pages / 2)
+		pages = prev_pages / 2;
+	return pages;
 }
 
 #endif
