@@ -593,13 +593,15 @@ static int cmp_cpu_index(const void *a, const void *b, void *arg)
  * 1 when the file is not one it takes (not compressed, or compressed in
  * part, or a codec it lacks) or when libtracecmd reads a CPU's first record
  * at another time than the stream does (a timestamp correction stored in
- * the file, which libtracecmd applies): the caller then iterates with
- * libtracecmd.
+ * the file, which libtracecmd applies; SWT_TEST_FIRST_TS_DIFFERS pretends
+ * one, for the tests): the caller then iterates with libtracecmd, from the
+ * start.
  */
 static int stream_events(struct child *c, const char *path, const struct swt_td_layout *l,
 			 struct tracecmd_input **handles, size_t nr_handles)
 {
 	struct source *src = NULL;
+	struct tracecmd_input **check = NULL;
 	size_t nsrc = 0, cap = 0, *heap = NULL, *order = NULL, nheap;
 	enum kbuffer_long_size lsize = l->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4;
 	enum kbuffer_endian endian = l->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE;
@@ -654,18 +656,30 @@ static int stream_events(struct child *c, const char *path, const struct swt_td_
 		}
 	}
 	heap = calloc(nsrc + 1, sizeof(*heap));
-	if (!heap)
+	check = calloc(nr_handles, sizeof(*check));
+	if (!heap || !check)
 		child_die(c, SWT_ENOMEM, "out of memory");
+	/*
+	 * libtracecmd's first record per CPU, from handles of their own: reading
+	 * it moves a handle's CPU iterator, and the caller's handles must stay
+	 * at the start for the fallback.
+	 */
+	check[0] = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!check[0])
+		goto out;
+	for (size_t i = 1; i < nr_handles; i++)
+		if (!(check[i] = tracecmd_buffer_instance_handle(check[0], (int)i - 1)))
+			goto out;
 	nheap = 0;
 	for (size_t i = 0; i < nsrc; i++) {
 		struct tep_record *first;
 		int same;
 
 		source_next(c, &src[i], l->page_size);
-		first = tracecmd_read_cpu_first(src[i].handle, src[i].cpu);
+		first = tracecmd_read_cpu_first(check[src[i].bufidx], src[i].cpu);
 		same = first ? src[i].have && first->ts == src[i].rec.ts : !src[i].have;
 		tracecmd_free_record(first);
-		if (!same)
+		if (!same || getenv("SWT_TEST_FIRST_TS_DIFFERS"))
 			goto out;
 		if (src[i].have)
 			heap[nheap++] = i;
@@ -684,10 +698,14 @@ static int stream_events(struct child *c, const char *path, const struct swt_td_
 	}
 	ret = 0;
 out:
+	for (size_t i = nr_handles; check && i-- > 0;)
+		if (check[i])
+			tracecmd_close(check[i]);
 	for (size_t i = 0; i < nsrc; i++) {
 		swt_td_stream_free(src[i].stream);
 		kbuffer_free(src[i].kbuf);
 	}
+	free(check);
 	free(src);
 	free(heap);
 	free(order);
