@@ -510,6 +510,8 @@ struct source {
 	uint64_t page_off;
 	int cpu, loaded, have;
 	struct tep_record rec;
+	unsigned long long first_page_ts;	/* kbuffer's time of the first page */
+	int first_page_ts_set;
 };
 
 /* The source's next record into s->rec (s->have = 0 after its last). */
@@ -550,6 +552,10 @@ static void source_next(struct child *c, struct source *s, uint32_t page_size)
 				  "has a bad header (damaged compressed data)",
 				  c->buf_names[s->bufidx][0] ? c->buf_names[s->bufidx] : "top level",
 				  s->cpu, (unsigned long long)off);
+		if (!s->first_page_ts_set) {
+			s->first_page_ts = kbuffer_timestamp(s->kbuf);
+			s->first_page_ts_set = 1;
+		}
 		s->page_off = off;
 		s->loaded = 1;
 	}
@@ -591,17 +597,15 @@ static int cmp_cpu_index(const void *a, const void *b, void *arg)
 /*
  * Decode a compressed file through the streams.  Returns 0 when it did,
  * 1 when the file is not one it takes (not compressed, or compressed in
- * part, or a codec it lacks) or when libtracecmd reads a CPU's first record
- * at another time than the stream does (a timestamp correction stored in
- * the file, which libtracecmd applies; SWT_TEST_FIRST_TS_DIFFERS pretends
- * one, for the tests): the caller then iterates with libtracecmd, from the
- * start.
+ * part, or a codec it lacks) or when libtracecmd's first timestamp differs
+ * from the stream's (a timestamp correction stored in the file, which
+ * libtracecmd applies; SWT_TEST_FIRST_TS_DIFFERS pretends one, for the
+ * tests): the caller then iterates with libtracecmd, from the start.
  */
 static int stream_events(struct child *c, const char *path, const struct swt_td_layout *l,
 			 struct tracecmd_input **handles, size_t nr_handles)
 {
 	struct source *src = NULL;
-	struct tracecmd_input **check = NULL;
 	size_t nsrc = 0, cap = 0, *heap = NULL, *order = NULL, nheap;
 	enum kbuffer_long_size lsize = l->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4;
 	enum kbuffer_endian endian = l->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE;
@@ -656,33 +660,33 @@ static int stream_events(struct child *c, const char *path, const struct swt_td_
 		}
 	}
 	heap = calloc(nsrc + 1, sizeof(*heap));
-	check = calloc(nr_handles, sizeof(*check));
-	if (!heap || !check)
+	if (!heap)
 		child_die(c, SWT_ENOMEM, "out of memory");
-	/*
-	 * libtracecmd's first record per CPU, from handles of their own: reading
-	 * it moves a handle's CPU iterator, and the caller's handles must stay
-	 * at the start for the fallback.
-	 */
-	check[0] = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
-	if (!check[0])
-		goto out;
-	for (size_t i = 1; i < nr_handles; i++)
-		if (!(check[i] = tracecmd_buffer_instance_handle(check[0], (int)i - 1)))
-			goto out;
 	nheap = 0;
 	for (size_t i = 0; i < nsrc; i++) {
-		struct tep_record *first;
-		int same;
-
 		source_next(c, &src[i], l->page_size);
-		first = tracecmd_read_cpu_first(check[src[i].bufidx], src[i].cpu);
-		same = first ? src[i].have && first->ts == src[i].rec.ts : !src[i].have;
-		tracecmd_free_record(first);
-		if (!same || getenv("SWT_TEST_FIRST_TS_DIFFERS"))
-			goto out;
 		if (src[i].have)
 			heap[nheap++] = i;
+	}
+	/*
+	 * libtracecmd corrects timestamps the file asks it to (offsets, TSC
+	 * conversion, guest clocks).  It read each CPU's first page when it
+	 * opened the file, and its first timestamp is the earliest of those
+	 * pages' times after its correction: the same as ours only when there
+	 * is none.  (Reading its records instead would move its iterators,
+	 * which the fallback needs at the start.)
+	 */
+	for (size_t i = 0; i < nr_handles; i++) {
+		unsigned long long ours = 0;
+		int any = 0;
+
+		for (size_t k = 0; k < nsrc; k++)
+			if (src[k].bufidx == i && src[k].first_page_ts_set &&
+			    (!any++ || src[k].first_page_ts < ours))
+				ours = src[k].first_page_ts;
+		if (any && (ours != tracecmd_get_first_ts(handles[i]) ||
+			    getenv("SWT_TEST_FIRST_TS_DIFFERS")))
+			goto out;
 	}
 	for (size_t i = nheap / 2; i-- > 0;)
 		heap_down(src, heap, nheap, i);
@@ -698,14 +702,10 @@ static int stream_events(struct child *c, const char *path, const struct swt_td_
 	}
 	ret = 0;
 out:
-	for (size_t i = nr_handles; check && i-- > 0;)
-		if (check[i])
-			tracecmd_close(check[i]);
 	for (size_t i = 0; i < nsrc; i++) {
 		swt_td_stream_free(src[i].stream);
 		kbuffer_free(src[i].kbuf);
 	}
-	free(check);
 	free(src);
 	free(heap);
 	free(order);
