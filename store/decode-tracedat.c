@@ -510,8 +510,7 @@ struct source {
 	uint64_t page_off;
 	int cpu, loaded, have;
 	struct tep_record rec;
-	unsigned long long first_page_ts;	/* kbuffer's time of the first page */
-	int first_page_ts_set;
+	unsigned long long first_page_ts;	/* kbuffer's time of the first page, once loaded */
 };
 
 /* The source's next record into s->rec (s->have = 0 after its last). */
@@ -552,10 +551,8 @@ static void source_next(struct child *c, struct source *s, uint32_t page_size)
 				  "has a bad header (damaged compressed data)",
 				  c->buf_names[s->bufidx][0] ? c->buf_names[s->bufidx] : "top level",
 				  s->cpu, (unsigned long long)off);
-		if (!s->first_page_ts_set) {
+		if (!s->loaded)
 			s->first_page_ts = kbuffer_timestamp(s->kbuf);
-			s->first_page_ts_set = 1;
-		}
 		s->page_off = off;
 		s->loaded = 1;
 	}
@@ -681,7 +678,7 @@ static int stream_events(struct child *c, const char *path, const struct swt_td_
 		int any = 0;
 
 		for (size_t k = 0; k < nsrc; k++)
-			if (src[k].bufidx == i && src[k].first_page_ts_set &&
+			if (src[k].bufidx == i && src[k].loaded &&
 			    (!any++ || src[k].first_page_ts < ours))
 				ours = src[k].first_page_ts;
 		if (any && (ours != tracecmd_get_first_ts(handles[i]) ||

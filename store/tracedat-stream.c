@@ -20,14 +20,11 @@
 /* far above what trace-cmd writes (it compresses about 10 pages at a time) */
 #define MAX_CHUNK_BYTES (64u << 20)
 
-enum codec { CODEC_ZSTD = 1 };
-
 struct swt_td_stream {
 	int fd;
 	const char *buffer;
 	uint32_t cpu;
 	int big_endian;
-	enum codec codec;
 	ZSTD_DCtx *zstd;
 	uint32_t page_size;
 	uint32_t nr_chunks, next_chunk;
@@ -38,16 +35,9 @@ struct swt_td_stream {
 	uint32_t out_len, pos;		/* bytes in out, next page in out */
 };
 
-static enum codec codec_of(const char *name)
-{
-	if (!strcmp(name, "zstd"))
-		return CODEC_ZSTD;
-	return 0;
-}
-
 int swt_td_stream_supported(const struct swt_td_layout *l)
 {
-	return codec_of(l->compression) != 0 && l->page_size > 0;
+	return !strcmp(l->compression, "zstd") && l->page_size > 0;
 }
 
 static uint32_t get32(const struct swt_td_stream *s, const uint8_t *p)
@@ -68,20 +58,6 @@ static int read_at(const struct swt_td_stream *s, void *buf, size_t len, uint64_
 			 what, (unsigned long long)off, n < 0 ? strerror(errno) : "the file ends first");
 }
 
-static int grow(uint8_t **buf, size_t *cap, size_t want)
-{
-	uint8_t *nb;
-
-	if (want <= *cap)
-		return 0;
-	nb = realloc(*buf, want);
-	if (!nb)
-		return -1;
-	*buf = nb;
-	*cap = want;
-	return 0;
-}
-
 int swt_td_stream_open(int fd, const struct swt_td_layout *l,
 		       const struct swt_td_buffer *buf, const struct swt_td_cpu *cpu,
 		       struct swt_td_stream **out, struct swt_err *err)
@@ -97,9 +73,8 @@ int swt_td_stream_open(int fd, const struct swt_td_layout *l,
 	s->buffer = buf->name[0] ? buf->name : "top level";
 	s->cpu = cpu->cpu;
 	s->big_endian = l->big_endian;
-	s->codec = codec_of(l->compression);
 	s->page_size = l->page_size;
-	if (!s->codec) {
+	if (!swt_td_stream_supported(l)) {
 		ret = swt_error(err, SWT_EFORMAT, "unknown compression '%s'", l->compression);
 		goto fail;
 	}
@@ -146,8 +121,9 @@ static int load_chunk(struct swt_td_stream *s, struct swt_err *err)
 				 "compressed and %u decompressed bytes, which cannot be", s->buffer,
 				 s->cpu, s->next_chunk, (unsigned long long)at, csize, usize);
 	/* a partial last page is padded out to a whole one for kbuffer */
-	if (grow(&s->in, &s->in_cap, csize ? csize : 1) ||
-	    grow(&s->out, &s->out_cap, ((size_t)usize + s->page_size - 1) / s->page_size * s->page_size))
+	if (swt_grow((void **)&s->in, &s->in_cap, csize ? csize : 1, 1) ||
+	    swt_grow((void **)&s->out, &s->out_cap,
+		     ((size_t)usize + s->page_size - 1) / s->page_size * s->page_size, 1))
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	ret = read_at(s, s->in, csize, at + 8, "a compressed chunk", err);
 	if (ret)
