@@ -602,42 +602,44 @@ static int read_host(struct swt_capture *c, struct swt_err *err)
 
 /* ---- recording ----------------------------------------------------------- */
 
+/* What one write of ring-buffer pages did: 1 wrote some (go on), 0 nothing left, or an error. */
+static int count_written(struct swt_capture *c, struct reader *r, int n, struct swt_err *err)
+{
+	if (n > 0) {
+		r->bytes += (uint64_t)n;
+		c->data_bytes += (uint64_t)n;
+		return 1;
+	}
+	if (n == 0 || errno == EAGAIN)
+		return 0;
+	return swt_error(err, SWT_EIO, "'%s': %s", r->raw_path, strerror(errno));
+}
+
 static int drain_inst(struct swt_capture *c, struct inst *in, int final, struct swt_err *err)
 {
 	if (!in->r)
 		return 0;
 	for (unsigned cpu = 0; cpu < c->ncpus; cpu++) {
 		struct reader *r = &in->r[cpu];
+		int ret = 0;
 
 		if (!r->tcpu)
 			continue;
 		for (int round = 0; final || round < DRAIN_ROUNDS; round++) {
-			int n = tracefs_cpu_write(r->tcpu, r->out_fd, true);
-
-			if (n > 0) {
-				r->bytes += (uint64_t)n;
-				c->data_bytes += (uint64_t)n;
-				continue;
-			}
-			if (n == 0 || errno == EAGAIN)
+			ret = count_written(c, r, tracefs_cpu_write(r->tcpu, r->out_fd, true), err);
+			if (ret <= 0)
 				break;
-			return swt_error(err, SWT_EIO, "'%s': %s", r->raw_path, strerror(errno));
 		}
+		if (ret < 0)
+			return ret;
 		if (!final)
 			continue;
 		/* the last, partial page of each CPU */
-		for (;;) {
-			int n = tracefs_cpu_flush_write(r->tcpu, r->out_fd);
-
-			if (n > 0) {
-				r->bytes += (uint64_t)n;
-				c->data_bytes += (uint64_t)n;
-				continue;
-			}
-			if (n == 0 || errno == EAGAIN)
-				break;
-			return swt_error(err, SWT_EIO, "'%s': %s", r->raw_path, strerror(errno));
-		}
+		do
+			ret = count_written(c, r, tracefs_cpu_flush_write(r->tcpu, r->out_fd), err);
+		while (ret > 0);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
@@ -835,7 +837,7 @@ static void recovery_note(void *ctx, int warning, const char *msg)
 }
 
 /* Undo what captures killed earlier left behind; then journal our own changes. */
-static int start_journal(struct swt_capture *c)
+static void start_journal(struct swt_capture *c)
 {
 	struct swt_err jerr = { 0 };
 
@@ -843,7 +845,6 @@ static int start_journal(struct swt_capture *c)
 	if (swt_knobs_journal_open(&c->knobs, SWT_UNDO_DIR, &jerr))
 		capture_note(c, 1, "%s; a crash of this capture could not be cleaned up by the "
 			     "next one", jerr.msg);
-	return 0;
 }
 
 int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture **out,
@@ -869,10 +870,10 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 	ret = read_host(c, err);
 	if (!ret)
 		ret = find_tracefs(c, err);
-	if (!ret)
-		ret = start_journal(c);
-	if (!ret)
+	if (!ret) {
+		start_journal(c);
 		ret = count_cpus(c, err);
+	}
 	if (!ret)
 		ret = make_out_dir(c, err);
 	if (!ret)

@@ -316,7 +316,6 @@ int swt_knobs_recover(const char *dir, const char *shared_lock, swt_knobs_note_f
 		struct stat by_fd, by_name;
 		char *text = NULL;
 		int fd, lock_fd = -1;
-
 		size_t len = strlen(de->d_name);
 
 		if (strncmp(de->d_name, "capture-", 8) || len < 5 ||
