@@ -181,10 +181,7 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 				ni);
 	if (d->more) {
 		snprintf(note, sizeof(note), "%zu more layouts are not shown", d->more);
-		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
-			       note);
-		top += 18;
+		top = swt_chart_note_line(c, top, note);
 	}
 	for (int m = 0; m < NR_METRICS; m++) {
 		struct swt_chart_panel p = { 0 };

@@ -241,10 +241,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	if (d->more) {
 		snprintf(note, sizeof(note), "%zu more runs at this page-cluster are not shown; "
 			 "pick runs with --run", d->more);
-		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
-			       note);
-		top += 18;
+		top = swt_chart_note_line(c, top, note);
 	}
 
 	cats = calloc(d->nr_groups, sizeof(*cats));

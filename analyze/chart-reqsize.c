@@ -230,10 +230,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 		char note[160];
 
 		snprintf(note, sizeof(note), "%zu more swap devices are not shown", d->more);
-		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
-			       note);
-		top += 18;
+		top = swt_chart_note_line(c, top, note);
 	}
 	for (size_t b = 0; b < d->nr_bins; b++)
 		cats[b] = d->bin_labels[b];

@@ -181,17 +181,11 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	if (d->more) {
 		snprintf(note, sizeof(note),
 			 "%zu more policies are not shown; pick runs with --run", d->more);
-		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
-			       note);
-		top += 18;
+		top = swt_chart_note_line(c, top, note);
 	}
 	hidden_note(d, note, sizeof(note));
 	if (note[0]) {
-		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
-			       note);
-		top += 18;
+		top = swt_chart_note_line(c, top, note);
 	}
 	for (int x = 0; x <= d->max_pc && x < (int)SWT_ARRAY_SIZE(xs); x++)
 		xs[x] = x;

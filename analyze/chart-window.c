@@ -150,10 +150,7 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 		snprintf(note, sizeof(note), "%s%s", d->more ? "more runs at this page-cluster are "
 			 "not shown (pick with --run). " : "",
 			 d->truncated ? "Only the 32 smallest window sizes are shown." : "");
-		swt_chart_meta_note(c, note);
-		swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, top, 0, 0, 0, SWT_RGB_MUTED, 0,
-			       note);
-		top += 18;
+		top = swt_chart_note_line(c, top, note);
 	}
 	for (size_t i = 0; i < d->nr_sizes; i++)
 		cats[i] = d->labels[i];

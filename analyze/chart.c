@@ -230,6 +230,13 @@ double swt_chart_footnote(struct swt_chart *c, const char *text)
 	return y - 8;
 }
 
+double swt_chart_note_line(struct swt_chart *c, double y, const char *text)
+{
+	swt_chart_meta_note(c, text);
+	swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, y, 0, 0, 0, SWT_RGB_MUTED, 0, text);
+	return y + 18;
+}
+
 /* ---- legends ---- */
 
 void swt_chart_mark(struct swt_chart *c, enum swt_chart_mark_kind mark, struct swt_chart_rgb color,

@@ -169,6 +169,12 @@ double swt_chart_header(struct swt_chart *c, const char *title, const char *subt
  */
 double swt_chart_footnote(struct swt_chart *c, const char *text);
 
+/*
+ * A one-line note in small grey text at the left, below what is above y
+ * (recorded).  Returns the y below it.
+ */
+double swt_chart_note_line(struct swt_chart *c, double y, const char *text);
+
 /* ---- legends ---- */
 enum swt_chart_mark_kind {
 	SWT_MARK_BOX,		/* filled swatch: bars */
