@@ -43,15 +43,21 @@ int cli_fail(const char *verb, const struct swt_err *err)
 	return SWT_EXIT_FAIL;
 }
 
+/* "swaptrace: VERB: message" on stderr. */
+static void say(const char *verb, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "swaptrace: %s: ", verb);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int cli_failf(const char *verb, int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "swaptrace: %s: ", verb);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(verb, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return status;
 }
 
@@ -65,11 +71,9 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 	const struct swt_cmd *c = find_cmd(verb);
 	va_list ap;
 
-	fprintf(stderr, "swaptrace: %s: ", verb);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(verb, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	if (c)	/* the synopsis is the usage's first line */
 		fprintf(stderr, "%.*s\n", (int)strcspn(c->usage, "\n"), c->usage);
 	fprintf(stderr, "See 'swaptrace help %s'.\n", verb);
