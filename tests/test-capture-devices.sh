@@ -1,7 +1,9 @@
 #!/bin/bash
-# Swap areas other than a whole loop device: a swap file (its slots mapped
-# through FIEMAP extents onto the filesystem's disk, which also carries
-# other I/O) and zram (a synchronous device: no readahead, bio-based).  The
+# Swap areas other than a whole loop device: a disk partition (block events
+# name the whole disk, at sectors offset by the partition's start), a swap
+# file (its slots mapped through FIEMAP extents onto the filesystem's disk,
+# which also carries other I/O) and zram (a synchronous device: no
+# readahead, bio-based).  The
 # swap pages ingest derives through the recorded layout equal the pswpin and
 # pswpout deltas, so the layout in meta.txt is right.
 . "$(dirname "$0")/lib.sh"
@@ -10,8 +12,10 @@ require_capture_env
 make_cgroup 51
 ZRAM=
 SWAPFILE=
+DISK=
 
 devices_cleanup() {
+	[ -n "$DISK" ] && swapoff "${DISK}p1" 2>/dev/null
 	[ -n "$SWAPFILE" ] && swapoff "$SWAPFILE" 2>/dev/null
 	if [ -n "$ZRAM" ]; then
 		swapoff "/dev/zram$ZRAM" 2>/dev/null
@@ -22,6 +26,59 @@ devices_cleanup() {
 trap devices_cleanup EXIT
 host_state > "$WORK/state.before"
 ran=0
+
+# A partition that does not start at sector 0 of a loop disk, written as an
+# MBR by hand (no partitioning tool needed), with a second partition after
+# it whose I/O the capture must not count.
+PART_START=2048
+PART_SECTORS=409600
+truncate -s 300M "$WORK/disk.img" && python3 - "$WORK/disk.img" $PART_START $PART_SECTORS <<'PY'
+import struct, sys
+path, start, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with open(path, "r+b") as f:
+    for i, (first, count, kind) in enumerate(((start, size, 0x82), (start + size, 102400, 0x83))):
+        f.seek(446 + 16 * i)  # CHS fields unused: 0xfe 0xff 0xff
+        f.write(struct.pack("<B3sB3sII", 0, b"\xfe\xff\xff", kind, b"\xfe\xff\xff", first, count))
+    f.seek(510)
+    f.write(b"\x55\xaa")
+PY
+DISK=$(losetup -f --show -P --direct-io=on "$WORK/disk.img") || skip "losetup failed (no free loop device?)"
+LOOPS+=("$DISK")
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	[ -e "/sys/class/block/${DISK#/dev/}p1/start" ] && break
+	sleep 0.2
+done
+# without udev the partition's node may be missing; partx adds it
+[ -b "${DISK}p1" ] || partx -a "$DISK" 2> /dev/null
+if [ -b "${DISK}p1" ] && [ -e "/sys/class/block/${DISK#/dev/}p1/start" ]; then
+	ran=1
+	mkswap "${DISK}p1" > /dev/null && swapon -p 5 "${DISK}p1" || fail "cannot set up partition swap"
+	host_state > "$WORK/state.part"
+	disk_dev=$(cat "/sys/block/${DISK#/dev/}/dev")
+	for mode in tracepoints blktrace; do
+		args=()
+		[ "$mode" = blktrace ] && args=(--blktrace)
+		[ "$mode" = blktrace ] && ! grep -qw blk "$TRACEFS/available_tracers" && continue
+		# other I/O on the same disk, outside the swap partition, while the capture runs
+		capture_workload "$WORK/part-$mode" "${args[@]}" -- sh -c \
+			"dd if=${DISK}p2 of=/dev/null bs=64k count=200 iflag=direct status=none; $(workload mb=64 accesses=20000 seed=31)"
+		check_eq "$?" 0 "partition ($mode): exit status"
+		check_host_restored "$WORK/state.part" "after a partition capture ($mode)"
+		grep -q "^swap_device path=${DISK}p1 dev=$disk_dev type=partition .* start=$PART_START " \
+			"$WORK/part-$mode/meta.txt" ||
+			fail "partition ($mode): swap_device line: $(grep '^swap_device' "$WORK/part-$mode/meta.txt")"
+		check_counts "$WORK/part-$mode" "partition capture ($mode)"
+		# every swap read lies inside the partition, at slot (sector - start) / 8 from slot 1 up
+		check_eq "$(sqlite3 "$WORK/part-$mode.db" "SELECT count(*) FROM swap_in WHERE slot < 1 OR slot >= $((PART_SECTORS / 8))")" 0 \
+			"partition ($mode): swap-in slots inside the partition"
+		# and each read's first slot is its bio's disk sector less the partition's start
+		check_eq "$(sqlite3 "$WORK/part-$mode.db" "SELECT DISTINCT b.sector - 8 * min(s.slot) FROM swap_in s JOIN bio b ON b.id = s.bio_id GROUP BY b.id")" \
+			"$PART_START" "partition ($mode): slot = (sector - partition start) / 8"
+	done
+	swapoff "${DISK}p1"
+else
+	echo "note: this kernel shows no partitions of loop devices; partition case skipped"
+fi
 
 # a swap file on the build tree's filesystem
 SWAPFILE="$WORK/swapfile"
