@@ -88,6 +88,15 @@ int swt_tracedat_probe(const char *path)
 	return ok;
 }
 
+/* What the file's layout says about it, as the stats report it. */
+static void stats_from_layout(struct swt_tracedat_stats *stats, const struct swt_td_layout *l)
+{
+	stats->version = l->version;
+	stats->big_endian = l->big_endian;
+	snprintf(stats->clock, sizeof(stats->clock), "%s", l->clock);
+	snprintf(stats->compression, sizeof(stats->compression), "%s", l->compression);
+}
+
 int swt_tracedat_check(const char *path, struct swt_tracedat_stats *stats, struct swt_err *err)
 {
 	struct swt_td_layout l;
@@ -96,10 +105,7 @@ int swt_tracedat_check(const char *path, struct swt_tracedat_stats *stats, struc
 	memset(stats, 0, sizeof(*stats));
 	if (ret)
 		return ret;
-	stats->version = l.version;
-	stats->big_endian = l.big_endian;
-	snprintf(stats->clock, sizeof(stats->clock), "%s", l.clock);
-	snprintf(stats->compression, sizeof(stats->compression), "%s", l.compression);
+	stats_from_layout(stats, &l);
 	swt_td_layout_release(&l);
 	return 0;
 }
@@ -1075,10 +1081,7 @@ int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
 	ret = swt_td_layout_read(path, &l, err);
 	if (ret)
 		return ret;
-	stats->version = l.version;
-	stats->big_endian = l.big_endian;
-	snprintf(stats->clock, sizeof(stats->clock), "%s", l.clock);
-	snprintf(stats->compression, sizeof(stats->compression), "%s", l.compression);
+	stats_from_layout(stats, &l);
 
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		ret = swt_error(err, SWT_EIO, "'%s': pipe: %s", path, strerror(errno));
