@@ -17,7 +17,8 @@ echo
 $SWT replay -p none -p auto -p fixed -p oracle -p leap -c 0-5 "$OUT/sample.db"
 echo
 # and had the same pages been spread over two or four equal-priority devices
-$SWT replay -p auto -c 3 -l 2 -l 4 "$OUT/sample.db"
+# (four at each of their 16 relative slot offsets, which decide readahead's luck)
+$SWT replay -p auto -c 3 -l 2 -l 4:spread "$OUT/sample.db"
 echo
 echo "swaptrace: demo: database in $OUT/sample.db (query it with sqlite3; see docs/schema.md)"
 $SWT report -o "$OUT/report" "$OUT/sample.db"

@@ -3,7 +3,11 @@
  * on 1 device and on N devices (runs whose layout is not 'traced') --
  * readahead hits, read merges and read requests, stacked per device, so
  * the "more swap targets, slower swap-in" effect shows as fewer hits and
- * merges and more requests.  Drawn only when such runs exist.
+ * merges and more requests.  Runs of one layout at several device offsets
+ * (names that differ only in "used=", as "--layout 4:spread" makes) share
+ * a stack: the mean, with a whisker from the lowest total to the highest,
+ * because on several devices readahead depends on those offsets.  Drawn
+ * only when such runs exist.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,11 +23,14 @@
 enum { HITS, MERGES, REQUESTS, NR_METRICS };
 
 struct layout_col {
-	const struct swt_report_run *run;
+	const struct swt_report_run *run;	/* the first run of the column */
+	char key[200];		/* its layout without "used=" */
 	size_t nr_devs;
-	int64_t v[NR_METRICS][MAX_SEGMENTS + 1];	/* last: other devices */
+	size_t members;		/* runs: several for one layout at several device offsets */
+	double v[NR_METRICS][MAX_SEGMENTS + 1];	/* mean per device; last: other devices */
+	double lo[NR_METRICS], hi[NR_METRICS];	/* lowest and highest total of the runs */
 	char label[200];	/* axis: "spread4\n4 devices" */
-	char name[200];		/* metadata: "spread4: 4 devices" */
+	char name[300];		/* metadata: "spread4: 4 devices" */
 };
 
 struct layout_data {
@@ -71,43 +78,174 @@ static const struct swt_report_run *pick_anchor(const struct swt_report_ctx *rc)
 	return same_policy ? same_policy : first;
 }
 
-static int load_col(struct layout_data *d, struct layout_col *col, struct swt_err *err)
+/* A layout name without its "used=" option: what runs at several device offsets share. */
+static void layout_key(const char *layout, char *key, size_t size)
+{
+	const char *p = layout;
+	size_t at = 0;
+
+	while (*p && at + 1 < size) {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (!(len >= 5 && !strncmp(p, "used=", 5))) {
+			if (at && at + 1 < size)
+				key[at++] = ':';
+			len = SWT_MIN(len, size - 1 - at);
+			memcpy(key + at, p, len);
+			at += len;
+		}
+		p += end ? (size_t)(end - p) + 1 : strlen(p);
+	}
+	key[at] = '\0';
+}
+
+/* One run's per-device hits, merges and requests, added into v; its device count. */
+static int load_run(struct layout_data *d, const struct swt_report_run *run,
+		    double v[NR_METRICS][MAX_SEGMENTS + 1], size_t *nr_devs, struct swt_err *err)
 {
 	sqlite3_stmt *s;
 	int ret, step;
 
+	*nr_devs = 0;
 	ret = swt_store_prepare(d->rc->st,
 		"SELECT hits, read_merges, read_requests FROM run_partition WHERE run_id = ?1"
 		" ORDER BY partition", &s, err);
 	if (ret)
 		return ret;
-	sqlite3_bind_int64(s, 1, col->run->id);
+	sqlite3_bind_int64(s, 1, run->id);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		size_t seg = SWT_MIN(col->nr_devs, (size_t)MAX_SEGMENTS);
+		size_t seg = SWT_MIN(*nr_devs, (size_t)MAX_SEGMENTS);
 
 		for (int m = 0; m < NR_METRICS; m++)
-			col->v[m][seg] += sqlite3_column_int64(s, m);
-		col->nr_devs++;
+			v[m][seg] += (double)sqlite3_column_int64(s, m);
+		(*nr_devs)++;
 	}
 	sqlite3_finalize(s);
 	if (step != SQLITE_DONE)
 		return swt_store_sql_error(d->rc->st, err, "reading run partitions");
-	if (!col->nr_devs) {
+	if (!*nr_devs) {
 		/* totals only: one segment for the whole layout */
-		col->v[HITS][0] = col->run->hits;
-		col->v[MERGES][0] = col->run->read_merges;
-		col->v[REQUESTS][0] = col->run->read_requests;
+		v[HITS][0] += (double)run->hits;
+		v[MERGES][0] += (double)run->read_merges;
+		v[REQUESTS][0] += (double)run->read_requests;
+	}
+	return 0;
+}
+
+/* Add a run to its column: a new one, or the column of the same layout at other offsets. */
+static int add_run(struct layout_data *d, const struct swt_report_run *r, struct swt_err *err)
+{
+	double v[NR_METRICS][MAX_SEGMENTS + 1] = { { 0 } };
+	struct layout_col *col = NULL;
+	char key[sizeof(col->key)];
+	size_t nr_devs;
+	int ret;
+
+	layout_key(r->layout, key, sizeof(key));
+	for (size_t i = 0; i < d->nr_cols && !col; i++)
+		if (!is_traced(d->cols[i].run) && !is_traced(r) && !strcmp(d->cols[i].key, key))
+			col = &d->cols[i];
+	if (!col) {
+		if (d->nr_cols == MAX_LAYOUTS) {
+			d->more++;
+			return 0;
+		}
+		col = &d->cols[d->nr_cols++];
+		col->run = r;
+		snprintf(col->key, sizeof(col->key), "%s", key);
+	}
+	ret = load_run(d, r, v, &nr_devs, err);
+	if (ret)
+		return ret;
+	col->nr_devs = SWT_MAX(col->nr_devs, nr_devs);
+	for (int m = 0; m < NR_METRICS; m++) {
+		double total = 0;
+
+		for (size_t k = 0; k <= MAX_SEGMENTS; k++) {
+			col->v[m][k] += v[m][k];
+			total += v[m][k];
+		}
+		col->lo[m] = col->members ? SWT_MIN(col->lo[m], total) : total;
+		col->hi[m] = col->members ? SWT_MAX(col->hi[m], total) : total;
+	}
+	col->members++;
+	return 0;
+}
+
+/* Sums into means, and the column's labels. */
+static void finish_col(struct layout_data *d, struct layout_col *col)
+{
+	size_t devs = col->nr_devs ? col->nr_devs : 1;
+	const char *name = col->members > 1 ? col->key : col->run->layout;
+	char offsets[80] = "", mean_of[48] = "";
+
+	for (int m = 0; m < NR_METRICS; m++)
+		for (size_t k = 0; k <= MAX_SEGMENTS; k++)
+			col->v[m][k] /= (double)col->members;
+	if (col->members > 1) {
+		snprintf(offsets, sizeof(offsets), ", mean of %zu device offsets", col->members);
+		snprintf(mean_of, sizeof(mean_of), "\nmean\xc2\xa0of\xc2\xa0%zu", col->members);
 	}
 	/* a no-break space keeps "4 devices" together when the label wraps */
-	snprintf(col->label, sizeof(col->label), "%s\n%zu\xc2\xa0" "device%s%s", col->run->layout,
-		 col->nr_devs ? col->nr_devs : 1, col->nr_devs == 1 || !col->nr_devs ? "" : "s",
-		 col->run->approximate ? " (approximate)" : "");
-	snprintf(col->name, sizeof(col->name), "%s: %zu device%s%s", col->run->layout,
-		 col->nr_devs ? col->nr_devs : 1, col->nr_devs == 1 || !col->nr_devs ? "" : "s",
-		 col->run->approximate ? " (approximate)" : "");
+	snprintf(col->label, sizeof(col->label), "%s\n%zu\xc2\xa0" "device%s%s%s", name, devs,
+		 devs == 1 ? "" : "s", mean_of, col->run->approximate ? " (approximate)" : "");
+	snprintf(col->name, sizeof(col->name), "%s: %zu device%s%s%s", name, devs,
+		 devs == 1 ? "" : "s", offsets, col->run->approximate ? " (approximate)" : "");
 	if (col->nr_devs > MAX_SEGMENTS)
 		d->other = 1;
 	d->max_devs = SWT_MAX(d->max_devs, SWT_MIN(col->nr_devs, (size_t)MAX_SEGMENTS));
+}
+
+/* The counts of a layout's "used=" option (none: 0 for every device); how many, at most max. */
+static size_t layout_used(const char *layout, unsigned long long *used, size_t max)
+{
+	const char *p = strstr(layout, ":used=");
+	size_t n = 0;
+
+	if (!p) {
+		used[0] = 0;
+		return 1;
+	}
+	p += 6;
+	while (n < max) {
+		char *end;
+
+		used[n++] = strtoull(p, &end, 10);
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	return n;
+}
+
+/* Do two layout names place pages alike ("4", "4:used=0" and "4:used=0,0,0,0" do)? */
+static int same_layout(const char *a, const char *b)
+{
+	unsigned long long ua[64], ub[64];
+	char ka[200], kb[200];
+	size_t na, nb;
+
+	layout_key(a, ka, sizeof(ka));
+	layout_key(b, kb, sizeof(kb));
+	if (strcmp(ka, kb))
+		return 0;
+	na = layout_used(a, ua, 64);
+	nb = layout_used(b, ub, 64);
+	/* one count stands for every device */
+	for (size_t i = 0; i < SWT_MAX(na, nb); i++)
+		if (ua[na == 1 ? 0 : SWT_MIN(i, na - 1)] != ub[nb == 1 ? 0 : SWT_MIN(i, nb - 1)])
+			return 0;
+	return 1;
+}
+
+/* The same setting on the same layout replayed again (runs are deterministic): drawn once. */
+static int repeated(const struct swt_report_ctx *rc, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (same_setting(&rc->runs[j], &rc->runs[i]) &&
+		    same_layout(rc->runs[j].layout, rc->runs[i].layout))
+			return 1;
 	return 0;
 }
 
@@ -124,18 +262,15 @@ static int load(struct layout_data *d, struct swt_err *err)
 		for (size_t i = 0; i < rc->nr_runs; i++) {
 			const struct swt_report_run *r = &rc->runs[i];
 
-			if (is_traced(r) != !pass || !same_setting(r, d->anchor))
+			if (is_traced(r) != !pass || !same_setting(r, d->anchor) || repeated(rc, i))
 				continue;
-			if (d->nr_cols == MAX_LAYOUTS) {
-				d->more++;
-				continue;
-			}
-			d->cols[d->nr_cols].run = r;
-			ret = load_col(d, &d->cols[d->nr_cols++], err);
+			ret = add_run(d, r, err);
 			if (ret)
 				return ret;
 		}
 	}
+	for (size_t i = 0; i < d->nr_cols; i++)
+		finish_col(d, &d->cols[i]);
 	return 0;
 }
 
@@ -149,10 +284,14 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 	};
 	const struct layout_data *d = data;
 	struct swt_chart_legend_item items[MAX_SEGMENTS + 1];
-	char title[400], names[MAX_SEGMENTS][48], note[200];
+	char title[400], names[MAX_SEGMENTS][48], note[400];
 	const char *cats[MAX_LAYOUTS];
 	double top, bottom;
+	static const char *const lower_titles[NR_METRICS] = {
+		"readahead hits", "read merges", "read requests"
+	};
 	size_t ni = 0, nseg = SWT_MAX(d->max_devs, (size_t)1);
+	int spread = 0;
 
 	(void)err;
 	snprintf(title, sizeof(title), "Swap layout: hits, merges and read requests on 1 vs N "
@@ -174,6 +313,7 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 		items[ni++] = (struct swt_chart_legend_item){ "further devices",
 							{ 0.6, 0.6, 0.6 }, SWT_MARK_BOX };
 	for (size_t i = 0; i < d->nr_cols; i++) {
+		spread |= d->cols[i].members > 1;
 		cats[i] = d->cols[i].label;
 		swt_chart_meta_series(c, d->cols[i].name, NR_METRICS);
 	}
@@ -182,6 +322,27 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 	if (d->more) {
 		snprintf(note, sizeof(note), "%zu more layouts are not shown", d->more);
 		top = swt_chart_note_line(c, top, note);
+	}
+	if (spread) {
+		top = swt_chart_note_line(c, top, "A stack marked \"mean\" is one layout at several "
+					  "device offsets (--layout N:spread): its mean, with a whisker "
+					  "from the lowest total to the highest.");
+		for (size_t i = 0; i < d->nr_cols; i++) {
+			const struct layout_col *col = &d->cols[i];
+
+			if (col->members < 2)
+				continue;
+			for (int m = 0; m < NR_METRICS; m++) {
+				double mean = 0;
+
+				for (size_t k = 0; k <= MAX_SEGMENTS; k++)
+					mean += col->v[m][k];
+				snprintf(note, sizeof(note), "%s, %s: mean %.1f, %.0f to %.0f over %zu "
+					 "device offsets", col->key, lower_titles[m], mean, col->lo[m],
+					 col->hi[m], col->members);
+				swt_chart_meta_note(c, note);
+			}
+		}
 	}
 	for (int m = 0; m < NR_METRICS; m++) {
 		struct swt_chart_panel p = { 0 };
@@ -201,21 +362,22 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 			double sum = 0;
 
 			for (size_t k = 0; k <= MAX_SEGMENTS; k++)
-				sum += (double)d->cols[i].v[m][k];
-			hi = SWT_MAX(hi, sum);
+				sum += d->cols[i].v[m][k];
+			hi = SWT_MAX(hi, SWT_MAX(sum, d->cols[i].hi[m]));
 		}
 		p.ya.hi = hi * 1.1;
 		swt_chart_panel_fit(c, &p);
 		swt_chart_panel_axes(c, &p);
 		for (size_t i = 0; i < d->nr_cols; i++) {
-			double x0, x1, w, base = 0, sum = 0;
+			const struct layout_col *lc = &d->cols[i];
+			double x0, x1, w, base = 0, sum = 0, label_at;
 			char total[32];
 
 			swt_chart_panel_band(&p, i, &x0, &x1);
 			w = (x1 - x0) * 0.55;
 			x0 += (x1 - x0 - w) / 2;
 			for (size_t k = 0; k <= MAX_SEGMENTS; k++) {
-				double v = (double)d->cols[i].v[m][k], y0, y1;
+				double v = lc->v[m][k], y0, y1;
 				struct swt_chart_rgb col = k < MAX_SEGMENTS ? swt_chart_color(k) :
 						     (struct swt_chart_rgb){ 0.6, 0.6, 0.6 };
 
@@ -233,9 +395,26 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 				base += v;
 				sum += v;
 			}
-			swt_chart_format_short((int64_t)sum, total, sizeof(total));
+			label_at = sum;
+			if (lc->members > 1) {
+				double xm = x0 + w / 2, ylo = swt_chart_panel_y(&p, lc->lo[m]);
+				double yhi = swt_chart_panel_y(&p, lc->hi[m]);
+
+				/* the whisker: lowest to highest total over the offsets */
+				cairo_set_source_rgb(c->cr, 0.15, 0.15, 0.15);
+				cairo_set_line_width(c->cr, 1.2);
+				cairo_move_to(c->cr, xm, ylo);
+				cairo_line_to(c->cr, xm, yhi);
+				cairo_move_to(c->cr, xm - w / 6, ylo);
+				cairo_line_to(c->cr, xm + w / 6, ylo);
+				cairo_move_to(c->cr, xm - w / 6, yhi);
+				cairo_line_to(c->cr, xm + w / 6, yhi);
+				cairo_stroke(c->cr);
+				label_at = SWT_MAX(sum, lc->hi[m]);
+			}
+			swt_chart_format_short(llround(sum), total, sizeof(total));
 			swt_chart_text(c, SWT_FONT_VALUE, x0 + w / 2,
-				       swt_chart_panel_y(&p, sum) - 2, 0.5, 1, 0, SWT_RGB_TEXT, 0,
+				       swt_chart_panel_y(&p, label_at) - 2, 0.5, 1, 0, SWT_RGB_TEXT, 0,
 				       total);
 		}
 		swt_chart_panel_frame(c, &p);

@@ -51,10 +51,13 @@ const char cmd_replay_usage[] =
 	"                                (default: the traced kernel's)\n"
 	"                              cluster=256|512 slots (default 512, THP swap)\n"
 	"                              used=N[,N...] pages on the devices at start\n"
+	"                              spread: the layout at every device offset,\n"
+	"                                used=0 or 1 per device (2^N layouts, N <= 6),\n"
+	"                                summarised as mean, min and max\n"
 	"                         SIZE: 512M, 1G, 65536p (pages).  The swapped-out pages\n"
 	"                         are re-placed in eviction order by that allocator and\n"
 	"                         the faults replayed at their new slots; partitions are\n"
-	"                         then sim0, sim1...  e.g. 4, 4:ssd, 2:hdd:era=4.11,\n"
+	"                         then sim0, sim1...  e.g. 4, 4:ssd, 2:hdd:era=4.11, 4:spread,\n"
 	"                         devices=512M@5,512M@5 (docs/layouts.md)\n"
 	"  -a, --approximate      replay a capture whose reads mix demand and readahead\n"
 	"                         (page-cluster > 0): each fault's first read is taken as its\n"
@@ -75,6 +78,8 @@ struct layout_run {
 	struct swt_replay_input *owned;		/* re-placed input, NULL when traced */
 	const struct swt_replay_input *in;
 	struct swt_placement_stats stats;
+	const char *given;	/* the --layout it came from ("4:spread" for "4:used=0,1,0,0") */
+	size_t group_size;	/* layouts that --layout expanded to (1 but for spread) */
 };
 
 struct run_out {
@@ -304,32 +309,124 @@ static void print_table(const struct run_out *runs, size_t n)
 	}
 }
 
-#define MAX_LAYOUTS 32
+/*
+ * For each layout given as "spread": how the metrics vary over its device
+ * offsets, per policy, page-cluster and memory size.
+ */
+static void print_spreads(const struct run_out *runs, size_t n)
+{
+	enum { HITS, MERGES, REQUESTS, KIB, COVERAGE, NR };
+	static const char *const names[NR] = {
+		"readahead hits", "read merges", "read requests", "avg request KiB", "coverage"
+	};
 
-/* Parse every --layout against the capture and re-place its pages once per layout. */
+	for (size_t i = 0; i < n; i++) {
+		const struct run_out *r = &runs[i];
+		double sum[NR] = { 0 }, lo[NR], hi[NR];
+		size_t count = 0, seen = 0;
+
+		if (r->layout->group_size < 2)
+			continue;
+		/* once per setting: at its first run */
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = runs[j].layout->given == r->layout->given &&
+			       !strcmp(runs[j].cfg.policy_spec, r->cfg.policy_spec) &&
+			       runs[j].cfg.page_cluster == r->cfg.page_cluster &&
+			       runs[j].cfg.cache_pages == r->cfg.cache_pages;
+		if (seen)
+			continue;
+		for (size_t j = i; j < n; j++) {
+			const struct swt_replay_metrics *m = &runs[j].res->total;
+			double v[NR];
+
+			if (runs[j].layout->given != r->layout->given ||
+			    strcmp(runs[j].cfg.policy_spec, r->cfg.policy_spec) ||
+			    runs[j].cfg.page_cluster != r->cfg.page_cluster ||
+			    runs[j].cfg.cache_pages != r->cfg.cache_pages)
+				continue;
+			v[HITS] = (double)m->hits;
+			v[MERGES] = (double)m->read_merges;
+			v[REQUESTS] = (double)m->read_requests;
+			v[KIB] = swt_metrics_avg_request_kib(m, runs[j].layout->in->page_shift);
+			v[COVERAGE] = swt_metrics_coverage(m);
+			for (int k = 0; k < NR; k++) {
+				sum[k] += v[k];
+				lo[k] = count ? SWT_MIN(lo[k], v[k]) : v[k];
+				hi[k] = count ? SWT_MAX(hi[k], v[k]) : v[k];
+			}
+			count++;
+		}
+		printf("\n# layout %s: %zu device offsets (0 or 1 page already used per device), "
+		       "%s at page-cluster %u, memory %" PRIu64 " pages\n", r->layout->given, count,
+		       r->cfg.policy_spec, r->cfg.page_cluster, r->cfg.cache_pages);
+		printf("%-16s %10s %10s %10s\n", "metric", "mean", "min", "max");
+		for (int k = 0; k < NR; k++) {
+			const char *fmt = k < KIB ? "%-16s %10.1f %10.0f %10.0f\n"
+						  : "%-16s %10.3f %10.3f %10.3f\n";
+
+			if (lo[k] < 0)	/* a ratio of nothing (no faults, no requests) */
+				printf("%-16s %10s %10s %10s\n", names[k], "-", "-", "-");
+			else
+				printf(fmt, names[k], sum[k] / (double)count, lo[k], hi[k]);
+		}
+	}
+}
+
+#define MAX_LAYOUT_SPECS 32	/* --layout options */
+#define MAX_LAYOUTS 128		/* layouts once "spread" specs are expanded */
+
+/* Place a layout_run on one expanded spec: parse it and re-place the capture's pages. */
+static int prepare_layout(struct swt_replay_input *in, const char *spec, struct layout_run *l,
+			  int *warned, struct swt_err *err)
+{
+	int ret = swt_placement_init(&l->placement, spec, in, err);
+
+	if (ret)
+		return ret;
+	if (l->placement.traced) {
+		l->in = in;
+		return 0;
+	}
+	if (l->placement.era_assumed && !(*warned)++)
+		cli_warn("replay", "the capture names no kernel: layouts use the newest (6.15+) "
+				   "slot allocator unless era= is given");
+	ret = swt_placement_apply(in, &l->placement, &l->owned, &l->stats, err);
+	if (ret)
+		return ret;
+	l->in = l->owned;
+	return 0;
+}
+
+/*
+ * Expand every --layout ("4:spread" into its 16 offsets) and re-place the
+ * capture's pages once per layout.
+ */
 static int prepare_layouts(struct swt_replay_input *in, const char *const *specs, int nspecs,
 			   struct layout_run *layouts, int *nlayouts, struct swt_err *err)
 {
-	for (int i = 0; i < nspecs; i++) {
-		struct layout_run *l = &layouts[i];
-		int ret = swt_placement_init(&l->placement, specs[i], in, err);
+	int warned = 0, ret = 0;
 
+	for (int i = 0; i < nspecs && !ret; i++) {
+		char **expanded;
+		size_t n;
+
+		ret = swt_layout_expand(specs[i], in, &expanded, &n, err);
 		if (ret)
 			return ret;
-		(*nlayouts)++;
-		if (l->placement.traced) {
-			l->in = in;
-			continue;
+		if (*nlayouts + n > MAX_LAYOUTS)
+			ret = swt_error(err, SWT_EUSAGE, "layouts: %d at most, spread included "
+					"(%s makes %zu)", MAX_LAYOUTS, specs[i], n);
+		for (size_t k = 0; k < n && !ret; k++) {
+			struct layout_run *l = &layouts[*nlayouts];
+
+			l->given = specs[i];
+			l->group_size = n;
+			(*nlayouts)++;
+			ret = prepare_layout(in, expanded[k], l, &warned, err);
 		}
-		if (l->placement.era_assumed)
-			cli_warn("replay", "the capture names no kernel: layouts use the newest (6.15+) "
-					   "slot allocator unless era= is given");
-		ret = swt_placement_apply(in, &l->placement, &l->owned, &l->stats, err);
-		if (ret)
-			return ret;
-		l->in = l->owned;
+		swt_layout_specs_free(expanded, n);
 	}
-	return 0;
+	return ret;
 }
 
 static void release_layouts(struct layout_run *layouts, int n)
@@ -365,7 +462,7 @@ int cmd_replay(int argc, char **argv)
 	int64_t max_req_kib = SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB;
 	struct swt_policy_choice choices[64];
 	int nchoices = 0;
-	const char *layout_specs[MAX_LAYOUTS];
+	const char *layout_specs[MAX_LAYOUT_SPECS];
 	struct layout_run layouts[MAX_LAYOUTS];
 	int nlayout_specs = 0, nlayouts = 0;
 	struct swt_store *st = NULL;
@@ -407,9 +504,9 @@ int cmd_replay(int argc, char **argv)
 						 optarg);
 			break;
 		case 'l':
-			if (nlayout_specs >= MAX_LAYOUTS)
+			if (nlayout_specs >= MAX_LAYOUT_SPECS)
 				return cli_failf("replay", SWT_EXIT_USAGE, "too many --layout (at most %d)",
-						 MAX_LAYOUTS);
+						 MAX_LAYOUT_SPECS);
 			layout_specs[nlayout_specs++] = optarg;
 			break;
 		case 'a':
@@ -527,8 +624,10 @@ int cmd_replay(int argc, char **argv)
 		print_json(runs, nruns);
 	else if (csv)
 		print_csv(runs, nruns);
-	else
+	else {
 		print_table(runs, nruns);
+		print_spreads(runs, nruns);
+	}
 	status = SWT_EXIT_OK;
 out:
 	for (size_t i = 0; runs && i < nruns; i++)

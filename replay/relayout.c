@@ -370,6 +370,100 @@ out:
 	return ret;
 }
 
+void swt_layout_specs_free(char **specs, size_t n)
+{
+	for (size_t i = 0; specs && i < n; i++)
+		free(specs[i]);
+	free(specs);
+}
+
+int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, char ***specs,
+		      size_t *n, struct swt_err *err)
+{
+	struct swt_placement p;
+	char *copy = swt_strdup(spec), *base = NULL, *save = NULL, *tok;
+	char **out = NULL;
+	size_t len = strlen(spec), count = 0, ndevs;
+	int spread = 0, used = 0, ret = 0;
+
+	*specs = NULL;
+	*n = 0;
+	base = calloc(1, len + 1);
+	if (!copy || !base) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the spec without its "spread" option */
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		if (!strcmp(tok, "spread") && *base) {
+			spread = 1;
+			continue;
+		}
+		used |= !strncmp(tok, "used=", 5);
+		if (*base)
+			strcat(base, ":");
+		strcat(base, tok);
+	}
+	if (!spread) {
+		count = 1;
+		out = calloc(1, sizeof(*out));
+		if (!out || !(out[0] = swt_strdup(spec))) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
+		goto out;
+	}
+	if (used) {
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': spread sets used= itself; give one "
+				"or the other", spec);
+		goto out;
+	}
+	ret = swt_placement_init(&p, base, traced, err);
+	if (ret)
+		goto out;
+	ndevs = p.ndevs;
+	swt_placement_release(&p);
+	if (!ndevs) {
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': spread needs simulated devices, not "
+				"the traced placement", spec);
+		goto out;
+	}
+	if (ndevs > SWT_LAYOUT_SPREAD_MAX_DEVICES) {
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': spread takes at most %d devices "
+				"(2^N layouts)", spec, SWT_LAYOUT_SPREAD_MAX_DEVICES);
+		goto out;
+	}
+	out = calloc((size_t)1 << ndevs, sizeof(*out));
+	if (!out) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t mask = 0; mask < (size_t)1 << ndevs; mask++) {
+		/* "BASE:used=" and one "0," or "1," per device */
+		char *s = malloc(len + 8 + 2 * ndevs);
+		size_t at;
+
+		if (!s) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
+		at = (size_t)sprintf(s, "%s:used=", base);
+		for (size_t d = 0; d < ndevs; d++)
+			at += (size_t)sprintf(s + at, "%s%zu", d ? "," : "", (mask >> d) & 1);
+		out[count++] = s;
+	}
+out:
+	free(copy);
+	free(base);
+	if (ret) {
+		swt_layout_specs_free(out, count);
+		return ret;
+	}
+	*specs = out;
+	*n = count;
+	return 0;
+}
+
 /* ---- re-placement ------------------------------------------------------- */
 
 struct pre_page {

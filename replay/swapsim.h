@@ -95,6 +95,21 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 		       const struct swt_replay_input *traced, struct swt_err *err);
 void swt_placement_release(struct swt_placement *p);
 
+/*
+ * Readahead on several equal-priority devices depends on the devices'
+ * relative slot offsets, which incidental events set (docs/layouts.md).  A
+ * spec with the option "spread" ("4:spread", "2:ssd:spread") stands for
+ * the same layout at every combination of 0 or 1 pages already used per
+ * device: 2^N specs "BASE:used=b0,b1,...", in counting order (device 0's
+ * bit lowest).  Any other spec expands to itself.  *specs (n entries) is
+ * freed with swt_layout_specs_free().  -SWT_EUSAGE for spread with used=,
+ * on the traced layout, or on more than SWT_LAYOUT_SPREAD_MAX_DEVICES.
+ */
+#define SWT_LAYOUT_SPREAD_MAX_DEVICES 6
+int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, char ***specs,
+		      size_t *n, struct swt_err *err);
+void swt_layout_specs_free(char **specs, size_t n);
+
 /* How a re-placement went, and how close it came to the recorded placement. */
 struct swt_placement_stats {
 	uint64_t outs;		/* swap-outs placed */

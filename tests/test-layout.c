@@ -413,6 +413,67 @@ TEST(layout_specs)
 	}
 }
 
+/* "spread": one layout at every combination of 0 or 1 pages used per device */
+TEST(layout_spread)
+{
+	struct swt_replay_input in = traced_input(2);
+	struct swt_err err = { 0 };
+	char **specs = NULL;
+	size_t n = 0;
+
+	CHECK_INT(swt_layout_expand("4:spread", &in, &specs, &n, &err), 0);
+	CHECK_INT(n, 16);
+	if (n == 16) {
+		CHECK_STR(specs[0], "4:used=0,0,0,0");
+		CHECK_STR(specs[1], "4:used=1,0,0,0");	/* device 0's bit lowest */
+		CHECK_STR(specs[6], "4:used=0,1,1,0");
+		CHECK_STR(specs[15], "4:used=1,1,1,1");
+		/* every one is a layout spec of its own */
+		for (size_t i = 0; i < n; i++) {
+			struct swt_placement p;
+
+			CHECK_INT(swt_placement_init(&p, specs[i], &in, &err), 0);
+			CHECK_INT(p.ndevs, 4);
+			CHECK_INT(p.devs[2].used_at_start, (i >> 2) & 1);
+			swt_placement_release(&p);
+		}
+	}
+	swt_layout_specs_free(specs, n);
+
+	/* the option may stand anywhere after the head; the others stay in order */
+	CHECK_INT(swt_layout_expand("2:ssd:spread:era=4.11", &in, &specs, &n, &err), 0);
+	CHECK_INT(n, 4);
+	if (n == 4)
+		CHECK_STR(specs[2], "2:ssd:era=4.11:used=0,1");
+	swt_layout_specs_free(specs, n);
+	CHECK_INT(swt_layout_expand("devices=1G,1G@3:spread", &in, &specs, &n, &err), 0);
+	CHECK_INT(n, 4);
+	swt_layout_specs_free(specs, n);
+
+	/* anything else is itself */
+	CHECK_INT(swt_layout_expand("4:era=3.16", &in, &specs, &n, &err), 0);
+	CHECK_INT(n, 1);
+	if (n == 1)
+		CHECK_STR(specs[0], "4:era=3.16");
+	swt_layout_specs_free(specs, n);
+	CHECK_INT(swt_layout_expand("traced", &in, &specs, &n, &err), 0);
+	CHECK_INT(n, 1);
+	swt_layout_specs_free(specs, n);
+
+	static const char *const bad[] = {
+		"traced:spread", "4:spread:used=1", "4:used=0,1,0,0:spread", "7:spread",
+		"4:spread:foo", "0:spread",
+	};
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(bad); i++) {
+		swt_err_clear(&err);
+		specs = NULL;
+		if (swt_layout_expand(bad[i], &in, &specs, &n, &err) != -SWT_EUSAGE)
+			fprintf(stderr, "spec '%s' accepted\n", bad[i]), check_failures++;
+		else if (!strstr(err.msg, "layout '") || specs)
+			fprintf(stderr, "spec '%s': message '%s'\n", bad[i], err.msg), check_failures++;
+	}
+}
+
 /* ---- re-placement ------------------------------------------------------- */
 
 struct capture {

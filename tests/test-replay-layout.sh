@@ -87,6 +87,57 @@ check_eq "$(python3 -c 'import csv, sys; print(" ".join(r[3] + "/" + r[4] for r 
 	"$WORK/quoted.csv")" "devices=512M@10,512M@5/all devices=512M@10,512M@5/sim0 devices=512M@10,512M@5/sim1" \
 	"CSV rows of layout devices=512M@10,512M@5"
 
+# --layout N:spread: the same layout at every device offset (0 or 1 page
+# already used per device), the table's summary over them, and the report's
+# layout chart drawing them as one stack (their mean, a whisker min..max)
+for bad in traced:spread 4:spread:used=1 7:spread; do
+	"$SWAPTRACE" replay --no-store -l "$bad" "$DB" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?" 2 "exit status for --layout '$bad'"
+	grep -q "replay: layout '$bad'" "$WORK/err.txt" || fail "no message naming layout '$bad': $(cat "$WORK/err.txt")"
+done
+SPREAD_DB="$WORK/spread.db"
+cp "$DB" "$SPREAD_DB"
+"$SWAPTRACE" replay --json --no-store -p auto -c 3 -l 4 -l 4:spread "$DB" > "$WORK/spread.json" ||
+	fail "replay --json -l 4:spread"
+"$SWAPTRACE" replay -p auto -c 3 -l traced -l 4:spread "$SPREAD_DB" > "$WORK/spread.txt" ||
+	fail "replay -l 4:spread"
+python3 - "$WORK/spread.json" "$WORK/spread.txt" <<'PY' || FAILURES=$((FAILURES + 1))
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+plain, spread = runs[0], runs[1:]
+layouts = [r["layout"] for r in spread]
+assert layouts == ["4:used=%d,%d,%d,%d" % tuple((m >> d) & 1 for d in range(4)) for m in range(16)], layouts
+assert spread[0]["totals"] == plain["totals"], "used=0,0,0,0 is the plain layout"
+hits = [r["totals"]["hits"] for r in spread]
+assert len(set(hits)) > 4, ("the offsets should matter on four rotational devices", hits)
+assert all(r["totals"]["faults"] == plain["totals"]["faults"] for r in spread)
+# the table's summary: mean, min and max over the 16 runs
+text = open(sys.argv[2]).read()
+assert "# layout 4:spread: 16 device offsets (0 or 1 page already used per device), auto at page-cluster 3" in text, text[-800:]
+rows = {l[:16].strip(): l[16:].split() for l in text.splitlines()[-5:]}
+def check(name, values, digits):
+    want = ["%.*f" % (d, v) for d, v in zip(digits, (sum(values) / len(values), min(values), max(values)))]
+    assert rows[name] == want, (name, rows[name], want)
+check("readahead hits", hits, (1, 0, 0))
+check("read merges", [r["totals"]["read_merges"] for r in spread], (1, 0, 0))
+check("read requests", [r["totals"]["read_requests"] for r in spread], (1, 0, 0))
+print("4:spread: readahead hits %d..%d over 16 device offsets (plain 4: %d)" % (min(hits), max(hits), plain["totals"]["hits"]))
+PY
+"$SWAPTRACE" report -o "$WORK/spread-report" "$SPREAD_DB" > /dev/null || fail "report on spread runs"
+python3 - "$WORK/spread-report/layout.json" "$SPREAD_DB" <<'PY' || FAILURES=$((FAILURES + 1))
+import json, sqlite3, sys
+meta = json.load(open(sys.argv[1]))
+names = [s["name"] for s in meta["series"]]
+assert names == ["traced: 1 device", "4: 4 devices, mean of 16 device offsets"], names
+assert meta["panels"][0]["categories"] == "traced 1\u00a0device|4 4\u00a0devices mean\u00a0of\u00a016", meta["panels"][0]["categories"]
+con = sqlite3.connect(sys.argv[2])
+for column, title in (("hits", "readahead hits"), ("read_merges", "read merges"), ("read_requests", "read requests")):
+    avg, lo, hi, n = con.execute("SELECT avg(%s), min(%s), max(%s), count(*) FROM run WHERE layout LIKE '4:used=%%'"
+                                 % (column, column, column)).fetchone()
+    note = "4, %s: mean %.1f, %.0f to %.0f over %d device offsets" % (title, avg, lo, hi, n)
+    assert note in meta["notes"], (note, meta["notes"])
+PY
+
 # ---- the shared captures ---------------------------------------------------
 find_captures
 printf '%-18s %-16s %8s %8s %8s  %s\n' capture layout swap-outs "device %" "slot %" replay
