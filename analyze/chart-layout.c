@@ -29,8 +29,8 @@ struct layout_col {
 	size_t members;		/* runs: several for one layout at several device offsets */
 	double v[NR_METRICS][MAX_SEGMENTS + 1];	/* mean per device; last: other devices */
 	double lo[NR_METRICS], hi[NR_METRICS];	/* lowest and highest total of the runs */
-	char label[200];	/* axis: "spread4\n4 devices" */
-	char name[300];		/* metadata: "spread4: 4 devices" */
+	char label[300];	/* axis: "spread4\n4 devices" */
+	char name[400];		/* metadata: "spread4: 4 devices" */
 };
 
 struct layout_data {
@@ -188,9 +188,9 @@ static void finish_col(struct layout_data *d, struct layout_col *col)
 		snprintf(mean_of, sizeof(mean_of), "\nmean\xc2\xa0of\xc2\xa0%zu", col->members);
 	}
 	/* a no-break space keeps "4 devices" together when the label wraps */
-	snprintf(col->label, sizeof(col->label), "%s\n%zu\xc2\xa0" "device%s%s%s", name, devs,
+	snprintf(col->label, sizeof(col->label), "%.160s\n%zu\xc2\xa0" "device%s%s%s", name, devs,
 		 devs == 1 ? "" : "s", mean_of, col->run->approximate ? " (approximate)" : "");
-	snprintf(col->name, sizeof(col->name), "%s: %zu device%s%s%s", name, devs,
+	snprintf(col->name, sizeof(col->name), "%.160s: %zu device%s%s%s", name, devs,
 		 devs == 1 ? "" : "s", offsets, col->run->approximate ? " (approximate)" : "");
 	if (col->nr_devs > MAX_SEGMENTS)
 		d->other = 1;
