@@ -419,8 +419,21 @@ int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, c
 		goto out;
 	}
 	ret = swt_placement_init(&p, base, traced, err);
-	if (ret)
+	if (ret) {
+		/* name the spec as given, not the one without "spread" */
+		char prefix[64];
+		int plen = snprintf(prefix, sizeof(prefix), "layout '%s'", base);
+
+		if (err && plen > 0 && (size_t)plen < sizeof(prefix) &&
+		    !strncmp(err->msg, prefix, (size_t)plen)) {
+			char rest[sizeof(err->msg)];
+
+			snprintf(rest, sizeof(rest), "%s", err->msg + plen);
+			swt_err_clear(err);	/* the first error is kept otherwise */
+			swt_error(err, -ret, "layout '%s'%s", spec, rest);
+		}
 		goto out;
+	}
 	ndevs = p.ndevs;
 	swt_placement_release(&p);
 	if (!ndevs) {
