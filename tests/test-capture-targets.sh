@@ -34,12 +34,23 @@ start_workload() {
 	fail "the workload did not start"
 }
 
-start_workload
-
-# the cgroup, named relative to the memory controller
-OOMS=$(oom_kills)
-swt capture -q -o "$WORK/cg" --cgroup "$(basename "$CGROUP_DIR")" --duration 2 ||
-	fail "--cgroup capture failed"
+# the cgroup, named relative to the memory controller.  Should the OOM
+# killer end the workload before the capture finds it ("no tasks to
+# follow"), the workload and the capture are started again (three times
+# at most), as for the workload alone.
+for try in 1 2 3; do
+	start_workload
+	OOMS=$(oom_kills)
+	swt capture -q -o "$WORK/cg" --cgroup "$(basename "$CGROUP_DIR")" --duration 2 \
+		2> "$WORK/cg.err"
+	rc=$?
+	[ "$rc" -ne 0 ] && [ "$(oom_kills)" != "$OOMS" ] && [ "$try" -lt 3 ] &&
+		grep -q "no tasks to follow" "$WORK/cg.err" || break
+	echo "note: the kernel OOM-killed the workload before the capture found it (try $try)"
+	rm -rf "$WORK/cg"
+done
+cat "$WORK/cg.err" >&2
+[ "$rc" -eq 0 ] || fail "--cgroup capture failed"
 check_host_restored "$WORK/state.before" "after a --cgroup capture"
 grep -q "^target cgroup $CGROUP_DIR\$" "$WORK/cg/meta.txt" || fail "--cgroup: target not recorded"
 check_eq "$(meta_value "$WORK/cg/meta.txt" end)" duration "--cgroup: recorded end"
