@@ -24,6 +24,8 @@
  * through a model of the block plug (back/front merges with the latest
  * request, or the device's first one when several devices are plugged;
  * split at the request size limit) and counts requests and merges.
+ * Built-in policies with a fast path (replay.h) hand a cluster window over
+ * as its block of slots instead: no list to write and check again.
  *
  * No allocation happens per fault: every table is sized up front.
  */
@@ -139,6 +141,7 @@ struct engine {
 	uint64_t cap_inactive, cap_total;
 
 	const struct swt_policy *policy;
+	const struct swt_policy_fast *fast;	/* a built-in's fast path (replay.h), or NULL */
 	void *inst;
 	struct swt_policy_env env;
 	/* the fault as policies see it; the per-run members are filled once */
@@ -457,6 +460,19 @@ static uint64_t env_readahead_lifetime(const struct swt_policy_env *env)
 }
 
 /* ---- setup --------------------------------------------------------------- */
+
+/* The built-ins with a fast path; plugins never match and take the general one. */
+static const struct swt_policy_fast *const fast_paths[] = {
+	&swt_fast_none, &swt_fast_fixed, &swt_fast_adaptive, &swt_fast_auto,
+};
+
+static const struct swt_policy_fast *fast_path_of(const struct swt_policy *p)
+{
+	for (size_t i = 0; i < sizeof(fast_paths) / sizeof(fast_paths[0]); i++)
+		if (fast_paths[i]->policy == p)
+			return fast_paths[i];
+	return NULL;
+}
 
 static uint64_t inactive_pages(uint64_t cache_pages, uint32_t page_shift, double fraction)
 {
@@ -879,6 +895,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->in = in;
 	e->cfg = cfg;
 	e->policy = cfg->policy;
+	e->fast = fast_path_of(cfg->policy);
 	e->free_node = NIL;
 	for (i = 0; i < 3; i++)
 		e->lists[i].head = e->lists[i].tail = NIL;
@@ -1222,6 +1239,15 @@ static int read_block(struct engine *e, const struct swt_replay_fault *f,
 	return 0;
 }
 
+/* What a fast path (replay.h) reads of the fault: slot, area_slots, flags. */
+static inline void fill_fault_brief(struct engine *e, const struct swt_replay_fault *f,
+				    const struct area_state *a)
+{
+	e->info.slot = f->slot;
+	e->info.area_slots = a->area_slots;
+	e->info.flags = a->fault_flags | (f->vpage ? SWT_FAULT_VPAGE_KNOWN : 0);
+}
+
 /* The fault as policies see it; the per-run members were set by engine_init. */
 static void fill_fault_info(struct engine *e, const struct swt_replay_fault *f,
 			    const struct area_state *a)
@@ -1257,10 +1283,11 @@ static int on_fault(struct engine *e, size_t fi)
 	int32_t *word = &a->slots[f->slot];
 	uint32_t sec = e->prep->fault_sec[fi];
 	struct swt_window win;
+	struct swt_window_block b;
 	size_t nreads = 0, i;
 	const struct read *reads;
-	uint64_t first;
-	int ret, target_done = 0;
+	uint64_t first = 0, count;
+	int ret = 0, is_block, target_done = 0;
 
 	e->cur = fi;
 	if (*word >= 0 && (*word & 1)) {
@@ -1270,6 +1297,11 @@ static int on_fault(struct engine *e, size_t fi)
 		part->m.hits++;
 		part->series[sec].hits++;
 		if (e->policy->on_hit) {
+			if (e->fast && e->fast->quick_hit) {
+				fill_fault_brief(e, f, a);
+				if (e->fast->quick_hit(e->inst, &e->info))
+					return 0;
+			}
 			fill_fault_info(e, f, a);
 			e->policy->on_hit(e->inst, &e->info);
 		}
@@ -1278,20 +1310,41 @@ static int on_fault(struct engine *e, size_t fi)
 	if (*word >= 0)
 		uncache(e, *word >> 1, 0);	/* the real kernel had evicted it, when unknown */
 
-	fill_fault_info(e, f, a);
 	win.kind = SWT_WINDOW_SLOTS;
 	win.count = 0;
 	win.capacity = e->win_cap;
 	win.size = 1;
 	win.list = e->win_list;
-	ret = e->policy->on_miss(e->inst, &e->info, &win);
-	if (ret < 0)
-		return swt_error(NULL, SWT_EPLUGIN, "policy failed");
-	if (win.count > win.capacity)
-		win.count = win.capacity;
-	part->window_hist[win.size < SWT_REPLAY_MAX_WINDOW ? win.size : SWT_REPLAY_MAX_WINDOW]++;
+	if (e->fast) {
+		fill_fault_brief(e, f, a);
+		ret = e->fast->block_miss(e->inst, &e->info, win.capacity, &b);
+	}
+	if (e->fast && ret) {
+		/* the window as a block: what window_is_block would find in its list */
+		part->window_hist[b.size < SWT_REPLAY_MAX_WINDOW ? b.size : SWT_REPLAY_MAX_WINDOW]++;
+		first = b.first;
+		count = b.count;
+		is_block = f->slot - first < count;	/* wraps when below */
+		if (!is_block) {
+			/* without the faulting slot: the general walk, listed */
+			for (uint32_t k = 0; k < count; k++)
+				win.list[k] = first + k;
+			win.count = (uint32_t)count;
+			win.size = b.size;
+		}
+	} else {
+		fill_fault_info(e, f, a);
+		ret = e->policy->on_miss(e->inst, &e->info, &win);
+		if (ret < 0)
+			return swt_error(NULL, SWT_EPLUGIN, "policy failed");
+		if (win.count > win.capacity)
+			win.count = win.capacity;
+		part->window_hist[win.size < SWT_REPLAY_MAX_WINDOW ? win.size : SWT_REPLAY_MAX_WINDOW]++;
+		is_block = window_is_block(&win, f->slot, &first);
+		count = win.count;
+	}
 
-	if (win.count == 1 && win.kind == SWT_WINDOW_SLOTS && win.list[0] == f->slot) {
+	if (is_block && count == 1) {
 		/* no readahead (the commonest window): the faulting page, one request */
 		part->request_hist[request_bucket(r, 1)]++;
 		ret = cache_page(e, f->area, f->slot, 0);
@@ -1301,8 +1354,8 @@ static int on_fault(struct engine *e, size_t fi)
 		shrink(e);
 		return 0;
 	}
-	if (window_is_block(&win, f->slot, &first)) {
-		ret = read_block(e, f, part, sec, first, win.count);
+	if (is_block) {
+		ret = read_block(e, f, part, sec, first, count);
 		if (ret)
 			return ret;
 		shrink(e);

@@ -39,6 +39,23 @@ static void adaptive_on_hit(void *inst, const struct swt_fault_info *f)
 	w->hits++;
 }
 
+/* The engine's fast paths (replay.h): the same window as a block; hits need no fault info. */
+static int adaptive_block_miss(void *inst, const struct swt_fault_info *f, uint32_t capacity,
+			       struct swt_window_block *b)
+{
+	unsigned max = 1u << f->page_cluster;
+
+	b->size = max > 1 ? swt_swapin_window_pages(inst, f->slot, max) : 1;
+	b->count = swt_cluster_block(f->slot, f->area_slots, b->size, capacity, &b->first);
+	return 1;
+}
+
+static int adaptive_quick_hit(void *inst, const struct swt_fault_info *f)
+{
+	adaptive_on_hit(inst, f);
+	return 1;
+}
+
 const struct swt_policy swt_policy_adaptive = {
 	.abi_version = SWT_POLICY_ABI,
 	.name = "adaptive",
@@ -47,4 +64,10 @@ const struct swt_policy swt_policy_adaptive = {
 	.destroy = adaptive_destroy,
 	.on_miss = adaptive_on_miss,
 	.on_hit = adaptive_on_hit,
+};
+
+const struct swt_policy_fast swt_fast_adaptive = {
+	.policy = &swt_policy_adaptive,
+	.block_miss = adaptive_block_miss,
+	.quick_hit = adaptive_quick_hit,
 };

@@ -65,6 +65,39 @@ static void auto_on_hit(void *inst, const struct swt_fault_info *f)
 		a->cluster.hits++;
 }
 
+/*
+ * The engine's fast paths (replay.h): the cluster and synchronous windows
+ * as blocks, cluster hits; the VMA path needs the whole fault info.
+ */
+static int auto_block_miss(void *inst, const struct swt_fault_info *f, uint32_t capacity,
+			   struct swt_window_block *b)
+{
+	struct auto_state *a = inst;
+	unsigned max = 1u << f->page_cluster;
+
+	if (f->flags & SWT_FAULT_SYNCHRONOUS) {
+		b->first = f->slot;
+		b->count = 1;
+		b->size = 1;
+		return 1;
+	}
+	if (swt_fault_uses_vma_ra(f))
+		return 0;
+	b->size = max > 1 ? swt_swapin_window_pages(&a->cluster, f->slot, max) : 1;
+	b->count = swt_cluster_block(f->slot, f->area_slots, b->size, capacity, &b->first);
+	return 1;
+}
+
+static int auto_quick_hit(void *inst, const struct swt_fault_info *f)
+{
+	struct auto_state *a = inst;
+
+	if (swt_fault_uses_vma_ra(f))
+		return 0;
+	a->cluster.hits++;
+	return 1;
+}
+
 const struct swt_policy swt_policy_auto = {
 	.abi_version = SWT_POLICY_ABI,
 	.name = "auto",
@@ -74,4 +107,10 @@ const struct swt_policy swt_policy_auto = {
 	.destroy = auto_destroy,
 	.on_miss = auto_on_miss,
 	.on_hit = auto_on_hit,
+};
+
+const struct swt_policy_fast swt_fast_auto = {
+	.policy = &swt_policy_auto,
+	.block_miss = auto_block_miss,
+	.quick_hit = auto_quick_hit,
 };

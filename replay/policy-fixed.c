@@ -22,6 +22,15 @@ static int fixed_on_miss(void *inst, const struct swt_fault_info *f, struct swt_
 	return 0;
 }
 
+/* The engine's fast path (replay.h): the same window as a block. */
+static int fixed_block_miss(void *inst, const struct swt_fault_info *f, uint32_t capacity,
+			    struct swt_window_block *b)
+{
+	b->size = 1u << f->page_cluster;
+	b->count = swt_cluster_block(f->slot, f->area_slots, b->size, capacity, &b->first);
+	return 1;
+}
+
 const struct swt_policy swt_policy_fixed = {
 	.abi_version = SWT_POLICY_ABI,
 	.name = "fixed",
@@ -29,4 +38,9 @@ const struct swt_policy swt_policy_fixed = {
 	.create = fixed_create,
 	.destroy = fixed_destroy,
 	.on_miss = fixed_on_miss,
+};
+
+const struct swt_policy_fast swt_fast_fixed = {
+	.policy = &swt_policy_fixed,
+	.block_miss = fixed_block_miss,
 };

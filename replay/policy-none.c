@@ -25,6 +25,16 @@ static int none_on_miss(void *inst, const struct swt_fault_info *f, struct swt_w
 	return 0;
 }
 
+/* The engine's fast path (replay.h): the faulting slot alone. */
+static int none_block_miss(void *inst, const struct swt_fault_info *f, uint32_t capacity,
+			   struct swt_window_block *b)
+{
+	b->first = f->slot;
+	b->count = 1;
+	b->size = 1;
+	return 1;
+}
+
 const struct swt_policy swt_policy_none = {
 	.abi_version = SWT_POLICY_ABI,
 	.name = "none",
@@ -32,4 +42,9 @@ const struct swt_policy swt_policy_none = {
 	.create = none_create,
 	.destroy = none_destroy,
 	.on_miss = none_on_miss,
+};
+
+const struct swt_policy_fast swt_fast_none = {
+	.policy = &swt_policy_none,
+	.block_miss = none_block_miss,
 };

@@ -209,8 +209,9 @@ struct swt_swapin_window {
 };
 
 void swt_swapin_window_init(struct swt_swapin_window *w);
-/* Window size in pages for a miss at off with max = 1 << page_cluster (> 1). */
-unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off, unsigned max);
+/* Window size in pages for a miss at off with max = 1 << page_cluster (> 1); below. */
+static inline unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off,
+					       unsigned max);
 /* The aligned cluster window of pages around off, slot 0 and slots past the area dropped. */
 void swt_cluster_window(const struct swt_fault_info *f, unsigned pages, struct swt_window *win);
 
@@ -259,5 +260,82 @@ static inline unsigned swt_ra_window_size(unsigned hits, int adjacent, unsigned 
 		pages = prev_pages / 2;
 	return pages;
 }
+
+/*
+ * The kernel's swapin_nr_pages() hit detector (readahead-spec.md §3).
+ * Inline: it runs on every miss of adaptive and auto.
+ */
+static inline unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint64_t off,
+					       unsigned max)
+{
+	unsigned h = w->hits, pages;
+
+	w->hits = 0;
+	/* slot numbers only: the device is not part of the adjacency test */
+	pages = swt_ra_window_size(h, off == w->prev_offset + 1 || off + 1 == w->prev_offset, max,
+				   w->last_pages);
+	if (h == 0)
+		w->prev_offset = off;
+	w->last_pages = pages;
+	return pages;
+}
+
+/*
+ * The aligned cluster window of pages around slot as the block of slots
+ * [*first, *first + count) it lists, count returned: what
+ * swt_cluster_window lists into a window of the given capacity.
+ */
+static inline uint32_t swt_cluster_block(uint64_t slot, uint64_t area_slots, unsigned pages,
+					 uint32_t capacity, uint64_t *first)
+{
+	uint64_t mask, last, n;
+
+	*first = slot;
+	if (pages <= 1)
+		return 1;
+	mask = (uint64_t)pages - 1;
+	*first = slot & ~mask;
+	last = slot | mask;
+	if (*first == 0)
+		*first = 1;	/* slot 0 is the swap header */
+	if (area_slots && last >= area_slots)
+		last = area_slots - 1;
+	if (last < *first)
+		return 0;
+	n = last - *first + 1;
+	return n > capacity ? capacity : (uint32_t)n;
+}
+
+/*
+ * Engine-side fast paths of built-in policies; internal, not part of the
+ * plugin ABI (plugins, and built-ins without one, take on_miss and
+ * on_hit).  The engine finds a policy's by its struct.  It calls these
+ * with only the fault info's slot, area_slots and flags (and the per-run
+ * members) filled in; whatever else the policy needs it asks for by
+ * returning 0, without having changed any state, and the engine then
+ * fills the whole info and calls on_miss or on_hit.  A cluster window
+ * comes back as its block: the engine neither has it listed nor checks
+ * the list.
+ */
+struct swt_window_block {
+	uint64_t first;		/* slots [first, first + count) of the faulting area */
+	uint32_t count;
+	uint32_t size;		/* what on_miss sets in swt_window.size */
+};
+
+struct swt_policy_fast {
+	const struct swt_policy *policy;
+	/*
+	 * A miss: 1 with *b what on_miss would list into a window of this
+	 * capacity, and the same state changes; 0: call on_miss.
+	 */
+	int (*block_miss)(void *inst, const struct swt_fault_info *f, uint32_t capacity,
+			  struct swt_window_block *b);
+	/* A hit: 1 when done as on_hit would; 0: call on_hit.  NULL: always on_hit. */
+	int (*quick_hit)(void *inst, const struct swt_fault_info *f);
+};
+
+extern const struct swt_policy_fast swt_fast_none, swt_fast_fixed, swt_fast_adaptive,
+	swt_fast_auto;
 
 #endif
