@@ -463,7 +463,7 @@ static uint64_t env_readahead_lifetime(const struct swt_policy_env *env)
 
 /* The built-ins with a fast path; plugins never match and take the general one. */
 static const struct swt_policy_fast *const fast_paths[] = {
-	&swt_fast_none, &swt_fast_fixed, &swt_fast_adaptive, &swt_fast_auto,
+	&swt_fast_none, &swt_fast_fixed, &swt_fast_adaptive, &swt_fast_auto, &swt_fast_vma,
 };
 
 static const struct swt_policy_fast *fast_path_of(const struct swt_policy *p)
@@ -1121,6 +1121,59 @@ static size_t collect_reads(struct engine *e, size_t fi, const struct swt_replay
 	return nreads;
 }
 
+/*
+ * The reads of a block of virtual pages [first, first + count), as
+ * collect_reads lists them: on a dense VMA the block is clipped to the
+ * VMA's table once and walked there (pages outside it are in no table).
+ */
+static size_t collect_vpage_block(struct engine *e, size_t fi, const struct swt_replay_fault *f,
+				  uint64_t first, uint32_t count, int *target_done)
+{
+	const struct prep *pr = e->prep;
+	size_t nreads = 0;
+	int32_t own = pr->vp_idx[fi];
+	uint64_t end = first + count;
+
+	if (e->ptes_synced != fi)
+		ptes_sync(e);
+	if (f->vma >= 0 && pr->vma_pages[f->vma]) {
+		const int32_t *dense = pr->vma_pages[f->vma];
+		uint64_t start = e->in->vmas[f->vma].start, vend = e->in->vmas[f->vma].end;
+
+		if (first < start)
+			first = start;
+		if (end > vend)
+			end = vend;
+		for (uint64_t v = first; v < end; v++) {
+			int32_t idx = dense[v - start];
+			uint64_t pte;
+
+			if (idx == NIL)
+				continue;
+			pte = idx == own ? pr->pte_before[fi] : e->ptes[idx];
+			if (pte == PTE_NONE)
+				continue;
+			if (add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, &nreads, target_done))
+				break;
+		}
+		return nreads;
+	}
+	for (uint64_t v = first; v < end; v++) {
+		uint64_t found, pte;
+		int32_t idx;
+
+		if (!swt_map_get(&pr->vpage_index, (uint64_t)(uint32_t)f->pid, v, &found))
+			continue;
+		idx = (int32_t)found;
+		pte = idx == own ? pr->pte_before[fi] : e->ptes[idx];
+		if (pte == PTE_NONE)
+			continue;
+		if (add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, &nreads, target_done))
+			break;
+	}
+	return nreads;
+}
+
 static uint64_t request_bucket(const struct swt_replay_result *r, uint64_t pages)
 {
 	return pages <= r->max_request_pages ? pages : r->max_request_pages;
@@ -1316,14 +1369,24 @@ static int on_fault(struct engine *e, size_t fi)
 	win.size = 1;
 	win.list = e->win_list;
 	if (e->fast) {
-		fill_fault_brief(e, f, a);
+		if (e->fast->full_info)
+			fill_fault_info(e, f, a);
+		else
+			fill_fault_brief(e, f, a);
 		ret = e->fast->block_miss(e->inst, &e->info, win.capacity, &b);
+		if (ret < 0)
+			return swt_error(NULL, SWT_EPLUGIN, "policy failed");
 	}
 	if (e->fast && ret) {
 		/* the window as a block: what window_is_block would find in its list */
 		part->window_hist[b.size < SWT_REPLAY_MAX_WINDOW ? b.size : SWT_REPLAY_MAX_WINDOW]++;
 		first = b.first;
 		count = b.count;
+		if (b.kind == SWT_WINDOW_VPAGES) {
+			/* the general walk, unlisted */
+			nreads = collect_vpage_block(e, fi, f, first, b.count, &target_done);
+			goto collected;
+		}
 		is_block = f->slot - first < count;	/* wraps when below */
 		if (!is_block) {
 			/* without the faulting slot: the general walk, listed */
@@ -1363,6 +1426,7 @@ static int on_fault(struct engine *e, size_t fi)
 	}
 	/* collected after reads[0], which stays free for the faulting page */
 	nreads = collect_reads(e, fi, f, &win, &target_done);
+collected:
 	reads = e->reads + 1;
 	if (!target_done) {
 		/* the policy left the faulting page out: it is read all the same, first */

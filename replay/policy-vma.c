@@ -82,20 +82,24 @@ static inline struct vma_state *vma_state(struct swt_vma_ra *v, const struct swt
 	return vma_state_lookup(v, f);
 }
 
-int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, struct swt_window *win)
+/*
+ * The window of a fault as the block of virtual pages [b->first,
+ * b->first + b->count) it lists into a window of this capacity: 0, or
+ * -SWT_ENOMEM.
+ */
+static int vma_ra_block(struct swt_vma_ra *v, const struct swt_fault_info *f, uint32_t capacity,
+			struct swt_window_block *b)
 {
 	unsigned pc = f->page_cluster < 5 ? f->page_cluster : 5, max = 1u << pc, h, pages;
 	uint64_t vp = f->vpage, start, end, lo, hi, pmd_pages, prev;
 	struct vma_state *s;
 
-	win->kind = SWT_WINDOW_VPAGES;
-	win->count = 0;
-	win->size = 1;
-	if (max == 1) {
-		/* no readahead: the state is left alone */
-		win->list[win->count++] = vp;
-		return 0;
-	}
+	b->kind = SWT_WINDOW_VPAGES;
+	b->first = vp;
+	b->count = 1;
+	b->size = 1;
+	if (max == 1)
+		return 0;	/* no readahead: the state is left alone */
 	s = vma_state(v, f);
 	if (!s)
 		return -SWT_ENOMEM;
@@ -105,11 +109,9 @@ int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, stru
 	s->prev = vp;
 	s->win = pages;
 	s->hits = 0;
-	win->size = pages;
-	if (pages == 1) {
-		win->list[win->count++] = vp;
+	b->size = pages;
+	if (pages == 1)
 		return 0;
-	}
 	if (vp == prev + 1) {			/* forward stream */
 		start = vp;
 	} else if (prev == vp + 1) {		/* backward stream */
@@ -132,15 +134,27 @@ int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, stru
 		start = lo;
 	if (end > hi)
 		end = hi;
-	if (end > start) {
-		uint64_t n = end - start;
+	b->first = start;
+	b->count = 0;
+	if (end > start)
+		b->count = end - start > capacity ? capacity : (uint32_t)(end - start);
+	return 0;
+}
 
-		if (n > win->capacity)
-			n = win->capacity;
-		for (uint64_t i = 0; i < n; i++)
-			win->list[i] = start + i;
-		win->count = (uint32_t)n;
-	}
+int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, struct swt_window *win)
+{
+	struct swt_window_block b;
+	int ret = vma_ra_block(v, f, win->capacity, &b);
+
+	win->kind = SWT_WINDOW_VPAGES;
+	win->count = 0;
+	win->size = 1;
+	if (ret)
+		return ret;
+	win->size = b.size;
+	for (uint32_t i = 0; i < b.count; i++)
+		win->list[i] = b.first + i;
+	win->count = b.count;
 	return 0;
 }
 
@@ -185,6 +199,23 @@ static void vma_on_hit(void *inst, const struct swt_fault_info *f)
 		swt_vma_ra_hit(inst, f);
 }
 
+/* The engine's fast path (replay.h): the same window as a block. */
+static int vma_block_miss(void *inst, const struct swt_fault_info *f, uint32_t capacity,
+			  struct swt_window_block *b)
+{
+	int ret;
+
+	if (!(f->flags & SWT_FAULT_VPAGE_KNOWN)) {
+		b->kind = SWT_WINDOW_SLOTS;
+		b->first = f->slot;
+		b->count = 1;
+		b->size = 1;
+		return 1;
+	}
+	ret = vma_ra_block(inst, f, capacity, b);
+	return ret ? ret : 1;
+}
+
 const struct swt_policy swt_policy_vma = {
 	.abi_version = SWT_POLICY_ABI,
 	.name = "vma",
@@ -193,4 +224,10 @@ const struct swt_policy swt_policy_vma = {
 	.destroy = vma_destroy,
 	.on_miss = vma_on_miss,
 	.on_hit = vma_on_hit,
+};
+
+const struct swt_policy_fast swt_fast_vma = {
+	.policy = &swt_policy_vma,
+	.full_info = 1,
+	.block_miss = vma_block_miss,
 };

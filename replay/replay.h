@@ -318,16 +318,19 @@ static inline uint32_t swt_cluster_block(uint64_t slot, uint64_t area_slots, uns
  * the list.
  */
 struct swt_window_block {
-	uint64_t first;		/* slots [first, first + count) of the faulting area */
+	uint32_t kind;		/* enum swt_window_kind */
 	uint32_t count;
+	uint64_t first;		/* [first, first + count): slots of the faulting area, or vpages */
 	uint32_t size;		/* what on_miss sets in swt_window.size */
 };
 
 struct swt_policy_fast {
 	const struct swt_policy *policy;
+	int full_info;		/* the hooks read the whole fault info: filled first */
 	/*
 	 * A miss: 1 with *b what on_miss would list into a window of this
-	 * capacity, and the same state changes; 0: call on_miss.
+	 * capacity, and the same state changes; 0: call on_miss; negative:
+	 * abort, as on_miss's.
 	 */
 	int (*block_miss)(void *inst, const struct swt_fault_info *f, uint32_t capacity,
 			  struct swt_window_block *b);
@@ -336,6 +339,6 @@ struct swt_policy_fast {
 };
 
 extern const struct swt_policy_fast swt_fast_none, swt_fast_fixed, swt_fast_adaptive,
-	swt_fast_auto;
+	swt_fast_auto, swt_fast_vma;
 
 #endif
