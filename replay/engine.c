@@ -895,7 +895,11 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->in = in;
 	e->cfg = cfg;
 	e->policy = cfg->policy;
-	e->fast = fast_path_of(cfg->policy);
+	/*
+	 * SWT_TEST_NO_FAST_PATH sends the built-ins through on_miss/on_hit
+	 * like plugins, so that a test can check both paths give the same.
+	 */
+	e->fast = getenv("SWT_TEST_NO_FAST_PATH") ? NULL : fast_path_of(cfg->policy);
 	e->free_node = NIL;
 	for (i = 0; i < 3; i++)
 		e->lists[i].head = e->lists[i].tail = NIL;

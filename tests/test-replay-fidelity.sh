@@ -12,6 +12,9 @@
 # error within 5 points, so that a change to the model that moves it is
 # noticed -- and a fix shows up as a pin to update, not a silent pass.
 #
+# The built-ins' fast paths (replay.h) must give exactly what on_miss and
+# on_hit give (SWT_TEST_NO_FAST_PATH turns them off).
+#
 # Then sanity on every capture: oracle has accuracy 1 and the highest
 # coverage of all policies; every readahead policy covers far more of the
 # sequential capture's faults than none.
@@ -79,6 +82,22 @@ check_pair rnd-4dev 0.25 layout=4
 # the twin's: the mean over all 16 one-page offsets (--layout 4:spread,
 # docs/layouts.md) is the prediction that does not depend on them.
 check_pair rnd-4dev 0.25 layout=4:spread
+
+# --- the built-ins' fast paths (replay.h) give what on_miss/on_hit give ---------
+for name in rnd-1dev seq-1dev rnd-1ssd-vma rnd-4dev; do
+	for args in "-c 0-8" "-c 3 -l 4 -m 20000"; do
+		# shellcheck disable=SC2086  # args are several options
+		"$SWAPTRACE" replay --no-store --json -p none -p fixed -p adaptive -p vma -p auto \
+			$args "$WORK/$name-pc0.db" > "$WORK/fast.json" || fail "$name: replay $args"
+		# shellcheck disable=SC2086
+		SWT_TEST_NO_FAST_PATH=1 "$SWAPTRACE" replay --no-store --json -p none -p fixed \
+			-p adaptive -p vma -p auto $args "$WORK/$name-pc0.db" > "$WORK/general.json" ||
+			fail "$name: replay $args without fast paths"
+		cmp -s "$WORK/fast.json" "$WORK/general.json" ||
+			fail "$name ($args): the fast paths and on_miss/on_hit give different results"
+	done
+done
+echo "fast paths: the same results as on_miss/on_hit on every pair"
 
 # --- sanity on every pair's demand stream ---------------------------------------
 for name in rnd-1dev seq-1dev rnd-1ssd-vma rnd-4dev; do
