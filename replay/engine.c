@@ -48,7 +48,7 @@
 #define SLOT_ALLOC (-1)
 #define SLOT_FIRST_WRITTEN (-3)	/* prep only: first event on the slot is a swap-out */
 
-enum { L_NONE = 0, L_INACTIVE, L_ACTIVE };
+enum { L_INACTIVE, L_ACTIVE, NR_LISTS };
 
 #define NIL (-1)
 
@@ -63,30 +63,46 @@ enum { L_NONE = 0, L_INACTIVE, L_ACTIVE };
 /* margin that covers exp()'s rounding and the bucket of a rounded mean */
 #define TOUCH_MARGIN 0x1p-30
 
-/* last_scan of a page not yet spared at the inactive tail */
-#define NEVER_SCANNED UINT64_MAX
+/*
+ * A node's stamp: the page-in count when the page was spared at the
+ * inactive tail (its accessed bit looked at, PG_referenced set), or one of
+ * these, above every stamp (a run whose page-ins could reach them keeps
+ * its stamps in a side table: struct wide_node).
+ */
+#define STAMP_FREE (UINT32_MAX - 3)	/* on no list: the node is free */
+#define STAMP_ACTIVE (UINT32_MAX - 2)	/* on the active list */
+#define STAMP_RA (UINT32_MAX - 1)	/* inactive, read ahead and not used yet: never scanned */
+#define NEVER_SCANNED UINT32_MAX	/* inactive, mapped, not yet spared at the tail */
+_Static_assert(STAMP_RA == NEVER_SCANNED - 1, "cache_page stamps NEVER_SCANNED - ra");
 
 /*
- * A cached page.  24 bytes: slots fit 32 bits and areas 16 (both checked
- * when the tables are built), so that more of the pool stays in cache.
+ * A cached page.  16 bytes, so that more of the pool stays in cache: its
+ * slot word is named by its index in the run's one table of slot words
+ * (the area, needed only for counts, is found at the end), and the list
+ * it is on and whether it was read ahead are stamps no page-in count
+ * reaches.  Both fit 32 bits when the run's slots and page-ins do
+ * (checked per run; else struct wide_node holds them).
  */
 struct node {
 	int32_t prev, next;
-	uint32_t slot;
-	uint16_t area;
-	uint8_t list;
-	uint8_t ra;		/* read ahead and not used yet */
-	/*
-	 * Page-in count when it was spared at the inactive tail (its accessed
-	 * bit looked at, PG_referenced set); NEVER_SCANNED until then.
-	 */
-	uint64_t last_scan;
+	uint32_t word;		/* index into engine.words */
+	uint32_t stamp;		/* STAMP_*, NEVER_SCANNED or the page-ins when spared */
 };
 
-_Static_assert(sizeof(struct node) == 24, "struct node grew: keep it small for the cache");
+_Static_assert(sizeof(struct node) == 16, "struct node grew: keep it small for the cache");
+
+/*
+ * A node's word index and page-in stamp in full, for runs whose slots or
+ * page-ins could outgrow 32 bits (the node's stamp then says only
+ * "spared", as 0, or holds its STAMP_* state).
+ */
+struct wide_node {
+	uint64_t word, stamp;
+};
 
 struct area_state {
 	int32_t *slots;		/* per slot: SLOT_FREE, SLOT_ALLOC or the cached node (above) */
+	uint64_t base;		/* index of slots[0] in engine.words */
 	int32_t *next_use;	/* fault index of the slot's next fault, NIL never (filled on demand) */
 	uint64_t nslots;
 	uint64_t area_slots;	/* what policies are told (swt_fault_info.area_slots) */
@@ -134,10 +150,12 @@ struct engine {
 	struct area_state *areas;
 	uint64_t any_rotational;
 
+	int32_t *words;			/* every area's slot words, one after another */
 	struct node *nodes;
+	struct wide_node *wide;		/* per node, for runs 32 bits do not hold; else NULL */
 	size_t cap_nodes, fresh_node;
 	int32_t free_node;
-	struct list lists[3];
+	struct list lists[NR_LISTS];
 	uint64_t cap_inactive, cap_total;
 
 	const struct swt_policy *policy;
@@ -182,10 +200,11 @@ struct engine {
 
 /* ---- lists --------------------------------------------------------------- */
 
+/* Unlink a cached page (every cached page is on a list). */
 static void list_remove(struct engine *e, int32_t n)
 {
 	struct node *x = &e->nodes[n];
-	struct list *l = &e->lists[x->list];
+	struct list *l = &e->lists[x->stamp == STAMP_ACTIVE ? L_ACTIVE : L_INACTIVE];
 
 	if (x->prev != NIL)
 		e->nodes[x->prev].next = x->next;
@@ -196,15 +215,15 @@ static void list_remove(struct engine *e, int32_t n)
 	else
 		l->tail = x->prev;
 	l->len--;
-	x->list = L_NONE;
 }
 
-static void list_push_head(struct engine *e, int which, int32_t n)
+/* An unlinked page to the head of the active list. */
+static void list_push_active(struct engine *e, int32_t n)
 {
 	struct node *x = &e->nodes[n];
-	struct list *l = &e->lists[which];
+	struct list *l = &e->lists[L_ACTIVE];
 
-	x->list = (uint8_t)which;
+	x->stamp = STAMP_ACTIVE;
 	x->prev = NIL;
 	x->next = l->head;
 	if (l->head != NIL)
@@ -215,7 +234,7 @@ static void list_push_head(struct engine *e, int which, int32_t n)
 	l->len++;
 }
 
-/* Unlink the tail of a non-empty list; returns it. */
+/* Unlink the tail of a non-empty list; returns it (freed or activated next). */
 static int32_t list_pop_tail(struct engine *e, struct list *l)
 {
 	int32_t n = l->tail, prev = e->nodes[n].prev;
@@ -226,7 +245,6 @@ static int32_t list_pop_tail(struct engine *e, struct list *l)
 		l->head = NIL;
 	l->tail = prev;
 	l->len--;
-	e->nodes[n].list = L_NONE;
 	return n;
 }
 
@@ -248,6 +266,7 @@ static void list_rotate_tail(struct engine *e, struct list *l)
 static void node_free(struct engine *e, int32_t n)
 {
 	e->nodes[n].next = e->free_node;
+	e->nodes[n].stamp = STAMP_FREE;
 	e->free_node = n;
 }
 
@@ -265,24 +284,30 @@ static int32_t node_alloc(struct engine *e)
 	return (int32_t)e->fresh_node++;
 }
 
-/* The page of an unlinked node leaves memory: the slot keeps its page on swap. */
-static void forget_node(struct engine *e, int32_t n, int wasted)
+/* The index of a node's slot word in engine.words. */
+static inline uint64_t node_word(const struct engine *e, int32_t n)
 {
-	struct node *x = &e->nodes[n];
+	return e->wide ? e->wide[n].word : e->nodes[n].word;
+}
 
-	if (wasted && x->ra)
-		e->res->parts[x->area].m.ra_wasted++;
-	e->areas[x->area].slots[x->slot] = SLOT_ALLOC;
+/*
+ * The page of an unlinked node leaves memory: the slot keeps its page on
+ * swap.  A page read ahead and not used is wasted; run_pass counts those
+ * at the end (read ahead, less hit, less still cached), where the area is
+ * looked up once.
+ */
+static void forget_node(struct engine *e, int32_t n)
+{
+	e->words[node_word(e, n)] = SLOT_ALLOC;
 	e->nr_alloc++;
 	node_free(e, n);
 }
 
 /* Forget a cached page: the slot keeps its page on swap. */
-static void uncache(struct engine *e, int32_t n, int wasted)
+static void uncache(struct engine *e, int32_t n)
 {
-	if (e->nodes[n].list != L_NONE)
-		list_remove(e, n);
-	forget_node(e, n, wasted);
+	list_remove(e, n);
+	forget_node(e, n);
 }
 
 /*
@@ -306,16 +331,16 @@ static double rand01(struct engine *e)
  * task faults on its swapped-out pages, per page: faults per page read,
  * over the pages swapped out now.
  */
-static int sample_touched(struct engine *e, const struct node *x)
+static int sample_touched(struct engine *e, uint64_t since)
 {
 	double lambda, mean, r;
 
-	if (x->ra || !e->nr_alloc || !e->pageins)
+	if (!e->nr_alloc || !e->pageins)
 		return 0;
 	/* counts below 2^63 convert the same through int64_t, in fewer instructions */
 	lambda = (double)(int64_t)e->cur / (double)(int64_t)e->pageins / (double)(int64_t)e->nr_alloc;
-	/* touches expected meanwhile */
-	mean = lambda * (double)(int64_t)(e->pageins - x->last_scan);
+	/* touches expected over the page-ins since it was spared */
+	mean = lambda * (double)(int64_t)since;
 	r = rand01(e);
 	/*
 	 * Touched with probability p = 1 - exp(-mean): r < p.  exp() is the
@@ -367,7 +392,11 @@ static int sample_touched(struct engine *e, const struct node *x)
  * activated if it was touched since, else reclaimed.  An overfull active
  * list gives up its oldest pages.
  */
-static void shrink_lists(struct engine *e)
+/*
+ * Out of line: shrink() runs on every miss, but shrink_lists only when a
+ * list is over its size; inlined, its register saves would cost every call.
+ */
+static __attribute__((noinline)) void shrink_lists(struct engine *e)
 {
 	struct list *in = &e->lists[L_INACTIVE], *act = &e->lists[L_ACTIVE];
 
@@ -376,23 +405,30 @@ static void shrink_lists(struct engine *e)
 	while (in->len > e->cap_inactive) {
 		int32_t n = in->tail;
 		struct node *x = &e->nodes[n];
+		uint32_t stamp = x->stamp;
 
-		if (x->ra && e->pin_readahead && spins++ < in->len) {
+		if (stamp == STAMP_RA && e->pin_readahead && spins++ < in->len) {
 			/* the oracle read it because a fault will use it: it waits */
 			list_rotate_tail(e, in);
-		} else if (x->ra) {
-			forget_node(e, list_pop_tail(e, in), 1);
-		} else if (x->last_scan == NEVER_SCANNED) {
-			x->last_scan = e->pageins;	/* spared once: PG_referenced */
+		} else if (stamp == STAMP_RA) {
+			forget_node(e, list_pop_tail(e, in));	/* wasted */
+		} else if (stamp == NEVER_SCANNED) {
+			/* spared once: PG_referenced */
+			if (e->wide) {
+				e->wide[n].stamp = e->pageins;
+				x->stamp = 0;
+			} else {
+				x->stamp = (uint32_t)e->pageins;
+			}
 			list_rotate_tail(e, in);
-		} else if (sample_touched(e, x)) {
-			list_push_head(e, L_ACTIVE, list_pop_tail(e, in));
+		} else if (sample_touched(e, e->pageins - (e->wide ? e->wide[n].stamp : stamp))) {
+			list_push_active(e, list_pop_tail(e, in));
 		} else {
-			forget_node(e, list_pop_tail(e, in), 0);
+			forget_node(e, list_pop_tail(e, in));
 		}
 	}
 	while (in->len + act->len > e->cap_total && act->len)
-		forget_node(e, list_pop_tail(e, act), 0);
+		forget_node(e, list_pop_tail(e, act));
 }
 
 /* After pages were read: shrink the lists if they are over their sizes (not while memory fills). */
@@ -533,12 +569,12 @@ static void engine_release(struct engine *e)
 {
 	if (e->inst && e->policy->destroy)
 		e->policy->destroy(e->inst);
-	for (size_t i = 0; e->areas && i < e->in->nr_areas; i++) {
-		free(e->areas[i].slots);
+	for (size_t i = 0; e->areas && i < e->in->nr_areas; i++)
 		free(e->areas[i].next_use);
-	}
 	free(e->areas);
+	free(e->words);
 	free(e->nodes);
+	free(e->wide);
 	free(e->win_list);
 	free(e->reads);
 	free(e->plug);
@@ -889,6 +925,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	struct prep *pr;
 	char perr[256] = "";
 	size_t i;
+	uint64_t nr_words = 0;
 	int ret;
 
 	memset(e, 0, sizeof(*e));
@@ -901,7 +938,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	 */
 	e->fast = getenv("SWT_TEST_NO_FAST_PATH") ? NULL : fast_path_of(cfg->policy);
 	e->free_node = NIL;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < NR_LISTS; i++)
 		e->lists[i].head = e->lists[i].tail = NIL;
 	if (in->prep) {
 		pr = in->prep;
@@ -943,7 +980,12 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->areas = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*e->areas));
 	if (!e->areas)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
-	for (i = 0; i < in->nr_areas; i++) {
+	for (i = 0; i < in->nr_areas; i++)
+		nr_words += pr->nslots[i];
+	e->words = malloc((nr_words ? nr_words : 1) * sizeof(*e->words));
+	if (!e->words)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = 0, nr_words = 0; i < in->nr_areas; i++) {
 		struct area_state *a = &e->areas[i];
 		const struct swt_replay_area *ra = &in->areas[i];
 
@@ -951,9 +993,11 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 		a->area_slots = ra->slots ? ra->slots : a->nslots;
 		a->fault_flags = e->env.flags | (ra->rotational > 0 ? SWT_FAULT_ROTATIONAL : 0) |
 				 (ra->synchronous > 0 ? SWT_FAULT_SYNCHRONOUS : 0);
-		a->slots = malloc(a->nslots * sizeof(*a->slots));
+		a->base = nr_words;
+		a->slots = e->words + nr_words;
+		nr_words += a->nslots;
 		a->next_use = malloc(a->nslots * sizeof(*a->next_use));
-		if (!a->slots || !a->next_use)
+		if (!a->next_use)
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		memcpy(a->slots, pr->init_slots[i], a->nslots * sizeof(*a->slots));
 	}
@@ -974,6 +1018,19 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->nodes = malloc(e->cap_nodes * sizeof(*e->nodes));
 	if (!e->win_list || !e->reads || !e->plug || !e->nodes)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	/*
+	 * A miss reads at most a window and the faulting page (win_cap + 2,
+	 * as e->reads is sized; a fast path's block is at most win_cap), so
+	 * this bounds the run's page-ins: below the stamps' STAMP_* values,
+	 * and the slot words within 32 bits, the nodes hold both.
+	 * SWT_TEST_WIDE_NODES takes the side table anyway, for the tests.
+	 */
+	if ((uint64_t)in->nr_faults * (e->win_cap + 2) >= STAMP_FREE ||
+	    nr_words > (uint64_t)UINT32_MAX + 1 || getenv("SWT_TEST_WIDE_NODES")) {
+		e->wide = malloc(e->cap_nodes * sizeof(*e->wide));
+		if (!e->wide)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
 	e->free_node = NIL;
 	e->fresh_node = 0;
 
@@ -1008,15 +1065,16 @@ static void on_swapout(struct engine *e, const struct swt_replay_swapout *o)
 
 	/* the slot holds a newly written page: whatever we cached for it is stale */
 	if (*word >= 0)
-		uncache(e, *word >> 1, 1);	/* leaves it allocated */
+		uncache(e, *word >> 1);	/* leaves it allocated; wasted if read ahead */
 	else if (*word == SLOT_FREE)
 		e->nr_alloc++;
 	*word = SLOT_ALLOC;
 }
 
-static inline int cache_page(struct engine *e, uint32_t area, uint64_t slot, int ra)
+/* Cache the page of slot word w (engine.words), read ahead or not. */
+static inline int cache_page(struct engine *e, uint64_t w, int ra)
 {
-	int32_t *word = &e->areas[area].slots[slot];
+	int32_t *word = &e->words[w];
 	struct list *l = &e->lists[L_INACTIVE];
 	int32_t n = node_alloc(e), head = l->head;
 
@@ -1026,12 +1084,11 @@ static inline int cache_page(struct engine *e, uint32_t area, uint64_t slot, int
 	e->nodes[n] = (struct node){
 		.prev = NIL,
 		.next = head,
-		.slot = (uint32_t)slot,
-		.area = (uint16_t)area,
-		.list = L_INACTIVE,
-		.ra = (uint8_t)ra,
-		.last_scan = NEVER_SCANNED,
+		.word = (uint32_t)w,
+		.stamp = NEVER_SCANNED - (uint32_t)ra,	/* or STAMP_RA */
 	};
+	if (e->wide)
+		e->wide[n].word = w;
 	if (head != NIL)
 		e->nodes[head].prev = n;
 	else
@@ -1266,6 +1323,7 @@ static int read_block(struct engine *e, const struct swt_replay_fault *f,
 {
 	const struct swt_replay_result *r = e->res;
 	const int32_t *words = e->areas[f->area].slots;
+	uint64_t base = e->areas[f->area].base;
 	uint64_t end = first + count, rq_start = 0, rq_len = 0, nreads = 0;
 	uint64_t max = e->cfg->max_request_pages ? e->cfg->max_request_pages : 1;
 	int ret;
@@ -1285,7 +1343,7 @@ static int read_block(struct engine *e, const struct swt_replay_fault *f,
 			rq_start = s;
 			rq_len = 1;
 		}
-		ret = cache_page(e, f->area, s, !target);
+		ret = cache_page(e, base + s, !target);
 		if (ret)
 			return ret;
 		nreads++;
@@ -1349,7 +1407,7 @@ static int on_fault(struct engine *e, size_t fi)
 	e->cur = fi;
 	if (*word >= 0 && (*word & 1)) {
 		/* the page was read ahead: a hit; the fault maps it, it ages as a mapped page now */
-		e->nodes[*word >> 1].ra = 0;
+		e->nodes[*word >> 1].stamp = NEVER_SCANNED;
 		*word &= ~1;
 		part->m.hits++;
 		part->series[sec].hits++;
@@ -1365,7 +1423,7 @@ static int on_fault(struct engine *e, size_t fi)
 		return 0;
 	}
 	if (*word >= 0)
-		uncache(e, *word >> 1, 0);	/* the real kernel had evicted it, when unknown */
+		uncache(e, *word >> 1);	/* the real kernel had evicted it, when unknown */
 
 	win.kind = SWT_WINDOW_SLOTS;
 	win.count = 0;
@@ -1414,7 +1472,7 @@ static int on_fault(struct engine *e, size_t fi)
 	if (is_block && count == 1) {
 		/* no readahead (the commonest window): the faulting page, one request */
 		part->request_hist[request_bucket(r, 1)]++;
-		ret = cache_page(e, f->area, f->slot, 0);
+		ret = cache_page(e, a->base + f->slot, 0);
 		if (ret)
 			return ret;
 		part->series[sec].pages_read++;
@@ -1445,7 +1503,7 @@ collected:
 		const struct read *rd = &reads[i];
 		struct swt_replay_part *p = &r->parts[rd->area];
 
-		ret = cache_page(e, rd->area, rd->slot, !rd->target);
+		ret = cache_page(e, e->areas[rd->area].base + rd->slot, !rd->target);
 		if (ret)
 			return ret;
 		if (!rd->target)
@@ -1495,6 +1553,22 @@ static void finish_result(struct engine *e)
 	}
 }
 
+/* The area whose slot words hold engine.words[w]. */
+static size_t area_of_word(const struct engine *e, uint64_t w)
+{
+	size_t lo = 0, hi = e->in->nr_areas - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+
+		if (e->areas[mid].base <= w)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 static int run_pass(struct engine *e)
 {
 	const struct swt_replay_input *in = e->in;
@@ -1512,13 +1586,18 @@ static int run_pass(struct engine *e)
 	for (; oi < in->nr_outs; oi++)
 		on_swapout(e, &in->outs[oi]);
 	/*
-	 * What is still read ahead and unused at the end was neither hit nor
-	 * wasted.  Cached pages are the pool's nodes on a list (freed ones are
-	 * on none); a scan in memory order is cheaper than walking the lists.
+	 * Every page read ahead was hit, wasted (evicted or overwritten
+	 * unused), or is still read ahead and unused at the end.  Those are
+	 * the pool's nodes stamped STAMP_RA (a free node is STAMP_FREE); a
+	 * scan in memory order is cheaper than walking the lists.
 	 */
+	for (size_t i = 0; i < e->res->nr_parts; i++)
+		e->res->parts[i].m.ra_wasted = e->res->parts[i].m.ra_pages - e->res->parts[i].m.hits;
 	for (size_t n = 0; n < e->fresh_node; n++)
-		if (e->nodes[n].list != L_NONE && e->nodes[n].ra)
+		if (e->nodes[n].stamp == STAMP_RA) {
+			e->res->parts[area_of_word(e, node_word(e, (int32_t)n))].m.ra_wasted--;
 			e->res->ra_unused_at_end++;
+		}
 	finish_result(e);
 	return 0;
 }

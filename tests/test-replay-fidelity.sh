@@ -13,7 +13,9 @@
 # noticed -- and a fix shows up as a pin to update, not a silent pass.
 #
 # The built-ins' fast paths (replay.h) must give exactly what on_miss and
-# on_hit give (SWT_TEST_NO_FAST_PATH turns them off).
+# on_hit give (SWT_TEST_NO_FAST_PATH turns them off), and the engine's
+# 16-byte nodes what their side table for long runs gives
+# (SWT_TEST_WIDE_NODES takes it).
 #
 # Then sanity on every capture: oracle has accuracy 1 and the highest
 # coverage of all policies; every readahead policy covers far more of the
@@ -95,9 +97,15 @@ for name in rnd-1dev seq-1dev rnd-1ssd-vma rnd-4dev; do
 			fail "$name: replay $args without fast paths"
 		cmp -s "$WORK/fast.json" "$WORK/general.json" ||
 			fail "$name ($args): the fast paths and on_miss/on_hit give different results"
+		# shellcheck disable=SC2086
+		SWT_TEST_WIDE_NODES=1 "$SWAPTRACE" replay --no-store --json -p none -p fixed \
+			-p adaptive -p vma -p auto $args "$WORK/$name-pc0.db" > "$WORK/wide.json" ||
+			fail "$name: replay $args with wide nodes"
+		cmp -s "$WORK/fast.json" "$WORK/wide.json" ||
+			fail "$name ($args): 16-byte nodes and their side table give different results"
 	done
 done
-echo "fast paths: the same results as on_miss/on_hit on every pair"
+echo "fast paths: the same results as on_miss/on_hit on every pair; nodes as wide ones"
 
 # --- sanity on every pair's demand stream ---------------------------------------
 for name in rnd-1dev seq-1dev rnd-1ssd-vma rnd-4dev; do
