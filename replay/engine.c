@@ -1349,7 +1349,6 @@ static int read_block(struct engine *e, const struct swt_replay_fault *f,
 		nreads++;
 	}
 	part->request_hist[request_bucket(r, rq_len)]++;
-	part->m.ra_pages += nreads - 1;
 	part->series[sec].pages_read += nreads;
 	return 0;
 }
@@ -1409,7 +1408,6 @@ static int on_fault(struct engine *e, size_t fi)
 		/* the page was read ahead: a hit; the fault maps it, it ages as a mapped page now */
 		e->nodes[*word >> 1].stamp = NEVER_SCANNED;
 		*word &= ~1;
-		part->m.hits++;
 		part->series[sec].hits++;
 		if (e->policy->on_hit) {
 			if (e->fast && e->fast->quick_hit) {
@@ -1506,18 +1504,34 @@ collected:
 		ret = cache_page(e, e->areas[rd->area].base + rd->slot, !rd->target);
 		if (ret)
 			return ret;
-		if (!rd->target)
-			p->m.ra_pages++;
 		p->series[sec].pages_read++;
 	}
 	shrink(e);
 	return 0;
 }
 
+/* The area whose slot words hold engine.words[w]. */
+static size_t area_of_word(const struct engine *e, uint64_t w)
+{
+	size_t lo = 0, hi = e->in->nr_areas - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+
+		if (e->areas[mid].base <= w)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /*
- * The counts the loop leaves out, from the ones it keeps: every fault is
- * a hit or a miss, every hit is a readahead hit, every miss reads its own
- * page, and every page read is in exactly one request.
+ * The counts the loop leaves out, from the ones it keeps (hits and pages
+ * read per second, requests): every fault is a hit or a miss, every hit
+ * is a readahead hit, every miss reads its own page, every page read is
+ * in exactly one request, and every page read ahead was hit, wasted
+ * (evicted or overwritten unused), or is still unused at the end.
  */
 static void finish_result(struct engine *e)
 {
@@ -1529,10 +1543,30 @@ static void finish_result(struct engine *e)
 		struct swt_replay_part *p = &r->parts[i];
 		struct swt_replay_metrics *m = &p->m;
 
+		for (size_t s = 0; s < r->nr_seconds; s++) {
+			m->hits += p->series[s].hits;
+			m->pages_read += p->series[s].pages_read;
+		}
 		m->faults = pr->area_faults[i];
 		m->misses = m->faults - m->hits;
 		m->ra_hits = m->hits;
-		m->pages_read = m->misses + m->ra_pages;
+		m->ra_pages = m->pages_read - m->misses;
+		m->ra_wasted = m->ra_pages - m->hits;
+	}
+	/*
+	 * The pages still unused at the end are the pool's nodes stamped
+	 * STAMP_RA (a free node is STAMP_FREE); a scan in memory order is
+	 * cheaper than walking the lists.
+	 */
+	for (size_t n = 0; n < e->fresh_node; n++)
+		if (e->nodes[n].stamp == STAMP_RA) {
+			r->parts[area_of_word(e, node_word(e, (int32_t)n))].m.ra_wasted--;
+			r->ra_unused_at_end++;
+		}
+	for (size_t i = 0; i < r->nr_parts; i++) {
+		struct swt_replay_part *p = &r->parts[i];
+		struct swt_replay_metrics *m = &p->m;
+
 		m->read_requests = 0;
 		for (size_t b = 0; b <= r->max_request_pages; b++)
 			m->read_requests += p->request_hist[b];
@@ -1553,22 +1587,6 @@ static void finish_result(struct engine *e)
 	}
 }
 
-/* The area whose slot words hold engine.words[w]. */
-static size_t area_of_word(const struct engine *e, uint64_t w)
-{
-	size_t lo = 0, hi = e->in->nr_areas - 1;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo + 1) / 2;
-
-		if (e->areas[mid].base <= w)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
 static int run_pass(struct engine *e)
 {
 	const struct swt_replay_input *in = e->in;
@@ -1585,19 +1603,6 @@ static int run_pass(struct engine *e)
 	}
 	for (; oi < in->nr_outs; oi++)
 		on_swapout(e, &in->outs[oi]);
-	/*
-	 * Every page read ahead was hit, wasted (evicted or overwritten
-	 * unused), or is still read ahead and unused at the end.  Those are
-	 * the pool's nodes stamped STAMP_RA (a free node is STAMP_FREE); a
-	 * scan in memory order is cheaper than walking the lists.
-	 */
-	for (size_t i = 0; i < e->res->nr_parts; i++)
-		e->res->parts[i].m.ra_wasted = e->res->parts[i].m.ra_pages - e->res->parts[i].m.hits;
-	for (size_t n = 0; n < e->fresh_node; n++)
-		if (e->nodes[n].stamp == STAMP_RA) {
-			e->res->parts[area_of_word(e, node_word(e, (int32_t)n))].m.ra_wasted--;
-			e->res->ra_unused_at_end++;
-		}
 	finish_result(e);
 	return 0;
 }
