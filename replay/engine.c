@@ -1126,6 +1126,24 @@ static inline int add_read(struct engine *e, const struct swt_replay_fault *f, u
 }
 
 /*
+ * add_read for the virtual page at page-table entry idx (NIL: none): the
+ * swap entry its PTE holds (for the faulting page, own, the one before
+ * this fault), unless it holds none.  0, or 1 when the read list is full.
+ */
+static inline int add_vpage_read(struct engine *e, size_t fi, const struct swt_replay_fault *f,
+				 int32_t own, int32_t idx, size_t *nreads, int *target_done)
+{
+	uint64_t pte;
+
+	if (idx == NIL)
+		return 0;
+	pte = idx == own ? e->prep->pte_before[fi] : e->ptes[idx];
+	if (pte == PTE_NONE)
+		return 0;
+	return add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, nreads, target_done);
+}
+
+/*
  * The reads of a window, in list order.  A slot entry names a slot of the
  * faulting area.  A virtual page's PTE holds the swap entry it will be
  * faulted with next, or, if never again, the one it was last faulted
@@ -1159,23 +1177,12 @@ static size_t collect_reads(struct engine *e, size_t fi, const struct swt_replay
 			span = e->in->vmas[f->vma].end - start;
 		}
 		for (uint32_t i = 0; i < w->count; i++) {
-			uint64_t v = w->list[i], pte;
-			int32_t idx;
+			uint64_t v = w->list[i];
+			/* the dense table inline: this runs per listed page */
+			int32_t idx = dense ? (v - start < span ? dense[v - start] : NIL)
+					    : vpage_entry(e, f->pid, f->vma, v);
 
-			if (dense) {
-				idx = v - start < span ? dense[v - start] : NIL;
-			} else {
-				uint64_t found;
-
-				idx = swt_map_get(&pr->vpage_index, (uint64_t)(uint32_t)f->pid, v, &found) ?
-					      (int32_t)found : NIL;
-			}
-			if (idx == NIL)
-				continue;
-			pte = idx == own ? pr->pte_before[fi] : e->ptes[idx];
-			if (pte == PTE_NONE)
-				continue;
-			if (add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, &nreads, target_done))
+			if (add_vpage_read(e, fi, f, own, idx, &nreads, target_done))
 				break;
 		}
 	}
@@ -1205,33 +1212,15 @@ static size_t collect_vpage_block(struct engine *e, size_t fi, const struct swt_
 			first = start;
 		if (end > vend)
 			end = vend;
-		for (uint64_t v = first; v < end; v++) {
-			int32_t idx = dense[v - start];
-			uint64_t pte;
-
-			if (idx == NIL)
-				continue;
-			pte = idx == own ? pr->pte_before[fi] : e->ptes[idx];
-			if (pte == PTE_NONE)
-				continue;
-			if (add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, &nreads, target_done))
+		for (uint64_t v = first; v < end; v++)
+			if (add_vpage_read(e, fi, f, own, dense[v - start], &nreads, target_done))
 				break;
-		}
 		return nreads;
 	}
-	for (uint64_t v = first; v < end; v++) {
-		uint64_t found, pte;
-		int32_t idx;
-
-		if (!swt_map_get(&pr->vpage_index, (uint64_t)(uint32_t)f->pid, v, &found))
-			continue;
-		idx = (int32_t)found;
-		pte = idx == own ? pr->pte_before[fi] : e->ptes[idx];
-		if (pte == PTE_NONE)
-			continue;
-		if (add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, &nreads, target_done))
+	for (uint64_t v = first; v < end; v++)
+		if (add_vpage_read(e, fi, f, own, vpage_entry(e, f->pid, f->vma, v), &nreads,
+				   target_done))
 			break;
-	}
 	return nreads;
 }
 
