@@ -309,6 +309,13 @@ static void print_table(const struct run_out *runs, size_t n)
 	}
 }
 
+/* Runs of one --layout (its offsets, for spread) with the same policy, page-cluster and memory. */
+static int same_spread(const struct run_out *a, const struct run_out *b)
+{
+	return a->layout->given == b->layout->given && !strcmp(a->cfg.policy_spec, b->cfg.policy_spec) &&
+	       a->cfg.page_cluster == b->cfg.page_cluster && a->cfg.cache_pages == b->cfg.cache_pages;
+}
+
 /*
  * For each layout given as "spread": how the metrics vary over its device
  * offsets, per policy, page-cluster and memory size.
@@ -329,20 +336,14 @@ static void print_spreads(const struct run_out *runs, size_t n)
 			continue;
 		/* once per setting: at its first run */
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = runs[j].layout->given == r->layout->given &&
-			       !strcmp(runs[j].cfg.policy_spec, r->cfg.policy_spec) &&
-			       runs[j].cfg.page_cluster == r->cfg.page_cluster &&
-			       runs[j].cfg.cache_pages == r->cfg.cache_pages;
+			seen = same_spread(&runs[j], r);
 		if (seen)
 			continue;
 		for (size_t j = i; j < n; j++) {
 			const struct swt_replay_metrics *m = &runs[j].res->total;
 			double v[NR];
 
-			if (runs[j].layout->given != r->layout->given ||
-			    strcmp(runs[j].cfg.policy_spec, r->cfg.policy_spec) ||
-			    runs[j].cfg.page_cluster != r->cfg.page_cluster ||
-			    runs[j].cfg.cache_pages != r->cfg.cache_pages)
+			if (!same_spread(&runs[j], r))
 				continue;
 			v[HITS] = (double)m->hits;
 			v[MERGES] = (double)m->read_merges;
