@@ -1357,9 +1357,8 @@ static void fill_fault_info(struct engine *e, const struct swt_replay_fault *f,
 {
 	struct swt_fault_info *info = &e->info;
 
+	fill_fault_brief(e, f, a);
 	info->time_ns = f->ts;
-	info->slot = f->slot;
-	info->area_slots = a->area_slots;
 	info->vpage = f->vpage;
 	if (f->vma >= 0) {
 		info->vma_start = e->in->vmas[f->vma].start;
@@ -1369,7 +1368,6 @@ static void fill_fault_info(struct engine *e, const struct swt_replay_fault *f,
 	}
 	info->area = f->area;
 	info->pid = f->pid;
-	info->flags = a->fault_flags | (f->vpage ? SWT_FAULT_VPAGE_KNOWN : 0);
 }
 
 /*
