@@ -254,8 +254,9 @@ static int parse_options(struct swt_placement *p, const char *spec, char *save, 
 	return 0;
 }
 
-int swt_placement_init(struct swt_placement *p, const char *spec,
-		       const struct swt_replay_input *traced, struct swt_err *err)
+/* swt_placement_init, with the spec named in messages as name. */
+static int placement_parse(struct swt_placement *p, const char *spec, const char *name,
+			   const struct swt_replay_input *traced, struct swt_err *err)
 {
 	struct dev_spec devs[MAX_LAYOUT_DEVICES];
 	char *copy = NULL, *save = NULL, *head;
@@ -287,7 +288,7 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 	df.traced_era = p->era;
 	head = strtok_r(copy, ":", &save);
 	if (!head) {
-		ret = swt_error(err, SWT_EUSAGE, "layout '%s': empty", spec);
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': empty", name);
 		goto out;
 	}
 	if (!strncmp(head, "devices=", 8)) {
@@ -298,19 +299,19 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 
 			snprintf(as_given, sizeof(as_given), "%s", d);	/* parsing cuts it */
 			if (n == MAX_LAYOUT_DEVICES) {
-				ret = swt_error(err, SWT_EUSAGE, "layout '%s': more than %d devices", spec,
+				ret = swt_error(err, SWT_EUSAGE, "layout '%s': more than %d devices", name,
 						MAX_LAYOUT_DEVICES);
 				goto out;
 			}
 			if (parse_device(d, traced->page_shift, &devs[n])) {
-				ret = bad_spec(err, spec, "bad device (SIZE[@PRIO][/hdd|/ssd], e.g. 512M@5)",
+				ret = bad_spec(err, name, "bad device (SIZE[@PRIO][/hdd|/ssd], e.g. 512M@5)",
 					       as_given);
 				goto out;
 			}
 			n++;
 		}
 		if (!n) {
-			ret = swt_error(err, SWT_EUSAGE, "layout '%s': no devices", spec);
+			ret = swt_error(err, SWT_EUSAGE, "layout '%s': no devices", name);
 			goto out;
 		}
 	} else {
@@ -319,7 +320,7 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 		if (swt_parse_i64(head, &count) || count < 1 || count > MAX_LAYOUT_DEVICES) {
 			ret = swt_error(err, SWT_EUSAGE,
 					"layout '%s': expected 'traced', a device count (1 to %d) or "
-					"devices=SIZE[@PRIO],...", spec, MAX_LAYOUT_DEVICES);
+					"devices=SIZE[@PRIO],...", name, MAX_LAYOUT_DEVICES);
 			goto out;
 		}
 		n = (size_t)count;
@@ -329,12 +330,12 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 			devs[i].kind = -1;
 		}
 	}
-	ret = parse_options(p, spec, save, traced->page_shift, &df, err);
+	ret = parse_options(p, name, save, traced->page_shift, &df, err);
 	if (ret)
 		goto out;
 	if (df.nused > 1 && df.nused != n) {
 		ret = swt_error(err, SWT_EUSAGE, "layout '%s': used= gives %zu counts for %zu devices",
-				spec, df.nused, n);
+				name, df.nused, n);
 		goto out;
 	}
 
@@ -356,7 +357,7 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 		d->used_at_start = df.nused ? df.used[df.nused > 1 ? i : 0] : 0;
 		if (d->slots < 2 || d->used_at_start >= d->slots - 1) {
 			ret = swt_error(err, SWT_EUSAGE, "layout '%s': device %zu would hold %llu pages "
-					"(at least 2), %llu of them used at start", spec, i,
+					"(at least 2), %llu of them used at start", name, i,
 					(unsigned long long)d->slots,
 					(unsigned long long)d->used_at_start);
 			goto out;
@@ -368,6 +369,12 @@ out:
 	if (ret)
 		swt_placement_release(p);
 	return ret;
+}
+
+int swt_placement_init(struct swt_placement *p, const char *spec,
+		       const struct swt_replay_input *traced, struct swt_err *err)
+{
+	return placement_parse(p, spec, spec, traced, err);
 }
 
 void swt_layout_specs_free(char **specs, size_t n)
@@ -418,22 +425,10 @@ int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, c
 				"or the other", spec);
 		goto out;
 	}
-	ret = swt_placement_init(&p, base, traced, err);
-	if (ret) {
-		/* name the spec as given, not the one without "spread" */
-		char prefix[64];
-		int plen = snprintf(prefix, sizeof(prefix), "layout '%s'", base);
-
-		if (err && plen > 0 && (size_t)plen < sizeof(prefix) &&
-		    !strncmp(err->msg, prefix, (size_t)plen)) {
-			char rest[sizeof(err->msg)];
-
-			snprintf(rest, sizeof(rest), "%s", err->msg + plen);
-			swt_err_clear(err);	/* the first error is kept otherwise */
-			swt_error(err, -ret, "layout '%s'%s", spec, rest);
-		}
+	/* parsed without "spread", named as given */
+	ret = placement_parse(&p, base, spec, traced, err);
+	if (ret)
 		goto out;
-	}
 	ndevs = p.ndevs;
 	swt_placement_release(&p);
 	if (!ndevs) {
