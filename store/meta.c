@@ -388,6 +388,9 @@ static int parse_proc_swaps_row(struct swt_meta *m, char *line)
 	return 0;
 }
 
+/* workload sizes in MiB: at most 2^42, so that their bytes fit an int64_t */
+#define MAX_MB 4398046511104.0
+
 static int parse_header_key(struct swt_meta *m, const char *key, char *value,
 			    const char *name, unsigned lineno, struct swt_err *err)
 {
@@ -399,10 +402,13 @@ static int parse_header_key(struct swt_meta *m, const char *key, char *value,
 	if (!strcmp(key, "workload")) {
 		double mb;
 
-		if (word_value(value, "ws_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb))
+		/* the range first: converting a double out of int64_t's is undefined */
+		if (word_value(value, "ws_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb) &&
+		    mb >= 0 && mb < MAX_MB)
 			m->working_set_bytes = (int64_t)(mb * 1048576.0);
 		if (m->mem_limit_bytes == SWT_META_UNKNOWN &&
-		    word_value(value, "limit_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb))
+		    word_value(value, "limit_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb) &&
+		    mb >= 0 && mb < MAX_MB)
 			m->mem_limit_bytes = (int64_t)(mb * 1048576.0);
 		return set_str(&m->workload, value);
 	}
@@ -428,8 +434,17 @@ static int parse_header_key(struct swt_meta *m, const char *key, char *value,
 			goto bad;
 		if (!strcmp(key, "page_cluster"))
 			m->page_cluster = iv;
-		else if (!strcmp(key, "page_size"))
+		else if (!strcmp(key, "page_size")) {
+			/*
+			 * Swap pages are counted in 512-byte sectors per page: a
+			 * size that is not a power of two of at least a sector
+			 * would make that zero or fractional (and every swap
+			 * page count a division by zero).
+			 */
+			if (iv < 512 || iv > (1 << 30) || (iv & (iv - 1)))
+				goto bad;
 			m->page_size = iv;
+		}
 		else if (!strcmp(key, "ncpus"))
 			m->ncpus = iv;
 		else if (!strcmp(key, "mem_total_kib"))

@@ -142,6 +142,21 @@ TEST(bad_lines)
 	m = parse("dev /dev/loop0 zz rotational=1\n", &ret, &err);
 	CHECK_INT(ret, -SWT_EFORMAT);
 	swt_meta_free(m);
+
+	/* page sizes ingest cannot divide swap I/O into (found by fuzzing:
+	 * 100 made sectors per page 0, and a division by zero) */
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const bad[] = {
+			"page_size 100\n", "page_size 6144\n", "page_size 0\n",
+			"page_size 2199023255552\n",
+		};
+
+		swt_err_clear(&err);
+		m = parse(bad[i], &ret, &err);
+		CHECK_INT(ret, -SWT_EFORMAT);
+		CHECK(strstr(err.msg, "'meta.txt': line 1: bad value") != NULL);
+		swt_meta_free(m);
+	}
 }
 
 TEST(swap_spec)
