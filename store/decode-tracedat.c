@@ -148,6 +148,10 @@ struct child {
 	uint8_t *buf_compressed;	/* offsets are in decompressed data */
 	uint64_t events;
 	uint64_t crash_after;		/* test seam: SWT_TEST_DECODER_CRASH, 0 off */
+	uint32_t page_size;		/* the file's ring-buffer page */
+	uint64_t *page_base;		/* [buffer * cpu_slots + cpu]: where libtracecmd's
+					 * offsets of its pages start counting */
+	int streaming;			/* records come from the streams, already checked */
 	int swap;			/* the file's byte order is not ours */
 	/* common fields, shared by every event format; NULL until one is known */
 	struct tep_format_field *common_type, *common_pid;
@@ -218,20 +222,25 @@ static void __attribute__((noreturn)) child_die(struct child *c, int code, const
  * offset only for uncompressed data; in compressed data it counts bytes of
  * the decompressed stream, which the message says.
  */
-static void __attribute__((noreturn)) record_die(struct child *c, size_t bufidx, int cpu,
-						 const struct tep_record *rec, const char *what,
-						 int value)
+static void __attribute__((noreturn, format(printf, 5, 6)))
+record_die(struct child *c, size_t bufidx, int cpu, const struct tep_record *rec, const char *fmt,
+	   ...)
 {
 	const char *name = bufidx < c->nr_buffers && c->buf_names[bufidx][0] ?
 			   c->buf_names[bufidx] : "top level";
+	char what[200];
+	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
 	if (bufidx < c->nr_buffers && c->buf_compressed[bufidx])
 		child_die(c, SWT_EFORMAT,
-			  "buffer '%s' CPU %d: the record at offset %llu of the decompressed data %s %d "
+			  "buffer '%s' CPU %d: the record at offset %llu of the decompressed data %s "
 			  "(damaged compressed data)", name, cpu, (unsigned long long)rec->offset,
-			  what, value);
-	child_die(c, SWT_EFORMAT, "buffer '%s' CPU %d: the record at offset %llu %s %d", name, cpu,
-		  (unsigned long long)rec->offset, what, value);
+			  what);
+	child_die(c, SWT_EFORMAT, "buffer '%s' CPU %d: the record at offset %llu %s", name, cpu,
+		  (unsigned long long)rec->offset, what);
 }
 
 static const struct {
@@ -325,6 +334,16 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 }
 
 /*
+ * Whether a field lies inside the record.  Compared without adding offset
+ * and size: a damaged format can declare an offset near INT_MAX.
+ */
+static int field_fits(const struct tep_format_field *f, const struct tep_record *rec)
+{
+	return f && f->offset >= 0 && f->size > 0 && rec->size >= 0 && f->offset <= rec->size &&
+	       f->size <= rec->size - f->offset;
+}
+
+/*
  * A numeric field of a record; 0 when the field is absent or lies beyond
  * the record (damaged data).  Read here rather than through
  * tep_read_number_field(): this runs for every field of every event, and
@@ -338,7 +357,7 @@ static uint64_t field_num(const struct child *c, const struct tep_format_field *
 	uint32_t v32;
 	uint64_t v64;
 
-	if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > rec->size)
+	if (!field_fits(f, rec))
 		return 0;
 	p = (const unsigned char *)rec->data + f->offset;
 	switch (f->size) {
@@ -363,7 +382,7 @@ static void field_str(struct tep_format_field *f, struct tep_record *rec, char *
 	size_t n;
 
 	out[0] = '\0';
-	if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > rec->size)
+	if (!field_fits(f, rec))
 		return;
 	n = SWT_MIN((size_t)f->size, size - 1);
 	memcpy(out, (const char *)rec->data + f->offset, n);
@@ -391,30 +410,45 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 			void *data)
 {
 	/* with several handles the callback's CPU counts across all of them */
-	int cpu = rec->cpu;
+	int cpu = rec->cpu, id;
 	struct child *c = data;
-	int id = c->common_type ? (int)field_num(c, c->common_type, rec) :
-				  tep_data_type(c->tep, rec);
-	size_t bufidx = (size_t)(uintptr_t)tracecmd_get_private(h);
+	size_t bufidx = (size_t)(uintptr_t)tracecmd_get_private(h), slot;
 	struct cpu_report *cr;
 	struct swt_event ev;
 	struct ev_info *ei;
 	const char *info = NULL;
 	size_t info_len = 0;
 
+	if (cpu < 0 || (size_t)cpu >= c->cpu_slots || bufidx >= c->nr_buffers)
+		record_die(c, bufidx, cpu, rec, "is on an unexpected CPU %d", cpu);
+	slot = bufidx * c->cpu_slots + (size_t)cpu;
+	/*
+	 * libtracecmd takes an event that starts inside a page's data whatever
+	 * its length (the stream's records were checked against their page):
+	 * one that runs past the page (damaged data) would have its fields
+	 * read beyond the page, past the end of libtracecmd's buffer.
+	 */
+	if (!c->streaming && c->page_size && rec->record_size > 0) {
+		uint64_t in_page = (rec->offset - c->page_base[slot]) % c->page_size;
+
+		if (in_page + (uint64_t)rec->record_size > c->page_size)
+			record_die(c, bufidx, cpu, rec, "runs past the end of its page by %llu bytes",
+				   (unsigned long long)(in_page + (uint64_t)rec->record_size -
+							c->page_size));
+	}
+	id = c->common_type ? (int)field_num(c, c->common_type, rec) : tep_data_type(c->tep, rec);
 	/* known ids skip libtraceevent's lookup; a new one must have a format */
 	if (id >= 0 && (size_t)id < c->cap_info && c->info[id].known) {
 		ei = &c->info[id];
 	} else {
-		struct tep_event *e = tep_find_event(c->tep, id);
+		struct tep_event *e;
 
-		if (!e)
-			record_die(c, bufidx, cpu, rec, "has unknown event id", id);
+		/* event ids are a u16 (common_type); c->info is indexed by them */
+		if (id < 0 || id > UINT16_MAX || !(e = tep_find_event(c->tep, id)))
+			record_die(c, bufidx, cpu, rec, "has unknown event id %d", id);
 		ei = event_info(c, e);
 	}
-	if (cpu < 0 || (size_t)cpu >= c->cpu_slots || bufidx >= c->nr_buffers)
-		record_die(c, bufidx, cpu, rec, "is on an unexpected CPU", cpu);
-	cr = &c->cpus[bufidx * c->cpu_slots + (size_t)cpu];
+	cr = &c->cpus[slot];
 	if (!cr->events || rec->offset < cr->min_off)
 		cr->min_off = rec->offset;
 	if (rec->offset > cr->max_off)
@@ -513,11 +547,17 @@ struct source {
 	struct swt_td_stream *stream;
 	struct kbuffer *kbuf;
 	size_t bufidx;
+	const unsigned char *page;	/* the page kbuf reads */
 	uint64_t page_off;
 	int cpu, loaded, have;
 	struct tep_record rec;
 	unsigned long long first_page_ts;	/* kbuffer's time of the first page, once loaded */
 };
+
+static const char *source_name(const struct child *c, const struct source *s)
+{
+	return c->buf_names[s->bufidx][0] ? c->buf_names[s->bufidx] : "top level";
+}
 
 /* The source's next record into s->rec (s->have = 0 after its last). */
 static void source_next(struct child *c, struct source *s, uint32_t page_size)
@@ -530,6 +570,20 @@ static void source_next(struct child *c, struct source *s, uint32_t page_size)
 		int r;
 
 		if (s->loaded && (data = kbuffer_read_event(s->kbuf, &ts))) {
+			/*
+			 * kbuffer takes an event that starts inside the page's
+			 * data whatever its length: one that runs past the page
+			 * (damaged data) would have its fields read beyond it.
+			 */
+			if ((const unsigned char *)data < s->page ||
+			    (size_t)((const unsigned char *)data - s->page) +
+			    (size_t)SWT_MAX(kbuffer_event_size(s->kbuf), 0) > page_size)
+				child_die(c, SWT_EFORMAT,
+					  "buffer '%s' CPU %d: the record at offset %llu of the "
+					  "decompressed data runs past the end of its page (damaged "
+					  "compressed data)", source_name(c, s), s->cpu,
+					  (unsigned long long)(s->page_off +
+							       (uint64_t)kbuffer_curr_offset(s->kbuf)));
 			memset(&s->rec, 0, sizeof(s->rec));
 			s->rec.ts = ts;
 			s->rec.size = kbuffer_event_size(s->kbuf);
@@ -550,13 +604,15 @@ static void source_next(struct child *c, struct source *s, uint32_t page_size)
 			s->have = 0;
 			return;
 		}
-		if (kbuffer_load_subbuffer(s->kbuf, page) < 0 ||
+		/* the data the header declares must fit the page after the header */
+		if (kbuffer_load_subbuffer(s->kbuf, page) < 0 || kbuffer_subbuffer_size(s->kbuf) < 0 ||
+		    (unsigned)kbuffer_start_of_data(s->kbuf) +
 		    (unsigned)kbuffer_subbuffer_size(s->kbuf) > page_size)
 			child_die(c, SWT_EFORMAT,
 				  "buffer '%s' CPU %d: the page at offset %llu of the decompressed data "
-				  "has a bad header (damaged compressed data)",
-				  c->buf_names[s->bufidx][0] ? c->buf_names[s->bufidx] : "top level",
+				  "has a bad header (damaged compressed data)", source_name(c, s),
 				  s->cpu, (unsigned long long)off);
+		s->page = page;
 		if (!s->loaded)
 			s->first_page_ts = kbuffer_timestamp(s->kbuf);
 		s->page_off = off;
@@ -693,6 +749,7 @@ static int stream_events(struct child *c, const char *path, const struct swt_td_
 	}
 	for (size_t i = nheap / 2; i-- > 0;)
 		heap_down(src, heap, nheap, i);
+	c->streaming = 1;
 	while (nheap) {
 		struct source *s = &src[heap[0]];
 
@@ -753,10 +810,12 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 	if (tep_get_cpus(c.tep) > 0)
 		c.cpu_slots = SWT_MAX(c.cpu_slots, (size_t)tep_get_cpus(c.tep));
 	c.cpus = calloc(c.nr_buffers * c.cpu_slots, sizeof(*c.cpus));
+	c.page_base = calloc(c.nr_buffers * c.cpu_slots, sizeof(*c.page_base));
 	c.buf_names = calloc(c.nr_buffers, sizeof(*c.buf_names));
 	c.buf_compressed = calloc(c.nr_buffers, sizeof(*c.buf_compressed));
-	if (!handles || !c.cpus || !c.buf_names || !c.buf_compressed)
+	if (!handles || !c.cpus || !c.page_base || !c.buf_names || !c.buf_compressed)
 		child_die(&c, SWT_ENOMEM, "out of memory");
+	c.page_size = l->page_size;
 	for (i = 0; i <= n; i++) {
 		const char *name = i ? tracecmd_buffer_instance_name(top, i - 1) : "";
 		uint32_t idx = (uint32_t)i;
@@ -769,9 +828,17 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 				  name);
 		tracecmd_set_private(handles[i], (void *)(uintptr_t)idx);
 		c.buf_names[i] = name;
-		for (size_t b = 0; b < l->nr_buffers; b++)
-			if (!strcmp(l->buffers[b].name, name))
-				c.buf_compressed[i] = (uint8_t)l->buffers[b].compressed;
+		for (size_t b = 0; b < l->nr_buffers; b++) {
+			const struct swt_td_buffer *buf = &l->buffers[b];
+
+			if (strcmp(buf->name, name))
+				continue;
+			c.buf_compressed[i] = (uint8_t)buf->compressed;
+			/* a file offset for uncompressed data, a decompressed one otherwise */
+			for (size_t k = 0; k < buf->nr_cpus; k++)
+				c.page_base[(size_t)i * c.cpu_slots + buf->cpus[k].cpu] =
+					buf->compressed ? 0 : buf->cpus[k].offset;
+		}
 		child_send(&c, MSG_BUFFER, &idx, sizeof(idx), name, strlen(name) + 1);
 	}
 	crash = getenv("SWT_TEST_DECODER_CRASH");

@@ -113,8 +113,15 @@ static int add_cpu(struct swt_td_buffer *b, uint32_t cpu, uint64_t off, uint64_t
 	return 0;
 }
 
-/* Walk the chunk headers of compressed CPU data: sum of uncompressed sizes. */
-static int walk_chunks(struct cursor *c, struct swt_td_buffer *b, struct swt_td_cpu *cpu)
+/*
+ * Walk the chunk headers of compressed CPU data: sum of uncompressed sizes.
+ * Each chunk must hold whole ring-buffer pages, as trace-cmd writes them:
+ * libtracecmd decompresses a chunk into a buffer of exactly its size and
+ * reads a page's events wherever its header says, past the end of a
+ * partial page's buffer.
+ */
+static int walk_chunks(struct cursor *c, struct swt_td_buffer *b, struct swt_td_cpu *cpu,
+		       unsigned page_size)
 {
 	/* the declared size counts the chunks, not the chunk count before them */
 	uint64_t off = cpu->offset, end = cpu->offset + 4 + cpu->size;
@@ -143,6 +150,11 @@ static int walk_chunks(struct cursor *c, struct swt_td_buffer *b, struct swt_td_
 					 "'%s': buffer '%s' CPU %u: chunk %u at offset %llu (%u bytes) "
 					 "runs past the CPU data", c->path, b->name, cpu->cpu, i,
 					 (unsigned long long)(off - 8), csize);
+		if (usize % page_size)
+			return swt_error(c->err, SWT_EFORMAT,
+					 "'%s': buffer '%s' CPU %u: chunk %u at offset %llu declares %u "
+					 "decompressed bytes, not whole pages of %u", c->path, b->name,
+					 cpu->cpu, i, (unsigned long long)(off - 8), usize, page_size);
 		off += csize;
 		cpu->data_size += usize;
 	}
@@ -270,7 +282,8 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 		if (add_cpu(b, id, doff, dsize))
 			return swt_error(c->err, SWT_ENOMEM, "out of memory");
 		cpu = &b->cpus[b->nr_cpus - 1];
-		ret = compressed ? walk_chunks(c, b, cpu) : need(c, doff, dsize, "CPU data");
+		ret = compressed ? walk_chunks(c, b, cpu, l->page_size) :
+				   need(c, doff, dsize, "CPU data");
 		if (ret)
 			return ret;
 	}
