@@ -462,7 +462,7 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 		ev.cpu = cpu;
 		ev.pid = -1;
 		ev.lost.count = rec->missed_events > 0 ? rec->missed_events : -1;
-		cr->missed += rec->missed_events > 0 ? rec->missed_events : 1;
+		cr->missed = swt_add_sat(cr->missed, rec->missed_events > 0 ? rec->missed_events : 1);
 		child_send_event(c, &ev, NULL, 0);
 	}
 
@@ -971,8 +971,11 @@ static int check_complete(const char *path, const struct swt_td_layout *l,
 				if (bn && !strcmp(bn, buf->name) && p->cpus[i].cpu == cpu->cpu)
 					got = &p->cpus[i];
 			}
+			/* counts from the file's text: negative ones mean nothing */
 			if (st)
-				stats->lost += st->overrun + st->dropped;
+				stats->lost = swt_add_sat(stats->lost,
+							  swt_add_sat(SWT_MAX(st->overrun, 0),
+								      SWT_MAX(st->dropped, 0)));
 			pages = (cpu->data_size + ps - 1) / ps;
 			if (got) {
 				stats->cpus++;
@@ -1228,7 +1231,7 @@ int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
 		goto out;
 	}
 	for (size_t i = 0; i < p.nr_cpus; i++)
-		stats->lost += p.cpus[i].missed;
+		stats->lost = swt_add_sat(stats->lost, p.cpus[i].missed);
 	stats->buffers = 0;
 	for (size_t b = 0; b < l.nr_buffers; b++)
 		for (size_t k = 0; k < l.buffers[b].nr_cpus; k++)
@@ -1243,7 +1246,7 @@ int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
 
 		/* markers already went through; report tracer-side losses on top */
 		for (size_t i = 0; i < p.nr_cpus; i++)
-			missed += p.cpus[i].missed;
+			missed = swt_add_sat(missed, p.cpus[i].missed);
 		lost.lost.count = stats->lost - missed;
 		if (lost.lost.count > 0)
 			ret = cb(ctx, &lost);

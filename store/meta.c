@@ -567,7 +567,7 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 			int64_t n;
 
 			if (!swt_parse_i64(value, &n) && n > 0)
-				m->lost_events += n;
+				m->lost_events = swt_add_sat(m->lost_events, n);
 			continue;
 		}
 	}
