@@ -191,6 +191,28 @@ static int check_section(struct cursor *c, uint64_t off, uint16_t id, const char
 	return 0;
 }
 
+/*
+ * A CPUCOUNT option (u32) at off, osize bytes.  libtracecmd sizes its
+ * per-CPU state and walks every CPU by it: a damaged count of hundreds of
+ * millions runs it out of memory and time, so it is bounded here, as the
+ * version-6 header's count is.
+ */
+static int check_cpucount(struct cursor *c, uint64_t off, uint32_t osize)
+{
+	uint32_t n;
+
+	if (osize < 4)
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': CPUCOUNT option at offset %llu has %u bytes, not 4", c->path,
+				 (unsigned long long)off, osize);
+	n = rd32(c, off);
+	if (n > SWT_TD_MAX_CPUS)
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': implausible CPU count %u in the CPUCOUNT option at offset %llu",
+				 c->path, n, (unsigned long long)off);
+	return 0;
+}
+
 /* CPUSTAT text: "CPU: 0\nentries: ...\nread events: N\n" or "\nBuffer: NAME\n". */
 static void parse_cpustat(struct swt_td_layout *l, const char *text, size_t len)
 {
@@ -238,7 +260,7 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 	size_t nlen = 0, clen = 0;
 	const char *name;
 	struct swt_td_buffer *b;
-	uint32_t ncpus, i;
+	uint32_t ncpus, psize, i;
 	int ret, compressed = 0;
 
 	if (end - off < 8)
@@ -258,7 +280,15 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 	off += clen + 1;
 	if (end - off < 8)
 		goto bad_size;
-	/* page size u32, then CPU count */
+	/*
+	 * page size u32, then CPU count.  libtracecmd divides by the page
+	 * size: bounded as the header's is.
+	 */
+	psize = rd32(c, off);
+	if (psize < 1024 || (psize & (psize - 1)) || psize > (1u << 20))
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': BUFFER option at offset %llu: implausible page size %u",
+				 c->path, (unsigned long long)start, psize);
 	ncpus = rd32(c, off + 4);
 	off += 8;
 	if ((uint64_t)ncpus * 20 != end - off)
@@ -370,6 +400,11 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 				break;
 			case 3:	/* BUFFER */
 				ret = parse_buffer_v7(c, l, off, off + osize);
+				if (ret)
+					return ret;
+				break;
+			case 8:	/* CPUCOUNT */
+				ret = check_cpucount(c, off, osize);
 				if (ret)
 					return ret;
 				break;
@@ -537,6 +572,10 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 				return ret;
 			if (oid == 2) {
 				parse_cpustat(l, (const char *)c->base + pos, osize);
+			} else if (oid == 8) {
+				ret = check_cpucount(c, pos, osize);
+				if (ret)
+					return ret;
 			} else if (oid == 3 && osize > 8 && nbuf < SWT_ARRAY_SIZE(buffer_offs)) {
 				ret = string_at(c, pos + 8, pos + osize, "buffer name", &len);
 				if (ret)
