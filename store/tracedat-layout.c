@@ -677,8 +677,9 @@ int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err
 	l->page_size = rd32(&c, pos + 2);
 	if ((l->long_size != 4 && l->long_size != 8) || l->page_size < 1024 ||
 	    (l->page_size & (l->page_size - 1)) || l->page_size > (1u << 20)) {
-		ret = swt_error(err, SWT_EFORMAT, "'%s': implausible header (long size %u, page size %u)",
-				path, l->long_size, l->page_size);
+		ret = swt_error(err, SWT_EFORMAT,
+				"'%s': implausible header at offset %llu (long size %u, page size %u)",
+				path, (unsigned long long)pos + 1, l->long_size, l->page_size);
 		goto out;
 	}
 	pos += 6;
