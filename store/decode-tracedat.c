@@ -476,12 +476,22 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	switch (ei->kind) {
 	case K_BLOCK: {
 		struct swt_block_event *b = &ev.block;
+		uint64_t nr;
 
 		ev.type = SWT_EV_BLOCK;
 		b->action = (uint8_t)ei->letter;
 		b->dev = (uint32_t)field_num(c, ei->f.dev, rec);
 		b->sector = field_num(c, ei->f.sector, rec);
-		b->nr_sectors = (uint32_t)field_num(c, ei->f.nr_sector, rec);
+		/*
+		 * A bio's or request's size is a u32 of bytes in the kernel: a
+		 * larger count is damage, and ingest would write a swap row for
+		 * each of its pages (billions, from one event).
+		 */
+		nr = field_num(c, ei->f.nr_sector, rec);
+		if (nr > UINT32_MAX >> 9)
+			record_die(c, bufidx, cpu, rec, "declares %llu sectors, more than 4 GiB",
+				   (unsigned long long)nr);
+		b->nr_sectors = (uint32_t)nr;
 		field_str(ei->f.rwbs, rec, b->rwbs, sizeof(b->rwbs));
 		b->write = (uint8_t)swt_rwbs_is_write(b->rwbs);
 		b->error = (int32_t)field_num(c, ei->f.error, rec);
