@@ -351,6 +351,23 @@ static int parse_extent(struct swt_meta *m, char *rest, const char *name, unsign
 	if (have != 7 || area < 0 || (size_t)area >= m->nr_areas)
 		goto bad;
 	a = &m->areas[area];
+	/*
+	 * An area's slots map to one sector each: extents that are empty,
+	 * wrap around or share slots contradict each other (and a repeated
+	 * first slot would only fail later, as the database's key).
+	 */
+	if (!v[1] || v[0] + v[1] < v[0])
+		goto bad;
+	for (size_t i = 0; i < a->nr_extents; i++) {
+		const struct swt_meta_extent *e = &a->extents[i];
+
+		if (v[0] < e->first_slot + e->nr_slots && e->first_slot < v[0] + v[1])
+			return swt_error(err, SWT_EFORMAT,
+					 "'%s': line %u: extent slots %llu-%llu overlap an earlier "
+					 "extent's of area %lld", name, lineno,
+					 (unsigned long long)v[0], (unsigned long long)(v[0] + v[1] - 1),
+					 (long long)area);
+	}
 	p = realloc(a->extents, (a->nr_extents + 1) * sizeof(*a->extents));
 	if (!p)
 		return -SWT_ENOMEM;

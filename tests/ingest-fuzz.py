@@ -306,6 +306,14 @@ def cases(swaptrace, work, seeds):
     run("meta-page-size", ["--meta", meta, os.path.join(seeds, "blk.blktrace.0")],
         (1, r"'%s': line \d+: bad value '100' for page_size$" % re.escape(meta)), meta)
 
+    # an extent line repeated: the database's key failed, naming no line
+    with open(meta, "wb") as f:
+        ext = b"extent area=0 first_slot=0 nr_slots=8 start_sector=0\n"
+        f.write(b"swap_device path=/f dev=7:0\n" + ext + ext)
+    run("meta-extent-repeated", ["--meta", meta, os.path.join(seeds, "blk.blktrace.0")],
+        (1, r"'%s': line 3: extent slots 0-7 overlap an earlier extent's of area 0$" %
+         re.escape(meta)), meta)
+
     # a CPUSTAT overrun of INT64_MAX: the loss total overflowed (UBSan)
     def overrun(p):
         opt = [o for o in p["options"] if o[0] == 2][-1]
