@@ -149,6 +149,8 @@ struct child {
 	uint64_t events;
 	uint64_t crash_after;		/* test seam: SWT_TEST_DECODER_CRASH, 0 off */
 	uint32_t page_size;		/* the file's ring-buffer page */
+	unsigned long_size;		/* and the size of a long, */
+	int big_endian;			/* and its byte order */
 	uint64_t *page_base;		/* [buffer * cpu_slots + cpu]: where libtracecmd's
 					 * offsets of its pages start counting */
 	int streaming;			/* records come from the streams, already checked */
@@ -547,6 +549,25 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 }
 
 /*
+ * Whether a ring-buffer page's header (u64 time stamp, then a long whose
+ * low 30 bits are the data's size; the top two flag missed events) keeps
+ * the data inside the page.  Checked before kbuffer sees the page: kbuffer
+ * reads the first event wherever the header puts the data, and crashes on
+ * a size far past the page.
+ */
+static int page_header_ok(const unsigned char *page, unsigned long_size, int big_endian,
+			  unsigned page_size)
+{
+	const unsigned char *p = page + 8 + (big_endian && long_size == 8 ? 4 : 0);
+	uint32_t commit = big_endian ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+				       (uint32_t)p[2] << 8 | p[3] :
+				       (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+				       (uint32_t)p[1] << 8 | p[0];
+
+	return 8 + long_size + (uint64_t)(commit & ~(3u << 30)) <= page_size;
+}
+
+/*
  * Compressed files: one source per (buffer, CPU), merged by timestamp as
  * tracecmd_iterate_events_multi() does -- the earliest record first, ties
  * to the earlier buffer, then the lower CPU -- with each record filled in
@@ -615,7 +636,8 @@ static void source_next(struct child *c, struct source *s, uint32_t page_size)
 			return;
 		}
 		/* the data the header declares must fit the page after the header */
-		if (kbuffer_load_subbuffer(s->kbuf, page) < 0 || kbuffer_subbuffer_size(s->kbuf) < 0 ||
+		if (!page_header_ok(page, c->long_size, c->big_endian, page_size) ||
+		    kbuffer_load_subbuffer(s->kbuf, page) < 0 || kbuffer_subbuffer_size(s->kbuf) < 0 ||
 		    (unsigned)kbuffer_start_of_data(s->kbuf) +
 		    (unsigned)kbuffer_subbuffer_size(s->kbuf) > page_size)
 			child_die(c, SWT_EFORMAT,
@@ -783,6 +805,72 @@ out:
 	return ret;
 }
 
+/*
+ * libtracecmd reads the first page of every CPU when it opens a buffer --
+ * decompressing the first chunk of compressed data -- and a chunk that does
+ * not decompress, or a page whose header declares more data than a page
+ * holds, crashes it (3.1.6: in kbuffer, or in tracecmd_close() of a
+ * half-made handle on its error path), which tells the user nothing about
+ * where the damage is.  The same pages are checked here first, the
+ * compressed ones through the streams, which name the chunk and its offset.
+ */
+static void check_first_pages(struct child *c, const char *path, const struct swt_td_layout *l)
+{
+	struct kbuffer *kbuf = kbuffer_alloc(l->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+					     l->big_endian ? KBUFFER_ENDIAN_BIG :
+							     KBUFFER_ENDIAN_LITTLE);
+	unsigned char *buf = calloc(1, l->page_size);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (!kbuf || !buf)
+		child_die(c, SWT_ENOMEM, "out of memory");
+	if (fd < 0)
+		child_die(c, SWT_EIO, "cannot open it: %s", strerror(errno));
+	/* (no tep yet to ask for the pre-2.6.31 format: only headers are checked) */
+	for (size_t b = 0; b < l->nr_buffers; b++) {
+		const struct swt_td_buffer *tb = &l->buffers[b];
+		const char *name = tb->name[0] ? tb->name : "top level";
+
+		for (size_t k = 0; k < tb->nr_cpus; k++) {
+			const struct swt_td_cpu *cpu = &tb->cpus[k];
+			struct swt_err err = { 0 };
+			void *page = buf;
+			uint64_t off = cpu->offset;
+
+			if (!cpu->size)
+				continue;
+			if (tb->compressed) {
+				struct swt_td_stream *st;
+
+				/* zlib (no stream) is left to libtracecmd */
+				if (l->partial || !swt_td_stream_supported(l))
+					continue;
+				if (swt_td_stream_open(fd, l, tb, cpu, &st, &err) ||
+				    swt_td_stream_next_page(st, &page, &off, &err) < 0)
+					child_die(c, err.code ? err.code : SWT_EFORMAT, "%s", err.msg);
+				memcpy(buf, page, l->page_size);
+				swt_td_stream_free(st);
+			} else {
+				memset(buf, 0, l->page_size);
+				if (pread(fd, buf, SWT_MIN(cpu->size, (uint64_t)l->page_size),
+					  (off_t)cpu->offset) < 0)
+					child_die(c, SWT_EIO, "cannot read it: %s", strerror(errno));
+			}
+			if (!page_header_ok(buf, l->long_size, l->big_endian, l->page_size) ||
+			    kbuffer_load_subbuffer(kbuf, buf) < 0 || kbuffer_subbuffer_size(kbuf) < 0 ||
+			    (unsigned)kbuffer_start_of_data(kbuf) +
+			    (unsigned)kbuffer_subbuffer_size(kbuf) > l->page_size)
+				child_die(c, SWT_EFORMAT,
+					  "buffer '%s' CPU %u: the page at offset %llu%s has a bad "
+					  "header", name, cpu->cpu, (unsigned long long)off,
+					  tb->compressed ? " of the decompressed data" : "");
+		}
+	}
+	close(fd);
+	free(buf);
+	kbuffer_free(kbuf);
+}
+
 static void __attribute__((noreturn)) child_main(const char *path, int fd,
 						 const struct swt_td_layout *l)
 {
@@ -796,6 +884,7 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 		_exit(1);
 	trace_seq_init(&c.seq);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	check_first_pages(&c, path, l);
 	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!top)
 		child_die(&c, SWT_EFORMAT, "libtracecmd cannot open it (damaged headers or sections)");
@@ -826,6 +915,8 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 	if (!handles || !c.cpus || !c.page_base || !c.buf_names || !c.buf_compressed)
 		child_die(&c, SWT_ENOMEM, "out of memory");
 	c.page_size = l->page_size;
+	c.long_size = l->long_size;
+	c.big_endian = l->big_endian;
 	for (i = 0; i <= n; i++) {
 		const char *name = i ? tracecmd_buffer_instance_name(top, i - 1) : "";
 		uint32_t idx = (uint32_t)i;
