@@ -24,10 +24,13 @@ TF() { python3 "$SWT_SOURCE_DIR/tests/tracefile.py" "$@"; }
 FUZZ() { python3 "$SWT_SOURCE_DIR/tests/ingest-fuzz.py" "$@"; }
 SEEDS=$WORK/seeds
 mkdir -p "$SEEDS"
-# the sanitizers' reports go to stderr, where the checks look for them; the
-# decoder child's stderr is thrown away, so a report there ends the child
-# with an exit status the parent reports as a failure of its own
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
+# Under the sanitizer build: reports go to stderr, where the checks look for
+# them.  The decoder child's stderr is thrown away, so a report there shows
+# as the child stopping without an error, which the checks refuse.  Signals
+# are left to crash as they would without sanitizers, and allocations too
+# large to make fail as they would, so that libtracecmd's own crashes on a
+# damaged file stay what ingest reports them as: a crash of libtracecmd.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0:handle_sigfpe=0:allocator_may_return_null=1"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 # --- the undamaged inputs -----------------------------------------------------------
