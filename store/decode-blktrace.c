@@ -539,7 +539,7 @@ static int stream_advance(struct stream *s, struct swt_blktrace_stats *stats,
 		if (!stats->version)
 			stats->version = s->rec.version;
 		if (s->last_seq >= 0 && s->rec.sequence > s->last_seq + 1)
-			stats->lost += s->rec.sequence - s->last_seq - 1;
+			stats->lost = swt_add_sat(stats->lost, s->rec.sequence - s->last_seq - 1);
 		s->last_seq = s->rec.sequence;
 		ret = swt_blk_record_to_event(&s->rec, &s->ev);
 		if (ret < 0)

@@ -148,6 +148,12 @@ struct child {
 	uint8_t *buf_compressed;	/* offsets are in decompressed data */
 	uint64_t events;
 	uint64_t crash_after;		/* test seam: SWT_TEST_DECODER_CRASH, 0 off */
+	uint32_t page_size;		/* the file's ring-buffer page */
+	unsigned long_size;		/* and the size of a long, */
+	int big_endian;			/* and its byte order */
+	uint64_t *page_base;		/* [buffer * cpu_slots + cpu]: where libtracecmd's
+					 * offsets of its pages start counting */
+	int streaming;			/* records come from the streams, already checked */
 	int swap;			/* the file's byte order is not ours */
 	/* common fields, shared by every event format; NULL until one is known */
 	struct tep_format_field *common_type, *common_pid;
@@ -218,20 +224,25 @@ static void __attribute__((noreturn)) child_die(struct child *c, int code, const
  * offset only for uncompressed data; in compressed data it counts bytes of
  * the decompressed stream, which the message says.
  */
-static void __attribute__((noreturn)) record_die(struct child *c, size_t bufidx, int cpu,
-						 const struct tep_record *rec, const char *what,
-						 int value)
+static void __attribute__((noreturn, format(printf, 5, 6)))
+record_die(struct child *c, size_t bufidx, int cpu, const struct tep_record *rec, const char *fmt,
+	   ...)
 {
 	const char *name = bufidx < c->nr_buffers && c->buf_names[bufidx][0] ?
 			   c->buf_names[bufidx] : "top level";
+	char what[200];
+	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
 	if (bufidx < c->nr_buffers && c->buf_compressed[bufidx])
 		child_die(c, SWT_EFORMAT,
-			  "buffer '%s' CPU %d: the record at offset %llu of the decompressed data %s %d "
+			  "buffer '%s' CPU %d: the record at offset %llu of the decompressed data %s "
 			  "(damaged compressed data)", name, cpu, (unsigned long long)rec->offset,
-			  what, value);
-	child_die(c, SWT_EFORMAT, "buffer '%s' CPU %d: the record at offset %llu %s %d", name, cpu,
-		  (unsigned long long)rec->offset, what, value);
+			  what);
+	child_die(c, SWT_EFORMAT, "buffer '%s' CPU %d: the record at offset %llu %s", name, cpu,
+		  (unsigned long long)rec->offset, what);
 }
 
 static const struct {
@@ -325,6 +336,16 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 }
 
 /*
+ * Whether a field lies inside the record.  Compared without adding offset
+ * and size: a damaged format can declare an offset near INT_MAX.
+ */
+static int field_fits(const struct tep_format_field *f, const struct tep_record *rec)
+{
+	return f && f->offset >= 0 && f->size > 0 && rec->size >= 0 && f->offset <= rec->size &&
+	       f->size <= rec->size - f->offset;
+}
+
+/*
  * A numeric field of a record; 0 when the field is absent or lies beyond
  * the record (damaged data).  Read here rather than through
  * tep_read_number_field(): this runs for every field of every event, and
@@ -338,7 +359,7 @@ static uint64_t field_num(const struct child *c, const struct tep_format_field *
 	uint32_t v32;
 	uint64_t v64;
 
-	if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > rec->size)
+	if (!field_fits(f, rec))
 		return 0;
 	p = (const unsigned char *)rec->data + f->offset;
 	switch (f->size) {
@@ -363,7 +384,7 @@ static void field_str(struct tep_format_field *f, struct tep_record *rec, char *
 	size_t n;
 
 	out[0] = '\0';
-	if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > rec->size)
+	if (!field_fits(f, rec))
 		return;
 	n = SWT_MIN((size_t)f->size, size - 1);
 	memcpy(out, (const char *)rec->data + f->offset, n);
@@ -391,30 +412,45 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 			void *data)
 {
 	/* with several handles the callback's CPU counts across all of them */
-	int cpu = rec->cpu;
+	int cpu = rec->cpu, id;
 	struct child *c = data;
-	int id = c->common_type ? (int)field_num(c, c->common_type, rec) :
-				  tep_data_type(c->tep, rec);
-	size_t bufidx = (size_t)(uintptr_t)tracecmd_get_private(h);
+	size_t bufidx = (size_t)(uintptr_t)tracecmd_get_private(h), slot;
 	struct cpu_report *cr;
 	struct swt_event ev;
 	struct ev_info *ei;
 	const char *info = NULL;
 	size_t info_len = 0;
 
+	if (cpu < 0 || (size_t)cpu >= c->cpu_slots || bufidx >= c->nr_buffers)
+		record_die(c, bufidx, cpu, rec, "is on an unexpected CPU %d", cpu);
+	slot = bufidx * c->cpu_slots + (size_t)cpu;
+	/*
+	 * libtracecmd takes an event that starts inside a page's data whatever
+	 * its length (the stream's records were checked against their page):
+	 * one that runs past the page (damaged data) would have its fields
+	 * read beyond the page, past the end of libtracecmd's buffer.
+	 */
+	if (!c->streaming && c->page_size && rec->record_size > 0) {
+		uint64_t in_page = (rec->offset - c->page_base[slot]) % c->page_size;
+
+		if (in_page + (uint64_t)rec->record_size > c->page_size)
+			record_die(c, bufidx, cpu, rec, "runs past the end of its page by %llu bytes",
+				   (unsigned long long)(in_page + (uint64_t)rec->record_size -
+							c->page_size));
+	}
+	id = c->common_type ? (int)field_num(c, c->common_type, rec) : tep_data_type(c->tep, rec);
 	/* known ids skip libtraceevent's lookup; a new one must have a format */
 	if (id >= 0 && (size_t)id < c->cap_info && c->info[id].known) {
 		ei = &c->info[id];
 	} else {
-		struct tep_event *e = tep_find_event(c->tep, id);
+		struct tep_event *e;
 
-		if (!e)
-			record_die(c, bufidx, cpu, rec, "has unknown event id", id);
+		/* event ids are a u16 (common_type); c->info is indexed by them */
+		if (id < 0 || id > UINT16_MAX || !(e = tep_find_event(c->tep, id)))
+			record_die(c, bufidx, cpu, rec, "has unknown event id %d", id);
 		ei = event_info(c, e);
 	}
-	if (cpu < 0 || (size_t)cpu >= c->cpu_slots || bufidx >= c->nr_buffers)
-		record_die(c, bufidx, cpu, rec, "is on an unexpected CPU", cpu);
-	cr = &c->cpus[bufidx * c->cpu_slots + (size_t)cpu];
+	cr = &c->cpus[slot];
 	if (!cr->events || rec->offset < cr->min_off)
 		cr->min_off = rec->offset;
 	if (rec->offset > cr->max_off)
@@ -428,7 +464,7 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 		ev.cpu = cpu;
 		ev.pid = -1;
 		ev.lost.count = rec->missed_events > 0 ? rec->missed_events : -1;
-		cr->missed += rec->missed_events > 0 ? rec->missed_events : 1;
+		cr->missed = swt_add_sat(cr->missed, rec->missed_events > 0 ? rec->missed_events : 1);
 		child_send_event(c, &ev, NULL, 0);
 	}
 
@@ -442,12 +478,22 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	switch (ei->kind) {
 	case K_BLOCK: {
 		struct swt_block_event *b = &ev.block;
+		uint64_t nr;
 
 		ev.type = SWT_EV_BLOCK;
 		b->action = (uint8_t)ei->letter;
 		b->dev = (uint32_t)field_num(c, ei->f.dev, rec);
 		b->sector = field_num(c, ei->f.sector, rec);
-		b->nr_sectors = (uint32_t)field_num(c, ei->f.nr_sector, rec);
+		/*
+		 * A bio's or request's size is a u32 of bytes in the kernel: a
+		 * larger count is damage, and ingest would write a swap row for
+		 * each of its pages (billions, from one event).
+		 */
+		nr = field_num(c, ei->f.nr_sector, rec);
+		if (nr > UINT32_MAX >> 9)
+			record_die(c, bufidx, cpu, rec, "declares %llu sectors, more than 4 GiB",
+				   (unsigned long long)nr);
+		b->nr_sectors = (uint32_t)nr;
 		field_str(ei->f.rwbs, rec, b->rwbs, sizeof(b->rwbs));
 		b->write = (uint8_t)swt_rwbs_is_write(b->rwbs);
 		b->error = (int32_t)field_num(c, ei->f.error, rec);
@@ -503,6 +549,25 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 }
 
 /*
+ * Whether a ring-buffer page's header (u64 time stamp, then a long whose
+ * low 30 bits are the data's size; the top two flag missed events) keeps
+ * the data inside the page.  Checked before kbuffer sees the page: kbuffer
+ * reads the first event wherever the header puts the data, and crashes on
+ * a size far past the page.
+ */
+static int page_header_ok(const unsigned char *page, unsigned long_size, int big_endian,
+			  unsigned page_size)
+{
+	const unsigned char *p = page + 8 + (big_endian && long_size == 8 ? 4 : 0);
+	uint32_t commit = big_endian ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+				       (uint32_t)p[2] << 8 | p[3] :
+				       (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+				       (uint32_t)p[1] << 8 | p[0];
+
+	return 8 + long_size + (uint64_t)(commit & ~(3u << 30)) <= page_size;
+}
+
+/*
  * Compressed files: one source per (buffer, CPU), merged by timestamp as
  * tracecmd_iterate_events_multi() does -- the earliest record first, ties
  * to the earlier buffer, then the lower CPU -- with each record filled in
@@ -513,11 +578,17 @@ struct source {
 	struct swt_td_stream *stream;
 	struct kbuffer *kbuf;
 	size_t bufidx;
+	const unsigned char *page;	/* the page kbuf reads */
 	uint64_t page_off;
 	int cpu, loaded, have;
 	struct tep_record rec;
 	unsigned long long first_page_ts;	/* kbuffer's time of the first page, once loaded */
 };
+
+static const char *source_name(const struct child *c, const struct source *s)
+{
+	return c->buf_names[s->bufidx][0] ? c->buf_names[s->bufidx] : "top level";
+}
 
 /* The source's next record into s->rec (s->have = 0 after its last). */
 static void source_next(struct child *c, struct source *s, uint32_t page_size)
@@ -530,6 +601,20 @@ static void source_next(struct child *c, struct source *s, uint32_t page_size)
 		int r;
 
 		if (s->loaded && (data = kbuffer_read_event(s->kbuf, &ts))) {
+			/*
+			 * kbuffer takes an event that starts inside the page's
+			 * data whatever its length: one that runs past the page
+			 * (damaged data) would have its fields read beyond it.
+			 */
+			if ((const unsigned char *)data < s->page ||
+			    (size_t)((const unsigned char *)data - s->page) +
+			    (size_t)SWT_MAX(kbuffer_event_size(s->kbuf), 0) > page_size)
+				child_die(c, SWT_EFORMAT,
+					  "buffer '%s' CPU %d: the record at offset %llu of the "
+					  "decompressed data runs past the end of its page (damaged "
+					  "compressed data)", source_name(c, s), s->cpu,
+					  (unsigned long long)(s->page_off +
+							       (uint64_t)kbuffer_curr_offset(s->kbuf)));
 			memset(&s->rec, 0, sizeof(s->rec));
 			s->rec.ts = ts;
 			s->rec.size = kbuffer_event_size(s->kbuf);
@@ -550,13 +635,16 @@ static void source_next(struct child *c, struct source *s, uint32_t page_size)
 			s->have = 0;
 			return;
 		}
-		if (kbuffer_load_subbuffer(s->kbuf, page) < 0 ||
+		/* the data the header declares must fit the page after the header */
+		if (!page_header_ok(page, c->long_size, c->big_endian, page_size) ||
+		    kbuffer_load_subbuffer(s->kbuf, page) < 0 || kbuffer_subbuffer_size(s->kbuf) < 0 ||
+		    (unsigned)kbuffer_start_of_data(s->kbuf) +
 		    (unsigned)kbuffer_subbuffer_size(s->kbuf) > page_size)
 			child_die(c, SWT_EFORMAT,
 				  "buffer '%s' CPU %d: the page at offset %llu of the decompressed data "
-				  "has a bad header (damaged compressed data)",
-				  c->buf_names[s->bufidx][0] ? c->buf_names[s->bufidx] : "top level",
+				  "has a bad header (damaged compressed data)", source_name(c, s),
 				  s->cpu, (unsigned long long)off);
+		s->page = page;
 		if (!s->loaded)
 			s->first_page_ts = kbuffer_timestamp(s->kbuf);
 		s->page_off = off;
@@ -693,6 +781,7 @@ static int stream_events(struct child *c, const char *path, const struct swt_td_
 	}
 	for (size_t i = nheap / 2; i-- > 0;)
 		heap_down(src, heap, nheap, i);
+	c->streaming = 1;
 	while (nheap) {
 		struct source *s = &src[heap[0]];
 
@@ -716,6 +805,72 @@ out:
 	return ret;
 }
 
+/*
+ * libtracecmd reads the first page of every CPU when it opens a buffer --
+ * decompressing the first chunk of compressed data -- and a chunk that does
+ * not decompress, or a page whose header declares more data than a page
+ * holds, crashes it (3.1.6: in kbuffer, or in tracecmd_close() of a
+ * half-made handle on its error path), which tells the user nothing about
+ * where the damage is.  The same pages are checked here first, the
+ * compressed ones through the streams, which name the chunk and its offset.
+ */
+static void check_first_pages(struct child *c, const char *path, const struct swt_td_layout *l)
+{
+	struct kbuffer *kbuf = kbuffer_alloc(l->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+					     l->big_endian ? KBUFFER_ENDIAN_BIG :
+							     KBUFFER_ENDIAN_LITTLE);
+	unsigned char *buf = calloc(1, l->page_size);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (!kbuf || !buf)
+		child_die(c, SWT_ENOMEM, "out of memory");
+	if (fd < 0)
+		child_die(c, SWT_EIO, "cannot open it: %s", strerror(errno));
+	/* (no tep yet to ask for the pre-2.6.31 format: only headers are checked) */
+	for (size_t b = 0; b < l->nr_buffers; b++) {
+		const struct swt_td_buffer *tb = &l->buffers[b];
+		const char *name = tb->name[0] ? tb->name : "top level";
+
+		for (size_t k = 0; k < tb->nr_cpus; k++) {
+			const struct swt_td_cpu *cpu = &tb->cpus[k];
+			struct swt_err err = { 0 };
+			void *page = buf;
+			uint64_t off = cpu->offset;
+
+			if (!cpu->size)
+				continue;
+			if (tb->compressed) {
+				struct swt_td_stream *st;
+
+				/* zlib (no stream) is left to libtracecmd */
+				if (l->partial || !swt_td_stream_supported(l))
+					continue;
+				if (swt_td_stream_open(fd, l, tb, cpu, &st, &err) ||
+				    swt_td_stream_next_page(st, &page, &off, &err) < 0)
+					child_die(c, err.code ? err.code : SWT_EFORMAT, "%s", err.msg);
+				memcpy(buf, page, l->page_size);
+				swt_td_stream_free(st);
+			} else {
+				memset(buf, 0, l->page_size);
+				if (pread(fd, buf, SWT_MIN(cpu->size, (uint64_t)l->page_size),
+					  (off_t)cpu->offset) < 0)
+					child_die(c, SWT_EIO, "cannot read it: %s", strerror(errno));
+			}
+			if (!page_header_ok(buf, l->long_size, l->big_endian, l->page_size) ||
+			    kbuffer_load_subbuffer(kbuf, buf) < 0 || kbuffer_subbuffer_size(kbuf) < 0 ||
+			    (unsigned)kbuffer_start_of_data(kbuf) +
+			    (unsigned)kbuffer_subbuffer_size(kbuf) > l->page_size)
+				child_die(c, SWT_EFORMAT,
+					  "buffer '%s' CPU %u: the page at offset %llu%s has a bad "
+					  "header", name, cpu->cpu, (unsigned long long)off,
+					  tb->compressed ? " of the decompressed data" : "");
+		}
+	}
+	close(fd);
+	free(buf);
+	kbuffer_free(kbuf);
+}
+
 static void __attribute__((noreturn)) child_main(const char *path, int fd,
 						 const struct swt_td_layout *l)
 {
@@ -729,6 +884,7 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 		_exit(1);
 	trace_seq_init(&c.seq);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	check_first_pages(&c, path, l);
 	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!top)
 		child_die(&c, SWT_EFORMAT, "libtracecmd cannot open it (damaged headers or sections)");
@@ -753,10 +909,14 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 	if (tep_get_cpus(c.tep) > 0)
 		c.cpu_slots = SWT_MAX(c.cpu_slots, (size_t)tep_get_cpus(c.tep));
 	c.cpus = calloc(c.nr_buffers * c.cpu_slots, sizeof(*c.cpus));
+	c.page_base = calloc(c.nr_buffers * c.cpu_slots, sizeof(*c.page_base));
 	c.buf_names = calloc(c.nr_buffers, sizeof(*c.buf_names));
 	c.buf_compressed = calloc(c.nr_buffers, sizeof(*c.buf_compressed));
-	if (!handles || !c.cpus || !c.buf_names || !c.buf_compressed)
+	if (!handles || !c.cpus || !c.page_base || !c.buf_names || !c.buf_compressed)
 		child_die(&c, SWT_ENOMEM, "out of memory");
+	c.page_size = l->page_size;
+	c.long_size = l->long_size;
+	c.big_endian = l->big_endian;
 	for (i = 0; i <= n; i++) {
 		const char *name = i ? tracecmd_buffer_instance_name(top, i - 1) : "";
 		uint32_t idx = (uint32_t)i;
@@ -769,9 +929,17 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 				  name);
 		tracecmd_set_private(handles[i], (void *)(uintptr_t)idx);
 		c.buf_names[i] = name;
-		for (size_t b = 0; b < l->nr_buffers; b++)
-			if (!strcmp(l->buffers[b].name, name))
-				c.buf_compressed[i] = (uint8_t)l->buffers[b].compressed;
+		for (size_t b = 0; b < l->nr_buffers; b++) {
+			const struct swt_td_buffer *buf = &l->buffers[b];
+
+			if (strcmp(buf->name, name))
+				continue;
+			c.buf_compressed[i] = (uint8_t)buf->compressed;
+			/* a file offset for uncompressed data, a decompressed one otherwise */
+			for (size_t k = 0; k < buf->nr_cpus; k++)
+				c.page_base[(size_t)i * c.cpu_slots + buf->cpus[k].cpu] =
+					buf->compressed ? 0 : buf->cpus[k].offset;
+		}
 		child_send(&c, MSG_BUFFER, &idx, sizeof(idx), name, strlen(name) + 1);
 	}
 	crash = getenv("SWT_TEST_DECODER_CRASH");
@@ -904,8 +1072,11 @@ static int check_complete(const char *path, const struct swt_td_layout *l,
 				if (bn && !strcmp(bn, buf->name) && p->cpus[i].cpu == cpu->cpu)
 					got = &p->cpus[i];
 			}
+			/* counts from the file's text: negative ones mean nothing */
 			if (st)
-				stats->lost += st->overrun + st->dropped;
+				stats->lost = swt_add_sat(stats->lost,
+							  swt_add_sat(SWT_MAX(st->overrun, 0),
+								      SWT_MAX(st->dropped, 0)));
 			pages = (cpu->data_size + ps - 1) / ps;
 			if (got) {
 				stats->cpus++;
@@ -1161,7 +1332,7 @@ int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
 		goto out;
 	}
 	for (size_t i = 0; i < p.nr_cpus; i++)
-		stats->lost += p.cpus[i].missed;
+		stats->lost = swt_add_sat(stats->lost, p.cpus[i].missed);
 	stats->buffers = 0;
 	for (size_t b = 0; b < l.nr_buffers; b++)
 		for (size_t k = 0; k < l.buffers[b].nr_cpus; k++)
@@ -1176,7 +1347,7 @@ int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
 
 		/* markers already went through; report tracer-side losses on top */
 		for (size_t i = 0; i < p.nr_cpus; i++)
-			missed += p.cpus[i].missed;
+			missed = swt_add_sat(missed, p.cpus[i].missed);
 		lost.lost.count = stats->lost - missed;
 		if (lost.lost.count > 0)
 			ret = cb(ctx, &lost);

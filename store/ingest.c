@@ -1017,7 +1017,7 @@ int swt_ingest_event(void *ctx, const struct swt_event *ev)
 	if (ev->type == SWT_EV_COMM)
 		return note_task(ing, ev->pid, ev->comm) ? swt_error(&ing->err, SWT_ENOMEM, "out of memory") : 0;
 	if (ev->type == SWT_EV_LOST) {
-		ing->src_lost += ev->lost.count > 0 ? ev->lost.count : 1;
+		ing->src_lost = swt_add_sat(ing->src_lost, ev->lost.count > 0 ? ev->lost.count : 1);
 		return 0;
 	}
 	ing->src_events++;
@@ -1232,7 +1232,7 @@ int swt_ingest_end_source(struct swt_ingest *ing, struct swt_err *err)
 	if (sqlite3_step(s) != SQLITE_DONE)
 		ret = swt_store_sql_error(ing->st, err, "update source");
 	sqlite3_finalize(s);
-	ing->lost_total += ing->src_lost;
+	ing->lost_total = swt_add_sat(ing->lost_total, ing->src_lost);
 	ing->in_source = 0;
 	return ret;
 }

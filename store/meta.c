@@ -351,6 +351,23 @@ static int parse_extent(struct swt_meta *m, char *rest, const char *name, unsign
 	if (have != 7 || area < 0 || (size_t)area >= m->nr_areas)
 		goto bad;
 	a = &m->areas[area];
+	/*
+	 * An area's slots map to one sector each: extents that are empty,
+	 * wrap around or share slots contradict each other (and a repeated
+	 * first slot would only fail later, as the database's key).
+	 */
+	if (!v[1] || v[0] + v[1] < v[0])
+		goto bad;
+	for (size_t i = 0; i < a->nr_extents; i++) {
+		const struct swt_meta_extent *e = &a->extents[i];
+
+		if (v[0] < e->first_slot + e->nr_slots && e->first_slot < v[0] + v[1])
+			return swt_error(err, SWT_EFORMAT,
+					 "'%s': line %u: extent slots %llu-%llu overlap an earlier "
+					 "extent's of area %lld", name, lineno,
+					 (unsigned long long)v[0], (unsigned long long)(v[0] + v[1] - 1),
+					 (long long)area);
+	}
 	p = realloc(a->extents, (a->nr_extents + 1) * sizeof(*a->extents));
 	if (!p)
 		return -SWT_ENOMEM;
@@ -388,6 +405,9 @@ static int parse_proc_swaps_row(struct swt_meta *m, char *line)
 	return 0;
 }
 
+/* workload sizes in MiB: at most 2^42, so that their bytes fit an int64_t */
+#define MAX_MB 4398046511104.0
+
 static int parse_header_key(struct swt_meta *m, const char *key, char *value,
 			    const char *name, unsigned lineno, struct swt_err *err)
 {
@@ -399,10 +419,13 @@ static int parse_header_key(struct swt_meta *m, const char *key, char *value,
 	if (!strcmp(key, "workload")) {
 		double mb;
 
-		if (word_value(value, "ws_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb))
+		/* the range first: converting a double out of int64_t's is undefined */
+		if (word_value(value, "ws_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb) &&
+		    mb >= 0 && mb < MAX_MB)
 			m->working_set_bytes = (int64_t)(mb * 1048576.0);
 		if (m->mem_limit_bytes == SWT_META_UNKNOWN &&
-		    word_value(value, "limit_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb))
+		    word_value(value, "limit_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb) &&
+		    mb >= 0 && mb < MAX_MB)
 			m->mem_limit_bytes = (int64_t)(mb * 1048576.0);
 		return set_str(&m->workload, value);
 	}
@@ -428,8 +451,17 @@ static int parse_header_key(struct swt_meta *m, const char *key, char *value,
 			goto bad;
 		if (!strcmp(key, "page_cluster"))
 			m->page_cluster = iv;
-		else if (!strcmp(key, "page_size"))
+		else if (!strcmp(key, "page_size")) {
+			/*
+			 * Swap pages are counted in 512-byte sectors per page: a
+			 * size that is not a power of two of at least a sector
+			 * would make that zero or fractional (and every swap
+			 * page count a division by zero).
+			 */
+			if (iv < 512 || iv > (1 << 30) || (iv & (iv - 1)))
+				goto bad;
 			m->page_size = iv;
+		}
 		else if (!strcmp(key, "ncpus"))
 			m->ncpus = iv;
 		else if (!strcmp(key, "mem_total_kib"))
@@ -552,7 +584,7 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 			int64_t n;
 
 			if (!swt_parse_i64(value, &n) && n > 0)
-				m->lost_events += n;
+				m->lost_events = swt_add_sat(m->lost_events, n);
 			continue;
 		}
 	}

@@ -113,8 +113,15 @@ static int add_cpu(struct swt_td_buffer *b, uint32_t cpu, uint64_t off, uint64_t
 	return 0;
 }
 
-/* Walk the chunk headers of compressed CPU data: sum of uncompressed sizes. */
-static int walk_chunks(struct cursor *c, struct swt_td_buffer *b, struct swt_td_cpu *cpu)
+/*
+ * Walk the chunk headers of compressed CPU data: sum of uncompressed sizes.
+ * Each chunk must hold whole ring-buffer pages, as trace-cmd writes them:
+ * libtracecmd decompresses a chunk into a buffer of exactly its size and
+ * reads a page's events wherever its header says, past the end of a
+ * partial page's buffer.
+ */
+static int walk_chunks(struct cursor *c, struct swt_td_buffer *b, struct swt_td_cpu *cpu,
+		       unsigned page_size)
 {
 	/* the declared size counts the chunks, not the chunk count before them */
 	uint64_t off = cpu->offset, end = cpu->offset + 4 + cpu->size;
@@ -143,6 +150,11 @@ static int walk_chunks(struct cursor *c, struct swt_td_buffer *b, struct swt_td_
 					 "'%s': buffer '%s' CPU %u: chunk %u at offset %llu (%u bytes) "
 					 "runs past the CPU data", c->path, b->name, cpu->cpu, i,
 					 (unsigned long long)(off - 8), csize);
+		if (usize % page_size)
+			return swt_error(c->err, SWT_EFORMAT,
+					 "'%s': buffer '%s' CPU %u: chunk %u at offset %llu declares %u "
+					 "decompressed bytes, not whole pages of %u", c->path, b->name,
+					 cpu->cpu, i, (unsigned long long)(off - 8), usize, page_size);
 		off += csize;
 		cpu->data_size += usize;
 	}
@@ -176,6 +188,28 @@ static int check_section(struct cursor *c, uint64_t off, uint16_t id, const char
 				 "'%s': %s at offset %llu declares %llu bytes, past the end of the file "
 				 "(%llu bytes)", c->path, what, (unsigned long long)off,
 				 (unsigned long long)size, (unsigned long long)c->size);
+	return 0;
+}
+
+/*
+ * A CPUCOUNT option (u32) at off, osize bytes.  libtracecmd sizes its
+ * per-CPU state and walks every CPU by it: a damaged count of hundreds of
+ * millions runs it out of memory and time, so it is bounded here, as the
+ * version-6 header's count is.
+ */
+static int check_cpucount(struct cursor *c, uint64_t off, uint32_t osize)
+{
+	uint32_t n;
+
+	if (osize < 4)
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': CPUCOUNT option at offset %llu has %u bytes, not 4", c->path,
+				 (unsigned long long)off, osize);
+	n = rd32(c, off);
+	if (n > SWT_TD_MAX_CPUS)
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': implausible CPU count %u in the CPUCOUNT option at offset %llu",
+				 c->path, n, (unsigned long long)off);
 	return 0;
 }
 
@@ -226,7 +260,7 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 	size_t nlen = 0, clen = 0;
 	const char *name;
 	struct swt_td_buffer *b;
-	uint32_t ncpus, i;
+	uint32_t ncpus, psize, i;
 	int ret, compressed = 0;
 
 	if (end - off < 8)
@@ -246,7 +280,15 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 	off += clen + 1;
 	if (end - off < 8)
 		goto bad_size;
-	/* page size u32, then CPU count */
+	/*
+	 * page size u32, then CPU count.  libtracecmd divides by the page
+	 * size: bounded as the header's is.
+	 */
+	psize = rd32(c, off);
+	if (psize < 1024 || (psize & (psize - 1)) || psize > (1u << 20))
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': BUFFER option at offset %llu: implausible page size %u",
+				 c->path, (unsigned long long)start, psize);
 	ncpus = rd32(c, off + 4);
 	off += 8;
 	if ((uint64_t)ncpus * 20 != end - off)
@@ -270,7 +312,8 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 		if (add_cpu(b, id, doff, dsize))
 			return swt_error(c->err, SWT_ENOMEM, "out of memory");
 		cpu = &b->cpus[b->nr_cpus - 1];
-		ret = compressed ? walk_chunks(c, b, cpu) : need(c, doff, dsize, "CPU data");
+		ret = compressed ? walk_chunks(c, b, cpu, l->page_size) :
+				   need(c, doff, dsize, "CPU data");
 		if (ret)
 			return ret;
 	}
@@ -357,6 +400,11 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 				break;
 			case 3:	/* BUFFER */
 				ret = parse_buffer_v7(c, l, off, off + osize);
+				if (ret)
+					return ret;
+				break;
+			case 8:	/* CPUCOUNT */
+				ret = check_cpucount(c, off, osize);
 				if (ret)
 					return ret;
 				break;
@@ -524,6 +572,10 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 				return ret;
 			if (oid == 2) {
 				parse_cpustat(l, (const char *)c->base + pos, osize);
+			} else if (oid == 8) {
+				ret = check_cpucount(c, pos, osize);
+				if (ret)
+					return ret;
 			} else if (oid == 3 && osize > 8 && nbuf < SWT_ARRAY_SIZE(buffer_offs)) {
 				ret = string_at(c, pos + 8, pos + osize, "buffer name", &len);
 				if (ret)
@@ -625,8 +677,9 @@ int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err
 	l->page_size = rd32(&c, pos + 2);
 	if ((l->long_size != 4 && l->long_size != 8) || l->page_size < 1024 ||
 	    (l->page_size & (l->page_size - 1)) || l->page_size > (1u << 20)) {
-		ret = swt_error(err, SWT_EFORMAT, "'%s': implausible header (long size %u, page size %u)",
-				path, l->long_size, l->page_size);
+		ret = swt_error(err, SWT_EFORMAT,
+				"'%s': implausible header at offset %llu (long size %u, page size %u)",
+				path, (unsigned long long)pos + 1, l->long_size, l->page_size);
 		goto out;
 	}
 	pos += 6;

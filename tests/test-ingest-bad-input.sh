@@ -180,12 +180,23 @@ expect_fail td-zstd-stops \
 	SWT_TRACEDAT_READER=libtracecmd -- "$f"
 
 # one byte changed inside a zstd frame (byte 2040 of chunk 0's): the frame
-# still decompresses, into pages spanning the whole CPU that hold fewer
-# events than the file's statistics declare
+# still decompresses, into a page holding an event that runs past its end
+# (whose fields were once read from beyond the page)
 c=$(TF td-chunk "$TD" swt 0 0)
 f=$(damaged_td zstd-inside.dat)
 TF patch "$f" $((c + 8 + 2040)) 56
 expect_fail td-zstd-garbled \
+	"'$(re "$f")': buffer 'swt' CPU 0: the record at offset [0-9]+ of the decompressed data runs past the end of its page \(damaged compressed data\)" \
+	-- "$f"
+
+# compressed data holding fewer events than the file's statistics declare
+# (the statistics' count of swt's CPU 0, the third CPUSTAT, one more): data
+# that decompresses into fewer events is damaged
+IFS=: read -r at text <<< "$(grep -boa 'read events: [0-9]*' "$TD" | sed -n 3p)"
+last=$((at + ${#text} - 1))
+f=$(damaged_td stats-more.dat)
+TF patch "$f" "$last" "$(printf '%x' $(( ( ${text: -1} + 1) % 10 + 48 )))"
+expect_fail td-stats-count \
 	"'$(re "$f")': buffer 'swt' CPU 0: [0-9]+ events decoded where the file's statistics declare [0-9]+: the compressed data at offset $cpu0 \([0-9]+ bytes\) is damaged" \
 	-- "$f"
 

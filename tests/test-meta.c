@@ -142,6 +142,40 @@ TEST(bad_lines)
 	m = parse("dev /dev/loop0 zz rotational=1\n", &ret, &err);
 	CHECK_INT(ret, -SWT_EFORMAT);
 	swt_meta_free(m);
+
+	/* extents that repeat or overlap another's slots (found by fuzzing:
+	 * a repeated line failed as the database's key, naming no line) */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const ext[] = {
+			"extent area=0 first_slot=0 nr_slots=8 start_sector=0\n",
+			"extent area=0 first_slot=7 nr_slots=1 start_sector=99\n",
+			"extent area=0 first_slot=1 nr_slots=0 start_sector=99\n",
+		};
+		char text[512];
+
+		snprintf(text, sizeof(text), "swap_device path=/f dev=8:0\n"
+			 "extent area=0 first_slot=0 nr_slots=8 start_sector=4096\n%s", ext[i]);
+		swt_err_clear(&err);
+		m = parse(text, &ret, &err);
+		CHECK_INT(ret, -SWT_EFORMAT);
+		CHECK(strstr(err.msg, "'meta.txt': line 3: extent") != NULL);
+		swt_meta_free(m);
+	}
+
+	/* page sizes ingest cannot divide swap I/O into (found by fuzzing:
+	 * 100 made sectors per page 0, and a division by zero) */
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const bad[] = {
+			"page_size 100\n", "page_size 6144\n", "page_size 0\n",
+			"page_size 2199023255552\n",
+		};
+
+		swt_err_clear(&err);
+		m = parse(bad[i], &ret, &err);
+		CHECK_INT(ret, -SWT_EFORMAT);
+		CHECK(strstr(err.msg, "'meta.txt': line 1: bad value") != NULL);
+		swt_meta_free(m);
+	}
 }
 
 TEST(swap_spec)

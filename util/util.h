@@ -49,6 +49,19 @@ int swt_map_get(const struct swt_map *m, uint64_t a, uint64_t b, uint64_t *value
 int swt_map_del(struct swt_map *m, uint64_t a, uint64_t b);
 
 /*
+ * a + b for counts read from a file, stopping at the int64_t limits: a
+ * damaged file's count must not overflow (undefined) a total.
+ */
+static inline int64_t swt_add_sat(int64_t a, int64_t b)
+{
+	int64_t sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return sum;
+}
+
+/*
  * Kernel dev_t as tracepoints and blktrace records carry it:
  * major << 20 | minor.
  */
