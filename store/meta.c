@@ -358,7 +358,8 @@ static int parse_extent(struct swt_meta *m, char *rest, const char *name, unsign
 	 */
 	if (!v[1] || v[0] + v[1] < v[0])
 		goto bad;
-	for (size_t i = 0; i < a->nr_extents; i++) {
+	/* extents come in slot order from capture: only others need the scan */
+	for (size_t i = 0; v[0] < a->extents_end && i < a->nr_extents; i++) {
 		const struct swt_meta_extent *e = &a->extents[i];
 
 		if (v[0] < e->first_slot + e->nr_slots && e->first_slot < v[0] + v[1])
@@ -376,6 +377,7 @@ static int parse_extent(struct swt_meta *m, char *rest, const char *name, unsign
 	a->extents[a->nr_extents].nr_slots = v[1];
 	a->extents[a->nr_extents].start_sector = v[2];
 	a->nr_extents++;
+	a->extents_end = SWT_MAX(a->extents_end, v[0] + v[1]);
 	return 0;
 bad:
 	return swt_error(err, SWT_EFORMAT,

@@ -29,6 +29,7 @@ struct swt_meta_area {
 	int64_t size_kib, used_kib;
 	struct swt_meta_extent *extents;
 	size_t nr_extents;
+	uint64_t extents_end;	/* past the highest slot of the extents so far */
 };
 
 struct swt_meta_vmstat {

@@ -162,6 +162,24 @@ TEST(bad_lines)
 		swt_meta_free(m);
 	}
 
+	/* out of slot order: a later extent below an earlier one is still checked */
+	swt_err_clear(&err);
+	m = parse("swap_device path=/f dev=8:0\n"
+		  "extent area=0 first_slot=8 nr_slots=8 start_sector=4096\n"
+		  "extent area=0 first_slot=0 nr_slots=8 start_sector=8192\n"
+		  "extent area=0 first_slot=16 nr_slots=8 start_sector=9000\n", &ret, &err);
+	CHECK_INT(ret, 0);
+	CHECK(m && m->nr_areas == 1 && m->areas[0].nr_extents == 3);
+	swt_meta_free(m);
+	swt_err_clear(&err);
+	m = parse("swap_device path=/f dev=8:0\n"
+		  "extent area=0 first_slot=8 nr_slots=8 start_sector=4096\n"
+		  "extent area=0 first_slot=0 nr_slots=8 start_sector=8192\n"
+		  "extent area=0 first_slot=5 nr_slots=1 start_sector=9000\n", &ret, &err);
+	CHECK_INT(ret, -SWT_EFORMAT);
+	CHECK(strstr(err.msg, "'meta.txt': line 4: extent slots 5-5 overlap") != NULL);
+	swt_meta_free(m);
+
 	/* page sizes ingest cannot divide swap I/O into (found by fuzzing:
 	 * 100 made sectors per page 0, and a division by zero) */
 	for (size_t i = 0; i < 4; i++) {
