@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,6 +45,19 @@ enum msg_type {
 struct msg_head {
 	uint32_t type;
 	uint32_t len;
+};
+
+/*
+ * Where the child is, in memory it shares with the parent: when libtracecmd
+ * crashes the child's unsent messages die with it, and this still says
+ * which record was the last good one, so the error can name an offset.
+ */
+struct crash_mark {
+	uint64_t events;	/* records taken so far; 0 while opening */
+	uint64_t offset;	/* the last one's: a file offset, or in decompressed data */
+	int32_t cpu;
+	uint32_t compressed;
+	char buffer[64];	/* its buffer's name, "" for the top level */
 };
 
 /*
@@ -154,6 +168,8 @@ struct child {
 	uint64_t *page_base;		/* [buffer * cpu_slots + cpu]: where libtracecmd's
 					 * offsets of its pages start counting */
 	int streaming;			/* records come from the streams, already checked */
+	struct crash_mark *mark;	/* shared with the parent; NULL if mmap failed */
+	size_t mark_bufidx;		/* the buffer mark->buffer names */
 	int swap;			/* the file's byte order is not ours */
 	/* common fields, shared by every event format; NULL until one is known */
 	struct tep_format_field *common_type, *common_pid;
@@ -424,6 +440,16 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	if (cpu < 0 || (size_t)cpu >= c->cpu_slots || bufidx >= c->nr_buffers)
 		record_die(c, bufidx, cpu, rec, "is on an unexpected CPU %d", cpu);
 	slot = bufidx * c->cpu_slots + (size_t)cpu;
+	if (c->mark) {
+		if (c->mark_bufidx != bufidx) {
+			snprintf(c->mark->buffer, sizeof(c->mark->buffer), "%s", c->buf_names[bufidx]);
+			c->mark->compressed = c->buf_compressed[bufidx];
+			c->mark_bufidx = bufidx;
+		}
+		c->mark->offset = rec->offset;
+		c->mark->cpu = cpu;
+		c->mark->events = c->events + 1;
+	}
 	/*
 	 * libtracecmd takes an event that starts inside a page's data whatever
 	 * its length (the stream's records were checked against their page):
@@ -872,9 +898,9 @@ static void check_first_pages(struct child *c, const char *path, const struct sw
 }
 
 static void __attribute__((noreturn)) child_main(const char *path, int fd,
-						 const struct swt_td_layout *l)
+						 const struct swt_td_layout *l, struct crash_mark *mark)
 {
-	struct child c = { .fd = fd, .last_pid = -1 };
+	struct child c = { .fd = fd, .last_pid = -1, .mark = mark, .mark_bufidx = SIZE_MAX };
 	struct tracecmd_input *top, **handles = NULL;
 	const char *crash;
 	int n, i, ret;
@@ -1245,6 +1271,7 @@ int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
 	struct parent_state p = { 0 };
 	struct reader r = { .fd = -1 };
 	struct swt_td_layout l;
+	struct crash_mark *mark = MAP_FAILED;
 	int fds[2], status = 0, ret;
 	pid_t pid;
 
@@ -1258,6 +1285,7 @@ int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
 		ret = swt_error(err, SWT_EIO, "'%s': pipe: %s", path, strerror(errno));
 		goto out_layout;
 	}
+	mark = mmap(NULL, sizeof(*mark), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (before_fork)
 		before_fork(ctx);
 	fflush(NULL);
@@ -1282,7 +1310,7 @@ int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
 			dup2(null_fd, STDERR_FILENO);
 			close(null_fd);
 		}
-		child_main(path, fds[1], &l);
+		child_main(path, fds[1], &l, mark == MAP_FAILED ? NULL : mark);
 	}
 	close(fds[1]);
 	r.fd = fds[0];
@@ -1314,11 +1342,21 @@ int swt_tracedat_decode_ex(const char *path, swt_event_fn cb, void *ctx,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	pid = -1;
+	if (WIFSIGNALED(status) && mark != MAP_FAILED && mark->events) {
+		ret = swt_error(err, SWT_ECRASH,
+				"'%s': libtracecmd crashed (signal %d) after the record at offset %llu%s "
+				"of buffer '%s' CPU %d (event %llu): the file is damaged", path,
+				WTERMSIG(status), (unsigned long long)mark->offset,
+				mark->compressed ? " of the decompressed data" : "",
+				mark->buffer[0] ? mark->buffer : "top level", mark->cpu,
+				(unsigned long long)mark->events);
+		goto out;
+	}
 	if (WIFSIGNALED(status)) {
 		ret = swt_error(err, SWT_ECRASH,
-				"'%s': libtracecmd crashed (signal %d) decoding the file after %llu events: "
-				"the file is damaged", path, WTERMSIG(status),
-				(unsigned long long)stats->events);
+				"'%s': libtracecmd crashed (signal %d) %s: the file is damaged", path,
+				WTERMSIG(status), mark != MAP_FAILED ?
+				"opening the file, before its first event" : "decoding the file");
 		goto out;
 	}
 	if (p.child_msg[0]) {
@@ -1366,6 +1404,8 @@ out:
 	free(r.buf);
 	parent_release(&p);
 out_layout:
+	if (mark != MAP_FAILED)
+		munmap(mark, sizeof(*mark));
 	swt_td_layout_release(&l);
 	return ret;
 }
