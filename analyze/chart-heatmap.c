@@ -88,14 +88,14 @@ static int scan(struct heat_data *d, int pass, struct swt_err *err)
 			int64_t slot = sqlite3_column_int64(s, 2), ti, si;
 			uint32_t *cell;
 
-			if (!p)
-				continue;
+			if (!p || slot < 0 || t < 0)
+				continue;	/* not from ingest: a database edited by hand */
 			if (pass == 0) {
 				p->max_slot = SWT_MAX(p->max_slot, slot);
 				continue;
 			}
 			ti = (int64_t)((double)t / (double)d->span_ns * NT);
-			si = (int64_t)((double)slot / (double)(p->max_slot + 1) * NS);
+			si = (int64_t)((double)slot / ((double)p->max_slot + 1.0) * NS);
 			cell = &p->cells[k][SWT_MIN(ti, NT - 1) * NS + SWT_MIN(si, NS - 1)];
 			(*cell)++;
 			d->max_cell = SWT_MAX(d->max_cell, *cell);
@@ -228,7 +228,7 @@ static double colorbar(struct swt_chart *c, const struct heat_data *d, double x,
 		same &= d->parts[i].max_slot == d->parts[0].max_slot;
 	if (same)
 		snprintf(slots, sizeof(slots), "%.0f slots",
-			 (double)(d->parts[0].max_slot + 1) / NS);
+			 ((double)d->parts[0].max_slot + 1.0) / NS);
 	else
 		snprintf(slots, sizeof(slots), "1/%d of the device's slots", NS);
 	if (cell_s < 1)
@@ -310,7 +310,7 @@ static int draw_heatmap(struct swt_chart *c, const void *data, struct swt_err *e
 			p.ya.integer = 1;
 			p.ya.exact = 1;
 			p.ya.lo = 0;
-			p.ya.hi = (double)(m->max_slot + 1);
+			p.ya.hi = (double)m->max_slot + 1.0;
 			swt_chart_panel_fit(c, &p);
 			swt_chart_panel_axes(c, &p);
 			if (paint_cells(c, &p, d, m->cells[k]))

@@ -106,6 +106,9 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 		rc->last_ns = swt_store_query_int(rc->st,
 			"SELECT max(t) FROM (SELECT max(ts) AS t FROM swap_in"
 			" UNION ALL SELECT max(ts) FROM swap_out)", SWT_NULL);
+	/* trace clocks count up from boot: anything else is a hand-edited capture row */
+	if (rc->first_ns < 0 || rc->last_ns < 0 || rc->last_ns < rc->first_ns)
+		rc->first_ns = rc->last_ns = SWT_NULL;
 	rc->swap_ins = swt_store_query_int(rc->st, "SELECT count(*) FROM swap_in", 0);
 	rc->swap_outs = swt_store_query_int(rc->st, "SELECT count(*) FROM swap_out", 0);
 	rc->vm_pswpin = vmstat(rc->st, "pswpin");

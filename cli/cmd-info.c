@@ -156,7 +156,7 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 		sqlite3_finalize(s);
 	}
 	printf("Span: %.6f s (%.6f .. %.6f), %lld events, %lld lost\n",
-	       last > first ? (double)(last - first) / 1e9 : 0.0, (double)first / 1e9,
+	       last > first ? ((double)last - (double)first) / 1e9 : 0.0, (double)first / 1e9,
 	       (double)last / 1e9,
 	       (long long)swt_store_query_int(st, "SELECT sum(events) FROM source", 0),
 	       (long long)swt_store_query_int(st, "SELECT lost_events FROM capture", 0));

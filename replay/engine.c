@@ -722,10 +722,11 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 			pr->nslots[in->outs[i].area] = in->outs[i].slot + 1;
 	for (i = 0; i < in->nr_areas; i++) {
 		if (pr->nslots[i] > (uint64_t)UINT32_MAX + 1) {
+			unsigned long long slot = pr->nslots[i] - 1;
+
 			prep_free(pr, in->nr_areas, in->nr_vmas);
 			return swt_error(err, SWT_EUSAGE, "swap area %s: slot %llu is beyond what the "
-					 "replay handles (2^32)", in->areas[i].dev,
-					 (unsigned long long)pr->nslots[i] - 1);
+					 "replay handles (2^32)", in->areas[i].dev, slot);
 		}
 		pr->init_slots[i] = malloc(pr->nslots[i] * sizeof(int32_t));
 		pr->first_use[i] = malloc(pr->nslots[i] * sizeof(int32_t));

@@ -103,6 +103,12 @@ expect_fail "cannot load" replay -p ./no/such/plugin.so "$db"
 "$SWAPTRACE" replay -c 40 "$db" 2>/dev/null; check_eq $? 2 "bad page-cluster is a usage error"
 "$SWAPTRACE" replay -p leap:depth=3 "$db" 2>/dev/null; check_eq $? 2 "unknown parameter is a usage error"
 expect_fail "No such file" replay "$WORK/missing.db"
+# a database edited by hand with a slot past what the slot tables index
+# (the error path once read the tables it had just freed)
+edited="$WORK/edited.db"
+cp "$db" "$edited"
+sqlite3 "$edited" "UPDATE swap_in SET slot = 4294967296 WHERE id = (SELECT min(id) FROM swap_in)"
+expect_fail "swap area 7:0: slot 4294967296 is beyond what the replay handles" replay -p auto "$edited"
 
 # --- a readahead-mixed capture needs --approximate -----------------------------------
 find_captures
