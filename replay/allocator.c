@@ -520,7 +520,7 @@ int swt_swapsim_alloc(const struct swt_swapsim_config *cfg, struct swt_swapsim *
 	for (i = 0; i < cfg->ndevs; i++)
 		if (cfg->devs[i].slots < 2 || cfg->devs[i].slots > ((uint64_t)1 << 40))
 			return swt_error(err, SWT_EUSAGE,
-					 "swap layout: device %zu has %llu slots (at least 2)", i,
+					 "swap layout: device %zu has %llu slots (2 to 2^40)", i,
 					 (unsigned long long)cfg->devs[i].slots);
 	s = calloc(1, sizeof(*s));
 	if (!s)

@@ -708,9 +708,14 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	    swt_map_init(&pr->vpage_index, n / 2 + 16))
 		goto nomem;
 
-	/* slot tables: big enough for every slot the streams touch */
+	/*
+	 * Slot tables: as big as the slots the streams touch, not the device
+	 * (a what-if layout of terabyte devices would otherwise need tables
+	 * of gigabytes).  A slot past them is free throughout -- nothing is
+	 * written there -- which is what a window reaching it finds: no page.
+	 */
 	for (i = 0; i < in->nr_areas; i++) {
-		pr->nslots[i] = in->areas[i].slots ? in->areas[i].slots : 1;
+		pr->nslots[i] = 1;
 		if (in->areas[i].rotational > 0)
 			pr->any_rotational = 1;
 	}

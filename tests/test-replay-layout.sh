@@ -80,6 +80,12 @@ check_eq "$(sqlite3 "$DB" "SELECT sum(count) FROM run_histogram WHERE run_id = (
 "$SWAPTRACE" replay --csv --no-store -l 2:ssd -c 3 "$DB" > "$WORK/sweep.csv" || fail "replay --csv on 2:ssd"
 check_eq "$(cut -d, -f4,5 "$WORK/sweep.csv" | tail -n +2 | tr '\n' ' ')" "2:ssd,all 2:ssd,sim0 2:ssd,sim1 " \
 	"CSV rows of layout 2:ssd"
+# device size does not change this allocator's placement here, and a
+# terabyte device costs what its used slots cost (the slot tables once
+# took the whole device: 4 GiB of them per 1 TiB)
+"$SWAPTRACE" replay --json --no-store -p auto -c 3 -l 2:size=1G -l 2:size=4T "$DB" > "$WORK/big.json" ||
+	fail "replay on two 4 TiB devices"
+check_eq "$(metrics "$WORK/big.json" 1)" "$(metrics "$WORK/big.json" 0)" "2:size=4T replays as 2:size=1G"
 # a spec with commas is one quoted CSV field
 "$SWAPTRACE" replay --csv --no-store -l devices=512M@10,512M@5 -c 3 "$DB" > "$WORK/quoted.csv" ||
 	fail "replay --csv on devices=512M@10,512M@5"
