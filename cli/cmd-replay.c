@@ -280,6 +280,11 @@ static void print_table(const struct run_out *runs, size_t n)
 	uint64_t last_cache = 0;
 	const struct layout_run *last_layout = NULL;
 
+	/* where VMA readahead's bounds came from, when not all from guesses */
+	if (n && runs[0].layout->in->faults_in_maps)
+		printf("# VMA bounds: %zu faults in the capture's memory maps, %zu guessed from fault "
+		       "addresses\n", runs[0].layout->in->faults_in_maps,
+		       runs[0].layout->in->faults_inferred);
 	for (size_t i = 0; i < n; i++) {
 		const struct run_out *r = &runs[i];
 		const struct swt_replay_input *in = r->layout->in;

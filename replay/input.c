@@ -273,20 +273,130 @@ static int cmp_vp(const void *a, const void *b)
 	return x->vpage < y->vpage ? -1 : x->vpage > y->vpage;
 }
 
+/* A mapping of table vma, in pages; which copy of the maps it comes from ranks it. */
+struct map_vma {
+	int32_t pid;
+	int rank;		/* 0: the last copy of the maps, 1: the first */
+	uint64_t start, end;	/* pages, [start, end) */
+	int32_t used;		/* its index in in->vmas, -1 until a fault falls in it */
+};
+
+static int cmp_map_vma(const void *a, const void *b)
+{
+	const struct map_vma *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The mapping of (pid, rank) that holds vpage, or NULL (the maps are sorted, disjoint). */
+static struct map_vma *find_map_vma(struct map_vma *m, size_t n, int32_t pid, int rank,
+				    uint64_t vpage)
+{
+	size_t lo = 0, hi = n;
+
+	/* the last mapping that starts at or below vpage in (pid, rank) order */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct map_vma *x = &m[mid];
+
+		if (x->pid < pid || (x->pid == pid && (x->rank < rank ||
+						       (x->rank == rank && x->start <= vpage))))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	m += lo - 1;
+	return m->pid == pid && m->rank == rank && vpage < m->end ? m : NULL;
+}
+
 /*
- * VMA bounds: the capture's memory maps when ingest stored them, else
- * guessed per task from fault addresses: a run of faulted pages with no
- * gap wider than VMA_GAP_PAGES is taken as one VMA spanning them.
+ * VMA bounds from the memory maps the capture recorded (table vma): a fault
+ * falls in the mapping of its task that holds its address in the last copy
+ * of the maps, else in the first (a mapping gone by the end).  Faults in
+ * neither keep vma -1, for infer_vmas.
+ */
+static int map_vmas(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
+{
+	struct map_vma *m = NULL;
+	size_t n = 0, cap = 0, vcap = 0;
+	sqlite3_stmt *s;
+	int ret, rc;
+
+	ret = swt_store_prepare(st, "SELECT pid, snapshot = 'start', start, end FROM vma", &s, err);
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t start = sqlite3_column_int64(s, 2), end = sqlite3_column_int64(s, 3);
+
+		if (start < 0 || end <= start)
+			continue;	/* not a mapping ingest would have stored */
+		if (swt_grow((void **)&m, &cap, n + 1, sizeof(*m))) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
+		m[n].pid = (int32_t)sqlite3_column_int64(s, 0);
+		m[n].rank = sqlite3_column_int(s, 1);
+		m[n].start = (uint64_t)start >> in->page_shift;
+		m[n].end = ((uint64_t)end + (1u << in->page_shift) - 1) >> in->page_shift;
+		m[n].used = -1;
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = swt_store_sql_error(st, err, "reading the memory maps");
+		goto out;
+	}
+	if (n)
+		qsort(m, n, sizeof(*m), cmp_map_vma);
+	for (size_t i = 0; n && i < in->nr_faults; i++) {
+		struct swt_replay_fault *f = &in->faults[i];
+		struct map_vma *x;
+
+		if (!f->vpage)
+			continue;
+		x = find_map_vma(m, n, f->pid, 0, f->vpage);
+		if (!x)
+			x = find_map_vma(m, n, f->pid, 1, f->vpage);
+		if (!x)
+			continue;
+		if (x->used < 0) {
+			if (swt_grow((void **)&in->vmas, &vcap, in->nr_vmas + 1, sizeof(*in->vmas))) {
+				ret = swt_error(err, SWT_ENOMEM, "out of memory");
+				goto out;
+			}
+			in->vmas[in->nr_vmas] = (struct swt_replay_vma){
+				.pid = x->pid, .start = x->start, .end = x->end,
+			};
+			x->used = (int32_t)in->nr_vmas++;
+		}
+		f->vma = x->used;
+		in->faults_in_maps++;
+	}
+out:
+	sqlite3_finalize(s);
+	free(m);
+	return ret;
+}
+
+/*
+ * VMA bounds of the faults the maps did not place, guessed per task from
+ * fault addresses: a run of faulted pages with no gap wider than
+ * VMA_GAP_PAGES is taken as one VMA spanning them.
  */
 static int infer_vmas(struct swt_replay_input *in, struct swt_err *err)
 {
 	struct vp *v = malloc((in->nr_faults ? in->nr_faults : 1) * sizeof(*v));
-	size_t n = 0, i, cap = 0;
+	size_t n = 0, i, cap = in->nr_vmas;
 
 	if (!v)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (i = 0; i < in->nr_faults; i++)
-		if (in->faults[i].vpage) {
+		if (in->faults[i].vpage && in->faults[i].vma < 0) {
 			v[n].pid = in->faults[i].pid;
 			v[n].vpage = in->faults[i].vpage;
 			v[n].fault = i;
@@ -312,7 +422,7 @@ static int infer_vmas(struct swt_replay_input *in, struct swt_err *err)
 		in->nr_vmas++;
 		i = j + 1;
 	}
-	in->vmas_inferred = n > 0;
+	in->faults_inferred = n;
 	free(v);
 	return 0;
 }
@@ -338,6 +448,8 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 		ret = load_outs(st, in, err);
 	if (!ret)
 		ret = link_outs(in, err);
+	if (!ret)
+		ret = map_vmas(st, in, err);
 	if (!ret)
 		ret = infer_vmas(in, err);
 	if (!ret)

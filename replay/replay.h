@@ -66,7 +66,8 @@ struct swt_replay_input {
 	int64_t mem_limit_bytes;	/* -1 unknown */
 	int64_t working_set_bytes;	/* -1 unknown */
 	int approximate;	/* demand stream approximated from a readahead-mixed trace */
-	int vmas_inferred;	/* VMA bounds guessed from fault addresses */
+	size_t faults_in_maps;	/* faults placed in a VMA of the capture's memory maps */
+	size_t faults_inferred;	/* faults whose VMA was guessed from fault addresses */
 	char kernel[64];	/* the traced kernel's release, "" unknown */
 	unsigned ncpus;		/* capture.ncpus, else 1 + the highest CPU that wrote swap */
 	void *prep;		/* engine tables shared by runs (swt_replay_prepare) */

@@ -250,6 +250,8 @@ int swt_store_write_facts(struct swt_store *st, const struct swt_capture_facts *
 	ret = write_capture(st, cf, meta, err);
 	if (!ret && meta)
 		ret = write_meta_tables(st, meta, err);
+	if (!ret && meta)
+		ret = swt_store_write_maps(st, meta, warn, warn_ctx, err);
 	if (!ret)
 		ret = write_layout(st, cf, warn, warn_ctx, err);
 	if (!ret)

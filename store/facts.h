@@ -29,4 +29,11 @@ int swt_store_write_facts(struct swt_store *st, const struct swt_capture_facts *
 			  const struct swt_meta *meta, swt_warn_fn warn, void *warn_ctx,
 			  struct swt_err *err);
 
+/*
+ * The target's memory maps the capture recorded (meta.txt's "maps" lines,
+ * files relative to meta.txt) into table vma; a missing file is a warning.
+ */
+int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_warn_fn warn,
+			 void *warn_ctx, struct swt_err *err);
+
 #endif

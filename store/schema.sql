@@ -112,6 +112,19 @@ CREATE TABLE task (
 	comm	TEXT
 );
 
+-- The traced task's memory maps as the capture recorded them (/proc/PID/maps
+-- when the target started, and its last copy), one row per mapping.
+CREATE TABLE vma (
+	id		INTEGER PRIMARY KEY,
+	pid		INTEGER NOT NULL,
+	snapshot	TEXT NOT NULL,	-- 'start' or 'end'
+	start		INTEGER NOT NULL,	-- first address
+	end		INTEGER NOT NULL,	-- past the last address
+	perms		TEXT,		-- 'rw-p', ...
+	offset		INTEGER,	-- file offset
+	path		TEXT		-- file, [heap], [stack]...; NULL: anonymous
+);
+
 -- One row per block request, its lifecycle resolved:
 -- get-request -> insert -> issue -> complete.  Stages a trace lacks are NULL.
 CREATE TABLE request (

@@ -13,7 +13,7 @@
 
 #include "swaptrace/error.h"
 
-#define SWT_SCHEMA_VERSION 2
+#define SWT_SCHEMA_VERSION 3
 
 /* NULL marker for integer columns in the row structs below. */
 #define SWT_NULL INT64_MIN

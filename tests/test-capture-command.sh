@@ -43,6 +43,19 @@ grep -q "rw-p" "$CAP/maps/$pid-end.txt" || fail "the workload's end map is missi
 
 check_counts "$CAP" "command capture"
 check_event_counts "$CAP" "command capture"
+# the workload's maps reach table vma, every swap fault of it lies in one
+# of its mappings, and the replay takes VMA bounds from them
+check_eq "$(sqlite3 "$CAP.db" "SELECT count(*) > 0 FROM vma WHERE pid = $pid AND snapshot = 'end'")" 1 \
+	"the workload's last maps in table vma"
+check_eq "$(sqlite3 "$CAP.db" "SELECT count(*) FROM swap_in s WHERE s.pid = $pid AND s.address IS NOT NULL
+	AND NOT EXISTS (SELECT 1 FROM vma v WHERE v.pid = s.pid AND s.address >= v.start AND s.address < v.end)")" 0 \
+	"the workload's swap faults outside its recorded maps"
+# (the host's page-cluster is the capture's: its reads may mix demand and readahead)
+"$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$CAP.db" > "$WORK/replay.txt" 2> /dev/null ||
+	fail "replay of the capture"
+faults=$(awk '$1 == "vma" && $3 == "all" { print $4 }' "$WORK/replay.txt")
+grep -q "^# VMA bounds: $faults faults in the capture's memory maps, 0 guessed" "$WORK/replay.txt" ||
+	fail "the replay did not take VMA bounds from the maps: $(head -1 "$WORK/replay.txt") ($faults faults)"
 trace-cmd report -i "$CAP/trace.dat" > "$WORK/report.txt" 2>/dev/null || fail "trace-cmd report failed"
 for b in swaptrace swaptrace-block; do
 	grep -q -m1 "^ *$b: " "$WORK/report.txt" || fail "trace-cmd report shows no '$b' buffer"

@@ -1,0 +1,209 @@
+/*
+ * The memory maps a capture recorded of its target (maps/PID-start.txt and
+ * maps/PID-end.txt, named by meta.txt's "maps" lines, in /proc/PID/maps
+ * format) into table vma, so that VMA readahead is replayed inside the
+ * task's real VMAs rather than ones guessed from fault addresses.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "facts.h"
+#include "util.h"
+
+/* One line of /proc/PID/maps: "start-end perms offset maj:min inode   path". */
+static int parse_maps_line(char *line, uint64_t *start, uint64_t *end, char perms[5],
+			   uint64_t *offset, const char **path)
+{
+	char *p = line, *q;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(p, &q, 16);
+	if (q == p || *q != '-' || errno)
+		return -1;
+	*start = v;
+	p = q + 1;
+	v = strtoull(p, &q, 16);
+	if (q == p || *q != ' ' || errno || v <= *start)
+		return -1;
+	*end = v;
+	p = q + 1;
+	if (strlen(p) < 5 || p[4] != ' ')
+		return -1;
+	memcpy(perms, p, 4);
+	perms[4] = '\0';
+	p += 5;
+	v = strtoull(p, &q, 16);
+	if (q == p || *q != ' ' || errno)
+		return -1;
+	*offset = v;
+	p = q + 1;
+	/* maj:min and inode: checked for shape, not kept */
+	strtoul(p, &q, 16);
+	if (q == p || *q != ':')
+		return -1;
+	p = q + 1;
+	strtoul(p, &q, 16);
+	if (q == p || *q != ' ')
+		return -1;
+	p = q + 1;
+	strtoull(p, &q, 10);
+	if (q == p || (*q && *q != ' ') || errno)
+		return -1;
+	while (*q == ' ')
+		q++;
+	*path = *q ? q : NULL;
+	return 0;
+}
+
+static int write_maps_file(struct swt_store *st, sqlite3_stmt *ins, const char *file,
+			   int64_t pid, const char *snapshot, swt_warn_fn warn, void *warn_ctx,
+			   struct swt_err *err)
+{
+	FILE *f = fopen(file, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned lineno = 0;
+	int ret = 0;
+
+	if (!f) {
+		if (errno == ENOENT) {
+			/* a capture copied without its maps: replay guesses the VMAs instead */
+			if (warn) {
+				char msg[600];
+
+				snprintf(msg, sizeof(msg), "'%s' is missing: VMA bounds of pid %lld "
+					 "are inferred from its faults", file, (long long)pid);
+				warn(warn_ctx, msg);
+			}
+			return 0;
+		}
+		return swt_error(err, SWT_EIO, "'%s': %s", file, strerror(errno));
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		uint64_t start, end, offset;
+		const char *path;
+		char perms[5];
+
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if ((size_t)len != strlen(line) ||
+		    parse_maps_line(line, &start, &end, perms, &offset, &path)) {
+			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: not a /proc/PID/maps line",
+					file, lineno);
+			goto out;
+		}
+		if (end > (uint64_t)INT64_MAX)
+			continue;	/* [vsyscall], in kernel space: no swapped pages there */
+		sqlite3_bind_int64(ins, 1, pid);
+		sqlite3_bind_text(ins, 2, snapshot, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 3, (int64_t)start);
+		sqlite3_bind_int64(ins, 4, (int64_t)end);
+		sqlite3_bind_text(ins, 5, perms, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(ins, 6, (int64_t)(offset > (uint64_t)INT64_MAX ? INT64_MAX : offset));
+		if (path)
+			sqlite3_bind_text(ins, 7, path, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(ins, 7);
+		if (sqlite3_step(ins) != SQLITE_DONE) {
+			ret = swt_store_sql_error(st, err, "insert vma");
+			goto out;
+		}
+		sqlite3_reset(ins);
+	}
+	if (ferror(f))
+		ret = swt_error(err, SWT_EIO, "'%s': read error", file);
+out:
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/* The last occurrence of KEY in [s, limit), or NULL. */
+static const char *last_of(const char *s, const char *limit, const char *key)
+{
+	const char *found = NULL, *p = s;
+	size_t n = strlen(key);
+
+	while ((p = strstr(p, key)) && p + n <= limit) {
+		found = p;
+		p++;
+	}
+	return found;
+}
+
+int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_warn_fn warn,
+			 void *warn_ctx, struct swt_err *err)
+{
+	const char *meta_name = meta->path ? meta->path : "metadata";
+	sqlite3_stmt *ins = NULL;
+	char *dir = NULL;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < meta->nr_facts; i++) {
+		const struct swt_meta_fact *fact = &meta->facts[i];
+		const char *v = fact->value, *v_end = v + strlen(v), *end_at, *start_at;
+		const char *from[2], *to[2], *snaps[2] = { "start", "end" };
+		char *endp = NULL;
+		long long pid;
+
+		if (fact->section[0] || strcmp(fact->key, "maps"))
+			continue;
+		/*
+		 * "pid=N exe=PATH start=FILE end=FILE": the exe path may hold
+		 * spaces, the file names (maps/N-start.txt) do not, so they are
+		 * the last two words.
+		 */
+		errno = 0;
+		pid = strncmp(v, "pid=", 4) ? -1 : strtoll(v + 4, &endp, 10);
+		end_at = last_of(v, v_end, " end=");
+		start_at = last_of(v, end_at ? end_at : v_end, " start=");
+		if (pid <= 0 || pid > INT32_MAX || errno || !endp || *endp != ' ' || !end_at || !start_at) {
+			ret = swt_error(err, SWT_EFORMAT, "'%s': bad maps line 'maps %s'", meta_name, v);
+			break;
+		}
+		from[0] = start_at + strlen(" start=");
+		to[0] = end_at;
+		from[1] = end_at + strlen(" end=");
+		to[1] = v_end;
+		if (!ins) {
+			const char *slash = meta->path ? strrchr(meta->path, '/') : NULL;
+
+			dir = slash ? swt_strdup(meta->path) : swt_strdup(".");
+			if (!dir) {
+				ret = swt_error(err, SWT_ENOMEM, "out of memory");
+				break;
+			}
+			if (slash)
+				dir[slash - meta->path] = '\0';
+			ret = swt_store_prepare(st, "INSERT INTO vma (pid, snapshot, start, end, perms,"
+						" offset, path) VALUES (?,?,?,?,?,?,?)", &ins, err);
+			if (ret)
+				break;
+		}
+		for (int k = 0; !ret && k < 2; k++) {
+			int len = (int)(to[k] - from[k]);
+			char *path = NULL;
+
+			if (len <= 0 || memchr(from[k], ' ', (size_t)len)) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': bad maps line 'maps %s'",
+						meta_name, v);
+				break;
+			}
+			if (asprintf(&path, "%s%s%.*s", from[k][0] == '/' ? "" : dir,
+				     from[k][0] == '/' ? "" : "/", len, from[k]) < 0) {
+				ret = swt_error(err, SWT_ENOMEM, "out of memory");
+				break;
+			}
+			ret = write_maps_file(st, ins, path, pid, snaps[k], warn, warn_ctx, err);
+			free(path);
+		}
+	}
+	sqlite3_finalize(ins);
+	free(dir);
+	return ret;
+}

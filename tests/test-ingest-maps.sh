@@ -1,0 +1,110 @@
+#!/bin/bash
+# The memory maps a capture records of its target (meta.txt "maps" lines,
+# maps/PID-start.txt and maps/PID-end.txt) are ingested into table vma, and
+# VMA readahead is replayed inside them: a fault falls in its task's
+# mapping of the last copy of the maps, else of the first, else its VMA is
+# guessed from fault addresses.  Built on the bundled sample with maps
+# written for its task (the shared captures predate maps), so the VMAs are
+# known: the workload's buffer, which only the last copy holds, one narrow
+# mapping of the first copy, and a part of the buffer in neither.  A
+# missing maps file is a warning; a damaged one an error naming its line.
+. "$(dirname "$0")/lib.sh"
+
+SAMPLE="$SWT_SOURCE_DIR/samples/rnd-1dev-pc0"
+PLAIN="$WORK/plain.db"
+"$SWAPTRACE" ingest -q -o "$PLAIN" "$SAMPLE" || { fail "ingest the sample"; finish; }
+pid=$(sqlite3 "$PLAIN" "SELECT pid FROM swap_in WHERE demand = 1 GROUP BY pid ORDER BY count(*) DESC LIMIT 1")
+# the buffer: the pages of the task's densest 256 MiB of faults
+read -r lo hi <<< "$(sqlite3 -separator ' ' "$PLAIN" "SELECT min(address), max(address) + 4096 FROM swap_in
+	WHERE pid = $pid AND address >> 28 = (SELECT address >> 28 FROM swap_in WHERE pid = $pid
+	GROUP BY address >> 28 ORDER BY count(*) DESC LIMIT 1)")"
+[ -n "$lo" ] || { fail "no fault addresses in the sample"; finish; }
+
+make_capture() { # dir: the sample with maps for $pid
+	mkdir -p "$1/maps"
+	cp "$SAMPLE/trace.dat" "$1/"
+	sed "1a maps pid=$pid exe=/usr/local/bin/swap load start=maps/$pid-start.txt end=maps/$pid-end.txt" \
+		"$SAMPLE/meta.txt" > "$1/meta.txt"
+	# first copy: one mapping of 16 pages inside what becomes the buffer
+	printf '%x-%x rw-p 00000000 00:00 0 \n' $((lo + 4096 * 64)) $((lo + 4096 * 80)) > "$1/maps/$pid-start.txt"
+	printf '%x-%x r-xp 00001000 08:01 1234                       /usr/local/bin/swap load\n' \
+		$((0x400000)) $((0x401000)) >> "$1/maps/$pid-start.txt"
+	# last copy: the buffer less its first 1088 pages (there only the first
+	# copy's 16 pages hold faults; the rest fall in no mapping)
+	{
+		printf '%x-%x r-xp 00001000 08:01 1234                       /usr/local/bin/swap load\n' \
+			$((0x400000)) $((0x401000))
+		printf '%x-%x rw-p 00000000 00:00 0\n' $((lo + 4096 * 64 + 4096 * 1024)) "$hi"
+		printf '%x-%x rw-p 00000000 00:00 0                          [stack]\n' \
+			$((0x7ffd00000000)) $((0x7ffd00021000))
+	} > "$1/maps/$pid-end.txt"
+}
+
+CAP="$WORK/cap"
+make_capture "$CAP"
+DB="$WORK/maps.db"
+"$SWAPTRACE" ingest -q -o "$DB" "$CAP" 2> "$WORK/err.txt" || fail "ingest with maps: $(cat "$WORK/err.txt")"
+check_eq "$(wc -c < "$WORK/err.txt")" 0 "ingest with maps: nothing on stderr"
+check_eq "$(sqlite3 "$DB" "SELECT group_concat(snapshot || ':' || perms || ':' || coalesce(path, '-'), ' ') FROM
+	(SELECT * FROM vma WHERE pid = $pid ORDER BY snapshot DESC, start)")" \
+	"start:r-xp:/usr/local/bin/swap load start:rw-p:- end:r-xp:/usr/local/bin/swap load end:rw-p:- end:rw-p:[stack]" \
+	"vma rows: snapshot, permissions and path"
+check_eq "$(sqlite3 "$DB" "SELECT start = $((lo + 4096 * 64 + 4096 * 1024)) AND end = $hi FROM vma
+	WHERE snapshot = 'end' AND perms = 'rw-p' AND path IS NULL")" 1 "the buffer's bounds"
+
+# where each fault falls, counted independently of the replay
+in_end=$(sqlite3 "$DB" "SELECT count(*) FROM swap_in s WHERE demand = 1 AND address IS NOT NULL AND EXISTS
+	(SELECT 1 FROM vma v WHERE v.pid = s.pid AND v.snapshot = 'end' AND s.address >= v.start AND s.address < v.end)")
+in_start=$(sqlite3 "$DB" "SELECT count(*) FROM swap_in s WHERE demand = 1 AND address IS NOT NULL AND NOT EXISTS
+	(SELECT 1 FROM vma v WHERE v.pid = s.pid AND v.snapshot = 'end' AND s.address >= v.start AND s.address < v.end)
+	AND EXISTS (SELECT 1 FROM vma v WHERE v.pid = s.pid AND v.snapshot = 'start' AND s.address >= v.start AND s.address < v.end)")
+with_address=$(sqlite3 "$DB" "SELECT count(*) FROM swap_in WHERE demand = 1 AND address IS NOT NULL")
+[ "$in_end" -gt 1000 ] && [ "$in_start" -gt 0 ] && [ $((with_address - in_end - in_start)) -gt 0 ] ||
+	fail "the maps do not split the faults three ways: $in_end, $in_start, $with_address"
+"$SWAPTRACE" replay --no-store -p vma -c 3 "$DB" > "$WORK/maps.txt" || fail "replay with maps"
+check_eq "$(head -1 "$WORK/maps.txt")" \
+	"# VMA bounds: $((in_end + in_start)) faults in the capture's memory maps, $((with_address - in_end - in_start)) guessed from fault addresses" \
+	"replay says where the VMA bounds came from"
+# the bounds matter: VMA readahead reads differently than with guessed ones
+"$SWAPTRACE" replay --no-store -p vma -c 3 "$PLAIN" > "$WORK/plain.txt" || fail "replay without maps"
+grep -q "^# VMA bounds" "$WORK/plain.txt" && fail "a capture without maps claims VMA bounds from maps"
+[ "$(grep '^vma ' "$WORK/maps.txt")" != "$(grep '^vma ' "$WORK/plain.txt")" ] ||
+	fail "VMA bounds from the maps changed nothing"
+# ... and the replay stays exact across its paths
+SWT_TEST_NO_FAST_PATH=1 "$SWAPTRACE" replay --no-store --json -p vma -p auto -c 3 "$DB" > "$WORK/slow.json" &&
+	"$SWAPTRACE" replay --no-store --json -p vma -p auto -c 3 "$DB" > "$WORK/fast.json" ||
+	fail "replay --json with maps"
+cmp -s "$WORK/slow.json" "$WORK/fast.json" || fail "fast and general paths differ with maps"
+
+# a missing maps file: a warning, the VMAs of its copy guessed
+CAP2="$WORK/cap2"
+make_capture "$CAP2"
+rm "$CAP2/maps/$pid-end.txt"
+"$SWAPTRACE" ingest -q -o "$WORK/missing.db" "$CAP2" 2> "$WORK/err.txt" || fail "ingest with a maps file missing"
+check_eq "$(cat "$WORK/err.txt")" \
+	"swaptrace: ingest: warning: '$CAP2/maps/$pid-end.txt' is missing: VMA bounds of pid $pid are inferred from its faults" \
+	"warning for a missing maps file"
+check_eq "$(sqlite3 "$WORK/missing.db" "SELECT count(*) FROM vma WHERE snapshot = 'end'")" 0 "no rows from a missing file"
+
+# a damaged maps file: one line naming file and line, no database
+for bad in "zz-10 rw-p 0 00:00 0" "2000-1000 rw-p 00000000 00:00 0" "1000-2000 rw-p" "1000-2000 rwxp 0 00:00 x"; do
+	CAP3="$WORK/cap3"
+	rm -rf "$CAP3"
+	make_capture "$CAP3"
+	printf '%s\n' "$bad" >> "$CAP3/maps/$pid-start.txt"
+	"$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAP3" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?" 1 "exit status for maps line '$bad'"
+	check_eq "$(cat "$WORK/err.txt")" \
+		"swaptrace: ingest: '$CAP3/maps/$pid-start.txt': line 3: not a /proc/PID/maps line" \
+		"error for maps line '$bad'"
+	[ -e "$WORK/bad.db" ] && fail "a database was left behind for maps line '$bad'"
+done
+# a damaged maps line in meta.txt
+CAP4="$WORK/cap4"
+make_capture "$CAP4"
+sed -i "s/^maps pid=$pid /maps pid=x$pid /" "$CAP4/meta.txt"
+"$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAP4" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?" 1 "exit status for a bad maps line in meta.txt"
+grep -q "^swaptrace: ingest: '$CAP4/meta.txt': bad maps line 'maps pid=x$pid " "$WORK/err.txt" ||
+	fail "error for a bad maps line in meta.txt: $(cat "$WORK/err.txt")"
+finish
