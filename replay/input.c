@@ -166,6 +166,13 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
+		if (sqlite3_column_int64(s, 2) < 0) {
+			long long slot = sqlite3_column_int64(s, 2);
+
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_EFORMAT, "'%s': a swap-in at slot %lld: not a database "
+					 "ingest wrote", swt_store_path(st), slot);
+		}
 		f = &in->faults[in->nr_faults++];
 		f->ts = (uint64_t)sqlite3_column_int64(s, 0);
 		f->area = (uint32_t)idx;
@@ -203,6 +210,13 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 		if (swt_grow((void **)&in->outs, &cap, in->nr_outs + 1, sizeof(*in->outs))) {
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		if (sqlite3_column_int64(s, 2) < 0) {
+			long long slot = sqlite3_column_int64(s, 2);
+
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_EFORMAT, "'%s': a swap-out at slot %lld: not a database "
+					 "ingest wrote", swt_store_path(st), slot);
 		}
 		o = &in->outs[in->nr_outs++];
 		o->ts = (uint64_t)sqlite3_column_int64(s, 0);

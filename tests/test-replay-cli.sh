@@ -109,6 +109,8 @@ edited="$WORK/edited.db"
 cp "$db" "$edited"
 sqlite3 "$edited" "UPDATE swap_in SET slot = 4294967296 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "swap area 7:0: slot 4294967296 is beyond what the replay handles" replay -p auto "$edited"
+sqlite3 "$edited" "UPDATE swap_in SET slot = -5 WHERE id = (SELECT min(id) FROM swap_in)"
+expect_fail "a swap-in at slot -5: not a database ingest wrote" replay -p auto "$edited"
 
 # --- a readahead-mixed capture needs --approximate -----------------------------------
 find_captures
