@@ -225,6 +225,14 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 			printf("\n");
 		sqlite3_finalize(s);
 	}
+	if (swt_store_query_int(st, "SELECT count(*) FROM vma", 0) > 0) {
+		long long tasks = swt_store_query_int(st, "SELECT count(DISTINCT pid) FROM vma", 0);
+
+		printf("\nMemory maps: %lld mappings of %lld task%s (table vma; VMA replay takes "
+		       "its bounds from them)\n",
+		       (long long)swt_store_query_int(st, "SELECT count(*) FROM vma", 0), tasks,
+		       tasks == 1 ? "" : "s");
+	}
 }
 
 int cmd_info(int argc, char **argv)

@@ -49,6 +49,9 @@ check_eq "$(sqlite3 "$DB" "SELECT group_concat(snapshot || ':' || perms || ':' |
 	(SELECT * FROM vma WHERE pid = $pid ORDER BY snapshot DESC, start)")" \
 	"start:r-xp:/usr/local/bin/swap load start:rw-p:- end:r-xp:/usr/local/bin/swap load end:rw-p:- end:rw-p:[stack]" \
 	"vma rows: snapshot, permissions and path"
+"$SWAPTRACE" info "$DB" > "$WORK/info.txt" || fail "info with maps"
+grep -qx "Memory maps: 5 mappings of 1 task (table vma; VMA replay takes its bounds from them)" "$WORK/info.txt" ||
+	fail "info does not count the maps: $(grep -i maps "$WORK/info.txt")"
 check_eq "$(sqlite3 "$DB" "SELECT start = $((lo + 4096 * 64 + 4096 * 1024)) AND end = $hi FROM vma
 	WHERE snapshot = 'end' AND perms = 'rw-p' AND path IS NULL")" 1 "the buffer's bounds"
 
