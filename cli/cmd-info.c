@@ -20,7 +20,7 @@ const char cmd_info_usage[] =
 	"Summarise an ingested capture: per device, reads and writes queued, dispatched\n"
 	"(issued), completed and merged, with KiB (blkparse's totals); events by name\n"
 	"(as trace-cmd report names them); swap-in and swap-out pages next to the\n"
-	"kernel's pswpin/pswpout; time span; lost events.\n"
+	"kernel's pswpin/pswpout; time span; lost events; memory maps, if recorded.\n"
 	"\n"
 	"  --json   print {\"devices\":[{\"dev\",\"reads_queued\",\"reads_dispatched\",\n"
 	"           \"reads_completed\",\"read_merges\",\"writes_queued\",\"writes_dispatched\",\n"
