@@ -593,6 +593,17 @@ static int page_header_ok(const unsigned char *page, unsigned long_size, int big
 	return 8 + long_size + (uint64_t)(commit & ~(3u << 30)) <= page_size;
 }
 
+/* Load a page into kbuf if its header and data fit the page: 0, or -1 (damaged). */
+static int load_page(struct kbuffer *kbuf, void *page, unsigned long_size, int big_endian,
+		     unsigned page_size)
+{
+	if (!page_header_ok(page, long_size, big_endian, page_size) ||
+	    kbuffer_load_subbuffer(kbuf, page) < 0 || kbuffer_subbuffer_size(kbuf) < 0 ||
+	    (unsigned)kbuffer_start_of_data(kbuf) + (unsigned)kbuffer_subbuffer_size(kbuf) > page_size)
+		return -1;
+	return 0;
+}
+
 /*
  * Compressed files: one source per (buffer, CPU), merged by timestamp as
  * tracecmd_iterate_events_multi() does -- the earliest record first, ties
@@ -661,11 +672,7 @@ static void source_next(struct child *c, struct source *s, uint32_t page_size)
 			s->have = 0;
 			return;
 		}
-		/* the data the header declares must fit the page after the header */
-		if (!page_header_ok(page, c->long_size, c->big_endian, page_size) ||
-		    kbuffer_load_subbuffer(s->kbuf, page) < 0 || kbuffer_subbuffer_size(s->kbuf) < 0 ||
-		    (unsigned)kbuffer_start_of_data(s->kbuf) +
-		    (unsigned)kbuffer_subbuffer_size(s->kbuf) > page_size)
+		if (load_page(s->kbuf, page, c->long_size, c->big_endian, page_size))
 			child_die(c, SWT_EFORMAT,
 				  "buffer '%s' CPU %d: the page at offset %llu of the decompressed data "
 				  "has a bad header (damaged compressed data)", source_name(c, s),
@@ -882,10 +889,7 @@ static void check_first_pages(struct child *c, const char *path, const struct sw
 					  (off_t)cpu->offset) < 0)
 					child_die(c, SWT_EIO, "cannot read it: %s", strerror(errno));
 			}
-			if (!page_header_ok(buf, l->long_size, l->big_endian, l->page_size) ||
-			    kbuffer_load_subbuffer(kbuf, buf) < 0 || kbuffer_subbuffer_size(kbuf) < 0 ||
-			    (unsigned)kbuffer_start_of_data(kbuf) +
-			    (unsigned)kbuffer_subbuffer_size(kbuf) > l->page_size)
+			if (load_page(kbuf, buf, l->long_size, l->big_endian, l->page_size))
 				child_die(c, SWT_EFORMAT,
 					  "buffer '%s' CPU %u: the page at offset %llu%s has a bad "
 					  "header", name, cpu->cpu, (unsigned long long)off,
