@@ -45,9 +45,8 @@ static int adaptive_block_miss(void *inst, const struct swt_fault_info *f, uint3
 {
 	unsigned max = 1u << f->page_cluster;
 
-	b->size = max > 1 ? swt_swapin_window_pages(inst, f->slot, max) : 1;
-	b->kind = SWT_WINDOW_SLOTS;
-	b->count = swt_cluster_block(f->slot, f->area_slots, b->size, capacity, &b->first);
+	swt_cluster_window_block(f, max > 1 ? swt_swapin_window_pages(inst, f->slot, max) : 1,
+				 capacity, b);
 	return 1;
 }
 

@@ -76,17 +76,13 @@ static int auto_block_miss(void *inst, const struct swt_fault_info *f, uint32_t 
 	unsigned max = 1u << f->page_cluster;
 
 	if (f->flags & SWT_FAULT_SYNCHRONOUS) {
-		b->kind = SWT_WINDOW_SLOTS;
-		b->first = f->slot;
-		b->count = 1;
-		b->size = 1;
+		swt_cluster_window_block(f, 1, capacity, b);
 		return 1;
 	}
 	if (swt_fault_uses_vma_ra(f))
 		return 0;
-	b->size = max > 1 ? swt_swapin_window_pages(&a->cluster, f->slot, max) : 1;
-	b->kind = SWT_WINDOW_SLOTS;
-	b->count = swt_cluster_block(f->slot, f->area_slots, b->size, capacity, &b->first);
+	swt_cluster_window_block(f, max > 1 ? swt_swapin_window_pages(&a->cluster, f->slot, max) : 1,
+				 capacity, b);
 	return 1;
 }
 

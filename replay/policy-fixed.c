@@ -26,9 +26,7 @@ static int fixed_on_miss(void *inst, const struct swt_fault_info *f, struct swt_
 static int fixed_block_miss(void *inst, const struct swt_fault_info *f, uint32_t capacity,
 			    struct swt_window_block *b)
 {
-	b->size = 1u << f->page_cluster;
-	b->kind = SWT_WINDOW_SLOTS;
-	b->count = swt_cluster_block(f->slot, f->area_slots, b->size, capacity, &b->first);
+	swt_cluster_window_block(f, 1u << f->page_cluster, capacity, b);
 	return 1;
 }
 

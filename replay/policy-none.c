@@ -29,10 +29,7 @@ static int none_on_miss(void *inst, const struct swt_fault_info *f, struct swt_w
 static int none_block_miss(void *inst, const struct swt_fault_info *f, uint32_t capacity,
 			   struct swt_window_block *b)
 {
-	b->kind = SWT_WINDOW_SLOTS;
-	b->first = f->slot;
-	b->count = 1;
-	b->size = 1;
+	swt_cluster_window_block(f, 1, capacity, b);
 	return 1;
 }
 

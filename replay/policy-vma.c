@@ -206,10 +206,7 @@ static int vma_block_miss(void *inst, const struct swt_fault_info *f, uint32_t c
 	int ret;
 
 	if (!(f->flags & SWT_FAULT_VPAGE_KNOWN)) {
-		b->kind = SWT_WINDOW_SLOTS;
-		b->first = f->slot;
-		b->count = 1;
-		b->size = 1;
+		swt_cluster_window_block(f, 1, capacity, b);	/* the faulting slot alone */
 		return 1;
 	}
 	ret = vma_ra_block(inst, f, capacity, b);

@@ -325,6 +325,18 @@ struct swt_window_block {
 	uint32_t size;		/* what on_miss sets in swt_window.size */
 };
 
+/*
+ * *b as the aligned cluster window of pages around the fault (pages <= 1:
+ * the faulting slot alone), listed into a window of this capacity.
+ */
+static inline void swt_cluster_window_block(const struct swt_fault_info *f, unsigned pages,
+					    uint32_t capacity, struct swt_window_block *b)
+{
+	b->kind = SWT_WINDOW_SLOTS;
+	b->size = pages;
+	b->count = swt_cluster_block(f->slot, f->area_slots, pages, capacity, &b->first);
+}
+
 struct swt_policy_fast {
 	const struct swt_policy *policy;
 	int full_info;		/* the hooks read the whole fault info: filled first */
