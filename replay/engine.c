@@ -1348,6 +1348,12 @@ static int read_block(struct engine *e, const struct swt_replay_fault *f,
 	return 0;
 }
 
+/* A window the policy chose, by size, into the partition's histogram. */
+static inline void count_window(struct swt_replay_part *part, uint32_t size)
+{
+	part->window_hist[size < SWT_REPLAY_MAX_WINDOW ? size : SWT_REPLAY_MAX_WINDOW]++;
+}
+
 /* What a fast path (replay.h) reads of the fault: slot, area_slots, flags. */
 static inline void fill_fault_brief(struct engine *e, const struct swt_replay_fault *f,
 				    const struct area_state *a)
@@ -1432,7 +1438,7 @@ static int on_fault(struct engine *e, size_t fi)
 	}
 	if (e->fast && ret) {
 		/* the window as a block: what window_is_block would find in its list */
-		part->window_hist[b.size < SWT_REPLAY_MAX_WINDOW ? b.size : SWT_REPLAY_MAX_WINDOW]++;
+		count_window(part, b.size);
 		first = b.first;
 		count = b.count;
 		if (b.kind == SWT_WINDOW_VPAGES) {
@@ -1455,7 +1461,7 @@ static int on_fault(struct engine *e, size_t fi)
 			return swt_error(NULL, SWT_EPLUGIN, "policy failed");
 		if (win.count > win.capacity)
 			win.count = win.capacity;
-		part->window_hist[win.size < SWT_REPLAY_MAX_WINDOW ? win.size : SWT_REPLAY_MAX_WINDOW]++;
+		count_window(part, win.size);
 		is_block = window_is_block(&win, f->slot, &first);
 		count = win.count;
 	}
