@@ -23,6 +23,17 @@ static int64_t column_or(sqlite3_stmt *s, int col, int64_t def)
 	return sqlite3_column_type(s, col) == SQLITE_NULL ? def : sqlite3_column_int64(s, col);
 }
 
+/* Column 2 of a swap-in or swap-out row is its slot: never negative from ingest. */
+static int check_slot(struct swt_store *st, sqlite3_stmt *s, const char *what, struct swt_err *err)
+{
+	long long slot = sqlite3_column_int64(s, 2);
+
+	if (slot < 0)
+		return swt_error(err, SWT_EFORMAT, "'%s': a %s at slot %lld: not a database ingest "
+				 "wrote", swt_store_path(st), what, slot);
+	return 0;
+}
+
 void swt_replay_input_free(struct swt_replay_input *in)
 {
 	if (!in)
@@ -166,12 +177,10 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
-		if (sqlite3_column_int64(s, 2) < 0) {
-			long long slot = sqlite3_column_int64(s, 2);
-
+		ret = check_slot(st, s, "swap-in", err);
+		if (ret) {
 			sqlite3_finalize(s);
-			return swt_error(err, SWT_EFORMAT, "'%s': a swap-in at slot %lld: not a database "
-					 "ingest wrote", swt_store_path(st), slot);
+			return ret;
 		}
 		f = &in->faults[in->nr_faults++];
 		f->ts = (uint64_t)sqlite3_column_int64(s, 0);
@@ -211,12 +220,10 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
-		if (sqlite3_column_int64(s, 2) < 0) {
-			long long slot = sqlite3_column_int64(s, 2);
-
+		ret = check_slot(st, s, "swap-out", err);
+		if (ret) {
 			sqlite3_finalize(s);
-			return swt_error(err, SWT_EFORMAT, "'%s': a swap-out at slot %lld: not a database "
-					 "ingest wrote", swt_store_path(st), slot);
+			return ret;
 		}
 		o = &in->outs[in->nr_outs++];
 		o->ts = (uint64_t)sqlite3_column_int64(s, 0);
