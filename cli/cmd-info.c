@@ -138,6 +138,7 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 	sqlite3_stmt *s;
 	int64_t first = swt_store_query_int(st, "SELECT first_ns FROM capture", 0);
 	int64_t last = swt_store_query_int(st, "SELECT last_ns FROM capture", 0);
+	long long mappings;
 
 	if (sqlite3_prepare_v2(swt_store_db(st),
 			       "SELECT coalesce(name, '?'), coalesce(kernel, '?'), page_cluster,"
@@ -225,13 +226,12 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 			printf("\n");
 		sqlite3_finalize(s);
 	}
-	if (swt_store_query_int(st, "SELECT count(*) FROM vma", 0) > 0) {
+	mappings = swt_store_query_int(st, "SELECT count(*) FROM vma", 0);
+	if (mappings > 0) {
 		long long tasks = swt_store_query_int(st, "SELECT count(DISTINCT pid) FROM vma", 0);
 
 		printf("\nMemory maps: %lld mappings of %lld task%s (table vma; VMA replay takes "
-		       "its bounds from them)\n",
-		       (long long)swt_store_query_int(st, "SELECT count(*) FROM vma", 0), tasks,
-		       tasks == 1 ? "" : "s");
+		       "its bounds from them)\n", mappings, tasks, tasks == 1 ? "" : "s");
 	}
 }
 
