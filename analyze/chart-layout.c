@@ -173,6 +173,16 @@ static int add_run(struct layout_data *d, const struct swt_report_run *r, struct
 	return 0;
 }
 
+/* A column's stack height for a metric: its (mean) total over the devices. */
+static double col_total(const struct layout_col *col, int m)
+{
+	double total = 0;
+
+	for (size_t k = 0; k <= MAX_SEGMENTS; k++)
+		total += col->v[m][k];
+	return total;
+}
+
 /* Sums into means, and the column's labels. */
 static void finish_col(struct layout_data *d, struct layout_col *col)
 {
@@ -333,13 +343,9 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 			if (col->members < 2)
 				continue;
 			for (int m = 0; m < NR_METRICS; m++) {
-				double mean = 0;
-
-				for (size_t k = 0; k <= MAX_SEGMENTS; k++)
-					mean += col->v[m][k];
 				snprintf(note, sizeof(note), "%s, %s: mean %.1f, %.0f to %.0f over %zu "
-					 "device offsets", col->key, lower_titles[m], mean, col->lo[m],
-					 col->hi[m], col->members);
+					 "device offsets", col->key, lower_titles[m], col_total(col, m),
+					 col->lo[m], col->hi[m], col->members);
 				swt_chart_meta_note(c, note);
 			}
 		}
@@ -358,13 +364,8 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 		p.ya.fmt = SWT_FMT_COUNT;
 		p.ya.integer = 1;
 		p.ya.zero = 1;
-		for (size_t i = 0; i < d->nr_cols; i++) {
-			double sum = 0;
-
-			for (size_t k = 0; k <= MAX_SEGMENTS; k++)
-				sum += d->cols[i].v[m][k];
-			hi = SWT_MAX(hi, SWT_MAX(sum, d->cols[i].hi[m]));
-		}
+		for (size_t i = 0; i < d->nr_cols; i++)
+			hi = SWT_MAX(hi, SWT_MAX(col_total(&d->cols[i], m), d->cols[i].hi[m]));
 		p.ya.hi = hi * 1.1;
 		swt_chart_panel_fit(c, &p);
 		swt_chart_panel_axes(c, &p);
