@@ -17,7 +17,12 @@
  * the rate the task faults on its swapped-out pages, per page (a seeded
  * generator keeps runs reproducible).  Active pages stay until the active
  * list is full, or until the trace shows the page faulting again -- the
- * real kernel had evicted it then, whatever the model said.
+ * real kernel had evicted it then, whatever the model said.  A page whose
+ * next fault the trace shows (with no write to its slot in between) was
+ * evicted again by the traced kernel, clean and unseen, before that fault:
+ * if the model activates it, it leaves the active list at a time drawn
+ * uniformly before the fault, as the kernel's deactivation would have
+ * taken it, instead of staying until the fault.
  *
  * On a miss the policy lists a window; the engine reads the faulting page
  * and every listed page that is allocated and not cached, in list order,
@@ -140,6 +145,13 @@ struct plug_rq {
 	uint64_t start, end;	/* slots [start, end) */
 };
 
+/* An activated page the trace shows faulting again, to be evicted before that fault. */
+struct due_eviction {
+	int32_t node;
+	int32_t refault;	/* the fault it was due before: the node still holds that page if its node_refault matches */
+	int32_t next;		/* the next eviction due at the same fault */
+};
+
 struct prep;
 static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas);
 
@@ -183,6 +195,17 @@ struct engine {
 	uint64_t *ptes;			/* per page entry: the swap entry its PTE holds (PTE_*) */
 	size_t ptes_synced;		/* faults applied to ptes; SIZE_MAX before it is set up */
 	size_t next_use_synced;		/* the same for areas[].next_use */
+
+	/*
+	 * Evictions of activated pages the trace shows faulting again: per
+	 * node, the fault index of its mapped page's next fault (NIL none);
+	 * per fault index, the first of the evictions due then, chained
+	 * through a pool with one entry per mapping at most.
+	 */
+	int32_t *node_refault;
+	int32_t *evict_due;
+	struct due_eviction *due;
+	size_t nr_due, cap_due;
 
 	uint64_t pageins;
 	uint64_t nr_alloc;		/* slots holding a page that is not cached */
@@ -387,6 +410,40 @@ static int sample_touched(struct engine *e, uint64_t since)
 }
 
 /*
+ * An activated page the trace shows faulting again: the traced kernel had
+ * evicted it by then, clean and unseen (deactivated, then reclaimed at the
+ * inactive tail), where the model's active list would keep it.  When is
+ * not known; the time is drawn uniformly between now and that fault.
+ */
+static void schedule_eviction(struct engine *e, int32_t n)
+{
+	int32_t refault = e->node_refault[n];
+	size_t gap, at;
+
+	if ((size_t)refault <= e->cur + 1 || e->nr_due >= e->cap_due)
+		return;		/* no fault in between: it goes at the refault */
+	gap = (size_t)refault - e->cur - 1;
+	at = e->cur + 1 + (size_t)(rand01(e) * (double)gap);
+	if (at >= (size_t)refault)
+		return;
+	e->due[e->nr_due] = (struct due_eviction){
+		.node = n, .refault = refault, .next = e->evict_due[at],
+	};
+	e->evict_due[at] = (int32_t)e->nr_due++;
+}
+
+/* Before fault fi: the evictions due now, of pages still active and still the same. */
+static void evict_due(struct engine *e, size_t fi)
+{
+	for (int32_t k = e->evict_due[fi]; k != NIL; k = e->due[k].next) {
+		int32_t n = e->due[k].node;
+
+		if (e->nodes[n].stamp == STAMP_ACTIVE && e->node_refault[n] == e->due[k].refault)
+			uncache(e, n);
+	}
+}
+
+/*
  * Memory pressure: the inactive list turns over.  At its tail an unmapped
  * readahead page is reclaimed; a mapped page is spared once, then
  * activated if it was touched since, else reclaimed.  An overfull active
@@ -423,6 +480,8 @@ static __attribute__((noinline)) void shrink_lists(struct engine *e)
 			list_rotate_tail(e, in);
 		} else if (sample_touched(e, e->pageins - (e->wide ? e->wide[n].stamp : stamp))) {
 			list_push_active(e, list_pop_tail(e, in));
+			if (e->node_refault[n] != NIL)
+				schedule_eviction(e, n);
 		} else {
 			forget_node(e, list_pop_tail(e, in));
 		}
@@ -575,6 +634,9 @@ static void engine_release(struct engine *e)
 	free(e->words);
 	free(e->nodes);
 	free(e->wide);
+	free(e->node_refault);
+	free(e->evict_due);
+	free(e->due);
 	free(e->win_list);
 	free(e->reads);
 	free(e->plug);
@@ -597,6 +659,7 @@ struct prep {
 	int32_t **first_use;		/* per area: first fault on each slot */
 	uint64_t nr_alloc;
 	int32_t *next_same_slot;	/* per fault */
+	int32_t *refault;		/* per fault: the next fault on its slot with no write between, NIL */
 	int32_t *next_same_vpage;	/* per fault */
 	int32_t *vp_idx;		/* per fault: its page's entry, NIL */
 	int32_t *vp_first;		/* per page: first fault */
@@ -638,6 +701,7 @@ static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
 	free(pr->series_faults);
 	free(pr->area_faults);
 	free(pr->next_same_slot);
+	free(pr->refault);
 	free(pr->next_same_vpage);
 	free(pr->vp_idx);
 	free(pr->vp_first);
@@ -692,6 +756,7 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	pr->series_faults = calloc(na, sizeof(*pr->series_faults));
 	pr->area_faults = calloc(na, sizeof(*pr->area_faults));
 	pr->next_same_slot = malloc((n ? n : 1) * sizeof(int32_t));
+	pr->refault = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->next_same_vpage = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->vp_idx = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->vp_first = malloc((n ? n : 1) * sizeof(int32_t));
@@ -702,7 +767,7 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	pr->fault_sec = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->vma_pages = calloc(in->nr_vmas ? in->nr_vmas : 1, sizeof(*pr->vma_pages));
 	if (!pr->nslots || !pr->init_slots || !pr->first_use || !pr->series_faults ||
-	    !pr->area_faults || !pr->next_same_slot || !pr->next_same_vpage || !pr->vp_idx ||
+	    !pr->area_faults || !pr->next_same_slot || !pr->refault || !pr->next_same_vpage || !pr->vp_idx ||
 	    !pr->vp_first || !pr->pte_first || !pr->pte_after || !pr->pte_before ||
 	    !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
 	    swt_map_init(&pr->vpage_index, n / 2 + 16))
@@ -751,10 +816,29 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	/*
 	 * The replay order: swap-outs and faults merged by time, a swap-out
 	 * first on a tie.  A slot whose first event is a fault held a page
-	 * before the trace began.
+	 * before the trace began.  A fault's refault is the slot's next fault
+	 * unless a write comes first (then another page was written there).
 	 */
 	{
 		size_t fi = 0, oi = 0;
+		int32_t **last_fault = calloc(na, sizeof(*last_fault));
+		int nomem = !last_fault;
+
+		for (i = 0; !nomem && i < in->nr_areas; i++) {
+			last_fault[i] = malloc(pr->nslots[i] * sizeof(int32_t));
+			if (last_fault[i])
+				memset(last_fault[i], 0xff, pr->nslots[i] * sizeof(int32_t));
+			else
+				nomem = 1;
+		}
+		if (nomem) {
+			for (i = 0; last_fault && i < in->nr_areas; i++)
+				free(last_fault[i]);
+			free(last_fault);
+			goto nomem;
+		}
+		for (i = 0; i < n; i++)
+			pr->refault[i] = pr->next_same_slot[i];
 
 		while (fi < n || oi < in->nr_outs) {
 			int take_out = oi < in->nr_outs &&
@@ -768,6 +852,16 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 				if (!take_out)
 					pr->nr_alloc++;
 			}
+			if (take_out) {
+				/* the slot's latest fault, if any, before this write */
+				int32_t *last = &last_fault[area][slot];
+
+				if (*last != NIL)
+					pr->refault[*last] = NIL;
+				*last = NIL;
+			} else {
+				last_fault[area][slot] = (int32_t)fi;
+			}
 			if (!take_out)
 				pr->outs_before[fi] = (uint32_t)oi;
 			take_out ? oi++ : fi++;
@@ -776,6 +870,9 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 			for (uint64_t sl = 0; sl < pr->nslots[i]; sl++)
 				if (pr->init_slots[i][sl] == SLOT_FIRST_WRITTEN)
 					pr->init_slots[i][sl] = SLOT_FREE;
+		for (i = 0; i < in->nr_areas; i++)
+			free(last_fault[i]);
+		free(last_fault);
 	}
 	/* each fault's second (faults come in time order), and faults per partition and second */
 	{
@@ -1022,8 +1119,16 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->reads = malloc((e->win_cap + 2) * sizeof(*e->reads));
 	e->plug = malloc((e->win_cap + 1) * sizeof(*e->plug));
 	e->nodes = malloc(e->cap_nodes * sizeof(*e->nodes));
-	if (!e->win_list || !e->reads || !e->plug || !e->nodes)
+	e->node_refault = malloc(e->cap_nodes * sizeof(*e->node_refault));
+	/* a mapping is activated once at most: one due eviction per fault */
+	e->cap_due = in->nr_faults;
+	e->due = malloc((e->cap_due ? e->cap_due : 1) * sizeof(*e->due));
+	e->evict_due = malloc((in->nr_faults + 1) * sizeof(*e->evict_due));
+	if (!e->win_list || !e->reads || !e->plug || !e->nodes || !e->node_refault || !e->due ||
+	    !e->evict_due)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (size_t k = 0; k <= in->nr_faults; k++)
+		e->evict_due[k] = NIL;
 	/*
 	 * A miss reads at most a window and the faulting page (win_cap + 2,
 	 * as e->reads is sized; a fast path's block is at most win_cap), so
@@ -1101,6 +1206,8 @@ static inline int cache_page(struct engine *e, uint64_t w, int ra)
 		l->tail = n;
 	l->head = n;
 	l->len++;
+	if (!ra)
+		e->node_refault[n] = e->prep->refault[e->cur];	/* the fault maps it */
 	if (*word == SLOT_ALLOC)
 		e->nr_alloc--;
 	*word = (int32_t)((uint32_t)n << 1 | (uint32_t)ra);
@@ -1406,6 +1513,7 @@ static int on_fault(struct engine *e, size_t fi)
 	if (*word >= 0 && (*word & 1)) {
 		/* the page was read ahead: a hit; the fault maps it, it ages as a mapped page now */
 		e->nodes[*word >> 1].stamp = NEVER_SCANNED;
+		e->node_refault[*word >> 1] = e->prep->refault[fi];
 		*word &= ~1;
 		part->series[sec].hits++;
 		if (e->policy->on_hit) {
@@ -1596,6 +1704,7 @@ static int run_pass(struct engine *e)
 	for (fi = 0; fi < in->nr_faults; fi++) {
 		for (; oi < outs_before[fi]; oi++)
 			on_swapout(e, &in->outs[oi]);
+		evict_due(e, fi);
 		ret = on_fault(e, fi);
 		if (ret)
 			return ret;

@@ -323,6 +323,48 @@ TEST(unused_readahead_is_evicted_and_counted_wasted)
 	swt_replay_result_free(r);
 }
 
+/*
+ * A page the trace shows faulting again (same slot, no write between) was
+ * evicted again before that fault: once activated, the model lets it go at
+ * a drawn time before the fault, so that readahead around it can read it
+ * back -- where it used to stay mapped until the fault.
+ */
+TEST(activated_page_that_faults_again_is_evicted_before)
+{
+	struct scenario s;
+	struct swt_replay_config cfg = {
+		.policy = &swt_policy_fixed, .policy_spec = "fixed", .page_cluster = 1,
+		.cache_pages = 500, .inactive_fraction = 0.1, .max_request_pages = 320,
+		.layout_name = "traced",
+	};
+	struct swt_replay_result *r = NULL;
+	struct swt_err err = { 0 };
+
+	scenario_init(&s, 1);
+	out(&s, 100);		/* the page */
+	out(&s, 101);		/* its neighbour in the 2-slot window */
+	fault(&s, 100, 0);	/* mapped; 101 read ahead, later evicted unused */
+	/*
+	 * 400 pages, each written and faulted at once (their window
+	 * neighbours are never written): the inactive list of 50 pages turns
+	 * over 8 times, so the page is spared, then found touched (the swapped
+	 * out pages are few: the drawn touch rate is high) and activated.  The
+	 * active list (450) never fills.
+	 */
+	for (uint64_t i = 0; i < 400; i++) {
+		out(&s, 200 + 2 * i);
+		fault(&s, 200 + 2 * i, 0);
+	}
+	fault(&s, 101, 0);	/* a miss; its window reads 100 if it was evicted */
+	fault(&s, 100, 0);	/* the page again */
+	CHECK_INT(swt_replay_run(&s.in, &cfg, &r, &err), 0);
+	CHECK_INT(r->total.faults, 403);
+	/* the page left memory before its fault, and 101's miss read it back */
+	CHECK_INT(r->total.hits, 1);
+	CHECK_INT(r->total.misses, 402);
+	swt_replay_result_free(r);
+}
+
 TEST(adaptive_grows_with_hits_in_a_sequential_stream)
 {
 	struct scenario s;
