@@ -145,10 +145,15 @@ struct plug_rq {
 	uint64_t start, end;	/* slots [start, end) */
 };
 
-/* An activated page the trace shows faulting again, to be evicted before that fault. */
+/*
+ * An activated page the trace shows faulting again, to be evicted before
+ * that fault.  Until then only the fault that mapped it can have mapped a
+ * page of its slot, so the node still holds that page while it is active
+ * with the same slot word.
+ */
 struct due_eviction {
+	uint64_t word;
 	int32_t node;
-	int32_t refault;	/* the fault it was due before: the node still holds that page if its node_refault matches */
 	int32_t next;		/* the next eviction due at the same fault */
 };
 
@@ -198,11 +203,11 @@ struct engine {
 
 	/*
 	 * Evictions of activated pages the trace shows faulting again: per
-	 * node, the fault index of its mapped page's next fault (NIL none);
-	 * per fault index, the first of the evictions due then, chained
+	 * slot word, the next fault of the page its latest fault mapped (NIL
+	 * none); per fault index, the first of the evictions due then, chained
 	 * through a pool with one entry per mapping at most.
 	 */
-	int32_t *node_refault;
+	int32_t *word_refault;
 	int32_t *evict_due;
 	struct due_eviction *due;
 	size_t nr_due, cap_due;
@@ -417,28 +422,29 @@ static int sample_touched(struct engine *e, uint64_t since)
  */
 static void schedule_eviction(struct engine *e, int32_t n)
 {
-	int32_t refault = e->node_refault[n];
+	uint64_t w = node_word(e, n);
+	int32_t refault = e->word_refault[w];
 	size_t gap, at;
 
-	if ((size_t)refault <= e->cur + 1 || e->nr_due >= e->cap_due)
-		return;		/* no fault in between: it goes at the refault */
+	if (refault == NIL || (size_t)refault <= e->cur + 1 || e->nr_due >= e->cap_due)
+		return;		/* none, or no fault in between: it goes at the refault */
 	gap = (size_t)refault - e->cur - 1;
 	at = e->cur + 1 + (size_t)(rand01(e) * (double)gap);
 	if (at >= (size_t)refault)
 		return;
 	e->due[e->nr_due] = (struct due_eviction){
-		.node = n, .refault = refault, .next = e->evict_due[at],
+		.word = w, .node = n, .next = e->evict_due[at],
 	};
 	e->evict_due[at] = (int32_t)e->nr_due++;
 }
 
 /* Before fault fi: the evictions due now, of pages still active and still the same. */
-static void evict_due(struct engine *e, size_t fi)
+static __attribute__((noinline)) void evict_due(struct engine *e, int32_t k)
 {
-	for (int32_t k = e->evict_due[fi]; k != NIL; k = e->due[k].next) {
+	for (; k != NIL; k = e->due[k].next) {
 		int32_t n = e->due[k].node;
 
-		if (e->nodes[n].stamp == STAMP_ACTIVE && e->node_refault[n] == e->due[k].refault)
+		if (e->nodes[n].stamp == STAMP_ACTIVE && node_word(e, n) == e->due[k].word)
 			uncache(e, n);
 	}
 }
@@ -480,8 +486,7 @@ static __attribute__((noinline)) void shrink_lists(struct engine *e)
 			list_rotate_tail(e, in);
 		} else if (sample_touched(e, e->pageins - (e->wide ? e->wide[n].stamp : stamp))) {
 			list_push_active(e, list_pop_tail(e, in));
-			if (e->node_refault[n] != NIL)
-				schedule_eviction(e, n);
+			schedule_eviction(e, n);
 		} else {
 			forget_node(e, list_pop_tail(e, in));
 		}
@@ -632,9 +637,9 @@ static void engine_release(struct engine *e)
 		free(e->areas[i].next_use);
 	free(e->areas);
 	free(e->words);
+	free(e->word_refault);
 	free(e->nodes);
 	free(e->wide);
-	free(e->node_refault);
 	free(e->evict_due);
 	free(e->due);
 	free(e->win_list);
@@ -1086,7 +1091,9 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	for (i = 0; i < in->nr_areas; i++)
 		nr_words += pr->nslots[i];
 	e->words = malloc((nr_words ? nr_words : 1) * sizeof(*e->words));
-	if (!e->words)
+	/* written by each fault before any read: no initialisation */
+	e->word_refault = malloc((nr_words ? nr_words : 1) * sizeof(*e->word_refault));
+	if (!e->words || !e->word_refault)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (i = 0, nr_words = 0; i < in->nr_areas; i++) {
 		struct area_state *a = &e->areas[i];
@@ -1119,12 +1126,11 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->reads = malloc((e->win_cap + 2) * sizeof(*e->reads));
 	e->plug = malloc((e->win_cap + 1) * sizeof(*e->plug));
 	e->nodes = malloc(e->cap_nodes * sizeof(*e->nodes));
-	e->node_refault = malloc(e->cap_nodes * sizeof(*e->node_refault));
 	/* a mapping is activated once at most: one due eviction per fault */
 	e->cap_due = in->nr_faults;
 	e->due = malloc((e->cap_due ? e->cap_due : 1) * sizeof(*e->due));
 	e->evict_due = malloc((in->nr_faults + 1) * sizeof(*e->evict_due));
-	if (!e->win_list || !e->reads || !e->plug || !e->nodes || !e->node_refault || !e->due ||
+	if (!e->win_list || !e->reads || !e->plug || !e->nodes || !e->due ||
 	    !e->evict_due)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (size_t k = 0; k <= in->nr_faults; k++)
@@ -1170,7 +1176,9 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 
 /* ---- the replay ---------------------------------------------------------- */
 
-static void on_swapout(struct engine *e, const struct swt_replay_swapout *o)
+/* Inlined into the event loop: a call per swap-out costs more than its body. */
+static inline __attribute__((always_inline)) void on_swapout(struct engine *e,
+							     const struct swt_replay_swapout *o)
 {
 	int32_t *word = &e->areas[o->area].slots[o->slot];
 
@@ -1206,8 +1214,6 @@ static inline int cache_page(struct engine *e, uint64_t w, int ra)
 		l->tail = n;
 	l->head = n;
 	l->len++;
-	if (!ra)
-		e->node_refault[n] = e->prep->refault[e->cur];	/* the fault maps it */
 	if (*word == SLOT_ALLOC)
 		e->nr_alloc--;
 	*word = (int32_t)((uint32_t)n << 1 | (uint32_t)ra);
@@ -1510,10 +1516,10 @@ static int on_fault(struct engine *e, size_t fi)
 	int ret = 0, is_block, target_done = 0;
 
 	e->cur = fi;
+	e->word_refault[a->base + f->slot] = e->prep->refault[fi];	/* the page this fault maps */
 	if (*word >= 0 && (*word & 1)) {
 		/* the page was read ahead: a hit; the fault maps it, it ages as a mapped page now */
 		e->nodes[*word >> 1].stamp = NEVER_SCANNED;
-		e->node_refault[*word >> 1] = e->prep->refault[fi];
 		*word &= ~1;
 		part->series[sec].hits++;
 		if (e->policy->on_hit) {
@@ -1704,7 +1710,8 @@ static int run_pass(struct engine *e)
 	for (fi = 0; fi < in->nr_faults; fi++) {
 		for (; oi < outs_before[fi]; oi++)
 			on_swapout(e, &in->outs[oi]);
-		evict_due(e, fi);
+		if (e->evict_due[fi] != NIL)
+			evict_due(e, e->evict_due[fi]);
 		ret = on_fault(e, fi);
 		if (ret)
 			return ret;
