@@ -86,8 +86,6 @@ struct swt_capture {
 
 void capture_note(struct swt_capture *c, int warning, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* "a/b", malloc'ed; NULL when out of memory. */
-char *capture_path_join(const char *a, const char *b);
 /* Events lost on a CPU over all buffers and the blk tracer. */
 int64_t capture_lost_on_cpu(const struct swt_capture *c, unsigned cpu);
 

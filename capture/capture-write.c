@@ -60,7 +60,7 @@ static void put_swaps(FILE *f, const char *title, const char *text)
 
 int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 {
-	char *path = capture_path_join(c->out_dir, "meta.txt");
+	char *path = swt_path_join(c->out_dir, "meta.txt");
 	int fd;
 	FILE *f;
 	int ret = 0;
@@ -214,7 +214,7 @@ int capture_write_tracedat(struct swt_capture *c, struct swt_err *err)
 	struct swt_tdw_buffer buffers[2];
 	struct swt_tdw_input in = { 0 };
 	struct inst *insts[2] = { &c->task, &c->block };
-	char *path = capture_path_join(c->out_dir, "trace.dat"), uname_text[4 * 65 + 8];
+	char *path = swt_path_join(c->out_dir, "trace.dat"), uname_text[4 * 65 + 8];
 	size_t nsys = 0, nfmt = 0, nbuf = 0;
 	int kept = 0, ret;
 

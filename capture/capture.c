@@ -88,13 +88,6 @@ void capture_note(struct swt_capture *c, int warning, const char *fmt, ...)
 	c->o.note(c->o.note_ctx, warning, msg);
 }
 
-char *capture_path_join(const char *a, const char *b)
-{
-	char *p;
-
-	return asprintf(&p, "%s/%s", a, b) < 0 ? NULL : p;
-}
-
 /* ---- set-up -------------------------------------------------------------- */
 
 static int find_tracefs(struct swt_capture *c, struct swt_err *err)
@@ -166,7 +159,7 @@ static int make_out_dir(struct swt_capture *c, struct swt_err *err)
 			return swt_error(err, SWT_EUSAGE, "'%s' exists and is not a directory",
 					 c->o.out_dir);
 		{
-			char *probe = capture_path_join(c->o.out_dir, "meta.txt");
+			char *probe = swt_path_join(c->o.out_dir, "meta.txt");
 
 			empty = probe && access(probe, F_OK) < 0;
 			free(probe);
@@ -182,10 +175,10 @@ static int make_out_dir(struct swt_capture *c, struct swt_err *err)
 		c->made_dir = 1;
 	}
 	c->out_dir = swt_strdup(c->o.out_dir);
-	c->raw_dir = capture_path_join(c->o.out_dir, "raw");
-	c->maps_dir = capture_path_join(c->o.out_dir, "maps");
-	c->blk_dir = capture_path_join(c->o.out_dir, "blk");
-	c->reserve = capture_path_join(c->o.out_dir, ".reserve");
+	c->raw_dir = swt_path_join(c->o.out_dir, "raw");
+	c->maps_dir = swt_path_join(c->o.out_dir, "maps");
+	c->blk_dir = swt_path_join(c->o.out_dir, "blk");
+	c->reserve = swt_path_join(c->o.out_dir, ".reserve");
 	if (!c->out_dir || !c->raw_dir || !c->maps_dir || !c->blk_dir || !c->reserve)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	ret = make_private_dir(c->raw_dir, err);
@@ -916,7 +909,7 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 			c->subbuf = (unsigned)c->page_size;
 	}
 	if (opts->blktrace) {
-		char *prefix = capture_path_join(c->blk_dir, "swap");
+		char *prefix = swt_path_join(c->blk_dir, "swap");
 		struct swt_blktracer_opts bo = {
 			.tracing_dir = c->tracing_dir, .lock_path = BLK_LOCK, .devs = c->devs,
 			.disks = c->disks, .ndev = c->nr_devs, .ncpus = c->ncpus,

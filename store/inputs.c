@@ -18,16 +18,6 @@
 #include "tracedat.h"
 #include "util.h"
 
-static char *path_join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 static int is_dir(const char *path)
 {
 	struct stat sb;
@@ -44,23 +34,11 @@ static int is_file(const char *path)
 
 char *swt_input_find_meta(const char *input)
 {
-	char *dir, *slash, *meta;
+	char *dir = is_dir(input) ? swt_strdup(input) : swt_dirname(input), *meta;
 
-	if (is_dir(input))
-		dir = swt_strdup(input);
-	else {
-		dir = swt_strdup(input);
-		if (!dir)
-			return NULL;
-		slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			strcpy(dir, ".");
-	}
 	if (!dir)
 		return NULL;
-	meta = path_join(dir, "meta.txt");
+	meta = swt_path_join(dir, "meta.txt");
 	free(dir);
 	if (meta && is_file(meta))
 		return meta;
@@ -221,7 +199,7 @@ nomem:
 
 static int ingest_capture_dir(struct swt_ingest *ing, const char *dir, struct swt_err *err)
 {
-	char *tracedat = path_join(dir, "trace.dat");
+	char *tracedat = swt_path_join(dir, "trace.dat");
 	const char *subdirs[] = { "", "blk" };
 	int ret = 0, have_tracedat, used = 0;
 	int64_t block_before;
@@ -240,7 +218,7 @@ static int ingest_capture_dir(struct swt_ingest *ing, const char *dir, struct sw
 	if (have_tracedat && swt_ingest_block_events(ing) > block_before)
 		return 0;	/* block I/O already described by trace.dat */
 	for (size_t s = 0; s < SWT_ARRAY_SIZE(subdirs) && !ret; s++) {
-		char *sub = s ? path_join(dir, subdirs[s]) : swt_strdup(dir);
+		char *sub = s ? swt_path_join(dir, subdirs[s]) : swt_strdup(dir);
 		char **sets;
 		size_t n;
 

@@ -171,15 +171,11 @@ int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_
 		from[1] = end_at + strlen(" end=");
 		to[1] = v_end;
 		if (!ins) {
-			const char *slash = meta->path ? strrchr(meta->path, '/') : NULL;
-
-			dir = slash ? swt_strdup(meta->path) : swt_strdup(".");
+			dir = swt_dirname(meta->path ? meta->path : ".");
 			if (!dir) {
 				ret = swt_error(err, SWT_ENOMEM, "out of memory");
 				break;
 			}
-			if (slash)
-				dir[slash - meta->path] = '\0';
 			ret = swt_store_prepare(st, "INSERT INTO vma (pid, snapshot, start, end, perms,"
 						" offset, path) VALUES (?,?,?,?,?,?,?)", &ins, err);
 			if (ret)

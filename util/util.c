@@ -258,6 +258,26 @@ const char *swt_basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+char *swt_path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+char *swt_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = swt_strdup(slash ? path : ".");
+
+	if (dir && slash)
+		dir[slash - path] = '\0';
+	return dir;
+}
+
 int swt_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

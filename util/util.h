@@ -90,6 +90,12 @@ char *swt_strdup(const char *s);
 /* Last path component, without allocating. */
 const char *swt_basename(const char *path);
 
+/* "dir/name", allocated; NULL when out of memory. */
+char *swt_path_join(const char *dir, const char *name);
+
+/* The directory part of path, allocated ("." when it has none); NULL when out of memory. */
+char *swt_dirname(const char *path);
+
 /* Write all of buf to fd, retrying short writes; 0 or -errno. */
 int swt_write_all(int fd, const void *buf, size_t len);
 /* Read exactly len bytes; returns bytes read (short only at end of file) or -errno. */
