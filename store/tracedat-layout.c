@@ -192,6 +192,15 @@ static int check_section(struct cursor *c, uint64_t off, uint16_t id, const char
 }
 
 /*
+ * A ring-buffer page size libtracecmd can work with (it divides by it):
+ * a power of two from 1 KiB to 1 MiB.
+ */
+static int page_size_plausible(uint32_t size)
+{
+	return size >= 1024 && !(size & (size - 1)) && size <= (1u << 20);
+}
+
+/*
  * A CPUCOUNT option (u32) at off, osize bytes.  libtracecmd sizes its
  * per-CPU state and walks every CPU by it: a damaged count of hundreds of
  * millions runs it out of memory and time, so it is bounded here, as the
@@ -285,7 +294,7 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 	 * size: bounded as the header's is.
 	 */
 	psize = rd32(c, off);
-	if (psize < 1024 || (psize & (psize - 1)) || psize > (1u << 20))
+	if (!page_size_plausible(psize))
 		return swt_error(c->err, SWT_EFORMAT,
 				 "'%s': BUFFER option at offset %llu: implausible page size %u",
 				 c->path, (unsigned long long)start, psize);
@@ -675,8 +684,7 @@ int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err
 	c.be = l->big_endian = c.base[pos];
 	l->long_size = c.base[pos + 1];
 	l->page_size = rd32(&c, pos + 2);
-	if ((l->long_size != 4 && l->long_size != 8) || l->page_size < 1024 ||
-	    (l->page_size & (l->page_size - 1)) || l->page_size > (1u << 20)) {
+	if ((l->long_size != 4 && l->long_size != 8) || !page_size_plausible(l->page_size)) {
 		ret = swt_error(err, SWT_EFORMAT,
 				"'%s': implausible header at offset %llu (long size %u, page size %u)",
 				path, (unsigned long long)pos + 1, l->long_size, l->page_size);
