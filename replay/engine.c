@@ -431,7 +431,7 @@ static void schedule_eviction(struct engine *e, int32_t n)
 	gap = (size_t)refault - e->cur - 1;
 	at = e->cur + 1 + (size_t)(rand01(e) * (double)gap);
 	if (at >= (size_t)refault)
-		return;
+		return;		/* a draw near 1, rounded up */
 	e->due[e->nr_due] = (struct due_eviction){
 		.word = w, .node = n, .next = e->evict_due[at],
 	};
@@ -815,7 +815,8 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	for (i = n; i-- > 0;) {
 		const struct swt_replay_fault *f = &in->faults[i];
 
-		pr->next_same_slot[i] = pr->first_use[f->area][f->slot];
+		/* refault: unless the merge below finds a write first */
+		pr->refault[i] = pr->next_same_slot[i] = pr->first_use[f->area][f->slot];
 		pr->first_use[f->area][f->slot] = (int32_t)i;
 	}
 	/*
@@ -842,8 +843,6 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 			free(last_fault);
 			goto nomem;
 		}
-		for (i = 0; i < n; i++)
-			pr->refault[i] = pr->next_same_slot[i];
 
 		while (fi < n || oi < in->nr_outs) {
 			int take_out = oi < in->nr_outs &&
