@@ -53,8 +53,6 @@
 #define SLOT_ALLOC (-1)
 #define SLOT_FIRST_WRITTEN (-3)	/* prep only: first event on the slot is a swap-out */
 
-enum { L_INACTIVE, L_ACTIVE, NR_LISTS };
-
 #define NIL (-1)
 
 /*
@@ -74,27 +72,26 @@ enum { L_INACTIVE, L_ACTIVE, NR_LISTS };
  * these, above every stamp (a run whose page-ins could reach them keeps
  * its stamps in a side table: struct wide_node).
  */
-#define STAMP_FREE (UINT32_MAX - 3)	/* on no list: the node is free */
+#define STAMP_DEAD (UINT32_MAX - 3)	/* its page left from the middle of a list */
 #define STAMP_ACTIVE (UINT32_MAX - 2)	/* on the active list */
 #define STAMP_RA (UINT32_MAX - 1)	/* inactive, read ahead and not used yet: never scanned */
 #define NEVER_SCANNED UINT32_MAX	/* inactive, mapped, not yet spared at the tail */
 _Static_assert(STAMP_RA == NEVER_SCANNED - 1, "cache_page stamps NEVER_SCANNED - ra");
 
 /*
- * A cached page.  16 bytes, so that more of the pool stays in cache: its
- * slot word is named by its index in the run's one table of slot words
- * (the area, needed only for counts, is found at the end), and the list
- * it is on and whether it was read ahead are stamps no page-in count
- * reaches.  Both fit 32 bits when the run's slots and page-ins do
- * (checked per run; else struct wide_node holds them).
+ * A cached page, a place in one of the LRU rings (below).  8 bytes, so
+ * that more of the rings stays in cache: its slot word is named by its
+ * index in the run's one table of slot words (the area, needed only for
+ * counts, is found at the end), and whether it is active or was read ahead
+ * are stamps no page-in count reaches.  Both fit 32 bits when the run's
+ * slots and page-ins do (checked per run; else struct wide_node holds them).
  */
 struct node {
-	int32_t prev, next;
 	uint32_t word;		/* index into engine.words */
 	uint32_t stamp;		/* STAMP_*, NEVER_SCANNED or the page-ins when spared */
 };
 
-_Static_assert(sizeof(struct node) == 16, "struct node grew: keep it small for the cache");
+_Static_assert(sizeof(struct node) == 8, "struct node grew: keep it small for the cache");
 
 /*
  * A node's word index and page-in stamp in full, for runs whose slots or
@@ -114,9 +111,23 @@ struct area_state {
 	uint32_t fault_flags;	/* swt_fault_info.flags but SWT_FAULT_VPAGE_KNOWN */
 };
 
-struct list {
-	int32_t head, tail;
-	uint64_t len;
+/*
+ * An LRU list as a ring of nodes: pages enter at the head and are scanned
+ * at the tail, in memory order, with no links to follow or keep.  A page
+ * that leaves from the middle (a fault, a write to its slot, a due
+ * eviction) leaves its node dead, and the tail steps over it.  A ring has
+ * a power of two nodes, at least half as many again as its list can hold
+ * pages, so that compacting it (in place, order kept) when dead nodes
+ * fill it is rare.  Head and tail count on and are masked: the nodes in
+ * use are head - tail.  (64-bit members: stores to the nodes' 32-bit ones
+ * cannot alias them, so they stay in registers.)
+ */
+struct ring {
+	uint64_t base;		/* its first node's index in engine.nodes */
+	uint64_t mask;		/* nodes - 1 */
+	uint64_t head;		/* where the next page enters */
+	uint64_t tail;		/* the oldest node, live or dead */
+	uint64_t len;		/* pages on the list */
 };
 
 /*
@@ -147,13 +158,12 @@ struct plug_rq {
 
 /*
  * An activated page the trace shows faulting again, to be evicted before
- * that fault.  Until then only the fault that mapped it can have mapped a
- * page of its slot, so the node still holds that page while it is active
- * with the same slot word.
+ * that fault.  Until then no fault maps a page of its slot, and only a
+ * mapped page is ever activated, so if the slot's page is on the active
+ * list then, it is still that page.
  */
 struct due_eviction {
 	uint64_t word;
-	int32_t node;
 	int32_t next;		/* the next eviction due at the same fault */
 };
 
@@ -168,11 +178,9 @@ struct engine {
 	uint64_t any_rotational;
 
 	int32_t *words;			/* every area's slot words, one after another */
-	struct node *nodes;
+	struct node *nodes;		/* the inactive ring's, then the active ring's */
 	struct wide_node *wide;		/* per node, for runs 32 bits do not hold; else NULL */
-	size_t cap_nodes, fresh_node;
-	int32_t free_node;
-	struct list lists[NR_LISTS];
+	struct ring inactive, active;
 	uint64_t cap_inactive, cap_total;
 
 	const struct swt_policy *policy;
@@ -228,114 +236,117 @@ struct engine {
 
 /* ---- lists --------------------------------------------------------------- */
 
-/* Unlink a cached page (every cached page is on a list). */
-static void list_remove(struct engine *e, int32_t n)
-{
-	struct node *x = &e->nodes[n];
-	struct list *l = &e->lists[x->stamp == STAMP_ACTIVE ? L_ACTIVE : L_INACTIVE];
-
-	if (x->prev != NIL)
-		e->nodes[x->prev].next = x->next;
-	else
-		l->head = x->next;
-	if (x->next != NIL)
-		e->nodes[x->next].prev = x->prev;
-	else
-		l->tail = x->prev;
-	l->len--;
-}
-
-/* An unlinked page to the head of the active list. */
-static void list_push_active(struct engine *e, int32_t n)
-{
-	struct node *x = &e->nodes[n];
-	struct list *l = &e->lists[L_ACTIVE];
-
-	x->stamp = STAMP_ACTIVE;
-	x->prev = NIL;
-	x->next = l->head;
-	if (l->head != NIL)
-		e->nodes[l->head].prev = n;
-	else
-		l->tail = n;
-	l->head = n;
-	l->len++;
-}
-
-/* Unlink the tail of a non-empty list; returns it (freed or activated next). */
-static int32_t list_pop_tail(struct engine *e, struct list *l)
-{
-	int32_t n = l->tail, prev = e->nodes[n].prev;
-
-	if (prev != NIL)
-		e->nodes[prev].next = NIL;
-	else
-		l->head = NIL;
-	l->tail = prev;
-	l->len--;
-	return n;
-}
-
-/* The tail of a list to its head (a page spared, or waiting): lengths unchanged. */
-static void list_rotate_tail(struct engine *e, struct list *l)
-{
-	int32_t n = l->tail, prev = e->nodes[n].prev, head = l->head;
-
-	if (prev == NIL)
-		return;		/* the only page */
-	e->nodes[prev].next = NIL;
-	l->tail = prev;
-	e->nodes[n].prev = NIL;
-	e->nodes[n].next = head;
-	e->nodes[head].prev = n;
-	l->head = n;
-}
-
-static void node_free(struct engine *e, int32_t n)
-{
-	e->nodes[n].next = e->free_node;
-	e->nodes[n].stamp = STAMP_FREE;
-	e->free_node = n;
-}
-
-/* A node from the free list, else a fresh one: no per-run initialisation pass. */
-static int32_t node_alloc(struct engine *e)
-{
-	int32_t n = e->free_node;
-
-	if (n != NIL) {
-		e->free_node = e->nodes[n].next;
-		return n;
-	}
-	if (e->fresh_node >= e->cap_nodes)
-		return NIL;
-	return (int32_t)e->fresh_node++;
-}
-
 /* The index of a node's slot word in engine.words. */
 static inline uint64_t node_word(const struct engine *e, int32_t n)
 {
 	return e->wide ? e->wide[n].word : e->nodes[n].word;
 }
 
+/* The node at a ring position. */
+static inline int32_t ring_node(const struct ring *r, uint64_t pos)
+{
+	return (int32_t)(r->base + (pos & r->mask));
+}
+
+/* A node moved: its page's slot word follows it (the readahead bit kept). */
+static inline void follow_node(struct engine *e, int32_t n)
+{
+	int32_t *word = &e->words[node_word(e, n)];
+
+	*word = (int32_t)((uint32_t)n << 1 | ((uint32_t)*word & 1));
+}
+
+/* Move the ring's live nodes together from its tail on, in order: the dead ones are freed. */
+static __attribute__((noinline)) void ring_compact(struct engine *e, struct ring *r)
+{
+	uint64_t to = r->tail;
+
+	for (uint64_t from = r->tail; from != r->head; from++) {
+		int32_t nf = ring_node(r, from), nt = ring_node(r, to);
+
+		if (e->nodes[nf].stamp == STAMP_DEAD)
+			continue;
+		if (nf != nt) {
+			e->nodes[nt] = e->nodes[nf];
+			if (e->wide)
+				e->wide[nt] = e->wide[nf];
+			follow_node(e, nt);
+		}
+		to++;
+	}
+	r->head = to;
+}
+
 /*
- * The page of an unlinked node leaves memory: the slot keeps its page on
- * swap.  A page read ahead and not used is wasted; run_pass counts those
- * at the end (read ahead, less hit, less still cached), where the area is
- * looked up once.
+ * A page enters the head of a ring: its node, whose slot word the caller
+ * points at it.  Sizes keep a ring from filling with live nodes.
+ */
+static inline int32_t ring_push(struct engine *e, struct ring *r, uint32_t word, uint32_t stamp)
+{
+	int32_t n;
+
+	if (r->head - r->tail > r->mask)
+		ring_compact(e, r);
+	n = ring_node(r, r->head++);
+	e->nodes[n] = (struct node){ .word = word, .stamp = stamp };
+	r->len++;
+	return n;
+}
+
+/* The oldest page of a ring with pages (dead nodes before it are dropped). */
+static inline int32_t ring_tail(struct engine *e, struct ring *r)
+{
+	while (e->nodes[ring_node(r, r->tail)].stamp == STAMP_DEAD)
+		r->tail++;
+	return ring_node(r, r->tail);
+}
+
+/* The oldest page (ring_tail) leaves the ring. */
+static inline void ring_drop_tail(struct ring *r)
+{
+	r->tail++;
+	r->len--;
+}
+
+/*
+ * The oldest page (ring_tail, node n) goes round to the head of its ring
+ * with a new stamp.  Dropping it made room: no compaction.
+ */
+static inline void ring_requeue_tail(struct engine *e, struct ring *r, int32_t n, uint32_t stamp)
+{
+	int32_t m = ring_node(r, r->head);
+
+	e->nodes[m] = (struct node){ .word = e->nodes[n].word, .stamp = stamp };
+	if (e->wide)
+		e->wide[m] = e->wide[n];
+	r->tail++;
+	r->head++;
+	follow_node(e, m);
+}
+
+static inline struct ring *ring_of(struct engine *e, int32_t n)
+{
+	return (uint64_t)n < e->active.base ? &e->inactive : &e->active;
+}
+
+/*
+ * The page of node n leaves memory: the slot keeps its page on swap.  A
+ * page read ahead and not used is wasted; run_pass counts those at the
+ * end (read ahead, less hit, less still cached), where the area is looked
+ * up once.  The caller takes the node off its ring.
  */
 static void forget_node(struct engine *e, int32_t n)
 {
 	e->words[node_word(e, n)] = SLOT_ALLOC;
 	e->nr_alloc++;
-	node_free(e, n);
 }
 
-/* Forget a cached page: the slot keeps its page on swap. */
+/* Forget a cached page, wherever it is on its list. */
 static void uncache(struct engine *e, int32_t n)
 {
-	list_remove(e, n);
 	forget_node(e, n);
+	ring_of(e, n)->len--;
+	e->nodes[n].stamp = STAMP_DEAD;
 }
 
 /*
@@ -420,9 +431,8 @@ static int sample_touched(struct engine *e, uint64_t since)
  * inactive tail), where the model's active list would keep it.  When is
  * not known; the time is drawn uniformly between now and that fault.
  */
-static void schedule_eviction(struct engine *e, int32_t n)
+static void schedule_eviction(struct engine *e, uint64_t w)
 {
-	uint64_t w = node_word(e, n);
 	int32_t refault = e->word_refault[w];
 	size_t gap, at;
 
@@ -432,20 +442,18 @@ static void schedule_eviction(struct engine *e, int32_t n)
 	at = e->cur + 1 + (size_t)(rand01(e) * (double)gap);
 	if (at >= (size_t)refault)
 		return;		/* a draw near 1, rounded up */
-	e->due[e->nr_due] = (struct due_eviction){
-		.word = w, .node = n, .next = e->evict_due[at],
-	};
+	e->due[e->nr_due] = (struct due_eviction){ .word = w, .next = e->evict_due[at] };
 	e->evict_due[at] = (int32_t)e->nr_due++;
 }
 
-/* Before fault fi: the evictions due now, of pages still active and still the same. */
+/* Before fault fi: the evictions due now, of pages still active. */
 static __attribute__((noinline)) void evict_due(struct engine *e, int32_t k)
 {
 	for (; k != NIL; k = e->due[k].next) {
-		int32_t n = e->due[k].node;
+		int32_t word = e->words[e->due[k].word];
 
-		if (e->nodes[n].stamp == STAMP_ACTIVE && node_word(e, n) == e->due[k].word)
-			uncache(e, n);
+		if (word >= 0 && (uint64_t)(word >> 1) >= e->active.base)
+			uncache(e, word >> 1);
 	}
 }
 
@@ -461,44 +469,49 @@ static __attribute__((noinline)) void evict_due(struct engine *e, int32_t k)
  */
 static __attribute__((noinline)) void shrink_lists(struct engine *e)
 {
-	struct list *in = &e->lists[L_INACTIVE], *act = &e->lists[L_ACTIVE];
+	struct ring *in = &e->inactive, *act = &e->active;
 
 	uint64_t spins = 0;
 
 	while (in->len > e->cap_inactive) {
-		int32_t n = in->tail;
-		struct node *x = &e->nodes[n];
-		uint32_t stamp = x->stamp;
+		int32_t n = ring_tail(e, in);
+		uint32_t stamp = e->nodes[n].stamp;
 
 		if (stamp == STAMP_RA && e->pin_readahead && spins++ < in->len) {
 			/* the oracle read it because a fault will use it: it waits */
-			list_rotate_tail(e, in);
+			ring_requeue_tail(e, in, n, STAMP_RA);
 		} else if (stamp == STAMP_RA) {
-			forget_node(e, list_pop_tail(e, in));	/* wasted */
+			forget_node(e, n);	/* wasted */
+			ring_drop_tail(in);
 		} else if (stamp == NEVER_SCANNED) {
 			/* spared once: PG_referenced */
-			if (e->wide) {
+			if (e->wide)
 				e->wide[n].stamp = e->pageins;
-				x->stamp = 0;
-			} else {
-				x->stamp = (uint32_t)e->pageins;
-			}
-			list_rotate_tail(e, in);
+			ring_requeue_tail(e, in, n, e->wide ? 0 : (uint32_t)e->pageins);
 		} else if (sample_touched(e, e->pageins - (e->wide ? e->wide[n].stamp : stamp))) {
-			list_push_active(e, list_pop_tail(e, in));
-			schedule_eviction(e, n);
+			int32_t m;
+
+			ring_drop_tail(in);
+			m = ring_push(e, act, e->nodes[n].word, STAMP_ACTIVE);
+			if (e->wide)
+				e->wide[m] = e->wide[n];
+			follow_node(e, m);
+			schedule_eviction(e, node_word(e, m));
 		} else {
-			forget_node(e, list_pop_tail(e, in));
+			forget_node(e, n);
+			ring_drop_tail(in);
 		}
 	}
-	while (in->len + act->len > e->cap_total && act->len)
-		forget_node(e, list_pop_tail(e, act));
+	while (in->len + act->len > e->cap_total && act->len) {
+		forget_node(e, ring_tail(e, act));
+		ring_drop_tail(act);
+	}
 }
 
 /* After pages were read: shrink the lists if they are over their sizes (not while memory fills). */
 static inline void shrink(struct engine *e)
 {
-	const struct list *in = &e->lists[L_INACTIVE], *act = &e->lists[L_ACTIVE];
+	const struct ring *in = &e->inactive, *act = &e->active;
 
 	if (in->len > e->cap_inactive || (in->len + act->len > e->cap_total && act->len))
 		shrink_lists(e);
@@ -1026,13 +1039,23 @@ static void next_use_sync(struct engine *e)
 	e->next_use_synced = j;
 }
 
+/* Nodes for a ring whose list holds up to pages pages (struct ring). */
+static uint64_t ring_nodes(uint64_t pages)
+{
+	uint64_t n = 2;
+
+	while (n < pages + pages / 2 + 1)
+		n <<= 1;
+	return n;
+}
+
 static int engine_init(struct engine *e, const struct swt_replay_input *in,
 		       const struct swt_replay_config *cfg, struct swt_err *err)
 {
 	struct prep *pr;
 	char perr[256] = "";
 	size_t i;
-	uint64_t nr_words = 0;
+	uint64_t nr_words = 0, in_nodes = 0, nr_nodes = 0;
 	int ret;
 
 	memset(e, 0, sizeof(*e));
@@ -1044,9 +1067,6 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	 * like plugins, so that a test can check both paths give the same.
 	 */
 	e->fast = getenv("SWT_TEST_NO_FAST_PATH") ? NULL : fast_path_of(cfg->policy);
-	e->free_node = NIL;
-	for (i = 0; i < NR_LISTS; i++)
-		e->lists[i].head = e->lists[i].tail = NIL;
 	if (in->prep) {
 		pr = in->prep;
 	} else {
@@ -1076,11 +1096,23 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->win_cap = 1u << (cfg->page_cluster < 12 ? cfg->page_cluster : 12);
 	if (e->win_cap < 64)
 		e->win_cap = 64;
-	/* nodes: everything cached at once, plus one window's worth; slot words hold node << 1 */
-	e->cap_nodes = e->cap_total + e->win_cap + 2;
-	if (e->cap_total > (uint64_t)(INT32_MAX >> 1) - e->win_cap - 2)
+	/*
+	 * The rings (struct ring): shrink runs after every fault, so the
+	 * inactive list holds at most its share and one miss's reads (a
+	 * window and the faulting page), the active list at most the memory
+	 * and those.  Slot words hold a node's index << 1.
+	 */
+	if (e->cap_total <= UINT32_MAX) {
+		uint64_t reads_max = e->win_cap + 2;
+
+		in_nodes = ring_nodes(e->cap_inactive + reads_max);
+		nr_nodes = in_nodes + ring_nodes(e->cap_total + reads_max);
+	}
+	if (e->cap_total > UINT32_MAX || nr_nodes > (uint64_t)INT32_MAX >> 1)
 		return swt_error(err, SWT_EUSAGE, "%llu pages of memory: more than the replay handles "
-				 "(2^30)", (unsigned long long)e->cap_total);
+				 "(2^28)", (unsigned long long)e->cap_total);
+	e->inactive = (struct ring){ .base = 0, .mask = in_nodes - 1 };
+	e->active = (struct ring){ .base = in_nodes, .mask = nr_nodes - in_nodes - 1 };
 	e->env.flags = (e->any_rotational ? SWT_FAULT_ANY_ROTATIONAL : 0) |
 		       (in->vma_ra_enabled > 0 ? SWT_FAULT_VMA_RA_ENABLED : 0);
 
@@ -1124,7 +1156,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	/* room for a window's reads after one for a faulting page the policy left out */
 	e->reads = malloc((e->win_cap + 2) * sizeof(*e->reads));
 	e->plug = malloc((e->win_cap + 1) * sizeof(*e->plug));
-	e->nodes = malloc(e->cap_nodes * sizeof(*e->nodes));
+	e->nodes = malloc(nr_nodes * sizeof(*e->nodes));
 	/* a mapping is activated once at most: one due eviction per fault */
 	e->cap_due = in->nr_faults;
 	e->due = malloc((e->cap_due ? e->cap_due : 1) * sizeof(*e->due));
@@ -1141,14 +1173,12 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	 * and the slot words within 32 bits, the nodes hold both.
 	 * SWT_TEST_WIDE_NODES takes the side table anyway, for the tests.
 	 */
-	if ((uint64_t)in->nr_faults * (e->win_cap + 2) >= STAMP_FREE ||
+	if ((uint64_t)in->nr_faults * (e->win_cap + 2) >= STAMP_DEAD ||
 	    nr_words > (uint64_t)UINT32_MAX + 1 || getenv("SWT_TEST_WIDE_NODES")) {
-		e->wide = malloc(e->cap_nodes * sizeof(*e->wide));
+		e->wide = malloc(nr_nodes * sizeof(*e->wide));
 		if (!e->wide)
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 	}
-	e->free_node = NIL;
-	e->fresh_node = 0;
 
 	/* what every fault of the run tells the policy alike */
 	e->info.nr_areas = (uint32_t)in->nr_areas;
@@ -1190,34 +1220,17 @@ static inline __attribute__((always_inline)) void on_swapout(struct engine *e,
 }
 
 /* Cache the page of slot word w (engine.words), read ahead or not. */
-static inline int cache_page(struct engine *e, uint64_t w, int ra)
+static inline void cache_page(struct engine *e, uint64_t w, int ra)
 {
 	int32_t *word = &e->words[w];
-	struct list *l = &e->lists[L_INACTIVE];
-	int32_t n = node_alloc(e), head = l->head;
+	int32_t n = ring_push(e, &e->inactive, (uint32_t)w, NEVER_SCANNED - (uint32_t)ra);	/* or STAMP_RA */
 
-	if (n == NIL)
-		return -SWT_ESTATE;	/* cannot happen: shrink keeps the pool sized */
-	/* the new head of the inactive list, in one store */
-	e->nodes[n] = (struct node){
-		.prev = NIL,
-		.next = head,
-		.word = (uint32_t)w,
-		.stamp = NEVER_SCANNED - (uint32_t)ra,	/* or STAMP_RA */
-	};
 	if (e->wide)
 		e->wide[n].word = w;
-	if (head != NIL)
-		e->nodes[head].prev = n;
-	else
-		l->tail = n;
-	l->head = n;
-	l->len++;
 	if (*word == SLOT_ALLOC)
 		e->nr_alloc--;
 	*word = (int32_t)((uint32_t)n << 1 | (uint32_t)ra);
 	e->pageins++;
-	return 0;
 }
 
 /*
@@ -1425,15 +1438,14 @@ static int window_is_block(const struct swt_window *w, uint64_t target, uint64_t
  * consecutive and below the size limit; each slot's word is read before
  * any later slot is cached, as in the general walk.
  */
-static int read_block(struct engine *e, const struct swt_replay_fault *f,
-		      struct swt_replay_part *part, uint32_t sec, uint64_t first, uint64_t count)
+static void read_block(struct engine *e, const struct swt_replay_fault *f,
+		       struct swt_replay_part *part, uint32_t sec, uint64_t first, uint64_t count)
 {
 	const struct swt_replay_result *r = e->res;
 	const int32_t *words = e->areas[f->area].slots;
 	uint64_t base = e->areas[f->area].base;
 	uint64_t end = first + count, rq_start = 0, rq_len = 0, nreads = 0;
 	uint64_t max = e->cfg->max_request_pages ? e->cfg->max_request_pages : 1;
-	int ret;
 
 	if (end > e->areas[f->area].nslots)
 		end = e->areas[f->area].nslots;	/* slots past the table name no page */
@@ -1450,14 +1462,11 @@ static int read_block(struct engine *e, const struct swt_replay_fault *f,
 			rq_start = s;
 			rq_len = 1;
 		}
-		ret = cache_page(e, base + s, !target);
-		if (ret)
-			return ret;
+		cache_page(e, base + s, !target);
 		nreads++;
 	}
 	part->request_hist[request_bucket(r, rq_len)]++;
 	part->series[sec].pages_read += nreads;
-	return 0;
 }
 
 /* A window the policy chose, by size, into the partition's histogram. */
@@ -1582,17 +1591,13 @@ static int on_fault(struct engine *e, size_t fi)
 	if (is_block && count == 1) {
 		/* no readahead (the commonest window): the faulting page, one request */
 		part->request_hist[request_bucket(r, 1)]++;
-		ret = cache_page(e, a->base + f->slot, 0);
-		if (ret)
-			return ret;
+		cache_page(e, a->base + f->slot, 0);
 		part->series[sec].pages_read++;
 		shrink(e);
 		return 0;
 	}
 	if (is_block) {
-		ret = read_block(e, f, part, sec, first, count);
-		if (ret)
-			return ret;
+		read_block(e, f, part, sec, first, count);
 		shrink(e);
 		return 0;
 	}
@@ -1613,9 +1618,7 @@ collected:
 		const struct read *rd = &reads[i];
 		struct swt_replay_part *p = &r->parts[rd->area];
 
-		ret = cache_page(e, e->areas[rd->area].base + rd->slot, !rd->target);
-		if (ret)
-			return ret;
+		cache_page(e, e->areas[rd->area].base + rd->slot, !rd->target);
 		p->series[sec].pages_read++;
 	}
 	shrink(e);
@@ -1665,16 +1668,15 @@ static void finish_result(struct engine *e)
 		m->ra_pages = m->pages_read - m->misses;
 		m->ra_wasted = m->ra_pages - m->hits;
 	}
-	/*
-	 * The pages still unused at the end are the pool's nodes stamped
-	 * STAMP_RA (a free node is STAMP_FREE); a scan in memory order is
-	 * cheaper than walking the lists.
-	 */
-	for (size_t n = 0; n < e->fresh_node; n++)
+	/* the pages still unused at the end: the inactive ring's nodes stamped STAMP_RA */
+	for (uint64_t pos = e->inactive.tail; pos != e->inactive.head; pos++) {
+		int32_t n = ring_node(&e->inactive, pos);
+
 		if (e->nodes[n].stamp == STAMP_RA) {
-			r->parts[area_of_word(e, node_word(e, (int32_t)n))].m.ra_wasted--;
+			r->parts[area_of_word(e, node_word(e, n))].m.ra_wasted--;
 			r->ra_unused_at_end++;
 		}
+	}
 	for (size_t i = 0; i < r->nr_parts; i++) {
 		struct swt_replay_part *p = &r->parts[i];
 		struct swt_replay_metrics *m = &p->m;

@@ -174,8 +174,8 @@ TEST(vma_window_clipping)
 struct scenario {
 	struct swt_replay_input in;
 	struct swt_replay_area area;
-	struct swt_replay_fault faults[512];
-	struct swt_replay_swapout outs[512];
+	struct swt_replay_fault faults[1024];
+	struct swt_replay_swapout outs[1024];
 	struct swt_replay_vma vma;
 	uint64_t ts;
 };
@@ -363,6 +363,49 @@ TEST(activated_page_that_faults_again_is_evicted_before)
 	CHECK_INT(r->total.hits, 1);
 	CHECK_INT(r->total.misses, 402);
 	swt_replay_result_free(r);
+}
+
+/*
+ * A page that leaves the middle of an LRU list leaves a dead node in its
+ * ring, and a ring full of dead nodes is compacted: the live pages move,
+ * and their slot words must follow them, or a later hit marks the wrong
+ * node and the page it hit stays "unused".
+ */
+TEST(lru_ring_compaction_keeps_pages_and_their_slots)
+{
+	for (int wide = 0; wide <= 1; wide++) {
+		struct scenario s;
+		struct swt_replay_result *r;
+
+		if (wide)
+			setenv("SWT_TEST_WIDE_NODES", "1", 1);
+		scenario_init(&s, 1);
+		/* a page written, faulted and written again: cached, then a dead node */
+		for (uint64_t i = 0; i < 10; i++) {
+			out(&s, 600 + 2 * i);
+			fault(&s, 600 + 2 * i, 0);
+			out(&s, 600 + 2 * i);
+		}
+		out(&s, 100);
+		out(&s, 101);
+		fault(&s, 100, 0);	/* mapped; 101 read ahead, behind 10 dead nodes */
+		/* 400 more dead nodes: the inactive ring (at most a few hundred) compacts */
+		for (uint64_t i = 0; i < 400; i++) {
+			out(&s, 600 + 2 * (i % 100));
+			fault(&s, 600 + 2 * (i % 100), 0);
+			out(&s, 600 + 2 * (i % 100));
+		}
+		fault(&s, 101, 0);	/* the page read ahead: a hit */
+		/* memory of 40 pages, 20 inactive: nothing is ever evicted */
+		r = run(&s, &swt_policy_fixed, 1, 40);
+		CHECK_INT(r->total.faults, 412);
+		CHECK_INT(r->total.hits, 1);
+		CHECK_INT(r->total.ra_pages, 1);
+		CHECK_INT(r->total.ra_wasted, 0);
+		CHECK_INT(r->ra_unused_at_end, 0);
+		swt_replay_result_free(r);
+		unsetenv("SWT_TEST_WIDE_NODES");
+	}
 }
 
 TEST(adaptive_grows_with_hits_in_a_sequential_stream)
