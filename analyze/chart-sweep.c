@@ -29,19 +29,38 @@ struct sweep_data {
 	double ref[NR_METRICS];	/* traced kernel at rc->page_cluster; NaN: unknown */
 };
 
-/* Same value at every point (both unreplayed counts as the same). */
-static int same_series(const struct series *a, const struct series *b, int max_pc)
+/* Lines closer than this, relative, at every point are drawn one over the other. */
+#define SWEEP_OVERLAP 0.005
+
+/*
+ * 2: the same value at every point (both unreplayed counts as the same);
+ * 1: within SWEEP_OVERLAP everywhere, which the lines cannot show apart
+ * (leap falls back to adaptive on a random stream, a page or two apart);
+ * 0: apart somewhere.
+ */
+static int overlap(const struct series *a, const struct series *b, int max_pc)
 {
-	for (int k = 0; k < (max_pc + 1) * NR_METRICS; k++)
-		if (!(isnan(a->v[k]) ? isnan(b->v[k]) : a->v[k] == b->v[k]))
-			return 0;
-	return 1;
+	int same = 2;
+
+	for (int k = 0; k < (max_pc + 1) * NR_METRICS; k++) {
+		double x = a->v[k], y = b->v[k];
+
+		if (isnan(x) || isnan(y)) {
+			if (isnan(x) != isnan(y))
+				return 0;
+		} else if (x != y) {
+			if (fabs(x - y) > SWEEP_OVERLAP * SWT_MAX(fabs(x), fabs(y)))
+				return 0;
+			same = 1;
+		}
+	}
+	return same;
 }
 
 /*
- * Lines drawn later cover identical earlier ones (auto is adaptive on a
- * rotational device): say which lines are hidden, or a reader looks for a
- * legend entry's line in vain.
+ * Lines drawn later cover identical or nearly identical earlier ones (auto
+ * is adaptive on a rotational device): say which lines are hidden, or a
+ * reader looks for a legend entry's line in vain.
  */
 static void hidden_note(const struct sweep_data *d, char *out, size_t size)
 {
@@ -50,12 +69,13 @@ static void hidden_note(const struct sweep_data *d, char *out, size_t size)
 	out[0] = '\0';
 	for (size_t j = 0; j < d->nr_series; j++) {
 		for (size_t k = d->nr_series; k-- > j + 1;) {
-			int n;
+			int how = overlap(&d->series[j], &d->series[k], d->max_pc), n;
 
-			if (!same_series(&d->series[j], &d->series[k], d->max_pc))
+			if (!how)
 				continue;
-			n = snprintf(out + len, size - len, "%s%s lies under %s", len ? "; " : "",
-				     d->series[j].key, d->series[k].key);
+			n = snprintf(out + len, size - len, "%s%s lies under %s, %s at every page-cluster",
+				     len ? "; " : "", d->series[j].key, d->series[k].key,
+				     how == 2 ? "the same results" : "within 0.5 %");
 			if (n < 0 || (size_t)n >= size - len) {
 				out[len] = '\0';
 				return;
@@ -64,8 +84,6 @@ static void hidden_note(const struct sweep_data *d, char *out, size_t size)
 			break;
 		}
 	}
-	if (len)
-		snprintf(out + len, size - len, " (the same results at every page-cluster)");
 }
 
 static int is_traced(const struct swt_report_run *r)
@@ -140,7 +158,7 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	const struct sweep_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
-	char ref_label[160], note[200];
+	char ref_label[160], note[400];
 	size_t ni = 0;
 	double top, bottom, xs[64];
 	int have_ref = rc->page_cluster >= 0 && rc->page_cluster <= d->max_pc;
