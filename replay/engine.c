@@ -125,6 +125,7 @@ struct area_state {
 struct ring {
 	uint64_t base;		/* its first node's index in engine.nodes */
 	uint64_t mask;		/* nodes - 1 */
+	uint64_t limit;		/* nodes in use beyond which a push compacts first (mask) */
 	uint64_t head;		/* where the next page enters */
 	uint64_t tail;		/* the oldest node, live or dead */
 	uint64_t len;		/* pages on the list */
@@ -181,6 +182,7 @@ struct engine {
 	struct node *nodes;		/* the inactive ring's, then the active ring's */
 	struct wide_node *wide;		/* per node, for runs 32 bits do not hold; else NULL */
 	struct ring inactive, active;
+	int tight_rings;		/* SWT_TEST_TIGHT_RINGS (engine_init) */
 	uint64_t cap_inactive, cap_total;
 
 	const struct swt_policy *policy;
@@ -236,6 +238,8 @@ struct engine {
 
 /* ---- lists --------------------------------------------------------------- */
 
+#define TIGHT_RING_PUSHES 1024
+
 /* The index of a node's slot word in engine.words. */
 static inline uint64_t node_word(const struct engine *e, int32_t n)
 {
@@ -275,6 +279,8 @@ static __attribute__((noinline)) void ring_compact(struct engine *e, struct ring
 		to++;
 	}
 	r->head = to;
+	if (e->tight_rings)
+		r->limit = SWT_MIN(r->mask, r->len + TIGHT_RING_PUSHES);
 }
 
 /*
@@ -285,7 +291,7 @@ static inline int32_t ring_push(struct engine *e, struct ring *r, uint32_t word,
 {
 	int32_t n;
 
-	if (r->head - r->tail > r->mask)
+	if (r->head - r->tail > r->limit)
 		ring_compact(e, r);
 	n = ring_node(r, r->head++);
 	e->nodes[n] = (struct node){ .word = word, .stamp = stamp };
@@ -327,6 +333,51 @@ static inline void ring_requeue_tail(struct engine *e, struct ring *r, int32_t n
 static inline struct ring *ring_of(struct engine *e, int32_t n)
 {
 	return (uint64_t)n < e->active.base ? &e->inactive : &e->active;
+}
+
+/*
+ * For the tests (SWT_TEST_TIGHT_RINGS): do the rings and the slot words
+ * agree?  Every live node's slot word points back at it, with the
+ * readahead bit its stamp says, active stamps only on the active ring;
+ * the lists' lengths count the live nodes; every cached slot word is one
+ * of them; nr_alloc counts the swapped-out slots.
+ */
+static int rings_consistent(const struct engine *e)
+{
+	const struct ring *rings[] = { &e->inactive, &e->active };
+	uint64_t nr_words, live = 0, cached = 0, alloc = 0;
+
+	if (!e->in->nr_areas)
+		return 1;
+	nr_words = e->areas[e->in->nr_areas - 1].base + e->areas[e->in->nr_areas - 1].nslots;
+
+	for (int k = 0; k < 2; k++) {
+		const struct ring *r = rings[k];
+		uint64_t len = 0;
+
+		if (r->head - r->tail > r->mask + 1)
+			return 0;
+		for (uint64_t pos = r->tail; pos != r->head; pos++) {
+			int32_t n = ring_node(r, pos);
+			uint32_t stamp = e->nodes[n].stamp;
+			uint64_t w = node_word(e, n);
+
+			if (stamp == STAMP_DEAD)
+				continue;
+			len++;
+			if (w >= nr_words || e->words[w] < 0 || e->words[w] >> 1 != n ||
+			    (e->words[w] & 1) != (stamp == STAMP_RA) || (stamp == STAMP_ACTIVE) != (k == 1))
+				return 0;
+		}
+		if (len != r->len)
+			return 0;
+		live += len;
+	}
+	for (uint64_t w = 0; w < nr_words; w++) {
+		cached += e->words[w] >= 0;
+		alloc += e->words[w] == SLOT_ALLOC;
+	}
+	return cached == live && alloc == e->nr_alloc;
 }
 
 /*
@@ -1055,7 +1106,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	struct prep *pr;
 	char perr[256] = "";
 	size_t i;
-	uint64_t nr_words = 0, in_nodes = 0, nr_nodes = 0;
+	uint64_t nr_words = 0, in_nodes = 0, nr_nodes = 0, reads_max = 0;
 	int ret;
 
 	memset(e, 0, sizeof(*e));
@@ -1103,16 +1154,26 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	 * and those.  Slot words hold a node's index << 1.
 	 */
 	if (e->cap_total <= UINT32_MAX) {
-		uint64_t reads_max = e->win_cap + 2;
-
+		reads_max = e->win_cap + 2;
 		in_nodes = ring_nodes(e->cap_inactive + reads_max);
 		nr_nodes = in_nodes + ring_nodes(e->cap_total + reads_max);
 	}
 	if (e->cap_total > UINT32_MAX || nr_nodes > (uint64_t)INT32_MAX >> 1)
 		return swt_error(err, SWT_EUSAGE, "%llu pages of memory: more than the replay handles "
 				 "(2^28)", (unsigned long long)e->cap_total);
-	e->inactive = (struct ring){ .base = 0, .mask = in_nodes - 1 };
-	e->active = (struct ring){ .base = in_nodes, .mask = nr_nodes - in_nodes - 1 };
+	e->inactive = (struct ring){ .base = 0, .mask = in_nodes - 1, .limit = in_nodes - 1 };
+	e->active = (struct ring){ .base = in_nodes, .mask = nr_nodes - in_nodes - 1,
+				   .limit = nr_nodes - in_nodes - 1 };
+	/*
+	 * SWT_TEST_TIGHT_RINGS compacts each ring at least every
+	 * TIGHT_RING_PUSHES pushes, and checks the rings against the slot
+	 * words as the run goes: a test requires the same results.
+	 */
+	e->tight_rings = getenv("SWT_TEST_TIGHT_RINGS") != NULL;
+	if (e->tight_rings) {
+		e->inactive.limit = SWT_MIN(e->inactive.mask, TIGHT_RING_PUSHES);
+		e->active.limit = SWT_MIN(e->active.mask, TIGHT_RING_PUSHES);
+	}
 	e->env.flags = (e->any_rotational ? SWT_FAULT_ANY_ROTATIONAL : 0) |
 		       (in->vma_ra_enabled > 0 ? SWT_FAULT_VMA_RA_ENABLED : 0);
 
@@ -1716,6 +1777,9 @@ static int run_pass(struct engine *e)
 		ret = on_fault(e, fi);
 		if (ret)
 			return ret;
+		if (e->tight_rings && (fi % 4096 == 4095 || fi + 1 == in->nr_faults) &&
+		    !rings_consistent(e))
+			return swt_error(NULL, SWT_ESTATE, "LRU rings and slot words disagree");
 	}
 	for (; oi < in->nr_outs; oi++)
 		on_swapout(e, &in->outs[oi]);

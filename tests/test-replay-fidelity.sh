@@ -13,9 +13,11 @@
 # noticed -- and a fix shows up as a pin to update, not a silent pass.
 #
 # The built-ins' fast paths (replay.h) must give exactly what on_miss and
-# on_hit give (SWT_TEST_NO_FAST_PATH turns them off), and the engine's
-# 16-byte nodes what their side table for long runs gives
-# (SWT_TEST_WIDE_NODES takes it).
+# on_hit give (SWT_TEST_NO_FAST_PATH turns them off), the engine's
+# 8-byte nodes what their side table for long runs gives
+# (SWT_TEST_WIDE_NODES takes it), and its LRU rings what they give when
+# compacted every thousand pages and checked against the slot words as the
+# run goes (SWT_TEST_TIGHT_RINGS).
 #
 # Then sanity on every capture: oracle has accuracy 1 and the highest
 # coverage of all policies; every readahead policy covers far more of the
@@ -102,10 +104,19 @@ for name in rnd-1dev seq-1dev rnd-1ssd-vma rnd-4dev; do
 			-p adaptive -p vma -p auto $args "$WORK/$name-pc0.db" > "$WORK/wide.json" ||
 			fail "$name: replay $args with wide nodes"
 		cmp -s "$WORK/fast.json" "$WORK/wide.json" ||
-			fail "$name ($args): 16-byte nodes and their side table give different results"
+			fail "$name ($args): 8-byte nodes and their side table give different results"
+		# shellcheck disable=SC2086
+		"$SWAPTRACE" replay --no-store --json -p fixed -p auto -p oracle $args \
+			"$WORK/$name-pc0.db" > "$WORK/rings.json" || fail "$name: replay $args"
+		# shellcheck disable=SC2086
+		SWT_TEST_TIGHT_RINGS=1 "$SWAPTRACE" replay --no-store --json -p fixed -p auto -p oracle \
+			$args "$WORK/$name-pc0.db" > "$WORK/tight.json" ||
+			fail "$name: replay $args with rings compacted often (or rings and slot words disagree)"
+		cmp -s "$WORK/rings.json" "$WORK/tight.json" ||
+			fail "$name ($args): rings compacted often give different results"
 	done
 done
-echo "fast paths: the same results as on_miss/on_hit on every pair; nodes as wide ones"
+echo "fast paths: the same results as on_miss/on_hit on every pair; nodes as wide ones; rings compacted often as rarely"
 
 # --- sanity on every pair's demand stream ---------------------------------------
 for name in rnd-1dev seq-1dev rnd-1ssd-vma rnd-4dev; do
