@@ -16,8 +16,8 @@
 # on_hit give (SWT_TEST_NO_FAST_PATH turns them off), the engine's
 # 8-byte nodes what their side table for long runs gives
 # (SWT_TEST_WIDE_NODES takes it), and its LRU rings what they give when
-# compacted every thousand pages and checked against the slot words as the
-# run goes (SWT_TEST_TIGHT_RINGS).
+# compacted every thousand pages and checked against the slot words at the
+# end (SWT_TEST_TIGHT_RINGS).
 #
 # Then sanity on every capture: oracle has accuracy 1 and the highest
 # coverage of all policies; every readahead policy covers far more of the
