@@ -35,6 +35,7 @@
  * No allocation happens per fault: every table is sized up front.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,6 +229,8 @@ struct engine {
 
 	/* oracle runs: its readahead pages stay cached until the fault that uses them */
 	int pin_readahead;
+
+	char why[200];			/* what failed in the event loop, for swt_replay_run */
 
 	/*
 	 * 1 - exp(-m) at m = 1 + k / TOUCH_STEPS (k = 0..TOUCH_EDGES - 1), as
@@ -1564,6 +1567,16 @@ static void fill_fault_info(struct engine *e, const struct swt_replay_fault *f,
 	info->pid = f->pid;
 }
 
+/* A policy's on_miss failed: why, for the run's error message. */
+static __attribute__((noinline, cold)) int miss_failed(struct engine *e, size_t fi, int ret)
+{
+	const struct swt_replay_fault *f = &e->in->faults[fi];
+
+	snprintf(e->why, sizeof(e->why), "on_miss returned %d at swap fault %zu (%s slot %llu)", ret,
+		 fi + 1, e->in->areas[f->area].dev, (unsigned long long)f->slot);
+	return -SWT_EPLUGIN;
+}
+
 /*
  * One fault.  Only what depends on the policy is counted here: hits,
  * readahead pages, requests and pages read per second; faults, misses and
@@ -1617,7 +1630,7 @@ static int on_fault(struct engine *e, size_t fi)
 			fill_fault_brief(e, f, a);
 		ret = e->fast->block_miss(e->inst, &e->info, win.capacity, &b);
 		if (ret < 0)
-			return swt_error(NULL, SWT_EPLUGIN, "policy failed");
+			return miss_failed(e, fi, ret);
 	}
 	if (e->fast && ret) {
 		/* the window as a block: what window_is_block would find in its list */
@@ -1641,7 +1654,7 @@ static int on_fault(struct engine *e, size_t fi)
 		fill_fault_info(e, f, a);
 		ret = e->policy->on_miss(e->inst, &e->info, &win);
 		if (ret < 0)
-			return swt_error(NULL, SWT_EPLUGIN, "policy failed");
+			return miss_failed(e, fi, ret);
 		if (win.count > win.capacity)
 			win.count = win.capacity;
 		count_window(part, win.size);
@@ -1780,8 +1793,10 @@ static int run_pass(struct engine *e)
 	}
 	for (; oi < in->nr_outs; oi++)
 		on_swapout(e, &in->outs[oi]);
-	if (e->tight_rings && !rings_consistent(e))
-		return swt_error(NULL, SWT_ESTATE, "LRU rings and slot words disagree");
+	if (e->tight_rings && !rings_consistent(e)) {
+		snprintf(e->why, sizeof(e->why), "LRU rings and slot words disagree (an engine bug)");
+		return -SWT_ESTATE;
+	}
 	finish_result(e);
 	return 0;
 }
@@ -1802,7 +1817,8 @@ int swt_replay_run(const struct swt_replay_input *in, const struct swt_replay_co
 		if (e.res)
 			e.res->loop_ns = swt_now_ns() - t1;
 		if (ret)
-			swt_error(err, -ret, "replay with '%s' failed", cfg->policy->name);
+			swt_error(err, -ret, "replay with '%s' failed%s%s", cfg->policy->name,
+				  e.why[0] ? ": " : "", e.why);
 	}
 	if (!ret) {
 		e.res->elapsed_ns = swt_now_ns() - t0;

@@ -2,8 +2,9 @@
 # swaptrace replay and policies end to end on the bundled sample (a real
 # page-cluster 0 capture): the sweep, the three output formats with their
 # exact keys, the stored tables, sanity of the policies, plugins (the
-# template, and broken ones: crashing, wrong ABI, missing symbol, refusing),
-# refusal of a readahead-mixed capture unless --approximate, bad arguments.
+# template, and broken ones: crashing, wrong ABI, missing symbol, refusing,
+# failing on a miss), refusal of a readahead-mixed capture unless
+# --approximate, bad arguments.
 . "$(dirname "$0")/lib.sh"
 
 db="$WORK/sample.db"
@@ -98,6 +99,9 @@ check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" "$before" "a failed sweep
 expect_fail "ABI version 99" replay -p "$bad/libswt-bad-bad_abi.so" "$db"
 expect_fail "no 'swt_policy_plugin' symbol" replay -p "$bad/libswt-bad-no_symbol.so" "$db"
 expect_fail "refuses to start" replay -p "$bad/libswt-bad-fail.so" "$db"
+expect_fail "replay with 'bad' failed: on_miss returned -5 at swap fault 11 (" \
+	replay -p "$bad/libswt-bad-error.so" -c 3 "$db"
+check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" "$before" "a sweep whose plugin fails stores nothing"
 expect_fail "cannot load" replay -p ./no/such/plugin.so "$db"
 "$SWAPTRACE" replay -p nonesuch "$db" 2>/dev/null; check_eq $? 2 "unknown policy is a usage error"
 "$SWAPTRACE" replay -c 40 "$db" 2>/dev/null; check_eq $? 2 "bad page-cluster is a usage error"

@@ -4,6 +4,7 @@
  *   BAD_ABI   declares an ABI version this swaptrace does not speak
  *   NO_SYMBOL exports no swt_policy_plugin at all
  *   FAIL      create() refuses with a message
+ *   ERROR     on_miss returns an error after a few misses
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,10 @@ static int bad_on_miss(void *inst, const struct swt_fault_info *f, struct swt_wi
 #ifdef CRASH
 	if (++calls > 10)
 		*(volatile int *)(uintptr_t)(calls - calls) = 1;
+#endif
+#ifdef ERROR
+	if (++calls > 10)
+		return -5;
 #endif
 	return 0;
 }
