@@ -894,22 +894,20 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	 */
 	{
 		size_t fi = 0, oi = 0;
-		int32_t **last_fault = calloc(na, sizeof(*last_fault));
-		int nomem = !last_fault;
+		/* per slot of every area, one after another (from base): its latest fault */
+		uint64_t *base = malloc(na * sizeof(*base)), nr_slots = 0;
+		int32_t *last_fault;
 
-		for (i = 0; !nomem && i < in->nr_areas; i++) {
-			last_fault[i] = malloc(pr->nslots[i] * sizeof(int32_t));
-			if (last_fault[i])
-				memset(last_fault[i], 0xff, pr->nslots[i] * sizeof(int32_t));
-			else
-				nomem = 1;
+		for (i = 0; base && i < in->nr_areas; i++) {
+			base[i] = nr_slots;
+			nr_slots += pr->nslots[i];
 		}
-		if (nomem) {
-			for (i = 0; last_fault && i < in->nr_areas; i++)
-				free(last_fault[i]);
-			free(last_fault);
+		last_fault = base ? malloc((nr_slots ? nr_slots : 1) * sizeof(*last_fault)) : NULL;
+		if (!last_fault) {
+			free(base);
 			goto nomem;
 		}
+		memset(last_fault, 0xff, nr_slots * sizeof(*last_fault));
 
 		while (fi < n || oi < in->nr_outs) {
 			int take_out = oi < in->nr_outs &&
@@ -925,13 +923,13 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 			}
 			if (take_out) {
 				/* the slot's latest fault, if any, before this write */
-				int32_t *last = &last_fault[area][slot];
+				int32_t *last = &last_fault[base[area] + slot];
 
 				if (*last != NIL)
 					pr->refault[*last] = NIL;
 				*last = NIL;
 			} else {
-				last_fault[area][slot] = (int32_t)fi;
+				last_fault[base[area] + slot] = (int32_t)fi;
 			}
 			if (!take_out)
 				pr->outs_before[fi] = (uint32_t)oi;
@@ -941,9 +939,8 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 			for (uint64_t sl = 0; sl < pr->nslots[i]; sl++)
 				if (pr->init_slots[i][sl] == SLOT_FIRST_WRITTEN)
 					pr->init_slots[i][sl] = SLOT_FREE;
-		for (i = 0; i < in->nr_areas; i++)
-			free(last_fault[i]);
 		free(last_fault);
+		free(base);
 	}
 	/* each fault's second (faults come in time order), and faults per partition and second */
 	{
