@@ -271,10 +271,15 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 					hi = SWT_MAX(hi, *value(d, r, g, m));
 		if (!isnan(d->ref[m]))
 			hi = SWT_MAX(hi, d->ref[m]);
-		/* head room for the value labels; percentages stop at 100 % */
+		/*
+		 * Head room for the value labels; percentages stop at 100 %, and
+		 * a bar that reaches it gets its room above the last tick.
+		 */
 		p.ya.hi = hi * 1.15;
-		if (m != PAGES_PER_FAULT && p.ya.hi > 1)
+		if (m != PAGES_PER_FAULT && p.ya.hi > 1) {
 			p.ya.hi = 1;
+			p.ya.headroom = 1;
+		}
 		swt_chart_panel_fit(c, &p);
 		swt_chart_panel_axes(c, &p);
 		for (size_t r = 0; r < d->nr_runs; r++) {

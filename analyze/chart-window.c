@@ -168,7 +168,9 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	p.ya.label = "share of the policy's decisions (%)";
 	p.ya.fmt = SWT_FMT_PERCENT;
 	p.ya.zero = 1;
+	/* room for the value labels, above the 100 % tick for a bar that reaches it */
 	p.ya.hi = SWT_MIN(1.0, hi * 1.12);
+	p.ya.headroom = hi * 1.12 > 1.0;
 	swt_chart_panel_fit(c, &p);
 	swt_chart_panel_axes(c, &p);
 	for (size_t r = 0; r < d->nr_runs; r++) {

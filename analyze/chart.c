@@ -414,6 +414,9 @@ void swt_chart_axis_ticks(struct swt_chart_axis *a, int max_ticks)
 	}
 	if (a->max <= a->min)
 		a->max = a->min + step;
+	/* tick_values() stops half a step below max: no tick in the head room */
+	if (a->headroom && !a->exact)
+		a->max += step / 2;
 }
 
 static int decimals_for(double step)
@@ -584,7 +587,7 @@ static size_t tick_values(const struct swt_chart_axis *a, double *out)
 	for (double first = ceil(a->min / a->step - 1e-9); n < MAX_TICKS; n++) {
 		double v = (first + (double)n) * a->step;
 
-		if (v > a->max + a->step * 1e-6)
+		if (v > a->max - (a->headroom && !a->exact ? a->step / 2 : 0) + a->step * 1e-6)
 			break;
 		out[n] = v;
 	}
@@ -872,8 +875,13 @@ void swt_chart_panel_bar(struct swt_chart *c, const struct swt_chart_panel *p, s
 	if (!label)
 		return;
 	swt_chart_text_size(c, SWT_FONT_VALUE, 0, label, &lw, &lh);
-	if (lw > bw - 8)
-		return;	/* labels of neighbouring bars would run together */
+	/*
+	 * Labels of neighbouring bars would run together: each keeps 2 px of
+	 * its bar's slot on either side ("100%" fits over a bar as narrow as
+	 * 36 px, as over six bars in a third of the figure).
+	 */
+	if (lw > bw - 4)
+		return;
 	if (top - lh - 2 >= p->py)
 		swt_chart_text(c, SWT_FONT_VALUE, bx + bw / 2, top - 2, 0.5, 1, 0, SWT_RGB_TEXT, 0,
 			       label);

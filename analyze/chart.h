@@ -216,6 +216,12 @@ struct swt_chart_axis {
 	int zero;		/* the range includes 0 */
 	int exact;		/* keep lo..hi as given, no rounding out to ticks */
 	int log;		/* log10 scale: lo (> 0) is the floor, ticks at powers of ten */
+	/*
+	 * Blank room of half a tick step above the last tick (rounded-out
+	 * linear axes only), so that a bar reaching a capped top (100 %)
+	 * keeps its value label above it without a tick past the cap.
+	 */
+	int headroom;
 	double lo, hi;		/* data range to show */
 	double min, max, step;	/* chosen by swt_chart_axis_ticks(): range and tick step */
 	const char *const *cats;	/* category axis when ncats > 0 */

@@ -6,7 +6,10 @@
  * files.
  */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +17,7 @@
 #include "check.h"
 #include "report.h"
 #include "strbuf.h"
+#include "util.h"
 
 static int count_ticks(const struct swt_chart_axis *a)
 {
@@ -342,6 +346,97 @@ TEST(render_degenerate_figure)
 	CHECK(strstr(err.msg, "'/nonexistent/dir/deg.svg'") != NULL);
 	swt_chart_out_release(&out);
 	CHECK_INT(swt_chart_out_init(&out, dir, 0, &err), -SWT_EUSAGE);
+	rmdir(dir);
+}
+
+/*
+ * Six bars over a third of the figure, as the policy chart draws them, the
+ * last at 100 % on a share axis capped there: where its label goes.
+ */
+static struct {
+	double x0, x1, top;	/* the 100 % bar's box (x extent, top edge) */
+	double last_tick, max;	/* the y axis after fitting */
+} capped;
+
+static int draw_capped(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	static const char *const cats[] = { "7:0 /dev/loop0" };
+	static const double v[] = { 0.45, 0.59, 0.70, 0.59, 0.30, 1.0 };
+	struct swt_chart_panel p = { 0 };
+	double top, x0, x1, group, bw;
+
+	(void)data;
+	(void)err;
+	top = swt_chart_header(c, "Capped", NULL);
+	swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
+			     c->height - top - SWT_CHART_MARGIN, 3, 1, 28, 0, 0);
+	p.title = "Accuracy";
+	p.note = "dashed: traced kernel 40%";
+	p.xa = (struct swt_chart_axis){ .label = "swap device", .cats = cats, .ncats = 1 };
+	p.ya = (struct swt_chart_axis){ .label = "readahead pages used (%)", .fmt = SWT_FMT_PERCENT,
+					.zero = 1, .hi = 1, .headroom = 1 };
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
+	for (size_t k = 0; k < 6; k++) {
+		char label[16];
+
+		snprintf(label, sizeof(label), "%.0f%%", v[k] * 100);
+		swt_chart_panel_bar(c, &p, 0, k, 6, v[k], swt_chart_color(k), label);
+	}
+	swt_chart_panel_frame(c, &p);
+	/* the last bar's box, as swt_chart_panel_bar() places it */
+	swt_chart_panel_band(&p, 0, &x0, &x1);
+	group = SWT_MIN((x1 - x0) * 0.8, 6.0 * 90);
+	bw = group / 6;
+	capped.x0 = x0 + (x1 - x0 - group) / 2 + bw * 5;
+	capped.x1 = capped.x0 + bw;
+	capped.top = swt_chart_panel_y(&p, 1.0);
+	capped.last_tick = floor(p.ya.max / p.ya.step + 1e-9) * p.ya.step;
+	capped.max = p.ya.max;
+	return 0;
+}
+
+TEST(bar_label_at_capped_top)
+{
+	struct swt_chart_out out;
+	struct swt_err err = { 0 };
+	char dir[64], path[128];
+	cairo_surface_t *s;
+	size_t dark = 0;
+
+	snprintf(dir, sizeof(dir), "/tmp/swt-test-chart-cap-%d", (int)getpid());
+	CHECK_INT(mkdir(dir, 0755), 0);
+	CHECK_INT(swt_chart_out_init(&out, dir, SWT_CHART_PNG, &err), 0);
+	CHECK_INT(swt_chart_render(&out, "capped", draw_capped, NULL, NULL, &err), 0);
+	swt_chart_out_release(&out);
+	/* room above 100 %, but no tick past it */
+	CHECK(capped.max > 1.0 + 1e-9);
+	CHECK(capped.max - 1.0 < capped.last_tick);
+	snprintf(path, sizeof(path), "%s/capped.png", dir);
+	s = cairo_image_surface_create_from_png(path);
+	CHECK_INT(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+	if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS) {
+		const unsigned char *px = cairo_image_surface_get_data(s);
+		int stride = cairo_image_surface_get_stride(s);
+
+		/* "100%" in dark text just above the bar (grid lines are light) */
+		for (int y = (int)capped.top - 15; y < (int)capped.top - 2; y++) {
+			for (int x = (int)capped.x0; x < (int)capped.x1; x++) {
+				uint32_t p;
+
+				if (y < 0)
+					continue;
+				memcpy(&p, px + (size_t)y * (size_t)stride + (size_t)x * 4, 4);
+				dark += ((p >> 16) & 0xff) < 100 && ((p >> 8) & 0xff) < 100 &&
+					(p & 0xff) < 100;
+			}
+		}
+		CHECK(dark > 20);
+	}
+	cairo_surface_destroy(s);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/capped.json", dir);
+	unlink(path);
 	rmdir(dir);
 }
 
