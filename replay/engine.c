@@ -856,20 +856,21 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 		if (in->areas[i].rotational > 0)
 			pr->any_rotational = 1;
 	}
-	for (i = 0; i < n; i++)
-		if (in->faults[i].slot >= pr->nslots[in->faults[i].area])
-			pr->nslots[in->faults[i].area] = in->faults[i].slot + 1;
-	for (i = 0; i < in->nr_outs; i++)
-		if (in->outs[i].slot >= pr->nslots[in->outs[i].area])
-			pr->nslots[in->outs[i].area] = in->outs[i].slot + 1;
-	for (i = 0; i < in->nr_areas; i++) {
-		if (pr->nslots[i] > (uint64_t)UINT32_MAX + 1) {
-			unsigned long long slot = pr->nslots[i] - 1;
+	for (i = 0; i < n + in->nr_outs; i++) {
+		uint32_t area = i < n ? in->faults[i].area : in->outs[i - n].area;
+		uint64_t slot = i < n ? in->faults[i].slot : in->outs[i - n].slot;
 
+		/* each slot, not the highest: slot 2^64 - 1 would wrap the size to 0 */
+		if (slot >= SWT_SLOT_LIMIT) {
 			prep_free(pr, in->nr_areas, in->nr_vmas);
 			return swt_error(err, SWT_EUSAGE, "swap area %s: slot %llu is beyond what the "
-					 "replay handles (2^32)", in->areas[i].dev, slot);
+					 "replay handles (2^32)", in->areas[area].dev,
+					 (unsigned long long)slot);
 		}
+		if (slot >= pr->nslots[area])
+			pr->nslots[area] = slot + 1;
+	}
+	for (i = 0; i < in->nr_areas; i++) {
 		pr->init_slots[i] = malloc(pr->nslots[i] * sizeof(int32_t));
 		pr->first_use[i] = malloc(pr->nslots[i] * sizeof(int32_t));
 		pr->series_faults[i] = calloc(pr->nr_seconds, sizeof(uint64_t));

@@ -90,6 +90,12 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 	return 0;
 }
 
+/*
+ * The areas, each with its highest slot in either stream: a slot the replay
+ * cannot index is refused here, once for every row, before anything is
+ * sized by it (an area of unknown size is as big as its slots, and the
+ * tables below and the engine's as big as that).
+ */
 static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
 {
 	sqlite3_stmt *s;
@@ -99,13 +105,13 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 	ret = swt_store_prepare(st,
 		"SELECT a.id, coalesce(d.name, a.dev), a.slots, a.rotational, a.synchronous, a.priority,"
 		"       max(coalesce((SELECT max(slot) FROM swap_in WHERE area_id = a.id), 0),"
-		"           coalesce((SELECT max(slot) FROM swap_out WHERE area_id = a.id), 0)) + 1"
+		"           coalesce((SELECT max(slot) FROM swap_out WHERE area_id = a.id), 0))"
 		"  FROM swap_area a LEFT JOIN device d ON d.dev = a.dev ORDER BY a.id", &s, err);
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_replay_area *a;
-		int64_t slots, seen;
+		int64_t slots, top;
 
 		if (swt_grow((void **)&in->areas, &cap, in->nr_areas + 1, sizeof(*in->areas))) {
 			sqlite3_finalize(s);
@@ -114,9 +120,16 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 		a = &in->areas[in->nr_areas++];
 		a->id = sqlite3_column_int64(s, 0);
 		snprintf(a->dev, sizeof(a->dev), "%s", (const char *)sqlite3_column_text(s, 1));
+		top = sqlite3_column_int64(s, 6);
+		if (top > 0 && (uint64_t)top >= SWT_SLOT_LIMIT) {
+			sqlite3_finalize(s);
+			/* the engine's words (engine.c), which checks inputs built otherwise */
+			return swt_error(err, SWT_EUSAGE, "'%s': swap area %s: slot %lld is beyond what "
+					 "the replay handles (2^32)", swt_store_path(st), a->dev,
+					 (long long)top);
+		}
 		slots = column_or(s, 2, 0);
-		seen = sqlite3_column_int64(s, 6);
-		a->slots = (uint64_t)(slots > 0 && slots < ((int64_t)1 << 40) ? slots : seen);
+		a->slots = (uint64_t)(slots > 0 && slots < ((int64_t)1 << 40) ? slots : top + 1);
 		a->rotational = (int)column_or(s, 3, -1);
 		a->synchronous = (int)column_or(s, 4, 0);
 		a->priority = column_or(s, 5, 0);
@@ -242,40 +255,64 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 	return 0;
 }
 
-/* Each fault's page got its slot from the latest swap-out to that slot. */
+/*
+ * Each fault's page got its slot from the latest swap-out to that slot.
+ * The tables are as big as the slots the streams touch, not the device (a
+ * terabyte device would need a gigabyte each); a slot past the area's size
+ * links to nothing.
+ */
 static int link_outs(struct swt_replay_input *in, struct swt_err *err)
 {
-	int32_t **last = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*last));
+	size_t na = in->nr_areas ? in->nr_areas : 1;
+	int32_t **last = calloc(na, sizeof(*last));
+	uint64_t *nslots = calloc(na, sizeof(*nslots));
 	size_t fi = 0, oi = 0, i;
 	int ret = 0;
 
-	if (!last)
-		return swt_error(err, SWT_ENOMEM, "out of memory");
+	if (!last || !nslots) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < in->nr_areas; i++)
+		nslots[i] = 1;
+	for (i = 0; i < in->nr_faults; i++) {
+		const struct swt_replay_fault *f = &in->faults[i];
+
+		if (f->slot <= in->areas[f->area].slots && f->slot >= nslots[f->area])
+			nslots[f->area] = f->slot + 1;
+	}
+	for (i = 0; i < in->nr_outs; i++) {
+		const struct swt_replay_swapout *o = &in->outs[i];
+
+		if (o->slot <= in->areas[o->area].slots && o->slot >= nslots[o->area])
+			nslots[o->area] = o->slot + 1;
+	}
 	for (i = 0; i < in->nr_areas; i++) {
-		last[i] = malloc((in->areas[i].slots + 1) * sizeof(int32_t));
+		last[i] = malloc(nslots[i] * sizeof(int32_t));
 		if (!last[i]) {
 			ret = swt_error(err, SWT_ENOMEM, "out of memory");
 			goto out;
 		}
-		memset(last[i], 0xff, (in->areas[i].slots + 1) * sizeof(int32_t));
+		memset(last[i], 0xff, nslots[i] * sizeof(int32_t));
 	}
 	while (fi < in->nr_faults) {
 		if (oi < in->nr_outs && in->outs[oi].ts <= in->faults[fi].ts) {
 			const struct swt_replay_swapout *o = &in->outs[oi];
 
-			if (o->slot <= in->areas[o->area].slots)
+			if (o->slot < nslots[o->area])
 				last[o->area][o->slot] = (int32_t)oi;
 			oi++;
 			continue;
 		}
-		if (in->faults[fi].slot <= in->areas[in->faults[fi].area].slots)
+		if (in->faults[fi].slot < nslots[in->faults[fi].area])
 			in->faults[fi].out = last[in->faults[fi].area][in->faults[fi].slot];
 		fi++;
 	}
 out:
-	for (i = 0; i < in->nr_areas; i++)
+	for (i = 0; last && i < in->nr_areas; i++)
 		free(last[i]);
 	free(last);
+	free(nslots);
 	return ret;
 }
 

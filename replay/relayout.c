@@ -526,14 +526,25 @@ static int replacer_init(struct replacer *r, const struct swt_replay_input *in, 
 	if (!r->occupant || !r->occ_slots || !r->pre ||
 	    swt_map_init(&r->pre_index, in->nr_faults / 4 + 16))
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	/*
+	 * Occupancy of the traced slots the streams touch (only they are
+	 * placed), not of the device: a slot the replay cannot index is
+	 * refused, so that no table size wraps (an input not loaded from a
+	 * database is checked here first).
+	 */
 	for (i = 0; i < in->nr_areas; i++)
-		r->occ_slots[i] = in->areas[i].slots + 1;
-	for (i = 0; i < in->nr_outs; i++)
-		if (in->outs[i].slot >= r->occ_slots[in->outs[i].area])
-			r->occ_slots[in->outs[i].area] = in->outs[i].slot + 1;
-	for (i = 0; i < in->nr_faults; i++)
-		if (in->faults[i].slot >= r->occ_slots[in->faults[i].area])
-			r->occ_slots[in->faults[i].area] = in->faults[i].slot + 1;
+		r->occ_slots[i] = 1;
+	for (i = 0; i < in->nr_outs + in->nr_faults; i++) {
+		uint32_t area = i < in->nr_outs ? in->outs[i].area : in->faults[i - in->nr_outs].area;
+		uint64_t slot = i < in->nr_outs ? in->outs[i].slot : in->faults[i - in->nr_outs].slot;
+
+		if (slot >= SWT_SLOT_LIMIT)
+			return swt_error(err, SWT_EUSAGE, "swap area %s: slot %llu is beyond what the "
+					 "replay handles (2^32)", in->areas[area].dev,
+					 (unsigned long long)slot);
+		if (slot >= r->occ_slots[area])
+			r->occ_slots[area] = slot + 1;
+	}
 	for (i = 0; i < in->nr_areas; i++) {
 		r->occupant[i] = malloc(r->occ_slots[i] * sizeof(int32_t));
 		if (!r->occupant[i])

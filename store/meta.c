@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "meta.h"
+#include "store.h"
 #include "util.h"
 
 struct swt_meta *swt_meta_alloc(void)
@@ -354,10 +355,17 @@ static int parse_extent(struct swt_meta *m, char *rest, const char *name, unsign
 	/*
 	 * An area's slots map to one sector each: extents that are empty,
 	 * wrap around or share slots contradict each other (and a repeated
-	 * first slot would only fail later, as the database's key).
+	 * first slot would only fail later, as the database's key).  Slots
+	 * past SWT_SLOT_LIMIT are refused here, naming the line, rather than
+	 * by the replay of the database they would be ingested into.
 	 */
 	if (!v[1] || v[0] + v[1] < v[0])
 		goto bad;
+	if (v[0] + v[1] > SWT_SLOT_LIMIT)
+		return swt_error(err, SWT_EFORMAT,
+				 "'%s': line %u: extent slots %llu-%llu: beyond what the replay "
+				 "handles (2^32)", name, lineno, (unsigned long long)v[0],
+				 (unsigned long long)(v[0] + v[1] - 1));
 	/* extents come in slot order from capture: only others need the scan */
 	for (size_t i = 0; v[0] < a->extents_end && i < a->nr_extents; i++) {
 		const struct swt_meta_extent *e = &a->extents[i];

@@ -18,6 +18,13 @@
 /* NULL marker for integer columns in the row structs below. */
 #define SWT_NULL INT64_MIN
 
+/*
+ * Slots per swap area the replay indexes (its slot words are 32-bit):
+ * 2^32 pages of 4 KiB is 16 TiB, past any swap area in use.  A slot at or
+ * beyond it is refused where it enters, before anything is sized by it.
+ */
+#define SWT_SLOT_LIMIT ((uint64_t)1 << 32)
+
 struct swt_store;
 
 /*

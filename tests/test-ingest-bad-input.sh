@@ -235,6 +235,25 @@ expect_fail td-v6-decoder-crash \
 	"'$(re "$V6")': libtracecmd crashed \(signal 11\) after the record at offset $((v6cpu0 + 36204)) of buffer 'swt' CPU 0 \(event 1000\): the file is damaged" \
 	SWT_TEST_DECODER_CRASH=1000 -- --swap 7:0 "$V6"
 
+# --- meta.txt ---------------------------------------------------------------------
+# a swap file's extent at slots near 2^62, on an area of no stated size:
+# the replay once sized its slot tables by them (a multiplication that
+# wrapped, and a write out of bounds); the line is refused at ingest
+d=$IN/far-extent
+mkdir -p "$d"
+ln -sf "$TD" "$d/trace.dat"
+cat > "$d/meta.txt" <<'EOF2'
+kernel 6.18.44-fc-v657
+page_size 4096
+page_cluster 0
+swap_device path=/dev/loop0 dev=7:0 type=partition prio=5
+extent area=0 first_slot=0 nr_slots=20000 start_sector=0
+extent area=0 first_slot=4611686018427387904 nr_slots=300000 start_sector=160000
+EOF2
+expect_fail meta-far-extent \
+	"'$(re "$d/meta.txt")': line 6: extent slots 4611686018427387904-4611686018427687903: beyond what the replay handles \(2\^32\)" \
+	-- "$d"
+
 # --- not traces, and the command line -------------------------------------------
 f=$IN/notes.txt
 cp "$CAP/meta.txt" "$f"

@@ -115,6 +115,14 @@ sqlite3 "$edited" "UPDATE swap_in SET slot = 4294967296 WHERE id = (SELECT min(i
 expect_fail "swap area 7:0: slot 4294967296 is beyond what the replay handles" replay -p auto "$edited"
 sqlite3 "$edited" "UPDATE swap_in SET slot = -5 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "a swap-in at slot -5: not a database ingest wrote" replay -p auto "$edited"
+# slots near 2^62 on an area of unknown size, which is then as big as its
+# slots: loading once sized a table by them (the size wrapped past 2^64
+# bytes, and the write beyond it crashed) before the engine's check ran
+sqlite3 "$edited" "UPDATE swap_area SET slots = NULL;
+	UPDATE swap_in SET slot = 4611686018427387904 WHERE id = (SELECT min(id) FROM swap_in);
+	UPDATE swap_out SET slot = 4611686018427387905 WHERE id = (SELECT min(id) FROM swap_out)"
+expect_fail "'$edited': swap area 7:0: slot 4611686018427387905 is beyond what the replay handles (2^32)" \
+	replay -p auto "$edited"
 
 # --- a readahead-mixed capture needs --approximate -----------------------------------
 find_captures
