@@ -123,14 +123,20 @@ static int add_cpu(struct swt_td_buffer *b, uint32_t cpu, uint64_t off, uint64_t
 static int walk_chunks(struct cursor *c, struct swt_td_buffer *b, struct swt_td_cpu *cpu,
 		       unsigned page_size)
 {
-	/* the declared size counts the chunks, not the chunk count before them */
-	uint64_t off = cpu->offset, end = cpu->offset + 4 + cpu->size;
+	uint64_t off = cpu->offset, end;
 	uint32_t count, i;
 
 	if (!cpu->size)
 		return 0;
-	if (need(c, off, 4 + cpu->size, "compressed CPU data"))
+	/*
+	 * The declared size counts the chunks, not the chunk count before
+	 * them: each is checked on its own, as 4 + size wraps for a size
+	 * near 2^64 and would pass as 0 bytes.
+	 */
+	if (need(c, off, 4, "compressed CPU data") ||
+	    need(c, off + 4, cpu->size, "compressed CPU data"))
 		return -SWT_EFORMAT;
+	end = off + 4 + cpu->size;
 	count = rd32(c, off);
 	off += 4;
 	cpu->data_size = 0;

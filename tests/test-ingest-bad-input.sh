@@ -155,12 +155,13 @@ TF patch64 "$f" "$o18" "$header_sect"
 expect_fail td-section-bogus \
 	"'$(re "$f")': section at offset $header_sect has section id 16, expected 18" -- "$f"
 
-# the swt buffer's CPU 1 data said to lie past the end of the file
+# the swt buffer's CPU 1 data said to lie past the end of the file: its
+# chunks, after the 4-byte chunk count, run past it
 e=$(TF td-cpu-entry "$TD" swt 1)
 f=$(damaged_td cpu-past-end.dat)
 TF patch64 "$f" $((e + 4)) $((TD_SIZE - 100))
 expect_fail td-cpu-data-past-end \
-	"'$(re "$f")': compressed CPU data at offset $((TD_SIZE - 100)) \([0-9]+ bytes\) runs past the end of the file \($TD_SIZE bytes\)" \
+	"'$(re "$f")': compressed CPU data at offset $((TD_SIZE - 96)) \([0-9]+ bytes\) runs past the end of the file \($TD_SIZE bytes\)" \
 	-- "$f"
 
 # --- trace.dat: event data --------------------------------------------------------

@@ -243,6 +243,33 @@ TEST(v7_compressed_chunks)
 	set32(&f, sp.data[0], 3);
 	check_refused(&f, "buffer 'swt' CPU 0: chunk 2 header at offset");
 	done(&f);
+
+	/*
+	 * a size of 2^64 - 4, which 4 (the chunk count) plus wrapped to 0
+	 * bytes: at the end of the file the count was once read past it
+	 */
+	make_v7(&f, 1, &sp);
+	set64(&f, sp.cpu_entry[1] + 4, f.len);
+	set64(&f, sp.cpu_entry[1] + 12, UINT64_MAX - 3);
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "compressed CPU data at offset %zu (4 bytes) runs past "
+			 "the end of the file", f.len);
+		check_refused(&f, want);
+	}
+	done(&f);
+	/* inside the file, the chunks it declares run past its end */
+	make_v7(&f, 1, &sp);
+	set64(&f, sp.cpu_entry[1] + 12, UINT64_MAX - 3);
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "compressed CPU data at offset %zu (%llu bytes) runs "
+			 "past the end of the file", sp.data[1] + 4, (unsigned long long)UINT64_MAX - 3);
+		check_refused(&f, want);
+	}
+	done(&f);
 }
 
 TEST(v7_damaged_structure)
