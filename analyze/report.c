@@ -8,35 +8,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "report-int.h"
 #include "util.h"
 
 static const struct {
+	const char *name;	/* file stem: NAME.png, NAME.svg, NAME.json */
 	const char *heading;	/* short name in the index */
 	const char *what;	/* the question the chart answers, for the index */
 	int (*write)(struct swt_report_ctx *rc, struct swt_chart_meta **meta, struct swt_err *err);
 	const char *skipped;	/* why, when the chart does not apply */
 } charts[] = {
-	{ "Policy comparison",
+	{ "policy", "Policy comparison",
 	  "Which readahead policy reads least and hits most on each swap device?",
 	  swt_chart_policy_write, NULL },
-	{ "page-cluster sweep",
+	{ "sweep", "page-cluster sweep",
 	  "How do coverage, pages read and read requests change with page-cluster?",
 	  swt_chart_sweep_write, NULL },
-	{ "Read request sizes",
+	{ "request-sizes", "Read request sizes",
 	  "Which read request sizes did the kernel issue, and which would the replayed policy?",
 	  swt_chart_reqsize_write, NULL },
-	{ "Timeline",
+	{ "timeline", "Timeline",
 	  "When did the capture swap, and when would readahead have hit?",
 	  swt_chart_timeline_write, NULL },
-	{ "Slot heat map",
+	{ "heatmap", "Slot heat map",
 	  "Where on each device were pages written and read back (locality)?",
 	  swt_chart_heatmap_write, NULL },
-	{ "Readahead windows",
+	{ "ra-window", "Readahead windows",
 	  "Which readahead window sizes does each policy choose?",
 	  swt_chart_window_write, NULL },
-	{ "Layout comparison",
+	{ "layout", "Layout comparison",
 	  "Does spreading swap over more devices cost hits and merges?",
 	  swt_chart_layout_write,
 	  "Not drawn: no replay run on a simulated swap layout (a layout other than "
@@ -60,34 +62,86 @@ char *swt_report_default_dir(const char *db_path)
 	return dir;
 }
 
-/* mkdir -p */
-static int make_dir(const char *dir, struct swt_err *err)
+/* mkdir -p; *created says whether dir itself was made here. */
+static int make_dir(const char *dir, int *created, struct swt_err *err)
 {
 	char *path = swt_strdup(dir);
 	struct stat sb;
 	int ret = 0;
 
+	*created = 0;
 	if (!path)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (char *p = path + 1;; p++) {
 		char saved = *p;
+		int made;
 
 		if (*p != '/' && *p != '\0')
 			continue;
 		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
+		made = !mkdir(path, 0755);
+		if (!made && errno != EEXIST) {
 			ret = swt_error(err, errno == EACCES ? SWT_EPERM : SWT_EIO,
 					"'%s': cannot create directory: %s", path, strerror(errno));
 			break;
 		}
 		*p = saved;
-		if (!saved)
+		if (!saved) {
+			*created = made;
 			break;
+		}
 	}
 	if (!ret && (stat(dir, &sb) || !S_ISDIR(sb.st_mode)))
 		ret = swt_error(err, SWT_EIO, "'%s': not a directory", dir);
 	free(path);
 	return ret;
+}
+
+/* A path the report writes must be a regular file, or nothing yet. */
+static int check_target(const char *path, struct swt_err *err)
+{
+	struct stat sb;
+
+	if (stat(path, &sb))
+		return 0;	/* absent (or unreadable: writing it will say) */
+	if (S_ISDIR(sb.st_mode))
+		return swt_error(err, SWT_EIO, "'%s': is a directory, where the report writes a "
+				 "file", path);
+	if (!S_ISREG(sb.st_mode))
+		return swt_error(err, SWT_EIO, "'%s': not a regular file, where the report writes "
+				 "one", path);
+	return 0;
+}
+
+/*
+ * Before anything is replayed or drawn: the directory can be written, and
+ * no file the report writes there is in the way (a directory named
+ * sweep.png would only fail after the replay and half the charts).
+ */
+static int check_dir(const char *dir, unsigned formats, struct swt_err *err)
+{
+	static const struct {
+		const char *ext;
+		unsigned format;	/* 0: always written */
+	} exts[] = { { "png", SWT_REPORT_PNG }, { "svg", SWT_REPORT_SVG }, { "json", 0 } };
+	char path[4096];
+	int ret;
+
+	if (access(dir, W_OK | X_OK))
+		return swt_error(err, errno == EACCES ? SWT_EPERM : SWT_EIO,
+				 "'%s': cannot write there: %s", dir, strerror(errno));
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(charts); i++) {
+		for (size_t e = 0; e < SWT_ARRAY_SIZE(exts); e++) {
+			if (exts[e].format && !(formats & exts[e].format))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s.%s", dir, charts[i].name, exts[e].ext);
+			ret = check_target(path, err);
+			if (ret)
+				return ret;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	return check_target(path, err);
 }
 
 int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
@@ -98,12 +152,13 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	struct swt_report_summary local;
 	unsigned formats = opts->formats ? opts->formats : SWT_REPORT_PNG | SWT_REPORT_SVG;
 	int64_t runs;
-	int ret;
+	int ret, created = 0, in_transaction = 0;
 
 	if (!sum)
 		sum = &local;
 	memset(sum, 0, sizeof(*sum));
 	memset(entries, 0, sizeof(entries));
+	memset(&rc, 0, sizeof(rc));
 	if (!opts->dir)
 		return swt_error(err, SWT_EUSAGE, "no output directory given");
 	runs = swt_store_query_int(st, "SELECT count(*) FROM run", -1);
@@ -111,18 +166,36 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		return swt_error(err, SWT_EDB, "'%s': cannot read the run table",
 				 swt_store_path(st));
 	if (runs == 0 && opts->run_defaults) {
+		/*
+		 * The default runs are stored in a transaction committed only
+		 * once every file is written: a report that fails leaves the
+		 * database as it was.  The directory is checked first, so that
+		 * an unwritable one fails before the replay, not after.
+		 */
+		ret = make_dir(opts->dir, &created, err);
+		if (!ret)
+			ret = check_dir(opts->dir, formats, err);
+		if (!ret)
+			ret = swt_store_exec(st, "BEGIN IMMEDIATE", err);
+		if (ret)
+			goto out;
+		in_transaction = 1;
 		ret = opts->run_defaults(st, opts->run_defaults_ctx, err);
 		if (ret)
-			return ret;
+			goto out;
 		sum->ran_defaults = 1;
 	}
 	/* unknown --run ids or policies fail before anything is written */
 	ret = swt_report_ctx_init(&rc, st, opts, err);
 	if (ret)
 		goto out;
-	ret = make_dir(opts->dir, err);
-	if (ret)
-		goto out;
+	if (!in_transaction) {
+		ret = make_dir(opts->dir, &created, err);
+		if (!ret)
+			ret = check_dir(opts->dir, formats, err);
+		if (ret)
+			goto out;
+	}
 	ret = swt_chart_out_init(&rc.out, opts->dir,
 				 ((formats & SWT_REPORT_PNG) ? SWT_CHART_PNG : 0) |
 				 ((formats & SWT_REPORT_SVG) ? SWT_CHART_SVG : 0), err);
@@ -147,7 +220,19 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		goto out;
 	sum->files++;
 	sum->runs = rc.nr_runs;
+	if (in_transaction) {
+		ret = swt_store_exec(st, "COMMIT", err);
+		if (!ret)
+			in_transaction = 0;
+	}
 out:
+	if (in_transaction && !sqlite3_get_autocommit(swt_store_db(st)))
+		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
+	/* a directory made for a report that failed goes again, when still empty */
+	if (ret && created)
+		rmdir(opts->dir);
+	if (ret)
+		sum->ran_defaults = 0;
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(charts); i++)
 		swt_chart_meta_free(entries[i].meta);
 	swt_report_ctx_release(&rc);

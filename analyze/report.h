@@ -32,8 +32,9 @@ struct swt_report_opts {
 	const char *policy;
 	/*
 	 * Called when the database holds no replay run, to store a default
-	 * replay set in st (which the caller opened writable).  NULL: the
-	 * report draws what needs no runs and the run charts say so.
+	 * replay set in st (which the caller opened writable), inside a
+	 * transaction committed only when the whole report is written.  NULL:
+	 * the report draws what needs no runs and the run charts say so.
 	 */
 	int (*run_defaults)(struct swt_store *st, void *ctx, struct swt_err *err);
 	void *run_defaults_ctx;
@@ -51,7 +52,9 @@ struct swt_report_summary {
 /*
  * Draw every chart that applies and write DIR/index.html.  Fails with
  * SWT_EUSAGE for an unknown --run id or policy, SWT_EIO when DIR cannot
- * be written, SWT_EDB on database errors.  sum may be NULL.
+ * be written (or a directory stands where a file of the report goes),
+ * SWT_EDB on database errors; after a failure the database is as it was.
+ * sum may be NULL.
  */
 int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		     struct swt_report_summary *sum, struct swt_err *err);

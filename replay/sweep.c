@@ -1,7 +1,8 @@
 /*
  * The default sweep: the replay runs a report draws when the user stored
  * none — the kernel's policies, no readahead and the oracle over
- * page-cluster 0..8 on the traced layout, stored in one transaction.
+ * page-cluster 0..8 on the traced layout, stored in one transaction (the
+ * caller's when it holds one).
  */
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -39,10 +40,16 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 				swt_store_path(st));
 		goto out;
 	}
-	ret = swt_store_exec(st, "BEGIN IMMEDIATE", err);
-	if (ret)
-		goto out;
-	in_transaction = 1;
+	/*
+	 * One transaction of its own, or the caller's when one is open (the
+	 * report's, committed only once its charts are written).
+	 */
+	if (sqlite3_get_autocommit(swt_store_db(st))) {
+		ret = swt_store_exec(st, "BEGIN IMMEDIATE", err);
+		if (ret)
+			goto out;
+		in_transaction = 1;
+	}
 	for (size_t p = 0; p < nr_policies; p++) {
 		for (unsigned pc = 0; pc <= DEFAULT_MAX_PAGE_CLUSTER; pc++) {
 			struct swt_replay_config cfg = {
@@ -66,9 +73,11 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 			(*nr_runs)++;
 		}
 	}
-	ret = swt_store_exec(st, "COMMIT", err);
-	if (!ret)
-		in_transaction = 0;
+	if (in_transaction) {
+		ret = swt_store_exec(st, "COMMIT", err);
+		if (!ret)
+			in_transaction = 0;
+	}
 out:
 	if (in_transaction)
 		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);

@@ -72,6 +72,32 @@ report defaults "{$ALL6, \"runs\": 54,
 [ "$(sqlite3 "$WORK/defaults.db" 'SELECT count(*) FROM run')" = 54 ] ||
 	fail "defaults: a second report replayed again"
 
+# --- a report that fails stores no default runs: an output directory that
+# cannot be made, a directory where a chart goes (both before the replay),
+# a chart that cannot be written after it (a dangling link) ---
+variant failed "VACUUM"
+runs_stored() { sqlite3 "$WORK/failed.db" 'SELECT count(*) FROM run'; }
+msg=$("$SWAPTRACE" report -o /proc/nope "$WORK/failed.db" 2>&1 >/dev/null)
+check_eq "$?" 1 "failed: an output directory that cannot be made exits 1"
+check_eq "$msg" "swaptrace: report: '/proc/nope': cannot create directory: No such file or directory" \
+	"failed: message for an output directory that cannot be made"
+check_eq "$(runs_stored)" 0 "failed: runs stored by a report that could not make its directory"
+mkdir -p "$WORK/failed-report/sweep.png"
+msg=$("$SWAPTRACE" report "$WORK/failed.db" 2>&1 >/dev/null)
+check_eq "$?" 1 "failed: a directory in the way of a chart exits 1"
+check_eq "$msg" "swaptrace: report: '$WORK/failed-report/sweep.png': is a directory, where the report writes a file" \
+	"failed: message for a directory in the way of a chart"
+check_eq "$(runs_stored)" 0 "failed: runs stored by a report with a directory in the way"
+check_eq "$(ls "$WORK/failed-report")" "sweep.png" "failed: files written before the check failed"
+rmdir "$WORK/failed-report/sweep.png"
+ln -s "$WORK/nosuch/sweep.png" "$WORK/failed-report/sweep.png"
+"$SWAPTRACE" report "$WORK/failed.db" >/dev/null 2>&1
+check_eq "$?" 1 "failed: a chart that cannot be written exits 1"
+check_eq "$(runs_stored)" 0 "failed: runs stored by a report that failed after the replay"
+rm "$WORK/failed-report/sweep.png"
+"$SWAPTRACE" report "$WORK/failed.db" >/dev/null 2>&1 || fail "failed: report once the way is clear"
+check_eq "$(runs_stored)" 54 "failed: runs stored by the report that succeeded"
+
 # --- no swap-ins at all ---
 variant noin "DELETE FROM swap_in; DELETE FROM request WHERE write = 0;"
 report noin "{$ALL6,
