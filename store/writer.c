@@ -467,17 +467,24 @@ static int writer_flush(struct swt_writer *w)
 	while (!w->free_list && w->chunks >= CHUNKS_IN_FLIGHT && !w->error)
 		pthread_cond_wait(&w->cond, &w->lock);
 	ret = w->error;
-	if (w->free_list) {
-		w->cur = w->free_list;
-		w->free_list = w->cur->next;
-	} else {
-		w->cur = malloc(sizeof(*w->cur));
-		if (w->cur)
+	if (!w->free_list) {
+		c = malloc(sizeof(*c));
+		if (c) {
+			c->next = NULL;
+			w->free_list = c;
 			w->chunks++;
+		}
 	}
+	/*
+	 * Out of memory: the chunk just queued comes back, written or not
+	 * (the thread returns every chunk, also after an error), so the
+	 * writer always holds a chunk to fill, and only goes slower.
+	 */
+	while (!w->free_list)
+		pthread_cond_wait(&w->cond, &w->lock);
+	w->cur = w->free_list;
+	w->free_list = w->cur->next;
 	pthread_mutex_unlock(&w->lock);
-	if (!w->cur)
-		return -SWT_ENOMEM;
 	w->cur->len = 0;
 	w->cur->next = NULL;
 	return ret;
