@@ -350,6 +350,12 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 			}
 		}
 	}
+	for (size_t i = 0; i < d->nr_cols; i++) {
+		if (d->cols[i].run->approximate) {
+			top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
+			break;
+		}
+	}
 	for (int m = 0; m < NR_METRICS; m++) {
 		struct swt_chart_panel p = { 0 };
 		double hi = 0;

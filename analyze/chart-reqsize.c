@@ -232,6 +232,8 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 		snprintf(note, sizeof(note), "%zu more swap devices are not shown", d->more);
 		top = swt_chart_note_line(c, top, note);
 	}
+	if (d->run && d->run->approximate)
+		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
 	for (size_t b = 0; b < d->nr_bins; b++)
 		cats[b] = d->bin_labels[b];
 	swt_chart_grid_shape(d->nr_parts, 4, &cols, &rows);

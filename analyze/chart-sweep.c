@@ -26,6 +26,7 @@ struct sweep_data {
 	struct series series[SWT_REPORT_MAX_SERIES];
 	size_t nr_series, more;
 	int max_pc;
+	int approximate;	/* a run drawn replayed an approximated demand stream */
 	double ref[NR_METRICS];	/* traced kernel at rc->page_cluster; NaN: unknown */
 };
 
@@ -130,6 +131,7 @@ static int load(struct sweep_data *d, struct swt_err *err)
 		v[PAGES_READ] = (double)r->pages_read;
 		v[READ_REQUESTS] = (double)r->read_requests;
 		s->points++;
+		d->approximate |= r->approximate;
 	}
 
 	for (int m = 0; m < NR_METRICS; m++)
@@ -205,6 +207,8 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	if (note[0]) {
 		top = swt_chart_note_line(c, top, note);
 	}
+	if (d->approximate)
+		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
 	for (int x = 0; x <= d->max_pc && x < (int)SWT_ARRAY_SIZE(xs); x++)
 		xs[x] = x;
 	for (int m = 0; m < NR_METRICS; m++) {

@@ -277,6 +277,8 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			       msg);
 		top += 18;
 	}
+	if (shade && d->run->approximate)
+		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
 
 	xs = malloc(d->nr_bins * sizeof(*xs));
 	ys = malloc(d->nr_bins * sizeof(*ys));

@@ -152,6 +152,12 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 			 d->truncated ? "Only the 32 smallest window sizes are shown." : "");
 		top = swt_chart_note_line(c, top, note);
 	}
+	for (size_t r = 0; r < d->nr_runs; r++) {
+		if (d->runs[r]->approximate) {
+			top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
+			break;
+		}
+	}
 	for (size_t i = 0; i < d->nr_sizes; i++)
 		cats[i] = d->labels[i];
 	for (size_t r = 0; r < d->nr_runs; r++)

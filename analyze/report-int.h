@@ -12,6 +12,13 @@
 #define SWT_REPORT_NO_RUNS "no replay runs stored \xe2\x80\x94 run swaptrace replay"
 #define SWT_REPORT_NO_TRACED_RUNS \
 	"no replay runs on the traced swap layout \xe2\x80\x94 run swaptrace replay"
+/*
+ * The note line of a chart drawn from runs that replayed an approximated
+ * demand stream (a readahead capture): they are not exact replays.
+ */
+#define SWT_REPORT_APPROX_NOTE \
+	"approximate demand stream (the capture's reads mix demand and readahead): " \
+	"see docs/replay-model.md"
 
 /* At most this many policies side by side; more would not be readable. */
 #define SWT_REPORT_MAX_SERIES SWT_PALETTE_SIZE

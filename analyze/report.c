@@ -220,6 +220,8 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		goto out;
 	sum->files++;
 	sum->runs = rc.nr_runs;
+	for (size_t i = 0; i < rc.nr_runs; i++)
+		sum->approximate_runs += rc.runs[i].approximate != 0;
 	if (in_transaction) {
 		ret = swt_store_exec(st, "COMMIT", err);
 		if (!ret)

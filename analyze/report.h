@@ -45,6 +45,7 @@ struct swt_report_summary {
 	size_t charts;		/* charts drawn */
 	size_t files;		/* files written, index.html included */
 	size_t runs;		/* replay runs the charts drew from */
+	size_t approximate_runs;	/* of them, replays of an approximated demand stream */
 	int ran_defaults;	/* 1: run_defaults was called */
 	char index[4096];	/* path of index.html */
 };

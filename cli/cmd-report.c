@@ -180,6 +180,15 @@ int cmd_report(int argc, char **argv)
 	if (!sum.runs)
 		cli_warn("report", "no replay runs stored: the policy charts say so "
 				   "(run swaptrace replay first)");
+	if (sum.approximate_runs) {
+		/* as replay --approximate warns; the charts drawn from them carry a note */
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "%zu of %zu runs replayed an approximate demand stream "
+			 "(the capture's reads mix demand and readahead): see "
+			 "docs/replay-model.md", sum.approximate_runs, sum.runs);
+		cli_warn("report", msg);
+	}
 	printf("swaptrace: report: %zu charts from %zu replay run%s in '%s': open '%s'\n",
 	       sum.charts, sum.runs, sum.runs == 1 ? "" : "s", ro.dir, sum.index);
 	status = SWT_EXIT_OK;

@@ -98,6 +98,27 @@ rm "$WORK/failed-report/sweep.png"
 "$SWAPTRACE" report "$WORK/failed.db" >/dev/null 2>&1 || fail "failed: report once the way is clear"
 check_eq "$(runs_stored)" 54 "failed: runs stored by the report that succeeded"
 
+# --- a readahead capture (reads that are not a fault's demand read): the
+# default set is replayed from an approximated demand stream, which stderr
+# and every chart drawn from the runs say ---
+APPROX="approximate demand stream (the capture's reads mix demand and readahead): see docs/replay-model.md"
+variant approx "UPDATE swap_in SET demand = 0 WHERE id % 4 = 0;"
+if "$SWAPTRACE" report -o "$WORK/approx" "$WORK/approx.db" >/dev/null 2>"$WORK/approx.err"; then
+	check_eq "$(cat "$WORK/approx.err")" \
+		"swaptrace: report: warning: 54 of 54 runs replayed an $APPROX" "approx: the warning"
+	echo "{$ALL6, \"runs\": 54,
+	 \"policy\": {\"notes_have\": [\"$APPROX\"]}, \"sweep\": {\"notes_have\": [\"$APPROX\"]},
+	 \"request-sizes\": {\"notes_have\": [\"$APPROX\"]}, \"timeline\": {\"notes_have\": [\"$APPROX\"]},
+	 \"ra-window\": {\"notes_have\": [\"$APPROX\"]}}" > "$WORK/approx.expect.json"
+	$CHECK "$WORK/approx" "$PNG_CHECK" "$WORK/approx.expect.json" || fail "approx: charts"
+	grep -q "approximate" "$WORK/approx/heatmap.json" && fail "approx: the heat map draws no run"
+else
+	fail "approx: report failed: $(cat "$WORK/approx.err")"
+fi
+[ "$(sqlite3 "$WORK/approx.db" 'SELECT count(*), sum(approximate) FROM run')" = "54|54" ] ||
+	fail "approx: the default runs are not stored as approximate"
+grep -rq "approximate demand" "$WORK/defaults"/*.json && fail "defaults: an exact replay's charts say approximate"
+
 # --- no swap-ins at all ---
 variant noin "DELETE FROM swap_in; DELETE FROM request WHERE write = 0;"
 report noin "{$ALL6,
