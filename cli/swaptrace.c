@@ -136,7 +136,8 @@ int main(int argc, char **argv)
 		return SWT_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
-		if (argc < 3) {
+		/* "help help" asks how help works: the general help says */
+		if (argc < 3 || !strcmp(argv[2], "help")) {
 			usage(stdout);
 			return SWT_EXIT_OK;
 		}

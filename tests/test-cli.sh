@@ -34,6 +34,9 @@ has "$OUT" '^ +info +' "--help lists info"
 check_eq "$(lines "$ERR")" 0 "--help: stderr"
 run 0 help
 has "$OUT" '^usage: swaptrace ' "help"
+cp "$OUT" "$WORK/help"
+run 0 help help
+check_eq "$(cat "$OUT")" "$(cat "$WORK/help")" "help help is the general help"
 
 for verb in ingest info; do
 	run 0 help "$verb"
