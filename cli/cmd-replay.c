@@ -488,12 +488,20 @@ int cmd_replay(int argc, char **argv)
 			policy_specs[nspecs++] = optarg;
 			break;
 		case 'c':
+			if (cli_list_has_empty(optarg))
+				return cli_failf("replay", SWT_EXIT_USAGE,
+						 "bad --page-cluster '%s': an empty item in the list",
+						 optarg);
 			npcs = parse_list(optarg, pcs, 64, 0, 16);
 			if (npcs <= 0)
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --page-cluster '%s': values 0..16, e.g. 3, 0-5, 1,3", optarg);
 			break;
 		case 'm':
+			if (cli_list_has_empty(optarg))
+				return cli_failf("replay", SWT_EXIT_USAGE,
+						 "bad --cache-pages '%s': an empty item in the list",
+						 optarg);
 			ncaches = parse_list(optarg, caches, 64, 1, (int64_t)1 << 40);
 			if (ncaches <= 0)
 				return cli_failf("replay", SWT_EXIT_USAGE,

@@ -124,6 +124,11 @@ int cmd_report(int argc, char **argv)
 			ro.dir = optarg;
 			break;
 		case 'f':
+			if (cli_list_has_empty(optarg)) {
+				status = cli_failf("report", SWT_EXIT_USAGE,
+						   "'%s': an empty item in the format list", optarg);
+				goto out;
+			}
 			if (parse_formats(optarg, &ro.formats)) {
 				status = cli_failf("report", SWT_EXIT_USAGE,
 						   "'%s': formats are png, svg or png,svg", optarg);
@@ -131,6 +136,11 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'r':
+			if (cli_list_has_empty(optarg)) {
+				status = cli_failf("report", SWT_EXIT_USAGE,
+						   "'%s': an empty item in the run list", optarg);
+				goto out;
+			}
 			if (parse_runs(optarg, &ids, &nr_ids, &cap_ids)) {
 				status = cli_failf("report", SWT_EXIT_USAGE,
 						   "'%s': expected run ids like 3,4,7", optarg);

@@ -78,6 +78,17 @@ usage_error "one DB at a time" info a.db b.db
 usage_error "unknown option '-x'" info -x a.db
 run 2 ingest -o "$WORK/x.db" --swap 7:0,start=banana "$SAMPLE"
 has "$ERR" "^swaptrace: ingest: bad --swap '7:0,start=banana'" "a bad --swap"
+# an empty item in a list is a slip, not a value to skip
+for args in "replay|--page-cluster|-c 1,,2" "replay|--page-cluster|-c 3," "replay|--cache-pages|-m ,100"; do
+	IFS='|' read -r verb opt arg <<< "$args"
+	run 2 $verb $arg "$WORK/x.db"
+	check_eq "$(cat "$ERR")" "swaptrace: $verb: bad $opt '${arg#* }': an empty item in the list" \
+		"swaptrace $verb $arg: message"
+done
+run 2 report -r 1,,2 "$WORK/x.db"
+check_eq "$(cat "$ERR")" "swaptrace: report: '1,,2': an empty item in the run list" "report -r 1,,2"
+run 2 report -f png, "$WORK/x.db"
+check_eq "$(cat "$ERR")" "swaptrace: report: 'png,': an empty item in the format list" "report -f png,"
 [ -e "$WORK/x.db" ] && fail "usage errors left a database"
 
 # --- failures: exit 1, one line ---------------------------------------------------------
