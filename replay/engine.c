@@ -654,10 +654,30 @@ static uint64_t inactive_pages(uint64_t cache_pages, uint32_t page_shift, double
 	return cache_pages / (ratio + 1);
 }
 
-/* Seconds of the per-second series: the capture's span, at least one. */
-static size_t series_seconds(const struct swt_replay_input *in)
+/* A fault's second from in->first_ns; one before it counts in second 0. */
+static uint64_t series_second(const struct swt_replay_input *in, uint64_t ts)
 {
-	return in->last_ns > in->first_ns ? (in->last_ns - in->first_ns) / 1000000000ull + 1 : 1;
+	return ts > in->first_ns ? (ts - in->first_ns) / 1000000000ull : 0;
+}
+
+/*
+ * Sized by the faults the series count, not by the capture's span: every
+ * event sets that, and one damaged timestamp would size the series by it.
+ */
+size_t swt_replay_series_seconds(const struct swt_replay_input *in, size_t *first_second)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+
+	/* all of them, not the first and last: an input built otherwise may be out of order */
+	for (size_t i = 0; i < in->nr_faults; i++) {
+		first = SWT_MIN(first, in->faults[i].ts);
+		last = SWT_MAX(last, in->faults[i].ts);
+	}
+	*first_second = 0;
+	if (!in->nr_faults)
+		return 1;
+	*first_second = (size_t)series_second(in, first);
+	return (size_t)(series_second(in, last) - *first_second) + 1;
 }
 
 static int alloc_result(struct engine *e, struct swt_err *err)
@@ -670,7 +690,7 @@ static int alloc_result(struct engine *e, struct swt_err *err)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	e->res = r;
 	r->nr_parts = in->nr_areas;
-	r->nr_seconds = series_seconds(in);
+	r->nr_seconds = swt_replay_series_seconds(in, &r->first_second);
 	r->max_request_pages = e->cfg->max_request_pages;
 	r->parts = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*r->parts));
 	if (!r->parts)
@@ -751,7 +771,7 @@ struct prep {
 	uint64_t any_rotational;
 	uint32_t *outs_before;		/* per fault: swap-outs replayed before it (time order) */
 	uint32_t *fault_sec;		/* per fault: its second of the series */
-	size_t nr_seconds;
+	size_t first_second, nr_seconds;	/* swt_replay_series_seconds() */
 	uint64_t *area_faults;		/* per area */
 	uint64_t **series_faults;	/* per area: faults per second */
 };
@@ -821,7 +841,15 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	pr = calloc(1, sizeof(*pr));
 	if (!pr)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
-	pr->nr_seconds = series_seconds(in);
+	pr->nr_seconds = swt_replay_series_seconds(in, &pr->first_second);
+	/* checked with the database's name at load (input.c), for inputs built otherwise */
+	if (pr->nr_seconds > SWT_REPLAY_MAX_SERIES_SECONDS) {
+		size_t secs = pr->nr_seconds;
+
+		free(pr);
+		return swt_error(err, SWT_EUSAGE, "the swap faults span %zu seconds, more than the "
+				 "replay's per-second series hold (a day): a damaged timestamp?", secs);
+	}
 	pr->nslots = calloc(na, sizeof(*pr->nslots));
 	pr->init_slots = calloc(na, sizeof(*pr->init_slots));
 	pr->first_use = calloc(na, sizeof(*pr->first_use));
@@ -943,22 +971,14 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 		free(last_fault);
 		free(base);
 	}
-	/* each fault's second (faults come in time order), and faults per partition and second */
-	{
-		size_t sec = 0;
-		uint64_t sec_end = in->first_ns + 1000000000ull;
+	/* each fault's second of the series, and faults per partition and second */
+	for (i = 0; i < n; i++) {
+		const struct swt_replay_fault *f = &in->faults[i];
+		uint32_t sec = (uint32_t)(series_second(in, f->ts) - pr->first_second);
 
-		for (i = 0; i < n; i++) {
-			const struct swt_replay_fault *f = &in->faults[i];
-
-			while (sec + 1 < pr->nr_seconds && f->ts >= sec_end) {
-				sec++;
-				sec_end += 1000000000ull;
-			}
-			pr->fault_sec[i] = (uint32_t)sec;
-			pr->area_faults[f->area]++;
-			pr->series_faults[f->area][sec]++;
-		}
+		pr->fault_sec[i] = sec;
+		pr->area_faults[f->area]++;
+		pr->series_faults[f->area][sec]++;
 	}
 	/* virtual pages: entries, and each fault's next fault on its page */
 	for (i = n; i-- > 0;) {

@@ -58,11 +58,12 @@ int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in)
 static int load_capture(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
 {
 	sqlite3_stmt *s;
+	int64_t first_ns;
 	int ret;
 
 	ret = swt_store_prepare(st,
 		"SELECT page_size, page_cluster, vma_ra_enabled, mem_limit_bytes,"
-		" working_set_bytes, first_ns, last_ns, kernel, ncpus FROM capture", &s, err);
+		" working_set_bytes, first_ns, kernel, ncpus FROM capture", &s, err);
 	if (ret)
 		return ret;
 	if (sqlite3_step(s) != SQLITE_ROW) {
@@ -81,12 +82,16 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 	in->vma_ra_enabled = (int)column_or(s, 2, -1);
 	in->mem_limit_bytes = column_or(s, 3, -1);
 	in->working_set_bytes = column_or(s, 4, -1);
-	in->first_ns = (uint64_t)column_or(s, 5, 0);
-	in->last_ns = (uint64_t)column_or(s, 6, 0);
-	if (sqlite3_column_type(s, 7) == SQLITE_TEXT)
-		snprintf(in->kernel, sizeof(in->kernel), "%s", (const char *)sqlite3_column_text(s, 7));
-	in->ncpus = (unsigned)column_or(s, 8, 0);
+	first_ns = column_or(s, 5, -1);
+	if (sqlite3_column_type(s, 6) == SQLITE_TEXT)
+		snprintf(in->kernel, sizeof(in->kernel), "%s", (const char *)sqlite3_column_text(s, 6));
+	in->ncpus = (unsigned)column_or(s, 7, 0);
 	sqlite3_finalize(s);
+	/* the series' second 0: as the report takes it when the capture row has no times */
+	if (first_ns < 0)
+		first_ns = swt_store_query_int(st, "SELECT min(t) FROM (SELECT min(ts) AS t FROM swap_in"
+					       " UNION ALL SELECT min(ts) FROM swap_out)", 0);
+	in->first_ns = first_ns > 0 ? (uint64_t)first_ns : 0;
 	return 0;
 }
 
@@ -138,6 +143,25 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "swap areas");
 	return 0;
+}
+
+/*
+ * The faults' span sizes the per-second series: a damaged timestamp is
+ * refused here, naming the database, before anything is sized by it.
+ */
+static int check_span(struct swt_store *st, const struct swt_replay_input *in, struct swt_err *err)
+{
+	size_t first_second;
+
+	if (swt_replay_series_seconds(in, &first_second) <= SWT_REPLAY_MAX_SERIES_SECONDS)
+		return 0;
+	/* faults come in time order (ORDER BY ts) */
+	return swt_error(err, SWT_EFORMAT, "'%s': the swap faults span %.1f days (%llu to %llu ns), "
+			 "more than the replay's per-second series hold (a day): a damaged "
+			 "timestamp?", swt_store_path(st),
+			 (double)(in->faults[in->nr_faults - 1].ts - in->faults[0].ts) / 86400e9,
+			 (unsigned long long)in->faults[0].ts,
+			 (unsigned long long)in->faults[in->nr_faults - 1].ts);
 }
 
 static int area_index(const struct swt_replay_input *in, int64_t id)
@@ -207,7 +231,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "swap-in stream");
-	return 0;
+	return check_span(st, in, err);
 }
 
 static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)

@@ -59,7 +59,7 @@ struct swt_replay_input {
 	size_t nr_outs;
 	struct swt_replay_vma *vmas;
 	size_t nr_vmas;
-	uint64_t first_ns, last_ns;
+	uint64_t first_ns;		/* capture.first_ns: second 0 of the per-second series */
 	int traced_page_cluster;	/* -1 unknown */
 	int vma_ra_enabled;		/* -1 unknown */
 	uint32_t page_shift;
@@ -91,6 +91,21 @@ void swt_replay_input_free(struct swt_replay_input *in);
  */
 int swt_replay_prepare(struct swt_replay_input *in, struct swt_err *err);
 void swt_replay_input_unprepare(struct swt_replay_input *in);
+
+/*
+ * The per-second series (run_series) count seconds from in->first_ns and
+ * hold those from the first fault's to the last's: their number, and the
+ * first one's in *first_second.
+ *
+ * At most a day of them: a capture traces one workload's run (the shared
+ * captures span seconds; swapping, they grow by 0.75 MB of compressed
+ * trace a second, so a day would be 65 GB), while series cost 32 bytes a
+ * second per swap area and run, and a sweep holds every run's until it
+ * stores them: a day is 2.8 MB an area and run, 30 days would be 83 MB,
+ * gigabytes over a sweep.  A longer span is a damaged timestamp, refused.
+ */
+#define SWT_REPLAY_MAX_SERIES_SECONDS (24 * 3600)
+size_t swt_replay_series_seconds(const struct swt_replay_input *in, size_t *first_second);
 
 /* Default simulated memory, in pages: the cgroup limit, else the working set. */
 int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
@@ -138,7 +153,8 @@ struct swt_replay_result {
 	struct swt_replay_metrics total;
 	struct swt_replay_part *parts;	/* one per area of the input */
 	size_t nr_parts;
-	size_t nr_seconds;
+	size_t first_second;		/* series[0]'s second from in->first_ns */
+	size_t nr_seconds;		/* from the first fault's second to the last's */
 	unsigned max_request_pages;
 	uint64_t ra_unused_at_end;	/* read ahead, still cached unused when the trace ended */
 	uint64_t cache_pages, inactive_pages;

@@ -143,7 +143,7 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 				continue;
 			sqlite3_bind_int64(series, 1, *run_id);
 			sqlite3_bind_int64(series, 2, in->areas[i].id);
-			sqlite3_bind_int64(series, 3, (int64_t)sec);
+			sqlite3_bind_int64(series, 3, (int64_t)(r->first_second + sec));
 			sqlite3_bind_int64(series, 4, (int64_t)pt->faults);
 			sqlite3_bind_int64(series, 5, (int64_t)pt->hits);
 			sqlite3_bind_int64(series, 6, (int64_t)pt->misses);

@@ -123,6 +123,22 @@ sqlite3 "$edited" "UPDATE swap_area SET slots = NULL;
 	UPDATE swap_out SET slot = 4611686018427387905 WHERE id = (SELECT min(id) FROM swap_out)"
 expect_fail "'$edited': swap area 7:0: slot 4611686018427387905 is beyond what the replay handles (2^32)" \
 	replay -p auto "$edited"
+# a damaged time: the per-second series are sized by the faults replayed,
+# not by the capture's span, which every event sets (2^60 ns once asked for
+# 37 GB, a bare "out of memory"); their seconds still count from
+# capture.first_ns.  Faults more than a day apart are refused.
+span="$WORK/span.db"
+cp "$db" "$span"
+sqlite3 "$span" "UPDATE capture SET last_ns = 1152921504606846976"
+"$SWAPTRACE" replay -p auto -c 3 "$span" > /dev/null 2> "$WORK/err.txt" ||
+	fail "replay with a damaged capture.last_ns: $(cat "$WORK/err.txt")"
+check_eq "$(sqlite3 "$span" "SELECT group_concat(second || ':' || n, ' ') FROM (SELECT second, sum(faults) AS n
+	FROM run_series WHERE run_id = (SELECT max(id) FROM run) GROUP BY second ORDER BY second)")" \
+	"$(sqlite3 "$span" "SELECT group_concat(s || ':' || n, ' ') FROM (SELECT (ts - (SELECT first_ns FROM capture))
+	/ 1000000000 AS s, count(*) AS n FROM swap_in WHERE demand = 1 GROUP BY s ORDER BY s)")" \
+	"faults per second of the series, from capture.first_ns"
+sqlite3 "$span" "UPDATE swap_in SET ts = ts + 140737488355328 WHERE id = (SELECT max(id) FROM swap_in)"
+expect_fail "'$span': the swap faults span 1.6 days (" replay -p auto -c 3 "$span"
 
 # --- a readahead-mixed capture needs --approximate -----------------------------------
 find_captures

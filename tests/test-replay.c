@@ -193,7 +193,6 @@ static void scenario_init(struct scenario *s, int rotational)
 	s->in.outs = s->outs;
 	s->in.page_shift = 12;
 	s->in.first_ns = 0;
-	s->in.last_ns = 10000000000ull;
 	s->in.vma_ra_enabled = 1;
 	s->vma.pid = 1;
 	s->vma.start = 0x1000;
