@@ -35,7 +35,7 @@ const char cmd_replay_usage[] =
 	"      --inactive-fraction F  share of that memory on the inactive list, where unused\n"
 	"                         readahead pages age (default: the kernel's inactive_ratio\n"
 	"                         rule for that memory size: 1/2 below 1 GiB)\n"
-	"      --max-request-kib N  request size limit (max_sectors_kb; default 1280)\n"
+	"      --max-request-kib N  request size limit (max_sectors_kb, 4-65536; default 1280)\n"
 	"  -l, --layout SPEC      the swap layout to replay on; repeatable (default: traced)\n"
 	"                           traced     the recorded placement, unchanged\n"
 	"                           N[:OPT]... N equal devices sharing the traced size\n"
@@ -514,8 +514,9 @@ int cmd_replay(int argc, char **argv)
 			break;
 		case OPT_MAXREQ:
 			if (swt_parse_i64(optarg, &max_req_kib) || max_req_kib < 4 || max_req_kib > 65536)
-				return cli_failf("replay", SWT_EXIT_USAGE, "bad --max-request-kib '%s'",
-						 optarg);
+				return cli_failf("replay", SWT_EXIT_USAGE,
+						 "bad --max-request-kib '%s': a whole number of KiB from 4 "
+						 "to 65536", optarg);
 			break;
 		case 'l':
 			if (nlayout_specs >= MAX_LAYOUT_SPECS)

@@ -85,6 +85,11 @@ for args in "replay|--page-cluster|-c 1,,2" "replay|--page-cluster|-c 3," "repla
 	check_eq "$(cat "$ERR")" "swaptrace: $verb: bad $opt '${arg#* }': an empty item in the list" \
 		"swaptrace $verb $arg: message"
 done
+for v in 3 65537 1.5; do
+	run 2 replay --max-request-kib $v "$WORK/x.db"
+	check_eq "$(cat "$ERR")" "swaptrace: replay: bad --max-request-kib '$v': a whole number of KiB from 4 to 65536" \
+		"replay --max-request-kib $v: the message says the range"
+done
 run 2 report -r 1,,2 "$WORK/x.db"
 check_eq "$(cat "$ERR")" "swaptrace: report: '1,,2': an empty item in the run list" "report -r 1,,2"
 run 2 report -f png, "$WORK/x.db"
