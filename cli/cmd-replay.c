@@ -44,7 +44,7 @@ const char cmd_replay_usage[] =
 	"                         OPT: hdd|ssd (default: like the traced areas)\n"
 	"                              prio=N (default: the traced priority)\n"
 	"                              size=SIZE of each device\n"
-	"                              era=REL the slot allocator of kernel REL:\n"
+	"                              era=REL the slot allocator of kernel REL, 3.16 on:\n"
 	"                                3.16-4.10 next device every page, 4.11-6.14\n"
 	"                                every 64 pages per CPU, 6.15+ every cluster\n"
 	"                                per CPU on SSD, every page on HDD\n"

@@ -571,19 +571,36 @@ out_free:
 	return ret;
 }
 
-int swt_swapsim_era_parse(const char *text, enum swt_swapsim_era *era)
+/* "6.18", "6.18.44-fc-v657", "5.10.0-23-amd64", "6.1+": major and minor */
+static int parse_release(const char *text, unsigned long *major, unsigned long *minor)
 {
-	unsigned long major, minor;
 	char *end;
 
 	if (!text || !isdigit((unsigned char)text[0]))
 		return -SWT_EUSAGE;
-	major = strtoul(text, &end, 10);
+	*major = strtoul(text, &end, 10);
 	if (*end != '.' || !isdigit((unsigned char)end[1]))
 		return -SWT_EUSAGE;
-	minor = strtoul(end + 1, &end, 10);
-	/* "6.18", "6.18.44-fc-v657", "5.10.0-23-amd64", "6.1+" */
+	*minor = strtoul(end + 1, &end, 10);
 	if (*end && *end != '.' && *end != '-' && *end != '+' && *end != '_')
+		return -SWT_EUSAGE;
+	return 0;
+}
+
+int swt_swapsim_era_parse_given(const char *text, enum swt_swapsim_era *era)
+{
+	unsigned long major, minor;
+
+	if (parse_release(text, &major, &minor) || major < 3 || (major == 3 && minor < 16))
+		return -SWT_EUSAGE;
+	return swt_swapsim_era_parse(text, era);
+}
+
+int swt_swapsim_era_parse(const char *text, enum swt_swapsim_era *era)
+{
+	unsigned long major, minor;
+
+	if (parse_release(text, &major, &minor))
 		return -SWT_EUSAGE;
 	if (major > 6 || (major == 6 && minor >= 15))
 		*era = SWT_SWAPSIM_ERA_6_15;

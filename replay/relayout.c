@@ -225,9 +225,9 @@ static int parse_options(struct swt_placement *p, const char *spec, char *save, 
 				df->era_given = 0;
 				continue;
 			}
-			if (swt_swapsim_era_parse(tok + 4, &p->era))
-				return bad_spec(err, spec, "bad era (a kernel release such as 3.16, 4.11, "
-						"6.15)", tok + 4);
+			if (swt_swapsim_era_parse_given(tok + 4, &p->era))
+				return bad_spec(err, spec, "bad era (3.16, 4.11, 6.15, a later "
+						"release such as 5.10.0-23-amd64, or traced)", tok + 4);
 			df->era_given = 1;
 		} else if (!strncmp(tok, "prio=", 5)) {
 			if (swt_parse_i64(tok + 5, &df->prio) || df->prio < -32768 || df->prio > 32767)

@@ -70,6 +70,12 @@ uint64_t swt_swapsim_used(const struct swt_swapsim *s, uint32_t dev);
  * 3.16 era (they too rotate on every page).
  */
 int swt_swapsim_era_parse(const char *text, enum swt_swapsim_era *era);
+/*
+ * The same for an era the user names (--layout era=REL): a release before
+ * 3.16, whose allocator was not read, is -SWT_EUSAGE too rather than
+ * quietly the 3.16 one.
+ */
+int swt_swapsim_era_parse_given(const char *text, enum swt_swapsim_era *era);
 const char *swt_swapsim_era_name(enum swt_swapsim_era era);	/* "3.16-4.10"... */
 
 /* ---- layouts ------------------------------------------------------------ */

@@ -309,6 +309,14 @@ TEST(eras_from_kernel_releases)
 	CHECK_INT(swt_swapsim_era_parse("7", &e), -SWT_EUSAGE);
 	CHECK_INT(swt_swapsim_era_parse("6.x", &e), -SWT_EUSAGE);
 	CHECK_INT(swt_swapsim_era_parse("", &e), -SWT_EUSAGE);
+	/* an era given by the user must be one modelled: 3.16 on */
+	CHECK_INT(swt_swapsim_era_parse_given("3.16", &e), 0);
+	CHECK_INT(e, SWT_SWAPSIM_ERA_3_16);
+	CHECK_INT(swt_swapsim_era_parse_given("5.10.0-23-amd64", &e), 0);
+	CHECK_INT(e, SWT_SWAPSIM_ERA_4_11);
+	CHECK_INT(swt_swapsim_era_parse_given("2.6", &e), -SWT_EUSAGE);
+	CHECK_INT(swt_swapsim_era_parse_given("3.15", &e), -SWT_EUSAGE);
+	CHECK_INT(swt_swapsim_era_parse_given("x", &e), -SWT_EUSAGE);
 	CHECK_STR(swt_swapsim_era_name(SWT_SWAPSIM_ERA_4_11), "4.11-6.14");
 }
 
@@ -400,7 +408,7 @@ TEST(layout_specs)
 	in.kernel[0] = '6';
 
 	static const char *const bad[] = {
-		"", "0", "33", "4x", "-1", "4:foo", "4:era=6", "4:prio=x", "4:size=12", "4:size=0M",
+		"", "0", "33", "4x", "-1", "4:foo", "4:era=6", "4:era=2.6", "4:prio=x", "4:size=12", "4:size=0M",
 		"4:cluster=100", "4:used=1,2", "devices=", "devices=12Q", "devices=1G@x",
 		"devices=1G/tape", "2:size=4096", "2:used=70000",
 	};
