@@ -1133,7 +1133,8 @@ int swt_ingest_begin_source(struct swt_ingest *ing, const struct swt_source_info
 	return 0;
 }
 
-int swt_ingest_update_source(struct swt_ingest *ing, const struct swt_source_info *info)
+int swt_ingest_update_source(struct swt_ingest *ing, const struct swt_source_info *info,
+			     struct swt_err *err)
 {
 	sqlite3_stmt *s;
 	int ret = swt_writer_sync(ing->w);
@@ -1141,18 +1142,19 @@ int swt_ingest_update_source(struct swt_ingest *ing, const struct swt_source_inf
 	if (info->clock && info->clock[0] && !ing->clock[0])
 		snprintf(ing->clock, sizeof(ing->clock), "%s", info->clock);
 	if (ret)
+		return writer_failed(ing, err, ret);
+	ret = swt_store_prepare(ing->st,
+				"UPDATE source SET version = ?, byte_order = ?, cpus = ? WHERE id = ?",
+				&s, err);
+	if (ret)
 		return ret;
-	if (sqlite3_prepare_v2(swt_store_db(ing->st),
-			       "UPDATE source SET version = ?, byte_order = ?, cpus = ? WHERE id = ?",
-			       -1, &s, NULL) != SQLITE_OK)
-		return -SWT_EDB;
 	swt_bind_int(s, 1, info->version ? info->version : SWT_NULL);
 	if (info->byte_order)
 		sqlite3_bind_text(s, 2, info->byte_order, -1, SQLITE_TRANSIENT);
 	swt_bind_int(s, 3, info->cpus ? info->cpus : SWT_NULL);
 	sqlite3_bind_int64(s, 4, ing->source_id);
 	if (sqlite3_step(s) != SQLITE_DONE)
-		ret = -SWT_EDB;
+		ret = swt_store_sql_error(ing->st, err, "update source version");
 	sqlite3_finalize(s);
 	return ret;
 }

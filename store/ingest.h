@@ -42,7 +42,8 @@ int swt_ingest_begin_source(struct swt_ingest *ing, const struct swt_source_info
 /* An swt_event_fn: ctx is the struct swt_ingest. */
 int swt_ingest_event(void *ctx, const struct swt_event *ev);
 /* Update the source row once a decoder knows more (version, byte order, cpus, clock). */
-int swt_ingest_update_source(struct swt_ingest *ing, const struct swt_source_info *info);
+int swt_ingest_update_source(struct swt_ingest *ing, const struct swt_source_info *info,
+			     struct swt_err *err);
 int swt_ingest_end_source(struct swt_ingest *ing, struct swt_err *err);
 
 /*

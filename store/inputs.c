@@ -72,6 +72,16 @@ char *swt_input_capture_name(const char *input)
 	return name;
 }
 
+/* An event ingest refused (ret < 0): its message, unless err already holds one. */
+static int ingest_failed(struct swt_ingest *ing, struct swt_err *err, int ret)
+{
+	const struct swt_err *ierr = swt_ingest_error(ing);
+
+	if (ierr->code && err && !err->code)
+		*err = *ierr;
+	return ret;
+}
+
 static int ingest_blktrace(struct swt_ingest *ing, const char *input, char **paths, size_t n,
 			   struct swt_err *err)
 {
@@ -83,22 +93,21 @@ static int ingest_blktrace(struct swt_ingest *ing, const char *input, char **pat
 	if (ret)
 		return ret;
 	ret = swt_blktrace_decode(paths, n, 0, swt_ingest_event, ing, &stats, err);
-	if (ret) {
-		const struct swt_err *ierr = swt_ingest_error(ing);
-
-		if (ierr->code && err && !err->code)
-			*err = *ierr;
-		return ret;
-	}
+	if (ret)
+		return ingest_failed(ing, err, ret);
 	info.version = stats.version;
 	info.byte_order = stats.big_endian ? "big" : "little";
 	info.cpus = stats.cpus;
-	swt_ingest_update_source(ing, &info);
+	ret = swt_ingest_update_source(ing, &info, err);
+	if (ret)
+		return ret;
 	if (stats.lost > 0) {
 		struct swt_event lost = { .type = SWT_EV_LOST, .cpu = -1, .pid = -1 };
 
 		lost.lost.count = stats.lost;
-		swt_ingest_event(ing, &lost);
+		ret = swt_ingest_event(ing, &lost);
+		if (ret < 0)
+			return ingest_failed(ing, err, ret);
 	}
 	return swt_ingest_end_source(ing, err);
 }
@@ -118,20 +127,17 @@ static int ingest_tracedat(struct swt_ingest *ing, const char *path, struct swt_
 	if (ret)
 		return ret;
 	ret = swt_tracedat_decode_ex(path, swt_ingest_event, ing, quiesce, &stats, err);
-	if (ret) {
-		const struct swt_err *ierr = swt_ingest_error(ing);
-
-		if (ierr->code && err && !err->code)
-			*err = *ierr;
-		return ret;
-	}
+	if (ret)
+		return ingest_failed(ing, err, ret);
 	if (stats.warning[0])
 		swt_ingest_warn(ing, stats.warning);
 	info.version = stats.version;
 	info.byte_order = stats.big_endian ? "big" : "little";
 	info.cpus = stats.cpus;
 	info.clock = stats.clock;
-	swt_ingest_update_source(ing, &info);
+	ret = swt_ingest_update_source(ing, &info, err);
+	if (ret)
+		return ret;
 	return swt_ingest_end_source(ing, err);
 }
 

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "blktrace.h"
 #include "check.h"
 #include "ingest.h"
+#include "inputs.h"
 #include "util.h"
 
 static const uint32_t DEV = (8u << 20) | 2;
@@ -301,6 +303,46 @@ TEST(same_device_from_two_sources_is_refused)
 	CHECK(strstr(swt_ingest_error(f.ing)->msg,
 		     "'second': block events for device 8:2 also come from 'crafted'") != NULL);
 	teardown(&f);
+}
+
+/*
+ * The source row's update once the decoder knows the file's version and
+ * CPUs (here refused by a trigger, as a full disk would) fails the input,
+ * naming the database (it was ignored, and its own failure had no message).
+ */
+TEST(source_update_failure_fails_the_input)
+{
+	struct fixture f;
+	struct swt_err err = { 0 };
+	struct swt_blk_record rec = {
+		.version = 7, .sequence = 1, .time = 2000, .sector = 80, .bytes = 4096,
+		.action = (uint64_t)(SWT_BLK_TC_READ | SWT_BLK_TC_QUEUE) << 16 | SWT_BLK_TA_QUEUE,
+		.pid = 1, .device = DEV,
+	};
+	unsigned char buf[128];
+	char path[64];
+	size_t n = swt_blk_encode(&rec, 0, buf);
+	FILE *out;
+
+	snprintf(path, sizeof(path), "/tmp/swt-test-ingest-%d.blktrace.0", (int)getpid());
+	out = fopen(path, "wb");
+	CHECK(out && fwrite(buf, 1, n, out) == n);
+	if (out)
+		fclose(out);
+	setup(&f, "8:2", 0);
+	CHECK_INT(swt_ingest_end_source(f.ing, &err), 0);
+	/* (the end of a source updates other columns: events, lost_events) */
+	CHECK_INT(swt_store_exec(f.st, "CREATE TEMP TRIGGER no_update BEFORE UPDATE OF version"
+				 " ON main.source BEGIN SELECT RAISE(ABORT, 'versions are read-only');"
+				 " END", &err), 0);
+	CHECK(swt_ingest_input(f.ing, path, &err) < 0);
+	if (!strstr(err.msg, f.path) ||
+	    !strstr(err.msg, "update source version: versions are read-only")) {
+		fprintf(stderr, "message '%s' does not name the database and the failure\n", err.msg);
+		check_failures++;
+	}
+	teardown(&f);
+	unlink(path);
 }
 
 CHECK_MAIN
