@@ -182,6 +182,10 @@ int swt_store_open(const char *path, int writable, struct swt_store **out,
 	*out = NULL;
 	if (stat(path, &sb) < 0)
 		return swt_error(err, SWT_ENOENT, "'%s': %s", path, strerror(errno));
+	/* SQLite would open it and fail later with "disk I/O error" */
+	if (S_ISDIR(sb.st_mode))
+		return swt_error(err, SWT_EFORMAT, "'%s': is a directory, not a swaptrace database",
+				 path);
 	st = store_alloc(path);
 	if (!st)
 		return swt_error(err, SWT_ENOMEM, "out of memory");

@@ -106,6 +106,9 @@ done
 sqlite3 "$WORK/other.db" 'CREATE TABLE t (x); INSERT INTO t VALUES (1);'
 run 1 info "$WORK/other.db"
 check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/other.db': not a swaptrace database" "info on another SQLite database"
+mkdir "$WORK/adir"
+run 1 info "$WORK/adir"
+check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/adir': is a directory, not a swaptrace database" "info on a directory"
 
 # --- ingest without metadata: a warning, and it still ingests --------------------------
 cp "$SAMPLE/trace.dat" "$WORK/trace.dat"
