@@ -1096,12 +1096,19 @@ int swt_ingest_begin_source(struct swt_ingest *ing, const struct swt_source_info
 	ret = swt_writer_sync(ing->w);
 	if (ret)
 		return writer_failed(ing, err, ret);
+	/*
+	 * nr_sources counts only sources whose row and path slot exist:
+	 * swt_ingest_free() frees that many paths.
+	 */
+	if (swt_grow((void **)&ing->source_paths, &ing->cap_source_paths,
+		     (size_t)ing->nr_sources + 1, sizeof(char *)))
+		return swt_error(err, SWT_ENOMEM, "out of memory");
 	ret = swt_store_prepare(ing->st,
 				"INSERT INTO source (id, path, format, version, byte_order, cpus)"
 				" VALUES (?,?,?,?,?,?)", &s, err);
 	if (ret)
 		return ret;
-	sqlite3_bind_int64(s, 1, ++ing->nr_sources);
+	sqlite3_bind_int64(s, 1, ing->nr_sources + 1);
 	sqlite3_bind_text(s, 2, info->path, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(s, 3, info->format, -1, SQLITE_TRANSIENT);
 	swt_bind_int(s, 4, info->version ? info->version : SWT_NULL);
@@ -1113,10 +1120,7 @@ int swt_ingest_begin_source(struct swt_ingest *ing, const struct swt_source_info
 	sqlite3_finalize(s);
 	if (ret)
 		return ret;
-	ing->source_id = ing->nr_sources;
-	if (swt_grow((void **)&ing->source_paths, &ing->cap_source_paths, (size_t)ing->nr_sources,
-		     sizeof(char *)))
-		return swt_error(err, SWT_ENOMEM, "out of memory");
+	ing->source_id = ++ing->nr_sources;
 	ing->source_paths[ing->nr_sources - 1] = swt_strdup(info->path);
 	ing->source_path = ing->source_paths[ing->nr_sources - 1];
 	if (!ing->source_path)

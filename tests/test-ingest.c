@@ -345,4 +345,29 @@ TEST(source_update_failure_fails_the_input)
 	unlink(path);
 }
 
+/*
+ * A source whose row cannot be inserted (a full disk, here a trigger) is
+ * not counted: freeing the ingest frees the paths of the sources counted,
+ * and it once read one past the table of 16 (under the sanitizers, a
+ * heap overflow).
+ */
+TEST(failed_source_is_not_counted)
+{
+	struct fixture f;
+	struct swt_err err = { 0 };
+	struct swt_source_info info = { .path = "another", .format = "test" };
+
+	setup(&f, "8:2", 0);
+	CHECK_INT(swt_ingest_end_source(f.ing, &err), 0);
+	for (int i = 2; i <= 16; i++) {
+		CHECK_INT(swt_ingest_begin_source(f.ing, &info, &err), 0);
+		CHECK_INT(swt_ingest_end_source(f.ing, &err), 0);
+	}
+	CHECK_INT(swt_store_exec(f.st, "CREATE TEMP TRIGGER no_insert BEFORE INSERT ON main.source"
+				 " BEGIN SELECT RAISE(ABORT, 'no more sources'); END", &err), 0);
+	CHECK(swt_ingest_begin_source(f.ing, &info, &err) < 0);
+	CHECK(strstr(err.msg, "insert source: no more sources") != NULL);
+	teardown(&f);
+}
+
 CHECK_MAIN
