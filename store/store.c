@@ -205,6 +205,15 @@ int swt_store_open(const char *path, int writable, struct swt_store **out,
 				path, (long long)version, SWT_SCHEMA_VERSION);
 		goto out_destroy;
 	}
+	/* ingest writes both; docs/schema.md promises that either is checked */
+	version = swt_store_query_int(st, "PRAGMA user_version", -1);
+	if (version != SWT_SCHEMA_VERSION) {
+		ret = swt_error(err, SWT_EVERSION,
+				"'%s': database schema version %lld (PRAGMA user_version), this "
+				"swaptrace reads %d; ingest again",
+				path, (long long)version, SWT_SCHEMA_VERSION);
+		goto out_destroy;
+	}
 	*out = st;
 	return 0;
 

@@ -122,6 +122,19 @@ run 0 info --json "$WORK/assumed.db"
 cp "$OUT" "$WORK/assumed.json"
 check_eq "$(json_get "$WORK/assumed.json" 'd["swap_in_pages"]')" "$(meta_value "$SAMPLE/meta.txt" pswpin)" "assumed layout: swap-in pages"
 
+# a schema version other than this build's, in either place ingest writes it
+V=$(sqlite3 "$WORK/assumed.db" 'PRAGMA user_version')
+cp "$WORK/assumed.db" "$WORK/v2.db"
+sqlite3 "$WORK/v2.db" 'PRAGMA user_version = 2'
+run 1 info "$WORK/v2.db"
+check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/v2.db': database schema version 2 (PRAGMA user_version), this swaptrace reads $V; ingest again" \
+	"info on a database whose user_version is not the schema's"
+cp "$WORK/assumed.db" "$WORK/v2.db"
+sqlite3 "$WORK/v2.db" "UPDATE swt_meta SET value = 2 WHERE key = 'schema_version'"
+run 1 info "$WORK/v2.db"
+check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/v2.db': database schema version 2, this swaptrace reads $V; ingest again" \
+	"info on a database whose swt_meta schema version is not the schema's"
+
 # --- --swap states the layout, over the metadata file's -----------------------------
 run 0 ingest -q -o "$WORK/swap.db" --swap 7:0,start=0 --meta "$SAMPLE/meta.txt" "$WORK/trace.dat"
 check_eq "$(lines "$ERR")$(lines "$OUT")" 00 "ingest -q --swap: no output"
