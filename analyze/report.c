@@ -144,6 +144,39 @@ static int check_dir(const char *dir, unsigned formats, struct swt_err *err)
 	return check_target(path, err);
 }
 
+/*
+ * After a report into a directory that held an earlier one: remove the
+ * chart files this report did not write (a chart not drawn now, a format
+ * not chosen now), which index.html no longer shows but a reader would
+ * take for current.  Only the report's own names, only regular files.
+ */
+static int remove_stale(const char *dir, const struct swt_report_entry *entries,
+			struct swt_err *err)
+{
+	static const struct {
+		const char *ext;
+		unsigned format;	/* 0: JSON, written with every chart drawn */
+	} exts[] = { { "png", SWT_CHART_PNG }, { "svg", SWT_CHART_SVG }, { "json", 0 } };
+	char path[4096];
+	struct stat sb;
+
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(charts); i++) {
+		const struct swt_chart_meta *m = entries[i].meta;
+
+		for (size_t e = 0; e < SWT_ARRAY_SIZE(exts); e++) {
+			if (m && (!exts[e].format || (m->formats & exts[e].format)))
+				continue;	/* written now */
+			snprintf(path, sizeof(path), "%s/%s.%s", dir, charts[i].name, exts[e].ext);
+			if (lstat(path, &sb) || !S_ISREG(sb.st_mode))
+				continue;
+			if (unlink(path) && errno != ENOENT)
+				return swt_error(err, SWT_EIO, "'%s': cannot remove the earlier "
+						 "report's file: %s", path, strerror(errno));
+		}
+	}
+	return 0;
+}
+
 int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		     struct swt_report_summary *sum, struct swt_err *err)
 {
@@ -219,6 +252,9 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	if (ret)
 		goto out;
 	sum->files++;
+	ret = remove_stale(opts->dir, entries, err);
+	if (ret)
+		goto out;
 	sum->runs = rc.nr_runs;
 	for (size_t i = 0; i < rc.nr_runs; i++)
 		sum->approximate_runs += rc.runs[i].approximate != 0;

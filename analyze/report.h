@@ -51,7 +51,8 @@ struct swt_report_summary {
 };
 
 /*
- * Draw every chart that applies and write DIR/index.html.  Fails with
+ * Draw every chart that applies and write DIR/index.html; chart files of
+ * an earlier report in DIR that this one does not write are removed.  Fails with
  * SWT_EUSAGE for an unknown --run id or policy, SWT_EIO when DIR cannot
  * be written (or a directory stands where a file of the report goes),
  * SWT_EDB on database errors; after a failure the database is as it was.

@@ -95,6 +95,21 @@ check_eq "$(ls "$WORK/r4" | grep -c '\.svg$')" 0 "--format png writes no SVG"
 grep -q 'src="policy.png"' "$WORK/r4/index.html" || fail "index embeds the PNGs without SVGs"
 $CHECK "$WORK/r4" "$PNG_CHECK" || fail "PNG-only report"
 
+# --- a report over an earlier one removes the earlier one's files it does
+# not write again, and nothing else ---
+cp -r "$WORK/r1" "$WORK/over"
+touch "$WORK/over/notes.txt" "$WORK/over/policy.txt"
+mkdir "$WORK/over/policy.pdf"
+"$SWAPTRACE" report --format png -o "$WORK/over" "$WORK/runs.db" >/dev/null || fail "png over png,svg"
+check_eq "$(ls "$WORK/over" | grep -c '\.svg$')" 0 "png over png,svg: SVGs of the earlier report left"
+check_eq "$(ls "$WORK/over" | wc -l)" 18 "png over png,svg: 7 charts x (png, json) + index.html + 3 others"
+"$SWAPTRACE" report --run 4,22,13 -o "$WORK/over" "$WORK/runs.db" >/dev/null || fail "--run over all"
+[ -e "$WORK/over/layout.png" ] || [ -e "$WORK/over/layout.json" ] &&
+	fail "--run without layout runs over a report with them: the layout chart left"
+for f in notes.txt policy.txt policy.pdf policy.png index.html; do
+	[ -e "$WORK/over/$f" ] || fail "a report over an earlier one removed $f"
+done
+
 # --- --run and --policy ---
 "$SWAPTRACE" report --run 4,22 --run 13 -o "$WORK/sel" "$WORK/runs.db" >/dev/null || fail "--run"
 cat > "$WORK/expect-sel.json" <<'EOF'
