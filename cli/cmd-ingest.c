@@ -109,6 +109,19 @@ static void ingest_warn(void *ctx, const char *msg)
 	cli_warn("ingest", msg);
 }
 
+/* SWT_TIMING: when ingest's last stages ended (the decoding's is timed here). */
+static void report_finish_times(struct swt_ingest *ing)
+{
+	uint64_t rows_ns, facts_ns;
+
+	swt_ingest_finish_times(ing, &rows_ns, &facts_ns);
+	if (rows_ns)
+		fprintf(stderr, "swaptrace: ingest: rows written at %.3f s\n", (double)rows_ns / 1e9);
+	if (facts_ns)
+		fprintf(stderr, "swaptrace: ingest: facts and indexes at %.3f s\n",
+			(double)facts_ns / 1e9);
+}
+
 int cmd_ingest(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -125,7 +138,7 @@ int cmd_ingest(int argc, char **argv)
 	struct swt_meta *meta = NULL;
 	struct swt_store *st = NULL;
 	struct swt_ingest *ing = NULL;
-	int quiet = 0, c, i, status = SWT_EXIT_FAIL;
+	int quiet = 0, c, i, ret, status = SWT_EXIT_FAIL;
 	uint64_t t0 = swt_now_ns();
 	sigset_t saved_mask;
 
@@ -201,7 +214,10 @@ int cmd_ingest(int argc, char **argv)
 	if (getenv("SWT_TIMING"))
 		fprintf(stderr, "swaptrace: ingest: decoded in %.3f s\n",
 			(double)(swt_now_ns() - t0) / 1e9);
-	if (swt_ingest_finish(ing, meta, name, &err) || swt_store_commit(st, &err)) {
+	ret = swt_ingest_finish(ing, meta, name, &err);
+	if (getenv("SWT_TIMING"))
+		report_finish_times(ing);
+	if (ret || swt_store_commit(st, &err)) {
 		status = cli_fail("ingest", &err);
 		goto out;
 	}

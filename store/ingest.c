@@ -119,7 +119,8 @@ struct swt_ingest {
 
 	uint64_t first_ns, last_ns;
 	char clock[32];			/* the first source's that names one */
-	uint64_t t_start;		/* for SWT_TIMING progress */
+	uint64_t t_start;		/* swt_ingest_finish_times() count from here */
+	uint64_t rows_ns, facts_ns;	/* swt_ingest_finish_times() */
 	int64_t lost_total;
 	int64_t block_events;
 	int64_t swap_in_pages, swap_out_pages;
@@ -150,6 +151,12 @@ int64_t swt_ingest_block_events(struct swt_ingest *ing)
 const struct swt_err *swt_ingest_error(struct swt_ingest *ing)
 {
 	return &ing->err;
+}
+
+void swt_ingest_finish_times(struct swt_ingest *ing, uint64_t *rows_ns, uint64_t *facts_ns)
+{
+	*rows_ns = ing->rows_ns;
+	*facts_ns = ing->facts_ns;
 }
 
 int swt_ingest_alloc(struct swt_store *st, const struct swt_meta *meta, swt_warn_fn warn,
@@ -1269,9 +1276,7 @@ int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
 	ing->w = NULL;
 	if (ret)
 		return ret;
-	if (getenv("SWT_TIMING"))
-		fprintf(stderr, "swaptrace: ingest: rows written at %.3f s\n",
-			(double)(swt_now_ns() - ing->t_start) / 1e9);
+	ing->rows_ns = swt_now_ns() - ing->t_start;
 
 	devs = calloc(ing->devs.len + 1, sizeof(*devs));
 	pids = calloc(ing->nr_tasks + 1, sizeof(*pids));
@@ -1305,9 +1310,7 @@ int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
 	cf.task_comms = comms;
 	cf.nr_tasks = ing->nr_tasks;
 	ret = swt_store_write_facts(ing->st, &cf, meta, ing->warn, ing->warn_ctx, err);
-	if (getenv("SWT_TIMING"))
-		fprintf(stderr, "swaptrace: ingest: facts and indexes at %.3f s\n",
-			(double)(swt_now_ns() - ing->t_start) / 1e9);
+	ing->facts_ns = swt_now_ns() - ing->t_start;
 	if (!ret)
 		ret = swt_store_exec(ing->st, "COMMIT", err);
 out:

@@ -54,6 +54,13 @@ int swt_ingest_end_source(struct swt_ingest *ing, struct swt_err *err);
 int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
 		      const char *capture_name, struct swt_err *err);
 
+/*
+ * When swt_ingest_finish() had written every row, and then the facts and
+ * indexes, in ns since swt_ingest_alloc(); 0 for a stage it did not reach.
+ * For the command line's SWT_TIMING report: the library prints nothing.
+ */
+void swt_ingest_finish_times(struct swt_ingest *ing, uint64_t *rows_ns, uint64_t *facts_ns);
+
 /* No other thread runs until the next event: call before fork(). */
 int swt_ingest_quiesce(struct swt_ingest *ing);
 

@@ -150,6 +150,13 @@ check_eq "$(sqlite3 "$WORK/shifted.db" 'SELECT count(*), sum(slot) FROM swap_in'
 	"$(sqlite3 "$WORK/swap.db" 'SELECT count(*), sum(slot - 100) FROM swap_in WHERE slot > 100')" \
 	"--swap 7:0,start=800: slots"
 
+# --- SWT_TIMING: when the stages ended, on stderr ----------------------------------------
+# (the command line reports them; the library prints nothing)
+SWT_TIMING=1 run 0 ingest -q -o "$WORK/timed.db" --swap 7:0,start=0 --meta "$SAMPLE/meta.txt" "$WORK/trace.dat"
+check_eq "$(sed -E 's/[0-9]+\.[0-9]{3} s$/T s/' "$ERR")" "swaptrace: ingest: decoded in T s
+swaptrace: ingest: rows written at T s
+swaptrace: ingest: facts and indexes at T s" "SWT_TIMING: the stages' times"
+
 # --- info's text: blkparse's lines --------------------------------------------------------
 run 0 info "$WORK/swap.db"
 # blkparse's layout: reads on the left, writes on the right of each line

@@ -5,7 +5,9 @@
  * merges; slot mapping through a partition start; fault association;
  * duplicate sources; the block_event view giving the stream back.
  */
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "blktrace.h"
@@ -368,6 +370,41 @@ TEST(failed_source_is_not_counted)
 	CHECK(swt_ingest_begin_source(f.ing, &info, &err) < 0);
 	CHECK(strstr(err.msg, "insert source: no more sources") != NULL);
 	teardown(&f);
+}
+
+/*
+ * Under SWT_TIMING the library prints nothing (it once wrote its stages'
+ * times to stderr): it records them, and the command line reports them.
+ */
+TEST(finish_prints_nothing_and_records_its_times)
+{
+	struct fixture f;
+	char path[64];
+	uint64_t rows_ns = 0, facts_ns = 0;
+	int saved, fd;
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "/tmp/swt-test-ingest-%d.stderr", (int)getpid());
+	setup(&f, "8:2", 0);
+	CHECK_INT(blk(&f, 'Q', 80, 8, "R", 1), 0);
+	setenv("SWT_TIMING", "1", 1);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(saved >= 0 && fd >= 0);
+	dup2(fd, 2);
+	close(fd);
+	finish(&f);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	unsetenv("SWT_TIMING");
+	CHECK_INT(stat(path, &sb), 0);
+	CHECK_INT(sb.st_size, 0);
+	swt_ingest_finish_times(f.ing, &rows_ns, &facts_ns);
+	CHECK(rows_ns > 0 && facts_ns >= rows_ns);
+	teardown(&f);
+	unlink(path);
 }
 
 CHECK_MAIN
