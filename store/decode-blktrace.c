@@ -23,6 +23,14 @@
 
 #define DEFAULT_BUFSIZE (1u << 20)
 #define MAX_RECORD (SWT_BLK_V8_SIZE + 65535)
+/*
+ * The kernel's PDUs are a few bytes (unplug counts, remaps, task names), a
+ * message of at most 128 or a SCSI command, plus an 8-byte cgroup id.  A
+ * longer one is taken for a damaged length when the record it claims
+ * does not fit or is not followed by another: the error then names that
+ * record, not the garbage its length points at.
+ */
+#define PLAUSIBLE_PDU 4096
 
 struct swt_blk_reader {
 	char *name;
@@ -34,6 +42,9 @@ struct swt_blk_reader {
 	uint64_t file_off;	/* file offset of buf[start] */
 	int big_endian;		/* -1 until the first record */
 	int eof;
+	/* the last record's PDU length and where that field is, for errors */
+	unsigned prev_pdu_len;
+	uint64_t prev_offset, prev_pdu_field;
 };
 
 static inline uint16_t get16(const unsigned char *p, int be)
@@ -232,7 +243,7 @@ int swt_blk_reader_next(struct swt_blk_reader *r, struct swt_blk_record *rec,
 {
 	const unsigned char *p;
 	uint32_t magic;
-	size_t size;
+	size_t size, pdu_field;
 	long avail;
 	int be;
 
@@ -258,9 +269,17 @@ int swt_blk_reader_next(struct swt_blk_reader *r, struct swt_blk_record *rec,
 	}
 	be = r->big_endian;
 	magic = get32(p, be);
-	if ((magic & SWT_BLK_MAGIC_MASK) != SWT_BLK_MAGIC)
+	if ((magic & SWT_BLK_MAGIC_MASK) != SWT_BLK_MAGIC) {
+		if (r->prev_pdu_len > PLAUSIBLE_PDU)
+			return swt_error(err, SWT_EFORMAT, "'%s': bad PDU length %u at offset %llu "
+					 "(record at offset %llu): no record follows at offset %llu",
+					 r->name, r->prev_pdu_len,
+					 (unsigned long long)r->prev_pdu_field,
+					 (unsigned long long)r->prev_offset,
+					 (unsigned long long)reader_offset(r));
 		return swt_error(err, SWT_EFORMAT, "'%s': bad record magic 0x%08x at offset %llu",
 				 r->name, magic, (unsigned long long)reader_offset(r));
+	}
 	rec->version = (int)(magic & 0xff);
 	if (rec->version == SWT_BLK_V7)
 		size = SWT_BLK_V7_SIZE;
@@ -284,26 +303,34 @@ int swt_blk_reader_next(struct swt_blk_reader *r, struct swt_blk_record *rec,
 	rec->time = get64(p + 8, be);
 	rec->sector = get64(p + 16, be);
 	rec->bytes = get32(p + 24, be);
+	pdu_field = rec->version == SWT_BLK_V7 ? 46 : 50;
 	if (rec->version == SWT_BLK_V7) {
 		rec->action = get32(p + 28, be);
 		rec->pid = get32(p + 32, be);
 		rec->device = get32(p + 36, be);
 		rec->cpu = get32(p + 40, be);
 		rec->error = get16(p + 44, be);
-		rec->pdu_len = get16(p + 46, be);
+		rec->pdu_len = get16(p + pdu_field, be);
 	} else {
 		rec->pid = get32(p + 28, be);
 		rec->action = get64(p + 32, be);
 		rec->device = get32(p + 40, be);
 		rec->cpu = get32(p + 44, be);
 		rec->error = get16(p + 48, be);
-		rec->pdu_len = get16(p + 50, be);
+		rec->pdu_len = get16(p + pdu_field, be);
 	}
 	if (rec->pdu_len) {
 		if ((size_t)avail < size + rec->pdu_len) {
 			avail = reader_fill(r, size + rec->pdu_len, err);
 			if (avail < 0)
 				return (int)avail;
+			if ((size_t)avail < size + rec->pdu_len && rec->pdu_len > PLAUSIBLE_PDU)
+				return swt_error(err, SWT_EFORMAT,
+						 "'%s': bad PDU length %u at offset %llu (record at "
+						 "offset %llu): runs past the end of the file",
+						 r->name, rec->pdu_len,
+						 (unsigned long long)(rec->offset + pdu_field),
+						 (unsigned long long)rec->offset);
 			if ((size_t)avail < size + rec->pdu_len)
 				return swt_error(err, SWT_EFORMAT,
 						 "'%s': truncated record at offset %llu (PDU of %u bytes)",
@@ -315,6 +342,9 @@ int swt_blk_reader_next(struct swt_blk_reader *r, struct swt_blk_record *rec,
 	} else {
 		rec->pdu = NULL;
 	}
+	r->prev_pdu_len = rec->pdu_len;
+	r->prev_offset = rec->offset;
+	r->prev_pdu_field = rec->offset + pdu_field;
 	r->start += size + rec->pdu_len;
 	return 1;
 }

@@ -4,6 +4,7 @@
  * across read boundaries, and every kind of malformed input.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -263,6 +264,63 @@ TEST(bad_magic_and_version)
 	CHECK_INT(swt_blk_reader_next(r, &rec, &err), -SWT_EVERSION);
 	CHECK(strstr(err.msg, "unsupported blktrace record version 9 at offset 0"));
 	swt_blk_reader_free(r);
+}
+
+/*
+ * Record 0's PDU length damaged to 65535: the error names that record and
+ * its length field, whether the length runs past the end of the file or
+ * lands in the middle of a later record.
+ */
+TEST(bad_pdu_length)
+{
+	static const int versions[] = { SWT_BLK_V7, SWT_BLK_V8 };
+
+	for (size_t v = 0; v < 2; v++) {
+		int version = versions[v];
+		size_t size = version == SWT_BLK_V7 ? SWT_BLK_V7_SIZE : SWT_BLK_V8_SIZE;
+		size_t field = version == SWT_BLK_V7 ? 46 : 50, n = 2000, len = 0;
+		unsigned char *data = calloc(n, size);
+		struct swt_blk_reader *r;
+		struct swt_blk_record rec;
+		struct swt_err err = { 0 };
+		char want[160];
+		struct buf b;
+
+		if (!data) {
+			CHECK(data != NULL);
+			return;
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct swt_blk_record q = {
+				.version = version, .sequence = (uint32_t)i, .time = i, .sector = 8 * i,
+				.bytes = 4096, .action = TC(SWT_BLK_TC_READ | SWT_BLK_TC_QUEUE) |
+							  SWT_BLK_TA_QUEUE,
+				.pid = 42, .device = swt_dev_make(8, 16),
+			};
+
+			len += swt_blk_encode(&q, 0, data + len);
+		}
+		data[field] = data[field + 1] = 0xff;
+		CHECK_INT(swt_blk_reader_open_mem(data, len, "big", &r, &err), 0);
+		CHECK_INT(swt_blk_reader_next(r, &rec, &err), 1);
+		CHECK_INT(swt_blk_reader_next(r, &rec, &err), -SWT_EFORMAT);
+		snprintf(want, sizeof(want), "'big': bad PDU length 65535 at offset %zu (record at "
+			 "offset 0): no record follows at offset %zu", field, size + 65535);
+		CHECK_STR(err.msg, want);
+		swt_blk_reader_free(r);
+		free(data);
+
+		/* a file shorter than the length says */
+		make_trace(&b, version, 0);
+		b.data[field] = b.data[field + 1] = 0xff;
+		swt_err_clear(&err);
+		CHECK_INT(swt_blk_reader_open_mem(b.data, b.len, "short", &r, &err), 0);
+		CHECK_INT(swt_blk_reader_next(r, &rec, &err), -SWT_EFORMAT);
+		snprintf(want, sizeof(want), "'short': bad PDU length 65535 at offset %zu (record at "
+			 "offset 0): runs past the end of the file", field);
+		CHECK_STR(err.msg, want);
+		swt_blk_reader_free(r);
+	}
 }
 
 TEST(unknown_action)
