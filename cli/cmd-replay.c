@@ -60,8 +60,9 @@ const char cmd_replay_usage[] =
 	"                         then sim0, sim1...  e.g. 4, 4:ssd, 2:hdd:era=4.11,\n"
 	"                         4:spread, devices=512M@5,512M@5 (docs/layouts.md)\n"
 	"  -a, --approximate      replay a capture whose reads mix demand and readahead\n"
-	"                         (page-cluster > 0): each fault's first read is taken as its\n"
-	"                         demand page; hits on readahead pages are not in the trace\n"
+	"                         (page-cluster > 0): its demand stream is reconstructed\n"
+	"                         from its reads and faults, readahead hits included\n"
+	"                         (without fault events each read stands for a fault)\n"
 	"  -j, --json             print {\"runs\":[{\"policy\",\"page_cluster\",\"cache_pages\",\n"
 	"                         \"layout\",\"totals\":M,\"partitions\":[{\"dev\",...M}]}]}\n"
 	"      --csv              print one CSV row per run and partition\n"
@@ -443,6 +444,38 @@ static void release_layouts(struct layout_run *layouts, int n)
 	}
 }
 
+/*
+ * VMA readahead needs fault addresses; a capture of block events alone has
+ * none, so vma reads nothing ahead and auto takes cluster readahead where
+ * the traced kernel took VMA readahead.  Say so rather than print runs that
+ * look like a policy's verdict.
+ */
+static void warn_without_addresses(const char *db, const struct swt_replay_input *in,
+				   const struct swt_policy_choice *choices, int nchoices)
+{
+	int any_rotational = 0;
+	char msg[512];
+
+	for (size_t i = 0; i < in->nr_faults; i++)
+		if (in->faults[i].vpage)
+			return;
+	for (size_t i = 0; i < in->nr_areas; i++)
+		any_rotational |= in->areas[i].rotational != 0;
+	for (int p = 0; p < nchoices; p++) {
+		const char *name = choices[p].dl_handle ? "" : choices[p].policy->name;
+
+		if (!strcmp(name, "vma")) {
+			snprintf(msg, sizeof(msg), "'%s': no fault addresses (block events only): vma "
+				 "reads nothing ahead", db);
+			cli_warn("replay", msg);
+		} else if (!strcmp(name, "auto") && in->vma_ra_enabled == 1 && !any_rotational) {
+			snprintf(msg, sizeof(msg), "'%s': no fault addresses (block events only): auto "
+				 "uses cluster readahead where the traced kernel used VMA readahead", db);
+			cli_warn("replay", msg);
+		}
+	}
+}
+
 enum { OPT_CSV = 256, OPT_INACTIVE, OPT_MAXREQ };
 
 int cmd_replay(int argc, char **argv)
@@ -562,9 +595,20 @@ int cmd_replay(int argc, char **argv)
 		status = cli_fail("replay", &err);
 		goto out;
 	}
-	if (in->approximate)
-		cli_warn("replay", "approximate demand stream: each fault's first read stands for its "
-				   "demand page (the capture's reads mix demand and readahead)");
+	if (in->approximate && in->approx_hits) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "approximate demand stream: the capture's reads mix demand "
+			 "and readahead; %zu faults reconstructed from its reads and faults (%zu that "
+			 "read, %zu readahead hits; docs/replay-model.md)",
+			 in->nr_faults, in->approx_misses, in->approx_hits);
+		cli_warn("replay", msg);
+	} else if (in->approximate) {
+		cli_warn("replay", "approximate demand stream: the capture's reads mix demand and "
+				   "readahead, and without fault events each read stands for a fault "
+				   "(docs/replay-model.md)");
+	}
+	warn_without_addresses(argv[optind], in, choices, nchoices);
 	if (!ncaches) {
 		int64_t def = swt_replay_default_cache_pages(in);
 

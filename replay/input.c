@@ -6,7 +6,8 @@
  * 0 (every swap read is the faulting page) or on a synchronous device;
  * swap_in.demand says so.  Otherwise block reads mix demand and readahead
  * and no trace can tell them apart: the caller must ask for the documented
- * approximation (each fault's first read stands for its demand page).
+ * approximation, a stream reconstructed from the reads and the faults
+ * (reconstruct.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@ static int64_t column_or(sqlite3_stmt *s, int col, int64_t def)
 }
 
 /* Column 2 of a swap-in or swap-out row is its slot: never negative from ingest. */
-static int check_slot(struct swt_store *st, sqlite3_stmt *s, const char *what, struct swt_err *err)
+int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *what,
+			  struct swt_err *err)
 {
 	long long slot = sqlite3_column_int64(s, 2);
 
@@ -177,15 +179,6 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 {
 	static const char exact_sql[] =
 		"SELECT ts, area_id, slot, address, pid FROM swap_in WHERE demand = 1 ORDER BY ts, id";
-	/*
-	 * One demand page per fault: the first read queued after it (the
-	 * lowest slot of a cluster window).  Reads with no known fault stand
-	 * for themselves.
-	 */
-	static const char approx_sql[] =
-		"SELECT ts, area_id, slot, address, pid FROM swap_in"
-		" WHERE id IN (SELECT min(id) FROM swap_in GROUP BY coalesce(fault_id, -id))"
-		" ORDER BY ts, id";
 	int64_t total = swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0);
 	int64_t demand = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE demand = 1", 0);
 	sqlite3_stmt *s;
@@ -193,6 +186,12 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 	int ret, rc;
 
 	if (total > demand) {
+		if (!approximate && in->traced_page_cluster < 0)
+			return swt_error(err, SWT_EUSAGE,
+					 "'%s': the capture records no page-cluster (ingest it with --meta "
+					 "FILE), so its swap reads may mix demand and readahead, which a "
+					 "block trace cannot tell apart; or pass --approximate",
+					 swt_store_path(st));
 		if (!approximate)
 			return swt_error(err, SWT_EUSAGE,
 					 "'%s': captured with page-cluster %d: its swap reads mix demand "
@@ -200,8 +199,10 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 					 "page-cluster 0 capture, or pass --approximate",
 					 swt_store_path(st), in->traced_page_cluster);
 		in->approximate = 1;
+		ret = swt_replay_reconstruct(st, in, err);
+		return ret ? ret : check_span(st, in, err);
 	}
-	ret = swt_store_prepare(st, in->approximate ? approx_sql : exact_sql, &s, err);
+	ret = swt_store_prepare(st, exact_sql, &s, err);
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -214,7 +215,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
-		ret = check_slot(st, s, "swap-in", err);
+		ret = swt_replay_check_slot(st, s, "swap-in", err);
 		if (ret) {
 			sqlite3_finalize(s);
 			return ret;
@@ -257,7 +258,7 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
-		ret = check_slot(st, s, "swap-out", err);
+		ret = swt_replay_check_slot(st, s, "swap-out", err);
 		if (ret) {
 			sqlite3_finalize(s);
 			return ret;
@@ -525,9 +526,9 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 		ret = swt_error(err, SWT_EUSAGE, "'%s': no swap areas: nothing to replay",
 				swt_store_path(st));
 	if (!ret)
-		ret = load_faults(st, in, approximate, err);
+		ret = load_outs(st, in, err);	/* before the faults: a reconstruction reads them */
 	if (!ret)
-		ret = load_outs(st, in, err);
+		ret = load_faults(st, in, approximate, err);
 	if (!ret)
 		ret = link_outs(in, err);
 	if (!ret)

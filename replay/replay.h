@@ -65,7 +65,9 @@ struct swt_replay_input {
 	uint32_t page_shift;
 	int64_t mem_limit_bytes;	/* -1 unknown */
 	int64_t working_set_bytes;	/* -1 unknown */
-	int approximate;	/* demand stream approximated from a readahead-mixed trace */
+	int approximate;	/* demand stream reconstructed from a readahead-mixed trace */
+	size_t approx_misses;	/* of which faults that read (one per fault or read) */
+	size_t approx_hits;	/* and faults that took a page read ahead */
 	size_t faults_in_maps;	/* faults placed in a VMA of the capture's memory maps */
 	size_t faults_inferred;	/* faults whose VMA was guessed from fault addresses */
 	char kernel[64];	/* the traced kernel's release, "" unknown */
@@ -76,12 +78,22 @@ struct swt_replay_input {
 /*
  * Load the demand stream and swap-outs of an ingested capture.  A capture
  * whose reads mix demand and readahead (page-cluster > 0, no swap-entry
- * probes) is refused unless approximate is set: then each fault's first
- * read stands for its demand page and the rest is dropped.
+ * probes) is refused unless approximate is set: then the stream is
+ * reconstructed from its reads and faults (swt_replay_reconstruct).
  */
 int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_replay_input **out,
 			  struct swt_err *err);
 void swt_replay_input_free(struct swt_replay_input *in);
+
+/*
+ * The demand stream of a capture whose reads mix demand and readahead,
+ * reconstructed from its reads, faults and swap-outs (in->areas and
+ * in->outs loaded): fills in->faults (reconstruct.c).
+ */
+int swt_replay_reconstruct(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err);
+/* Column 2 of a swap-in or swap-out row is its slot: refused when negative. */
+int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *what,
+			  struct swt_err *err);
 
 /*
  * Compute once what every run of this input shares (futures, page tables);

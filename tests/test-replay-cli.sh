@@ -147,5 +147,21 @@ pc3="$WORK/pc3.db"
 expect_fail "pass --approximate" replay "$pc3"
 "$SWAPTRACE" replay --no-store --approximate --json -p auto -c 3 "$pc3" > "$WORK/approx.json" 2> "$WORK/warn.txt" ||
 	fail "approximate replay"
-grep -q "approximate demand stream" "$WORK/warn.txt" || fail "approximation is announced"
+grep -q "approximate demand stream: .* faults reconstructed from its reads and faults" "$WORK/warn.txt" ||
+	fail "the reconstruction is announced"
+# block events alone: no faults to reconstruct from, every read a fault, and
+# no fault addresses for VMA readahead -- both said
+blkonly="$WORK/pc3-blk.db"
+"$SWAPTRACE" ingest -q -o "$blkonly" --meta "$CAPTURES/rnd-1ssd-vma-pc3/meta.txt" \
+	"$(blk_input rnd-1ssd-vma-pc3)" || fail "ingest blktrace only"
+"$SWAPTRACE" replay --no-store --approximate -p auto -p vma -c 3 "$blkonly" > /dev/null 2> "$WORK/warn-blk.txt" ||
+	fail "approximate replay of block events alone"
+grep -q "without fault events each read stands for a fault" "$WORK/warn-blk.txt" ||
+	fail "every read standing for a fault is announced"
+grep -q "no fault addresses (block events only): vma reads nothing ahead" "$WORK/warn-blk.txt" ||
+	fail "vma without fault addresses is announced"
+grep -q "no fault addresses (block events only): auto uses cluster readahead" "$WORK/warn-blk.txt" ||
+	fail "auto's fallback without fault addresses is announced"
+"$SWAPTRACE" replay --no-store --approximate -p auto -c 3 "$pc3" 2>&1 > /dev/null | grep -q "no fault addresses" &&
+	fail "a capture with fault addresses gets no such warning"
 finish

@@ -5,6 +5,7 @@
  * merging, hits and waste, and the oracle's guarantees.
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "replay.h"
@@ -537,3 +538,67 @@ TEST(policy_choice_and_params)
 }
 
 CHECK_MAIN
+
+/*
+ * The demand stream of a readahead capture, reconstructed from its reads
+ * and faults (reconstruct.c): a read fault's page is the one its address's
+ * next read fault reads again; a fault that did no I/O takes a waiting
+ * page -- the one its address's next read fault reads, else the latest --
+ * a write to a slot ends its wait, and with none waiting the fault is no
+ * readahead hit.
+ */
+TEST(reconstruct_readahead_capture)
+{
+	static const char rows[] =
+		/* first touches of B, C, D: never swap faults */
+		"INSERT INTO fault (id, ts, pid, address) VALUES"
+		" (1, 10, 42, 8192), (2, 20, 42, 20480), (3, 30, 42, 24576),"
+		/* A reads slots 8-11 */
+		" (11, 100, 42, 4096),"
+		/* B, C, D fault again with no I/O */
+		" (12, 200, 42, 8192), (13, 300, 42, 20480), (14, 400, 42, 24576),"
+		/* C and A read again */
+		" (15, 500, 42, 20480), (16, 600, 42, 4096);"
+		"INSERT INTO swap_in (ts, area_id, slot, dev, pid, bio_id, fault_id, address) VALUES"
+		" (101, 1, 8, 7340032, 42, 1, 11, 4096), (102, 1, 9, 7340032, 42, 2, 11, 4096),"
+		" (103, 1, 10, 7340032, 42, 3, 11, 4096), (104, 1, 11, 7340032, 42, 4, 11, 4096),"
+		" (501, 1, 10, 7340032, 42, 5, 15, 20480), (502, 1, 13, 7340032, 42, 6, 15, 20480),"
+		" (601, 1, 9, 7340032, 42, 7, 16, 4096), (602, 1, 12, 7340032, 42, 8, 16, 4096);"
+		/* slot 8 written again: its read-ahead page is gone */
+		"INSERT INTO swap_out (ts, area_id, slot, dev, pid, bio_id) VALUES (350, 1, 8, 7340032, 42, 9);";
+	static const struct { uint64_t ts, slot, vpage; } want[] = {
+		{ 101, 9, 1 },	/* A's page: the slot its next read fault reads again */
+		{ 200, 11, 2 },	/* B: the latest waiting page */
+		{ 300, 10, 5 },	/* C: the waiting page its next read fault reads */
+		/* D at 400: 8 was written, 10 and 11 taken: no readahead hit */
+		{ 501, 10, 5 },
+		{ 601, 9, 1 },
+	};
+	struct swt_replay_area area = { .id = 1, .dev = "7:0", .slots = 1000 };
+	struct swt_replay_swapout out = { .ts = 350, .slot = 8, .area = 0, .pid = 42, .cpu = -1 };
+	struct swt_replay_input in = {
+		.areas = &area, .nr_areas = 1, .outs = &out, .nr_outs = 1, .page_shift = 12,
+	};
+	struct swt_err err = { 0 };
+	struct swt_store *st = NULL;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/swt-test-reconstruct-%d.db", (int)getpid());
+	CHECK_INT(swt_store_create(path, &st, &err), 0);
+	CHECK_INT(swt_store_exec(st, rows, &err), 0);
+	CHECK_INT(swt_replay_reconstruct(st, &in, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_INT(in.nr_faults, SWT_ARRAY_SIZE(want));
+	for (size_t i = 0; i < in.nr_faults && i < SWT_ARRAY_SIZE(want); i++) {
+		CHECK_INT(in.faults[i].ts, want[i].ts);
+		CHECK_INT(in.faults[i].slot, want[i].slot);
+		CHECK_INT(in.faults[i].vpage, want[i].vpage);
+		CHECK_INT(in.faults[i].area, 0);
+		CHECK_INT(in.faults[i].pid, 42);
+	}
+	CHECK_INT(in.approx_misses, 3);
+	CHECK_INT(in.approx_hits, 2);
+	free(in.faults);
+	swt_store_destroy(st);	/* never committed: the file goes */
+}
