@@ -164,4 +164,8 @@ grep -q "no fault addresses (block events only): auto uses cluster readahead" "$
 	fail "auto's fallback without fault addresses is announced"
 "$SWAPTRACE" replay --no-store --approximate -p auto -c 3 "$pc3" 2>&1 > /dev/null | grep -q "no fault addresses" &&
 	fail "a capture with fault addresses gets no such warning"
+# block events with no metadata: the page-cluster is not known, and the advice says how to give it
+nometa="$WORK/pc0-nometa.db"
+"$SWAPTRACE" ingest -q -o "$nometa" "$(blk_input rnd-1dev-pc0)" || fail "ingest blktrace without metadata"
+expect_fail "the capture records no page-cluster (ingest it with --meta FILE)" replay -p auto "$nometa"
 finish
