@@ -4,7 +4,8 @@
  * together land on neighbouring slots, and whether they are read back
  * together shows here as locality (bands and diagonals) or its absence
  * (uniform noise).  Cells are coloured by how many pages fell in them, on
- * a log scale shared by all panels.
+ * a log scale shared by all panels.  Time runs from capture.first_ns to
+ * the last swap event drawn, in a fixed number of cells.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ struct heat_data {
 	const struct swt_report_ctx *rc;
 	struct part_map *parts;
 	size_t nr_parts, more;
-	int64_t span_ns;	/* 0: too little to draw */
+	int64_t span_ns;	/* to one past the last event drawn; 0: too little to draw */
 	uint32_t max_cell;
 };
 
@@ -92,6 +93,8 @@ static int scan(struct heat_data *d, int pass, struct swt_err *err)
 				continue;	/* not from ingest: a database edited by hand */
 			if (pass == 0) {
 				p->max_slot = SWT_MAX(p->max_slot, slot);
+				/* one past the last event, so the last one lands in the last cell */
+				d->span_ns = SWT_MAX(d->span_ns, t < INT64_MAX ? t + 1 : t);
 				continue;
 			}
 			ti = (int64_t)((double)t / (double)d->span_ns * NT);
@@ -115,8 +118,7 @@ static int load(struct heat_data *d, struct swt_err *err)
 	int ret;
 
 	d->more = rc->nr_parts - n;
-	if (rc->first_ns == SWT_NULL || rc->last_ns == SWT_NULL || rc->last_ns <= rc->first_ns ||
-	    rc->swap_ins + rc->swap_outs < 2 || !n)
+	if (rc->first_ns == SWT_NULL || rc->swap_ins + rc->swap_outs < 2 || !n)
 		return 0;
 	d->parts = calloc(n, sizeof(*d->parts));
 	if (!d->parts)
@@ -124,12 +126,23 @@ static int load(struct heat_data *d, struct swt_err *err)
 	d->nr_parts = n;
 	for (size_t i = 0; i < n; i++)
 		d->parts[i].part = &rc->parts[i];
-	/* one past the last event, so the last one lands in the last cell */
-	d->span_ns = rc->last_ns - rc->first_ns + 1;
+	/*
+	 * Spanned by the events drawn, found in the first pass, not by
+	 * capture.last_ns, which every event sets: one damaged time there
+	 * pressed every page into the first column.
+	 */
 	ret = scan(d, 0, err);
-	if (!ret)
-		ret = scan(d, 1, err);
-	return ret;
+	if (ret)
+		return ret;
+	if (d->span_ns == 1) {
+		/* all at the capture's first instant: nothing to map over time */
+		free(d->parts);
+		d->parts = NULL;
+		d->nr_parts = 0;
+		d->span_ns = 0;
+		return 0;
+	}
+	return scan(d, 1, err);
 }
 
 /*

@@ -4,6 +4,10 @@
  * chosen run's simulated hits and misses per second (run_series) shaded
  * underneath -- when the workload swapped and when readahead would have
  * paid off.
+ *
+ * Time counts from capture.first_ns (run_series' seconds do), up to the
+ * last swap event drawn; every table here has about TARGET_BINS cells
+ * whatever that span, so no timestamp can size one.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +23,7 @@
 struct part_series {
 	const struct swt_report_part *part;
 	int64_t *in, *out;		/* pages per bin */
-	int64_t *hits, *misses;		/* simulated faults per second; NULL: none */
+	int64_t *hits, *misses;		/* simulated faults per shading cell; NULL: none */
 	int64_t total_in, total_out;
 };
 
@@ -29,7 +33,9 @@ struct timeline_data {
 	struct part_series parts[SWT_REPORT_MAX_PANELS];
 	size_t nr_parts, more;
 	int64_t span_ns, bin_ns;
-	size_t nr_bins, nr_seconds;
+	size_t nr_bins;
+	int64_t shade_s;	/* seconds a shading cell covers: 1, or a bin's when longer */
+	size_t nr_shades;
 	int have_series;	/* the run stored per-second series */
 };
 
@@ -105,12 +111,15 @@ static int load_run_series(struct timeline_data *d, struct swt_err *err)
 	sqlite3_bind_int64(s, 1, d->run->id);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		struct part_series *p = part_for(d, sqlite3_column_int64(s, 0));
-		int64_t sec = sqlite3_column_int64(s, 1);
+		int64_t sec = sqlite3_column_int64(s, 1), cell;
 
-		if (!p || sec < 0 || sec >= (int64_t)d->nr_seconds)
+		if (!p || sec < 0)
 			continue;
-		p->hits[sec] += sqlite3_column_int64(s, 2);
-		p->misses[sec] += sqlite3_column_int64(s, 3);
+		cell = sec / d->shade_s;
+		if (cell >= (int64_t)d->nr_shades)
+			continue;
+		p->hits[cell] += sqlite3_column_int64(s, 2);
+		p->misses[cell] += sqlite3_column_int64(s, 3);
 		d->have_series = 1;
 	}
 	sqlite3_finalize(s);
@@ -119,9 +128,37 @@ static int load_run_series(struct timeline_data *d, struct swt_err *err)
 	return 0;
 }
 
+/*
+ * The last swap event drawn, in ns from capture.first_ns; -1 when none.
+ * It ends the time axis rather than capture.last_ns, which every event
+ * sets: one damaged time there made tens of millions of seconds of
+ * shading (a minute, or "out of memory", for a few seconds of swapping).
+ */
+static int drawn_span(struct timeline_data *d, int64_t *span_ns, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret, step;
+
+	*span_ns = -1;
+	ret = swt_store_prepare(d->rc->st,
+		"SELECT area_id, max(ts) - ?1 FROM (SELECT area_id, ts FROM swap_in WHERE ts >= ?1"
+		" UNION ALL SELECT area_id, ts FROM swap_out WHERE ts >= ?1) GROUP BY 1", &s, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(s, 1, d->rc->first_ns);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		if (part_for(d, sqlite3_column_int64(s, 0)))
+			*span_ns = SWT_MAX(*span_ns, sqlite3_column_int64(s, 1));
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return swt_store_sql_error(d->rc->st, err, "reading swap events");
+	return 0;
+}
+
 static int load(struct timeline_data *d, struct swt_err *err)
 {
 	const struct swt_report_ctx *rc = d->rc;
+	int64_t span_ns;
 	int ret;
 
 	for (size_t i = 0; i < rc->nr_parts; i++) {
@@ -130,21 +167,25 @@ static int load(struct timeline_data *d, struct swt_err *err)
 		else
 			d->parts[d->nr_parts++].part = &rc->parts[i];
 	}
-	if (rc->first_ns == SWT_NULL || rc->last_ns == SWT_NULL || rc->last_ns <= rc->first_ns ||
-	    rc->swap_ins + rc->swap_outs < 2 || !d->nr_parts)
+	if (rc->first_ns == SWT_NULL || rc->swap_ins + rc->swap_outs < 2 || !d->nr_parts)
 		return 0;	/* nothing to draw a rate from; the chart says so */
-	d->span_ns = rc->last_ns - rc->first_ns;
+	ret = drawn_span(d, &span_ns, err);
+	if (ret || span_ns <= 0)
+		return ret;	/* all at one instant, or none after the capture's start */
+	d->span_ns = span_ns;
 	d->bin_ns = nice_bin(d->span_ns / TARGET_BINS);
 	d->nr_bins = (size_t)(d->span_ns / d->bin_ns) + 1;
-	d->nr_seconds = (size_t)(d->span_ns / 1000000000LL) + 1;
+	/* run_series holds seconds: a bin of a second or more (1-2-5 s) shades whole bins */
+	d->shade_s = d->bin_ns >= 1000000000LL ? d->bin_ns / 1000000000LL : 1;
+	d->nr_shades = (size_t)(d->span_ns / 1000000000LL / d->shade_s) + 1;
 	for (size_t i = 0; i < d->nr_parts; i++) {
 		struct part_series *p = &d->parts[i];
 
 		p->in = calloc(d->nr_bins, sizeof(*p->in));
 		p->out = calloc(d->nr_bins, sizeof(*p->out));
 		if (d->run) {
-			p->hits = calloc(d->nr_seconds, sizeof(*p->hits));
-			p->misses = calloc(d->nr_seconds, sizeof(*p->misses));
+			p->hits = calloc(d->nr_shades, sizeof(*p->hits));
+			p->misses = calloc(d->nr_shades, sizeof(*p->misses));
 		}
 		if (!p->in || !p->out || (d->run && (!p->hits || !p->misses)))
 			return swt_error(err, SWT_ENOMEM, "out of memory");
@@ -161,14 +202,15 @@ static void draw_shading(struct swt_chart *c, const struct swt_chart_panel *p,
 			 const struct timeline_data *d, const struct part_series *s)
 {
 	struct swt_chart_rgb hit = swt_chart_color(2), miss = { 0.55, 0.55, 0.55 };
-	double span_s = (double)d->span_ns / 1e9;
+	double span_s = (double)d->span_ns / 1e9, cell_s = (double)d->shade_s;
 
 	swt_chart_panel_clip(c, p);
-	for (size_t sec = 0; sec < d->nr_seconds; sec++) {
-		double x0 = swt_chart_panel_x(p, (double)sec),
-		       x1 = swt_chart_panel_x(p, SWT_MIN((double)sec + 1, span_s));
-		double ym = swt_chart_panel_y(p, (double)s->misses[sec]);
-		double yh = swt_chart_panel_y(p, (double)(s->misses[sec] + s->hits[sec]));
+	for (size_t i = 0; i < d->nr_shades; i++) {
+		double x0 = swt_chart_panel_x(p, (double)i * cell_s),
+		       x1 = swt_chart_panel_x(p, SWT_MIN((double)(i + 1) * cell_s, span_s));
+		/* per second, as the lines: the counts are per cell */
+		double ym = swt_chart_panel_y(p, (double)s->misses[i] / cell_s);
+		double yh = swt_chart_panel_y(p, (double)(s->misses[i] + s->hits[i]) / cell_s);
 		double y0 = swt_chart_panel_y(p, 0);
 
 		cairo_set_source_rgba(c->cr, miss.r, miss.g, miss.b, 0.30);
@@ -205,7 +247,8 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			       "Shading: swap faults per second in the replay, split into hits "
 			       "(found in the swap cache) and misses (read from the device).");
 	snprintf(msg, sizeof(msg), "Rates over %.3g s bins%s. Time counts from the capture's "
-		 "first event.", bin_s, shade ? " (each second for the shading)" : "");
+		 "first event.", bin_s, !shade ? "" : d->shade_s > 1 ? ", the shading's too" :
+		 " (each second for the shading)");
 	bottom = swt_chart_footnote(c, d->nr_bins ? msg : NULL);
 	if (!d->nr_bins) {
 		if (!rc->swap_ins && !rc->swap_outs)
@@ -231,9 +274,9 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			pts_in += s->total_in ? 1 : 0;
 			pts_out += s->total_out ? 1 : 0;
 		}
-		for (size_t sec = 0; shade && sec < d->nr_seconds; sec++) {
-			hi = SWT_MAX(hi, (double)(s->hits[sec] + s->misses[sec]));
-			pts_sim += s->hits[sec] + s->misses[sec] > 0;
+		for (size_t sc = 0; shade && sc < d->nr_shades; sc++) {
+			hi = SWT_MAX(hi, (double)(s->hits[sc] + s->misses[sc]) / (double)d->shade_s);
+			pts_sim += s->hits[sc] + s->misses[sc] > 0;
 		}
 	}
 	items[ni++] = (struct swt_chart_legend_item){ "swap-in pages/s", swt_chart_color(0),

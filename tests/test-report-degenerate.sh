@@ -216,4 +216,28 @@ variant near "VACUUM"
 report near "{$ALL6, \"runs\": 8,
  \"sweep\": {\"series\": {\"auto\": 4, \"leap (history=32,min_window=4)\": 4},
             \"notes_have\": [\"auto lies under leap (history=32,min_window=4), within 0.5 % at every page-cluster\"]}}"
+# --- a damaged capture.last_ns, 2^60 ns after first_ns: the timeline and the
+# heat map span the swap events they draw, and come out as an undamaged
+# copy's (the timeline's per-second shading was sized by capture.last_ns:
+# 50 s of drawing at 2^56 ns, "out of memory" or no end at 2^60) ---
+variant spanok "VACUUM"
+$RUNS | sqlite3 "$WORK/spanok.db" || fail "span: storing runs"
+cp "$WORK/spanok.db" "$WORK/span.db"
+sqlite3 "$WORK/span.db" "UPDATE capture SET last_ns = first_ns + (1 << 60)" || fail "span: damaging"
+"$SWAPTRACE" report -o "$WORK/spanok" "$WORK/spanok.db" >/dev/null 2>&1 || fail "span: undamaged report"
+if timeout 120 "$SWAPTRACE" report -o "$WORK/span" "$WORK/span.db" >/dev/null 2>"$WORK/span.err"; then
+	for chart in timeline heatmap; do
+		cmp -s "$WORK/spanok/$chart.json" "$WORK/span/$chart.json" ||
+			fail "span: $chart differs from the undamaged copy's: $(diff "$WORK/spanok/$chart.json" \
+				"$WORK/span/$chart.json" | head -n 4)"
+	done
+else
+	fail "span: report failed or ran over 2 minutes: $(head -c 300 "$WORK/span.err")"
+fi
+# one swap-out 2^40 ns (18 minutes) on: bins of 10 s, and the per-second
+# series shaded per bin, not per second
+variant long "UPDATE swap_out SET ts = ts + (1 << 40) WHERE id = (SELECT max(id) FROM swap_out)"
+$RUNS | sqlite3 "$WORK/long.db" || fail "long: storing runs"
+report long "{\"timeline\": {\"notes_have\": [\"Rates over 10 s bins, the shading's too.\"],
+ \"series\": {\"simulated hits/s\": 2, \"simulated misses/s\": 2}}}"
 finish
