@@ -16,9 +16,10 @@
  *  - a fault that did no I/O took a page read ahead and not yet taken: the
  *    slot its address had before if that is waiting, else the latest
  *    waiting one its address's next read fault reads again, else the
- *    latest waiting one at all (a random workload's hits carry no other
- *    clue); with none waiting it was no readahead hit (a page still in
- *    the swap cache after reclaim unmapped it) and is dropped.
+ *    first waiting one of the latest fault that has any (a random
+ *    workload's hits carry no other clue); with none waiting it was no
+ *    readahead hit (a page still in the swap cache after reclaim unmapped
+ *    it) and is dropped.
  *
  * A page waits from its read until a fault takes it or its slot is
  * written again.  Without fault events every read stands for a fault.
@@ -36,6 +37,7 @@
 
 struct rc_read {
 	uint32_t area;
+	uint32_t group;		/* index into groups[] */
 	uint64_t slot;
 };
 
@@ -190,8 +192,12 @@ static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 		rc->groups[g].first = (uint32_t)at;
 		at += rc->groups[g].nr;
 	}
-	for (size_t i = 0; i < rc->nr_reads; i++)
-		sorted[rc->groups[group_of[i]].first + fill[group_of[i]]++] = rc->reads[i];
+	for (size_t i = 0; i < rc->nr_reads; i++) {
+		struct rc_read *r = &sorted[rc->groups[group_of[i]].first + fill[group_of[i]]++];
+
+		*r = rc->reads[i];
+		r->group = group_of[i];
+	}
 	free(rc->reads);
 	rc->reads = sorted;
 	sorted = NULL;
@@ -384,14 +390,24 @@ static int pending(const struct rc *rc, uint32_t read)
 	return rc->pend_seq[word_of(rc, read)] != 0;
 }
 
-/* The latest read still waiting for a fault, NONE. */
+/*
+ * Of the latest fault whose reads still wait, the first waiting read, NONE:
+ * a task that runs through its pages takes them in the order they were
+ * read (a random one in no order a trace could tell).
+ */
 static uint32_t latest_pending(struct rc *rc)
 {
 	while (rc->nr_stack) {
 		const struct rc_pending *p = &rc->stack[rc->nr_stack - 1];
 
-		if (rc->pend_seq[word_of(rc, p->read)] == p->seq)
+		if (rc->pend_seq[word_of(rc, p->read)] == p->seq) {
+			const struct rc_group *g = &rc->groups[rc->reads[p->read].group];
+
+			for (uint32_t j = g->first; j < p->read; j++)
+				if (pending(rc, j))
+					return j;
 			return p->read;
+		}
 		rc->nr_stack--;
 	}
 	return NONE;

@@ -127,6 +127,22 @@ int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
 /* requests split here unless told otherwise: the loop devices' max_sectors_kb */
 #define SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB 1280
 
+/*
+ * What a run did page by page, for tools that need more than its counts
+ * (tests/reconstruct-check.c builds a readahead capture from it).  Called
+ * only by the library built for it, swt_replay_observed (the swaptrace
+ * command's runs do not pay for it), and by swt_replay_run only (an
+ * isolated plugin run would call it in its child); NULL members are not
+ * called.
+ */
+struct swt_replay_observer {
+	void *ctx;
+	/* fault (index into in->faults) read (area, slot); demand: its own page */
+	void (*read)(void *ctx, size_t fault, uint32_t area, uint64_t slot, int demand);
+	/* fault found its page read ahead */
+	void (*hit)(void *ctx, size_t fault);
+};
+
 struct swt_replay_config {
 	const struct swt_policy *policy;
 	const char *policy_spec;	/* as the user wrote it, for the run row */
@@ -138,6 +154,7 @@ struct swt_replay_config {
 	double inactive_fraction;	/* share of it on the inactive list; 0: kernel's rule */
 	unsigned max_request_pages;	/* requests split here (max_sectors_kb / page KiB) */
 	const char *layout_name;	/* "traced" unless the input was re-placed */
+	const struct swt_replay_observer *observer;	/* NULL: none */
 };
 
 /* ---- results ---------------------------------------------------------- */

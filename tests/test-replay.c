@@ -543,9 +543,9 @@ CHECK_MAIN
  * The demand stream of a readahead capture, reconstructed from its reads
  * and faults (reconstruct.c): a read fault's page is the one its address's
  * next read fault reads again; a fault that did no I/O takes a waiting
- * page -- the one its address's next read fault reads, else the latest --
- * a write to a slot ends its wait, and with none waiting the fault is no
- * readahead hit.
+ * page -- the one its address's next read fault reads, else the first
+ * waiting one of the latest fault that has any -- a write to a slot ends
+ * its wait, and with none waiting the fault is no readahead hit.
  */
 TEST(reconstruct_readahead_capture)
 {
@@ -564,18 +564,18 @@ TEST(reconstruct_readahead_capture)
 		" (103, 1, 10, 7340032, 42, 3, 11, 4096), (104, 1, 11, 7340032, 42, 4, 11, 4096),"
 		" (501, 1, 10, 7340032, 42, 5, 15, 20480), (502, 1, 13, 7340032, 42, 6, 15, 20480),"
 		" (601, 1, 9, 7340032, 42, 7, 16, 4096), (602, 1, 12, 7340032, 42, 8, 16, 4096);"
-		/* slot 8 written again: its read-ahead page is gone */
-		"INSERT INTO swap_out (ts, area_id, slot, dev, pid, bio_id) VALUES (350, 1, 8, 7340032, 42, 9);";
+		/* slot 11 written again: its read-ahead page is gone */
+		"INSERT INTO swap_out (ts, area_id, slot, dev, pid, bio_id) VALUES (350, 1, 11, 7340032, 42, 9);";
 	static const struct { uint64_t ts, slot, vpage; } want[] = {
 		{ 101, 9, 1 },	/* A's page: the slot its next read fault reads again */
-		{ 200, 11, 2 },	/* B: the latest waiting page */
+		{ 200, 8, 2 },	/* B: the first waiting page of the latest fault with any */
 		{ 300, 10, 5 },	/* C: the waiting page its next read fault reads */
-		/* D at 400: 8 was written, 10 and 11 taken: no readahead hit */
+		/* D at 400: 8 and 10 taken, 11 written: no readahead hit */
 		{ 501, 10, 5 },
 		{ 601, 9, 1 },
 	};
 	struct swt_replay_area area = { .id = 1, .dev = "7:0", .slots = 1000 };
-	struct swt_replay_swapout out = { .ts = 350, .slot = 8, .area = 0, .pid = 42, .cpu = -1 };
+	struct swt_replay_swapout out = { .ts = 350, .slot = 11, .area = 0, .pid = 42, .cpu = -1 };
 	struct swt_replay_input in = {
 		.areas = &area, .nr_areas = 1, .outs = &out, .nr_outs = 1, .page_shift = 12,
 	};
