@@ -166,7 +166,7 @@ static int check_span(struct swt_store *st, const struct swt_replay_input *in, s
 			 (unsigned long long)in->faults[in->nr_faults - 1].ts);
 }
 
-static int area_index(const struct swt_replay_input *in, int64_t id)
+int swt_replay_area_index(const struct swt_replay_input *in, int64_t id)
 {
 	for (size_t i = 0; i < in->nr_areas; i++)
 		if (in->areas[i].id == id)
@@ -207,7 +207,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_replay_fault *f;
-		int idx = area_index(in, sqlite3_column_int64(s, 1));
+		int idx = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
 
 		if (idx < 0)
 			continue;
@@ -250,7 +250,7 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_replay_swapout *o;
-		int idx = area_index(in, sqlite3_column_int64(s, 1));
+		int idx = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
 
 		if (idx < 0)
 			continue;

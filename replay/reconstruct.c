@@ -104,14 +104,6 @@ static int cmp_addr_event(const void *a, const void *b)
 	return x->ref < y->ref ? -1 : x->ref > y->ref;
 }
 
-static int area_of(const struct swt_replay_input *in, int64_t id)
-{
-	for (size_t i = 0; i < in->nr_areas; i++)
-		if (in->areas[i].id == id)
-			return (int)i;
-	return -1;
-}
-
 /* Every read, grouped by the fault that queued it, groups in the order of their first read. */
 static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 {
@@ -127,7 +119,7 @@ static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 	if (ret)
 		return ret;
 	while ((rc_step = sqlite3_step(s)) == SQLITE_ROW) {
-		int area = area_of(in, sqlite3_column_int64(s, 1));
+		int area = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
 		int64_t slot = sqlite3_column_int64(s, 2);
 		uint64_t g = UINT64_MAX;
 
@@ -147,6 +139,12 @@ static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 			g = UINT64_MAX;
 		if (g == UINT64_MAX) {
 			struct rc_group *grp;
+
+			if (rc->nr_groups >= INT32_MAX) {	/* groups link by int32_t */
+				ret = swt_error(err, SWT_EFORMAT, "'%s': more swap-in faults than "
+						"replay handles (2^31)", swt_store_path(st));
+				goto out;
+			}
 
 			if (swt_grow((void **)&rc->groups, &rc->cap_groups, rc->nr_groups + 1,
 				     sizeof(*rc->groups))) {
