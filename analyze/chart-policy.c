@@ -26,6 +26,7 @@ struct policy_data {
 	const struct swt_report_run **runs;
 	size_t nr_runs, more;
 	int approximate;	/* a run drawn replayed an approximated demand stream */
+	int no_addresses;	/* vma is drawn, and the capture has no fault addresses */
 	struct group *groups;
 	size_t nr_groups;
 	double *v;		/* [run][group][metric], NaN: not defined */
@@ -246,6 +247,8 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	}
 	if (d->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
+	if (d->no_addresses)
+		top = swt_chart_note_line(c, top, SWT_REPORT_NO_ADDRESS_NOTE);
 
 	cats = calloc(d->nr_groups, sizeof(*cats));
 	if (!cats)
@@ -336,8 +339,10 @@ int swt_chart_policy_write(struct swt_report_ctx *rc, struct swt_chart_meta **me
 	ret = swt_report_runs_at(rc, rc->chosen_pc, &d.runs, &d.nr_runs, &d.more, err);
 	if (ret)
 		return ret;
-	for (size_t r = 0; r < d.nr_runs; r++)
+	for (size_t r = 0; r < d.nr_runs; r++) {
 		d.approximate |= d.runs[r]->approximate;
+		d.no_addresses |= swt_report_run_lacks_addresses(rc, d.runs[r]);
+	}
 	load_reference(&d);
 	ret = load_values(&d, 0, &cap, err);
 	if (ret)

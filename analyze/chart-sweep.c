@@ -27,6 +27,7 @@ struct sweep_data {
 	size_t nr_series, more;
 	int max_pc;
 	int approximate;	/* a run drawn replayed an approximated demand stream */
+	int no_addresses;	/* vma is drawn, and the capture has no fault addresses */
 	double ref[NR_METRICS];	/* traced kernel at rc->page_cluster; NaN: unknown */
 };
 
@@ -132,6 +133,7 @@ static int load(struct sweep_data *d, struct swt_err *err)
 		v[READ_REQUESTS] = (double)r->read_requests;
 		s->points++;
 		d->approximate |= r->approximate;
+		d->no_addresses |= swt_report_run_lacks_addresses(rc, r);
 	}
 
 	for (int m = 0; m < NR_METRICS; m++)
@@ -209,6 +211,8 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	}
 	if (d->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
+	if (d->no_addresses)
+		top = swt_chart_note_line(c, top, SWT_REPORT_NO_ADDRESS_NOTE);
 	for (int x = 0; x <= d->max_pc && x < (int)SWT_ARRAY_SIZE(xs); x++)
 		xs[x] = x;
 	for (int m = 0; m < NR_METRICS; m++) {

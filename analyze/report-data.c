@@ -111,6 +111,9 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 		rc->first_ns = rc->last_ns = SWT_NULL;
 	rc->swap_ins = swt_store_query_int(rc->st, "SELECT count(*) FROM swap_in", 0);
 	rc->swap_outs = swt_store_query_int(rc->st, "SELECT count(*) FROM swap_out", 0);
+	rc->no_fault_addresses = rc->swap_ins > 0 &&
+		!swt_store_query_int(rc->st, "SELECT EXISTS (SELECT 1 FROM swap_in"
+				     " WHERE address IS NOT NULL)", 1);
 	rc->vm_pswpin = vmstat(rc->st, "pswpin");
 	rc->vm_pgmajfault = vmstat(rc->st, "pgmajfault");
 	rc->vm_swap_ra = vmstat(rc->st, "swap_ra");
@@ -404,4 +407,9 @@ int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt
 	}
 	*out = v;
 	return 0;
+}
+
+int swt_report_run_lacks_addresses(const struct swt_report_ctx *rc, const struct swt_report_run *r)
+{
+	return rc->no_fault_addresses && !strcmp(r->policy, "vma");
 }

@@ -20,6 +20,14 @@
 	"approximate demand stream (the capture's reads mix demand and readahead): " \
 	"see docs/replay-model.md"
 
+/*
+ * The note line of a chart that draws vma on a capture without fault
+ * addresses (block events only): its empty bars are not a verdict.
+ */
+#define SWT_REPORT_NO_ADDRESS_NOTE \
+	"no fault addresses (block events only): vma reads nothing ahead; see docs/replay-model.md"
+
+
 /* At most this many policies side by side; more would not be readable. */
 #define SWT_REPORT_MAX_SERIES SWT_PALETTE_SIZE
 /* At most this many devices get their own panel in one figure. */
@@ -61,6 +69,7 @@ struct swt_report_ctx {
 	int page_cluster;		/* at capture; -1 unknown */
 	int64_t first_ns, last_ns;	/* trace clock; span of all events */
 	int64_t swap_ins, swap_outs;	/* traced pages */
+	int no_fault_addresses;		/* swap-ins, none with the address of its fault */
 	/* /proc/vmstat deltas over the capture (machine-wide); SWT_NULL when absent */
 	int64_t vm_pswpin, vm_pgmajfault, vm_swap_ra, vm_swap_ra_hit;
 
@@ -73,6 +82,9 @@ struct swt_report_ctx {
 	/* the run the one-run charts show; NULL: none on the traced layout */
 	const struct swt_report_run *chosen;
 };
+
+/* Whether a drawn run is vma without the fault addresses it needs. */
+int swt_report_run_lacks_addresses(const struct swt_report_ctx *rc, const struct swt_report_run *r);
 
 /*
  * Load the capture facts, partitions and runs of st (the runs opts

@@ -46,6 +46,7 @@ struct swt_report_summary {
 	size_t files;		/* files written, index.html included */
 	size_t runs;		/* replay runs the charts drew from */
 	size_t approximate_runs;	/* of them, replays of an approximated demand stream */
+	size_t vma_runs_without_addresses;	/* of them, vma on a capture without fault addresses */
 	int ran_defaults;	/* 1: run_defaults was called */
 	char index[4096];	/* path of index.html */
 };

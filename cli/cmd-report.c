@@ -199,6 +199,15 @@ int cmd_report(int argc, char **argv)
 			 "docs/replay-model.md", sum.approximate_runs, sum.runs);
 		cli_warn("report", msg);
 	}
+	if (sum.vma_runs_without_addresses) {
+		/* as replay warns; the policy charts carry a note */
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "%zu vma run%s on a capture without fault addresses "
+			 "(block events only): vma reads nothing ahead there",
+			 sum.vma_runs_without_addresses, sum.vma_runs_without_addresses == 1 ? "" : "s");
+		cli_warn("report", msg);
+	}
 	printf("swaptrace: report: %zu charts from %zu replay run%s in '%s': open '%s'\n",
 	       sum.charts, sum.runs, sum.runs == 1 ? "" : "s", ro.dir, sum.index);
 	status = SWT_EXIT_OK;

@@ -119,6 +119,20 @@ fi
 	fail "approx: the default runs are not stored as approximate"
 grep -rq "approximate demand" "$WORK/defaults"/*.json && fail "defaults: an exact replay's charts say approximate"
 
+# --- no fault addresses (block events only): vma's empty bars are explained,
+# on stderr and on the charts that draw vma ---
+NOADDR="no fault addresses (block events only): vma reads nothing ahead; see docs/replay-model.md"
+variant noaddr "UPDATE swap_in SET address = NULL;"
+if "$SWAPTRACE" report -o "$WORK/noaddr" "$WORK/noaddr.db" >/dev/null 2>"$WORK/noaddr.err"; then
+	check_eq "$(cat "$WORK/noaddr.err")" "swaptrace: report: warning: 9 vma runs on a capture without fault addresses (block events only): vma reads nothing ahead there" "noaddr: the warning"
+	echo "{$ALL6, \"runs\": 54,
+	 \"policy\": {\"notes_have\": [\"$NOADDR\"]}, \"sweep\": {\"notes_have\": [\"$NOADDR\"]}}" > "$WORK/noaddr.expect.json"
+	$CHECK "$WORK/noaddr" "$PNG_CHECK" "$WORK/noaddr.expect.json" || fail "noaddr: charts"
+else
+	fail "noaddr: report failed: $(cat "$WORK/noaddr.err")"
+fi
+grep -rq "no fault addresses" "$WORK/defaults"/*.json && fail "defaults: a capture with addresses says it has none"
+
 # --- no swap-ins at all ---
 variant noin "DELETE FROM swap_in; DELETE FROM request WHERE write = 0;"
 report noin "{$ALL6,
