@@ -79,7 +79,8 @@ static void guard_pending_db(const char *path, const sigset_t *saved)
 const char cmd_ingest_usage[] =
 	"usage: swaptrace ingest -o DB [--meta FILE] [--swap SPEC]... [--name NAME] INPUT...\n"
 	"\n"
-	"Decode swap traces into the SQLite database DB (replaced if it exists).\n"
+	"Decode swap traces into the SQLite database DB.  An existing swaptrace database\n"
+	"(or empty file) at DB is replaced; any other file, or one of the inputs, is not.\n"
 	"\n"
 	"INPUT is any of:\n"
 	"  DIR          a capture directory: its trace.dat, and blktrace files in it or\n"
@@ -197,6 +198,17 @@ int cmd_ingest(int argc, char **argv)
 	}
 	if (!name)
 		name = default_name = swt_input_capture_name(argv[optind]);
+	/* the database is renamed over its path at the end: never over what was read */
+	for (i = optind; i < argc; i++) {
+		if (swt_input_check_output(argv[i], out, &err)) {
+			status = cli_fail("ingest", &err);
+			goto out;
+		}
+	}
+	if (meta_path && swt_input_check_output(meta_path, out, &err)) {
+		status = cli_fail("ingest", &err);
+		goto out;
+	}
 
 	guard_signals(&saved_mask);
 	if (swt_store_create(out, &st, &err) || swt_ingest_alloc(st, meta, ingest_warn, NULL, &ing, &err)) {

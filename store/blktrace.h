@@ -106,6 +106,12 @@ int swt_blk_record_to_event(const struct swt_blk_record *rec, struct swt_event *
 int swt_blktrace_expand(const char *input, char ***paths, size_t *n, struct swt_err *err);
 void swt_blktrace_paths_free(char **paths);
 
+/*
+ * A per-CPU file named NAME.blktrace.N (N a CPU number): the length of
+ * NAME in path, the blktrace set it belongs to; 0 for any other name.
+ */
+size_t swt_blktrace_set_name_len(const char *path);
+
 /* Is this file a blktrace file (by its first record's magic)? */
 int swt_blktrace_probe(const char *path);
 

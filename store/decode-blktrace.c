@@ -496,6 +496,22 @@ void swt_blktrace_paths_free(char **paths)
 	free(paths);
 }
 
+size_t swt_blktrace_set_name_len(const char *path)
+{
+	const char *base = swt_basename(path), *dot = NULL, *p;
+	size_t digits;
+
+	/* the last ".blktrace." of the file name: NAME may hold one itself */
+	for (p = base; (p = strstr(p, ".blktrace.")); p++)
+		dot = p;
+	if (!dot || dot == base)
+		return 0;
+	digits = strspn(dot + 10, "0123456789");
+	if (!digits || dot[10 + digits])
+		return 0;
+	return (size_t)(dot - path);
+}
+
 int swt_blktrace_expand(const char *input, char ***paths, size_t *n, struct swt_err *err)
 {
 	char **list = NULL;

@@ -5,6 +5,7 @@
  *     block events, since both would describe the same I/O;
  *   - a trace.dat file (recognised by its magic, whatever its name);
  *   - a blktrace file, or NAME standing for NAME.blktrace.0, .1, ...
+ * It also says which files an ingest reads, so its output never replaces one.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -70,6 +71,80 @@ char *swt_input_capture_name(const char *input)
 	name = swt_strdup(swt_basename(copy));
 	free(copy);
 	return name;
+}
+
+static int same_file(const char *path, const struct stat *out)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && sb.st_dev == out->st_dev && sb.st_ino == out->st_ino;
+}
+
+/* Is one of dir's NAME.blktrace.N files the file out? */
+static int blktrace_file_in(const char *dir, const struct stat *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		char *path;
+
+		if (!swt_blktrace_set_name_len(de->d_name))
+			continue;
+		path = swt_path_join(dir, de->d_name);
+		found = path && same_file(path, out);
+		free(path);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Does ingesting input read the file out: it, or a file of it as a capture directory? */
+static int input_reads(const char *input, const struct stat *out)
+{
+	static const char *const dir_files[] = { "trace.dat", "meta.txt" };
+	char **paths;
+	size_t n;
+	int found = 0;
+
+	if (!is_dir(input)) {
+		if (same_file(input, out))
+			return 1;
+		/* NAME of a blktrace set */
+		if (swt_blktrace_expand(input, &paths, &n, NULL))
+			return 0;
+		for (size_t i = 0; i < n && !found; i++)
+			found = same_file(paths[i], out);
+		swt_blktrace_paths_free(paths);
+		return found;
+	}
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(dir_files) && !found; i++) {
+		char *path = swt_path_join(input, dir_files[i]);
+
+		found = path && same_file(path, out);
+		free(path);
+	}
+	if (!found) {
+		char *blk = swt_path_join(input, "blk");
+
+		found = blktrace_file_in(input, out) || (blk && blktrace_file_in(blk, out));
+		free(blk);
+	}
+	return found;
+}
+
+int swt_input_check_output(const char *input, const char *out, struct swt_err *err)
+{
+	struct stat sb;
+
+	/* the same file under any name: compared by device and inode */
+	if (stat(out, &sb) < 0 || !S_ISREG(sb.st_mode) || !input_reads(input, &sb))
+		return 0;
+	return swt_error(err, SWT_EUSAGE, "'%s': the output is a file this ingest reads (input "
+			 "'%s'); the database would replace it", out, input);
 }
 
 /* An event ingest refused (ret < 0): its message, unless err already holds one. */
@@ -168,16 +243,16 @@ static int find_blktrace_sets(const char *dir, char ***sets, size_t *n)
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		const char *dot = strstr(de->d_name, ".blktrace.");
+		size_t len = swt_blktrace_set_name_len(de->d_name);
 		char *set;
 		size_t i;
 
-		if (!dot || !dot[10] || strspn(dot + 10, "0123456789") != strlen(dot + 10))
+		if (!len)
 			continue;
-		set = malloc(strlen(dir) + (size_t)(dot - de->d_name) + 2);
+		set = malloc(strlen(dir) + len + 2);
 		if (!set)
 			goto nomem;
-		sprintf(set, "%s/%.*s", dir, (int)(dot - de->d_name), de->d_name);
+		sprintf(set, "%s/%.*s", dir, (int)len, de->d_name);
 		for (i = 0; i < count; i++)
 			if (!strcmp(list[i], set))
 				break;

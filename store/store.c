@@ -90,18 +90,61 @@ static struct swt_store *store_alloc(const char *path)
 	return st;
 }
 
+/*
+ * Is the file at path a swaptrace database, of any schema version (the
+ * version message says "ingest again", which must be able to replace it)?
+ */
+static int is_swaptrace_db(const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s;
+	int found = 0;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
+	    SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT 1 FROM swt_meta WHERE key = 'schema_version'", -1, &s,
+			       NULL) == SQLITE_OK) {
+		found = sqlite3_step(s) == SQLITE_ROW;
+		sqlite3_finalize(s);
+	}
+	sqlite3_close(db);
+	return found;
+}
+
+/*
+ * What may be at path before a database is created there: nothing, a
+ * swaptrace database (re-ingested) or an empty file (mktemp's), all of
+ * which the commit replaces.  Anything else would be lost to the rename,
+ * so it is refused now, before the whole ingest rather than after.
+ */
+static int check_replaceable(const char *path, struct swt_err *err)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) < 0)
+		return 0;
+	if (S_ISDIR(sb.st_mode))
+		return swt_error(err, SWT_EUSAGE, "'%s': cannot create database: Is a directory",
+				 path);
+	if (!S_ISREG(sb.st_mode))
+		return swt_error(err, SWT_EUSAGE, "'%s': exists and is not a regular file: not "
+				 "replaced by a database", path);
+	if (sb.st_size > 0 && !is_swaptrace_db(path))
+		return swt_error(err, SWT_EUSAGE, "'%s': exists and is not a swaptrace database: "
+				 "not replaced", path);
+	return 0;
+}
+
 int swt_store_create(const char *path, struct swt_store **out, struct swt_err *err)
 {
 	struct swt_store *st;
 	size_t n = strlen(path) + 16;
-	struct stat sb;
 	int fd, ret;
 
 	*out = NULL;
-	/* found now, not by the final rename after the whole ingest */
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return swt_error(err, SWT_EUSAGE, "'%s': cannot create database: Is a directory",
-				 path);
+	ret = check_replaceable(path, err);
+	if (ret)
+		return ret;
 	st = store_alloc(path);
 	if (!st)
 		return swt_error(err, SWT_ENOMEM, "out of memory");

@@ -30,7 +30,8 @@ struct swt_store;
 /*
  * Create a new, empty database that will appear at `path` only when
  * swt_store_commit() succeeds.  Fails when the directory is not writable.
- * An existing file at path is replaced on commit.
+ * An existing swaptrace database (any schema version) or empty file at
+ * path is replaced on commit; any other file there is refused, naming it.
  */
 int swt_store_create(const char *path, struct swt_store **out, struct swt_err *err);
 

@@ -10,6 +10,7 @@
 need_tool xz
 need_tool trace-cmd
 need_tool python3
+need_tool sqlite3
 find_captures
 
 CAP=$CAPTURES/rnd-1dev-pc0
@@ -272,6 +273,70 @@ expect_fail missing-input "'$(re "$f")': no such file, and no '$(re "$f").blktra
 expect_fail same-device-twice \
 	"'$(re "$BLK")': block events for device 7:0 also come from '$(re "$TD")'; ingest one of them" \
 	-- "$TD" "$BLK"
+
+# --- an output that is not a database to replace -----------------------------------
+# The database is renamed over the output path at the end: a file this
+# ingest reads (the same file under any name: compared by device and
+# inode), or any file that is not a swaptrace database, is refused before
+# anything is written, and stays as it was.  (Both were replaced, exit 0.)
+# expect_kept NAME REGEX FILE INGEST-ARGS...: ingest -q -o FILE fails so
+expect_kept() {
+	local name=$1 regex=$2 file=$3
+	shift 3
+	[ -p "$file" ] || cp "$file" "$WORK/kept.orig"
+	"$SWAPTRACE" ingest -q -o "$file" "$@" >/dev/null 2>"$WORK/stderr"
+	check_stderr "$name" $? 1 "^swaptrace: ingest: $regex\$"
+	if [ -f "$WORK/kept.orig" ]; then
+		cmp -s "$WORK/kept.orig" "$file" || fail "$name: '$file' was changed"
+	else
+		[ -p "$file" ] || fail "$name: '$file' is no longer a FIFO"
+	fi
+	compgen -G "$file.tmp-*" >/dev/null && fail "$name: a temporary database was left"
+	rm -f "$WORK/kept.orig"
+}
+out=$WORK/own
+mkdir -p "$out/cap"
+cp "$IN/good.blktrace.0" "$out/same.blktrace.0"
+expect_kept output-is-input \
+	"'$(re "$out/same.blktrace.0")': the output is a file this ingest reads \(input '$(re "$out/same.blktrace.0")'\); the database would replace it" \
+	"$out/same.blktrace.0" --swap 7:0 "$out/same.blktrace.0"
+expect_kept output-in-blktrace-set \
+	"'$(re "$out/same.blktrace.0")': the output is a file this ingest reads \(input '$(re "$out/same")'\); the database would replace it" \
+	"$out/same.blktrace.0" --swap 7:0 "$out/same"
+# a capture directory's trace.dat under another name (a hard link)
+ln "$TD" "$out/cap/trace.dat"
+cp "$CAP/meta.txt" "$out/cap/meta.txt"
+ln "$TD" "$out/link.dat"
+expect_kept output-in-input-dir \
+	"'$(re "$out/link.dat")': the output is a file this ingest reads \(input '$(re "$out/cap")'\); the database would replace it" \
+	"$out/link.dat" "$out/cap"
+expect_kept output-is-meta \
+	"'$(re "$out/cap/meta.txt")': the output is a file this ingest reads \(input '$(re "$out/cap")'\); the database would replace it" \
+	"$out/cap/meta.txt" "$out/cap"
+echo notes > "$out/notes.txt"
+expect_kept output-not-a-database \
+	"'$(re "$out/notes.txt")': exists and is not a swaptrace database: not replaced" \
+	"$out/notes.txt" "$IN/good.blktrace.0"
+sqlite3 "$out/other.db" 'CREATE TABLE t (x); INSERT INTO t VALUES (1);'
+expect_kept output-other-sqlite \
+	"'$(re "$out/other.db")': exists and is not a swaptrace database: not replaced" \
+	"$out/other.db" "$IN/good.blktrace.0"
+mkfifo "$out/fifo"
+expect_kept output-fifo \
+	"'$(re "$out/fifo")': exists and is not a regular file: not replaced by a database" \
+	"$out/fifo" "$IN/good.blktrace.0"
+# replaced: a swaptrace database, of another schema version too (its
+# message says "ingest again"), and an empty file (mktemp's)
+cp "$KEEP" "$out/db.db"
+cp "$KEEP" "$out/old.db"
+sqlite3 "$out/old.db" "PRAGMA user_version = 2; UPDATE swt_meta SET value = 2 WHERE key = 'schema_version'"
+: > "$out/empty.db"
+for f in "$out/db.db" "$out/old.db" "$out/empty.db"; do
+	"$SWAPTRACE" ingest -q -o "$f" --swap 7:0 "$IN/good.blktrace.0" 2>"$WORK/stderr" ||
+		fail "replacing '$f': $(cat "$WORK/stderr")"
+	check_eq "$(sqlite3 "$f" 'PRAGMA user_version')" "$(sqlite3 "$KEEP" 'PRAGMA user_version')" \
+		"replacing '$f': the new database's schema version"
+done
 
 # --- unwritable output ------------------------------------------------------------
 # (a single run each: the output itself is what is wrong)
