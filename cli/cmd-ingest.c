@@ -87,7 +87,8 @@ const char cmd_ingest_usage[] =
 	"               in DIR/blk when trace.dat holds no block events\n"
 	"  FILE         a trace-cmd trace.dat (version 6 or 7, compressed or not), or a\n"
 	"               blktrace binary file (record version 7 or 8, either byte order)\n"
-	"  NAME         blktrace per-CPU files NAME.blktrace.0, .1, ... (as blkparse -i)\n"
+	"  NAME         blktrace per-CPU files NAME.blktrace.0, .1, ... (as blkparse -i);\n"
+	"               such files given one by one are read together, as their NAME\n"
 	"\n"
 	"options:\n"
 	"  -o, --output DB      database to write\n"
@@ -217,11 +218,9 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	}
 	guard_pending_db(swt_store_pending_path(st), &saved_mask);
-	for (i = optind; i < argc; i++) {
-		if (swt_ingest_input(ing, argv[i], &err)) {
-			status = cli_fail("ingest", &err);
-			goto out;
-		}
+	if (swt_ingest_inputs(ing, argv + optind, (size_t)(argc - optind), &err)) {
+		status = cli_fail("ingest", &err);
+		goto out;
 	}
 	if (getenv("SWT_TIMING"))
 		fprintf(stderr, "swaptrace: ingest: decoded in %.3f s\n",

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blktrace.h"
 #include "facts.h"
 #include "ingest.h"
 #include "layout.h"
@@ -900,6 +901,16 @@ static int on_rq_merge(struct swt_ingest *ing, const struct swt_event *ev)
 	return put_misc(ing, ev, ri == NONE ? SWT_NULL : ing->reqs[ri].id);
 }
 
+/* Are two source paths files, or the NAME, of one blktrace set (NAME.blktrace.N)? */
+static int same_blktrace_set(const char *a, const char *b)
+{
+	size_t la = swt_blktrace_set_name_len(a), lb = swt_blktrace_set_name_len(b);
+
+	la = la ? la : strlen(a);
+	lb = lb ? lb : strlen(b);
+	return la == lb && !strncmp(a, b, la);
+}
+
 static int on_block(struct swt_ingest *ing, const struct swt_event *ev)
 {
 	uint64_t owner;
@@ -909,12 +920,21 @@ static int on_block(struct swt_ingest *ing, const struct swt_event *ev)
 			return -SWT_ENOMEM;
 	} else if ((int64_t)owner != ing->source_id) {
 		/* two views of the same I/O would count every request twice */
+		const char *other = ing->source_paths[owner - 1];
 		char name[32];
 
+		swt_dev_format(ev->block.dev, name, sizeof(name));
+		/* never advise dropping I/O: per-CPU files of one set are one trace */
+		if (same_blktrace_set(ing->source_path, other))
+			return swt_error(&ing->err, SWT_EUSAGE,
+					 "'%s': block events for device %s already come from '%s', of the "
+					 "same blktrace set: give each of its per-CPU files once",
+					 ing->source_path, name, other);
 		return swt_error(&ing->err, SWT_EUSAGE,
-				 "'%s': block events for device %s also come from '%s'; ingest one of them",
-				 ing->source_path, swt_dev_format(ev->block.dev, name, sizeof(name)),
-				 ing->source_paths[owner - 1]);
+				 "'%s': block events for device %s also come from '%s' (a database "
+				 "holds one trace of a device's I/O); ingest one of them if both trace "
+				 "the same I/O, else each into its own database",
+				 ing->source_path, name, other);
 	}
 	ing->block_events++;
 	if (ing->block_sources != ing->source_id)

@@ -4,11 +4,13 @@
  *     blk/): trace.dat first; blktrace files only when trace.dat holds no
  *     block events, since both would describe the same I/O;
  *   - a trace.dat file (recognised by its magic, whatever its name);
- *   - a blktrace file, or NAME standing for NAME.blktrace.0, .1, ...
+ *   - a blktrace file, or NAME standing for NAME.blktrace.0, .1, ...;
+ *     per-CPU files of one set given one by one are read as NAME is.
  * It also says which files an ingest reads, so its output never replaces one.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,4 +347,235 @@ int swt_ingest_input(struct swt_ingest *ing, const char *input, struct swt_err *
 		return swt_error(err, SWT_EIO, "'%s': %s", input, strerror(errno));
 	/* NAME for NAME.blktrace.N, as blkparse -i NAME */
 	return ingest_blktrace_input(ing, input, err);
+}
+
+/*
+ * Per-CPU files of one blktrace set given one by one (the shell's
+ * NAME.blktrace.*) are one trace, as blkparse merges its -i files: read
+ * together, as one source, they are the NAME form itself.  Apart, each
+ * would bring the same devices' I/O as another source, which ingest
+ * refuses, and one alone leaves the other CPUs' I/O out.
+ */
+struct blk_file {
+	char *path;
+	dev_t dev;		/* the same file under any name is one */
+	ino_t ino;
+	unsigned long cpu;	/* the N of NAME.blktrace.N */
+};
+
+struct blk_group {
+	char *name;		/* NAME, as its first input spells it */
+	dev_t dir_dev;		/* NAME's directory, and its base name: the set */
+	ino_t dir_ino;
+	struct blk_file *files;
+	size_t nr, cap;
+	int whole;		/* NAME itself was an input */
+	size_t first;		/* the input it is read at */
+};
+
+static void group_release(struct blk_group *g)
+{
+	for (size_t i = 0; i < g->nr; i++)
+		free(g->files[i].path);
+	free(g->files);
+	free(g->name);
+}
+
+/*
+ * The set an input belongs to: *name (caller frees) for a blktrace file
+ * named NAME.blktrace.N, or a NAME whose files exist, with its directory;
+ * *name NULL for any other input, read on its own (with its own messages).
+ */
+static int input_set(const char *input, char **name, int *whole, dev_t *dir_dev,
+		     ino_t *dir_ino)
+{
+	struct stat sb;
+	char **paths, *dir;
+	size_t n, len;
+	int ok;
+
+	*name = NULL;
+	*whole = 0;
+	if (stat(input, &sb) == 0) {
+		len = swt_blktrace_set_name_len(input);
+		if (!len || !S_ISREG(sb.st_mode) || !sb.st_size || !swt_blktrace_probe(input))
+			return 0;
+	} else {
+		if (errno != ENOENT || swt_blktrace_expand(input, &paths, &n, NULL))
+			return 0;
+		swt_blktrace_paths_free(paths);
+		len = strlen(input);
+		*whole = 1;
+	}
+	*name = strndup(input, len);
+	dir = *name ? swt_dirname(*name) : NULL;
+	if (!dir) {
+		free(*name);
+		*name = NULL;
+		return -SWT_ENOMEM;
+	}
+	ok = stat(dir, &sb) == 0;
+	free(dir);
+	if (!ok) {
+		free(*name);
+		*name = NULL;
+		return 0;
+	}
+	*dir_dev = sb.st_dev;
+	*dir_ino = sb.st_ino;
+	return 0;
+}
+
+static const struct blk_file *group_find(const struct blk_group *g, const struct stat *sb)
+{
+	for (size_t i = 0; i < g->nr; i++)
+		if (g->files[i].dev == sb->st_dev && g->files[i].ino == sb->st_ino)
+			return &g->files[i];
+	return NULL;
+}
+
+/* Add a file to its set once, whatever name it is given by. */
+static int group_add(struct blk_group *g, const char *path)
+{
+	struct blk_file *f;
+	struct stat sb;
+
+	if (stat(path, &sb) < 0 || group_find(g, &sb))
+		return 0;	/* gone since: the decoder names it */
+	if (swt_grow((void **)&g->files, &g->cap, g->nr + 1, sizeof(*g->files)))
+		return -SWT_ENOMEM;
+	f = &g->files[g->nr];
+	f->path = swt_strdup(path);
+	if (!f->path)
+		return -SWT_ENOMEM;
+	f->dev = sb.st_dev;
+	f->ino = sb.st_ino;
+	f->cpu = strtoul(path + swt_blktrace_set_name_len(path) + 10, NULL, 10);
+	g->nr++;
+	return 0;
+}
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	const struct blk_file *x = a, *y = b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/*
+ * Read a set's files as one source, in CPU order as the NAME form lists
+ * them, named NAME when there are several (as the NAME form is), else by
+ * the file's own path.  Files of the set that lie beside them but were not
+ * given are named in a warning.
+ */
+static int ingest_group(struct swt_ingest *ing, struct blk_group *g, struct swt_err *err)
+{
+	const char *path = g->nr == 1 && !g->whole ? g->files[0].path : g->name;
+	char **set = NULL, **paths;
+	size_t nset = 0, missing = 0;
+	const char *first_missing = NULL;
+	int ret;
+
+	qsort(g->files, g->nr, sizeof(*g->files), cmp_cpu);
+	paths = calloc(g->nr + 1, sizeof(*paths));
+	if (!paths)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < g->nr; i++)
+		paths[i] = g->files[i].path;
+	ret = ingest_blktrace(ing, path, paths, g->nr, err);
+	free(paths);
+	/* warned once read: when reading fails, its error is the one line said */
+	if (!ret && !g->whole && !swt_blktrace_expand(g->name, &set, &nset, NULL)) {
+		for (size_t i = 0; i < nset; i++) {
+			struct stat sb;
+
+			if (stat(set[i], &sb) == 0 && !group_find(g, &sb) && !missing++)
+				first_missing = set[i];
+		}
+	}
+	if (missing) {
+		char msg[1024], more[48] = "";
+
+		if (missing > 1)
+			snprintf(more, sizeof(more), " and %zu more", missing - 1);
+		snprintf(msg, sizeof(msg), "only %zu of the %zu per-CPU files of blktrace set '%s' "
+			 "given (not '%s'%s): the other CPUs' block I/O is left out; ingest '%s' "
+			 "(as blkparse -i) to read them all", nset - missing, nset, g->name,
+			 swt_basename(first_missing), more, g->name);
+		swt_ingest_warn(ing, msg);
+	}
+	swt_blktrace_paths_free(set);
+	return ret;
+}
+
+/* The set of input i, added to the sets so far (or a new one); *at its index. */
+static int gather(struct blk_group **groups, size_t *nr, size_t *cap, const char *input,
+		  size_t i, size_t *at)
+{
+	struct blk_group *g = NULL;
+	dev_t dev = 0;
+	ino_t ino = 0;
+	char *name, **paths;
+	size_t np;
+	int whole, ret;
+
+	*at = SIZE_MAX;
+	ret = input_set(input, &name, &whole, &dev, &ino);
+	if (ret || !name)
+		return ret;
+	for (size_t k = 0; k < *nr && !g; k++)
+		if ((*groups)[k].dir_dev == dev && (*groups)[k].dir_ino == ino &&
+		    !strcmp(swt_basename((*groups)[k].name), swt_basename(name)))
+			g = &(*groups)[k];
+	if (!g) {
+		if (swt_grow((void **)groups, cap, *nr + 1, sizeof(**groups))) {
+			free(name);
+			return -SWT_ENOMEM;
+		}
+		g = &(*groups)[(*nr)++];
+		memset(g, 0, sizeof(*g));
+		g->name = name;
+		name = NULL;
+		g->dir_dev = dev;
+		g->dir_ino = ino;
+		g->first = i;
+	}
+	free(name);
+	*at = (size_t)(g - *groups);
+	if (!whole)
+		return group_add(g, input);
+	g->whole = 1;
+	if (swt_blktrace_expand(input, &paths, &np, NULL))
+		return 0;
+	for (size_t k = 0; k < np && !ret; k++)
+		ret = group_add(g, paths[k]);
+	swt_blktrace_paths_free(paths);
+	return ret;
+}
+
+int swt_ingest_inputs(struct swt_ingest *ing, char *const *inputs, size_t n,
+		      struct swt_err *err)
+{
+	struct blk_group *groups = NULL;
+	size_t nr_groups = 0, cap = 0, *member = calloc(n ? n : 1, sizeof(*member));
+	int ret = 0;
+
+	if (!member)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = gather(&groups, &nr_groups, &cap, inputs[i], i, &member[i]);
+	if (ret)
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && !ret; i++) {
+		if (member[i] == SIZE_MAX)
+			ret = swt_ingest_input(ing, inputs[i], err);
+		else if (groups[member[i]].first == i)
+			ret = groups[member[i]].nr ? ingest_group(ing, &groups[member[i]], err) :
+			      swt_ingest_input(ing, inputs[i], err);
+	}
+	for (size_t k = 0; k < nr_groups; k++)
+		group_release(&groups[k]);
+	free(groups);
+	free(member);
+	return ret;
 }

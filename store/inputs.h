@@ -10,6 +10,16 @@
 int swt_ingest_input(struct swt_ingest *ing, const char *input, struct swt_err *err);
 
 /*
+ * Decode the inputs in order, as swt_ingest_input() each, except that the
+ * per-CPU files of one blktrace set (NAME.blktrace.N, named one by one or
+ * with NAME) are read together as one source, at the first of them: named
+ * NAME, as the NAME form is, when there are several.  A set's files that
+ * lie beside those given but were not are named in a warning.
+ */
+int swt_ingest_inputs(struct swt_ingest *ing, char *const *inputs, size_t n,
+		      struct swt_err *err);
+
+/*
  * Refuse an output database path naming a file that ingesting input reads
  * (the input itself, a file of a blktrace NAME, or a capture directory's
  * trace.dat, meta.txt or blktrace files), by device and inode: the commit

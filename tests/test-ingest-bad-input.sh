@@ -271,8 +271,13 @@ expect_fail missing-input "'$(re "$f")': no such file, and no '$(re "$f").blktra
 
 # the same device's block events twice: trace.dat and its capture's blk files
 expect_fail same-device-twice \
-	"'$(re "$BLK")': block events for device 7:0 also come from '$(re "$TD")'; ingest one of them" \
+	"'$(re "$BLK")': block events for device 7:0 also come from '$(re "$TD")' \(a database holds one trace of a device's I/O\); ingest one of them if both trace the same I/O, else each into its own database" \
 	-- "$TD" "$BLK"
+# a per-CPU file given again beside its set: read once already, which the
+# message says (never "ingest one of them": a set's files are one trace)
+expect_fail same-set-twice \
+	"'$(re "$BLK.blktrace.1")': block events for device 7:0 already come from '$(re "$BLK")', of the same blktrace set: give each of its per-CPU files once" \
+	-- "$(dirname "$BLK")" "$BLK.blktrace.1"
 
 # --- an output that is not a database to replace -----------------------------------
 # The database is renamed over the output path at the end: a file this

@@ -3,6 +3,7 @@
 #   - a big-endian copy of the blktrace files (as an s390 host writes them)
 #     gives the same `swaptrace info --json` as the little-endian original,
 #     and blkparse reads the copy to the same per-device counts;
+#   - the per-CPU files NAME.blktrace.N named one by one give NAME's;
 #   - `trace-cmd convert` copies of trace.dat as version 6 and as
 #     uncompressed version 7 give the same info as the compressed original;
 #   - the compressed original read through swaptrace's chunk reader (the
@@ -54,6 +55,33 @@ check_eq "$(sqlite3 "$WORK/be.db" 'SELECT count(*), sum(ts % 1000003), sum(secto
 check_eq "$(blkparse_counts "$BE")" "$(blkparse_counts "$LE")" "blkparse per-device counts, big-endian vs little-endian"
 check_eq "$(info_counts "$WORK/be.json")" "$(blkparse_counts "$BE")" "big-endian copy: swaptrace vs blkparse"
 echo "blktrace: big-endian copy ingests like the original"
+
+# --- blktrace: the per-CPU files named one by one -----------------------------------
+# (the shell's NAME.blktrace.*): one set, read as NAME is, as blkparse merges
+# its -i files -- the same database (they were refused as one device's
+# events coming twice, and the message advised ingesting one of them).  One
+# file alone, its set's other files beside it, is read with a warning
+# naming NAME (it was read silently, the other CPUs' I/O left out).
+ingest_info "$WORK/glob.db" "$WORK/glob.json" "$LE".blktrace.*
+check_eq "$(cat "$WORK/glob.json")" "$(cat "$WORK/le.json")" "info --json, the per-CPU files by name vs NAME"
+check_eq "$(sqlite3 "$WORK/glob.db" 'SELECT path, cpus FROM source')" \
+	"$LE|$(ls "$LE".blktrace.* | wc -l)" "the per-CPU files by name: source row"
+check_eq "$(sqlite3 "$WORK/glob.db" 'SELECT count(*), sum(ts % 1000003), sum(sector), sum(nr_sectors) FROM block_event')" \
+	"$(sqlite3 "$WORK/le.db" 'SELECT count(*), sum(ts % 1000003), sum(sector), sum(nr_sectors) FROM block_event')" \
+	"block_event stream, the per-CPU files by name vs NAME"
+# in another order and spelling, and with NAME too: still the set, once
+ingest_info "$WORK/mixed.db" "$WORK/mixed.json" "$LE.blktrace.1" "$(dirname "$LE")/./swap.blktrace.0" "$LE"
+check_eq "$(cat "$WORK/mixed.json")" "$(cat "$WORK/le.json")" "info --json, the set's files in another order, and NAME"
+if "$SWAPTRACE" ingest -q -o "$WORK/one.db" --meta "$CAP/meta.txt" "$LE.blktrace.1" 2>"$WORK/err.txt"; then
+	check_eq "$(cat "$WORK/err.txt")" "swaptrace: ingest: warning: only 1 of the 2 per-CPU files of blktrace set '$LE' given (not 'swap.blktrace.0'): the other CPUs' block I/O is left out; ingest '$LE' (as blkparse -i) to read them all" \
+		"one per-CPU file of a set: the warning"
+	check_eq "$(sqlite3 "$WORK/one.db" 'SELECT path, cpus FROM source')" "$LE.blktrace.1|1" \
+		"one per-CPU file of a set: source row"
+else
+	fail "one per-CPU file of a set: $(cat "$WORK/err.txt")"
+fi
+rm -f "$WORK/glob.db" "$WORK/mixed.db" "$WORK/one.db"
+echo "blktrace: the per-CPU files by name ingest as their set"
 
 # --- trace.dat: versions and compression ------------------------------------------
 ingest_info "$WORK/td.db" "$WORK/td.json" "$CAP/trace.dat"
