@@ -103,7 +103,9 @@ const char cmd_ingest_usage[] =
 	"  -q, --quiet          no summary line\n"
 	"\n"
 	"Without metadata or --swap, every device that carries I/O is taken as a swap\n"
-	"area starting at sector 0, with a warning.\n";
+	"area starting at sector 0, with a warning.  A stated area that gets no I/O, and\n"
+	"swap-sized I/O on a stated area's device outside every area there, are warned\n"
+	"about (with the devices that had I/O, and the pages outside); ingest goes on.\n";
 
 static void ingest_warn(void *ctx, const char *msg)
 {

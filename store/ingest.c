@@ -65,6 +65,17 @@ struct task_entry {
 	char comm[SWT_COMM_LEN];
 };
 
+/*
+ * Swap-sized I/O on a device that carries a stated swap area, and that of
+ * it no stated area holds (off every extent, or off its page boundaries):
+ * a layout that does not fit the trace is said at the end, not found out
+ * from an empty analysis.
+ */
+struct dev_use {
+	uint32_t dev;
+	int64_t pages[2], outside[2];	/* [0] reads, [1] writes */
+};
+
 struct swt_ingest {
 	struct swt_store *st;
 	struct swt_writer *w;
@@ -107,6 +118,9 @@ struct swt_ingest {
 	struct swt_map devs;
 	/* the traced layout, for deriving swap pages */
 	struct swt_layout layout;
+	int64_t *area_pages;		/* stated layout: pages each area got, by index */
+	struct dev_use *uses;		/* stated layout: one per device with an area */
+	size_t nr_uses;
 	int demand_known;		/* page-cluster 0: every swap read is a demand read */
 	/* pid -> index into last_faults: each task's latest user fault */
 	struct swt_map fault_index;
@@ -185,6 +199,24 @@ int swt_ingest_alloc(struct swt_store *st, const struct swt_meta *meta, swt_warn
 	}
 	ing->demand_known = meta && meta->page_cluster == 0;
 	ing->page_mask = (int64_t)ing->layout.sectors_per_page * 512 - 1;
+	if (!ing->layout.assumed) {
+		size_t na = ing->layout.nr_areas;
+
+		ing->area_pages = calloc(na ? na : 1, sizeof(*ing->area_pages));
+		ing->uses = calloc(na ? na : 1, sizeof(*ing->uses));
+		if (!ing->area_pages || !ing->uses) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out_free;
+		}
+		for (size_t i = 0; i < na; i++) {
+			size_t u = 0;
+
+			while (u < ing->nr_uses && ing->uses[u].dev != ing->layout.areas[i].dev)
+				u++;
+			if (u == ing->nr_uses)
+				ing->uses[ing->nr_uses++].dev = ing->layout.areas[i].dev;
+		}
+	}
 	for (size_t i = 0; meta && i < meta->nr_areas; i++)
 		if (!meta->areas[i].dev && warn) {
 			char msg[512];
@@ -223,6 +255,8 @@ void swt_ingest_free(struct swt_ingest *ing)
 	swt_map_release(&ing->task_index);
 	swt_map_release(&ing->fault_index);
 	swt_layout_release(&ing->layout);
+	free(ing->area_pages);
+	free(ing->uses);
 	free(ing->last_faults);
 	for (i = 0; i < ing->cap_names; i++) {
 		free(ing->names[i].system);
@@ -378,6 +412,15 @@ static char rwbs_op(const char *rwbs)
 	return rwbs[0];
 }
 
+/* The stated-layout tally of dev, NULL when no stated area is on it. */
+static struct dev_use *dev_use(struct swt_ingest *ing, uint32_t dev)
+{
+	for (size_t i = 0; i < ing->nr_uses; i++)
+		if (ing->uses[i].dev == dev)
+			return &ing->uses[i];
+	return NULL;
+}
+
 /*
  * Write a bio's row and, when it moved swap pages, one swap_in or swap_out
  * row per page (pswpin/pswpout count pages), then forget the bio.
@@ -399,6 +442,7 @@ static int emit_bio(struct swt_ingest *ing, int32_t bi, int64_t request_id)
 	memcpy(row.rwbs, b->rwbs, sizeof(row.rwbs));
 	ret = swt_writer_put(ing->w, SWT_ROW_BIO, &row);
 	if (!ret && pages && ((op == 'R' && !b->write) || op == 'W')) {
+		struct dev_use *use = dev_use(ing, b->dev);
 		struct swt_row_swap sw = {
 			.ts = b->queue_ns != SWT_NULL ? b->queue_ns : b->merge_ns, .dev = b->dev,
 			.pid = row.pid, .bio_id = b->id, .request_id = request_id,
@@ -412,13 +456,21 @@ static int emit_bio(struct swt_ingest *ing, int32_t bi, int64_t request_id)
 				sw.address = b->fault_addr & ~ing->page_mask;
 		}
 		for (uint32_t pg = 0; pg < pages && !ret; pg++) {
-			const struct swt_layout_area *area;
+			const struct swt_layout_area *area = NULL;
 			int hit = swt_layout_map(&ing->layout, b->dev, b->sector + (uint64_t)pg * spp,
 						 &area, &sw.slot);
 
 			if (hit < 0) {
 				ret = hit;
 				break;
+			}
+			if (use) {
+				use->pages[kind == SWT_ROW_SWAP_OUT]++;
+				/* a header page (slot 0) is the area's: its area is set */
+				if (!area)
+					use->outside[kind == SWT_ROW_SWAP_OUT]++;
+				else if (hit)
+					ing->area_pages[area - ing->layout.areas]++;
 			}
 			if (!hit)
 				continue;
@@ -1277,6 +1329,126 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* "swap area PATH (MAJ:MIN)", or "swap area MAJ:MIN" when it has no path. */
+static void area_name(const struct swt_layout_area *a, char *buf, size_t len)
+{
+	char dev[32];
+
+	swt_dev_format(a->dev, dev, sizeof(dev));
+	if (a->meta && a->meta->path)
+		snprintf(buf, len, "swap area %s (%s)", a->meta->path, dev);
+	else
+		snprintf(buf, len, "swap area %s", dev);
+}
+
+/* Where the stated areas on dev lie, for a message. */
+static void dev_extent(const struct swt_layout *l, uint32_t dev, char *buf, size_t len)
+{
+	const struct swt_layout_area *one = NULL;
+	size_t areas = 0, extents = 0;
+
+	for (size_t i = 0; i < l->nr_areas; i++)
+		if (l->areas[i].dev == dev) {
+			one = &l->areas[i];
+			areas++;
+			extents += one->nr_extents;
+		}
+	if (areas == 1 && extents == 1) {
+		const struct swt_meta_extent *e = &one->extents[0];
+
+		/* an area of unknown size reaches to the device's end */
+		if (one->meta && one->meta->slots <= 0 && !one->meta->nr_extents)
+			snprintf(buf, len, "from sector %llu", (unsigned long long)e->start_sector);
+		else
+			snprintf(buf, len, "sectors %llu-%llu", (unsigned long long)e->start_sector,
+				 (unsigned long long)(e->start_sector +
+						      e->nr_slots * l->sectors_per_page - 1));
+	} else if (areas == 1) {
+		snprintf(buf, len, "%zu extents", extents);
+	} else {
+		snprintf(buf, len, "%zu areas, %zu extents", areas, extents);
+	}
+}
+
+/*
+ * A stated layout that does not fit the trace is said, not failed: the
+ * user may know better, but an analysis of nothing is no answer.  A stated
+ * area whose device had no swap-sized I/O, with the devices that had some
+ * and no stated area (--swap 8:0 for a trace of 7:0); swap-sized I/O on an
+ * area's device that no area there holds (slots= too small, start= past
+ * it), counted.
+ */
+/* Devices with I/O, those with no stated area or all, as "7:0, 8:16": how many. */
+static size_t dev_list(struct swt_ingest *ing, const uint32_t *devs, size_t nr_devs,
+		       int unstated_only, char *buf, size_t len)
+{
+	size_t n = 0, count = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < nr_devs; i++) {
+		char dev[32];
+
+		if (unstated_only && dev_use(ing, devs[i]))
+			continue;
+		swt_dev_format(devs[i], dev, sizeof(dev));
+		if (count++ < 4)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", dev);
+		else if (count == 5)
+			snprintf(buf + n, len - n, " and more");
+		n = SWT_MIN(n, len - 1);
+	}
+	return count;
+}
+
+static void warn_layout_fit(struct swt_ingest *ing, const uint32_t *devs, size_t nr_devs)
+{
+	const struct swt_layout *l = &ing->layout;
+	char msg[1024], name[300], unstated[200], all[200];
+
+	if (!ing->warn || l->assumed)
+		return;
+	dev_list(ing, devs, nr_devs, 0, all, sizeof(all));
+	for (size_t i = 0; i < l->nr_areas; i++) {
+		const struct dev_use *d = dev_use(ing, l->areas[i].dev);
+
+		/* I/O on its device that it did not get is counted below */
+		if (ing->area_pages[i] || d->pages[0] || d->pages[1])
+			continue;
+		area_name(&l->areas[i], name, sizeof(name));
+		if (dev_list(ing, devs, nr_devs, 1, unstated, sizeof(unstated)))
+			snprintf(msg, sizeof(msg), "%s got no I/O; the trace's block I/O is on %s, "
+				 "where no swap area is stated", name, unstated);
+		else if (nr_devs)
+			snprintf(msg, sizeof(msg), "%s got no I/O (the trace's block I/O is on %s)",
+				 name, all);
+		else
+			snprintf(msg, sizeof(msg), "%s got no I/O: the trace holds no block I/O", name);
+		ing->warn(ing->warn_ctx, msg);
+	}
+	for (size_t u = 0; u < ing->nr_uses; u++) {
+		const struct dev_use *d = &ing->uses[u];
+		char dev[32], where[80], in[80] = "", out[80] = "";
+		size_t areas = 0;
+
+		if (!d->outside[0] && !d->outside[1])
+			continue;
+		for (size_t i = 0; i < l->nr_areas; i++)
+			areas += l->areas[i].dev == d->dev;
+		swt_dev_format(d->dev, dev, sizeof(dev));
+		dev_extent(l, d->dev, where, sizeof(where));
+		if (d->pages[0])
+			snprintf(in, sizeof(in), "%lld of %lld pages read", (long long)d->outside[0],
+				 (long long)d->pages[0]);
+		if (d->pages[1])
+			snprintf(out, sizeof(out), "%lld of %lld %s", (long long)d->outside[1],
+				 (long long)d->pages[1], in[0] ? "written" : "pages written");
+		snprintf(msg, sizeof(msg), "%s%s%s on %s lie outside its stated swap area%s (%s), so "
+			 "are not counted as swap: other I/O on the device, or a wrong start or size?",
+			 in, in[0] && out[0] ? " and " : "", out, dev, areas > 1 ? "s" : "", where);
+		ing->warn(ing->warn_ctx, msg);
+	}
+}
+
 int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
 		      const char *capture_name, struct swt_err *err)
 {
@@ -1309,6 +1481,7 @@ int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
 		if (ing->devs.slots[i].used)
 			devs[nr++] = (uint32_t)ing->devs.slots[i].a;
 	qsort(devs, nr, sizeof(*devs), cmp_u32);
+	warn_layout_fit(ing, devs, nr);
 	for (i = 0; i < ing->nr_tasks; i++) {
 		pids[i] = ing->tasks[i].pid;
 		comms[i] = ing->tasks[i].comm;

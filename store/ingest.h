@@ -50,6 +50,8 @@ int swt_ingest_end_source(struct swt_ingest *ing, struct swt_err *err);
  * Store host facts (meta may be NULL; without stated swap areas every
  * device with I/O was taken as a swap area starting at sector 0, with a
  * warning), build indexes, commit.  capture_name names the capture row.
+ * Stated areas that do not fit the trace (an area with no I/O, swap-sized
+ * I/O on an area's device outside every area there) are warned about.
  */
 int swt_ingest_finish(struct swt_ingest *ing, const struct swt_meta *meta,
 		      const char *capture_name, struct swt_err *err);

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The command line: help and version, usage errors (exit 2 with a message),
 # failures (exit 1 with one line), ingest without metadata (a warning, and
-# every device a swap area from sector 0), --swap statements, and info's
-# blkparse-style text.  Runs on the bundled sample capture.
+# every device a swap area from sector 0), --swap statements (and the
+# warnings when they do not fit the trace), and info's blkparse-style text.  Runs on the bundled sample capture.
 . "$(dirname "$0")/lib.sh"
 need_tool sqlite3
 need_tool python3
@@ -146,9 +146,34 @@ check_eq "$(cat "$OUT")" "$(cat "$WORK/assumed.json")" "--swap 7:0,start=0 vs th
 # a partition starting at sector 800 of the traced disk: slot = (sector - 800) / 8,
 # so every page moves down 100 slots and those up to the new header drop out
 run 0 ingest -q -o "$WORK/shifted.db" --swap 7:0,start=800 "$WORK/trace.dat"
+cp "$ERR" "$WORK/shifted.err"
 check_eq "$(sqlite3 "$WORK/shifted.db" 'SELECT count(*), sum(slot) FROM swap_in')" \
 	"$(sqlite3 "$WORK/swap.db" 'SELECT count(*), sum(slot - 100) FROM swap_in WHERE slot > 100')" \
 	"--swap 7:0,start=800: slots"
+
+# --- a stated layout that does not fit the trace: a warning, not a failure -----------
+# (was: silent, and info showed 0 swap-in pages, or 13 of 75047).  The
+# counts come from the start=0 database: pages below a slot or sector.
+outside() { # table condition: "N of TOTAL" pages of swap.db's table
+	sqlite3 "$WORK/swap.db" "SELECT sum($2) || ' of ' || count(*) FROM $1"
+}
+run 0 ingest -q -o "$WORK/elsewhere.db" --swap 8:0 "$WORK/trace.dat"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: warning: swap area 8:0 got no I/O; the trace's block I/O is on 7:0, where no swap area is stated" \
+	"--swap 8:0 on a trace of 7:0: the warning"
+check_eq "$(sqlite3 "$WORK/elsewhere.db" 'SELECT count(*) FROM swap_in')" 0 "--swap 8:0: swap-in pages"
+run 0 ingest -q -o "$WORK/spare.db" --swap 7:0 --swap 8:0,path=/dev/spare "$WORK/trace.dat"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: warning: swap area /dev/spare (8:0) got no I/O (the trace's block I/O is on 7:0)" \
+	"--swap 7:0 --swap 8:0: the warning for the idle area"
+run 0 ingest -q -o "$WORK/few.db" --swap 7:0,slots=10 "$WORK/trace.dat"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: warning: $(outside swap_in 'slot >= 10') pages read and $(outside swap_out 'slot >= 10') written on 7:0 lie outside its stated swap area (sectors 0-79), so are not counted as swap: other I/O on the device, or a wrong start or size?" \
+	"--swap 7:0,slots=10: the warning"
+run 0 ingest -q -o "$WORK/past.db" --swap 7:0,start=100000000 "$WORK/trace.dat"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: warning: $(outside swap_in 1) pages read and $(outside swap_out 1) written on 7:0 lie outside its stated swap area (from sector 100000000), so are not counted as swap: other I/O on the device, or a wrong start or size?" \
+	"--swap 7:0,start=100000000: the warning"
+# the shifted partition above: the pages below sector 800 (slot 100 of
+# swap.db is its header)
+check_eq "$(cat "$WORK/shifted.err")" "swaptrace: ingest: warning: $(outside swap_in 'slot < 100') pages read and $(outside swap_out 'slot < 100') written on 7:0 lie outside its stated swap area (from sector 800), so are not counted as swap: other I/O on the device, or a wrong start or size?" \
+	"--swap 7:0,start=800: the warning"
 
 # --- SWT_TIMING: when the stages ended, on stderr ----------------------------------------
 # (the command line reports them; the library prints nothing)
