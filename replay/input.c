@@ -185,6 +185,12 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 	size_t cap = 0;
 	int ret, rc;
 
+	if (total > demand &&
+	    swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_probe WHERE kind = 'fault')", 0)) {
+		/* swap-entry probes name every fault's entry: exact at any page-cluster */
+		ret = swt_replay_probe_stream(st, in, err);
+		return ret ? ret : check_span(st, in, err);
+	}
 	if (total > demand) {
 		if (!approximate && in->traced_page_cluster < 0)
 			return swt_error(err, SWT_EUSAGE,

@@ -532,3 +532,89 @@ int swt_replay_reconstruct(struct swt_store *st, struct swt_replay_input *in, st
 	swt_map_release(&rc.read_faults);
 	return ret;
 }
+
+/*
+ * With swap-entry probes (docs/capture-format.md) the stream needs no
+ * reconstruction: a fault that missed the swap cache names its entry
+ * (swt_fault, in swapin_readahead), and so does one that found its page
+ * there (swt_ra_hit, in swap_update_readahead).  A swap-cache hit is a
+ * readahead hit when its slot was read since the slot's previous fault;
+ * otherwise reclaim had unmapped the page and not yet freed it, which is
+ * no swap fault in the page-cluster 0 sense (no page was brought back),
+ * and it is left out as the exact stream leaves it out.
+ */
+int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
+{
+	/* per slot: when it was last read ahead, last faulted, and whether its own read is due */
+	struct swt_map read_ahead, faulted, own_read_due;
+	sqlite3_stmt *s = NULL;
+	size_t cap = 0;
+	int ret, rc;
+
+	ret = swt_map_init(&read_ahead, 1024) | swt_map_init(&faulted, 1024) |
+	      swt_map_init(&own_read_due, 64);
+	if (ret) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* probes before reads of the same instant: a probe fires before its fault's reads */
+	ret = swt_store_prepare(st,
+		"SELECT ts, area_id, slot, address, pid, 2 AS kind, id FROM swap_in"
+		" UNION ALL SELECT ts, area_id, slot, address, pid,"
+		"        CASE kind WHEN 'fault' THEN 0 ELSE 1 END, id FROM swap_probe"
+		"  WHERE kind IN ('fault', 'ra_hit') AND area_id IS NOT NULL AND slot IS NOT NULL"
+		" ORDER BY 1, 6, 7", &s, err);
+	if (ret)
+		goto out;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint64_t ts = (uint64_t)sqlite3_column_int64(s, 0), read_at, faulted_at, due;
+		int area = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
+		uint64_t slot = (uint64_t)sqlite3_column_int64(s, 2);
+		int kind = sqlite3_column_int(s, 5);	/* 0 fault, 1 swap-cache hit, 2 read */
+
+		if (area < 0)
+			continue;
+		ret = swt_replay_check_slot(st, s, kind == 2 ? "swap-in" : "swap-entry probe", err);
+		if (!ret && slot >= SWT_SLOT_LIMIT)
+			ret = swt_error(err, SWT_EFORMAT, "'%s': a swap-entry probe at slot %llu: "
+					"beyond what the replay handles (2^32)", swt_store_path(st),
+					(unsigned long long)slot);
+		if (ret)
+			goto out;
+		if (kind == 2) {
+			/* the faulting page's own read is no readahead */
+			if (swt_map_get(&own_read_due, (uint64_t)area, slot, &due))
+				swt_map_del(&own_read_due, (uint64_t)area, slot);
+			else if (swt_map_put(&read_ahead, (uint64_t)area, slot, ts))
+				goto oom;
+			continue;
+		}
+		if (kind == 1 && (!swt_map_get(&read_ahead, (uint64_t)area, slot, &read_at) ||
+				  (swt_map_get(&faulted, (uint64_t)area, slot, &faulted_at) &&
+				   read_at <= faulted_at)))
+			continue;	/* not read ahead since its page was last mapped */
+		if (swt_map_put(&faulted, (uint64_t)area, slot, ts) ||
+		    (kind == 0 && swt_map_put(&own_read_due, (uint64_t)area, slot, 1)) ||
+		    swt_grow((void **)&in->faults, &cap, in->nr_faults + 1, sizeof(*in->faults)))
+			goto oom;
+		in->faults[in->nr_faults++] = (struct swt_replay_fault){
+			.ts = ts, .slot = slot, .area = (uint32_t)area,
+			.vpage = sqlite3_column_type(s, 3) == SQLITE_NULL ? 0 :
+				(uint64_t)sqlite3_column_int64(s, 3) >> in->page_shift,
+			.pid = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 :
+				(int32_t)sqlite3_column_int64(s, 4),
+			.vma = -1, .out = -1,
+		};
+	}
+	if (rc != SQLITE_DONE)
+		ret = swt_store_sql_error(st, err, "swap-entry probes");
+	goto out;
+oom:
+	ret = swt_error(err, SWT_ENOMEM, "out of memory");
+out:
+	sqlite3_finalize(s);
+	swt_map_release(&read_ahead);
+	swt_map_release(&faulted);
+	swt_map_release(&own_read_due);
+	return ret;
+}

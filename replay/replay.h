@@ -91,6 +91,12 @@ void swt_replay_input_free(struct swt_replay_input *in);
  * in->outs loaded): fills in->faults (reconstruct.c).
  */
 int swt_replay_reconstruct(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err);
+/*
+ * The exact demand stream of a capture with swap-entry probes, whatever its
+ * page-cluster (swap_probe 'fault' and readahead 'ra_hit' rows): fills
+ * in->faults (reconstruct.c).
+ */
+int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err);
 /* The index in in->areas of swap area id, -1 when it is not one. */
 int swt_replay_area_index(const struct swt_replay_input *in, int64_t id);
 /* Column 2 of a swap-in or swap-out row is its slot: refused when negative. */

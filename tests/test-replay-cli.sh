@@ -140,6 +140,21 @@ check_eq "$(sqlite3 "$span" "SELECT group_concat(second || ':' || n, ' ') FROM (
 sqlite3 "$span" "UPDATE swap_in SET ts = ts + 140737488355328 WHERE id = (SELECT max(id) FROM swap_in)"
 expect_fail "'$span': the swap faults span 1.6 days (" replay -p auto -c 3 "$span"
 
+# --- swap-entry probes make any capture's demand stream exact ---------------------------
+# The sample's demand reads restated as swt_fault probes, with demand
+# unknown as at page-cluster 3: replayed without --approximate, and with
+# the same results as the exact stream.
+probed="$WORK/probed.db"
+cp "$db" "$probed"
+sqlite3 "$probed" "INSERT INTO swap_probe (ts, cpu, pid, kind, area_id, slot, address)
+	SELECT ts, NULL, pid, 'fault', area_id, slot, address FROM swap_in WHERE demand = 1 ORDER BY ts, id;
+	UPDATE swap_in SET demand = NULL;" || fail "preparing a probed capture"
+"$SWAPTRACE" replay --no-store --json -p auto -p fixed -p vma -c 0,3 "$db" > "$WORK/exact.json" || fail "exact replay"
+"$SWAPTRACE" replay --no-store --json -p auto -p fixed -p vma -c 0,3 "$probed" > "$WORK/probed.json" 2> "$WORK/probed.err" ||
+	fail "a probed capture replays without --approximate: $(cat "$WORK/probed.err")"
+cmp -s "$WORK/exact.json" "$WORK/probed.json" || fail "the probes' stream differs from the exact one"
+[ -s "$WORK/probed.err" ] && fail "a probed capture is not approximate: $(cat "$WORK/probed.err")"
+
 # --- a readahead-mixed capture needs --approximate -----------------------------------
 find_captures
 pc3="$WORK/pc3.db"

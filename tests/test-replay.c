@@ -602,3 +602,49 @@ TEST(reconstruct_readahead_capture)
 	free(in.faults);
 	swt_store_destroy(st);	/* never committed: the file goes */
 }
+
+/*
+ * With swap-entry probes the demand stream is exact at any page-cluster:
+ * every swap-cache miss, and every swap-cache hit on a page read ahead
+ * since its slot was last faulted -- not one on a page that was only
+ * unmapped, nor the faulting page's own read taken for readahead.
+ */
+TEST(probe_stream_is_exact)
+{
+	static const char rows[] =
+		/* fault on slot 5 reads 4-7 (5 its own); hit on 6; minor fault on 5 */
+		"INSERT INTO swap_probe (ts, pid, kind, area_id, slot, address) VALUES"
+		" (100, 42, 'fault', 1, 5, 20480), (200, 42, 'ra_hit', 1, 6, 24576),"
+		" (300, 42, 'ra_hit', 1, 5, 20480),"
+		/* slot 9 was never read: a minor fault; slot 4 read at 101, hit at 400 */
+		" (350, 42, 'ra_hit', 1, 9, 36864), (400, 42, 'ra_hit', 1, 4, 16384),"
+		/* a second hit on 6 with no read since its first: minor */
+		" (500, 42, 'ra_hit', 1, 6, 24576);"
+		"INSERT INTO swap_in (ts, area_id, slot, dev, pid, bio_id) VALUES"
+		" (101, 1, 4, 7340032, 42, 1), (102, 1, 5, 7340032, 42, 2),"
+		" (103, 1, 6, 7340032, 42, 3), (104, 1, 7, 7340032, 42, 4);";
+	static const struct { uint64_t ts, slot, vpage; } want[] = {
+		{ 100, 5, 5 }, { 200, 6, 6 }, { 400, 4, 4 },
+	};
+	struct swt_replay_area area = { .id = 1, .dev = "7:0", .slots = 1000 };
+	struct swt_replay_input in = { .areas = &area, .nr_areas = 1, .page_shift = 12 };
+	struct swt_err err = { 0 };
+	struct swt_store *st = NULL;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/swt-test-probes-%d.db", (int)getpid());
+	CHECK_INT(swt_store_create(path, &st, &err), 0);
+	CHECK_INT(swt_store_exec(st, rows, &err), 0);
+	CHECK_INT(swt_replay_probe_stream(st, &in, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_INT(in.nr_faults, SWT_ARRAY_SIZE(want));
+	for (size_t i = 0; i < in.nr_faults && i < SWT_ARRAY_SIZE(want); i++) {
+		CHECK_INT(in.faults[i].ts, want[i].ts);
+		CHECK_INT(in.faults[i].slot, want[i].slot);
+		CHECK_INT(in.faults[i].vpage, want[i].vpage);
+		CHECK_INT(in.faults[i].pid, 42);
+	}
+	free(in.faults);
+	swt_store_destroy(st);
+}
