@@ -23,6 +23,9 @@
  *
  * A page waits from its read until a fault takes it or its slot is
  * written again.  Without fault events every read stands for a fault.
+ *
+ * Swap-entry probes, where a capture had them, name every fault's entry:
+ * swt_replay_probe_stream (at the end) reads the exact stream from them.
  */
 #include <stdlib.h>
 #include <string.h>
