@@ -152,8 +152,7 @@ static int load_parts(struct swt_report_ctx *rc, struct swt_err *err)
 		else
 			swt_dev_format((uint32_t)p->dev, p->name, sizeof(p->name));
 		copy_text(p->path, sizeof(p->path), s, 3);
-		p->slots = sqlite3_column_type(s, 4) == SQLITE_NULL ? SWT_NULL :
-			   sqlite3_column_int64(s, 4);
+		p->slots = swt_column_int(s, 4, SWT_NULL);
 		snprintf(p->label, sizeof(p->label), "%s%s%s", p->name, p->path[0] ? " " : "",
 			 p->path);
 	}

@@ -19,11 +19,6 @@
 /* A VMA boundary is guessed where fault addresses leave a gap this wide. */
 #define VMA_GAP_PAGES 512
 
-static int64_t column_or(sqlite3_stmt *s, int col, int64_t def)
-{
-	return sqlite3_column_type(s, col) == SQLITE_NULL ? def : sqlite3_column_int64(s, col);
-}
-
 /* Column 2 of a swap-in or swap-out row is its slot: never negative from ingest. */
 int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *what,
 			  struct swt_err *err)
@@ -74,20 +69,20 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 				 swt_store_path(st));
 	}
 	{
-		int64_t ps = column_or(s, 0, 4096);
+		int64_t ps = swt_column_int(s, 0, 4096);
 
 		in->page_shift = 12;
 		while ((1ll << in->page_shift) < ps && in->page_shift < 20)
 			in->page_shift++;
 	}
-	in->traced_page_cluster = (int)column_or(s, 1, -1);
-	in->vma_ra_enabled = (int)column_or(s, 2, -1);
-	in->mem_limit_bytes = column_or(s, 3, -1);
-	in->working_set_bytes = column_or(s, 4, -1);
-	first_ns = column_or(s, 5, -1);
+	in->traced_page_cluster = (int)swt_column_int(s, 1, -1);
+	in->vma_ra_enabled = (int)swt_column_int(s, 2, -1);
+	in->mem_limit_bytes = swt_column_int(s, 3, -1);
+	in->working_set_bytes = swt_column_int(s, 4, -1);
+	first_ns = swt_column_int(s, 5, -1);
 	if (sqlite3_column_type(s, 6) == SQLITE_TEXT)
 		snprintf(in->kernel, sizeof(in->kernel), "%s", (const char *)sqlite3_column_text(s, 6));
-	in->ncpus = (unsigned)column_or(s, 7, 0);
+	in->ncpus = (unsigned)swt_column_int(s, 7, 0);
 	sqlite3_finalize(s);
 	/* the series' second 0: as the report takes it when the capture row has no times */
 	if (first_ns < 0)
@@ -135,11 +130,11 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 					 "the replay handles (2^32)", swt_store_path(st), a->dev,
 					 (long long)top);
 		}
-		slots = column_or(s, 2, 0);
+		slots = swt_column_int(s, 2, 0);
 		a->slots = (uint64_t)(slots > 0 && slots < ((int64_t)1 << 40) ? slots : top + 1);
-		a->rotational = (int)column_or(s, 3, -1);
-		a->synchronous = (int)column_or(s, 4, 0);
-		a->priority = column_or(s, 5, 0);
+		a->rotational = (int)swt_column_int(s, 3, -1);
+		a->synchronous = (int)swt_column_int(s, 4, 0);
+		a->priority = swt_column_int(s, 5, 0);
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -230,8 +225,8 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		f->ts = (uint64_t)sqlite3_column_int64(s, 0);
 		f->area = (uint32_t)idx;
 		f->slot = (uint64_t)sqlite3_column_int64(s, 2);
-		f->vpage = (uint64_t)column_or(s, 3, 0) >> in->page_shift;
-		f->pid = (int32_t)column_or(s, 4, -1);
+		f->vpage = (uint64_t)swt_column_int(s, 3, 0) >> in->page_shift;
+		f->pid = (int32_t)swt_column_int(s, 4, -1);
 		f->vma = -1;
 		f->out = -1;
 	}
@@ -273,8 +268,8 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 		o->ts = (uint64_t)sqlite3_column_int64(s, 0);
 		o->area = (uint32_t)idx;
 		o->slot = (uint64_t)sqlite3_column_int64(s, 2);
-		o->pid = (int32_t)column_or(s, 3, -1);
-		o->cpu = (int32_t)column_or(s, 4, -1);
+		o->pid = (int32_t)swt_column_int(s, 3, -1);
+		o->cpu = (int32_t)swt_column_int(s, 4, -1);
 		if (!ncpus_known && o->cpu >= 0 && (unsigned)o->cpu >= in->ncpus)
 			in->ncpus = (unsigned)o->cpu + 1;
 	}

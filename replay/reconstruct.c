@@ -157,10 +157,8 @@ static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 			g = rc->nr_groups;
 			grp = &rc->groups[rc->nr_groups++];
 			grp->ts = (uint64_t)sqlite3_column_int64(s, 0);
-			grp->vpage = sqlite3_column_type(s, 3) == SQLITE_NULL ? 0 :
-				(uint64_t)sqlite3_column_int64(s, 3) >> in->page_shift;
-			grp->pid = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 :
-				(int32_t)sqlite3_column_int64(s, 4);
+			grp->vpage = (uint64_t)swt_column_int(s, 3, 0) >> in->page_shift;
+			grp->pid = (int32_t)swt_column_int(s, 4, -1);
 			grp->nr = 0;
 			grp->next = -1;
 			if (sqlite3_column_type(s, 5) != SQLITE_NULL &&
@@ -275,8 +273,7 @@ static int load_hits(struct swt_store *st, struct rc *rc, struct swt_err *err)
 		}
 		f[nf++] = (struct rc_addr_event){
 			.ref = sqlite3_column_int64(s, 0), .ts = (uint64_t)sqlite3_column_int64(s, 1),
-			.pid = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 :
-				(int32_t)sqlite3_column_int64(s, 2),
+			.pid = (int32_t)swt_column_int(s, 2, -1),
 			.vpage = (uint64_t)sqlite3_column_int64(s, 3) >> in->page_shift,
 		};
 	}
@@ -602,10 +599,8 @@ int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, s
 			goto oom;
 		in->faults[in->nr_faults++] = (struct swt_replay_fault){
 			.ts = ts, .slot = slot, .area = (uint32_t)area,
-			.vpage = sqlite3_column_type(s, 3) == SQLITE_NULL ? 0 :
-				(uint64_t)sqlite3_column_int64(s, 3) >> in->page_shift,
-			.pid = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 :
-				(int32_t)sqlite3_column_int64(s, 4),
+			.vpage = (uint64_t)swt_column_int(s, 3, 0) >> in->page_shift,
+			.pid = (int32_t)swt_column_int(s, 4, -1),
 			.vma = -1, .out = -1,
 		};
 	}

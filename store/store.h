@@ -67,6 +67,12 @@ static inline int swt_bind_int(sqlite3_stmt *s, int col, int64_t v)
 	return v == SWT_NULL ? sqlite3_bind_null(s, col) : sqlite3_bind_int64(s, col, v);
 }
 
+/* A result column's int64, or def where it is NULL. */
+static inline int64_t swt_column_int(sqlite3_stmt *s, int col, int64_t def)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? def : sqlite3_column_int64(s, col);
+}
+
 /*
  * Bulk writer: rows are queued from the ingest thread and inserted by a
  * writer thread inside one transaction, so decoding and SQLite run on two
