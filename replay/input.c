@@ -183,8 +183,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 	if (total > demand &&
 	    swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_probe WHERE kind = 'fault')", 0)) {
 		/* swap-entry probes name every fault's entry: exact at any page-cluster */
-		ret = swt_replay_probe_stream(st, in, err);
-		return ret ? ret : check_span(st, in, err);
+		return swt_replay_probe_stream(st, in, err);
 	}
 	if (total > demand) {
 		if (!approximate && in->traced_page_cluster < 0)
@@ -200,8 +199,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 					 "page-cluster 0 capture, or pass --approximate",
 					 swt_store_path(st), in->traced_page_cluster);
 		in->approximate = 1;
-		ret = swt_replay_reconstruct(st, in, err);
-		return ret ? ret : check_span(st, in, err);
+		return swt_replay_reconstruct(st, in, err);
 	}
 	ret = swt_store_prepare(st, exact_sql, &s, err);
 	if (ret)
@@ -233,7 +231,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "swap-in stream");
-	return check_span(st, in, err);
+	return 0;
 }
 
 static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
@@ -530,6 +528,8 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 		ret = load_outs(st, in, err);	/* before the faults: a reconstruction reads them */
 	if (!ret)
 		ret = load_faults(st, in, approximate, err);
+	if (!ret)
+		ret = check_span(st, in, err);
 	if (!ret)
 		ret = link_outs(in, err);
 	if (!ret)
