@@ -208,15 +208,6 @@ out:
 	return ret;
 }
 
-static int cmp_pid_vpage(const void *a, const void *b)
-{
-	const struct rc_addr_event *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->vpage < y->vpage ? -1 : x->vpage > y->vpage;
-}
-
 /* Whether (pid, vpage) lies within HIT_REACH_PAGES of a read fault of its task (sorted). */
 static int near_read_fault(const struct rc_addr_event *v, size_t n, int32_t pid, uint64_t vpage)
 {
@@ -262,7 +253,7 @@ static int load_hits(struct swt_store *st, struct rc *rc, struct swt_err *err)
 							 .vpage = rc->groups[g].vpage };
 	if (!n)
 		goto out;	/* no fault addresses: no way to tell a hit */
-	qsort(v, n, sizeof(*v), cmp_pid_vpage);
+	qsort(v, n, sizeof(*v), cmp_addr_event);	/* ts and ref 0: by address */
 	ret = swt_store_prepare(st, "SELECT id, ts, pid, address FROM fault", &s, err);
 	if (ret)
 		goto out;
@@ -567,7 +558,7 @@ int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, s
 	if (ret)
 		goto out;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint64_t ts = (uint64_t)sqlite3_column_int64(s, 0), read_at, faulted_at, due;
+		uint64_t ts = (uint64_t)sqlite3_column_int64(s, 0), read_at, faulted_at;
 		int area = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
 		uint64_t slot = (uint64_t)sqlite3_column_int64(s, 2);
 		int kind = sqlite3_column_int(s, 5);	/* 0 fault, 1 swap-cache hit, 2 read */
@@ -575,7 +566,8 @@ int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, s
 		if (area < 0)
 			continue;
 		ret = swt_replay_check_slot(st, s, kind == 2 ? "swap-in" : "swap-entry probe", err);
-		if (!ret && slot >= SWT_SLOT_LIMIT)
+		/* load_areas refused swap-ins past the limit; probes it did not read */
+		if (!ret && kind != 2 && slot >= SWT_SLOT_LIMIT)
 			ret = swt_error(err, SWT_EFORMAT, "'%s': a swap-entry probe at slot %llu: "
 					"beyond what the replay handles (2^32)", swt_store_path(st),
 					(unsigned long long)slot);
@@ -583,9 +575,8 @@ int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, s
 			goto out;
 		if (kind == 2) {
 			/* the faulting page's own read is no readahead */
-			if (swt_map_get(&own_read_due, (uint64_t)area, slot, &due))
-				swt_map_del(&own_read_due, (uint64_t)area, slot);
-			else if (swt_map_put(&read_ahead, (uint64_t)area, slot, ts))
+			if (!swt_map_del(&own_read_due, (uint64_t)area, slot) &&
+			    swt_map_put(&read_ahead, (uint64_t)area, slot, ts))
 				goto oom;
 			continue;
 		}
