@@ -539,6 +539,41 @@ TEST(policy_choice_and_params)
 
 CHECK_MAIN
 
+struct want_fault {
+	uint64_t ts, slot, vpage;
+};
+
+/*
+ * Load a demand stream with load from a scratch database holding rows and
+ * check it against want: every fault on area 0 by task 42, the tests' one
+ * area and task.
+ */
+static void check_stream(int (*load)(struct swt_store *, struct swt_replay_input *,
+				     struct swt_err *),
+			 const char *rows, struct swt_replay_input *in,
+			 const struct want_fault *want, size_t nr_want)
+{
+	struct swt_err err = { 0 };
+	struct swt_store *st = NULL;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/swt-test-stream-%d.db", (int)getpid());
+	CHECK_INT(swt_store_create(path, &st, &err), 0);
+	CHECK_INT(swt_store_exec(st, rows, &err), 0);
+	CHECK_INT(load(st, in, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_INT(in->nr_faults, nr_want);
+	for (size_t i = 0; i < in->nr_faults && i < nr_want; i++) {
+		CHECK_INT(in->faults[i].ts, want[i].ts);
+		CHECK_INT(in->faults[i].slot, want[i].slot);
+		CHECK_INT(in->faults[i].vpage, want[i].vpage);
+		CHECK_INT(in->faults[i].area, 0);
+		CHECK_INT(in->faults[i].pid, 42);
+	}
+	swt_store_destroy(st);	/* never committed: the file goes */
+}
+
 /*
  * The demand stream of a readahead capture, reconstructed from its reads
  * and faults (reconstruct.c): a read fault's page is the one its address's
@@ -566,7 +601,7 @@ TEST(reconstruct_readahead_capture)
 		" (601, 1, 9, 7340032, 42, 7, 16, 4096), (602, 1, 12, 7340032, 42, 8, 16, 4096);"
 		/* slot 11 written again: its read-ahead page is gone */
 		"INSERT INTO swap_out (ts, area_id, slot, dev, pid, bio_id) VALUES (350, 1, 11, 7340032, 42, 9);";
-	static const struct { uint64_t ts, slot, vpage; } want[] = {
+	static const struct want_fault want[] = {
 		{ 101, 9, 1 },	/* A's page: the slot its next read fault reads again */
 		{ 200, 8, 2 },	/* B: the first waiting page of the latest fault with any */
 		{ 300, 10, 5 },	/* C: the waiting page its next read fault reads */
@@ -579,28 +614,11 @@ TEST(reconstruct_readahead_capture)
 	struct swt_replay_input in = {
 		.areas = &area, .nr_areas = 1, .outs = &out, .nr_outs = 1, .page_shift = 12,
 	};
-	struct swt_err err = { 0 };
-	struct swt_store *st = NULL;
-	char path[64];
 
-	snprintf(path, sizeof(path), "/tmp/swt-test-reconstruct-%d.db", (int)getpid());
-	CHECK_INT(swt_store_create(path, &st, &err), 0);
-	CHECK_INT(swt_store_exec(st, rows, &err), 0);
-	CHECK_INT(swt_replay_reconstruct(st, &in, &err), 0);
-	if (err.code)
-		fprintf(stderr, "%s\n", err.msg);
-	CHECK_INT(in.nr_faults, SWT_ARRAY_SIZE(want));
-	for (size_t i = 0; i < in.nr_faults && i < SWT_ARRAY_SIZE(want); i++) {
-		CHECK_INT(in.faults[i].ts, want[i].ts);
-		CHECK_INT(in.faults[i].slot, want[i].slot);
-		CHECK_INT(in.faults[i].vpage, want[i].vpage);
-		CHECK_INT(in.faults[i].area, 0);
-		CHECK_INT(in.faults[i].pid, 42);
-	}
+	check_stream(swt_replay_reconstruct, rows, &in, want, SWT_ARRAY_SIZE(want));
 	CHECK_INT(in.approx_misses, 3);
 	CHECK_INT(in.approx_hits, 2);
 	free(in.faults);
-	swt_store_destroy(st);	/* never committed: the file goes */
 }
 
 /*
@@ -623,28 +641,12 @@ TEST(probe_stream_is_exact)
 		"INSERT INTO swap_in (ts, area_id, slot, dev, pid, bio_id) VALUES"
 		" (101, 1, 4, 7340032, 42, 1), (102, 1, 5, 7340032, 42, 2),"
 		" (103, 1, 6, 7340032, 42, 3), (104, 1, 7, 7340032, 42, 4);";
-	static const struct { uint64_t ts, slot, vpage; } want[] = {
+	static const struct want_fault want[] = {
 		{ 100, 5, 5 }, { 200, 6, 6 }, { 400, 4, 4 },
 	};
 	struct swt_replay_area area = { .id = 1, .dev = "7:0", .slots = 1000 };
 	struct swt_replay_input in = { .areas = &area, .nr_areas = 1, .page_shift = 12 };
-	struct swt_err err = { 0 };
-	struct swt_store *st = NULL;
-	char path[64];
 
-	snprintf(path, sizeof(path), "/tmp/swt-test-probes-%d.db", (int)getpid());
-	CHECK_INT(swt_store_create(path, &st, &err), 0);
-	CHECK_INT(swt_store_exec(st, rows, &err), 0);
-	CHECK_INT(swt_replay_probe_stream(st, &in, &err), 0);
-	if (err.code)
-		fprintf(stderr, "%s\n", err.msg);
-	CHECK_INT(in.nr_faults, SWT_ARRAY_SIZE(want));
-	for (size_t i = 0; i < in.nr_faults && i < SWT_ARRAY_SIZE(want); i++) {
-		CHECK_INT(in.faults[i].ts, want[i].ts);
-		CHECK_INT(in.faults[i].slot, want[i].slot);
-		CHECK_INT(in.faults[i].vpage, want[i].vpage);
-		CHECK_INT(in.faults[i].pid, 42);
-	}
+	check_stream(swt_replay_probe_stream, rows, &in, want, SWT_ARRAY_SIZE(want));
 	free(in.faults);
-	swt_store_destroy(st);
 }
