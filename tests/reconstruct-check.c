@@ -55,34 +55,28 @@ static void on_hit(void *ctx, size_t fault)
 	((struct synth *)ctx)->hit[fault] = 1;
 }
 
-static int run(const struct swt_replay_input *in, const char *spec, unsigned pc,
+static int run(const struct swt_replay_input *in, const char *policy, unsigned pc,
 	       const struct swt_replay_observer *obs, struct swt_replay_metrics *m)
 {
-	struct swt_policy_choice choice = { 0 };
+	/* the built-ins with their defaults, as replay/sweep.c runs them */
+	struct swt_replay_config cfg = {
+		.policy = swt_policy_find(policy),
+		.policy_spec = policy,
+		.page_cluster = pc,
+		.cache_pages = (uint64_t)swt_replay_default_cache_pages(in),
+		.max_request_pages = (SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB * 1024) >> in->page_shift,
+		.layout_name = "traced",
+		.observer = obs,
+	};
 	struct swt_replay_result *res = NULL;
 	struct swt_err err = { 0 };
-	struct swt_replay_config cfg = { 0 };
-	int ret = swt_policy_choose(spec, &choice, &err);
+	int ret = swt_replay_run(in, &cfg, &res, &err);
 
-	if (!ret) {
-		cfg.policy = choice.policy;
-		cfg.policy_spec = choice.spec;
-		cfg.keys = (const char *const *)choice.keys;
-		cfg.values = (const char *const *)choice.values;
-		cfg.nparams = choice.nparams;
-		cfg.page_cluster = pc;
-		cfg.cache_pages = (uint64_t)swt_replay_default_cache_pages(in);
-		cfg.max_request_pages = (SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB * 1024) >> in->page_shift;
-		cfg.layout_name = "traced";
-		cfg.observer = obs;
-		ret = swt_replay_run(in, &cfg, &res, &err);
-	}
 	if (!ret)
 		*m = res->total;
 	else
-		fprintf(stderr, "reconstruct-check: %s at page-cluster %u: %s\n", spec, pc, err.msg);
+		fprintf(stderr, "reconstruct-check: %s at page-cluster %u: %s\n", policy, pc, err.msg);
 	swt_replay_result_free(res);
-	swt_policy_choice_release(&choice);
 	return ret;
 }
 
