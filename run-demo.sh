@@ -20,5 +20,8 @@ echo
 # (four at each of their 16 relative slot offsets, which decide readahead's luck)
 $SWT replay -p auto -c 3 -l 2 -l 4:spread "$OUT/sample.db"
 echo
+# how much the answer depends on the memory the replay gives the task
+$SWT replay -p auto -p fixed -p oracle -c 3 -m 50%,75%,125%,150% "$OUT/sample.db"
+echo
 echo "swaptrace: demo: database in $OUT/sample.db (query it with sqlite3; see docs/schema.md)"
 $SWT report -o "$OUT/report" "$OUT/sample.db"

@@ -88,11 +88,6 @@ static void hidden_note(const struct sweep_data *d, char *out, size_t size)
 	}
 }
 
-static int is_traced(const struct swt_report_run *r)
-{
-	return !strcmp(r->layout, "traced");
-}
-
 static int load(struct sweep_data *d, struct swt_err *err)
 {
 	const struct swt_report_ctx *rc = d->rc;
@@ -100,14 +95,14 @@ static int load(struct sweep_data *d, struct swt_err *err)
 
 	d->max_pc = SWEEP_MIN_PC;
 	for (size_t i = 0; i < rc->nr_runs; i++)
-		if (is_traced(&rc->runs[i]))
+		if (swt_report_run_compared(rc, &rc->runs[i]))
 			d->max_pc = SWT_MAX(d->max_pc, rc->runs[i].page_cluster);
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		const struct swt_report_run *r = &rc->runs[i];
 		struct series *s = NULL;
 		double *v;
 
-		if (!is_traced(r) || r->page_cluster < 0)
+		if (!swt_report_run_compared(rc, r) || r->page_cluster < 0)
 			continue;
 		for (size_t k = 0; k < d->nr_series; k++)
 			if (!strcmp(d->series[k].key, r->key))

@@ -242,37 +242,18 @@ static int is_traced(const struct swt_report_run *r)
 	return !strcmp(r->layout, "traced");
 }
 
-static int same_str(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
 /*
- * Legend names: the policy, its parameters when given, the cache size when
- * runs of the same policy differ in it, and the run id when still ambiguous.
+ * Legend names: the policy, its parameters when given, and the run id when
+ * still ambiguous among runs of one page-cluster, layout and memory.
  */
 static void name_runs(struct swt_report_ctx *rc)
 {
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		struct swt_report_run *r = &rc->runs[i];
-		int cache_varies = 0;
 
-		for (size_t j = 0; j < rc->nr_runs; j++) {
-			const struct swt_report_run *o = &rc->runs[j];
-
-			if (!strcmp(o->policy, r->policy) && same_str(o->params, r->params) &&
-			    !strcmp(o->layout, r->layout) && o->cache_pages != r->cache_pages)
-				cache_varies = 1;
-		}
 		snprintf(r->key, sizeof(r->key), "%s%s%s%s", r->policy,
 			 r->params && *r->params ? " (" : "", r->params ? r->params : "",
 			 r->params && *r->params ? ")" : "");
-		if (cache_varies) {
-			size_t len = strlen(r->key);
-
-			snprintf(r->key + len, sizeof(r->key) - len, ", cache %lld pages",
-				 (long long)r->cache_pages);
-		}
 	}
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		struct swt_report_run *r = &rc->runs[i];
@@ -282,7 +263,7 @@ static void name_runs(struct swt_report_ctx *rc)
 			const struct swt_report_run *o = &rc->runs[j];
 
 			if (j != i && !strcmp(o->key, r->key) && !strcmp(o->layout, r->layout) &&
-			    o->page_cluster == r->page_cluster)
+			    o->page_cluster == r->page_cluster && o->cache_pages == r->cache_pages)
 				twin = 1;
 		}
 		snprintf(r->label, sizeof(r->label), "%s%s", r->key, twin ? " " : "");
@@ -292,6 +273,35 @@ static void name_runs(struct swt_report_ctx *rc)
 			snprintf(r->label + len, sizeof(r->label) - len, "#%lld", (long long)r->id);
 		}
 	}
+}
+
+/*
+ * The memory the comparisons show: the one most traced-layout runs share
+ * (a sweep over page-cluster and policies at one memory, with a few runs at
+ * other sizes for the memory chart), the earlier one on a tie.
+ */
+static void choose_memory(struct swt_report_ctx *rc)
+{
+	size_t best = 0;
+
+	rc->cache_pages = -1;
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		size_t n = 0;
+
+		if (!is_traced(&rc->runs[i]))
+			continue;
+		for (size_t j = 0; j < rc->nr_runs; j++)
+			n += is_traced(&rc->runs[j]) && rc->runs[j].cache_pages == rc->runs[i].cache_pages;
+		if (n > best) {
+			best = n;
+			rc->cache_pages = rc->runs[i].cache_pages;
+		}
+	}
+}
+
+int swt_report_run_compared(const struct swt_report_ctx *rc, const struct swt_report_run *r)
+{
+	return is_traced(r) && r->cache_pages == rc->cache_pages;
 }
 
 /*
@@ -312,26 +322,35 @@ static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		int pc = rc->runs[i].page_cluster, best = rc->chosen_pc;
 
-		if (!is_traced(&rc->runs[i]))
+		if (!swt_report_run_compared(rc, &rc->runs[i]))
 			continue;
 		if (best < 0 || abs(pc - pref) < abs(best - pref) ||
 		    (abs(pc - pref) == abs(best - pref) && pc < best))
 			rc->chosen_pc = pc;
 	}
 	if (policy) {
-		int found = 0;
+		int found = 0, compared = 0;
 
-		for (size_t i = 0; i < rc->nr_runs; i++)
+		for (size_t i = 0; i < rc->nr_runs; i++) {
 			found |= !strcmp(rc->runs[i].policy, policy);
+			compared |= !strcmp(rc->runs[i].policy, policy) &&
+				    swt_report_run_compared(rc, &rc->runs[i]);
+		}
 		if (!found)
 			return swt_error(err, SWT_EUSAGE, "policy '%s' has no %sreplay run in '%s'",
 					 policy, rc->opts->run_ids ? "selected " : "",
 					 swt_store_path(rc->st));
+		if (!compared)
+			return swt_error(err, SWT_EUSAGE,
+					 "policy '%s' has no %sreplay run on the traced layout with the "
+					 "memory the charts compare (%lld pages, the size most runs "
+					 "share) in '%s'", policy, rc->opts->run_ids ? "selected " : "",
+					 (long long)rc->cache_pages, swt_store_path(rc->st));
 	}
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		const struct swt_report_run *r = &rc->runs[i];
 
-		if (!is_traced(r) || (policy && strcmp(r->policy, policy)))
+		if (!swt_report_run_compared(rc, r) || (policy && strcmp(r->policy, policy)))
 			continue;
 		if (!policy && r->page_cluster != rc->chosen_pc)
 			continue;
@@ -361,6 +380,7 @@ int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
 	if (ret)
 		return ret;
 	name_runs(rc);
+	choose_memory(rc);
 	return choose(rc, err);
 }
 
@@ -391,7 +411,7 @@ int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		const struct swt_report_run *r = &rc->runs[i];
 
-		if (!is_traced(r) || r->page_cluster != pc)
+		if (!swt_report_run_compared(rc, r) || r->page_cluster != pc)
 			continue;
 		if (*n == SWT_REPORT_MAX_SERIES) {
 			(*more)++;

@@ -77,11 +77,20 @@ struct swt_report_ctx {
 	size_t nr_parts;
 	struct swt_report_run *runs;	/* the runs drawn (all, or --run), by id */
 	size_t nr_runs;
+	/*
+	 * Memory of the comparisons (cache pages): the one most traced-layout
+	 * runs share.  Runs at other memory sizes are drawn only by the memory
+	 * chart, which compares memory sizes.  -1: no run on the traced layout.
+	 */
+	int64_t cache_pages;
 	/* page-cluster of the policy comparisons; -1: no run on the traced layout */
 	int chosen_pc;
 	/* the run the one-run charts show; NULL: none on the traced layout */
 	const struct swt_report_run *chosen;
 };
+
+/* Whether a run is on the traced layout at the memory of the comparisons. */
+int swt_report_run_compared(const struct swt_report_ctx *rc, const struct swt_report_run *r);
 
 /* Whether a drawn run is vma without the fault addresses it needs. */
 int swt_report_run_lacks_addresses(const struct swt_report_ctx *rc, const struct swt_report_run *r);
@@ -96,7 +105,7 @@ int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
 void swt_report_ctx_release(struct swt_report_ctx *rc);
 
 /*
- * The traced-layout runs at page-cluster pc, by id, at most
+ * The compared runs (swt_report_run_compared) at page-cluster pc, by id, at most
  * SWT_REPORT_MAX_SERIES (*more says how many were left out).  *out is
  * malloc'ed (free it); NULL with *n == 0 when there are none.
  */
@@ -133,6 +142,8 @@ int swt_chart_heatmap_write(struct swt_report_ctx *rc, struct swt_chart_meta **m
 int swt_chart_window_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
 			   struct swt_err *err);
 int swt_chart_layout_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			   struct swt_err *err);
+int swt_chart_memory_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
 			   struct swt_err *err);
 
 /* A chart drawn, for the index page. */

@@ -43,6 +43,11 @@ static const struct {
 	  swt_chart_layout_write,
 	  "Not drawn: no replay run on a simulated swap layout (a layout other than "
 	  "'traced') is stored." },
+	{ "memory", "Memory",
+	  "How much do the answers depend on the memory the replay gives the traced task?",
+	  swt_chart_memory_write,
+	  "Not drawn: no policy was replayed at several memory sizes on the traced layout "
+	  "(swaptrace replay --cache-pages 50%,100%,150%)." },
 };
 
 char *swt_report_default_dir(const char *db_path)

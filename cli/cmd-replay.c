@@ -30,8 +30,9 @@ const char cmd_replay_usage[] =
 	"                         ./libmine.so, optionally with :key=val,...  Repeatable;\n"
 	"                         default: auto\n"
 	"  -c, --page-cluster LIST  e.g. 3, 0-5 or 1,3,5 (default 3, the kernel default)\n"
-	"  -m, --cache-pages LIST memory for the traced task, pages (default: the capture's\n"
-	"                         cgroup limit, else its working set)\n"
+	"  -m, --cache-pages LIST memory for the traced task, pages, or percentages of the\n"
+	"                         default (the capture's cgroup limit, else its working set),\n"
+	"                         e.g. 52480 or 50%,100%,150%\n"
 	"      --inactive-fraction F  share of that memory on the inactive list, where unused\n"
 	"                         readahead pages age (default: the kernel's inactive_ratio\n"
 	"                         rule for that memory size: 1/2 below 1 GiB)\n"
@@ -118,6 +119,39 @@ static int parse_list(const char *text, int64_t *values, int max, int64_t lo, in
 				goto bad;
 			values[n++] = v;
 		}
+	}
+	free(copy);
+	return n;
+bad:
+	free(copy);
+	return -1;
+}
+
+/*
+ * --cache-pages: page counts (as parse_list), or percentages of the
+ * capture's default memory, kept negated until the capture is loaded:
+ * "50%,100%,150%" is -50, -100, -150.  The count, or -1.
+ */
+static int parse_cache_list(const char *text, int64_t *values, int max)
+{
+	char *copy, *save = NULL, *tok;
+	int n = 0;
+
+	if (!strchr(text, '%'))
+		return parse_list(text, values, max, 1, (int64_t)1 << 40);
+	copy = swt_strdup(text);
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t len = strlen(tok);
+		int64_t pct;
+
+		if (len < 2 || tok[len - 1] != '%' || n >= max)
+			goto bad;
+		tok[len - 1] = '\0';
+		if (swt_parse_i64(tok, &pct) || pct < 1 || pct > 1000)
+			goto bad;
+		values[n++] = -pct;
 	}
 	free(copy);
 	return n;
@@ -535,10 +569,12 @@ int cmd_replay(int argc, char **argv)
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --cache-pages '%s': an empty item in the list",
 						 optarg);
-			ncaches = parse_list(optarg, caches, 64, 1, (int64_t)1 << 40);
+			ncaches = parse_cache_list(optarg, caches, 64);
 			if (ncaches <= 0)
 				return cli_failf("replay", SWT_EXIT_USAGE,
-						 "bad --cache-pages '%s': positive page counts", optarg);
+						 "bad --cache-pages '%s': page counts, or percentages "
+						 "1%%..1000%% of the default, e.g. 50%%,100%%,150%%",
+						 optarg);
 			break;
 		case OPT_INACTIVE:
 			if (swt_parse_double(optarg, &inactive) || inactive <= 0 || inactive >= 1)
@@ -610,16 +646,23 @@ int cmd_replay(int argc, char **argv)
 	}
 	warn_without_addresses(argv[optind], in, choices, nchoices);
 	if (!ncaches) {
-		int64_t def = swt_replay_default_cache_pages(in);
+		caches[0] = -100;
+		ncaches = 1;
+	}
+	for (int m = 0; m < ncaches; m++) {
+		int64_t def;
 
+		if (caches[m] > 0)
+			continue;
+		def = swt_replay_default_cache_pages(in);
 		if (def <= 0) {
 			status = cli_failf("replay", SWT_EXIT_USAGE,
 					   "'%s': the capture records no memory limit or working set; "
-					   "give --cache-pages", argv[optind]);
+					   "give --cache-pages in pages", argv[optind]);
 			goto out;
 		}
-		caches[0] = def;
-		ncaches = 1;
+		/* a percentage of the default, rounded to the nearest page */
+		caches[m] = SWT_MAX((def * -caches[m] + 50) / 100, 1);
 	}
 	if (prepare_layouts(in, layout_specs, nlayout_specs, layouts, &nlayouts, &err)) {
 		status = err.code == SWT_EUSAGE ? cli_failf("replay", SWT_EXIT_USAGE, "%s", err.msg)

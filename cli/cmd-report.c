@@ -27,10 +27,13 @@ const char cmd_report_usage[] =
 	"  heatmap        swap slot vs time of swap-outs and swap-ins per device\n"
 	"  ra-window      readahead window sizes chosen per policy\n"
 	"  layout         hits and merges on 1 vs N devices (when layout runs exist)\n"
+	"  memory         coverage, accuracy and pages read vs the replay's memory\n"
+	"                 (when a policy was replayed at several memory sizes)\n"
 	"Each chart is written as NAME.png and/or NAME.svg plus NAME.json (its title,\n"
 	"axes, series and messages); DIR/index.html shows them with the table of runs.\n"
 	"A database without replay runs is first replayed with the default set (none,\n"
-	"fixed, adaptive, vma, auto and oracle at page-cluster 0-8), which is stored\n"
+	"fixed, adaptive, vma, auto and oracle at page-cluster 0-8; auto, fixed and\n"
+	"oracle also at 50, 75, 125 and 150 % of the memory), which is stored\n"
 	"once the whole report is written (a failed report leaves DB as it was).\n"
 	"\n"
 	"options:\n"
@@ -186,7 +189,8 @@ int cmd_report(int argc, char **argv)
 	if (nr_default_runs)
 		printf("swaptrace: report: no replay runs were stored: replayed and stored the "
 		       "default set (%zu runs: none, fixed, adaptive, vma, auto, oracle at "
-		       "page-cluster 0-8)\n", nr_default_runs);
+		       "page-cluster 0-8; auto, fixed, oracle at 50-150 %% of the memory)\n",
+		       nr_default_runs);
 	if (!sum.runs)
 		cli_warn("report", "no replay runs stored: the policy charts say so "
 				   "(run swaptrace replay first)");

@@ -111,6 +111,20 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 	if (ret)
 		goto out;
 	*run_id = sqlite3_last_insert_rowid(swt_store_db(st));
+	/*
+	 * A run deleted by hand (plain sqlite3 does not enforce the foreign
+	 * keys) may have left rows under the id SQLite now hands out again.
+	 */
+	for (i = 0; i < 3 && !ret; i++) {
+		static const char *const children[] = { "run_partition", "run_histogram", "run_series" };
+		char sql[96];
+
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = %lld", children[i],
+			 (long long)*run_id);
+		ret = swt_store_exec(st, sql, err);
+	}
+	if (ret)
+		goto out;
 
 	all_win = calloc(SWT_REPLAY_MAX_WINDOW + 1, sizeof(*all_win));
 	all_req = calloc(r->max_request_pages + 1, sizeof(*all_req));

@@ -1,8 +1,9 @@
 /*
  * The default sweep: the replay runs a report draws when the user stored
  * none — the kernel's policies, no readahead and the oracle over
- * page-cluster 0..8 on the traced layout, stored in one transaction (the
- * caller's when it holds one).
+ * page-cluster 0..8 on the traced layout, and a few of them at other
+ * memory sizes (how much the answer depends on the model's memory), stored
+ * in one transaction (the caller's when it holds one).
  */
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -14,12 +15,44 @@ static const char *const default_policies[] = { "none", "fixed", "adaptive", "vm
 
 #define DEFAULT_MAX_PAGE_CLUSTER 8
 
+/*
+ * Replayed again at these shares of the default memory, at the traced
+ * page-cluster (3 when it was 0): the policy the kernel ran, the full
+ * window and the bound.
+ */
+static const char *const memory_policies[] = { "auto", "fixed", "oracle" };
+static const unsigned memory_percents[] = { 50, 75, 125, 150 };
+
+/* One run of the default set, stored. */
+static int sweep_run(struct swt_store *st, const struct swt_replay_input *in, const char *policy,
+		     unsigned pc, uint64_t cache_pages, struct swt_err *err)
+{
+	struct swt_replay_config cfg = {
+		.policy = swt_policy_find(policy),
+		.policy_spec = policy,
+		.page_cluster = pc,
+		.cache_pages = cache_pages,
+		.max_request_pages =
+			(unsigned)(((uint64_t)SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB * 1024) >> in->page_shift),
+		.layout_name = "traced",
+	};
+	struct swt_replay_result *res = NULL;
+	int64_t run_id;
+	int ret;
+
+	ret = swt_replay_run(in, &cfg, &res, err);
+	if (!ret)
+		ret = swt_replay_store(st, in, &cfg, res, &run_id, err);
+	swt_replay_result_free(res);
+	return ret;
+}
+
 int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_err *err)
 {
 	const size_t nr_policies = sizeof(default_policies) / sizeof(default_policies[0]);
 	struct swt_replay_input *in = NULL;
-	struct swt_replay_result *res = NULL;
 	int in_transaction = 0, ret;
+	unsigned memory_pc;
 	int64_t cache_pages;
 
 	*nr_runs = 0;
@@ -52,22 +85,19 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 	}
 	for (size_t p = 0; p < nr_policies; p++) {
 		for (unsigned pc = 0; pc <= DEFAULT_MAX_PAGE_CLUSTER; pc++) {
-			struct swt_replay_config cfg = {
-				.policy = swt_policy_find(default_policies[p]),
-				.policy_spec = default_policies[p],
-				.page_cluster = pc,
-				.cache_pages = (uint64_t)cache_pages,
-				.max_request_pages =
-					(unsigned)(((uint64_t)SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB * 1024) >> in->page_shift),
-				.layout_name = "traced",
-			};
-			int64_t run_id;
+			ret = sweep_run(st, in, default_policies[p], pc, (uint64_t)cache_pages, err);
+			if (ret)
+				goto out;
+			(*nr_runs)++;
+		}
+	}
+	memory_pc = in->traced_page_cluster > 0 && in->traced_page_cluster <= DEFAULT_MAX_PAGE_CLUSTER
+			    ? (unsigned)in->traced_page_cluster : 3;
+	for (size_t p = 0; p < sizeof(memory_policies) / sizeof(memory_policies[0]); p++) {
+		for (size_t m = 0; m < sizeof(memory_percents) / sizeof(memory_percents[0]); m++) {
+			uint64_t pages = ((uint64_t)cache_pages * memory_percents[m] + 50) / 100;
 
-			ret = swt_replay_run(in, &cfg, &res, err);
-			if (!ret)
-				ret = swt_replay_store(st, in, &cfg, res, &run_id, err);
-			swt_replay_result_free(res);
-			res = NULL;
+			ret = sweep_run(st, in, memory_policies[p], memory_pc, pages ? pages : 1, err);
 			if (ret)
 				goto out;
 			(*nr_runs)++;

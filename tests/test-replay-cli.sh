@@ -62,6 +62,16 @@ check_eq "$(wc -l < "$WORK/out.csv")" 3 "csv rows (all + one partition)"
 "$SWAPTRACE" replay --no-store -p auto -c 3 "$db" | grep -q '^auto .* all ' || fail "table output"
 check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" 12 "--no-store stores nothing"
 
+# --- runs deleted by hand with plain sqlite3 (foreign keys not enforced):
+# the next runs take their ids and replace the rows they left ---
+cp "$db" "$WORK/del.db"
+sqlite3 "$WORK/del.db" "DELETE FROM run WHERE id > 10" || fail "deleting runs by hand"
+"$SWAPTRACE" replay -p auto -p fixed -c 3 "$WORK/del.db" > /dev/null || fail "replay after runs deleted by hand"
+check_eq "$(sqlite3 "$WORK/del.db" "SELECT (SELECT group_concat(id) FROM run WHERE id > 10) || ' ' ||
+	(SELECT count(*) FROM run_partition WHERE run_id NOT IN (SELECT id FROM run)) || ' ' ||
+	(SELECT count(DISTINCT run_id) FROM run_histogram) || ' ' ||
+	(SELECT count(DISTINCT run_id) FROM run_series)")" "11,12 0 12 12" "runs deleted by hand: their ids reused, their rows replaced"
+
 # --- memory size changes the answer, as documented ------------------------------------
 "$SWAPTRACE" replay --no-store --json -p auto -c 3 -m 20000,52480,80000 "$db" > "$WORK/mem.json" || fail "cache sweep"
 python3 - "$WORK/mem.json" <<'PY' || FAILURES=$((FAILURES + 1))
@@ -71,6 +81,19 @@ acc = [x["totals"]["accuracy"] for x in r]
 assert [x["cache_pages"] for x in r] == [20000, 52480, 80000]
 assert acc[0] < acc[1] < acc[2], acc    # readahead pages live longer in more memory
 PY
+# shares of the default (the sample's cgroup limit, 52 480 pages), rounded to the nearest page
+"$SWAPTRACE" replay --no-store --json -p auto -c 3 -m 50%,100%,150%,1% "$db" > "$WORK/mempct.json" ||
+	fail "cache sweep in percent"
+check_eq "$(json_get "$WORK/mempct.json" '[r["cache_pages"] for r in d["runs"]]')" \
+	"[26240, 52480, 78720, 525]" "--cache-pages in percent of the default"
+check_eq "$(json_get "$WORK/mempct.json" 'd["runs"][1]["totals"]') " \
+	"$(json_get "$WORK/mem.json" 'd["runs"][1]["totals"]') " "100% is the default memory"
+for bad_list in 0% 1001% 50%x % 50%,1000 -5% 50%%; do
+	"$SWAPTRACE" replay --no-store -m "$bad_list" "$db" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?" 2 "--cache-pages $bad_list exits 2"
+	check_eq "$(cat "$WORK/err.txt")" "swaptrace: replay: bad --cache-pages '$bad_list': page counts, or percentages 1%..1000% of the default, e.g. 50%,100%,150%" \
+		"--cache-pages $bad_list message"
+done
 
 # --- policies ------------------------------------------------------------------------
 "$SWAPTRACE" policies > "$WORK/policies.txt" || fail "policies"

@@ -13,6 +13,9 @@ CHECK="python3 $SWT_SOURCE_DIR/tests/report-check.py"
 RUNS="python3 $SWT_SOURCE_DIR/tests/report-runs.py"
 NO_RUNS="no replay runs stored — run swaptrace replay"
 ALL6='"charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window"]'
+# the default set's runs at other memory sizes add the memory chart
+ALL7='"charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window", "memory"]'
+MEMORY_MARK="memory of the other charts: 205 MiB (the cgroup limit)"
 
 "$SWAPTRACE" ingest -q -o "$WORK/sample.db" "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0" ||
 	{ fail "ingest of the sample failed"; finish; }
@@ -57,20 +60,30 @@ grep -q "$NO_RUNS" "$WORK/norun/index.html" || fail "norun: index does not say t
 
 # --- no replay runs: the default set is replayed, stored and drawn ---
 variant defaults "VACUUM"
-report defaults "{$ALL6, \"runs\": 54,
+report defaults "{$ALL7, \"runs\": 66,
  \"policy\": {\"series\": {\"none\": 3, \"fixed\": 3, \"adaptive\": 3, \"vma\": 3, \"auto\": 3,
                        \"oracle\": 3}},
+ \"memory\": {\"title_has\": \"page-cluster 3\", \"panels\": 3, \"series_exactly\": true,
+             \"series\": {\"fixed\": 5, \"auto\": 5, \"oracle\": 5, \"$MEMORY_MARK\": 1},
+             \"panel_titles\": [\"Coverage\", \"Accuracy\", \"Pages read per fault\"],
+             \"x_labels\": [\"memory of the traced task (MiB)\"], \"messages_exactly\": true},
  \"sweep\": {\"series\": {\"none\": 9, \"fixed\": 9, \"oracle\": 9},
             \"notes_have\": [\"adaptive lies under auto, the same results at every page-cluster\"]}}"
 [ "$(sqlite3 "$WORK/defaults.db" "SELECT count(*), count(DISTINCT policy), min(page_cluster),
-	max(page_cluster), sum(faults = (SELECT count(*) FROM swap_in)) FROM run")" = "54|6|0|8|54" ] ||
+	max(page_cluster), sum(faults = (SELECT count(*) FROM swap_in)) FROM run")" = "66|6|0|8|66" ] ||
 	fail "defaults: stored runs are not the default set over every swap-in: $(sqlite3 \
 		"$WORK/defaults.db" "SELECT count(*), count(DISTINCT policy), min(page_cluster),
 		max(page_cluster), sum(faults = (SELECT count(*) FROM swap_in)) FROM run")"
 "$SWAPTRACE" report -o "$WORK/defaults2" "$WORK/defaults.db" >/dev/null 2>&1 ||
 	fail "defaults: second report failed"
-[ "$(sqlite3 "$WORK/defaults.db" 'SELECT count(*) FROM run')" = 54 ] ||
+[ "$(sqlite3 "$WORK/defaults.db" 'SELECT count(*) FROM run')" = 66 ] ||
 	fail "defaults: a second report replayed again"
+# the memory runs: auto, fixed and oracle at page-cluster 3 (the sample ran
+# at 0) and 50, 75, 125 and 150 % of the cgroup limit's 52 480 pages
+check_eq "$(sqlite3 "$WORK/defaults.db" "SELECT group_concat(policy || ':' || page_cluster || ':' ||
+	cache_pages, ' ') FROM (SELECT * FROM run WHERE cache_pages != 52480 ORDER BY id)")" \
+	"auto:3:26240 auto:3:39360 auto:3:65600 auto:3:78720 fixed:3:26240 fixed:3:39360 fixed:3:65600 fixed:3:78720 oracle:3:26240 oracle:3:39360 oracle:3:65600 oracle:3:78720" \
+	"defaults: the memory runs"
 
 # --- a report that fails stores no default runs: an output directory that
 # cannot be made, a directory where a chart goes (both before the replay),
@@ -96,17 +109,20 @@ check_eq "$?" 1 "failed: a chart that cannot be written exits 1"
 check_eq "$(runs_stored)" 0 "failed: runs stored by a report that failed after the replay"
 rm "$WORK/failed-report/sweep.png"
 "$SWAPTRACE" report "$WORK/failed.db" >/dev/null 2>&1 || fail "failed: report once the way is clear"
-check_eq "$(runs_stored)" 54 "failed: runs stored by the report that succeeded"
+check_eq "$(runs_stored)" 66 "failed: runs stored by the report that succeeded"
 
 # --- a readahead capture (reads that are not a fault's demand read): the
 # default set is replayed from an approximated demand stream, which stderr
 # and every chart drawn from the runs say ---
 APPROX="approximate demand stream (the capture's reads mix demand and readahead): see docs/replay-model.md"
-variant approx "UPDATE swap_in SET demand = 0 WHERE id % 4 = 0;"
+variant approx "UPDATE swap_in SET demand = 0 WHERE id % 4 = 0; UPDATE capture SET page_cluster = 3;"
 if "$SWAPTRACE" report -o "$WORK/approx" "$WORK/approx.db" >/dev/null 2>"$WORK/approx.err"; then
 	check_eq "$(cat "$WORK/approx.err")" \
-		"swaptrace: report: warning: 54 of 54 runs replayed an $APPROX" "approx: the warning"
-	echo "{$ALL6, \"runs\": 54,
+		"swaptrace: report: warning: 66 of 66 runs replayed an $APPROX" "approx: the warning"
+	# captured at page-cluster 3: the kernel's counters mark the cgroup limit
+	echo "{$ALL7, \"runs\": 66, \"memory\": {\"notes_have\": [\"$APPROX\"], \"series_exactly\": true,
+	 \"series\": {\"fixed\": 5, \"auto\": 5, \"oracle\": 5, \"$MEMORY_MARK\": 1,
+	 \"traced kernel at page-cluster 3, cgroup limit (machine-wide /proc/vmstat)\": 2}},
 	 \"policy\": {\"notes_have\": [\"$APPROX\"]}, \"sweep\": {\"notes_have\": [\"$APPROX\"]},
 	 \"request-sizes\": {\"notes_have\": [\"$APPROX\"]}, \"timeline\": {\"notes_have\": [\"$APPROX\"]},
 	 \"ra-window\": {\"notes_have\": [\"$APPROX\"]}}" > "$WORK/approx.expect.json"
@@ -115,7 +131,7 @@ if "$SWAPTRACE" report -o "$WORK/approx" "$WORK/approx.db" >/dev/null 2>"$WORK/a
 else
 	fail "approx: report failed: $(cat "$WORK/approx.err")"
 fi
-[ "$(sqlite3 "$WORK/approx.db" 'SELECT count(*), sum(approximate) FROM run')" = "54|54" ] ||
+[ "$(sqlite3 "$WORK/approx.db" 'SELECT count(*), sum(approximate) FROM run')" = "66|66" ] ||
 	fail "approx: the default runs are not stored as approximate"
 grep -rq "approximate demand" "$WORK/defaults"/*.json && fail "defaults: an exact replay's charts say approximate"
 
@@ -125,7 +141,7 @@ NOADDR="no fault addresses (block events only): vma reads nothing ahead; see doc
 variant noaddr "UPDATE swap_in SET address = NULL;"
 if "$SWAPTRACE" report -o "$WORK/noaddr" "$WORK/noaddr.db" >/dev/null 2>"$WORK/noaddr.err"; then
 	check_eq "$(cat "$WORK/noaddr.err")" "swaptrace: report: warning: 9 vma runs on a capture without fault addresses (block events only): vma reads nothing ahead there" "noaddr: the warning"
-	echo "{$ALL6, \"runs\": 54,
+	echo "{$ALL7, \"runs\": 66,
 	 \"policy\": {\"notes_have\": [\"$NOADDR\"]}, \"sweep\": {\"notes_have\": [\"$NOADDR\"]}}" > "$WORK/noaddr.expect.json"
 	$CHECK "$WORK/noaddr" "$PNG_CHECK" "$WORK/noaddr.expect.json" || fail "noaddr: charts"
 else
@@ -143,7 +159,7 @@ report noin "{$ALL6,
 # --- one swap event ---
 variant one "DELETE FROM swap_out; DELETE FROM swap_in WHERE id > (SELECT min(id) FROM swap_in);
 	DELETE FROM request WHERE id NOT IN (SELECT request_id FROM swap_in);"
-report one "{$ALL6,
+report one "{$ALL7,
  \"timeline\": {\"messages\": [\"only one swap event in this capture\"], \"messages_exactly\": true},
  \"heatmap\": {\"messages\": [\"only one swap event in this capture\"], \"messages_exactly\": true},
  \"request-sizes\": {\"series\": {\"traced\": 1}, \"categories\": [\"1\"]}}"
@@ -152,7 +168,7 @@ report one "{$ALL6,
 variant instant "DELETE FROM swap_out; DELETE FROM swap_in WHERE id > (SELECT min(id) + 2 FROM swap_in);
 	UPDATE swap_in SET ts = (SELECT min(ts) FROM swap_in);
 	UPDATE capture SET first_ns = (SELECT min(ts) FROM swap_in), last_ns = (SELECT min(ts) FROM swap_in);"
-report instant "{$ALL6,
+report instant "{$ALL7,
  \"timeline\": {\"messages\": [\"all swap events of this capture at one instant\"]},
  \"heatmap\": {\"messages\": [\"all swap events of this capture at one instant\"]}}"
 

@@ -128,6 +128,44 @@ $CHECK "$WORK/pol" "$PNG_CHECK" "$WORK/expect-pol.json" || fail "--policy vma"
 grep -q '<tr class="chosen"><td>22</td>' "$WORK/pol/index.html" ||
 	fail "index marks run 22 (vma, page-cluster 3) as the one shown alone"
 
+# --- runs at several memory sizes: the memory chart draws each policy
+# replayed at two sizes or more; every other chart compares the runs at the
+# memory most runs share, so the others are in none of them ---
+cp "$WORK/sample.db" "$WORK/mem.db"
+{ "$SWAPTRACE" replay -p auto -p fixed -c 0-3 "$WORK/mem.db" &&
+  "$SWAPTRACE" replay -p auto -c 3 -m 50%,150% "$WORK/mem.db" &&
+  "$SWAPTRACE" replay -p none -c 3 -m 75% "$WORK/mem.db"; } >/dev/null || fail "memory runs"
+out=$("$SWAPTRACE" report -o "$WORK/mem" "$WORK/mem.db") || fail "memory report exited $?"
+check_eq "$out" "swaptrace: report: 7 charts from 11 replay runs in '$WORK/mem': open '$WORK/mem/index.html'" \
+	"memory: report's last line"
+cat > "$WORK/expect-mem.json" <<'EOF'
+{"runs": 11,
+ "charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window", "memory"],
+ "policy": {"series_exactly": true,
+            "series": {"auto": 3, "fixed": 3,
+                       "traced kernel at page-cluster 0 (machine-wide /proc/vmstat)": 2}},
+ "sweep": {"series_exactly": true,
+           "series": {"auto": 4, "fixed": 4, "traced kernel at page-cluster 0": 3}},
+ "ra-window": {"series_exactly": true, "series": {"auto": 4, "fixed": 1}},
+ "memory": {"title_has": "page-cluster 3", "panels": 3, "series_exactly": true,
+            "series": {"auto": 3, "memory of the other charts: 205 MiB (the cgroup limit)": 1},
+            "panel_titles": ["Coverage", "Accuracy", "Pages read per fault"],
+            "x_labels": ["memory of the traced task (MiB)"],
+            "y_labels": ["faults served by readahead (%)", "readahead pages used (%)",
+                         "pages read per swap fault"], "messages_exactly": true}}
+EOF
+$CHECK "$WORK/mem" "$PNG_CHECK" "$WORK/expect-mem.json" || fail "memory chart and the comparisons"
+grep -q 'memory\.svg' "$WORK/mem/index.html" || fail "index shows the memory chart"
+# a policy replayed only at another memory cannot be the one shown alone
+msg=$("$SWAPTRACE" report --policy none -o "$WORK/mem2" "$WORK/mem.db" 2>&1 >/dev/null)
+check_eq "$?" 1 "memory: --policy without a run at the compared memory exits 1"
+check_eq "$msg" "swaptrace: report: policy 'none' has no replay run on the traced layout with the memory the charts compare (52480 pages, the size most runs share) in '$WORK/mem.db'" \
+	"memory: --policy without a run at the compared memory, message"
+# without runs at several sizes the chart is not drawn, and the index says why
+grep -q "no policy was replayed at several memory sizes" "$WORK/r1/index.html" ||
+	fail "index says why the memory chart is missing"
+[ -e "$WORK/r1/memory.png" ] && fail "memory chart drawn without runs at several sizes"
+
 # --- the default directory: DB without .db, plus -report ---
 (cd "$WORK" && "$SWAPTRACE" report runs.db >/dev/null) || fail "report with the default directory"
 [ -f "$WORK/runs-report/index.html" ] || fail "default directory runs-report/"

@@ -1,0 +1,266 @@
+/*
+ * Chart 8, "memory": what memory does to the answer -- coverage, accuracy
+ * and pages read per fault against the memory the replay gave the traced
+ * task (--cache-pages), one line per policy at the comparisons'
+ * page-cluster.  Unused readahead pages age out of the inactive list, so a
+ * replay's answer depends on that memory, a parameter of the model
+ * (docs/replay-model.md); the chart shows how much, around the memory the
+ * other charts use.  Drawn only when a policy was replayed at two memory
+ * sizes or more on the traced layout.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "util.h"
+
+enum { COVERAGE, ACCURACY, PAGES_PER_FAULT, NR_METRICS };
+
+/* Memory sizes per policy line: a sweep of a few sizes, not a curve of hundreds. */
+#define MAX_POINTS 32
+
+struct memory_series {
+	const char *key;
+	size_t n;
+	double mib[MAX_POINTS];
+	double v[MAX_POINTS][NR_METRICS];
+	int64_t pages[MAX_POINTS];
+};
+
+struct memory_data {
+	const struct swt_report_ctx *rc;
+	struct memory_series series[SWT_REPORT_MAX_SERIES];
+	size_t nr_series, more, dropped_points;
+	double page_kib;
+	double compared_mib;	/* the other charts' memory; NaN: none */
+	double limit_mib;	/* the capture's cgroup limit; NaN: not recorded */
+	double ref[NR_METRICS];	/* the traced kernel at chosen_pc; NaN: not comparable */
+	int approximate, no_addresses;
+};
+
+static int on_chart(const struct swt_report_ctx *rc, const struct swt_report_run *r)
+{
+	return !strcmp(r->layout, "traced") && r->page_cluster == rc->chosen_pc &&
+	       r->cache_pages > 0;
+}
+
+/* Insert one run's point, kept in memory order; the first run of a size stands for it. */
+static void add_point(struct memory_data *d, struct memory_series *s, const struct swt_report_run *r)
+{
+	size_t at = 0;
+
+	while (at < s->n && s->pages[at] < r->cache_pages)
+		at++;
+	if (at < s->n && s->pages[at] == r->cache_pages)
+		return;
+	if (s->n == MAX_POINTS) {
+		d->dropped_points++;
+		return;
+	}
+	memmove(&s->pages[at + 1], &s->pages[at], (s->n - at) * sizeof(s->pages[0]));
+	memmove(&s->mib[at + 1], &s->mib[at], (s->n - at) * sizeof(s->mib[0]));
+	memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof(s->v[0]));
+	s->pages[at] = r->cache_pages;
+	s->mib[at] = (double)r->cache_pages * d->page_kib / 1024.0;
+	s->v[at][COVERAGE] = swt_report_ratio(r->hits, r->faults);
+	s->v[at][ACCURACY] = swt_report_ratio(r->ra_hits, r->ra_pages);
+	s->v[at][PAGES_PER_FAULT] = swt_report_ratio(r->pages_read, r->faults);
+	s->n++;
+	d->approximate |= r->approximate;
+	d->no_addresses |= swt_report_run_lacks_addresses(d->rc, r);
+}
+
+static void load(struct memory_data *d)
+{
+	const struct swt_report_ctx *rc = d->rc;
+	int64_t page_size = swt_store_query_int(rc->st, "SELECT page_size FROM capture", 4096);
+	int64_t limit = swt_store_query_int(rc->st, "SELECT mem_limit_bytes FROM capture", SWT_NULL);
+	size_t kept = 0;
+
+	if (page_size < 512 || page_size > (1 << 24))
+		page_size = 4096;	/* a damaged capture row: the charts' unit elsewhere too */
+	d->page_kib = (double)page_size / 1024.0;
+	d->compared_mib = rc->cache_pages > 0 ? (double)rc->cache_pages * d->page_kib / 1024.0 : NAN;
+	d->limit_mib = limit > 0 && limit != SWT_NULL ? (double)limit / 1048576.0 : NAN;
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+		struct memory_series *s = NULL;
+
+		if (!on_chart(rc, r))
+			continue;
+		for (size_t k = 0; k < d->nr_series; k++)
+			if (!strcmp(d->series[k].key, r->key))
+				s = &d->series[k];
+		if (!s) {
+			if (d->nr_series == SWT_REPORT_MAX_SERIES) {
+				d->more++;
+				continue;
+			}
+			s = &d->series[d->nr_series++];
+			s->key = r->key;
+		}
+		add_point(d, s, r);
+	}
+	/* a policy replayed at one memory size draws no line: leave it out */
+	for (size_t k = 0; k < d->nr_series; k++)
+		if (d->series[k].n >= 2)
+			d->series[kept++] = d->series[k];
+	d->nr_series = kept;
+
+	for (int m = 0; m < NR_METRICS; m++)
+		d->ref[m] = NAN;
+	/* the kernel's counters describe its own page-cluster at its own memory */
+	if (rc->page_cluster == rc->chosen_pc && rc->page_cluster > 0 && !isnan(d->limit_mib) &&
+	    rc->vm_pgmajfault != SWT_NULL && rc->vm_swap_ra_hit != SWT_NULL) {
+		int64_t faults = rc->vm_pgmajfault + rc->vm_swap_ra_hit;
+
+		d->ref[COVERAGE] = swt_report_ratio(rc->vm_swap_ra_hit, faults);
+		d->ref[ACCURACY] = swt_report_ratio(rc->vm_swap_ra_hit, rc->vm_swap_ra);
+		d->ref[PAGES_PER_FAULT] = swt_report_ratio(rc->vm_pswpin, faults);
+	}
+}
+
+static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	static const char *const titles[NR_METRICS] = {
+		"Coverage", "Accuracy", "Pages read per fault"
+	};
+	static const char *const ylabels[NR_METRICS] = {
+		"faults served by readahead (%)", "readahead pages used (%)",
+		"pages read per swap fault",
+	};
+	const struct memory_data *d = data;
+	const struct swt_report_ctx *rc = d->rc;
+	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 2];
+	char title[200], mark_label[200], ref_label[200], note[300];
+	size_t ni = 0;
+	double top, bottom, lo = INFINITY, hi = 0;
+	int have_ref = !isnan(d->ref[COVERAGE]) || !isnan(d->ref[ACCURACY]);
+
+	(void)err;
+	snprintf(title, sizeof(title),
+		 "What memory does to the answer: readahead vs the task's memory, page-cluster %d",
+		 rc->chosen_pc);
+	top = swt_chart_header(c, title,
+		"Each point is one replay on the traced swap layout with that much memory for the "
+		"traced task (--cache-pages). Unused readahead pages age out of the inactive list, "
+		"so more memory lets more of them be used; the other charts use the marked size.");
+	bottom = swt_chart_footnote(c,
+		"coverage = swap faults found in the swap cache / all swap faults; accuracy = "
+		"readahead pages later used / readahead pages read. Memory is a parameter of the "
+		"model (docs/replay-model.md), by default the capture's cgroup limit.");
+	for (size_t k = 0; k < d->nr_series; k++) {
+		items[ni++] = (struct swt_chart_legend_item){ d->series[k].key, swt_chart_color(k),
+							SWT_MARK_LINE_DOT };
+		swt_chart_meta_series(c, d->series[k].key, (int64_t)d->series[k].n);
+		lo = SWT_MIN(lo, d->series[k].mib[0]);
+		hi = SWT_MAX(hi, d->series[k].mib[d->series[k].n - 1]);
+	}
+	if (!isnan(d->compared_mib)) {
+		int is_limit = !isnan(d->limit_mib) && fabs(d->limit_mib - d->compared_mib) < 0.5 * d->page_kib / 1024.0 + 1e-9;
+
+		snprintf(mark_label, sizeof(mark_label), "memory of the other charts: %.0f MiB%s",
+			 d->compared_mib, is_limit ? " (the cgroup limit)" : "");
+		items[ni++] = (struct swt_chart_legend_item){ mark_label, SWT_RGB_MUTED, SWT_MARK_DASH };
+		swt_chart_meta_series(c, mark_label, 1);
+		lo = SWT_MIN(lo, d->compared_mib);
+		hi = SWT_MAX(hi, d->compared_mib);
+	}
+	if (have_ref) {
+		int64_t pts = 0;
+
+		snprintf(ref_label, sizeof(ref_label),
+			 "traced kernel at page-cluster %d, cgroup limit (machine-wide /proc/vmstat)",
+			 rc->page_cluster);
+		items[ni++] =
+			(struct swt_chart_legend_item){ ref_label, SWT_RGB_BLACK, SWT_MARK_DIAMOND };
+		for (int m = 0; m < NR_METRICS; m++)
+			pts += !isnan(d->ref[m]);
+		swt_chart_meta_series(c, ref_label, pts);
+		lo = SWT_MIN(lo, d->limit_mib);
+		hi = SWT_MAX(hi, d->limit_mib);
+	}
+	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
+				ni);
+	if (d->more) {
+		snprintf(note, sizeof(note),
+			 "%zu more policies are not shown; pick runs with --run", d->more);
+		top = swt_chart_note_line(c, top, note);
+	}
+	if (d->dropped_points) {
+		snprintf(note, sizeof(note), "%zu more memory sizes are not shown (%d per policy at most)",
+			 d->dropped_points, MAX_POINTS);
+		top = swt_chart_note_line(c, top, note);
+	}
+	if (d->approximate)
+		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
+	if (d->no_addresses)
+		top = swt_chart_note_line(c, top, SWT_REPORT_NO_ADDRESS_NOTE);
+	for (int m = 0; m < NR_METRICS; m++) {
+		struct swt_chart_panel p = { 0 };
+		double ymax = 0;
+
+		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
+				     bottom - top - 6, NR_METRICS, 1, 28, 0, m);
+		p.title = titles[m];
+		p.xa.label = "memory of the traced task (MiB)";
+		/* a little margin keeps the end points off the axes */
+		p.xa.lo = lo - 0.04 * (hi - lo);
+		p.xa.hi = hi + 0.04 * (hi - lo);
+		p.ya.label = ylabels[m];
+		p.ya.fmt = m == PAGES_PER_FAULT ? SWT_FMT_NUMBER : SWT_FMT_PERCENT;
+		p.ya.zero = 1;
+		for (size_t k = 0; k < d->nr_series; k++)
+			for (size_t x = 0; x < d->series[k].n; x++)
+				if (!isnan(d->series[k].v[x][m]))
+					ymax = SWT_MAX(ymax, d->series[k].v[x][m]);
+		if (!isnan(d->ref[m]))
+			ymax = SWT_MAX(ymax, d->ref[m]);
+		p.ya.hi = m == PAGES_PER_FAULT ? SWT_MAX(ymax * 1.05, 1.0) : SWT_MIN(1.0, ymax * 1.05);
+		p.ya.headroom = m != PAGES_PER_FAULT;
+		if (have_ref && isnan(d->ref[m]))
+			p.note = "traced kernel: no readahead pages";
+		swt_chart_panel_fit(c, &p);
+		swt_chart_panel_axes(c, &p);
+		if (!isnan(d->compared_mib)) {
+			double xs[2] = { d->compared_mib, d->compared_mib }, ys[2] = { p.ya.min, p.ya.max };
+
+			swt_chart_panel_line(c, &p, xs, ys, 2, SWT_RGB_MUTED, 1, 0);
+		}
+		for (size_t k = 0; k < d->nr_series; k++) {
+			double ys[MAX_POINTS];
+
+			for (size_t x = 0; x < d->series[k].n; x++)
+				ys[x] = d->series[k].v[x][m];
+			swt_chart_panel_line(c, &p, d->series[k].mib, ys, d->series[k].n,
+					     swt_chart_color(k), 0, 1);
+		}
+		if (!isnan(d->ref[m]))
+			swt_chart_panel_diamond(c, &p, d->limit_mib, d->ref[m], SWT_RGB_BLACK);
+		swt_chart_panel_frame(c, &p);
+	}
+	return 0;
+}
+
+int swt_chart_memory_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,
+			   struct swt_err *err)
+{
+	struct memory_data *d;
+	int ret = 0;
+
+	*meta = NULL;
+	if (rc->chosen_pc < 0)
+		return 0;
+	/* MAX_POINTS per line makes this too big for the stack */
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	d->rc = rc;
+	load(d);
+	if (d->nr_series)
+		ret = swt_chart_render(&rc->out, "memory", draw_memory, d, meta, err);
+	free(d);
+	return ret;
+}
