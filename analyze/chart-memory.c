@@ -27,6 +27,7 @@ struct memory_series {
 	double mib[MAX_POINTS];
 	double v[MAX_POINTS][NR_METRICS];
 	int64_t pages[MAX_POINTS];
+	int approximate, lacks;	/* of its runs: any approximate; lacks-addresses bits */
 };
 
 struct memory_data {
@@ -68,8 +69,8 @@ static void add_point(struct memory_data *d, struct memory_series *s, const stru
 	s->v[at][ACCURACY] = swt_report_ratio(r->ra_hits, r->ra_pages);
 	s->v[at][PAGES_PER_FAULT] = swt_report_ratio(r->pages_read, r->faults);
 	s->n++;
-	d->approximate |= r->approximate;
-	d->no_addresses |= swt_report_run_lacks_addresses(d->rc, r);
+	s->approximate |= r->approximate;
+	s->lacks |= swt_report_run_lacks_addresses(d->rc, r);
 }
 
 static void load(struct memory_data *d)
@@ -104,9 +105,13 @@ static void load(struct memory_data *d)
 		add_point(d, s, r);
 	}
 	/* a policy replayed at one memory size draws no line: leave it out */
-	for (size_t k = 0; k < d->nr_series; k++)
-		if (d->series[k].n >= 2)
-			d->series[kept++] = d->series[k];
+	for (size_t k = 0; k < d->nr_series; k++) {
+		if (d->series[k].n < 2)
+			continue;
+		d->series[kept++] = d->series[k];
+		d->approximate |= d->series[k].approximate;
+		d->no_addresses |= d->series[k].lacks;
+	}
 	d->nr_series = kept;
 
 	for (int m = 0; m < NR_METRICS; m++)
@@ -196,8 +201,7 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 	}
 	if (d->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
-	if (d->no_addresses)
-		top = swt_chart_note_line(c, top, SWT_REPORT_NO_ADDRESS_NOTE);
+	top = swt_report_address_notes(c, top, d->no_addresses);
 	for (int m = 0; m < NR_METRICS; m++) {
 		struct swt_chart_panel p = { 0 };
 		double ymax = 0;

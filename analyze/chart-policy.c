@@ -26,7 +26,7 @@ struct policy_data {
 	const struct swt_report_run **runs;
 	size_t nr_runs, more;
 	int approximate;	/* a run drawn replayed an approximated demand stream */
-	int no_addresses;	/* vma is drawn, and the capture has no fault addresses */
+	int no_addresses;	/* swt_report_run_lacks_addresses() bits of the drawn runs */
 	struct group *groups;
 	size_t nr_groups;
 	double *v;		/* [run][group][metric], NaN: not defined */
@@ -247,8 +247,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	}
 	if (d->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
-	if (d->no_addresses)
-		top = swt_chart_note_line(c, top, SWT_REPORT_NO_ADDRESS_NOTE);
+	top = swt_report_address_notes(c, top, d->no_addresses);
 
 	cats = calloc(d->nr_groups, sizeof(*cats));
 	if (!cats)

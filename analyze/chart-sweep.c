@@ -27,7 +27,7 @@ struct sweep_data {
 	size_t nr_series, more;
 	int max_pc;
 	int approximate;	/* a run drawn replayed an approximated demand stream */
-	int no_addresses;	/* vma is drawn, and the capture has no fault addresses */
+	int no_addresses;	/* swt_report_run_lacks_addresses() bits of the drawn runs */
 	double ref[NR_METRICS];	/* traced kernel at rc->page_cluster; NaN: unknown */
 };
 
@@ -206,8 +206,7 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	}
 	if (d->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
-	if (d->no_addresses)
-		top = swt_chart_note_line(c, top, SWT_REPORT_NO_ADDRESS_NOTE);
+	top = swt_report_address_notes(c, top, d->no_addresses);
 	for (int x = 0; x <= d->max_pc && x < (int)SWT_ARRAY_SIZE(xs); x++)
 		xs[x] = x;
 	for (int m = 0; m < NR_METRICS; m++) {

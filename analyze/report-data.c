@@ -114,6 +114,10 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 	rc->no_fault_addresses = rc->swap_ins > 0 &&
 		!swt_store_query_int(rc->st, "SELECT EXISTS (SELECT 1 FROM swap_in"
 				     " WHERE address IS NOT NULL)", 1);
+	/* auto as replay/policy-auto.c decides it: VMA readahead unless an area is rotational */
+	rc->auto_takes_vma = swt_store_query_int(rc->st,
+		"SELECT (SELECT vma_ra_enabled FROM capture) = 1 AND EXISTS (SELECT 1 FROM swap_area)"
+		" AND NOT EXISTS (SELECT 1 FROM swap_area WHERE rotational != 0)", 0) == 1;
 	rc->vm_pswpin = vmstat(rc->st, "pswpin");
 	rc->vm_pgmajfault = vmstat(rc->st, "pgmajfault");
 	rc->vm_swap_ra = vmstat(rc->st, "swap_ra");
@@ -430,5 +434,20 @@ int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt
 
 int swt_report_run_lacks_addresses(const struct swt_report_ctx *rc, const struct swt_report_run *r)
 {
-	return rc->no_fault_addresses && !strcmp(r->policy, "vma");
+	if (!rc->no_fault_addresses)
+		return 0;
+	if (!strcmp(r->policy, "vma"))
+		return SWT_REPORT_VMA_NO_ADDRESSES;
+	if (!strcmp(r->policy, "auto") && rc->auto_takes_vma)
+		return SWT_REPORT_AUTO_NO_ADDRESSES;
+	return 0;
+}
+
+double swt_report_address_notes(struct swt_chart *c, double y, int mask)
+{
+	if (mask & SWT_REPORT_VMA_NO_ADDRESSES)
+		y = swt_chart_note_line(c, y, SWT_REPORT_NO_ADDRESS_NOTE);
+	if (mask & SWT_REPORT_AUTO_NO_ADDRESSES)
+		y = swt_chart_note_line(c, y, SWT_REPORT_NO_ADDRESS_AUTO_NOTE);
+	return y;
 }

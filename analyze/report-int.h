@@ -21,11 +21,16 @@
 	"see docs/replay-model.md"
 
 /*
- * The note line of a chart that draws vma on a capture without fault
- * addresses (block events only): its empty bars are not a verdict.
+ * The note lines of a chart that draws vma, or auto where the traced kernel
+ * took VMA readahead, on a capture without fault addresses (block events
+ * only): vma's empty bars are not a verdict, and auto is not what the
+ * kernel ran.
  */
 #define SWT_REPORT_NO_ADDRESS_NOTE \
 	"no fault addresses (block events only): vma reads nothing ahead; see docs/replay-model.md"
+#define SWT_REPORT_NO_ADDRESS_AUTO_NOTE \
+	"no fault addresses (block events only): auto uses cluster readahead where the traced " \
+	"kernel used VMA readahead; see docs/replay-model.md"
 
 
 /* At most this many policies side by side; more would not be readable. */
@@ -70,6 +75,7 @@ struct swt_report_ctx {
 	int64_t first_ns, last_ns;	/* trace clock; span of all events */
 	int64_t swap_ins, swap_outs;	/* traced pages */
 	int no_fault_addresses;		/* swap-ins, none with the address of its fault */
+	int auto_takes_vma;		/* the traced kernel took VMA readahead (auto does too) */
 	/* /proc/vmstat deltas over the capture (machine-wide); SWT_NULL when absent */
 	int64_t vm_pswpin, vm_pgmajfault, vm_swap_ra, vm_swap_ra_hit;
 
@@ -92,8 +98,15 @@ struct swt_report_ctx {
 /* Whether a run is on the traced layout at the memory of the comparisons. */
 int swt_report_run_compared(const struct swt_report_ctx *rc, const struct swt_report_run *r);
 
-/* Whether a drawn run is vma without the fault addresses it needs. */
+/*
+ * Whether a drawn run lacks the fault addresses VMA readahead needs:
+ * SWT_REPORT_VMA_NO_ADDRESSES for vma, SWT_REPORT_AUTO_NO_ADDRESSES for
+ * auto where the traced kernel took VMA readahead, else 0.
+ */
+enum { SWT_REPORT_VMA_NO_ADDRESSES = 1, SWT_REPORT_AUTO_NO_ADDRESSES = 2 };
 int swt_report_run_lacks_addresses(const struct swt_report_ctx *rc, const struct swt_report_run *r);
+/* The note lines for a mask of swt_report_run_lacks_addresses() values, from y; the next y. */
+double swt_report_address_notes(struct swt_chart *c, double y, int mask);
 
 /*
  * Load the capture facts, partitions and runs of st (the runs opts

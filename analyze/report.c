@@ -262,8 +262,11 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		goto out;
 	sum->runs = rc.nr_runs;
 	for (size_t i = 0; i < rc.nr_runs; i++) {
+		int lacks = swt_report_run_lacks_addresses(&rc, &rc.runs[i]);
+
 		sum->approximate_runs += rc.runs[i].approximate != 0;
-		sum->vma_runs_without_addresses += swt_report_run_lacks_addresses(&rc, &rc.runs[i]);
+		sum->vma_runs_without_addresses += lacks == SWT_REPORT_VMA_NO_ADDRESSES;
+		sum->auto_runs_without_addresses += lacks == SWT_REPORT_AUTO_NO_ADDRESSES;
 	}
 	if (in_transaction) {
 		ret = swt_store_exec(st, "COMMIT", err);

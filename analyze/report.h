@@ -47,6 +47,8 @@ struct swt_report_summary {
 	size_t runs;		/* replay runs the charts drew from */
 	size_t approximate_runs;	/* of them, replays of an approximated demand stream */
 	size_t vma_runs_without_addresses;	/* of them, vma on a capture without fault addresses */
+	/* of them, auto there, where the traced kernel took VMA readahead */
+	size_t auto_runs_without_addresses;
 	int ran_defaults;	/* 1: run_defaults was called */
 	char index[4096];	/* path of index.html */
 };

@@ -212,6 +212,15 @@ int cmd_report(int argc, char **argv)
 			 sum.vma_runs_without_addresses, sum.vma_runs_without_addresses == 1 ? "" : "s");
 		cli_warn("report", msg);
 	}
+	if (sum.auto_runs_without_addresses) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "%zu auto run%s on a capture without fault addresses "
+			 "(block events only): auto uses cluster readahead there, where the traced "
+			 "kernel used VMA readahead", sum.auto_runs_without_addresses,
+			 sum.auto_runs_without_addresses == 1 ? "" : "s");
+		cli_warn("report", msg);
+	}
 	printf("swaptrace: report: %zu charts from %zu replay run%s in '%s': open '%s'\n",
 	       sum.charts, sum.runs, sum.runs == 1 ? "" : "s", ro.dir, sum.index);
 	status = SWT_EXIT_OK;

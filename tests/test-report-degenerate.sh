@@ -149,6 +149,28 @@ else
 fi
 grep -rq "no fault addresses" "$WORK/defaults"/*.json && fail "defaults: a capture with addresses says it has none"
 
+# ... and where the traced kernel took VMA readahead (vma_ra_enabled, no
+# rotational swap), auto's cluster readahead is not what it ran: said too
+NOADDR_AUTO="no fault addresses (block events only): auto uses cluster readahead where the traced kernel used VMA readahead; see docs/replay-model.md"
+variant noaddrssd "UPDATE swap_in SET address = NULL; UPDATE swap_area SET rotational = 0;
+	UPDATE capture SET vma_ra_enabled = 1;"
+if "$SWAPTRACE" report -o "$WORK/noaddrssd" "$WORK/noaddrssd.db" >/dev/null 2>"$WORK/noaddrssd.err"; then
+	check_eq "$(cat "$WORK/noaddrssd.err")" "swaptrace: report: warning: 9 vma runs on a capture without fault addresses (block events only): vma reads nothing ahead there
+swaptrace: report: warning: 13 auto runs on a capture without fault addresses (block events only): auto uses cluster readahead there, where the traced kernel used VMA readahead" "noaddrssd: the warnings"
+	echo "{$ALL7, \"runs\": 66,
+	 \"policy\": {\"notes_have\": [\"$NOADDR\", \"$NOADDR_AUTO\"]},
+	 \"sweep\": {\"notes_have\": [\"$NOADDR\", \"$NOADDR_AUTO\"]},
+	 \"memory\": {\"notes_have\": [\"$NOADDR_AUTO\"]}}" > "$WORK/noaddrssd.expect.json"
+	$CHECK "$WORK/noaddrssd" "$PNG_CHECK" "$WORK/noaddrssd.expect.json" || fail "noaddrssd: charts"
+	grep -q "vma reads nothing" "$WORK/noaddrssd/memory.json" &&
+		fail "noaddrssd: the memory chart, which draws no vma, notes vma"
+else
+	fail "noaddrssd: report failed: $(cat "$WORK/noaddrssd.err")"
+fi
+grep -rq "auto uses cluster" "$WORK/noaddr"/*.json &&
+	fail "noaddr: a rotational capture's auto is noted as not what the kernel ran"
+
+
 # --- no swap-ins at all ---
 variant noin "DELETE FROM swap_in; DELETE FROM request WHERE write = 0;"
 report noin "{$ALL6,
