@@ -78,28 +78,6 @@ static const struct swt_report_run *pick_anchor(const struct swt_report_ctx *rc)
 	return same_policy ? same_policy : first;
 }
 
-/* A layout name without its "used=" option: what runs at several device offsets share. */
-static void layout_key(const char *layout, char *key, size_t size)
-{
-	const char *p = layout;
-	size_t at = 0;
-
-	while (*p && at + 1 < size) {
-		const char *end = strchr(p, ':');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-
-		if (!(len >= 5 && !strncmp(p, "used=", 5))) {
-			if (at && at + 1 < size)
-				key[at++] = ':';
-			len = SWT_MIN(len, size - 1 - at);
-			memcpy(key + at, p, len);
-			at += len;
-		}
-		p += end ? (size_t)(end - p) + 1 : strlen(p);
-	}
-	key[at] = '\0';
-}
-
 /* One run's per-device hits, merges and requests, added into v; its device count. */
 static int load_run(struct layout_data *d, const struct swt_report_run *run,
 		    double v[NR_METRICS][MAX_SEGMENTS + 1], size_t *nr_devs, struct swt_err *err)
@@ -142,7 +120,7 @@ static int add_run(struct layout_data *d, const struct swt_report_run *r, struct
 	size_t nr_devs;
 	int ret;
 
-	layout_key(r->layout, key, sizeof(key));
+	swt_report_layout_group(r->layout, key, sizeof(key));
 	for (size_t i = 0; i < d->nr_cols && !col; i++)
 		if (!is_traced(d->cols[i].run) && !is_traced(r) && !strcmp(d->cols[i].key, key))
 			col = &d->cols[i];
@@ -207,54 +185,12 @@ static void finish_col(struct layout_data *d, struct layout_col *col)
 	d->max_devs = SWT_MAX(d->max_devs, SWT_MIN(col->nr_devs, (size_t)MAX_SEGMENTS));
 }
 
-/* The counts of a layout's "used=" option (none: 0 for every device); how many, at most max. */
-static size_t layout_used(const char *layout, unsigned long long *used, size_t max)
-{
-	const char *p = strstr(layout, ":used=");
-	size_t n = 0;
-
-	if (!p) {
-		used[0] = 0;
-		return 1;
-	}
-	p += 6;
-	while (n < max) {
-		char *end;
-
-		used[n++] = strtoull(p, &end, 10);
-		if (*end != ',')
-			break;
-		p = end + 1;
-	}
-	return n;
-}
-
-/* Do two layout names place pages alike ("4", "4:used=0" and "4:used=0,0,0,0" do)? */
-static int same_layout(const char *a, const char *b)
-{
-	unsigned long long ua[64], ub[64];
-	char ka[200], kb[200];
-	size_t na, nb;
-
-	layout_key(a, ka, sizeof(ka));
-	layout_key(b, kb, sizeof(kb));
-	if (strcmp(ka, kb))
-		return 0;
-	na = layout_used(a, ua, 64);
-	nb = layout_used(b, ub, 64);
-	/* one count stands for every device */
-	for (size_t i = 0; i < SWT_MAX(na, nb); i++)
-		if (ua[na == 1 ? 0 : SWT_MIN(i, na - 1)] != ub[nb == 1 ? 0 : SWT_MIN(i, nb - 1)])
-			return 0;
-	return 1;
-}
-
 /* The same setting on the same layout replayed again (runs are deterministic): drawn once. */
 static int repeated(const struct swt_report_ctx *rc, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
 		if (same_setting(&rc->runs[j], &rc->runs[i]) &&
-		    same_layout(rc->runs[j].layout, rc->runs[i].layout))
+		    swt_report_same_layout(rc->runs[j].layout, rc->runs[i].layout))
 			return 1;
 	return 0;
 }

@@ -303,6 +303,68 @@ static void choose_memory(struct swt_report_ctx *rc)
 	}
 }
 
+void swt_report_layout_group(const char *layout, char *key, size_t size)
+{
+	const char *p = layout;
+	size_t at = 0;
+
+	while (*p && at + 1 < size) {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (!(len >= 5 && !strncmp(p, "used=", 5))) {
+			if (at && at + 1 < size)
+				key[at++] = ':';
+			len = SWT_MIN(len, size - 1 - at);
+			memcpy(key + at, p, len);
+			at += len;
+		}
+		p += end ? (size_t)(end - p) + 1 : strlen(p);
+	}
+	key[at] = '\0';
+}
+
+/* The counts of a layout's "used=" option (none: 0 for every device); how many, at most max. */
+static size_t layout_used(const char *layout, unsigned long long *used, size_t max)
+{
+	const char *p = strstr(layout, ":used=");
+	size_t n = 0;
+
+	if (!p) {
+		used[0] = 0;
+		return 1;
+	}
+	p += 6;
+	while (n < max) {
+		char *end;
+
+		used[n++] = strtoull(p, &end, 10);
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	return n;
+}
+
+int swt_report_same_layout(const char *a, const char *b)
+{
+	unsigned long long ua[64], ub[64];
+	char ka[200], kb[200];
+	size_t na, nb;
+
+	swt_report_layout_group(a, ka, sizeof(ka));
+	swt_report_layout_group(b, kb, sizeof(kb));
+	if (strcmp(ka, kb))
+		return 0;
+	na = layout_used(a, ua, 64);
+	nb = layout_used(b, ub, 64);
+	/* one count stands for every device */
+	for (size_t i = 0; i < SWT_MAX(na, nb); i++)
+		if (ua[na == 1 ? 0 : SWT_MIN(i, na - 1)] != ub[nb == 1 ? 0 : SWT_MIN(i, nb - 1)])
+			return 0;
+	return 1;
+}
+
 int swt_report_run_compared(const struct swt_report_ctx *rc, const struct swt_report_run *r)
 {
 	return is_traced(r) && r->cache_pages == rc->cache_pages;

@@ -59,6 +59,252 @@ static void facts(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 			rc->nr_runs == 1 ? "" : "s");
 }
 
+/* ---- the answer in words, above the charts ---- */
+
+static int is_kernel_policy(const struct swt_report_run *r)
+{
+	static const char *const names[] = { "none", "fixed", "adaptive", "vma", "auto" };
+
+	if (r->params && *r->params)
+		return 0;
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(names); i++)
+		if (!strcmp(r->policy, names[i]))
+			return 1;
+	return 0;
+}
+
+enum run_group { KERNEL_AUTO, KERNEL_ANY, OTHER, ORACLE };
+
+static int in_group(const struct swt_report_run *r, enum run_group g)
+{
+	switch (g) {
+	case KERNEL_AUTO:
+		return is_kernel_policy(r) && !strcmp(r->policy, "auto");
+	case KERNEL_ANY:
+		return is_kernel_policy(r);
+	case ORACLE:
+		return !strcmp(r->policy, "oracle");
+	case OTHER:
+		break;
+	}
+	return !is_kernel_policy(r) && strcmp(r->policy, "oracle");
+}
+
+/*
+ * The compared run of a group with the fewest waits (misses: faults that
+ * read from swap and waited for it), then the fewest pages read, the
+ * lowest page-cluster, the first stored.
+ */
+static const struct swt_report_run *fewest_waits(const struct swt_report_ctx *rc, enum run_group g)
+{
+	const struct swt_report_run *best = NULL;
+
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (!swt_report_run_compared(rc, r) || !in_group(r, g) || r->faults <= 0)
+			continue;
+		if (!best || r->misses < best->misses ||
+		    (r->misses == best->misses &&
+		     (r->pages_read < best->pages_read ||
+		      (r->pages_read == best->pages_read && r->page_cluster < best->page_cluster))))
+			best = r;
+	}
+	return best;
+}
+
+static void change(struct swt_sbuf *b, int64_t v, int64_t base)
+{
+	if (base > 0)
+		swt_sbuf_printf(b, " (%+.1f%%)", 100.0 * (double)(v - base) / (double)base);
+}
+
+/* "W waits (−x %), X pages read per fault (+y %), R read requests (−z %)" */
+static void run_outcome(struct swt_sbuf *b, const struct swt_report_run *r,
+			const struct swt_report_run *base)
+{
+	html_int(b, r->misses);
+	swt_sbuf_puts(b, " of ");
+	html_int(b, r->faults);
+	swt_sbuf_puts(b, " faults waited for a read");
+	if (base && base != r)
+		change(b, r->misses, base->misses);
+	swt_sbuf_printf(b, ", %.1f%% served by readahead, %.2f pages read per fault",
+			100.0 * (double)r->hits / (double)r->faults,
+			(double)r->pages_read / (double)r->faults);
+	if (base && base != r)
+		change(b, r->pages_read, base->pages_read);
+	swt_sbuf_puts(b, ", ");
+	html_int(b, r->read_requests);
+	swt_sbuf_puts(b, " read requests");
+	if (base && base != r)
+		change(b, r->read_requests, base->read_requests);
+}
+
+static void answer_line(struct swt_sbuf *b, const char *what, const struct swt_report_run *r,
+			const struct swt_report_run *base)
+{
+	swt_sbuf_puts(b, "<li>");
+	swt_sbuf_puts(b, what);
+	swt_sbuf_puts(b, " <b>");
+	swt_sbuf_xml(b, r->label);
+	swt_sbuf_printf(b, " at page-cluster %d</b> (run #%lld): ", r->page_cluster,
+			(long long)r->id);
+	run_outcome(b, r, base);
+	swt_sbuf_puts(b, r->approximate ? " *.</li>\n" : ".</li>\n");
+}
+
+/*
+ * The layouts the chosen run's setting was replayed on, one line each: the
+ * mean waits of a layout's runs (several for "N:spread") against the
+ * traced layout's.
+ */
+/* Whether r replays anchor's setting on a simulated layout of group `group`. */
+static int in_layout_group(const struct swt_report_run *r, const struct swt_report_run *anchor,
+			   const char *group)
+{
+	char g[200];
+
+	if (!strcmp(r->layout, "traced") || strcmp(r->key, anchor->key) ||
+	    r->page_cluster != anchor->page_cluster || r->cache_pages != anchor->cache_pages)
+		return 0;
+	swt_report_layout_group(r->layout, g, sizeof(g));
+	return !group || !strcmp(g, group);
+}
+
+static void answer_layouts(struct swt_sbuf *b, const struct swt_report_ctx *rc)
+{
+	const struct swt_report_run *anchor = rc->chosen;
+
+	if (!anchor)
+		return;
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+		double sum = 0, lo = INFINITY, hi = 0;
+		size_t n = 0, first = 1;
+		char group[200];
+
+		if (!in_layout_group(r, anchor, NULL))
+			continue;
+		/* a layout at several device offsets ("4:spread") is one line, at its first run */
+		swt_report_layout_group(r->layout, group, sizeof(group));
+		for (size_t j = 0; j < i && first; j++)
+			first = !in_layout_group(&rc->runs[j], anchor, group);
+		if (!first)
+			continue;
+		for (size_t j = i; j < rc->nr_runs; j++) {
+			const struct swt_report_run *o = &rc->runs[j];
+			int again = 0;
+
+			if (!in_layout_group(o, anchor, group))
+				continue;
+			/* a placement replayed again ("2" is "2:used=0,0") counts once, as in the chart */
+			for (size_t k = i; k < j && !again; k++)
+				again = in_layout_group(&rc->runs[k], anchor, group) &&
+					swt_report_same_layout(rc->runs[k].layout, o->layout);
+			if (again)
+				continue;
+			sum += (double)o->misses;
+			lo = SWT_MIN(lo, (double)o->misses);
+			hi = SWT_MAX(hi, (double)o->misses);
+			n++;
+		}
+		swt_sbuf_puts(b, "<li><b>");
+		swt_sbuf_xml(b, anchor->label);
+		swt_sbuf_printf(b, " at page-cluster %d on the simulated layout ", anchor->page_cluster);
+		swt_sbuf_xml(b, n > 1 ? group : r->layout);
+		swt_sbuf_puts(b, "</b>: ");
+		html_int(b, (int64_t)llround(sum / (double)n));
+		swt_sbuf_puts(b, " faults waited for a read");
+		if (n > 1) {
+			swt_sbuf_printf(b, " on average over %zu device offsets (", n);
+			html_int(b, (int64_t)lo);
+			swt_sbuf_puts(b, " to ");
+			html_int(b, (int64_t)hi);
+			swt_sbuf_puts(b, ")");
+		}
+		if (anchor->misses > 0) {
+			swt_sbuf_printf(b, ", %+.1f%% against the traced layout's ",
+					100.0 * (sum / (double)n - (double)anchor->misses) /
+						(double)anchor->misses);
+			html_int(b, anchor->misses);
+		}
+		swt_sbuf_puts(b, ".</li>\n");
+	}
+}
+
+/* The chosen policy's runs at other memory sizes: the range of its waits. */
+static void answer_memory(struct swt_sbuf *b, const struct swt_report_ctx *rc)
+{
+	const struct swt_report_run *anchor = rc->chosen, *lo = NULL, *hi = NULL;
+
+	if (!anchor)
+		return;
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (strcmp(r->layout, "traced") || strcmp(r->key, anchor->key) ||
+		    r->page_cluster != anchor->page_cluster || r->cache_pages <= 0 || r->faults <= 0)
+			continue;
+		if (!lo || r->cache_pages < lo->cache_pages)
+			lo = r;
+		if (!hi || r->cache_pages > hi->cache_pages)
+			hi = r;
+	}
+	if (!lo || lo->cache_pages == hi->cache_pages)
+		return;
+	swt_sbuf_puts(b, "<li>With memory from ");
+	html_int(b, lo->cache_pages);
+	swt_sbuf_puts(b, " to ");
+	html_int(b, hi->cache_pages);
+	swt_sbuf_puts(b, " pages (the model's memory, chart <a href=\"#memory\">Memory</a>), ");
+	swt_sbuf_xml(b, anchor->label);
+	swt_sbuf_printf(b, " at page-cluster %d serves %.1f%% to %.1f%% of the faults from "
+			   "readahead.</li>\n", anchor->page_cluster,
+			100.0 * swt_report_ratio(lo->hits, lo->faults),
+			100.0 * swt_report_ratio(hi->hits, hi->faults));
+}
+
+static void answer(struct swt_sbuf *b, const struct swt_report_ctx *rc)
+{
+	const struct swt_report_run *base = NULL, *r;
+
+	if (rc->cache_pages < 0)
+		return;	/* no run on the traced layout: nothing to answer with */
+	for (size_t i = 0; i < rc->nr_runs && rc->page_cluster >= 0; i++) {
+		r = &rc->runs[i];
+		if (swt_report_run_compared(rc, r) && in_group(r, KERNEL_AUTO) &&
+		    r->page_cluster == rc->page_cluster && r->faults > 0) {
+			base = r;
+			break;
+		}
+	}
+	swt_sbuf_puts(b, "<div id=\"answer\">\n<h2>Answer</h2>\n<p class=\"sub\">A swap "
+			 "fault that finds its page read ahead goes on at once; any other waits for "
+			 "a read. Fewer waits for a few more pages read is what readahead trades. "
+			 "Replayed on the traced swap layout with ");
+	html_int(b, rc->cache_pages);
+	swt_sbuf_puts(b, " pages of memory");
+	if (base)
+		swt_sbuf_puts(b, "; changes are against the first line, the traced kernel's own "
+				 "setting replayed");
+	swt_sbuf_puts(b, " (docs/replay-model.md).</p>\n<ul>\n");
+	if (base)
+		answer_line(b, "As traced:", base, NULL);
+	if ((r = fewest_waits(rc, KERNEL_AUTO)) && r != base)
+		answer_line(b, "The kernel's policy at its best page-cluster:", r, base);
+	if ((r = fewest_waits(rc, KERNEL_ANY)) && r != base && !in_group(r, KERNEL_AUTO))
+		answer_line(b, "Fewest waits of the kernel's policies:", r, base);
+	if ((r = fewest_waits(rc, OTHER)))
+		answer_line(b, "Fewest waits of the other policies:", r, base);
+	if ((r = fewest_waits(rc, ORACLE)))
+		answer_line(b, "The bound (oracle: reads only pages that will be used, in the "
+			       "kernel's windows):", r, base);
+	answer_layouts(b, rc);
+	answer_memory(b, rc);
+	swt_sbuf_puts(b, "</ul>\n</div>\n");
+}
+
 static void chart_section(struct swt_sbuf *b, const struct swt_report_ctx *rc,
 			  const struct swt_report_entry *e)
 {
@@ -184,6 +430,7 @@ int swt_report_html_write(const struct swt_report_ctx *rc, const struct swt_repo
 		swt_sbuf_puts(&b, "</li>\n");
 	}
 	swt_sbuf_puts(&b, "<li><a href=\"#runs\">Replay runs</a></li>\n</ol>\n</nav>\n");
+	answer(&b, rc);
 	for (size_t i = 0; i < n; i++) {
 		if (entries[i].meta) {
 			chart_section(&b, rc, &entries[i]);

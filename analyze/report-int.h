@@ -95,6 +95,14 @@ struct swt_report_ctx {
 	const struct swt_report_run *chosen;
 };
 
+/*
+ * A layout name without its "used=" option, into key: what the runs of one
+ * layout at several device offsets ("--layout 4:spread") share.
+ */
+void swt_report_layout_group(const char *layout, char *key, size_t size);
+/* Do two layout names place pages alike ("4", "4:used=0" and "4:used=0,0,0,0" do)? */
+int swt_report_same_layout(const char *a, const char *b);
+
 /* Whether a run is on the traced layout at the memory of the comparisons. */
 int swt_report_run_compared(const struct swt_report_ctx *rc, const struct swt_report_run *r);
 

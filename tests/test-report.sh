@@ -166,6 +166,50 @@ grep -q "no policy was replayed at several memory sizes" "$WORK/r1/index.html" |
 	fail "index says why the memory chart is missing"
 [ -e "$WORK/r1/memory.png" ] && fail "memory chart drawn without runs at several sizes"
 
+# --- the answer in words: which runs wait least for reads, against the
+# traced kernel's own setting, on other layouts and with other memory ---
+cp "$WORK/sample.db" "$WORK/ans.db"
+{ "$SWAPTRACE" replay -p none -p auto -p fixed -p oracle -p leap -c 0-4 "$WORK/ans.db" &&
+  "$SWAPTRACE" replay -p auto -c 3 -l 2 -l 2:spread "$WORK/ans.db" &&
+  "$SWAPTRACE" replay -p auto -c 3 -m 50%,150% "$WORK/ans.db"; } >/dev/null || fail "answer runs"
+"$SWAPTRACE" report -o "$WORK/ans" "$WORK/ans.db" >/dev/null || fail "answer report"
+python3 - "$WORK/ans/index.html" "$WORK/ans.db" <<'PY' || fail "the answer section"
+import html, re, sqlite3, sys, xml.dom.minidom
+xml.dom.minidom.parse(sys.argv[1])          # still well-formed
+s = open(sys.argv[1]).read()
+s = s[s.index('<div id="answer"'):]
+s = s[:s.index('</div>')]
+lines = [html.unescape(re.sub(r"<[^>]+>", "", li)).replace("\u00a0", " ")
+         for li in re.findall(r"<li>(.*?)</li>", s, re.S)]
+db = sqlite3.connect(sys.argv[2])
+def n(v):   # the report's grouping: a space from 10 000 up
+    return f"{v:,}".replace(",", " ") if v >= 10000 else str(v)
+def fewest(where):
+    return db.execute("SELECT policy, page_cluster, id, misses, faults FROM run WHERE layout ="
+                      " 'traced' AND cache_pages = 52480 AND " + where +
+                      " ORDER BY misses, pages_read, page_cluster, id LIMIT 1").fetchone()
+def say(what, r, label=None):
+    return f"{what} {label or r[0]} at page-cluster {r[1]} (run #{r[2]}): {n(r[3])} of {n(r[4])} faults waited for a read"
+traced = fewest("policy = 'auto' AND page_cluster = 0")
+expect = [say("As traced:", traced),
+          say("The kernel's policy at its best page-cluster:", fewest("policy = 'auto'")),
+          say("Fewest waits of the kernel's policies:",
+              fewest("policy IN ('none', 'fixed', 'adaptive', 'vma', 'auto')")),
+          say("Fewest waits of the other policies:", fewest("policy = 'leap'"),
+              "leap (history=32,min_window=4)"),
+          say("The bound (oracle: reads only pages that will be used, in the kernel's windows):",
+              fewest("policy = 'oracle'"))]
+# "2" places pages as "2:used=0,0" does: the group is the 4 offsets of 2:spread, each once
+mean, runs = db.execute("SELECT avg(misses), count(*) FROM run WHERE layout LIKE '2:used=%'").fetchone()
+assert runs == 4, runs
+expect.append(f"auto at page-cluster 3 on the simulated layout 2: {n(round(mean))} faults "
+              f"waited for a read on average over 4 device offsets")
+expect.append("With memory from 26 240 to 78 720 pages")
+assert len(lines) == len(expect), (len(lines), lines)
+for got, want in zip(lines, expect):
+    assert got.startswith(want), f"\n got: {got}\nwant: {want}"
+PY
+
 # --- the default directory: DB without .db, plus -report ---
 (cd "$WORK" && "$SWAPTRACE" report runs.db >/dev/null) || fail "report with the default directory"
 [ -f "$WORK/runs-report/index.html" ] || fail "default directory runs-report/"
