@@ -93,16 +93,19 @@ static int in_group(const struct swt_report_run *r, enum run_group g)
 /*
  * The compared run of a group with the fewest waits (misses: faults that
  * read from swap and waited for it), then the fewest pages read, the
- * lowest page-cluster, the first stored.
+ * lowest page-cluster, the first stored; among runs reading at most
+ * max_pages pages.
  */
-static const struct swt_report_run *fewest_waits(const struct swt_report_ctx *rc, enum run_group g)
+static const struct swt_report_run *fewest_waits(const struct swt_report_ctx *rc, enum run_group g,
+						 int64_t max_pages)
 {
 	const struct swt_report_run *best = NULL;
 
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		const struct swt_report_run *r = &rc->runs[i];
 
-		if (!swt_report_run_compared(rc, r) || !in_group(r, g) || r->faults <= 0)
+		if (!swt_report_run_compared(rc, r) || !in_group(r, g) || r->faults <= 0 ||
+		    r->pages_read > max_pages)
 			continue;
 		if (!best || r->misses < best->misses ||
 		    (r->misses == best->misses &&
@@ -268,6 +271,7 @@ static void answer_memory(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 static void answer(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 {
 	const struct swt_report_run *base = NULL, *r;
+	int64_t max_pages = INT64_MAX, least_read = INT64_MAX;
 
 	if (rc->cache_pages < 0)
 		return;	/* no run on the traced layout: nothing to answer with */
@@ -279,25 +283,39 @@ static void answer(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 			break;
 		}
 	}
+	/*
+	 * More readahead always saves some waits: the best settings are sought
+	 * among those reading at most twice the pages of the traced setting (or
+	 * of the run reading fewest), not at any price.
+	 */
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		r = &rc->runs[i];
+		if (swt_report_run_compared(rc, r) && r->faults > 0)
+			least_read = SWT_MIN(least_read, r->pages_read);
+	}
+	if (base)
+		least_read = base->pages_read;
+	if (least_read < INT64_MAX / 2)
+		max_pages = 2 * least_read;
 	swt_sbuf_puts(b, "<div id=\"answer\">\n<h2>Answer</h2>\n<p class=\"sub\">A swap "
 			 "fault that finds its page read ahead goes on at once; any other waits for "
-			 "a read. Fewer waits for a few more pages read is what readahead trades. "
-			 "Replayed on the traced swap layout with ");
+			 "a read. Fewer waits for a few more pages read is what readahead trades: "
+			 "the best settings below are sought among those reading at most twice the "
+			 "pages ");
+	swt_sbuf_puts(b, base ? "of the first line, the traced kernel's own setting replayed, "
+				"against which the changes are given" : "of the run reading fewest");
+	swt_sbuf_puts(b, ". Replayed on the traced swap layout with ");
 	html_int(b, rc->cache_pages);
-	swt_sbuf_puts(b, " pages of memory");
-	if (base)
-		swt_sbuf_puts(b, "; changes are against the first line, the traced kernel's own "
-				 "setting replayed");
-	swt_sbuf_puts(b, " (docs/replay-model.md).</p>\n<ul>\n");
+	swt_sbuf_puts(b, " pages of memory (docs/replay-model.md).</p>\n<ul>\n");
 	if (base)
 		answer_line(b, "As traced:", base, NULL);
-	if ((r = fewest_waits(rc, KERNEL_AUTO)) && r != base)
+	if ((r = fewest_waits(rc, KERNEL_AUTO, max_pages)) && r != base)
 		answer_line(b, "The kernel's policy at its best page-cluster:", r, base);
-	if ((r = fewest_waits(rc, KERNEL_ANY)) && r != base && !in_group(r, KERNEL_AUTO))
+	if ((r = fewest_waits(rc, KERNEL_ANY, max_pages)) && r != base && !in_group(r, KERNEL_AUTO))
 		answer_line(b, "Fewest waits of the kernel's policies:", r, base);
-	if ((r = fewest_waits(rc, OTHER)))
+	if ((r = fewest_waits(rc, OTHER, max_pages)))
 		answer_line(b, "Fewest waits of the other policies:", r, base);
-	if ((r = fewest_waits(rc, ORACLE)))
+	if ((r = fewest_waits(rc, ORACLE, INT64_MAX)))
 		answer_line(b, "The bound (oracle: reads only pages that will be used, in the "
 			       "kernel's windows):", r, base);
 	answer_layouts(b, rc);
