@@ -6,7 +6,8 @@
  * replay's answer depends on that memory, a parameter of the model
  * (docs/replay-model.md); the chart shows how much, around the memory the
  * other charts use.  Drawn only when a policy was replayed at two memory
- * sizes or more on the traced layout.
+ * sizes or more on the traced layout, at the comparisons' page-cluster when
+ * such runs exist there, else at the nearest page-cluster where they do.
  */
 #include <math.h>
 #include <stdio.h>
@@ -37,13 +38,14 @@ struct memory_data {
 	double page_kib;
 	double compared_mib;	/* the other charts' memory; NaN: none */
 	double limit_mib;	/* the capture's cgroup limit; NaN: not recorded */
-	double ref[NR_METRICS];	/* the traced kernel at chosen_pc; NaN: not comparable */
+	int pc;			/* the page-cluster drawn */
+	double ref[NR_METRICS];	/* the traced kernel at pc; NaN: not comparable */
 	int approximate, no_addresses;
 };
 
-static int on_chart(const struct swt_report_ctx *rc, const struct swt_report_run *r)
+static int on_chart(const struct memory_data *d, const struct swt_report_run *r)
 {
-	return !strcmp(r->layout, "traced") && r->page_cluster == rc->chosen_pc &&
+	return !strcmp(r->layout, "traced") && r->page_cluster == d->pc &&
 	       r->cache_pages > 0;
 }
 
@@ -89,7 +91,7 @@ static void load(struct memory_data *d)
 		const struct swt_report_run *r = &rc->runs[i];
 		struct memory_series *s = NULL;
 
-		if (!on_chart(rc, r))
+		if (!on_chart(d, r))
 			continue;
 		for (size_t k = 0; k < d->nr_series; k++)
 			if (!strcmp(d->series[k].key, r->key))
@@ -117,7 +119,7 @@ static void load(struct memory_data *d)
 	for (int m = 0; m < NR_METRICS; m++)
 		d->ref[m] = NAN;
 	/* the kernel's counters describe its own page-cluster at its own memory */
-	if (rc->page_cluster == rc->chosen_pc && rc->page_cluster > 0 && !isnan(d->limit_mib) &&
+	if (rc->page_cluster == d->pc && rc->page_cluster > 0 && !isnan(d->limit_mib) &&
 	    rc->vm_pgmajfault != SWT_NULL && rc->vm_swap_ra_hit != SWT_NULL) {
 		int64_t faults = rc->vm_pgmajfault + rc->vm_swap_ra_hit;
 
@@ -147,7 +149,7 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 	(void)err;
 	snprintf(title, sizeof(title),
 		 "What memory does to the answer: readahead vs the task's memory, page-cluster %d",
-		 rc->chosen_pc);
+		 d->pc);
 	top = swt_chart_header(c, title,
 		"Each point is one replay on the traced swap layout with that much memory for the "
 		"traced task (--cache-pages). Unused readahead pages age out of the inactive list, "
@@ -252,16 +254,41 @@ int swt_chart_memory_write(struct swt_report_ctx *rc, struct swt_chart_meta **me
 			   struct swt_err *err)
 {
 	struct memory_data *d;
-	int ret = 0;
+	int ret = 0, best = -1;
 
 	*meta = NULL;
 	if (rc->chosen_pc < 0)
+		return 0;
+	/*
+	 * The comparisons' page-cluster, else the nearest (the lower on a tie)
+	 * with a policy replayed at several memory sizes.
+	 */
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+		int dist = abs(r->page_cluster - rc->chosen_pc), found = 0;
+
+		if (strcmp(r->layout, "traced") || r->cache_pages <= 0 ||
+		    (best >= 0 && (dist > abs(best - rc->chosen_pc) ||
+				   (dist == abs(best - rc->chosen_pc) && r->page_cluster >= best))))
+			continue;
+		for (size_t j = 0; j < rc->nr_runs && !found; j++) {
+			const struct swt_report_run *o = &rc->runs[j];
+
+			found = !strcmp(o->layout, "traced") && o->page_cluster == r->page_cluster &&
+				!strcmp(o->key, r->key) && o->cache_pages > 0 &&
+				o->cache_pages != r->cache_pages;
+		}
+		if (found)
+			best = r->page_cluster;
+	}
+	if (best < 0)
 		return 0;
 	/* MAX_POINTS per line makes this too big for the stack */
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	d->rc = rc;
+	d->pc = best;
 	load(d);
 	if (d->nr_series)
 		ret = swt_chart_render(&rc->out, "memory", draw_memory, d, meta, err);

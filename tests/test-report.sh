@@ -161,6 +161,15 @@ msg=$("$SWAPTRACE" report --policy none -o "$WORK/mem2" "$WORK/mem.db" 2>&1 >/de
 check_eq "$?" 1 "memory: --policy without a run at the compared memory exits 1"
 check_eq "$msg" "swaptrace: report: policy 'none' has no replay run on the traced layout with the memory the charts compare (52480 pages, the size most runs share) in '$WORK/mem.db'" \
 	"memory: --policy without a run at the compared memory, message"
+# memory runs at another page-cluster than the comparisons': drawn at theirs
+cp "$WORK/sample.db" "$WORK/mem-pc.db"
+{ "$SWAPTRACE" replay -p auto -p fixed -c 3 "$WORK/mem-pc.db" &&
+  "$SWAPTRACE" replay -p auto -c 2 -m 50%,100%,150% "$WORK/mem-pc.db"; } >/dev/null || fail "memory runs at page-cluster 2"
+"$SWAPTRACE" report -o "$WORK/mem-pc" "$WORK/mem-pc.db" >/dev/null || fail "memory report, page-cluster 2"
+echo '{"memory": {"title_has": "page-cluster 2", "series_exactly": true,
+ "series": {"auto": 3, "memory of the other charts: 205 MiB (the cgroup limit)": 1}},
+ "policy": {"title_has": "page-cluster 3"}}' > "$WORK/expect-mem-pc.json"
+$CHECK "$WORK/mem-pc" "$PNG_CHECK" "$WORK/expect-mem-pc.json" || fail "memory chart at the memory runs' page-cluster"
 # without runs at several sizes the chart is not drawn, and the index says why
 grep -q "no policy was replayed at several memory sizes" "$WORK/r1/index.html" ||
 	fail "index says why the memory chart is missing"
