@@ -175,6 +175,15 @@ struct swt_report_entry {
 	const char *skipped;
 };
 
+/*
+ * The answer in words (report-answer.c), appended to b: as index.html's
+ * section, or as plain lines for the terminal (nothing without runs on the
+ * traced layout).
+ */
+struct swt_sbuf;
+void swt_report_answer_html(struct swt_sbuf *b, const struct swt_report_ctx *rc);
+void swt_report_answer_text(struct swt_sbuf *b, const struct swt_report_ctx *rc);
+
 /* Write DIR/index.html; path receives its path. */
 int swt_report_html_write(const struct swt_report_ctx *rc, const struct swt_report_entry *entries,
 			  size_t n, char *path, size_t path_size, struct swt_err *err);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "report-int.h"
+#include "strbuf.h"
 #include "util.h"
 
 static const struct {
@@ -182,6 +183,32 @@ static int remove_stale(const char *dir, const struct swt_report_entry *entries,
 	return 0;
 }
 
+/* The answer as plain lines into sum->answer, cut at a line end when too long. */
+static int answer_text(const struct swt_report_ctx *rc, struct swt_report_summary *sum,
+		       struct swt_err *err)
+{
+	struct swt_sbuf b;
+	size_t len;
+
+	swt_sbuf_init(&b);
+	swt_report_answer_text(&b, rc);
+	if (b.oom) {
+		swt_sbuf_release(&b);
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	len = b.len;
+	if (len >= sizeof(sum->answer)) {
+		len = sizeof(sum->answer) - 1;
+		while (len && b.s[len - 1] != '\n')
+			len--;
+	}
+	if (len)
+		memcpy(sum->answer, b.s, len);
+	sum->answer[len] = '\0';
+	swt_sbuf_release(&b);
+	return 0;
+}
+
 int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		     struct swt_report_summary *sum, struct swt_err *err)
 {
@@ -257,6 +284,9 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	if (ret)
 		goto out;
 	sum->files++;
+	ret = answer_text(&rc, sum, err);
+	if (ret)
+		goto out;
 	ret = remove_stale(opts->dir, entries, err);
 	if (ret)
 		goto out;

@@ -51,6 +51,11 @@ struct swt_report_summary {
 	size_t auto_runs_without_addresses;
 	int ran_defaults;	/* 1: run_defaults was called */
 	char index[4096];	/* path of index.html */
+	/*
+	 * The answer index.html opens with, as plain lines ("" when there is
+	 * none); cut at a line end when longer.
+	 */
+	char answer[8192];
 };
 
 /*

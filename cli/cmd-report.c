@@ -221,6 +221,9 @@ int cmd_report(int argc, char **argv)
 			 sum.auto_runs_without_addresses == 1 ? "" : "s");
 		cli_warn("report", msg);
 	}
+	/* the answer index.html opens with, for the terminal */
+	if (sum.answer[0])
+		printf("swaptrace: report: %s", sum.answer);
 	printf("swaptrace: report: %zu charts from %zu replay run%s in '%s': open '%s'\n",
 	       sum.charts, sum.runs, sum.runs == 1 ? "" : "s", ro.dir, sum.index);
 	status = SWT_EXIT_OK;

@@ -19,7 +19,7 @@ $RUNS | sqlite3 "$WORK/runs.db" || fail "storing synthetic runs"
 
 # --- every chart, full data ---
 out=$("$SWAPTRACE" report -o "$WORK/r1" "$WORK/runs.db") || fail "report exited $?"
-check_eq "$out" "swaptrace: report: 7 charts from 30 replay runs in '$WORK/r1': open '$WORK/r1/index.html'" \
+check_eq "$(echo "$out" | tail -n 1)" "swaptrace: report: 7 charts from 30 replay runs in '$WORK/r1': open '$WORK/r1/index.html'" \
 	"report's last line says where the report is"
 cat > "$WORK/expect.json" <<'EOF'
 {
@@ -136,7 +136,7 @@ cp "$WORK/sample.db" "$WORK/mem.db"
   "$SWAPTRACE" replay -p auto -c 3 -m 50%,150% "$WORK/mem.db" &&
   "$SWAPTRACE" replay -p none -c 3 -m 75% "$WORK/mem.db"; } >/dev/null || fail "memory runs"
 out=$("$SWAPTRACE" report -o "$WORK/mem" "$WORK/mem.db") || fail "memory report exited $?"
-check_eq "$out" "swaptrace: report: 7 charts from 11 replay runs in '$WORK/mem': open '$WORK/mem/index.html'" \
+check_eq "$(echo "$out" | tail -n 1)" "swaptrace: report: 7 charts from 11 replay runs in '$WORK/mem': open '$WORK/mem/index.html'" \
 	"memory: report's last line"
 cat > "$WORK/expect-mem.json" <<'EOF'
 {"runs": 11,
@@ -181,8 +181,8 @@ cp "$WORK/sample.db" "$WORK/ans.db"
 { "$SWAPTRACE" replay -p none -p auto -p fixed -p oracle -p leap -c 0-4 "$WORK/ans.db" &&
   "$SWAPTRACE" replay -p auto -c 3 -l 2 -l 2:spread "$WORK/ans.db" &&
   "$SWAPTRACE" replay -p auto -c 3 -m 50%,150% "$WORK/ans.db"; } >/dev/null || fail "answer runs"
-"$SWAPTRACE" report -o "$WORK/ans" "$WORK/ans.db" >/dev/null || fail "answer report"
-python3 - "$WORK/ans/index.html" "$WORK/ans.db" <<'PY' || fail "the answer section"
+"$SWAPTRACE" report -o "$WORK/ans" "$WORK/ans.db" > "$WORK/ans.out" || fail "answer report"
+python3 - "$WORK/ans/index.html" "$WORK/ans.db" "$WORK/ans.out" <<'PY' || fail "the answer section"
 import html, re, sqlite3, sys, xml.dom.minidom
 xml.dom.minidom.parse(sys.argv[1])          # still well-formed
 s = open(sys.argv[1]).read()
@@ -222,6 +222,11 @@ expect.append("With memory from 26 240 to 78 720 pages")
 assert len(lines) == len(expect), (len(lines), lines)
 for got, want in zip(lines, expect):
     assert got.startswith(want), f"\n got: {got}\nwant: {want}"
+# the terminal gets the same lines between its header and the report's last line
+out = open(sys.argv[3]).read().replace("\u00a0", " ").splitlines()
+assert out[0].startswith("swaptrace: report: answer (a wait: a swap fault that read from swap;"), out[0]
+assert out[-1].startswith("swaptrace: report: 8 charts from "), out[-1]
+assert [l[2:] for l in out[1:-1]] == lines, (out, lines)
 PY
 
 # --- the default directory: DB without .db, plus -report ---

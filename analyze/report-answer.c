@@ -1,0 +1,376 @@
+/*
+ * The report's answer in words: from the compared runs, how many swap
+ * faults would wait for a read as traced, with the kernel's policy at its
+ * best page-cluster, with the best of the other policies, at the oracle's
+ * bound, on the simulated layouts and over memory sizes.  Written into
+ * index.html (swt_report_answer_html) and as plain lines for the terminal
+ * (swt_report_answer_text).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "strbuf.h"
+#include "util.h"
+
+/* Where the answer goes: HTML (text escaped, marked up) or plain text. */
+struct answer_out {
+	struct swt_sbuf *b;
+	int html;
+};
+
+static void out_raw(struct answer_out *o, const char *s)
+{
+	swt_sbuf_puts(o->b, s);
+}
+
+static void out_text(struct answer_out *o, const char *s)
+{
+	if (o->html)
+		swt_sbuf_xml(o->b, s);
+	else
+		swt_sbuf_puts(o->b, s);
+}
+
+/* Numbers and fixed words only: nothing that HTML would need escaped. */
+__attribute__((format(printf, 2, 3)))
+static void out_printf(struct answer_out *o, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	out_text(o, buf);
+}
+
+static void out_int(struct answer_out *o, int64_t v)
+{
+	char buf[48];
+
+	swt_chart_format_int(v, buf, sizeof(buf));
+	out_raw(o, buf);
+}
+
+static void out_item(struct answer_out *o, int start)
+{
+	if (o->html)
+		out_raw(o, start ? "<li>" : "</li>\n");
+	else
+		out_raw(o, start ? "  " : "\n");
+}
+
+static void out_bold(struct answer_out *o, int start)
+{
+	if (o->html)
+		out_raw(o, start ? "<b>" : "</b>");
+}
+
+static void out_link(struct answer_out *o, const char *anchor, const char *text)
+{
+	if (o->html)
+		swt_sbuf_printf(o->b, "<a href=\"#%s\">", anchor);
+	out_text(o, text);
+	if (o->html)
+		out_raw(o, "</a>");
+}
+
+static int is_kernel_policy(const struct swt_report_run *r)
+{
+	static const char *const names[] = { "none", "fixed", "adaptive", "vma", "auto" };
+
+	if (r->params && *r->params)
+		return 0;
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(names); i++)
+		if (!strcmp(r->policy, names[i]))
+			return 1;
+	return 0;
+}
+
+enum run_group { KERNEL_AUTO, KERNEL_ANY, OTHER, ORACLE };
+
+static int in_group(const struct swt_report_run *r, enum run_group g)
+{
+	switch (g) {
+	case KERNEL_AUTO:
+		return is_kernel_policy(r) && !strcmp(r->policy, "auto");
+	case KERNEL_ANY:
+		return is_kernel_policy(r);
+	case ORACLE:
+		return !strcmp(r->policy, "oracle");
+	case OTHER:
+		break;
+	}
+	return !is_kernel_policy(r) && strcmp(r->policy, "oracle");
+}
+
+/*
+ * The compared run of a group with the fewest waits (misses: faults that
+ * read from swap and waited for it), then the fewest pages read, the
+ * lowest page-cluster, the first stored; among runs reading at most
+ * max_pages pages.
+ */
+static const struct swt_report_run *fewest_waits(const struct swt_report_ctx *rc, enum run_group g,
+						 int64_t max_pages)
+{
+	const struct swt_report_run *best = NULL;
+
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (!swt_report_run_compared(rc, r) || !in_group(r, g) || r->faults <= 0 ||
+		    r->pages_read > max_pages)
+			continue;
+		if (!best || r->misses < best->misses ||
+		    (r->misses == best->misses &&
+		     (r->pages_read < best->pages_read ||
+		      (r->pages_read == best->pages_read && r->page_cluster < best->page_cluster))))
+			best = r;
+	}
+	return best;
+}
+
+static void change(struct answer_out *b, int64_t v, int64_t base)
+{
+	if (base > 0)
+		out_printf(b, " (%+.1f%%)", 100.0 * (double)(v - base) / (double)base);
+}
+
+/* "W waits (−x %), X pages read per fault (+y %), R read requests (−z %)" */
+static void run_outcome(struct answer_out *b, const struct swt_report_run *r,
+			const struct swt_report_run *base)
+{
+	out_int(b, r->misses);
+	out_text(b, " of ");
+	out_int(b, r->faults);
+	out_text(b, " faults waited for a read");
+	if (base && base != r)
+		change(b, r->misses, base->misses);
+	out_printf(b, ", %.1f%% served by readahead, %.2f pages read per fault",
+			100.0 * (double)r->hits / (double)r->faults,
+			(double)r->pages_read / (double)r->faults);
+	if (base && base != r)
+		change(b, r->pages_read, base->pages_read);
+	out_text(b, ", ");
+	out_int(b, r->read_requests);
+	out_text(b, " read requests");
+	if (base && base != r)
+		change(b, r->read_requests, base->read_requests);
+}
+
+static void answer_line(struct answer_out *b, const char *what, const struct swt_report_run *r,
+			const struct swt_report_run *base)
+{
+	out_item(b, 1);
+	out_text(b, what);
+	out_text(b, " ");
+	out_bold(b, 1);
+	out_text(b, r->label);
+	out_printf(b, " at page-cluster %d", r->page_cluster);
+	out_bold(b, 0);
+	out_printf(b, " (run #%lld): ", (long long)r->id);
+	run_outcome(b, r, base);
+	out_text(b, r->approximate ? " *." : ".");
+	out_item(b, 0);
+}
+
+/*
+ * The layouts the chosen run's setting was replayed on, one line each: the
+ * mean waits of a layout's runs (several for "N:spread") against the
+ * traced layout's.
+ */
+/* Whether r replays anchor's setting on a simulated layout of group `group`. */
+static int in_layout_group(const struct swt_report_run *r, const struct swt_report_run *anchor,
+			   const char *group)
+{
+	char g[200];
+
+	if (!strcmp(r->layout, "traced") || strcmp(r->key, anchor->key) ||
+	    r->page_cluster != anchor->page_cluster || r->cache_pages != anchor->cache_pages)
+		return 0;
+	swt_report_layout_group(r->layout, g, sizeof(g));
+	return !group || !strcmp(g, group);
+}
+
+static void answer_layouts(struct answer_out *b, const struct swt_report_ctx *rc)
+{
+	const struct swt_report_run *anchor = rc->chosen;
+
+	if (!anchor)
+		return;
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+		double sum = 0, lo = INFINITY, hi = 0;
+		size_t n = 0, first = 1;
+		char group[200];
+
+		if (!in_layout_group(r, anchor, NULL))
+			continue;
+		/* a layout at several device offsets ("4:spread") is one line, at its first run */
+		swt_report_layout_group(r->layout, group, sizeof(group));
+		for (size_t j = 0; j < i && first; j++)
+			first = !in_layout_group(&rc->runs[j], anchor, group);
+		if (!first)
+			continue;
+		for (size_t j = i; j < rc->nr_runs; j++) {
+			const struct swt_report_run *o = &rc->runs[j];
+			int again = 0;
+
+			if (!in_layout_group(o, anchor, group))
+				continue;
+			/* a placement replayed again ("2" is "2:used=0,0") counts once, as in the chart */
+			for (size_t k = i; k < j && !again; k++)
+				again = in_layout_group(&rc->runs[k], anchor, group) &&
+					swt_report_same_layout(rc->runs[k].layout, o->layout);
+			if (again)
+				continue;
+			sum += (double)o->misses;
+			lo = SWT_MIN(lo, (double)o->misses);
+			hi = SWT_MAX(hi, (double)o->misses);
+			n++;
+		}
+		out_item(b, 1);
+		out_bold(b, 1);
+		out_text(b, anchor->label);
+		out_printf(b, " at page-cluster %d on the simulated layout ", anchor->page_cluster);
+		out_text(b, n > 1 ? group : r->layout);
+		out_bold(b, 0);
+		out_text(b, ": ");
+		out_int(b, (int64_t)llround(sum / (double)n));
+		out_text(b, " faults waited for a read");
+		if (n > 1) {
+			out_printf(b, " on average over %zu device offsets (", n);
+			out_int(b, (int64_t)lo);
+			out_text(b, " to ");
+			out_int(b, (int64_t)hi);
+			out_text(b, ")");
+		}
+		if (anchor->misses > 0) {
+			out_printf(b, ", %+.1f%% against the traced layout's ",
+					100.0 * (sum / (double)n - (double)anchor->misses) /
+						(double)anchor->misses);
+			out_int(b, anchor->misses);
+		}
+		out_text(b, ".");
+		out_item(b, 0);
+	}
+}
+
+/* The chosen policy's runs at other memory sizes: the range of its waits. */
+static void answer_memory(struct answer_out *b, const struct swt_report_ctx *rc)
+{
+	const struct swt_report_run *anchor = rc->chosen, *lo = NULL, *hi = NULL;
+
+	if (!anchor)
+		return;
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (strcmp(r->layout, "traced") || strcmp(r->key, anchor->key) ||
+		    r->page_cluster != anchor->page_cluster || r->cache_pages <= 0 || r->faults <= 0)
+			continue;
+		if (!lo || r->cache_pages < lo->cache_pages)
+			lo = r;
+		if (!hi || r->cache_pages > hi->cache_pages)
+			hi = r;
+	}
+	if (!lo || lo->cache_pages == hi->cache_pages)
+		return;
+	out_item(b, 1);
+	out_text(b, "With memory from ");
+	out_int(b, lo->cache_pages);
+	out_text(b, " to ");
+	out_int(b, hi->cache_pages);
+	out_text(b, " pages (the model's memory, chart ");
+	out_link(b, "memory", "Memory");
+	out_text(b, "), ");
+	out_text(b, anchor->label);
+	out_printf(b, " at page-cluster %d serves %.1f%% to %.1f%% of the faults from "
+			   "readahead.", anchor->page_cluster,
+			100.0 * swt_report_ratio(lo->hits, lo->faults),
+			100.0 * swt_report_ratio(hi->hits, hi->faults));
+	out_item(b, 0);
+}
+
+static void answer(struct answer_out *b, const struct swt_report_ctx *rc)
+{
+	const struct swt_report_run *base = NULL, *r;
+	int64_t max_pages = INT64_MAX, least_read = INT64_MAX;
+
+	if (rc->cache_pages < 0)
+		return;	/* no run on the traced layout: nothing to answer with */
+	for (size_t i = 0; i < rc->nr_runs && rc->page_cluster >= 0; i++) {
+		r = &rc->runs[i];
+		if (swt_report_run_compared(rc, r) && in_group(r, KERNEL_AUTO) &&
+		    r->page_cluster == rc->page_cluster && r->faults > 0) {
+			base = r;
+			break;
+		}
+	}
+	/*
+	 * More readahead always saves some waits: the best settings are sought
+	 * among those reading at most twice the pages of the traced setting (or
+	 * of the run reading fewest), not at any price.
+	 */
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		r = &rc->runs[i];
+		if (swt_report_run_compared(rc, r) && r->faults > 0)
+			least_read = SWT_MIN(least_read, r->pages_read);
+	}
+	if (base)
+		least_read = base->pages_read;
+	if (least_read < INT64_MAX / 2)
+		max_pages = 2 * least_read;
+	if (b->html) {
+		out_raw(b, "<div id=\"answer\">\n<h2>Answer</h2>\n<p class=\"sub\">");
+		out_text(b, "A swap fault that finds its page read ahead goes on at once; any other "
+			    "waits for a read. Fewer waits for a few more pages read is what "
+			    "readahead trades: the best settings below are sought among those "
+			    "reading at most twice the pages ");
+		out_text(b, base ? "of the first line, the traced kernel's own setting replayed, "
+				   "against which the changes are given" : "of the run reading fewest");
+		out_text(b, ". Replayed on the traced swap layout with ");
+		out_int(b, rc->cache_pages);
+		out_text(b, " pages of memory (docs/replay-model.md).");
+		out_raw(b, "</p>\n<ul>\n");
+	} else {
+		out_text(b, "answer (a wait: a swap fault that read from swap; best settings read at "
+			    "most twice the pages ");
+		out_text(b, base ? "of the first line" : "of the run reading fewest");
+		out_text(b, "; traced layout, ");
+		out_int(b, rc->cache_pages);
+		out_text(b, " pages of memory):\n");
+	}
+	if (base)
+		answer_line(b, "As traced:", base, NULL);
+	if ((r = fewest_waits(rc, KERNEL_AUTO, max_pages)) && r != base)
+		answer_line(b, "The kernel's policy at its best page-cluster:", r, base);
+	if ((r = fewest_waits(rc, KERNEL_ANY, max_pages)) && r != base && !in_group(r, KERNEL_AUTO))
+		answer_line(b, "Fewest waits of the kernel's policies:", r, base);
+	if ((r = fewest_waits(rc, OTHER, max_pages)))
+		answer_line(b, "Fewest waits of the other policies:", r, base);
+	if ((r = fewest_waits(rc, ORACLE, INT64_MAX)))
+		answer_line(b, "The bound (oracle: reads only pages that will be used, in the "
+			       "kernel's windows):", r, base);
+	answer_layouts(b, rc);
+	answer_memory(b, rc);
+	if (b->html)
+		out_raw(b, "</ul>\n</div>\n");
+}
+
+void swt_report_answer_html(struct swt_sbuf *b, const struct swt_report_ctx *rc)
+{
+	struct answer_out o = { .b = b, .html = 1 };
+
+	answer(&o, rc);
+}
+
+void swt_report_answer_text(struct swt_sbuf *b, const struct swt_report_ctx *rc)
+{
+	struct answer_out o = { .b = b, .html = 0 };
+
+	answer(&o, rc);
+}
