@@ -133,55 +133,50 @@ static const struct swt_report_run *fewest_waits(const struct swt_report_ctx *rc
 	return best;
 }
 
-static void change(struct answer_out *b, int64_t v, int64_t base)
+static void change(struct answer_out *o, int64_t v, int64_t base)
 {
 	if (base > 0)
-		out_printf(b, " (%+.1f%%)", 100.0 * (double)(v - base) / (double)base);
+		out_printf(o, " (%+.1f%%)", 100.0 * (double)(v - base) / (double)base);
 }
 
 /* "W waits (−x %), X pages read per fault (+y %), R read requests (−z %)" */
-static void run_outcome(struct answer_out *b, const struct swt_report_run *r,
+static void run_outcome(struct answer_out *o, const struct swt_report_run *r,
 			const struct swt_report_run *base)
 {
-	out_int(b, r->misses);
-	out_text(b, " of ");
-	out_int(b, r->faults);
-	out_text(b, " faults waited for a read");
+	out_int(o, r->misses);
+	out_text(o, " of ");
+	out_int(o, r->faults);
+	out_text(o, " faults waited for a read");
 	if (base && base != r)
-		change(b, r->misses, base->misses);
-	out_printf(b, ", %.1f%% served by readahead, %.2f pages read per fault",
+		change(o, r->misses, base->misses);
+	out_printf(o, ", %.1f%% served by readahead, %.2f pages read per fault",
 			100.0 * (double)r->hits / (double)r->faults,
 			(double)r->pages_read / (double)r->faults);
 	if (base && base != r)
-		change(b, r->pages_read, base->pages_read);
-	out_text(b, ", ");
-	out_int(b, r->read_requests);
-	out_text(b, " read requests");
+		change(o, r->pages_read, base->pages_read);
+	out_text(o, ", ");
+	out_int(o, r->read_requests);
+	out_text(o, " read requests");
 	if (base && base != r)
-		change(b, r->read_requests, base->read_requests);
+		change(o, r->read_requests, base->read_requests);
 }
 
-static void answer_line(struct answer_out *b, const char *what, const struct swt_report_run *r,
+static void answer_line(struct answer_out *o, const char *what, const struct swt_report_run *r,
 			const struct swt_report_run *base)
 {
-	out_item(b, 1);
-	out_text(b, what);
-	out_text(b, " ");
-	out_bold(b, 1);
-	out_text(b, r->label);
-	out_printf(b, " at page-cluster %d", r->page_cluster);
-	out_bold(b, 0);
-	out_printf(b, " (run #%lld): ", (long long)r->id);
-	run_outcome(b, r, base);
-	out_text(b, r->approximate ? " *." : ".");
-	out_item(b, 0);
+	out_item(o, 1);
+	out_text(o, what);
+	out_text(o, " ");
+	out_bold(o, 1);
+	out_text(o, r->label);
+	out_printf(o, " at page-cluster %d", r->page_cluster);
+	out_bold(o, 0);
+	out_printf(o, " (run #%lld): ", (long long)r->id);
+	run_outcome(o, r, base);
+	out_text(o, r->approximate ? " *." : ".");
+	out_item(o, 0);
 }
 
-/*
- * The layouts the chosen run's setting was replayed on, one line each: the
- * mean waits of a layout's runs (several for "N:spread") against the
- * traced layout's.
- */
 /* Whether r replays anchor's setting on a simulated layout of group `group`. */
 static int in_layout_group(const struct swt_report_run *r, const struct swt_report_run *anchor,
 			   const char *group)
@@ -195,7 +190,12 @@ static int in_layout_group(const struct swt_report_run *r, const struct swt_repo
 	return !group || !strcmp(g, group);
 }
 
-static void answer_layouts(struct answer_out *b, const struct swt_report_ctx *rc)
+/*
+ * The layouts the chosen run's setting was replayed on, one line each: the
+ * mean waits of a layout's runs (several for "N:spread") against the
+ * traced layout's.
+ */
+static void answer_layouts(struct answer_out *o, const struct swt_report_ctx *rc)
 {
 	const struct swt_report_run *anchor = rc->chosen;
 
@@ -216,51 +216,51 @@ static void answer_layouts(struct answer_out *b, const struct swt_report_ctx *rc
 		if (!first)
 			continue;
 		for (size_t j = i; j < rc->nr_runs; j++) {
-			const struct swt_report_run *o = &rc->runs[j];
+			const struct swt_report_run *other = &rc->runs[j];
 			int again = 0;
 
-			if (!in_layout_group(o, anchor, group))
+			if (!in_layout_group(other, anchor, group))
 				continue;
 			/* a placement replayed again ("2" is "2:used=0,0") counts once, as in the chart */
 			for (size_t k = i; k < j && !again; k++)
 				again = in_layout_group(&rc->runs[k], anchor, group) &&
-					swt_report_same_layout(rc->runs[k].layout, o->layout);
+					swt_report_same_layout(rc->runs[k].layout, other->layout);
 			if (again)
 				continue;
-			sum += (double)o->misses;
-			lo = SWT_MIN(lo, (double)o->misses);
-			hi = SWT_MAX(hi, (double)o->misses);
+			sum += (double)other->misses;
+			lo = SWT_MIN(lo, (double)other->misses);
+			hi = SWT_MAX(hi, (double)other->misses);
 			n++;
 		}
-		out_item(b, 1);
-		out_bold(b, 1);
-		out_text(b, anchor->label);
-		out_printf(b, " at page-cluster %d on the simulated layout ", anchor->page_cluster);
-		out_text(b, n > 1 ? group : r->layout);
-		out_bold(b, 0);
-		out_text(b, ": ");
-		out_int(b, (int64_t)llround(sum / (double)n));
-		out_text(b, " faults waited for a read");
+		out_item(o, 1);
+		out_bold(o, 1);
+		out_text(o, anchor->label);
+		out_printf(o, " at page-cluster %d on the simulated layout ", anchor->page_cluster);
+		out_text(o, n > 1 ? group : r->layout);
+		out_bold(o, 0);
+		out_text(o, ": ");
+		out_int(o, (int64_t)llround(sum / (double)n));
+		out_text(o, " faults waited for a read");
 		if (n > 1) {
-			out_printf(b, " on average over %zu device offsets (", n);
-			out_int(b, (int64_t)lo);
-			out_text(b, " to ");
-			out_int(b, (int64_t)hi);
-			out_text(b, ")");
+			out_printf(o, " on average over %zu device offsets (", n);
+			out_int(o, (int64_t)lo);
+			out_text(o, " to ");
+			out_int(o, (int64_t)hi);
+			out_text(o, ")");
 		}
 		if (anchor->misses > 0) {
-			out_printf(b, ", %+.1f%% against the traced layout's ",
+			out_printf(o, ", %+.1f%% against the traced layout's ",
 					100.0 * (sum / (double)n - (double)anchor->misses) /
 						(double)anchor->misses);
-			out_int(b, anchor->misses);
+			out_int(o, anchor->misses);
 		}
-		out_text(b, ".");
-		out_item(b, 0);
+		out_text(o, ".");
+		out_item(o, 0);
 	}
 }
 
 /* The chosen policy's runs at other memory sizes: the range of its waits. */
-static void answer_memory(struct answer_out *b, const struct swt_report_ctx *rc)
+static void answer_memory(struct answer_out *o, const struct swt_report_ctx *rc)
 {
 	const struct swt_report_run *anchor = rc->chosen, *lo = NULL, *hi = NULL;
 
@@ -279,23 +279,23 @@ static void answer_memory(struct answer_out *b, const struct swt_report_ctx *rc)
 	}
 	if (!lo || lo->cache_pages == hi->cache_pages)
 		return;
-	out_item(b, 1);
-	out_text(b, "With memory from ");
-	out_int(b, lo->cache_pages);
-	out_text(b, " to ");
-	out_int(b, hi->cache_pages);
-	out_text(b, " pages (the model's memory, chart ");
-	out_link(b, "memory", "Memory");
-	out_text(b, "), ");
-	out_text(b, anchor->label);
-	out_printf(b, " at page-cluster %d serves %.1f%% to %.1f%% of the faults from "
+	out_item(o, 1);
+	out_text(o, "With memory from ");
+	out_int(o, lo->cache_pages);
+	out_text(o, " to ");
+	out_int(o, hi->cache_pages);
+	out_text(o, " pages (the model's memory, chart ");
+	out_link(o, "memory", "Memory");
+	out_text(o, "), ");
+	out_text(o, anchor->label);
+	out_printf(o, " at page-cluster %d serves %.1f%% to %.1f%% of the faults from "
 			   "readahead.", anchor->page_cluster,
 			100.0 * swt_report_ratio(lo->hits, lo->faults),
 			100.0 * swt_report_ratio(hi->hits, hi->faults));
-	out_item(b, 0);
+	out_item(o, 0);
 }
 
-static void answer(struct answer_out *b, const struct swt_report_ctx *rc)
+static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 {
 	const struct swt_report_run *base = NULL, *r;
 	int64_t max_pages = INT64_MAX, least_read = INT64_MAX;
@@ -324,41 +324,41 @@ static void answer(struct answer_out *b, const struct swt_report_ctx *rc)
 		least_read = base->pages_read;
 	if (least_read < INT64_MAX / 2)
 		max_pages = 2 * least_read;
-	if (b->html) {
-		out_raw(b, "<div id=\"answer\">\n<h2>Answer</h2>\n<p class=\"sub\">");
-		out_text(b, "A swap fault that finds its page read ahead goes on at once; any other "
+	if (o->html) {
+		out_raw(o, "<div id=\"answer\">\n<h2>Answer</h2>\n<p class=\"sub\">");
+		out_text(o, "A swap fault that finds its page read ahead goes on at once; any other "
 			    "waits for a read. Fewer waits for a few more pages read is what "
 			    "readahead trades: the best settings below are sought among those "
 			    "reading at most twice the pages ");
-		out_text(b, base ? "of the first line, the traced kernel's own setting replayed, "
+		out_text(o, base ? "of the first line, the traced kernel's own setting replayed, "
 				   "against which the changes are given" : "of the run reading fewest");
-		out_text(b, ". Replayed on the traced swap layout with ");
-		out_int(b, rc->cache_pages);
-		out_text(b, " pages of memory (docs/replay-model.md).");
-		out_raw(b, "</p>\n<ul>\n");
+		out_text(o, ". Replayed on the traced swap layout with ");
+		out_int(o, rc->cache_pages);
+		out_text(o, " pages of memory (docs/replay-model.md).");
+		out_raw(o, "</p>\n<ul>\n");
 	} else {
-		out_text(b, "answer (a wait: a swap fault that read from swap; best settings read at "
+		out_text(o, "answer (a wait: a swap fault that read from swap; best settings read at "
 			    "most twice the pages ");
-		out_text(b, base ? "of the first line" : "of the run reading fewest");
-		out_text(b, "; traced layout, ");
-		out_int(b, rc->cache_pages);
-		out_text(b, " pages of memory):\n");
+		out_text(o, base ? "of the first line" : "of the run reading fewest");
+		out_text(o, "; traced layout, ");
+		out_int(o, rc->cache_pages);
+		out_text(o, " pages of memory):\n");
 	}
 	if (base)
-		answer_line(b, "As traced:", base, NULL);
+		answer_line(o, "As traced:", base, NULL);
 	if ((r = fewest_waits(rc, KERNEL_AUTO, max_pages)) && r != base)
-		answer_line(b, "The kernel's policy at its best page-cluster:", r, base);
+		answer_line(o, "The kernel's policy at its best page-cluster:", r, base);
 	if ((r = fewest_waits(rc, KERNEL_ANY, max_pages)) && r != base && !in_group(r, KERNEL_AUTO))
-		answer_line(b, "Fewest waits of the kernel's policies:", r, base);
+		answer_line(o, "Fewest waits of the kernel's policies:", r, base);
 	if ((r = fewest_waits(rc, OTHER, max_pages)))
-		answer_line(b, "Fewest waits of the other policies:", r, base);
+		answer_line(o, "Fewest waits of the other policies:", r, base);
 	if ((r = fewest_waits(rc, ORACLE, INT64_MAX)))
-		answer_line(b, "The bound (oracle: reads only pages that will be used, in the "
+		answer_line(o, "The bound (oracle: reads only pages that will be used, in the "
 			       "kernel's windows):", r, base);
-	answer_layouts(b, rc);
-	answer_memory(b, rc);
-	if (b->html)
-		out_raw(b, "</ul>\n</div>\n");
+	answer_layouts(o, rc);
+	answer_memory(o, rc);
+	if (o->html)
+		out_raw(o, "</ul>\n</div>\n");
 }
 
 void swt_report_answer_html(struct swt_sbuf *b, const struct swt_report_ctx *rc)
