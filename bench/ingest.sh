@@ -5,7 +5,7 @@
 #
 # CAPTURE_DIR is a capture laid out like ../shared/captures/* (trace.dat,
 # meta.txt, blk/*.xz); by default the largest shared one.  Each command runs
-# REPEAT times (default 5) and the median wall time counts:
+# REPEAT times (default 5), the four in turn, and the median wall time counts:
 #   swaptrace ingest trace.dat     vs  trace-cmd report -i trace.dat > /dev/null
 #   swaptrace ingest blktrace      vs  blkparse -i NAME -o /dev/null
 # Targets: blktrace ingest faster than blkparse; trace.dat ingest at least 3x
@@ -62,17 +62,18 @@ run_timed() {
 		"$prefix.time"
 }
 
-# median LABEL cmd...: REPEAT runs; prints the median wall and CPU ms
-median() {
-	local label=$1 i
+# once LABEL cmd...: one more run of a command, appended to its list
+once() {
+	local label=$1
 	shift
-	: > "$TMP/$label.all"
-	for i in $(seq "$REPEAT"); do
-		run_timed "$TMP/$label" "$@"
-		echo "$(cat "$TMP/$label.ms") $(cat "$TMP/$label.cpu")" >> "$TMP/$label.all"
-	done
-	echo "$(cut -d' ' -f1 "$TMP/$label.all" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
-	     "$(cut -d' ' -f2 "$TMP/$label.all" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')"
+	run_timed "$TMP/$label" "$@"
+	echo "$(cat "$TMP/$label.ms") $(cat "$TMP/$label.cpu")" >> "$TMP/$label.all"
+}
+
+# median LABEL: the median wall and CPU ms of its runs
+median() {
+	echo "$(cut -d' ' -f1 "$TMP/$1.all" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
+	     "$(cut -d' ' -f2 "$TMP/$1.all" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')"
 }
 
 BLK=$(unpack_blk "$CAP" "$TMP/blk")
@@ -80,11 +81,21 @@ echo "capture: $CAP"
 echo "  trace.dat $(stat -c %s "$CAP/trace.dat") bytes; blktrace $(cat "$BLK".blktrace.* | wc -c) bytes; $REPEAT runs each, median"
 echo
 
-read -r td_ingest td_ingest_cpu <<< "$(median td-ingest "$SWAPTRACE" ingest -q -o "$TMP/td.db" --meta "$CAP/meta.txt" "$CAP/trace.dat")"
-# (run_timed sends every command's output to /dev/null)
-read -r td_report td_report_cpu <<< "$(median td-report trace-cmd report -i "$CAP/trace.dat")"
-read -r blk_ingest blk_ingest_cpu <<< "$(median blk-ingest "$SWAPTRACE" ingest -q -o "$TMP/blk.db" --meta "$CAP/meta.txt" "$BLK")"
-read -r blk_parse blk_parse_cpu <<< "$(median blk-parse blkparse -i "$BLK" -o /dev/null)"
+# each round runs the four commands once: this shared VM's speed drifts by
+# 2x over minutes, and runs of one command in a row would each meet a
+# different drift
+: > "$TMP/td-ingest.all"; : > "$TMP/td-report.all"; : > "$TMP/blk-ingest.all"; : > "$TMP/blk-parse.all"
+for round in $(seq "$REPEAT"); do
+	once td-ingest "$SWAPTRACE" ingest -q -o "$TMP/td.db" --meta "$CAP/meta.txt" "$CAP/trace.dat"
+	# (run_timed sends every command's output to /dev/null)
+	once td-report trace-cmd report -i "$CAP/trace.dat"
+	once blk-ingest "$SWAPTRACE" ingest -q -o "$TMP/blk.db" --meta "$CAP/meta.txt" "$BLK"
+	once blk-parse blkparse -i "$BLK" -o /dev/null
+done
+read -r td_ingest td_ingest_cpu <<< "$(median td-ingest)"
+read -r td_report td_report_cpu <<< "$(median td-report)"
+read -r blk_ingest blk_ingest_cpu <<< "$(median blk-ingest)"
+read -r blk_parse blk_parse_cpu <<< "$(median blk-parse)"
 
 printf '%-34s %8s %8s\n' "command" "wall ms" "cpu ms"
 printf '%-34s %8d %8d\n' "swaptrace ingest trace.dat" "$td_ingest" "$td_ingest_cpu" \
