@@ -89,6 +89,29 @@ static void install_handlers(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/*
+ * What to do with the capture: ingest and report it -- or, when nothing was
+ * swapped in while recording, why there is nothing to replay.
+ */
+static void say_next(const char *dir, long long pswpin)
+{
+	size_t len = strlen(dir);
+
+	if (pswpin <= 0) {
+		cli_warn("capture", "nothing was swapped in while recording, so replay has nothing to "
+				    "work with: give the workload less memory than it touches (a memory "
+				    "cgroup limit) and capture again");
+		return;
+	}
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	/* a path the shell would need more than single quotes for is left to the user */
+	if (strchr(dir, '\'') || strchr(dir, '\n'))
+		return;
+	fprintf(stderr, "swaptrace: capture: next: swaptrace ingest -o '%.*s.db' '%.*s' && "
+		"swaptrace report '%.*s.db'\n", (int)len, dir, (int)len, dir, (int)len, dir);
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -183,6 +206,8 @@ int cmd_capture(int argc, char **argv)
 			o.out_dir, res.seconds, end_text(res.end), (double)res.data_bytes / 1048576.0,
 			(long long)res.pswpin, (long long)res.pswpout, (long long)res.lost_events, cpu);
 	}
+	if (!quiet && res.trace_dat_ok && !run_ret && !fin_ret)
+		say_next(o.out_dir, res.pswpin);
 	if (res.lost_events > 0) {
 		char msg[256];
 

@@ -21,6 +21,22 @@ if ! capture_workload "$CAP" -- sh -c "$(workload mb=64 accesses=20000 seed=7)";
 fi
 grep -q "^mode=rnd mb=64 accesses=20000" "$WORK/out.txt" || fail "the workload's output is missing"
 grep -q "swaptrace: capture: wrote '$CAP'" "$WORK/err.txt" || fail "no summary line"
+# what to do next: ingest and report it -- or, with nothing swapped in, why
+# there is nothing to replay (pswpin is machine-wide: judged by the delta
+# the capture recorded)
+grep -qxF "swaptrace: capture: next: swaptrace ingest -o '$CAP.db' '$CAP' && swaptrace report '$CAP.db'" \
+	"$WORK/err.txt" || fail "no next-step line after a capture that swapped: $(cat "$WORK/err.txt")"
+swt capture -o "$WORK/idle/" -- true > /dev/null 2> "$WORK/idle.err" || fail "capture of a command that does not swap"
+idle_pswpin=$(awk '/^# vmstat delta/ { s = 1; next } /^#/ { s = 0 } s && $1 == "pswpin" { print $2 }' \
+	"$WORK/idle/meta.txt")
+if [ "$idle_pswpin" = 0 ]; then
+	grep -q "^swaptrace: capture: warning: nothing was swapped in while recording" "$WORK/idle.err" ||
+		fail "no warning after a capture without swap-ins: $(cat "$WORK/idle.err")"
+	grep -q "next:" "$WORK/idle.err" && fail "a next step after a capture without swap-ins"
+else
+	grep -qxF "swaptrace: capture: next: swaptrace ingest -o '$WORK/idle.db' '$WORK/idle' && swaptrace report '$WORK/idle.db'" \
+		"$WORK/idle.err" || fail "no next-step line (trailing slash dropped): $(cat "$WORK/idle.err")"
+fi
 check_host_restored "$WORK/state.before" "after a command capture"
 
 for f in meta.txt trace.dat; do
