@@ -133,6 +133,41 @@ static void print_pair(const char *left, int64_t ln, int64_t lkib, const char *r
 	       left, ln, lkib, right, rn, rkib);
 }
 
+/*
+ * Whether replay can take the capture as it is: its swap reads are the
+ * faults' own (page-cluster 0, or swap-entry probes name every fault), or
+ * they mix demand and readahead and replay must be asked to approximate.
+ */
+static void print_replay_hint(struct swt_store *st)
+{
+	int64_t total = swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0);
+	int64_t demand = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE demand = 1", 0);
+	int64_t pc = swt_store_query_int(st, "SELECT page_cluster FROM capture", -1);
+
+	printf("\nReplay: ");
+	if (!total) {
+		printf("no swap-ins traced: nothing to replay\n");
+	} else if (total == demand) {
+		printf("every swap read is its fault's own page: an exact demand stream\n");
+	} else if (swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_probe"
+					   " WHERE kind = 'fault')", 0)) {
+		printf("swap-entry probes name every fault: an exact demand stream\n");
+	} else {
+		if (pc >= 0)
+			printf("captured at page-cluster %lld, ", (long long)pc);
+		else
+			printf("no page-cluster recorded, ");
+		printf("so the swap reads mix demand and readahead.\n");
+		if (swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in"
+					" WHERE fault_id IS NOT NULL)", 0))
+			printf("  replay --approximate reconstructs the demand stream from the reads and\n"
+			       "  the fault events (docs/replay-model.md); report does so by itself.\n");
+		else
+			printf("  Without fault events, replay --approximate can only let each read stand\n"
+			       "  for a fault, which counts wasted readahead as hits (docs/replay-model.md).\n");
+	}
+}
+
 static void print_text(struct swt_store *st, const struct dev_counts *devs, size_t nr)
 {
 	sqlite3_stmt *s;
@@ -233,6 +268,7 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 		printf("\nMemory maps: %lld mappings of %lld task%s (table vma; VMA replay takes "
 		       "its bounds from them)\n", mappings, tasks, tasks == 1 ? "" : "s");
 	}
+	print_replay_hint(st);
 }
 
 int cmd_info(int argc, char **argv)

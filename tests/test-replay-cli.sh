@@ -202,6 +202,19 @@ grep -q "no fault addresses (block events only): auto uses cluster readahead" "$
 	fail "auto's fallback without fault addresses is announced"
 "$SWAPTRACE" replay --no-store --approximate -p auto -c 3 "$pc3" 2>&1 > /dev/null | grep -q "no fault addresses" &&
 	fail "a capture with fault addresses gets no such warning"
+# info says which of these a capture is, before replay is tried
+info_replay() { "$SWAPTRACE" info "$1" | sed -n '/^Replay: /,$p'; }
+check_eq "$(info_replay "$db")" "Replay: every swap read is its fault's own page: an exact demand stream" \
+	"info: a page-cluster 0 capture"
+check_eq "$(info_replay "$probed")" "Replay: swap-entry probes name every fault: an exact demand stream" \
+	"info: a capture with swap-entry probes"
+check_eq "$(info_replay "$pc3")" "Replay: captured at page-cluster 3, so the swap reads mix demand and readahead.
+  replay --approximate reconstructs the demand stream from the reads and
+  the fault events (docs/replay-model.md); report does so by itself." "info: a readahead capture"
+check_eq "$(info_replay "$blkonly")" "Replay: captured at page-cluster 3, so the swap reads mix demand and readahead.
+  Without fault events, replay --approximate can only let each read stand
+  for a fault, which counts wasted readahead as hits (docs/replay-model.md)." \
+	"info: a readahead capture of block events alone"
 # block events with no metadata: the page-cluster is not known, and the advice says how to give it
 nometa="$WORK/pc0-nometa.db"
 "$SWAPTRACE" ingest -q -o "$nometa" "$(blk_input rnd-1dev-pc0)" || fail "ingest blktrace without metadata"
