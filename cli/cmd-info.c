@@ -2,7 +2,8 @@
  * swaptrace info: what a blkparse user expects to see first -- per-device
  * queued/dispatched/completed/merged counts and KiB -- plus event counts,
  * the swap page streams next to the kernel's own counters, the time span
- * and lost events.  --json prints a fixed set of keys for scripts.
+ * and lost events, and whether replay can take the capture as it is.
+ * --json prints a fixed set of keys for scripts.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -20,7 +21,8 @@ const char cmd_info_usage[] =
 	"Summarise an ingested capture: per device, reads and writes queued, dispatched\n"
 	"(issued), completed and merged, with KiB (blkparse's totals); events by name\n"
 	"(as trace-cmd report names them); swap-in and swap-out pages next to the\n"
-	"kernel's pswpin/pswpout; time span; lost events; memory maps, if recorded.\n"
+	"kernel's pswpin/pswpout; time span; lost events; memory maps, if recorded;\n"
+	"whether replay takes it as it is or must approximate its demand stream.\n"
 	"\n"
 	"  --json   print {\"devices\":[{\"dev\",\"reads_queued\",\"reads_dispatched\",\n"
 	"           \"reads_completed\",\"read_merges\",\"writes_queued\",\"writes_dispatched\",\n"
