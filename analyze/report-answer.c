@@ -346,8 +346,14 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 	}
 	if (base)
 		answer_line(o, "As traced:", base, NULL);
-	if ((r = fewest_waits(rc, KERNEL_AUTO, max_pages)) && r != base)
+	if ((r = fewest_waits(rc, KERNEL_AUTO, max_pages)) && r != base) {
 		answer_line(o, "The kernel's policy at its best page-cluster:", r, base);
+	} else if (r) {
+		out_item(o, 1);
+		out_text(o, "The kernel's policy at its best page-cluster: as traced (no other "
+			    "page-cluster replayed has fewer waits within twice its pages read).");
+		out_item(o, 0);
+	}
 	if ((r = fewest_waits(rc, KERNEL_ANY, max_pages)) && r != base && !in_group(r, KERNEL_AUTO))
 		answer_line(o, "Fewest waits of the kernel's policies:", r, base);
 	if ((r = fewest_waits(rc, OTHER, max_pages)))

@@ -229,6 +229,14 @@ assert out[-1].startswith("swaptrace: report: 8 charts from "), out[-1]
 assert [l[2:] for l in out[1:-1]] == lines, (out, lines)
 PY
 
+# the traced setting already the kernel's policy at its best: said so
+cp "$WORK/sample.db" "$WORK/ans1.db"
+"$SWAPTRACE" replay -p auto -c 0 "$WORK/ans1.db" > /dev/null || fail "one auto run"
+"$SWAPTRACE" report -o "$WORK/ans1" "$WORK/ans1.db" | sed -n '3p' > "$WORK/ans1.txt"
+check_eq "$(cat "$WORK/ans1.txt")" \
+	"  The kernel's policy at its best page-cluster: as traced (no other page-cluster replayed has fewer waits within twice its pages read)." \
+	"answer: the traced setting at its best"
+
 # --- the default directory: DB without .db, plus -report ---
 (cd "$WORK" && "$SWAPTRACE" report runs.db >/dev/null) || fail "report with the default directory"
 [ -f "$WORK/runs-report/index.html" ] || fail "default directory runs-report/"
