@@ -42,11 +42,6 @@ struct layout_data {
 	int other;		/* some layout has more than MAX_SEGMENTS devices */
 };
 
-static int is_traced(const struct swt_report_run *r)
-{
-	return !strcmp(r->layout, "traced");
-}
-
 static int same_setting(const struct swt_report_run *a, const struct swt_report_run *b)
 {
 	return !strcmp(a->policy, b->policy) && a->page_cluster == b->page_cluster &&
@@ -63,7 +58,7 @@ static const struct swt_report_run *pick_anchor(const struct swt_report_ctx *rc)
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		const struct swt_report_run *r = &rc->runs[i];
 
-		if (is_traced(r))
+		if (swt_report_run_traced(r))
 			continue;
 		if (!first)
 			first = r;
@@ -122,7 +117,8 @@ static int add_run(struct layout_data *d, const struct swt_report_run *r, struct
 
 	swt_report_layout_group(r->layout, key, sizeof(key));
 	for (size_t i = 0; i < d->nr_cols && !col; i++)
-		if (!is_traced(d->cols[i].run) && !is_traced(r) && !strcmp(d->cols[i].key, key))
+		if (!swt_report_run_traced(d->cols[i].run) && !swt_report_run_traced(r) &&
+		    !strcmp(d->cols[i].key, key))
 			col = &d->cols[i];
 	if (!col) {
 		if (d->nr_cols == MAX_LAYOUTS) {
@@ -208,7 +204,7 @@ static int load(struct layout_data *d, struct swt_err *err)
 		for (size_t i = 0; i < rc->nr_runs; i++) {
 			const struct swt_report_run *r = &rc->runs[i];
 
-			if (is_traced(r) != !pass || !same_setting(r, d->anchor) || repeated(rc, i))
+			if (swt_report_run_traced(r) != !pass || !same_setting(r, d->anchor) || repeated(rc, i))
 				continue;
 			ret = add_run(d, r, err);
 			if (ret)

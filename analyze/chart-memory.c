@@ -45,7 +45,7 @@ struct memory_data {
 
 static int on_chart(const struct memory_data *d, const struct swt_report_run *r)
 {
-	return !strcmp(r->layout, "traced") && r->page_cluster == d->pc &&
+	return swt_report_run_traced(r) && r->page_cluster == d->pc &&
 	       r->cache_pages > 0;
 }
 
@@ -267,14 +267,14 @@ int swt_chart_memory_write(struct swt_report_ctx *rc, struct swt_chart_meta **me
 		const struct swt_report_run *r = &rc->runs[i];
 		int dist = abs(r->page_cluster - rc->chosen_pc), found = 0;
 
-		if (strcmp(r->layout, "traced") || r->cache_pages <= 0 ||
+		if (!swt_report_run_traced(r) || r->cache_pages <= 0 ||
 		    (best >= 0 && (dist > abs(best - rc->chosen_pc) ||
 				   (dist == abs(best - rc->chosen_pc) && r->page_cluster >= best))))
 			continue;
 		for (size_t j = 0; j < rc->nr_runs && !found; j++) {
 			const struct swt_report_run *o = &rc->runs[j];
 
-			found = !strcmp(o->layout, "traced") && o->page_cluster == r->page_cluster &&
+			found = swt_report_run_traced(o) && o->page_cluster == r->page_cluster &&
 				!strcmp(o->key, r->key) && o->cache_pages > 0 &&
 				o->cache_pages != r->cache_pages;
 		}

@@ -183,7 +183,7 @@ static int in_layout_group(const struct swt_report_run *r, const struct swt_repo
 {
 	char g[200];
 
-	if (!strcmp(r->layout, "traced") || strcmp(r->key, anchor->key) ||
+	if (swt_report_run_traced(r) || strcmp(r->key, anchor->key) ||
 	    r->page_cluster != anchor->page_cluster || r->cache_pages != anchor->cache_pages)
 		return 0;
 	swt_report_layout_group(r->layout, g, sizeof(g));
@@ -269,7 +269,7 @@ static void answer_memory(struct answer_out *o, const struct swt_report_ctx *rc)
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		const struct swt_report_run *r = &rc->runs[i];
 
-		if (strcmp(r->layout, "traced") || strcmp(r->key, anchor->key) ||
+		if (!swt_report_run_traced(r) || strcmp(r->key, anchor->key) ||
 		    r->page_cluster != anchor->page_cluster || r->cache_pages <= 0 || r->faults <= 0)
 			continue;
 		if (!lo || r->cache_pages < lo->cache_pages)

@@ -241,11 +241,6 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 	return 0;
 }
 
-static int is_traced(const struct swt_report_run *r)
-{
-	return !strcmp(r->layout, "traced");
-}
-
 /*
  * Legend names: the policy, its parameters when given, and the run id when
  * still ambiguous among runs of one page-cluster, layout and memory.
@@ -292,10 +287,11 @@ static void choose_memory(struct swt_report_ctx *rc)
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		size_t n = 0;
 
-		if (!is_traced(&rc->runs[i]))
+		if (!swt_report_run_traced(&rc->runs[i]))
 			continue;
 		for (size_t j = 0; j < rc->nr_runs; j++)
-			n += is_traced(&rc->runs[j]) && rc->runs[j].cache_pages == rc->runs[i].cache_pages;
+			n += swt_report_run_traced(&rc->runs[j]) &&
+			     rc->runs[j].cache_pages == rc->runs[i].cache_pages;
 		if (n > best) {
 			best = n;
 			rc->cache_pages = rc->runs[i].cache_pages;
@@ -367,7 +363,7 @@ int swt_report_same_layout(const char *a, const char *b)
 
 int swt_report_run_compared(const struct swt_report_ctx *rc, const struct swt_report_run *r)
 {
-	return is_traced(r) && r->cache_pages == rc->cache_pages;
+	return swt_report_run_traced(r) && r->cache_pages == rc->cache_pages;
 }
 
 /*

@@ -6,6 +6,8 @@
 #ifndef SWT_REPORT_INT_H
 #define SWT_REPORT_INT_H
 
+#include <string.h>
+
 #include "chart.h"
 #include "report.h"
 
@@ -94,6 +96,12 @@ struct swt_report_ctx {
 	/* the run the one-run charts show; NULL: none on the traced layout */
 	const struct swt_report_run *chosen;
 };
+
+/* Whether a run replayed the traced layout (not a simulated one). */
+static inline int swt_report_run_traced(const struct swt_report_run *r)
+{
+	return !strcmp(r->layout, "traced");
+}
 
 /*
  * A layout name without its "used=" option, into key: what the runs of one
