@@ -25,9 +25,8 @@ enum { COVERAGE, ACCURACY, PAGES_PER_FAULT, NR_METRICS };
 struct memory_series {
 	const char *key;
 	size_t n;
-	double mib[MAX_POINTS];
+	int64_t pages[MAX_POINTS];	/* memory, ascending */
 	double v[MAX_POINTS][NR_METRICS];
-	int64_t pages[MAX_POINTS];
 	int approximate, lacks;	/* of its runs: any approximate; lacks-addresses bits */
 };
 
@@ -35,9 +34,9 @@ struct memory_data {
 	const struct swt_report_ctx *rc;
 	struct memory_series series[SWT_REPORT_MAX_SERIES];
 	size_t nr_series, more, dropped_points;
-	double page_kib;
-	double compared_mib;	/* the other charts' memory; NaN: none */
+	int64_t page_size;
 	double limit_mib;	/* the capture's cgroup limit; NaN: not recorded */
+	int compared_is_limit;	/* the other charts' memory is that limit (the default) */
 	int pc;			/* the page-cluster drawn */
 	double ref[NR_METRICS];	/* the traced kernel at pc; NaN: not comparable */
 	int approximate, no_addresses;
@@ -47,6 +46,11 @@ static int on_chart(const struct memory_data *d, const struct swt_report_run *r)
 {
 	return swt_report_run_traced(r) && r->page_cluster == d->pc &&
 	       r->cache_pages > 0;
+}
+
+static double mib(const struct memory_data *d, int64_t pages)
+{
+	return (double)pages * (double)d->page_size / 1048576.0;
 }
 
 /* Insert one run's point, kept in memory order; the first run of a size stands for it. */
@@ -63,10 +67,8 @@ static void add_point(struct memory_data *d, struct memory_series *s, const stru
 		return;
 	}
 	memmove(&s->pages[at + 1], &s->pages[at], (s->n - at) * sizeof(s->pages[0]));
-	memmove(&s->mib[at + 1], &s->mib[at], (s->n - at) * sizeof(s->mib[0]));
 	memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof(s->v[0]));
 	s->pages[at] = r->cache_pages;
-	s->mib[at] = (double)r->cache_pages * d->page_kib / 1024.0;
 	s->v[at][COVERAGE] = swt_report_ratio(r->hits, r->faults);
 	s->v[at][ACCURACY] = swt_report_ratio(r->ra_hits, r->ra_pages);
 	s->v[at][PAGES_PER_FAULT] = swt_report_ratio(r->pages_read, r->faults);
@@ -75,18 +77,30 @@ static void add_point(struct memory_data *d, struct memory_series *s, const stru
 	s->lacks |= swt_report_run_lacks_addresses(d->rc, r);
 }
 
-static void load(struct memory_data *d)
+/* The capture's page size and cgroup limit, and what the traced kernel's counters say. */
+static void load_capture(struct memory_data *d)
 {
 	const struct swt_report_ctx *rc = d->rc;
-	int64_t page_size = swt_store_query_int(rc->st, "SELECT page_size FROM capture", 4096);
 	int64_t limit = swt_store_query_int(rc->st, "SELECT mem_limit_bytes FROM capture", SWT_NULL);
+
+	d->page_size = swt_store_query_int(rc->st, "SELECT page_size FROM capture", 4096);
+	if (d->page_size < 512 || d->page_size > (1 << 24))
+		d->page_size = 4096;	/* a damaged capture row: the charts' unit elsewhere too */
+	d->limit_mib = limit > 0 && limit != SWT_NULL ? (double)limit / 1048576.0 : NAN;
+	/* the default memory is the limit in whole pages (swt_replay_default_cache_pages) */
+	d->compared_is_limit = limit > 0 && limit != SWT_NULL &&
+			       rc->cache_pages == limit / d->page_size;
+}
+
+/* The lines at page-cluster d->pc: the policies replayed there at two memory sizes or more. */
+static void load_series(struct memory_data *d)
+{
+	const struct swt_report_ctx *rc = d->rc;
 	size_t kept = 0;
 
-	if (page_size < 512 || page_size > (1 << 24))
-		page_size = 4096;	/* a damaged capture row: the charts' unit elsewhere too */
-	d->page_kib = (double)page_size / 1024.0;
-	d->compared_mib = rc->cache_pages > 0 ? (double)rc->cache_pages * d->page_kib / 1024.0 : NAN;
-	d->limit_mib = limit > 0 && limit != SWT_NULL ? (double)limit / 1048576.0 : NAN;
+	d->nr_series = d->more = d->dropped_points = 0;
+	d->approximate = d->no_addresses = 0;
+	memset(d->series, 0, sizeof(d->series));
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		const struct swt_report_run *r = &rc->runs[i];
 		struct memory_series *s = NULL;
@@ -162,18 +176,16 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 		items[ni++] = (struct swt_chart_legend_item){ d->series[k].key, swt_chart_color(k),
 							SWT_MARK_LINE_DOT };
 		swt_chart_meta_series(c, d->series[k].key, (int64_t)d->series[k].n);
-		lo = SWT_MIN(lo, d->series[k].mib[0]);
-		hi = SWT_MAX(hi, d->series[k].mib[d->series[k].n - 1]);
+		lo = SWT_MIN(lo, mib(d, d->series[k].pages[0]));
+		hi = SWT_MAX(hi, mib(d, d->series[k].pages[d->series[k].n - 1]));
 	}
-	if (!isnan(d->compared_mib)) {
-		int is_limit = !isnan(d->limit_mib) && fabs(d->limit_mib - d->compared_mib) < 0.5 * d->page_kib / 1024.0 + 1e-9;
-
+	if (rc->cache_pages > 0) {
 		snprintf(mark_label, sizeof(mark_label), "memory of the other charts: %.0f MiB%s",
-			 d->compared_mib, is_limit ? " (the cgroup limit)" : "");
+			 mib(d, rc->cache_pages), d->compared_is_limit ? " (the cgroup limit)" : "");
 		items[ni++] = (struct swt_chart_legend_item){ mark_label, SWT_RGB_MUTED, SWT_MARK_DASH };
 		swt_chart_meta_series(c, mark_label, 1);
-		lo = SWT_MIN(lo, d->compared_mib);
-		hi = SWT_MAX(hi, d->compared_mib);
+		lo = SWT_MIN(lo, mib(d, rc->cache_pages));
+		hi = SWT_MAX(hi, mib(d, rc->cache_pages));
 	}
 	if (have_ref) {
 		int64_t pts = 0;
@@ -230,18 +242,20 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 			p.note = "traced kernel: no readahead pages";
 		swt_chart_panel_fit(c, &p);
 		swt_chart_panel_axes(c, &p);
-		if (!isnan(d->compared_mib)) {
-			double xs[2] = { d->compared_mib, d->compared_mib }, ys[2] = { p.ya.min, p.ya.max };
+		if (rc->cache_pages > 0) {
+			double xs[2] = { mib(d, rc->cache_pages), mib(d, rc->cache_pages) };
+			double ys[2] = { p.ya.min, p.ya.max };
 
 			swt_chart_panel_line(c, &p, xs, ys, 2, SWT_RGB_MUTED, 1, 0);
 		}
 		for (size_t k = 0; k < d->nr_series; k++) {
-			double ys[MAX_POINTS];
+			double xs[MAX_POINTS], ys[MAX_POINTS];
 
-			for (size_t x = 0; x < d->series[k].n; x++)
+			for (size_t x = 0; x < d->series[k].n; x++) {
+				xs[x] = mib(d, d->series[k].pages[x]);
 				ys[x] = d->series[k].v[x][m];
-			swt_chart_panel_line(c, &p, d->series[k].mib, ys, d->series[k].n,
-					     swt_chart_color(k), 0, 1);
+			}
+			swt_chart_panel_line(c, &p, xs, ys, d->series[k].n, swt_chart_color(k), 0, 1);
 		}
 		if (!isnan(d->ref[m]))
 			swt_chart_panel_diamond(c, &p, d->limit_mib, d->ref[m], SWT_RGB_BLACK);
@@ -254,42 +268,33 @@ int swt_chart_memory_write(struct swt_report_ctx *rc, struct swt_chart_meta **me
 			   struct swt_err *err)
 {
 	struct memory_data *d;
-	int ret = 0, best = -1;
+	int ret = 0, max_dist = 0;
 
 	*meta = NULL;
 	if (rc->chosen_pc < 0)
-		return 0;
-	/*
-	 * The comparisons' page-cluster, else the nearest (the lower on a tie)
-	 * with a policy replayed at several memory sizes.
-	 */
-	for (size_t i = 0; i < rc->nr_runs; i++) {
-		const struct swt_report_run *r = &rc->runs[i];
-		int dist = abs(r->page_cluster - rc->chosen_pc), found = 0;
-
-		if (!swt_report_run_traced(r) || r->cache_pages <= 0 ||
-		    (best >= 0 && (dist > abs(best - rc->chosen_pc) ||
-				   (dist == abs(best - rc->chosen_pc) && r->page_cluster >= best))))
-			continue;
-		for (size_t j = 0; j < rc->nr_runs && !found; j++) {
-			const struct swt_report_run *o = &rc->runs[j];
-
-			found = swt_report_run_traced(o) && o->page_cluster == r->page_cluster &&
-				!strcmp(o->key, r->key) && o->cache_pages > 0 &&
-				o->cache_pages != r->cache_pages;
-		}
-		if (found)
-			best = r->page_cluster;
-	}
-	if (best < 0)
 		return 0;
 	/* MAX_POINTS per line makes this too big for the stack */
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	d->rc = rc;
-	d->pc = best;
-	load(d);
+	load_capture(d);
+	for (size_t i = 0; i < rc->nr_runs; i++)
+		if (swt_report_run_traced(&rc->runs[i]))
+			max_dist = SWT_MAX(max_dist, abs(rc->runs[i].page_cluster - rc->chosen_pc));
+	/*
+	 * The comparisons' page-cluster, else the nearest (the lower on a tie)
+	 * with a policy replayed at several memory sizes.
+	 */
+	for (int dist = 0; dist <= max_dist && !d->nr_series; dist++) {
+		d->pc = rc->chosen_pc - dist;
+		if (d->pc >= 0)
+			load_series(d);
+		if (!d->nr_series && dist) {
+			d->pc = rc->chosen_pc + dist;
+			load_series(d);
+		}
+	}
 	if (d->nr_series)
 		ret = swt_chart_render(&rc->out, "memory", draw_memory, d, meta, err);
 	free(d);
