@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "replay.h"
 #include "store.h"
 #include "util.h"
 
@@ -142,17 +143,15 @@ static void print_pair(const char *left, int64_t ln, int64_t lkib, const char *r
  */
 static void print_replay_hint(struct swt_store *st)
 {
-	int64_t total = swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0);
-	int64_t demand = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE demand = 1", 0);
+	enum swt_stream_kind kind = swt_replay_stream_kind(st);
 	int64_t pc = swt_store_query_int(st, "SELECT page_cluster FROM capture", -1);
 
 	printf("\nReplay: ");
-	if (!total) {
+	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in)", 0)) {
 		printf("no swap-ins traced: nothing to replay\n");
-	} else if (total == demand) {
+	} else if (kind == SWT_STREAM_EXACT) {
 		printf("every swap read is its fault's own page: an exact demand stream\n");
-	} else if (swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_probe"
-					   " WHERE kind = 'fault')", 0)) {
+	} else if (kind == SWT_STREAM_PROBES) {
 		printf("swap-entry probes name every fault: an exact demand stream\n");
 	} else {
 		if (pc >= 0)

@@ -169,23 +169,32 @@ int swt_replay_area_index(const struct swt_replay_input *in, int64_t id)
 	return -1;
 }
 
+enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st)
+{
+	int64_t total = swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0);
+	int64_t demand = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE demand = 1", 0);
+
+	if (total <= demand)
+		return SWT_STREAM_EXACT;
+	/* swap-entry probes name every fault's entry: exact at any page-cluster */
+	if (swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_probe WHERE kind = 'fault')", 0))
+		return SWT_STREAM_PROBES;
+	return SWT_STREAM_MIXED;
+}
+
 static int load_faults(struct swt_store *st, struct swt_replay_input *in, int approximate,
 		       struct swt_err *err)
 {
 	static const char exact_sql[] =
 		"SELECT ts, area_id, slot, address, pid FROM swap_in WHERE demand = 1 ORDER BY ts, id";
-	int64_t total = swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0);
-	int64_t demand = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE demand = 1", 0);
+	enum swt_stream_kind kind = swt_replay_stream_kind(st);
 	sqlite3_stmt *s;
 	size_t cap = 0;
 	int ret, rc;
 
-	if (total > demand &&
-	    swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_probe WHERE kind = 'fault')", 0)) {
-		/* swap-entry probes name every fault's entry: exact at any page-cluster */
+	if (kind == SWT_STREAM_PROBES)
 		return swt_replay_probe_stream(st, in, err);
-	}
-	if (total > demand) {
+	if (kind == SWT_STREAM_MIXED) {
 		if (!approximate && in->traced_page_cluster < 0)
 			return swt_error(err, SWT_EUSAGE,
 					 "'%s': the capture records no page-cluster (ingest it with --meta "

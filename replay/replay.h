@@ -76,6 +76,15 @@ struct swt_replay_input {
 };
 
 /*
+ * What a capture's swap reads give replay: each the faulting page's own (an
+ * exact demand stream, also with no reads at all), swap-entry probes that
+ * name every fault (exact at any page-cluster), or demand and readahead
+ * mixed, which only an approximation can take.
+ */
+enum swt_stream_kind { SWT_STREAM_EXACT, SWT_STREAM_PROBES, SWT_STREAM_MIXED };
+enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st);
+
+/*
  * Load the demand stream and swap-outs of an ingested capture.  A capture
  * whose reads mix demand and readahead (page-cluster > 0, no swap-entry
  * probes) is refused unless approximate is set: then the stream is
