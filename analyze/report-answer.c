@@ -259,7 +259,7 @@ static void answer_layouts(struct answer_out *o, const struct swt_report_ctx *rc
 	}
 }
 
-/* The chosen policy's runs at other memory sizes: the range of its waits. */
+/* The chosen run's setting at other memory sizes: the range of its coverage. */
 static void answer_memory(struct answer_out *o, const struct swt_report_ctx *rc)
 {
 	const struct swt_report_run *anchor = rc->chosen, *lo = NULL, *hi = NULL;
@@ -315,13 +315,13 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 	 * among those reading at most twice the pages of the traced setting (or
 	 * of the run reading fewest), not at any price.
 	 */
-	for (size_t i = 0; i < rc->nr_runs; i++) {
+	if (base)
+		least_read = base->pages_read;
+	for (size_t i = 0; i < rc->nr_runs && !base; i++) {
 		r = &rc->runs[i];
 		if (swt_report_run_compared(rc, r) && r->faults > 0)
 			least_read = SWT_MIN(least_read, r->pages_read);
 	}
-	if (base)
-		least_read = base->pages_read;
 	if (least_read < INT64_MAX / 2)
 		max_pages = 2 * least_read;
 	if (o->html) {
