@@ -18,7 +18,10 @@
  * Run it in a memory cgroup whose limit is below N MB and it swaps
  * steadily.  Arguments are key=value words, all optional:
  *   mb=N (64)  mode=rnd|seq|mix (rnd)  accesses=N (mb*256)  seed=N (1)
- *   warmup=0|1 (1)
+ *   warmup=0|1 (1)  align=page|byte (page): where a piece starts -- at a page,
+ *   or at a random byte of its first page, so that it spans two pages (a
+ *   reader of 4 KiB records at random file offsets; the shared captures'
+ *   random workload faulted that way)
  */
 #include <errno.h>
 #include <stdint.h>
@@ -82,12 +85,13 @@ static double cpu_s(long *majflt)
 static void usage(void)
 {
 	fprintf(stderr, "usage: swapload [mb=N] [mode=rnd|seq|mix] [accesses=N] [seed=N] "
-			"[warmup=0|1]\n");
+			"[warmup=0|1] [align=page|byte]\n");
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t mb = 64, accesses = 0, seed = 1, warmup = 1, rng, sum = 0;
+	int byte_aligned = 0;
 	uint64_t pages, bytes, i, done = 0, pos = 0;
 	enum mode mode = MODE_RND;
 	unsigned char *mem;
@@ -115,6 +119,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			continue;
+		}
+		if (!strncmp(argv[a], "align=", 6)) {
+			if (!strcmp(eq + 1, "page") || !strcmp(eq + 1, "byte")) {
+				byte_aligned = !strcmp(eq + 1, "byte");
+				continue;
+			}
+			usage();
+			return 2;
 		}
 		if (!strncmp(argv[a], "mb=", 3))
 			dst = &mb;
@@ -193,11 +205,14 @@ int main(int argc, char **argv)
 			break;
 		}
 		for (uint64_t p = first; p < first + n && done < accesses; p++, done++) {
-			const uint64_t *w = (const uint64_t *)(mem + p * PIECE);
+			uint64_t start = p * PIECE;
 
+			if (byte_aligned && start + PIECE < bytes)
+				start += 1 + rng_next(&rng) % (PIECE - 1);
 			/* touch every cache line of the piece, as a reader copying it out would */
-			for (unsigned k = 0; k < PIECE / 8; k += 8)
-				sum += w[k];
+			for (unsigned k = 0; k < PIECE; k += 64)
+				sum += mem[start + k];
+			sum += mem[start + PIECE - 1];
 		}
 	}
 	secs = now_s() - t0;

@@ -1,0 +1,45 @@
+#!/bin/bash
+# The sample workload's access patterns, as a capture sees them: with
+# align=page every random read is one page, so consecutive swap faults are
+# almost never on neighbouring pages; with align=byte each read starts
+# inside a page and spans the next one too, so many consecutive faults are
+# (the shared captures' random workload faulted that way: about a quarter
+# of them).  Bad arguments are a usage error.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/capture-env.sh"
+
+for bad in align=word align= mode=zigzag mb=0 speed=3; do
+	"$SWAPLOAD" "$bad" > /dev/null 2> "$WORK/usage.err"
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "swapload $bad: exit $rc, expected 2"
+	grep -q "usage: swapload\|out of range" "$WORK/usage.err" || fail "swapload $bad: no usage line"
+done
+grep -qF "[align=page|byte]" "$WORK/usage.err" || fail "the usage line does not name align="
+
+require_capture_env
+add_loop_swap 512 5 || fail "cannot set up loop swap"
+make_cgroup 51
+
+# share of consecutive demand swap-ins whose pages are virtual neighbours
+neighbours() { # db
+	sqlite3 "$1" "WITH f AS (SELECT row_number() OVER (ORDER BY ts, id) AS k, address / 4096 AS vp
+	                         FROM swap_in WHERE demand = 1 AND address IS NOT NULL)
+	              SELECT printf('%d %d', sum(abs(b.vp - a.vp) = 1), count(*)) FROM f a JOIN f b ON b.k = a.k + 1"
+}
+
+echo 0 > /proc/sys/vm/page-cluster	# every swap read is a demand read; restored on exit
+for align in page byte; do
+	capture_workload "$WORK/$align" -q -- sh -c "$(workload mb=64 accesses=20000 seed=5 align=$align)" ||
+		{ cat "$WORK/err.txt" >&2; fail "capture with align=$align failed"; continue; }
+	grep -q "^mode=rnd mb=64 accesses=20000 " "$WORK/out.txt" || fail "align=$align: no summary line"
+	swt_ingest -q -o "$WORK/$align.db" "$WORK/$align" || { fail "ingest align=$align"; continue; }
+	read -r adjacent total < <(neighbours "$WORK/$align.db")
+	echo "align=$align: $adjacent of $total consecutive swap faults on neighbouring pages"
+	[ "${total:-0}" -ge 2000 ] || { fail "align=$align: only ${total:-0} swap faults"; continue; }
+	if [ "$align" = page ]; then
+		[ "$adjacent" -le $((total / 100)) ] || fail "align=page: $adjacent of $total neighbours"
+	else
+		[ "$adjacent" -ge $((total / 20)) ] || fail "align=byte: only $adjacent of $total neighbours"
+	fi
+done
+finish
