@@ -188,16 +188,11 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 		hi = SWT_MAX(hi, mib(d, rc->cache_pages));
 	}
 	if (have_ref) {
-		int64_t pts = 0;
-
 		snprintf(ref_label, sizeof(ref_label),
 			 "traced kernel at page-cluster %d, cgroup limit (machine-wide /proc/vmstat)",
 			 rc->page_cluster);
-		items[ni++] =
-			(struct swt_chart_legend_item){ ref_label, SWT_RGB_BLACK, SWT_MARK_DIAMOND };
-		for (int m = 0; m < NR_METRICS; m++)
-			pts += !isnan(d->ref[m]);
-		swt_chart_meta_series(c, ref_label, pts);
+		items[ni++] = swt_report_reference_item(c, ref_label, SWT_MARK_DIAMOND, d->ref,
+							NR_METRICS);
 		lo = SWT_MIN(lo, d->limit_mib);
 		hi = SWT_MAX(hi, d->limit_mib);
 	}

@@ -223,8 +223,6 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	for (int m = 0; m < NR_METRICS; m++)
 		any_ref |= !isnan(d->ref[m]);
 	if (any_ref) {
-		int64_t pts = 0;
-
 		if (rc->page_cluster >= 0)
 			snprintf(ref_label, sizeof(ref_label),
 				 "traced kernel at page-cluster %d (machine-wide /proc/vmstat)",
@@ -232,11 +230,8 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		else
 			snprintf(ref_label, sizeof(ref_label),
 				 "traced kernel (machine-wide /proc/vmstat)");
-		items[ni++] =
-			(struct swt_chart_legend_item){ref_label, SWT_RGB_BLACK, SWT_MARK_DASH};
-		for (int m = 0; m < NR_METRICS; m++)
-			pts += !isnan(d->ref[m]);
-		swt_chart_meta_series(c, ref_label, pts);
+		items[ni++] = swt_report_reference_item(c, ref_label, SWT_MARK_DASH, d->ref,
+							NR_METRICS);
 	}
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
 				ni);

@@ -183,15 +183,10 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 		swt_chart_meta_series(c, d->series[k].key, (int64_t)d->series[k].points);
 	}
 	if (have_ref) {
-		int64_t pts = 0;
-
 		snprintf(ref_label, sizeof(ref_label), "traced kernel at page-cluster %d",
 			 rc->page_cluster);
-		items[ni++] =
-			(struct swt_chart_legend_item){ref_label, SWT_RGB_BLACK, SWT_MARK_DIAMOND};
-		for (int m = 0; m < NR_METRICS; m++)
-			pts += !isnan(d->ref[m]);
-		swt_chart_meta_series(c, ref_label, pts);
+		items[ni++] = swt_report_reference_item(c, ref_label, SWT_MARK_DIAMOND, d->ref,
+							NR_METRICS);
 	}
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
 				ni);

@@ -19,6 +19,18 @@ double swt_report_ratio(int64_t num, int64_t den)
 	return (double)num / (double)den;
 }
 
+struct swt_chart_legend_item swt_report_reference_item(struct swt_chart *c, const char *label,
+							enum swt_chart_mark_kind mark,
+							const double *ref, size_t n)
+{
+	int64_t points = 0;
+
+	for (size_t m = 0; m < n; m++)
+		points += !isnan(ref[m]);
+	swt_chart_meta_series(c, label, points);
+	return (struct swt_chart_legend_item){ label, SWT_RGB_BLACK, mark };
+}
+
 const char *swt_report_no_runs(const struct swt_report_ctx *rc)
 {
 	return rc->nr_runs ? SWT_REPORT_NO_TRACED_RUNS : SWT_REPORT_NO_RUNS;

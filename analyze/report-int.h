@@ -154,6 +154,15 @@ void swt_report_run_desc(const struct swt_report_run *r, char *buf, size_t size)
 double swt_report_ratio(int64_t num, int64_t den);
 
 /*
+ * The traced kernel's legend item, labelled label and drawn as mark, with
+ * its points in the chart's metadata: the metrics of ref[0..n) it has
+ * (not NaN).
+ */
+struct swt_chart_legend_item swt_report_reference_item(struct swt_chart *c, const char *label,
+							enum swt_chart_mark_kind mark,
+							const double *ref, size_t n);
+
+/*
  * The charts, in the order of the report.  Each loads what it draws,
  * renders it through rc->out and hands back its metadata; *meta is NULL
  * when the chart does not apply to this database (no layout runs).
