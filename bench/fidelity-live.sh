@@ -212,7 +212,8 @@ spread(reals, "real:")
 spread(preds, "predicted:")
 
 def err(p, rows):
-    return {k: (p[k] - statistics.mean(r[k] for r in rows)) / statistics.mean(r[k] for r in rows) for k in KEYS}
+    means = {k: statistics.mean(r[k] for r in rows) for k in KEYS}
+    return {k: (p[k] - means[k]) / means[k] for k in KEYS}
 
 def show(label, errs):
     print("%-44s " % label + ", ".join("%s %+.1f %%" % (k, 100 * statistics.mean(e[k] for e in errs)) for k in KEYS) +
