@@ -42,56 +42,33 @@ RT=${RT:-1}
 OUT=${OUT:-}	# where captures go (default: next to the loop swap's file)
 
 [ "$(id -u)" -eq 0 ] || { echo "capture-overhead: needs root" >&2; exit 1; }
-if [ -z "${SWAPTRACE:-}" ] || [ -z "${SWAPLOAD:-}" ]; then
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSWT_BUILD_TESTS=OFF >/dev/null &&
-		cmake --build build-bench -j "$(nproc)" >/dev/null || exit 1
-	SWAPTRACE=${SWAPTRACE:-$PWD/build-bench/cli/swaptrace}
-	SWAPLOAD=${SWAPLOAD:-$PWD/build-bench/samples/swapload}
-fi
+BENCH=capture-overhead
+. bench/swap-host.sh
+swap_host_build || exit 1
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/swt-bench-XXXXXX")
 CAPDIR=$WORK
 [ -n "$OUT" ] && CAPDIR=$(mktemp -d "$OUT/swt-bench-cap-XXXXXX")
-DEV=
-ZRAM=
-CG=
 cleanup() {
-	if [ -n "$CG" ] && [ -d "$CG" ]; then
-		for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-		sleep 0.5
-		rmdir "$CG"
-	fi
-	[ -n "$DEV" ] && swapoff "$DEV"
-	if [ -n "$ZRAM" ]; then
-		echo "$ZRAM" > /sys/class/zram-control/hot_remove
-	elif [ -n "$DEV" ]; then
-		losetup -d "$DEV"
-	fi
+	swap_host_teardown
 	rm -rf "$WORK"
 	[ "$CAPDIR" != "$WORK" ] && rm -rf "$CAPDIR"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 if [ "$SWAP" = zram ]; then
-	ZRAM=$(cat /sys/class/zram-control/hot_add) || { echo "capture-overhead: no zram" >&2; exit 1; }
-	DEV=/dev/zram$ZRAM
-	echo 1G > "/sys/block/zram$ZRAM/disksize" || exit 1
+	swap_host_zram 1024 || { echo "capture-overhead: cannot set up zram swap" >&2; exit 1; }
 else
-	truncate -s 1G "$WORK/swap.img"
-	DEV=$(losetup -f --show --direct-io=on "$WORK/swap.img") || exit 1
+	swap_host_loop "$WORK/swap.img" 1024 || { echo "capture-overhead: cannot set up loop swap" >&2; exit 1; }
 fi
-mkswap "$DEV" >/dev/null && swapon -p 5 "$DEV" || exit 1
-if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
-	CG=/sys/fs/cgroup/memory/swt-bench-$$
-	mkdir "$CG" && echo $((LIMIT_MB << 20)) > "$CG/memory.limit_in_bytes"
-else
-	CG=/sys/fs/cgroup/swt-bench-$$
-	mkdir "$CG" && echo $((LIMIT_MB << 20)) > "$CG/memory.max"
-fi || exit 1
+DEV=$SWAP_HOST_DEV
+swap_host_cgroup "$LIMIT_MB" || exit 1
 
 PRIO=
 [ "$RT" = 1 ] && command -v chrt > /dev/null && PRIO="chrt -f 50"
-RUN="echo \$\$ > '$CG/cgroup.procs' && exec $PRIO '$SWAPLOAD' mb=$MB accesses=$ACCESSES seed=$SEED"
+RUN=$(swap_host_in_cgroup $PRIO "'$SWAPLOAD'" mb=$MB accesses=$ACCESSES seed=$SEED)
 CAPTURE_OPTS=()
 [ "$BLKTRACE" = 1 ] && CAPTURE_OPTS+=(--blktrace)
 

@@ -49,37 +49,20 @@ else
 	[ "$(id -u)" -eq 0 ] || { echo "fidelity-live: needs root" >&2; exit 1; }
 	[ -w /proc/sys/vm/page-cluster ] || { echo "fidelity-live: cannot set page-cluster" >&2; exit 1; }
 fi
-if [ -z "${SWAPTRACE:-}" ] || { [ -z "${SWAPLOAD:-}" ] && [ "$REUSE" != 1 ]; }; then
-	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSWT_BUILD_TESTS=OFF >/dev/null &&
-		cmake --build build-bench -j "$(nproc)" >/dev/null || exit 1
-	SWAPTRACE=${SWAPTRACE:-$PWD/build-bench/cli/swaptrace}
-	SWAPLOAD=${SWAPLOAD:-$PWD/build-bench/samples/swapload}
+BENCH=fidelity-live
+. bench/swap-host.sh
+if [ "$REUSE" = 1 ]; then
+	SWAPLOAD=${SWAPLOAD:-unused}	# replays only
 fi
-SWAPLOAD=${SWAPLOAD:-}
+swap_host_build || exit 1
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/swt-fidelity-XXXXXX")
 CAPS=${KEEP:-$WORK/caps}
 mkdir -p "$CAPS" || exit 1
 PC_BEFORE=$(cat /proc/sys/vm/page-cluster)
-DEVS=()
-CG=
 
 teardown() {
-	local d p
-	if [ -n "$CG" ] && [ -d "$CG" ]; then
-		for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			[ -z "$(cat "$CG/cgroup.procs" 2>/dev/null)" ] && break
-			sleep 0.2
-		done
-		rmdir "$CG" 2>/dev/null || echo "fidelity-live: cannot remove cgroup $CG" >&2
-	fi
-	CG=
-	for d in "${DEVS[@]}"; do
-		swapoff "$d" 2>/dev/null
-		losetup -d "$d" 2>/dev/null
-	done
-	DEVS=()
+	swap_host_teardown
 	rm -f "$WORK"/swap*.img
 }
 cleanup() {
@@ -94,26 +77,11 @@ trap 'exit 143' TERM
 # Fresh swap devices and cgroup for one run: every run starts from empty
 # swap and an empty cgroup.
 setup() {
-	local i d
+	local i
 	for i in $(seq 1 "$NDEV"); do
-		truncate -s "${SWAP_MB}M" "$WORK/swap$i.img" || return 1
-		d=$(losetup -f --show --direct-io=on "$WORK/swap$i.img") || return 1
-		DEVS+=("$d")
-		# non-rotational before swapon: the kernel then takes VMA readahead
-		[ "$SSD" = 1 ] && echo 0 > "/sys/block/${d#/dev/}/queue/rotational"
-		mkswap "$d" >/dev/null && swapon -p 5 "$d" || return 1
+		swap_host_loop "$WORK/swap$i.img" "$SWAP_MB" "$([ "$SSD" = 1 ] && echo ssd)" || return 1
 	done
-	if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
-		CG=/sys/fs/cgroup/memory/swt-fidelity-$$
-		mkdir "$CG" && echo $((LIMIT_MB << 20)) > "$CG/memory.limit_in_bytes"
-	else
-		CG=/sys/fs/cgroup/swt-fidelity-$$
-		mkdir "$CG" && echo $((LIMIT_MB << 20)) > "$CG/memory.max"
-	fi
-}
-
-oom_kills() {
-	awk '$1 == "oom_kill" { print $2; exit }' "$CG/memory.oom_control" "$CG/memory.events" 2>/dev/null
+	swap_host_cgroup "$LIMIT_MB"
 }
 
 # capture_run DIR PAGE_CLUSTER: capture and ingest one run (DIR.db); at
@@ -124,12 +92,12 @@ capture_run() {
 	for try in 1 2 3; do
 		setup || { echo "fidelity-live: cannot set up swap and cgroup" >&2; return 1; }
 		echo "$2" > /proc/sys/vm/page-cluster
-		before=$(oom_kills)
+		before=$(swap_host_oom_kills)
 		rm -rf "$dir" "$dir.db"
-		"$SWAPTRACE" capture -q -o "$dir" -- sh -c "echo \$\$ > '$CG/cgroup.procs' && exec '$SWAPLOAD' mb=$MB mode=$MODE accesses=$ACCESSES seed=$SEED align=$ALIGN" \
+		"$SWAPTRACE" capture -q -o "$dir" -- sh -c "$(swap_host_in_cgroup "'$SWAPLOAD'" mb=$MB mode=$MODE accesses=$ACCESSES seed=$SEED align=$ALIGN)" \
 			> "$WORK/out" 2> "$WORK/err"
 		rc=$?
-		if [ "$rc" -eq 137 ] && [ "$(oom_kills)" != "$before" ]; then
+		if [ "$rc" -eq 137 ] && [ "$(swap_host_oom_kills)" != "$before" ]; then
 			teardown
 			continue
 		fi
