@@ -106,14 +106,14 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 
 	ret = swt_store_prepare(st,
 		"SELECT a.id, coalesce(d.name, a.dev), a.slots, a.rotational, a.synchronous, a.priority,"
-		"       max(coalesce((SELECT max(slot) FROM swap_in WHERE area_id = a.id), 0),"
-		"           coalesce((SELECT max(slot) FROM swap_out WHERE area_id = a.id), 0))"
+		"       coalesce((SELECT max(slot) FROM swap_in WHERE area_id = a.id), 0),"
+		"       coalesce((SELECT max(slot) FROM swap_out WHERE area_id = a.id), 0)"
 		"  FROM swap_area a LEFT JOIN device d ON d.dev = a.dev ORDER BY a.id", &s, err);
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_replay_area *a;
-		int64_t slots, top;
+		int64_t slots, top, top_in, top_out;
 
 		if (swt_grow((void **)&in->areas, &cap, in->nr_areas + 1, sizeof(*in->areas))) {
 			sqlite3_finalize(s);
@@ -122,7 +122,9 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 		a = &in->areas[in->nr_areas++];
 		a->id = sqlite3_column_int64(s, 0);
 		snprintf(a->dev, sizeof(a->dev), "%s", (const char *)sqlite3_column_text(s, 1));
-		top = sqlite3_column_int64(s, 6);
+		top_in = sqlite3_column_int64(s, 6);
+		top_out = sqlite3_column_int64(s, 7);
+		top = top_in > top_out ? top_in : top_out;
 		if (top > 0 && (uint64_t)top >= SWT_SLOT_LIMIT) {
 			sqlite3_finalize(s);
 			/* the engine's words (engine.c), which checks inputs built otherwise */
@@ -131,6 +133,14 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 					 (long long)top);
 		}
 		slots = swt_column_int(s, 2, 0);
+		if (slots > 0 && top >= slots) {
+			/* ingest keeps pages past an area out of its streams */
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_EFORMAT, "'%s': swap area %s holds %lld slots, but "
+					 "a %s is at slot %lld: not a database ingest wrote",
+					 swt_store_path(st), a->dev, (long long)slots,
+					 top_in >= top_out ? "swap-in" : "swap-out", (long long)top);
+		}
 		a->slots = (uint64_t)(slots > 0 && slots < ((int64_t)1 << 40) ? slots : top + 1);
 		a->rotational = (int)swt_column_int(s, 3, -1);
 		a->synchronous = (int)swt_column_int(s, 4, 0);

@@ -136,6 +136,15 @@ edited="$WORK/edited.db"
 cp "$db" "$edited"
 sqlite3 "$edited" "UPDATE swap_in SET slot = 4294967296 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "swap area 7:0: slot 4294967296 is beyond what the replay handles" replay -p auto "$edited"
+# one slot past the area (within what the tables index) once sized every
+# slot table by it: 2^32 - 1 took tens of gigabytes
+sqlite3 "$edited" "UPDATE swap_in SET slot = 4294967295 WHERE id = (SELECT min(id) FROM swap_in)"
+expect_fail "'$edited': swap area 7:0 holds 262144 slots, but a swap-in is at slot 4294967295: not a database ingest wrote" \
+	replay -p auto "$edited"
+sqlite3 "$edited" "UPDATE swap_in SET slot = 5 WHERE id = (SELECT min(id) FROM swap_in);
+	UPDATE swap_out SET slot = 262144 WHERE id = (SELECT min(id) FROM swap_out)"
+expect_fail "a swap-out is at slot 262144" replay -p auto "$edited"
+sqlite3 "$edited" "UPDATE swap_out SET slot = 5 WHERE id = (SELECT min(id) FROM swap_out)"
 sqlite3 "$edited" "UPDATE swap_in SET slot = -5 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "a swap-in at slot -5: not a database ingest wrote" replay -p auto "$edited"
 # slots near 2^62 on an area of unknown size, which is then as big as its
