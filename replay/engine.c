@@ -53,6 +53,7 @@
 #define SLOT_FREE (-2)
 #define SLOT_ALLOC (-1)
 #define SLOT_FIRST_WRITTEN (-3)	/* prep only: first event on the slot is a swap-out */
+#define SLOT_LISTED (-4)	/* allocated, already in this miss's reads (cache_page comes next) */
 
 #define NIL (-1)
 
@@ -1335,7 +1336,7 @@ static inline void cache_page(struct engine *e, uint64_t w, int ra)
 	if (e->wide)
 		e->wide[n].word = w;
 	if (*word == SLOT_ALLOC)
-		e->nr_alloc--;
+		e->nr_alloc--;	/* (add_read counted a SLOT_LISTED one) */
 	*word = (int32_t)((uint32_t)n << 1 | (uint32_t)ra);
 	e->pageins++;
 }
@@ -1355,7 +1356,11 @@ static inline int add_read(struct engine *e, const struct swt_replay_fault *f, u
 			return 0;
 		*target_done = 1;
 	} else if (e->areas[area].slots[slot] != SLOT_ALLOC) {
-		return 0;	/* free, or already cached */
+		return 0;	/* free, already cached, or already listed */
+	} else {
+		/* a plugin may list a slot twice, two PTEs may hold it: it is read once */
+		e->areas[area].slots[slot] = SLOT_LISTED;
+		e->nr_alloc--;
 	}
 	e->reads[1 + *nreads].area = area;
 	e->reads[1 + *nreads].slot = slot;
@@ -1620,6 +1625,14 @@ static __attribute__((noinline, cold)) int miss_failed(struct engine *e, size_t 
 	return -SWT_EPLUGIN;
 }
 
+/* A policy's on_miss returned a window kind the ABI does not define. */
+static __attribute__((noinline, cold)) int bad_window_kind(struct engine *e, size_t fi, uint32_t kind)
+{
+	snprintf(e->why, sizeof(e->why), "on_miss returned a window of unknown kind %u at swap "
+		 "fault %zu", kind, fi + 1);
+	return -SWT_EPLUGIN;
+}
+
 /*
  * One fault.  Only what depends on the policy is counted here: hits,
  * readahead pages, requests and pages read per second; faults, misses and
@@ -1700,6 +1713,8 @@ static int on_fault(struct engine *e, size_t fi)
 		ret = e->policy->on_miss(e->inst, &e->info, &win);
 		if (ret < 0)
 			return miss_failed(e, fi, ret);
+		if (win.kind != SWT_WINDOW_SLOTS && win.kind != SWT_WINDOW_VPAGES)
+			return bad_window_kind(e, fi, win.kind);
 		if (win.count > win.capacity)
 			win.count = win.capacity;
 		count_window(part, win.size);

@@ -4,9 +4,15 @@
  * checked against what the policy declares.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "replay.h"
 #include "util.h"
@@ -41,10 +47,74 @@ void swt_policy_choice_release(struct swt_policy_choice *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static void read_string(const char *s)
+{
+	for (volatile const char *v = s; v && *v; v++)
+		;
+}
+
+/*
+ * Whether the policy's strings can be read, tried in a child: pointers to
+ * nowhere would crash swaptrace itself, where a plugin's crash during the
+ * replay only fails that replay (isolate.c).  1 yes (or cannot tell), 0 no.
+ */
+static int policy_strings_readable(const struct swt_policy *p)
+{
+	pid_t pid = fork();
+	int status, null;
+
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		/* a sanitizer's report of the crash is no message of ours */
+		null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		read_string(p->name);
+		read_string(p->summary);
+		for (const struct swt_policy_param *q = p->params; q && q->key; q++) {
+			read_string(q->key);
+			read_string(q->default_value);
+			read_string(q->help);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/*
+ * The symbol must be a policy struct before anything is read from it: a
+ * plugin that defines it as a char or a function would crash swaptrace.
+ * "" when it is, or what it is instead.
+ */
+static const char *not_a_policy(const void *sym, char *buf, size_t len)
+{
+	Dl_info info;
+	const ElfW(Sym) *elf = NULL;
+
+	if (!dladdr1(sym, &info, (void **)&elf, RTLD_DL_SYMENT))
+		elf = NULL;	/* no symbol table entry to judge by */
+	if (elf && (ELF64_ST_TYPE(elf->st_info) == STT_FUNC ||
+		    ELF64_ST_TYPE(elf->st_info) == STT_GNU_IFUNC))
+		snprintf(buf, len, "is a function, not a struct swt_policy");
+	else if ((uintptr_t)sym % alignof(struct swt_policy))
+		snprintf(buf, len, "is not aligned as a struct swt_policy");
+	else if (elf && elf->st_size && elf->st_size < sizeof(struct swt_policy))
+		snprintf(buf, len, "is %llu bytes, not a struct swt_policy (%zu)",
+			 (unsigned long long)elf->st_size, sizeof(struct swt_policy));
+	else
+		return "";
+	return buf;
+}
+
 static int load_plugin(const char *path, struct swt_policy_choice *c, struct swt_err *err)
 {
 	const struct swt_policy *p;
 	const char *why;
+	char what[80];
 
 	c->dl_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!c->dl_handle)
@@ -53,10 +123,17 @@ static int load_plugin(const char *path, struct swt_policy_choice *c, struct swt
 	if (!p)
 		return swt_error(err, SWT_EPLUGIN, "policy plugin '%s': no '%s' symbol", path,
 				 SWT_POLICY_SYMBOL);
+	why = not_a_policy(p, what, sizeof(what));
+	if (why[0])
+		return swt_error(err, SWT_EPLUGIN, "policy plugin '%s': its '%s' %s", path,
+				 SWT_POLICY_SYMBOL, why);
 	if (p->abi_version != SWT_POLICY_ABI)
 		return swt_error(err, SWT_EPLUGIN,
 				 "policy plugin '%s': ABI version %u, this swaptrace speaks %d", path,
 				 p->abi_version, SWT_POLICY_ABI);
+	if (!policy_strings_readable(p))
+		return swt_error(err, SWT_EPLUGIN, "policy plugin '%s': its name, summary or "
+				 "parameters point to memory that cannot be read", path);
 	why = !p->name || !p->name[0] ? "has no name" :
 	      !p->create ? "has no create()" :
 	      !p->on_miss ? "has no on_miss()" :
@@ -146,7 +223,11 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 					known[0] ? "it takes: " : "it takes none", known);
 			break;
 		}
-		if (add_param(c, kv, (size_t)(eq - kv), eq + 1))
+		for (unsigned i = 0; i < c->nparams; i++)
+			if (strlen(c->keys[i]) == (size_t)(eq - kv) && !strncmp(c->keys[i], kv, (size_t)(eq - kv)))
+				ret = swt_error(err, SWT_EUSAGE, "policy '%s': parameter '%s' given twice",
+						c->policy->name, c->keys[i]);
+		if (!ret && add_param(c, kv, (size_t)(eq - kv), eq + 1))
 			ret = swt_error(err, SWT_ENOMEM, "out of memory");
 	}
 	for (const struct swt_policy_param *q = c->policy && !ret ? c->policy->params : NULL; q && q->key;

@@ -122,6 +122,26 @@ check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" "$before" "a failed sweep
 expect_fail "ABI version 99" replay -p "$bad/libswt-bad-bad_abi.so" "$db"
 expect_fail "no 'swt_policy_plugin' symbol" replay -p "$bad/libswt-bad-no_symbol.so" "$db"
 expect_fail "refuses to start" replay -p "$bad/libswt-bad-fail.so" "$db"
+# what the symbol points at is read only once it is known to be a policy:
+# a char or a function there, or a name pointing nowhere, crashed swaptrace
+expect_fail "its 'swt_policy_plugin' is 1 bytes, not a struct swt_policy" \
+	replay -p "$bad/libswt-bad-not_struct.so" "$db"
+expect_fail "its 'swt_policy_plugin' is a function, not a struct swt_policy" \
+	replay -p "$bad/libswt-bad-function.so" "$db"
+expect_fail "its name, summary or parameters point to memory that cannot be read" \
+	replay -p "$bad/libswt-bad-bad_name.so" "$db"
+# a slot listed eight times is read once: each miss reads one page ahead at most
+"$SWAPTRACE" replay -n --json -c 3 -p "$bad/libswt-bad-duplicates.so" "$db" > "$WORK/dup.json" ||
+	fail "replay with a plugin that lists a slot eight times"
+check_eq "$(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["runs"][0]["totals"]
+print(t["ra_pages"] <= t["misses"], t["pages_read"] == t["misses"] + t["ra_pages"], t["read_requests"] == t["misses"])' \
+	"$WORK/dup.json")" "True True True" "a slot listed eight times is read once"
+expect_fail "replay with 'bad' failed: on_miss returned a window of unknown kind 7 at swap fault 1" \
+	replay -n -p "$bad/libswt-bad-bad_kind.so" "$db"
+"$SWAPTRACE" replay -n -p leap:history=2,history=256 "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'leap': parameter 'history' given twice" \
+	"a parameter given twice"
 expect_fail "replay with 'bad' failed: on_miss returned -5 at swap fault 11 (" \
 	replay -p "$bad/libswt-bad-error.so" -c 3 "$db"
 check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" "$before" "a sweep whose plugin fails stores nothing"

@@ -64,7 +64,9 @@ struct swt_fault_info {
  * decided on (the readahead window-size histogram counts it).  The faulting
  * page may be listed or not: it is always read.  The engine reads only
  * listed pages that are swapped out and not already cached, as the kernel
- * does, and marks all but the faulting page as readahead.
+ * does (a page listed twice is read once), and marks all but the faulting
+ * page as readahead.  A kind other than enum swt_window_kind's fails the
+ * replay.
  */
 struct swt_window {
 	uint32_t kind;		/* enum swt_window_kind */

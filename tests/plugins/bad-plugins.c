@@ -5,13 +5,25 @@
  *   NO_SYMBOL exports no swt_policy_plugin at all
  *   FAIL      create() refuses with a message
  *   ERROR     on_miss returns an error after a few misses
+ *   NOT_STRUCT   exports swt_policy_plugin as a char
+ *   FUNCTION     exports swt_policy_plugin as a function
+ *   BAD_NAME     its name points to memory that cannot be read
+ *   DUPLICATES   on_miss lists the slot after the faulting one eight times
+ *   BAD_KIND     on_miss returns a window of a kind the ABI does not define
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "swaptrace/policy.h"
 
-#ifndef NO_SYMBOL
+#if defined(NOT_STRUCT)
+char swt_policy_plugin = 1;
+#elif defined(FUNCTION)
+void swt_policy_plugin(void);
+void swt_policy_plugin(void)
+{
+}
+#elif !defined(NO_SYMBOL)
 static int calls __attribute__((unused));
 
 static void *bad_create(const struct swt_policy_env *env, const char *const *keys,
@@ -31,6 +43,15 @@ static int bad_on_miss(void *inst, const struct swt_fault_info *f, struct swt_wi
 	win->size = 1;
 	win->count = 1;
 	win->list[0] = f->slot;
+#ifdef DUPLICATES
+	win->size = 8;
+	win->count = 8;
+	for (unsigned i = 0; i < 8; i++)
+		win->list[i] = f->slot + 1;
+#endif
+#ifdef BAD_KIND
+	win->kind = 7;
+#endif
 #ifdef CRASH
 	if (++calls > 10)
 		*(volatile int *)(uintptr_t)(calls - calls) = 1;
@@ -48,7 +69,11 @@ const struct swt_policy swt_policy_plugin = {
 #else
 	.abi_version = SWT_POLICY_ABI,
 #endif
+#ifdef BAD_NAME
+	.name = (const char *)16,
+#else
 	.name = "bad",
+#endif
 	.summary = "a plugin that misbehaves on purpose",
 	.create = bad_create,
 	.on_miss = bad_on_miss,
