@@ -767,7 +767,6 @@ struct prep {
 	 */
 	uint64_t *pte_first;		/* per page */
 	uint64_t *pte_after;		/* per fault on a known page */
-	uint64_t *pte_before;		/* per fault: the page's previous fault's, PTE_NONE */
 	struct swt_map vpage_index;	/* (pid, vpage) -> page entry, for sparse VMAs */
 	int32_t **vma_pages;		/* per VMA: dense vpage - start -> page entry, or NULL */
 	uint64_t any_rotational;
@@ -801,7 +800,6 @@ static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
 	free(pr->vp_first);
 	free(pr->pte_first);
 	free(pr->pte_after);
-	free(pr->pte_before);
 	free(pr->outs_before);
 	free(pr->fault_sec);
 	free(pr->vma_pages);
@@ -864,13 +862,12 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	pr->vp_first = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->pte_first = malloc((n ? n : 1) * sizeof(uint64_t));
 	pr->pte_after = malloc((n ? n : 1) * sizeof(uint64_t));
-	pr->pte_before = malloc((n ? n : 1) * sizeof(uint64_t));
 	pr->outs_before = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->fault_sec = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->vma_pages = calloc(in->nr_vmas ? in->nr_vmas : 1, sizeof(*pr->vma_pages));
 	if (!pr->nslots || !pr->init_slots || !pr->first_use || !pr->series_faults ||
 	    !pr->area_faults || !pr->next_same_slot || !pr->refault || !pr->next_same_vpage || !pr->vp_idx ||
-	    !pr->vp_first || !pr->pte_first || !pr->pte_after || !pr->pte_before ||
+	    !pr->vp_first || !pr->pte_first || !pr->pte_after ||
 	    !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
 	    swt_map_init(&pr->vpage_index, n / 2 + 16))
 		goto nomem;
@@ -1004,16 +1001,12 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	/* the PTEs, resolved */
 	for (i = 0; i < pr->nr_vpages; i++)
 		pr->pte_first[i] = pte_of(&in->faults[pr->vp_first[i]]);
-	for (i = 0; i < n; i++)
-		pr->pte_before[i] = PTE_NONE;
 	for (i = 0; i < n; i++) {
 		int32_t next = pr->next_same_vpage[i];
 
 		if (pr->vp_idx[i] == NIL)
 			continue;
 		pr->pte_after[i] = pte_of(&in->faults[next != NIL ? next : (int32_t)i]);
-		if (next != NIL)
-			pr->pte_before[next] = pte_of(&in->faults[i]);
 	}
 	/* dense VMAs get a direct table: window lookups without hashing */
 	for (i = 0; i < n; i++) {
@@ -1370,17 +1363,17 @@ static inline int add_read(struct engine *e, const struct swt_replay_fault *f, u
 
 /*
  * add_read for the virtual page at page-table entry idx (NIL: none): the
- * swap entry its PTE holds (for the faulting page, own, the one before
- * this fault), unless it holds none.  0, or 1 when the read list is full.
+ * swap entry its PTE holds (for the faulting page, own, the one it faults
+ * on), unless it holds none.  0, or 1 when the read list is full.
  */
-static inline int add_vpage_read(struct engine *e, size_t fi, const struct swt_replay_fault *f,
+static inline int add_vpage_read(struct engine *e, const struct swt_replay_fault *f,
 				 int32_t own, int32_t idx, size_t *nreads, int *target_done)
 {
 	uint64_t pte;
 
 	if (idx == NIL)
 		return 0;
-	pte = idx == own ? e->prep->pte_before[fi] : e->ptes[idx];
+	pte = idx == own ? pte_of(f) : e->ptes[idx];
 	if (pte == PTE_NONE)
 		return 0;
 	return add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, nreads, target_done);
@@ -1390,9 +1383,8 @@ static inline int add_vpage_read(struct engine *e, size_t fi, const struct swt_r
  * The reads of a window, in list order.  A slot entry names a slot of the
  * faulting area.  A virtual page's PTE holds the swap entry it will be
  * faulted with next, or, if never again, the one it was last faulted
- * with; for the faulting page itself, whose next fault is this one, the
- * one it was last faulted with.  Entries naming no known swapped page are
- * skipped.
+ * with; the faulting page's, the entry of this fault.  Entries naming no
+ * known swapped page are skipped.
  */
 static size_t collect_reads(struct engine *e, size_t fi, const struct swt_replay_fault *f,
 			    const struct swt_window *w, int *target_done)
@@ -1425,7 +1417,7 @@ static size_t collect_reads(struct engine *e, size_t fi, const struct swt_replay
 			int32_t idx = dense ? (v - start < span ? dense[v - start] : NIL)
 					    : vpage_entry(e, f->pid, f->vma, v);
 
-			if (add_vpage_read(e, fi, f, own, idx, &nreads, target_done))
+			if (add_vpage_read(e, f, own, idx, &nreads, target_done))
 				break;
 		}
 	}
@@ -1456,12 +1448,12 @@ static size_t collect_vpage_block(struct engine *e, size_t fi, const struct swt_
 		if (end > vend)
 			end = vend;
 		for (uint64_t v = first; v < end; v++)
-			if (add_vpage_read(e, fi, f, own, dense[v - start], &nreads, target_done))
+			if (add_vpage_read(e, f, own, dense[v - start], &nreads, target_done))
 				break;
 		return nreads;
 	}
 	for (uint64_t v = first; v < end; v++)
-		if (add_vpage_read(e, fi, f, own, vpage_entry(e, f->pid, f->vma, v), &nreads,
+		if (add_vpage_read(e, f, own, vpage_entry(e, f->pid, f->vma, v), &nreads,
 				   target_done))
 			break;
 	return nreads;

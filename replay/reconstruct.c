@@ -14,12 +14,13 @@
  *    next read fault reads again (a page keeps its slot while it is only
  *    read), else the first (the window's lowest slot or address);
  *  - a fault that did no I/O took a page read ahead and not yet taken: the
- *    slot its address had before if that is waiting, else the latest
- *    waiting one its address's next read fault reads again, else the
- *    first waiting one of the latest fault that has any (a random
- *    workload's hits carry no other clue); with none waiting it was no
- *    readahead hit (a page still in the swap cache after reclaim unmapped
- *    it) and is dropped.
+ *    slot its address had before if that is waiting; where the kernel
+ *    read ahead by virtual address, the read its place in a window points
+ *    at (vma_window_read); else the latest waiting one its address's next
+ *    read fault reads again, else the first waiting one of the latest
+ *    fault that has any (a random workload's cluster-readahead hits carry
+ *    no other clue); with none waiting it was no readahead hit (a page
+ *    still in the swap cache after reclaim unmapped it) and is dropped.
  *
  * A page waits from its read until a fault takes it or its slot is
  * written again.  Without fault events every read stands for a fault.
@@ -37,6 +38,9 @@
 
 /* Re-faults this far from every read fault of their task are not in a swapped VMA. */
 #define HIT_REACH_PAGES 512
+
+/* how far a page's place in its window may be from where its read puts it */
+#define VMA_RA_SLACK 3
 
 struct rc_read {
 	uint32_t area;
@@ -92,6 +96,9 @@ struct rc {
 	size_t nr_stack, cap_stack;
 	uint32_t seq;
 	size_t cap_faults;
+	int vma_ra;		/* the traced kernel read ahead by virtual address */
+	struct swt_map at_vpage;	/* VMA readahead: (pid, vpage) -> latest read placed there */
+	int32_t *placed_prev;	/* per read: the previous read placed at the same vpage, -1 */
 };
 
 static int cmp_addr_event(const void *a, const void *b)
@@ -421,6 +428,60 @@ static int same_slot(const struct rc *rc, uint32_t a, uint32_t b)
 	return rc->reads[a].area == rc->reads[b].area && rc->reads[a].slot == rc->reads[b].slot;
 }
 
+/*
+ * VMA readahead reads a window of virtual pages around the fault in
+ * address order, skipping pages without a swap entry or in the cache: the
+ * read k places after the fault's own was of a page at least k pages
+ * after the fault's, likely k (before it, the same).  Each read is placed
+ * there, so that a later hit on that page can find it.
+ */
+static int place_reads(struct rc *rc, const struct rc_group *g, struct swt_err *err)
+{
+	for (uint32_t i = g->first; i < g->first + g->nr; i++) {
+		int64_t at = (int64_t)g->vpage + ((int64_t)i - (int64_t)g->demand);
+		uint64_t prev;
+
+		if (i == g->demand || at <= 0)
+			continue;
+		rc->placed_prev[i] = swt_map_get(&rc->at_vpage, (uint64_t)(uint32_t)g->pid,
+						 (uint64_t)at, &prev) ? (int32_t)prev : -1;
+		if (swt_map_put(&rc->at_vpage, (uint64_t)(uint32_t)g->pid, (uint64_t)at, i))
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * The waiting read of a VMA readahead window that most likely holds the
+ * hit's page: one placed at its vpage, else at a neighbour, on the side of
+ * its own fault's page where holes would have pushed it (a read placed at
+ * vpage - s after its fault's page, or vpage + s before it).  NONE if none.
+ */
+static uint32_t vma_window_read(struct rc *rc, const struct rc_hit *h)
+{
+	for (int64_t s = 0; s <= VMA_RA_SLACK; s++) {
+		for (int side = s ? -1 : 1; side <= 1; side += 2) {
+			int64_t at = (int64_t)h->vpage + side * s;
+			uint64_t r;
+
+			if (at <= 0 || !swt_map_get(&rc->at_vpage, (uint64_t)(uint32_t)h->pid,
+						    (uint64_t)at, &r))
+				continue;
+			for (int32_t i = (int32_t)r; i >= 0; i = rc->placed_prev[i]) {
+				const struct rc_group *g = &rc->groups[rc->reads[i].group];
+				int after = (uint32_t)i > g->demand;
+
+				/* holes push a page away from its fault's: placed short of it */
+				if (s && (after ? side > 0 : side < 0))
+					continue;
+				if (pending(rc, (uint32_t)i))
+					return (uint32_t)i;
+			}
+		}
+	}
+	return NONE;
+}
+
 /* A read fault: its demand page, the others wait for faults. */
 static int replay_group(struct rc *rc, struct rc_group *g, struct swt_err *err)
 {
@@ -435,6 +496,11 @@ static int replay_group(struct rc *rc, struct rc_group *g, struct swt_err *err)
 				n = NULL;
 				break;
 			}
+	if (rc->vma_ra && g->vpage) {
+		ret = place_reads(rc, g, err);
+		if (ret)
+			return ret;
+	}
 	for (uint32_t i = g->first; i < g->first + g->nr; i++) {
 		if (i == g->demand) {
 			rc->pend_seq[word_of(rc, i)] = 0;
@@ -459,6 +525,9 @@ static int replay_hit(struct rc *rc, struct rc_hit *h, struct swt_err *err)
 	else if (h->prev <= -2 && rc->hits[-2 - h->prev].read != NONE &&
 		 pending(rc, rc->hits[-2 - h->prev].read))
 		took = rc->hits[-2 - h->prev].read;
+	/* VMA readahead: the read its place in a window points at */
+	if (took == NONE && rc->vma_ra)
+		took = vma_window_read(rc, h);
 	/* the latest waiting one of the slots its next read fault reads */
 	if (took == NONE && h->next >= 0) {
 		const struct rc_group *n = &rc->groups[h->next];
@@ -488,6 +557,15 @@ int swt_replay_reconstruct(struct swt_store *st, struct swt_replay_input *in, st
 
 	if (swt_map_init(&rc.read_faults, 1024))
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	if (swt_map_init(&rc.at_vpage, 1024)) {
+		swt_map_release(&rc.read_faults);
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	/* auto's rule (swt_fault_uses_vma_ra): VMA readahead unless an area is rotational */
+	rc.vma_ra = in->vma_ra_enabled > 0;
+	for (size_t a = 0; a < in->nr_areas; a++)
+		if (in->areas[a].rotational > 0)
+			rc.vma_ra = 0;
 	ret = load_reads(st, &rc, err);
 	if (!ret)
 		ret = load_hits(st, &rc, err);
@@ -495,6 +573,11 @@ int swt_replay_reconstruct(struct swt_store *st, struct swt_replay_input *in, st
 		ret = link_addresses(&rc, err);
 	if (!ret)
 		ret = size_words(&rc, err);
+	if (!ret && rc.vma_ra) {
+		rc.placed_prev = malloc((rc.nr_reads ? rc.nr_reads : 1) * sizeof(*rc.placed_prev));
+		if (!rc.placed_prev)
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+	}
 	while (!ret && (gi < rc.nr_groups || hi < rc.nr_hits)) {
 		uint64_t next = gi < rc.nr_groups ? rc.groups[gi].ts : UINT64_MAX;
 
@@ -521,6 +604,8 @@ int swt_replay_reconstruct(struct swt_store *st, struct swt_replay_input *in, st
 	free(rc.pend_seq);
 	free(rc.stack);
 	swt_map_release(&rc.read_faults);
+	swt_map_release(&rc.at_vpage);
+	free(rc.placed_prev);
 	return ret;
 }
 

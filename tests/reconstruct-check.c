@@ -111,7 +111,8 @@ static int write_capture(struct swt_store *st, const struct swt_replay_input *in
 			 (long long)in->areas[a].id);
 		dev[a] = swt_store_query_int(st, sql, 0);
 	}
-	if (swt_store_exec(st, "BEGIN; DELETE FROM swap_in", err) ||
+	/* a capture taken at page-cluster 3, as the run was */
+	if (swt_store_exec(st, "BEGIN; DELETE FROM swap_in; UPDATE capture SET page_cluster = 3", err) ||
 	    swt_store_prepare(st, "INSERT INTO swap_in (ts, area_id, slot, dev, pid, bio_id, fault_id,"
 			      " address, demand) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)", &ins, err))
 		goto out;

@@ -459,6 +459,31 @@ TEST(vma_reads_virtual_neighbours_on_any_slot)
 	swt_replay_result_free(r);
 }
 
+/*
+ * The faulting page's PTE holds the entry it faults on, not the one it had
+ * at its previous fault: a page swapped in, evicted, written to another
+ * slot and faulted again once had its old slot read ahead as well.
+ */
+TEST(vma_faulting_page_reads_its_own_entry)
+{
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	scenario_init(&s, 0);
+	out(&s, 10);
+	fault(&s, 10, 0x1100);
+	out(&s, 10);		/* slot 10 now holds another page */
+	out(&s, 50);		/* 0x1100 evicted dirty to slot 50 */
+	fault(&s, 50, 0x1100);
+	for (unsigned pc = 0; pc <= 3; pc += 3) {
+		r = run(&s, &swt_policy_vma, pc, 1000);
+		CHECK_INT(r->total.misses, 2);
+		CHECK_INT(r->total.pages_read, 2);
+		CHECK_INT(r->total.ra_pages, 0);
+		swt_replay_result_free(r);
+	}
+}
+
 TEST(plug_merges_front_and_back)
 {
 	struct scenario s;
