@@ -164,10 +164,42 @@ static int read_setting(const char *dir, const char *file, char **value, struct 
 	return *value ? 0 : swt_error(err, SWT_ENOMEM, "out of memory");
 }
 
-/* The top-level buffer must be idle: records from others would mix in. */
-static int check_top_level(const char *dir, struct swt_err *err)
+/* Whether a tracing_cpumask (hex, 32-bit groups split by commas) holds CPUs 0..ncpus-1. */
+static int mask_has_all(const char *mask, unsigned ncpus)
 {
-	char *tracer = NULL, *events = NULL, *tracers = NULL, path[4096];
+	size_t len = strlen(mask);
+	unsigned bit = 0;
+
+	/* from the last hex digit, which holds CPUs 0-3 */
+	while (len && bit < ncpus) {
+		char ch = mask[--len];
+		unsigned v;
+
+		if (ch == ',' || ch == '\n' || ch == ' ')
+			continue;
+		if (ch >= '0' && ch <= '9')
+			v = (unsigned)(ch - '0');
+		else if (ch >= 'a' && ch <= 'f')
+			v = (unsigned)(ch - 'a' + 10);
+		else if (ch >= 'A' && ch <= 'F')
+			v = (unsigned)(ch - 'A' + 10);
+		else
+			return 0;
+		for (unsigned b = 0; b < 4 && bit < ncpus; b++, bit++)
+			if (!(v & (1u << b)))
+				return 0;
+	}
+	return bit >= ncpus;
+}
+
+/*
+ * The top-level buffer must be idle (records from others would mix in)
+ * and trace every CPU (a narrowed tracing_cpumask would drop the I/O of
+ * the others without a word).
+ */
+static int check_top_level(const char *dir, unsigned ncpus, struct swt_err *err)
+{
+	char *tracer = NULL, *events = NULL, *tracers = NULL, *mask = NULL, path[4096];
 	int ret;
 
 	ret = read_setting(dir, "current_tracer", &tracer, err);
@@ -196,10 +228,21 @@ static int check_top_level(const char *dir, struct swt_err *err)
 				"'%s'); --blktrace needs it to itself", events);
 		goto out;
 	}
+	ret = read_setting(dir, "tracing_cpumask", &mask, err);
+	if (ret)
+		goto out;
+	if (!mask_has_all(mask, ncpus)) {
+		mask[strcspn(mask, "\n")] = '\0';
+		ret = swt_error(err, SWT_EBUSY,
+				"the top-level trace buffer traces only some CPUs (tracing_cpumask is "
+				"'%s'): --blktrace would miss the I/O of the others", mask);
+		goto out;
+	}
 out:
 	free(tracer);
 	free(events);
 	free(tracers);
+	free(mask);
 	return ret;
 }
 
@@ -278,16 +321,31 @@ int swt_blktracer_create(const struct swt_blktracer_opts *o, struct swt_knobs *k
 		      swt_error(err, SWT_EIO, "'%s': flock: %s", o->lock_path, strerror(errno));
 		goto out_free;
 	}
-	ret = check_top_level(o->tracing_dir, err);
+	ret = check_top_level(o->tracing_dir, o->ncpus, err);
 	if (ret)
 		goto out_free;
 	for (size_t i = 0; i < o->ndev; i++) {
+		char *on = NULL;
+
 		snprintf(path, sizeof(path), "/sys/block/%s/trace/enable", o->disks[i]);
 		if (access(path, W_OK) < 0) {
 			ret = swt_error(err, SWT_ENOTSUP, "'%s': %s: cannot trace '%s' with the blk tracer",
 					path, strerror(errno), o->disks[i]);
 			goto out_free;
 		}
+		/*
+		 * Someone else's blk trace of the device: its act_mask, LBA
+		 * range and pid filter would narrow ours, and the kernel drops
+		 * them when tracing stops, so they could not be given back.
+		 */
+		on = swt_read_text(path, NULL);
+		if (on && strtoul(on, NULL, 10) != 0) {
+			free(on);
+			ret = swt_error(err, SWT_EBUSY, "'%s' is 1: '%s' is already traced with the "
+					"blk tracer; --blktrace needs it to itself", path, o->disks[i]);
+			goto out_free;
+		}
+		free(on);
 		s->enable_paths[i] = swt_strdup(path);
 		if (!s->enable_paths[i]) {
 			ret = swt_error(err, SWT_ENOMEM, "out of memory");
