@@ -158,8 +158,10 @@ static int make_out_dir(struct swt_capture *c, struct swt_err *err)
 		if (!S_ISDIR(sb.st_mode))
 			return swt_error(err, SWT_EUSAGE, "'%s' exists and is not a directory",
 					 c->o.out_dir);
-		{
-			char *probe = swt_path_join(c->o.out_dir, "meta.txt");
+		/* what ingest takes for a capture, or a capture's leftovers */
+		for (const char *const *name = (const char *const[]){ "meta.txt", "trace.dat", "blk",
+				"raw", "maps", NULL }; empty && *name; name++) {
+			char *probe = swt_path_join(c->o.out_dir, *name);
 
 			empty = probe && access(probe, F_OK) < 0;
 			free(probe);

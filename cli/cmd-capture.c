@@ -139,9 +139,12 @@ int cmd_capture(int argc, char **argv)
 			o.out_dir = optarg;
 			break;
 		case 'd':
-			if (swt_parse_double(optarg, &o.duration_s) || o.duration_s <= 0)
+			/* a year at most: beyond 2^64 ns the deadline would wrap */
+			if (swt_parse_double(optarg, &o.duration_s) || o.duration_s <= 0 ||
+			    o.duration_s > 366.0 * 86400)
 				return cli_failf("capture", SWT_EXIT_USAGE,
-						 "bad --duration '%s': expected seconds > 0", optarg);
+						 "bad --duration '%s': expected seconds > 0, a year at most",
+						 optarg);
 			break;
 		case 'p':
 			if (swt_parse_int(optarg, &o.pid) || o.pid <= 0)

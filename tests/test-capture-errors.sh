@@ -24,6 +24,11 @@ swt capture -o "$WORK/usage" --pid 1 --cgroup x 2> /dev/null
 check_eq "$?" 2 "two targets: exit status"
 swt capture -o "$WORK/usage" --duration soon 2> /dev/null
 check_eq "$?" 2 "bad duration: exit status"
+# past 2^64 ns the deadline wrapped: 1e300 s stopped after 0.1 s, "elapsed"
+swt capture -o "$WORK/usage" --duration 1e300 -- true 2> "$WORK/dur.err"
+check_eq "$?:$(cat "$WORK/dur.err")" \
+	"2:swaptrace: capture: bad --duration '1e300': expected seconds > 0, a year at most" \
+	"a duration past a year"
 [ -e "$WORK/usage" ] && fail "usage error created the directory"
 
 # a directory that holds a capture is not overwritten
@@ -31,6 +36,24 @@ swt capture -q -o "$WORK/first" -- true || fail "short capture failed"
 swt capture -q -o "$WORK/first" -- true 2> "$WORK/again.err"
 check_eq "$?" 1 "existing capture: exit status"
 grep -q "already holds a capture" "$WORK/again.err" || fail "existing capture: unclear message"
+# ... nor is one that ingest would take for one: a trace.dat alone (as
+# trace-cmd extract leaves it), or a killed capture's blk/ and raw/
+for leftover in trace.dat blk raw; do
+	mkdir -p "$WORK/old-$leftover"
+	echo keep > "$WORK/old-$leftover/notes"
+	if [ "$leftover" = trace.dat ]; then
+		cp "$WORK/first/trace.dat" "$WORK/old-$leftover/"
+	else
+		mkdir "$WORK/old-$leftover/$leftover"
+	fi
+	(cd "$WORK/old-$leftover" && find . -type f -exec md5sum {} + | sort; find . | sort) > "$WORK/old.sum"
+	swt capture -q -o "$WORK/old-$leftover" -- true 2> "$WORK/again.err"
+	check_eq "$?" 1 "a directory with $leftover: exit status"
+	grep -q "already holds a capture" "$WORK/again.err" ||
+		fail "a directory with $leftover: unclear message: $(cat "$WORK/again.err")"
+	(cd "$WORK/old-$leftover" && find . -type f -exec md5sum {} + | sort; find . | sort) |
+		cmp -s - "$WORK/old.sum" || fail "a directory with $leftover was changed"
+done
 
 # the disk fills up: recording stops with the reason, trace.dat is still made
 FULL="$WORK/full"
