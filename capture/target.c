@@ -78,11 +78,20 @@ int swt_target_spawn(struct swt_target *t, char *const *argv, struct swt_err *er
 
 		close(go[1]);
 		close(ex[0]);
-		/* the command starts with what a shell would give it */
+		/*
+		 * The command starts with what a shell would give it, and
+		 * with a SIGHUP swaptrace was started ignoring (nohup) still
+		 * ignored.
+		 */
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		{
+			struct sigaction now;
+
+			if (sigaction(SIGHUP, NULL, &now) < 0 || now.sa_handler != SIG_IGN)
+				signal(SIGHUP, SIG_DFL);
+		}
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		while (read(go[0], &c, 1) < 0 && errno == EINTR)

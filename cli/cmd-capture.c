@@ -27,7 +27,8 @@ const char cmd_capture_usage[] =
 	"With COMMAND, run it and record for its life; the exit status is the\n"
 	"command's.  A first Ctrl-C/SIGTERM is passed on to the command and recording\n"
 	"goes on until it exits; a second one stops at once.  Without COMMAND, record\n"
-	"until SIGINT/SIGTERM or --duration.\n"
+	"until SIGINT/SIGTERM or --duration.  SIGHUP does the same, unless swaptrace\n"
+	"was started ignoring it (nohup): then it and the command go on.\n"
 	"\n"
 	"options:\n"
 	"  -o, --output DIR     capture directory (created; must not hold a capture)\n"
@@ -83,9 +84,19 @@ static void install_handlers(void)
 	/* no SA_RESTART: a signal should cut a wait short */
 	sa.sa_handler = on_stop_signal;
 	sigemptyset(&sa.sa_mask);
+	/*
+	 * SIGINT and SIGTERM stop a capture even where they came in ignored
+	 * (a script's background job: 'kill -INT' is how it stops one); a
+	 * SIGHUP that came in ignored (nohup) stays ignored, for the command too.
+	 */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	{
+		struct sigaction was;
+
+		if (sigaction(SIGHUP, NULL, &was) < 0 || was.sa_handler != SIG_IGN)
+			sigaction(SIGHUP, &sa, NULL);
+	}
 	signal(SIGPIPE, SIG_IGN);
 }
 

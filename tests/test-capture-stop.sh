@@ -62,6 +62,19 @@ check_eq "$(meta_value "$WORK/sigint/meta.txt" end)" signal "sigint: recorded en
 check_host_restored "$WORK/state.before" "after SIGINT"
 check_counts "$WORK/sigint" "SIGINT to swaptrace"
 
+# 2b. under nohup a hangup stops neither the capture nor the command (it
+# once did both: swaptrace caught SIGHUP and the command got it back as
+# default)
+nohup "$SWAPTRACE" capture -q -o "$WORK/nohup" -- sh -c "sleep 2; echo survived > '$WORK/survived'" \
+	> /dev/null 2>&1 &
+CAPPID=$!
+BACKGROUND+=("$CAPPID")
+sleep 1
+kill -HUP "$CAPPID"
+wait_bounded "$CAPPID"
+check_eq "$?:$(cat "$WORK/survived" 2>/dev/null)" "0:survived" "nohup: SIGHUP ignored by swaptrace and the command"
+check_host_restored "$WORK/state.before" "after SIGHUP under nohup"
+
 # 3. SIGINT twice: stop at once, the command is killed
 "$SWAPTRACE" capture -q -o "$WORK/twice" -- sh -c "trap '' INT; $LONG" > /dev/null 2>&1 &
 CAPPID=$!
