@@ -134,12 +134,17 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 	for (size_t i = 0, area = 0; i < c->nr_swaps; i++) {
 		const struct swt_swap_area *a = &c->swaps[i];
 
+		/* one word, as /proc/swaps has it: ingest splits the line at blanks */
+		char *word = swt_escape_octal(a->path);
+
 		if (!a->dev) {
-			fprintf(f, "swap_unmapped path=%s reason=%s\n", a->path, a->unresolved);
+			fprintf(f, "swap_unmapped path=%s reason=%s\n", word ? word : "?", a->unresolved);
+			free(word);
 			continue;
 		}
-		fprintf(f, "swap_device path=%s dev=%u:%u type=%s prio=%lld", a->path,
+		fprintf(f, "swap_device path=%s dev=%u:%u type=%s prio=%lld", word ? word : "?",
 			swt_dev_major(a->dev), swt_dev_minor(a->dev), a->type, (long long)a->priority);
+		free(word);
 		if (a->rotational >= 0)
 			fprintf(f, " rotational=%d", a->rotational);
 		if (a->synchronous >= 0)

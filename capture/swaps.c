@@ -31,23 +31,7 @@ void swt_swap_areas_free(struct swt_swap_area *a, size_t n)
 	free(a);
 }
 
-/* /proc/swaps escapes blanks and backslashes in paths as \ooo. */
-static void unescape_octal(char *s)
-{
-	char *w = s;
-
-	for (char *r = s; *r;) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
-			r += 4;
-		} else {
-			*w++ = *r++;
-		}
-	}
-	*w = '\0';
-}
-
+/* /proc/swaps escapes blanks and backslashes in paths as \ooo (swt_unescape_octal). */
 int swt_swap_parse(const char *text, struct swt_swap_area **out, size_t *n,
 		   struct swt_err *err)
 {
@@ -81,7 +65,7 @@ int swt_swap_parse(const char *text, struct swt_swap_area **out, size_t *n,
 			goto nomem;
 		a = &v[count];
 		memset(a, 0, sizeof(*a));
-		unescape_octal(path);
+		swt_unescape_octal(path);
 		a->path = swt_strdup(path);
 		a->type = swt_strdup(type);
 		count++;

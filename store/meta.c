@@ -240,8 +240,13 @@ static int area_set_word(struct swt_meta_area *a, const char *word)
 	memcpy(key, word, klen);
 	key[klen] = '\0';
 	val = eq + 1;
-	if (!strcmp(key, "path"))
-		return set_str(&a->path, val);
+	if (!strcmp(key, "path")) {
+		int ret = set_str(&a->path, val);
+
+		if (!ret && a->path)
+			swt_unescape_octal(a->path);	/* blanks as \ooo, as /proc/swaps has them */
+		return ret;
+	}
 	if (!strcmp(key, "type") || !strcmp(key, "kind"))
 		return set_str(&a->type, val);
 	if (!strcmp(key, "dev"))

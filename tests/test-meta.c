@@ -83,8 +83,8 @@ TEST(capture_keys_and_vmstat_before_after)
 		"probes none (no kprobe events)\n"
 		"swap_device path=/dev/sda2 dev=8:2 type=partition prio=-2 rotational=1 sync=0 "
 		"start=2048 slots=1000 size_kib=3996 used_kib=0\n"
-		"swap_device path=/swapfile dev=8:1 type=file prio=-3 rotational=0 sync=0 start=0 "
-		"slots=300\n"
+		"swap_device path=/swap\\040files/a\\134b dev=8:1 type=file prio=-3 rotational=0 "
+		"sync=0 start=0 slots=300\n"
 		"extent area=1 first_slot=1 nr_slots=100 start_sector=80000\n"
 		"extent area=1 first_slot=101 nr_slots=199 start_sector=90000\n"
 		"# vmstat before\n"
@@ -108,6 +108,16 @@ TEST(capture_keys_and_vmstat_before_after)
 	CHECK_INT(m->areas[0].slots, 1000);
 	CHECK_INT(m->areas[0].dev, swt_dev_make(8, 2));
 	CHECK_STR(m->areas[1].type, "file");
+	/* blanks and backslashes as /proc/swaps writes them (capture writes them so) */
+	CHECK_STR(m->areas[1].path, "/swap files/a\\b");
+	{
+		char *e = swt_escape_octal("/a b\\c\td");
+
+		CHECK_STR(e, "/a\\040b\\134c\\011d");
+		swt_unescape_octal(e);
+		CHECK_STR(e, "/a b\\c\td");
+		free(e);
+	}
 	CHECK_INT(m->areas[1].nr_extents, 2);
 	CHECK_INT(m->areas[1].extents[1].start_sector, 90000);
 	CHECK_INT(swt_meta_vmstat_delta(m, "pswpin"), 15);

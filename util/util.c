@@ -237,6 +237,38 @@ int swt_parse_double(const char *text, double *out)
 	return 0;
 }
 
+char *swt_escape_octal(const char *s)
+{
+	char *out = malloc(strlen(s) * 4 + 1), *w = out;
+
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\\')
+			w += sprintf(w, "\\%03o", (unsigned char)*s);
+		else
+			*w++ = *s;
+	}
+	*w = '\0';
+	return out;
+}
+
+void swt_unescape_octal(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r;) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
 char *swt_strdup(const char *s)
 {
 	size_t n;

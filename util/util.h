@@ -86,6 +86,13 @@ int swt_parse_double(const char *text, double *out);
 
 /* Duplicate a string; NULL on NULL or allocation failure. */
 char *swt_strdup(const char *s);
+/*
+ * A path as /proc/swaps writes it: space, tab, newline and backslash as
+ * \ooo, so that it is one word (malloc'd; NULL when out of memory).
+ */
+char *swt_escape_octal(const char *s);
+/* Undo swt_escape_octal (and /proc/swaps' escapes), in place. */
+void swt_unescape_octal(char *s);
 
 /* Last path component, without allocating. */
 const char *swt_basename(const char *path);
