@@ -71,8 +71,8 @@ int swt_layout_init(struct swt_layout *l, const struct swt_meta *meta, size_t *s
 		}
 		if (!add_area(l, m->dev, m, m->start_sector, slots))
 			return -SWT_ENOMEM;
-		/* ids follow /proc/swaps order, holes included */
-		l->areas[l->nr_areas - 1].id = (int64_t)i;
+		/* ids are swap types: /proc/swaps order, holes and unmapped areas included */
+		l->areas[l->nr_areas - 1].id = m->swap_type >= 0 ? m->swap_type : (int64_t)i;
 	}
 	return 0;
 }

@@ -143,6 +143,7 @@ static struct swt_meta_area *new_area(struct swt_meta *m)
 	memset(a, 0, sizeof(*a));
 	a->priority = a->rotational = a->synchronous = SWT_META_UNKNOWN;
 	a->slots = a->size_kib = a->used_kib = SWT_META_UNKNOWN;
+	a->swap_type = -1;
 	return a;
 }
 
@@ -298,6 +299,7 @@ static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.priority = tmp.rotational = tmp.synchronous = SWT_META_UNKNOWN;
 	tmp.slots = tmp.size_kib = tmp.used_kib = SWT_META_UNKNOWN;
+	tmp.swap_type = m->swap_lines++;
 	for (w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
 		if (area_set_word(&tmp, w)) {
 			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device field '%s'",
@@ -454,6 +456,11 @@ static int parse_header_key(struct swt_meta *m, const char *key, char *value,
 		return parse_swap_device(m, value, name, lineno, err);
 	if (!strcmp(key, "extent"))
 		return parse_extent(m, value, name, lineno, err);
+	if (!strcmp(key, "swap_unmapped")) {
+		/* an area with no block device still takes its swap type */
+		m->swap_lines++;
+		return 0;
+	}
 	if (!strcmp(key, "vma_ra_enabled")) {
 		if (parse_bool(value, &iv))
 			goto bad;
@@ -638,6 +645,7 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.priority = tmp.rotational = tmp.synchronous = SWT_META_UNKNOWN;
 	tmp.slots = tmp.size_kib = tmp.used_kib = SWT_META_UNKNOWN;
+	tmp.swap_type = -1;	/* stated areas are numbered in the order given */
 	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save), first = 0) {
 		if (first) {
 			if (swt_dev_parse(w, &tmp.dev))

@@ -30,6 +30,7 @@ struct swt_meta_area {
 	struct swt_meta_extent *extents;
 	size_t nr_extents;
 	uint64_t extents_end;	/* past the highest slot of the extents so far */
+	int64_t swap_type;	/* its place in /proc/swaps, swap_unmapped lines counted; -1 unknown */
 };
 
 struct swt_meta_vmstat {
@@ -50,6 +51,7 @@ struct swt_meta {
 	int64_t lost_events;		/* sum over CPUs, SWT_META_UNKNOWN if absent */
 	struct swt_meta_area *areas;
 	size_t nr_areas;
+	int64_t swap_lines;	/* swap_device and swap_unmapped lines read so far */
 	struct swt_meta_vmstat *vmstat;
 	size_t nr_vmstat;
 	struct swt_meta_fact *facts;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "layout.h"
 #include "meta.h"
 #include "util.h"
 
@@ -122,6 +123,38 @@ TEST(capture_keys_and_vmstat_before_after)
 	CHECK_INT(m->areas[1].extents[1].start_sector, 90000);
 	CHECK_INT(swt_meta_vmstat_delta(m, "pswpin"), 15);
 	CHECK_INT(m->lost_events, 3);
+	swt_meta_free(m);
+}
+
+/*
+ * An area /proc/swaps lists with no block device (a swap file on btrfs)
+ * still takes its swap type: the next area's id is 1, as the kernel's
+ * swp_type, which swap-entry probes name.
+ */
+TEST(unmapped_area_keeps_its_swap_type)
+{
+	struct swt_err err = { 0 };
+	struct swt_layout l;
+	size_t skipped = 0;
+	int ret;
+	struct swt_meta *m = parse("swap_unmapped path=/mnt/btrfs/swap reason=no\\040extents\n"
+				   "swap_device path=/dev/loop0 dev=7:0 type=partition prio=5 "
+				   "start=0 slots=1000\n"
+				   "swap_device path=/dev/loop1 dev=7:1 type=partition prio=5 "
+				   "start=0 slots=1000\n"
+				   "extent area=1 first_slot=1 nr_slots=10 start_sector=8\n", &ret, &err);
+
+	CHECK_INT(ret, 0);
+	CHECK_INT(m->nr_areas, 2);
+	CHECK_INT(m->areas[0].swap_type, 1);
+	CHECK_INT(m->areas[1].swap_type, 2);
+	/* extents still name their area among the swap_device lines */
+	CHECK_INT(m->areas[1].nr_extents, 1);
+	CHECK_INT(swt_layout_init(&l, m, &skipped), 0);
+	CHECK_INT(l.nr_areas, 2);
+	CHECK_INT(l.areas[0].id, 1);
+	CHECK_INT(l.areas[1].id, 2);
+	swt_layout_release(&l);
 	swt_meta_free(m);
 }
 
