@@ -512,6 +512,42 @@ size_t swt_blktrace_set_name_len(const char *path)
 	return (size_t)(dot - path);
 }
 
+/*
+ * A file NAME.blktrace.N of the set with N above first_missing, -1 none:
+ * expanding NAME stops at the first CPU number missing (as blkparse does),
+ * which would leave the files past a lost one out without a word.
+ */
+static long set_file_beyond(const char *name, unsigned first_missing)
+{
+	char *dir = swt_dirname(name);
+	const char *base = swt_basename(name);
+	size_t blen = strlen(base);
+	struct dirent *de;
+	long found = -1;
+	DIR *d;
+
+	if (!dir)
+		return -1;
+	d = opendir(dir);
+	free(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		const char *rest = de->d_name + blen;
+		char *end;
+		unsigned long cpu;
+
+		if (strncmp(de->d_name, base, blen) || strncmp(rest, ".blktrace.", 10) ||
+		    !strchr("0123456789", rest[10]) || !rest[10])
+			continue;
+		cpu = strtoul(rest + 10, &end, 10);
+		if (!*end && cpu > first_missing && (found < 0 || cpu < (unsigned long)found))
+			found = (long)cpu;
+	}
+	closedir(d);
+	return found;
+}
+
 int swt_blktrace_expand(const char *input, char ***paths, size_t *n, struct swt_err *err)
 {
 	char **list = NULL;
@@ -552,6 +588,17 @@ int swt_blktrace_expand(const char *input, char ***paths, size_t *n, struct swt_
 	if (!count)
 		return swt_error(err, SWT_ENOENT, "'%s': no such file, and no '%s.blktrace.0'", input,
 				 input);
+	{
+		long beyond = set_file_beyond(input, (unsigned)count);
+
+		if (beyond >= 0) {
+			swt_blktrace_paths_free(list);
+			return swt_error(err, SWT_EFORMAT,
+					 "'%s.blktrace.%zu' is missing but '%s.blktrace.%ld' is there: "
+					 "a CPU's file of the set was lost or renamed; give the files "
+					 "one by one to read the others", input, count, input, beyond);
+		}
+	}
 	*paths = list;
 	*n = count;
 	return 0;

@@ -397,8 +397,9 @@ static int input_set(const char *input, char **name, int *whole, dev_t *dir_dev,
 	*name = NULL;
 	*whole = 0;
 	if (stat(input, &sb) == 0) {
+		/* an empty file of a set is an idle CPU's (blktrace writes one) */
 		len = swt_blktrace_set_name_len(input);
-		if (!len || !S_ISREG(sb.st_mode) || !sb.st_size || !swt_blktrace_probe(input))
+		if (!len || !S_ISREG(sb.st_mode) || (sb.st_size && !swt_blktrace_probe(input)))
 			return 0;
 	} else {
 		if (errno != ENOENT || swt_blktrace_expand(input, &paths, &n, NULL))

@@ -98,6 +98,14 @@ head -c $((r + 7)) "$BLK.blktrace.1" > "$IN/set/swap.blktrace.1"
 expect_fail blk-set-truncated "'$(re "$IN/set/swap.blktrace.1")': truncated record at offset $r" \
 	-- "$IN/set/swap"
 
+# a set with a CPU's file missing in the middle: NAME stopped at the gap and
+# left the files past it out without a word (284 429 events of 573 990)
+mkdir -p "$IN/gap"
+cp "$IN/good.blktrace.0" "$IN/gap/swap.blktrace.0"
+cp "$IN/good.blktrace.0" "$IN/gap/swap.blktrace.2"
+expect_fail blk-set-gap "'$(re "$IN/gap/swap").blktrace.1' is missing but '$(re "$IN/gap/swap").blktrace.2' is there: a CPU's file of the set was lost or renamed; give the files one by one to read the others" \
+	-- "$IN/gap/swap"
+
 f=$(damaged magic-first)
 TF patch "$f" 0 deadbeef
 expect_fail blk-magic-first \

@@ -80,7 +80,14 @@ if "$SWAPTRACE" ingest -q -o "$WORK/one.db" --meta "$CAP/meta.txt" "$LE.blktrace
 else
 	fail "one per-CPU file of a set: $(cat "$WORK/err.txt")"
 fi
-rm -f "$WORK/glob.db" "$WORK/mixed.db" "$WORK/one.db"
+# an idle CPU's empty file named with the others is part of the set (it
+# was refused as an empty file, with a warning that it was not given)
+mkdir -p "$WORK/idle"
+cp "$LE".blktrace.* "$WORK/idle/"
+: > "$WORK/idle/swap.blktrace.$(ls "$LE".blktrace.* | wc -l)"
+ingest_info "$WORK/idle.db" "$WORK/idle.json" "$WORK/idle"/swap.blktrace.*
+check_eq "$(cat "$WORK/idle.json")" "$(cat "$WORK/le.json")" "info --json, the files by name with an idle CPU's empty one"
+rm -f "$WORK/glob.db" "$WORK/mixed.db" "$WORK/one.db" "$WORK/idle.db"
 echo "blktrace: the per-CPU files by name ingest as their set"
 
 # --- trace.dat: versions and compression ------------------------------------------
