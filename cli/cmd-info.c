@@ -28,7 +28,7 @@ const char cmd_info_usage[] =
 	"  --json   print {\"devices\":[{\"dev\",\"reads_queued\",\"reads_dispatched\",\n"
 	"           \"reads_completed\",\"read_merges\",\"writes_queued\",\"writes_dispatched\",\n"
 	"           \"writes_completed\",\"write_merges\"}],\"events\":{NAME:N},\n"
-	"           \"swap_in_pages\":N,\"swap_out_pages\":N,\"lost_events\":N}\n";
+	"           \"swap_in_pages\":N,\"swap_out_pages\":N,\"lost_events\":N|null}\n";
 
 /* [dir][kind]: dir 0 read, 1 write; kind queued, dispatched, completed, merges */
 struct dev_counts {
@@ -106,7 +106,8 @@ static void print_json(struct swt_store *st, const struct dev_counts *devs, size
 
 	printf("{\"devices\":[");
 	for (i = 0; i < nr; i++) {
-		printf("%s{\"dev\":\"%s\"", i ? "," : "", devs[i].name);
+		printf("%s{\"dev\":", i ? "," : "");
+		cli_json_string(devs[i].name);
 		for (int w = 0; w < 2; w++)
 			for (int k = 0; k < 4; k++)
 				printf(",\"%s\":%" PRId64, keys[w][k], devs[i].n[w][k]);
@@ -117,16 +118,24 @@ static void print_json(struct swt_store *st, const struct dev_counts *devs, size
 			       "SELECT name, sum(count) FROM event_count GROUP BY name ORDER BY name",
 			       -1, &s, NULL) == SQLITE_OK) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
-			printf("%s\"%s\":%lld", first ? "" : ",", sqlite3_column_text(s, 0),
-			       (long long)sqlite3_column_int64(s, 1));
+			const unsigned char *name = sqlite3_column_text(s, 0);
+
+			printf("%s", first ? "" : ",");
+			cli_json_string(name ? (const char *)name : "");
+			printf(":%lld", (long long)sqlite3_column_int64(s, 1));
 			first = 0;
 		}
 		sqlite3_finalize(s);
 	}
-	printf("},\"swap_in_pages\":%lld,\"swap_out_pages\":%lld,\"lost_events\":%lld}\n",
+	printf("},\"swap_in_pages\":%lld,\"swap_out_pages\":%lld,",
 	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0),
-	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_out", 0),
-	       (long long)swt_store_query_int(st, "SELECT lost_events FROM capture", 0));
+	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_out", 0));
+	/* NULL: not traced, unknown (schema.md) -- not 0 */
+	if (swt_store_query_int(st, "SELECT lost_events IS NULL FROM capture", 1))
+		printf("\"lost_events\":null}\n");
+	else
+		printf("\"lost_events\":%lld}\n",
+		       (long long)swt_store_query_int(st, "SELECT lost_events FROM capture", 0));
 }
 
 static void print_pair(const char *left, int64_t ln, int64_t lkib, const char *right, int64_t rn,
@@ -192,11 +201,15 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 		}
 		sqlite3_finalize(s);
 	}
-	printf("Span: %.6f s (%.6f .. %.6f), %lld events, %lld lost\n",
+	printf("Span: %.6f s (%.6f .. %.6f), %lld events, ",
 	       last > first ? ((double)last - (double)first) / 1e9 : 0.0, (double)first / 1e9,
 	       (double)last / 1e9,
-	       (long long)swt_store_query_int(st, "SELECT sum(events) FROM source", 0),
-	       (long long)swt_store_query_int(st, "SELECT lost_events FROM capture", 0));
+	       (long long)swt_store_query_int(st, "SELECT sum(events) FROM source", 0));
+	if (swt_store_query_int(st, "SELECT lost_events IS NULL FROM capture", 1))
+		printf("lost events unknown\n");
+	else
+		printf("%lld lost\n",
+		       (long long)swt_store_query_int(st, "SELECT lost_events FROM capture", 0));
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct dev_counts *d = &devs[i];

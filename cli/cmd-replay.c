@@ -176,20 +176,6 @@ static void json_metrics(const struct swt_replay_metrics *m, uint32_t page_shift
 	kib < 0 ? printf(",\"avg_request_kib\":null") : printf(",\"avg_request_kib\":%.4f", kib);
 }
 
-static void print_json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void print_json(const struct run_out *runs, size_t n)
 {
 	printf("{\"runs\":[");
@@ -198,16 +184,16 @@ static void print_json(const struct run_out *runs, size_t n)
 		const struct swt_replay_input *in = r->layout->in;
 
 		printf("%s{\"policy\":", i ? "," : "");
-		print_json_string(r->cfg.policy_spec);
+		cli_json_string(r->cfg.policy_spec);
 		printf(",\"page_cluster\":%u,\"cache_pages\":%" PRIu64 ",\"layout\":", r->cfg.page_cluster,
 		       r->cfg.cache_pages);
-		print_json_string(r->cfg.layout_name);
+		cli_json_string(r->cfg.layout_name);
 		printf(",\"totals\":{");
 		json_metrics(&r->res->total, in->page_shift);
 		printf("},\"partitions\":[");
 		for (size_t p = 0; p < r->res->nr_parts; p++) {
 			printf("%s{\"dev\":", p ? "," : "");
-			print_json_string(in->areas[p].dev);
+			cli_json_string(in->areas[p].dev);
 			putchar(',');
 			json_metrics(&r->res->parts[p].m, in->page_shift);
 			putchar('}');

@@ -66,5 +66,7 @@ int cli_wants_help(int argc, char **argv);
  * ""), which strtok() would skip without a word.
  */
 int cli_list_has_empty(const char *text);
+/* s as a JSON string, quoted and escaped, on stdout. */
+void cli_json_string(const char *s);
 
 #endif

@@ -61,6 +61,20 @@ int cli_failf(const char *verb, int status, const char *fmt, ...)
 	return status;
 }
 
+void cli_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
 void cli_warn(const char *verb, const char *msg)
 {
 	fprintf(stderr, "swaptrace: %s: warning: %s\n", verb, msg);

@@ -121,6 +121,15 @@ check_eq "$(sqlite3 "$WORK/assumed.db" "SELECT layout_source FROM capture; SELEC
 run 0 info --json "$WORK/assumed.db"
 cp "$OUT" "$WORK/assumed.json"
 check_eq "$(json_get "$WORK/assumed.json" 'd["swap_in_pages"]')" "$(meta_value "$SAMPLE/meta.txt" pswpin)" "assumed layout: swap-in pages"
+# names are JSON strings, an unknown lost count is null, not 0 (info --json
+# once printed a quote in a device name raw, and NULL as 0)
+cp "$WORK/assumed.db" "$WORK/odd.db"
+sqlite3 "$WORK/odd.db" "UPDATE device SET name = 'disk \"a\"\\b'; UPDATE capture SET lost_events = NULL"
+run 0 info --json "$WORK/odd.db"
+check_eq "$(json_get "$OUT" 'd["devices"][0]["dev"] + "|" + str(d["lost_events"])')" 'disk "a"\b|None' \
+	"info --json: an odd device name and an unknown lost count"
+run 0 info "$WORK/odd.db"
+has "$OUT" "^Span: .* events, lost events unknown$" "info: an unknown lost count"
 
 # a schema version other than this build's, in either place ingest writes it
 V=$(sqlite3 "$WORK/assumed.db" 'PRAGMA user_version')
