@@ -545,7 +545,7 @@ int cmd_replay(int argc, char **argv)
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --page-cluster '%s': an empty item in the list",
 						 optarg);
-			npcs = parse_list(optarg, pcs, 64, 0, 16);
+			npcs = parse_list(optarg, pcs, 64, 0, SWT_MAX_PAGE_CLUSTER);
 			if (npcs <= 0)
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --page-cluster '%s': values 0..16, e.g. 3, 0-5, 1,3", optarg);

@@ -1161,7 +1161,10 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->nr_alloc = pr->nr_alloc;
 
 	/* window and plug buffers: the largest window any policy may list */
-	e->win_cap = 1u << (cfg->page_cluster < 12 ? cfg->page_cluster : 12);
+	if (cfg->page_cluster > SWT_MAX_PAGE_CLUSTER)
+		return swt_error(err, SWT_EUSAGE, "page-cluster %u: the replay handles 0..%d",
+				 cfg->page_cluster, SWT_MAX_PAGE_CLUSTER);
+	e->win_cap = 1u << cfg->page_cluster;
 	if (e->win_cap < 64)
 		e->win_cap = 64;
 	/*

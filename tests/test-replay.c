@@ -517,6 +517,34 @@ TEST(plug_merges_front_and_back)
 	}
 }
 
+/* Windows above 4096 pages are read whole (they were cut to 4096 from the aligned start). */
+TEST(large_page_cluster_windows_are_whole)
+{
+	static struct scenario s;	/* static: the windows want room */
+	struct swt_replay_result *r;
+	struct swt_replay_config cfg = {
+		.policy = &swt_policy_fixed, .policy_spec = "fixed", .page_cluster = 13,
+		.cache_pages = 20000, .inactive_fraction = 0.5, .max_request_pages = 320,
+		.layout_name = "traced",
+	};
+	struct swt_err err = { 0 };
+
+	scenario_init(&s, 1);
+	s.area.slots = 20000;
+	s.in.outs = malloc(9000 * sizeof(*s.in.outs));
+	for (uint64_t slot = 1; slot <= 9000; slot++)
+		s.in.outs[s.in.nr_outs++] = (struct swt_replay_swapout){ .ts = slot, .slot = slot,
+									  .pid = 1 };
+	s.ts = 10000;
+	fault(&s, 8000, 0);	/* in the aligned block 0..8191 */
+	CHECK_INT(swt_replay_run(&s.in, &cfg, &r, &err), 0);
+	CHECK_INT(r->total.pages_read, 8191);
+	swt_replay_result_free(r);
+	cfg.page_cluster = SWT_MAX_PAGE_CLUSTER + 1;
+	CHECK_INT(swt_replay_run(&s.in, &cfg, &r, &err), -SWT_EUSAGE);
+	free(s.in.outs);
+}
+
 TEST(oracle_is_exact_and_bounds_the_others)
 {
 	struct scenario s;
