@@ -1,13 +1,16 @@
 /*
  * Policy "oracle": an upper bound.  Within the kernel's own window limits
- * (the aligned 1 << page-cluster block in cluster mode; a window of up to
+ * (the aligned 1 << page-cluster block of cluster readahead; where the
+ * kernel reads ahead by virtual address, also a window of up to
  * 1 << min(page-cluster, 5) virtual pages inside the VMA and the 2 MiB
- * region in VMA mode) it reads exactly the pages a fault will use, looking
- * into the future through the engine, and the engine keeps those pages
- * cached until that fault: accuracy 1.0, and every fault a window-limited
- * policy could cover is covered.  Its horizon is twice the expected life
- * of a readahead page, so pages used far later -- which no real policy
- * could keep -- are not counted.
+ * region, whichever of the two holds more pages a fault will use) it reads
+ * exactly the pages a fault will use, looking into the future through the
+ * engine, and the engine keeps those pages cached until that fault:
+ * accuracy 1.0, and every fault a window-limited policy could cover is
+ * covered -- fixed's and adaptive's cluster windows included, which are
+ * larger than VMA windows above page-cluster 5.  Its horizon is twice the
+ * expected life of a readahead page, so pages used far later -- which no
+ * real policy could keep -- are not counted.
  */
 #include <stdlib.h>
 
@@ -52,10 +55,20 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 		win->list[win->count++] = f->slot;
 		return 0;
 	}
+	/* the cluster window's pages a fault will use */
+	swt_cluster_window(f, max, win);
+	n = 0;
+	for (unsigned i = 0; i < win->count; i++) {
+		uint64_t s = win->list[i];
+
+		if (s == f->slot || o->env->faults_until_use(o->env, f->area, s) <= lifetime)
+			win->list[n++] = s;
+	}
+	win->count = n;
 	if (swt_fault_uses_vma_ra(f)) {
 		/* any placement the kernel could choose: the best window of max pages */
 		uint64_t pmd = (uint64_t)1 << (21 - f->page_shift), lo, hi, best = 0, start, vp;
-		unsigned best_n = 0;
+		unsigned best_n = 0, cluster_n = n;
 
 		if (max > 32)
 			max = 32;
@@ -80,22 +93,17 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 				best = start;
 			}
 		}
+		/* the cluster window's count includes the faulting page */
+		if (cluster_n > best_n + 1)
+			return 0;
 		win->kind = SWT_WINDOW_VPAGES;
 		win->size = max;
+		win->count = 0;
 		for (vp = best; vp < best + max && vp < hi && win->count < win->capacity; vp++)
 			if (vp == f->vpage || useful_vpage(o, f, vp, lifetime))
 				win->list[win->count++] = vp;
 		return 0;
 	}
-	swt_cluster_window(f, max, win);
-	n = 0;
-	for (unsigned i = 0; i < win->count; i++) {
-		uint64_t s = win->list[i];
-
-		if (s == f->slot || o->env->faults_until_use(o->env, f->area, s) <= lifetime)
-			win->list[n++] = s;
-	}
-	win->count = n;
 	return 0;
 }
 

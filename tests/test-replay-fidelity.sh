@@ -159,19 +159,25 @@ echo "fast paths: the same results as on_miss/on_hit on every pair; nodes as wid
 # --- sanity on every pair's demand stream ---------------------------------------
 for name in rnd-1dev seq-1dev rnd-1ssd-vma rnd-4dev; do
 	"$SWAPTRACE" replay --no-store --json -p none -p fixed -p adaptive -p vma -p auto -p oracle -p leap \
-		-c 3 "$WORK/$name-pc0.db" > "$WORK/$name-all.json" || { fail "$name: sweep"; continue; }
+		-c 3,7 "$WORK/$name-pc0.db" > "$WORK/$name-all.json" || { fail "$name: sweep"; continue; }
 	python3 - "$name" "$WORK/$name-all.json" <<'PY' || FAILURES=$((FAILURES + 1))
 import json, sys
 name = sys.argv[1]
-runs = {r["policy"]: r["totals"] for r in json.load(open(sys.argv[2]))["runs"]}
-assert runs["none"]["ra_pages"] == 0 and runs["none"]["pages_read"] == runs["none"]["faults"], runs["none"]
-o = runs["oracle"]
-assert abs(o["accuracy"] - 1) < 1e-9, o
-for p, t in runs.items():
-    assert t["coverage"] <= o["coverage"], (name, p, t["coverage"], o["coverage"])
-    if name == "seq-1dev" and p != "none":
-        assert t["coverage"] > 0.4, (p, t["coverage"])
-print("%s: oracle %.3f is the highest coverage; none reads only demand pages" % (name, o["coverage"]))
+# page-cluster 7 too: above 5, cluster windows outgrow VMA windows, and the
+# oracle once stayed in VMA windows on the SSD capture, below fixed's
+for pc in (3, 7):
+    runs = {r["policy"]: r["totals"] for r in json.load(open(sys.argv[2]))["runs"] if r["page_cluster"] == pc}
+    assert runs["none"]["ra_pages"] == 0 and runs["none"]["pages_read"] == runs["none"]["faults"], runs["none"]
+    o = runs["oracle"]
+    # 1.0 but for a page whose slot is written again before the fault it was read for
+    # (1 of 72 149 on seq-1dev at page-cluster 7)
+    assert o["accuracy"] > 0.9999, o
+    for p, t in runs.items():
+        assert t["coverage"] <= o["coverage"], (name, pc, p, t["coverage"], o["coverage"])
+        if name == "seq-1dev" and p != "none":
+            assert t["coverage"] > 0.4, (p, t["coverage"])
+    print("%s, page-cluster %d: oracle %.3f is the highest coverage; none reads only demand pages"
+          % (name, pc, o["coverage"]))
 PY
 done
 finish
