@@ -156,7 +156,12 @@ static void print_replay_hint(struct swt_store *st)
 	int64_t pc = swt_store_query_int(st, "SELECT page_cluster FROM capture", -1);
 
 	printf("\nReplay: ");
-	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in)", 0)) {
+	/* the verdicts replay itself would give (replay/input.c) */
+	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture)", 0)) {
+		printf("no capture row: not an ingested database\n");
+	} else if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_area)", 0)) {
+		printf("no swap areas: nothing to replay\n");
+	} else if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in)", 0)) {
 		printf("no swap-ins traced: nothing to replay\n");
 	} else if (kind == SWT_STREAM_EXACT) {
 		printf("every swap read is its fault's own page: an exact demand stream\n");

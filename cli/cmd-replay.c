@@ -617,6 +617,12 @@ int cmd_replay(int argc, char **argv)
 		status = cli_fail("replay", &err);
 		goto out;
 	}
+	if (!in->nr_faults) {
+		/* as report and info say it: a run of no faults answers nothing */
+		status = cli_failf("replay", SWT_EXIT_FAIL, "'%s': no swap-in faults: nothing to replay",
+				   argv[optind]);
+		goto out;
+	}
 	if (in->approximate && in->approx_hits) {
 		char msg[256];
 

@@ -130,6 +130,10 @@ check_eq "$(json_get "$OUT" 'd["devices"][0]["dev"] + "|" + str(d["lost_events"]
 	"info --json: an odd device name and an unknown lost count"
 run 0 info "$WORK/odd.db"
 has "$OUT" "^Span: .* events, lost events unknown$" "info: an unknown lost count"
+# info's verdict on replay is replay's own
+sqlite3 "$WORK/odd.db" "DELETE FROM swap_area"
+run 0 info "$WORK/odd.db"
+has "$OUT" "^Replay: no swap areas: nothing to replay$" "info: no swap areas"
 
 # a schema version other than this build's, in either place ingest writes it
 V=$(sqlite3 "$WORK/assumed.db" 'PRAGMA user_version')

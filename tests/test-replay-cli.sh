@@ -156,6 +156,13 @@ edited="$WORK/edited.db"
 cp "$db" "$edited"
 sqlite3 "$edited" "UPDATE swap_in SET slot = 4294967296 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "swap area 7:0: slot 4294967296 is beyond what the replay handles" replay -p auto "$edited"
+# no swap-ins: refused as report and info refuse it (a run of 0 faults was
+# stored, and the report then printed an answer heading with nothing under it)
+cp "$db" "$WORK/empty.db"
+sqlite3 "$WORK/empty.db" "DELETE FROM swap_in"
+runs_before=$(sqlite3 "$WORK/empty.db" 'SELECT count(*) FROM run')
+expect_fail "'$WORK/empty.db': no swap-in faults: nothing to replay" replay -p fixed "$WORK/empty.db"
+check_eq "$(sqlite3 "$WORK/empty.db" 'SELECT count(*) FROM run')" "$runs_before" "no swap-ins: nothing stored"
 # one slot past the area (within what the tables index) once sized every
 # slot table by it: 2^32 - 1 took tens of gigabytes
 sqlite3 "$edited" "UPDATE swap_in SET slot = 4294967295 WHERE id = (SELECT min(id) FROM swap_in)"
