@@ -3,6 +3,7 @@
  * what the charts share, draw every chart that applies in the chosen
  * formats, and write the index page that puts them together.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +184,57 @@ static int remove_stale(const char *dir, const struct swt_report_entry *entries,
 	return 0;
 }
 
+/*
+ * A report is written into a staging directory inside its own and moved
+ * in only once every file is written and the default runs are committed:
+ * a report that fails (a full disk, a locked database) leaves the earlier
+ * one whole, not new charts beside an old index.html, nor charts citing
+ * runs that were never stored.
+ */
+static int make_staging(const char *dir, char **staging, struct swt_err *err)
+{
+	if (asprintf(staging, "%s/.swaptrace-report-XXXXXX", dir) < 0) {
+		*staging = NULL;
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	if (!mkdtemp(*staging)) {
+		int e = errno;
+
+		free(*staging);
+		*staging = NULL;
+		return swt_error(err, e == EACCES ? SWT_EPERM : SWT_EIO,
+				 "'%s': cannot write there: %s", dir, strerror(e));
+	}
+	return 0;
+}
+
+/* Move the staged files into dir (to = dir), or drop them (to = NULL); then the staging directory. */
+static int unstage(const char *staging, const char *to, struct swt_err *err)
+{
+	DIR *d = opendir(staging);
+	struct dirent *de;
+	char from[4096], dest[4096];
+	int ret = 0;
+
+	if (!d)
+		return to ? swt_error(err, SWT_EIO, "'%s': %s", staging, strerror(errno)) : 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", staging, de->d_name);
+		if (to && !ret) {
+			snprintf(dest, sizeof(dest), "%s/%s", to, de->d_name);
+			if (rename(from, dest))
+				ret = swt_error(err, SWT_EIO, "'%s': %s", dest, strerror(errno));
+		}
+		if (!to || ret)
+			unlink(from);
+	}
+	closedir(d);
+	rmdir(staging);
+	return ret;
+}
+
 /* The answer as plain lines into sum->answer, cut at a line end when too long. */
 static int answer_text(const struct swt_report_ctx *rc, struct swt_report_summary *sum,
 		       struct swt_err *err)
@@ -218,6 +270,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	unsigned formats = opts->formats ? opts->formats : SWT_REPORT_PNG | SWT_REPORT_SVG;
 	int64_t runs;
 	int ret, created = 0, in_transaction = 0;
+	char *staging = NULL;
 
 	if (!sum)
 		sum = &local;
@@ -261,7 +314,10 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		if (ret)
 			goto out;
 	}
-	ret = swt_chart_out_init(&rc.out, opts->dir,
+	ret = make_staging(opts->dir, &staging, err);
+	if (ret)
+		goto out;
+	ret = swt_chart_out_init(&rc.out, staging,
 				 ((formats & SWT_REPORT_PNG) ? SWT_CHART_PNG : 0) |
 				 ((formats & SWT_REPORT_SVG) ? SWT_CHART_SVG : 0), err);
 	if (ret)
@@ -287,9 +343,6 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	ret = answer_text(&rc, sum, err);
 	if (ret)
 		goto out;
-	ret = remove_stale(opts->dir, entries, err);
-	if (ret)
-		goto out;
 	sum->runs = rc.nr_runs;
 	for (size_t i = 0; i < rc.nr_runs; i++) {
 		int lacks = swt_report_run_lacks_addresses(&rc, &rc.runs[i]);
@@ -300,10 +353,24 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	}
 	if (in_transaction) {
 		ret = swt_store_exec(st, "COMMIT", err);
-		if (!ret)
-			in_transaction = 0;
+		if (ret)
+			goto out;
+		in_transaction = 0;
 	}
+	/* the runs are stored: the report they make goes in place of the earlier one */
+	ret = unstage(staging, opts->dir, err);
+	free(staging);
+	staging = NULL;
+	if (!ret)
+		ret = remove_stale(opts->dir, entries, err);
+	if (!ret && (size_t)snprintf(sum->index, sizeof(sum->index), "%s/index.html", opts->dir) >=
+		    sizeof(sum->index))
+		ret = swt_error(err, SWT_EUSAGE, "'%s': path too long", opts->dir);
 out:
+	if (staging) {
+		unstage(staging, NULL, NULL);
+		free(staging);
+	}
 	if (in_transaction && !sqlite3_get_autocommit(swt_store_db(st)))
 		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
 	/* a directory made for a report that failed goes again, when still empty */

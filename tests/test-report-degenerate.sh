@@ -85,9 +85,11 @@ check_eq "$(sqlite3 "$WORK/defaults.db" "SELECT group_concat(policy || ':' || pa
 	"auto:3:26240 auto:3:39360 auto:3:65600 auto:3:78720 fixed:3:26240 fixed:3:39360 fixed:3:65600 fixed:3:78720 oracle:3:26240 oracle:3:39360 oracle:3:65600 oracle:3:78720" \
 	"defaults: the memory runs"
 
-# --- a report that fails stores no default runs: an output directory that
-# cannot be made, a directory where a chart goes (both before the replay),
-# a chart that cannot be written after it (a dangling link) ---
+# --- a report that fails stores no default runs and leaves no files: an
+# output directory that cannot be made, a directory where a chart goes (both
+# before the replay), runs that cannot be committed after the charts are
+# drawn (another reader holds the database; the report was left on disk
+# citing runs that were never stored) ---
 variant failed "VACUUM"
 runs_stored() { sqlite3 "$WORK/failed.db" 'SELECT count(*) FROM run'; }
 msg=$("$SWAPTRACE" report -o /proc/nope "$WORK/failed.db" 2>&1 >/dev/null)
@@ -103,11 +105,21 @@ check_eq "$msg" "swaptrace: report: '$WORK/failed-report/sweep.png': is a direct
 check_eq "$(runs_stored)" 0 "failed: runs stored by a report with a directory in the way"
 check_eq "$(ls "$WORK/failed-report")" "sweep.png" "failed: files written before the check failed"
 rmdir "$WORK/failed-report/sweep.png"
-ln -s "$WORK/nosuch/sweep.png" "$WORK/failed-report/sweep.png"
-"$SWAPTRACE" report "$WORK/failed.db" >/dev/null 2>&1
-check_eq "$?" 1 "failed: a chart that cannot be written exits 1"
+python3 -c "import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute('BEGIN'); c.execute('SELECT count(*) FROM capture').fetchone()
+print('held', flush=True); time.sleep(300)" "$WORK/failed.db" > "$WORK/held" &
+HOLDER=$!
+for _ in $(seq 1 100); do grep -q held "$WORK/held" && break; sleep 0.1; done
+msg=$("$SWAPTRACE" report "$WORK/failed.db" 2>&1 >/dev/null)
+rc=$?
+kill "$HOLDER"
+wait "$HOLDER" 2>/dev/null
+check_eq "$rc" 1 "failed: runs that cannot be committed exit 1"
+check_eq "$(echo "$msg" | tail -1)" "swaptrace: report: '$WORK/failed.db': database is locked" \
+	"failed: message for runs that cannot be committed"
 check_eq "$(runs_stored)" 0 "failed: runs stored by a report that failed after the replay"
-rm "$WORK/failed-report/sweep.png"
+check_eq "$(ls -A "$WORK/failed-report")" "" "failed: files left by a report whose runs were not stored"
 "$SWAPTRACE" report "$WORK/failed.db" >/dev/null 2>&1 || fail "failed: report once the way is clear"
 check_eq "$(runs_stored)" 66 "failed: runs stored by the report that succeeded"
 
