@@ -58,15 +58,24 @@ static void put_swaps(FILE *f, const char *title, const char *text)
 		fputc('\n', f);
 }
 
+/*
+ * meta.txt is written under another name and renamed last: a capture
+ * killed while finishing leaves none, which ingest then refuses (a
+ * truncated one would have been read as complete).
+ */
 int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 {
-	char *path = swt_path_join(c->out_dir, "meta.txt");
+	char *path = swt_path_join(c->out_dir, ".meta.txt.new");
+	char *final = swt_path_join(c->out_dir, "meta.txt");
 	int fd;
 	FILE *f;
 	int ret = 0;
 
-	if (!path)
+	if (!path || !final) {
+		free(path);
+		free(final);
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
@@ -74,6 +83,7 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 		if (fd >= 0)
 			close(fd);
 		free(path);
+		free(final);
 		return ret;
 	}
 	fprintf(f, "swaptrace-capture 1\n");
@@ -179,10 +189,15 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 	for (unsigned cpu = 0; cpu < c->ncpus; cpu++)
 		fprintf(f, "cpu%u %lld\n", cpu, (long long)capture_lost_on_cpu(c, cpu));
 	if (fflush(f) || fsync(fileno(f)))
-		ret = swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
+		ret = swt_error(err, SWT_EIO, "'%s': %s", final, strerror(errno));
 	if (fclose(f) && !ret)
-		ret = swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
+		ret = swt_error(err, SWT_EIO, "'%s': %s", final, strerror(errno));
+	if (!ret && rename(path, final))
+		ret = swt_error(err, SWT_EIO, "'%s': %s", final, strerror(errno));
+	if (ret)
+		unlink(path);
 	free(path);
+	free(final);
 	return ret;
 }
 

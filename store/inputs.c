@@ -289,6 +289,20 @@ static int ingest_capture_dir(struct swt_ingest *ing, const char *dir, struct sw
 
 	if (!tracedat)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	{
+		/* swaptrace capture writes meta.txt last and removes raw/ once done */
+		char *raw = swt_path_join(dir, "raw"), *meta = swt_path_join(dir, "meta.txt");
+		int unfinished = raw && meta && is_dir(raw) && !is_file(meta);
+
+		free(raw);
+		free(meta);
+		if (unfinished) {
+			free(tracedat);
+			return swt_error(err, SWT_EFORMAT, "'%s': an unfinished swaptrace capture "
+					 "(raw/ but no meta.txt): it was stopped before it could "
+					 "finish, and what it holds is not the whole recording", dir);
+		}
+	}
 	have_tracedat = is_file(tracedat);
 	block_before = swt_ingest_block_events(ing);
 	if (have_tracedat) {

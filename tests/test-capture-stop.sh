@@ -115,4 +115,10 @@ grep -q "capture was killed before it could clean up (/run/swaptrace/capture-$CA
 	"$WORK/after-kill.err" || fail "sigkill: no note about the cleanup: $(cat "$WORK/after-kill.err")"
 [ -e "/run/swaptrace/capture-$CAPPID.undo" ] && fail "sigkill: the crash journal is still there"
 check_host_restored "$WORK/state.before" "after a capture was SIGKILLed and the next one ran"
+# what the killed capture left is no capture: ingest says so (its blk/ was
+# read as a complete block-only capture, exit 0)
+"$SWAPTRACE" ingest -q -o "$WORK/sigkill.db" "$WORK/sigkill" > /dev/null 2> "$WORK/sigkill-ingest.err"
+check_eq "$?:$(cat "$WORK/sigkill-ingest.err")" "1:swaptrace: ingest: '$WORK/sigkill': an unfinished swaptrace capture (raw/ but no meta.txt): it was stopped before it could finish, and what it holds is not the whole recording" \
+	"sigkill: ingest of the killed capture's directory"
+[ -e "$WORK/sigkill.db" ] && fail "sigkill: ingest of the killed capture left a database"
 finish
