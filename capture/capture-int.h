@@ -44,6 +44,7 @@ struct saved_event {
 };
 
 struct swt_capture {
+	char *command_tids;	/* the command's tasks when its instance went (signal_command) */
 	struct swt_capture_opts o;
 	char *out_dir, *raw_dir, *maps_dir, *blk_dir, *reserve;
 	int made_dir;

@@ -756,6 +756,34 @@ static void remove_instance(struct swt_capture *c, struct inst *in, struct swt_e
  * probes, knobs, the blk lock, a tracefs we mounted.  Idempotent; errors
  * while restoring are reported but never stop the rest of the restore.
  */
+/*
+ * A stop signal goes to the command and to every task it started, which
+ * event-fork keeps in set_event_pid -- as Ctrl-C at a terminal reaches the
+ * whole job: a workload a shell command line started kept running,
+ * unrecorded and swapping, after swaptrace exited.  Once the instance is
+ * gone, the tasks it last held.
+ */
+static void signal_command(struct swt_capture *c, int sig)
+{
+	char *live = c->task.ti ? tracefs_instance_file_read(c->task.ti, "set_event_pid", NULL) : NULL;
+	const char *tids = live ? live : c->command_tids;
+
+	kill(c->target.child, sig);
+	for (const char *p = tids; p && *p;) {
+		char *end;
+		long tid = strtol(p, &end, 10);
+
+		if (end == p) {
+			p++;
+			continue;
+		}
+		p = end;
+		if (tid > 0 && (pid_t)tid != getpid() && (pid_t)tid != c->target.child)
+			kill((pid_t)tid, sig);
+	}
+	free(live);
+}
+
 int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 {
 	int ret = 0, blk_stopped = 0;
@@ -763,6 +791,8 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	if (c->stopped)
 		return 0;
 	c->stopped = 1;
+	if (c->target.kind == SWT_TARGET_COMMAND && c->task.ti && !c->command_tids)
+		c->command_tids = tracefs_instance_file_read(c->task.ti, "set_event_pid", NULL);
 	if (c->recording) {
 		if (c->end == SWT_CAPTURE_END_COMMAND || c->end == SWT_CAPTURE_END_TARGET)
 			wait_inflight(c);
@@ -966,7 +996,7 @@ static void wait_command(struct swt_capture *c, struct swt_capture_stop *stop)
 	       !swt_target_poll(&c->target)) {
 		if (stop && (unsigned)stop->count > c->stop_seen) {
 			c->stop_seen = (unsigned)stop->count;
-			kill(c->target.child, c->stop_seen > 1 || c->forwarded ? SIGKILL : stop->signo);
+			signal_command(c, c->stop_seen > 1 || c->forwarded ? SIGKILL : stop->signo);
 			c->forwarded = 1;
 		}
 		poll(NULL, 0, 50);
@@ -1025,7 +1055,7 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 			c->stop_seen = (unsigned)stop->count;
 			if (c->target.kind == SWT_TARGET_COMMAND && !c->forwarded) {
 				/* let the command end as it would at a terminal, and record that */
-				kill(c->target.child, stop->signo);
+				signal_command(c, stop->signo);
 				c->forwarded = 1;
 				grace = now + COMMAND_GRACE_MS * 1000000ull;
 				capture_note(c, 0, "stopping: signal %d passed on to the command; "
@@ -1033,14 +1063,14 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 				continue;
 			}
 			if (c->target.kind == SWT_TARGET_COMMAND)
-				kill(c->target.child, SIGKILL);
+				signal_command(c, SIGKILL);
 			c->end = SWT_CAPTURE_END_SIGNAL;
 			break;
 		}
 		if (grace && now >= grace) {
 			capture_note(c, 1, "the command did not exit within %d s of the signal: killing it",
 				     COMMAND_GRACE_MS / 1000);
-			kill(c->target.child, SIGKILL);
+			signal_command(c, SIGKILL);
 			grace = 0;
 		}
 		if (deadline && now >= deadline) {
@@ -1156,6 +1186,7 @@ void swt_capture_destroy(struct swt_capture *c)
 	free(c->cmdlines);
 	free(c->out_dir);
 	free(c->raw_dir);
+	free(c->command_tids);
 	free(c->maps_dir);
 	free(c->blk_dir);
 	free(c->reserve);

@@ -75,6 +75,21 @@ wait_bounded "$CAPPID"
 check_eq "$?:$(cat "$WORK/survived" 2>/dev/null)" "0:survived" "nohup: SIGHUP ignored by swaptrace and the command"
 check_host_restored "$WORK/state.before" "after SIGHUP under nohup"
 
+# 2c. a stop signal reaches what the command started, as Ctrl-C reaches a
+# terminal's whole job: sleep here, which the shell waits for (it was left
+# running, and a workload there kept swapping after swaptrace exited)
+"$SWAPTRACE" capture -q -o "$WORK/job" -- sh -c "sleep 37.25; true" > /dev/null 2>&1 &
+CAPPID=$!
+BACKGROUND+=("$CAPPID")
+for _ in $(seq 50); do pgrep -f "sleep 37.25" > /dev/null && break; sleep 0.1; done
+pgrep -f "sleep 37.25" > /dev/null || fail "job: the command's sleep never started"
+kill -TERM "$CAPPID"
+wait_bounded "$CAPPID"
+check_eq "$?" 143 "job: exit status (128 + SIGTERM)"
+sleep 0.2
+pgrep -f "sleep 37.25" > /dev/null && { pkill -f "sleep 37.25"; fail "job: the command's child outlived the capture"; }
+check_host_restored "$WORK/state.before" "after SIGTERM to a command with a child"
+
 # 3. SIGINT twice: stop at once, the command is killed
 "$SWAPTRACE" capture -q -o "$WORK/twice" -- sh -c "trap '' INT; $LONG" > /dev/null 2>&1 &
 CAPPID=$!
