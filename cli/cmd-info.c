@@ -210,6 +210,9 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 	       last > first ? ((double)last - (double)first) / 1e9 : 0.0, (double)first / 1e9,
 	       (double)last / 1e9,
 	       (long long)swt_store_query_int(st, "SELECT sum(events) FROM source", 0));
+	if (swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE section = ''"
+				" AND key = 'end' AND value = 'error')", 0))
+		printf("recording ended on an error (incomplete), ");
 	if (swt_store_query_int(st, "SELECT lost_events IS NULL FROM capture", 1))
 		printf("lost events unknown\n");
 	else

@@ -194,6 +194,21 @@ int cmd_ingest(int argc, char **argv)
 			status = cli_fail("ingest", &err);
 			goto out;
 		}
+		/* a recording cut short says so where it is read, not only in meta.txt */
+		for (size_t f = 0; f < file_meta->nr_facts; f++) {
+			const struct swt_meta_fact *fact = &file_meta->facts[f];
+
+			if (!fact->section[0] && !strcmp(fact->key, "end") &&
+			    !strcmp(fact->value, "error")) {
+				char msg[4200];
+
+				snprintf(msg, sizeof(msg), "'%s' says the capture ended on an error "
+					 "(end error: a full disk, a device gone): the recording "
+					 "stops early, and what it had read but not written is missing",
+					 meta_path);
+				cli_warn("ingest", msg);
+			}
+		}
 		/* areas stated with --swap win over the file's */
 		swt_meta_move_areas(file_meta, meta);
 		swt_meta_free(meta);

@@ -68,7 +68,12 @@ check_eq "$(meta_value "$FULL/cap/meta.txt" end)" error "full disk: recorded end
 trace-cmd report -i "$FULL/cap/trace.dat" > "$WORK/full.report" 2>/dev/null ||
 	fail "full disk: trace-cmd cannot read trace.dat"
 grep -q ' page_fault_user: ' "$WORK/full.report" || fail "full disk: trace.dat holds no events"
-swt_ingest -q -o "$WORK/full.db" "$FULL/cap" || fail "full disk: ingest failed"
+swt_ingest -q -o "$WORK/full.db" "$FULL/cap" 2> "$WORK/full-ingest.err" || fail "full disk: ingest failed"
+# ingest and info say the recording was cut short (only meta.txt said so)
+grep -q "says the capture ended on an error (end error" "$WORK/full-ingest.err" ||
+	fail "full disk: ingest does not warn of the cut-short recording: $(cat "$WORK/full-ingest.err")"
+"$SWAPTRACE" info "$WORK/full.db" | grep -q "^Span: .*recording ended on an error (incomplete)" ||
+	fail "full disk: info does not say the recording ended on an error"
 check_host_restored "$WORK/state.before" "after the disk filled up"
 
 # a swap device goes away: recording stops, saying which
