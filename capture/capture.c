@@ -1036,6 +1036,7 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 		ret = drain(c, 0, err);
 		if (ret)
 			break;
+		swt_target_follow_memcg(&c->target);
 		now = now_ns();
 		if (now >= next_tick) {
 			ret = tick(c, err);

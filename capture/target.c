@@ -477,6 +477,45 @@ static int snapshot_proc(struct swt_target *t, pid_t pid, struct swt_err *err)
 	return ret ? swt_error(err, SWT_EIO, "'%s': %s", path, strerror(-ret)) : 0;
 }
 
+/* A process that has exited and waits to be reaped: its /proc/PID/cgroup says the root. */
+static int is_zombie(pid_t pid)
+{
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+void swt_target_follow_memcg(struct swt_target *t)
+{
+	char *cg;
+
+	if (t->kind != SWT_TARGET_COMMAND || !t->released || t->exited || is_zombie(t->child))
+		return;
+	cg = swt_memcg_of(t->child);
+	if (!cg)
+		return;
+	if (t->memcg && !strcmp(cg, t->memcg)) {
+		free(cg);
+		return;
+	}
+	free(t->memcg);
+	t->memcg = cg;
+	t->mem_limit = swt_memcg_limit(t->memcg);
+}
+
 int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 {
 	char path[PATH_MAX + 32], *list = NULL;
@@ -486,14 +525,7 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 	case SWT_TARGET_COMMAND:
 		if (t->released && !t->exited)
 			ret = snapshot_proc(t, t->child, err);
-		if (t->released && !t->exited) {
-			char *cg = swt_memcg_of(t->child);
-
-			if (cg) {
-				free(t->memcg);
-				t->memcg = cg;
-			}
-		}
+		swt_target_follow_memcg(t);
 		break;
 	case SWT_TARGET_PID:
 		ret = snapshot_proc(t, t->pid, err);

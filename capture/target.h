@@ -77,6 +77,13 @@ int swt_target_pid_alive(const struct swt_target *t);
  * memory cgroup limit.  Failures of vanished processes are not errors.
  */
 int swt_target_snapshot(struct swt_target *t, struct swt_err *err);
+/*
+ * A command's memory cgroup and its limit, as they are now (not when it
+ * has exited: a zombie's cgroup reads as the root).  Cheap: called at every
+ * ring-buffer drain, since a command usually joins its cgroup right after
+ * it starts (sh -c 'echo $$ > CG/cgroup.procs && exec WORKLOAD').
+ */
+void swt_target_follow_memcg(struct swt_target *t);
 
 /* The memory cgroup directory of a process, from /proc/PID/cgroup; caller frees. */
 char *swt_memcg_of(pid_t pid);

@@ -32,6 +32,11 @@ for align in page byte; do
 	capture_workload "$WORK/$align" -q -- sh -c "$(workload mb=64 accesses=20000 seed=5 align=$align)" ||
 		{ cat "$WORK/err.txt" >&2; fail "capture with align=$align failed"; continue; }
 	grep -q "^mode=rnd mb=64 accesses=20000 " "$WORK/out.txt" || fail "align=$align: no summary line"
+	# the cgroup the workload joined right after it started, with its limit
+	# (it was sampled once a second: swaptrace's own cgroup for short runs,
+	# or the root when the sample found the command exited but not reaped)
+	check_eq "$(meta_value "$WORK/$align/meta.txt" memcg) $(meta_value "$WORK/$align/meta.txt" mem_limit_bytes)" \
+		"$CGROUP_DIR $((51 << 20))" "align=$align: the workload's memory cgroup and limit"
 	swt_ingest -q -o "$WORK/$align.db" "$WORK/$align" || { fail "ingest align=$align"; continue; }
 	read -r adjacent total < <(neighbours "$WORK/$align.db")
 	echo "align=$align: $adjacent of $total consecutive swap faults on neighbouring pages"
