@@ -70,7 +70,18 @@ char *swt_input_capture_name(const char *input)
 			return name;
 		}
 	}
+	/* "dir//", ".", "..": the directory's own name */
 	name = swt_strdup(swt_basename(copy));
+	if (name && (!name[0] || !strcmp(name, ".") || !strcmp(name, "..") ||
+		     copy[strlen(copy) - 1] == '/')) {
+		char *real = realpath(copy, NULL);
+
+		if (real) {
+			free(name);
+			name = swt_strdup(swt_basename(real));
+			free(real);
+		}
+	}
 	free(copy);
 	return name;
 }
@@ -568,6 +579,19 @@ static int gather(struct blk_group **groups, size_t *nr, size_t *cap, const char
 	return ret;
 }
 
+/* Whether input i names the same file or directory as an earlier one. */
+static int given_before(char *const *inputs, size_t i)
+{
+	struct stat sb;
+
+	if (stat(inputs[i], &sb) < 0)
+		return 0;
+	for (size_t j = 0; j < i; j++)
+		if (same_file(inputs[j], &sb))
+			return 1;
+	return 0;
+}
+
 int swt_ingest_inputs(struct swt_ingest *ing, char *const *inputs, size_t n,
 		      struct swt_err *err)
 {
@@ -582,6 +606,8 @@ int swt_ingest_inputs(struct swt_ingest *ing, char *const *inputs, size_t n,
 	if (ret)
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n && !ret; i++) {
+		if (member[i] == SIZE_MAX && given_before(inputs, i))
+			continue;	/* the same file or directory again: read once */
 		if (member[i] == SIZE_MAX)
 			ret = swt_ingest_input(ing, inputs[i], err);
 		else if (groups[member[i]].first == i)

@@ -135,6 +135,14 @@ sqlite3 "$WORK/odd.db" "DELETE FROM swap_area"
 run 0 info "$WORK/odd.db"
 has "$OUT" "^Replay: no swap areas: nothing to replay$" "info: no swap areas"
 
+# the capture is named after its directory however the path is spelt ("./",
+# "dir//trace.dat" once gave '.' and ''), and the same input twice is read once
+(cd "$SAMPLE" && "$SWAPTRACE" ingest -q -o "$WORK/dot.db" .) || fail "ingest of ."
+check_eq "$(sqlite3 "$WORK/dot.db" 'SELECT name FROM capture')" "$(basename "$SAMPLE")" "capture name of '.'"
+(cd "$SAMPLE" && "$SWAPTRACE" ingest -q -o "$WORK/twice.db" trace.dat ./trace.dat) ||
+	fail "ingest of the same trace.dat twice"
+check_eq "$(sqlite3 "$WORK/twice.db" 'SELECT count(*) FROM source')" 1 "the same trace.dat given twice: read once"
+
 # a schema version other than this build's, in either place ingest writes it
 V=$(sqlite3 "$WORK/assumed.db" 'PRAGMA user_version')
 cp "$WORK/assumed.db" "$WORK/v2.db"
