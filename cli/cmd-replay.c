@@ -548,7 +548,8 @@ int cmd_replay(int argc, char **argv)
 			npcs = parse_list(optarg, pcs, 64, 0, SWT_MAX_PAGE_CLUSTER);
 			if (npcs <= 0)
 				return cli_failf("replay", SWT_EXIT_USAGE,
-						 "bad --page-cluster '%s': values 0..16, e.g. 3, 0-5, 1,3", optarg);
+						 "bad --page-cluster '%s': values 0..%d, 64 at most, e.g. 3, "
+						 "0-5, 1,3", optarg, SWT_MAX_PAGE_CLUSTER);
 			break;
 		case 'm':
 			if (cli_list_has_empty(optarg))
@@ -616,6 +617,13 @@ int cmd_replay(int argc, char **argv)
 	    swt_replay_input_load(st, approximate, &in, &err)) {
 		status = cli_fail("replay", &err);
 		goto out;
+	}
+	if (in->no_area) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "%zu swap-ins name no swap area of the database "
+			 "(swap_area rows missing): left out", in->no_area);
+		cli_warn("replay", msg);
 	}
 	if (!in->nr_faults) {
 		/* as report and info say it: a run of no faults answers nothing */

@@ -171,6 +171,25 @@ static int check_span(struct swt_store *st, const struct swt_replay_input *in, s
 			 (unsigned long long)in->faults[in->nr_faults - 1].ts);
 }
 
+/* Times are nanoseconds of the trace clock, never negative from ingest. */
+static int check_times(struct swt_store *st, struct swt_err *err)
+{
+	static const char *const tables[] = { "swap_in", "swap_out", "fault", "swap_probe" };
+
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		char sql[128];
+		int64_t ts;
+
+		snprintf(sql, sizeof(sql), "SELECT min(ts) FROM %s", tables[i]);
+		ts = swt_store_query_int(st, sql, 0);
+		if (ts < 0)
+			return swt_error(err, SWT_EFORMAT, "'%s': a %s row at time %lld ns: not a "
+					 "database ingest wrote", swt_store_path(st), tables[i],
+					 (long long)ts);
+	}
+	return 0;
+}
+
 int swt_replay_area_index(const struct swt_replay_input *in, int64_t id)
 {
 	for (size_t i = 0; i < in->nr_areas; i++)
@@ -227,8 +246,10 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		struct swt_replay_fault *f;
 		int idx = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
 
-		if (idx < 0)
+		if (idx < 0) {
+			in->no_area++;
 			continue;
+		}
 		if (swt_grow((void **)&in->faults, &cap, in->nr_faults + 1, sizeof(*in->faults))) {
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
@@ -538,6 +559,8 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 	if (!in)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	ret = load_capture(st, in, err);
+	if (!ret)
+		ret = check_times(st, err);
 	if (!ret)
 		ret = load_areas(st, in, err);
 	if (!ret && !in->nr_areas)
