@@ -36,16 +36,18 @@ start_workload() {
 
 # the cgroup, named relative to the memory controller.  Should the OOM
 # killer end the workload before the capture finds it ("no tasks to
-# follow"), the workload and the capture are started again (three times
-# at most), as for the workload alone.
+# follow") or before its first look at the workload's map, the workload
+# and the capture are started again (three times at most), as for the
+# workload alone.
 for try in 1 2 3; do
 	start_workload
 	OOMS=$(oom_kills)
 	swt capture -q -o "$WORK/cg" --cgroup "$(basename "$CGROUP_DIR")" --duration 2 \
 		2> "$WORK/cg.err"
 	rc=$?
-	[ "$rc" -ne 0 ] && [ "$(oom_kills)" != "$OOMS" ] && [ "$try" -lt 3 ] &&
-		grep -q "no tasks to follow" "$WORK/cg.err" || break
+	[ "$(oom_kills)" != "$OOMS" ] && [ "$try" -lt 3 ] &&
+		{ { [ "$rc" -ne 0 ] && grep -q "no tasks to follow" "$WORK/cg.err"; } ||
+		  { [ "$rc" -eq 0 ] && [ ! -s "$WORK/cg/maps/$WL-start.txt" ]; }; } || break
 	echo "note: the kernel OOM-killed the workload before the capture found it (try $try)"
 	rm -rf "$WORK/cg"
 done
