@@ -3,6 +3,7 @@
  * open with a schema check, and small SQL helpers shared by every area.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,8 +154,17 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out_free;
 	}
-	/* same directory as the target, so the final rename is atomic */
-	snprintf(st->tmp_path, n, "%s.tmp-XXXXXX", path);
+	/*
+	 * Same directory as the target, so the final rename is atomic; a
+	 * name too long for ".tmp-XXXXXX" more gets a short one there.
+	 */
+	if (strlen(swt_basename(path)) + 11 > NAME_MAX) {
+		size_t dir_len = (size_t)(swt_basename(path) - path);
+
+		snprintf(st->tmp_path, n, "%.*s.swt-tmp-XXXXXX", (int)dir_len, path);
+	} else {
+		snprintf(st->tmp_path, n, "%s.tmp-XXXXXX", path);
+	}
 	fd = mkstemp(st->tmp_path);
 	if (fd < 0) {
 		ret = swt_error(err, errno == ENOENT ? SWT_ENOENT : SWT_EIO,

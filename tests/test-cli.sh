@@ -143,6 +143,14 @@ check_eq "$(sqlite3 "$WORK/dot.db" 'SELECT name FROM capture')" "$(basename "$SA
 	fail "ingest of the same trace.dat twice"
 check_eq "$(sqlite3 "$WORK/twice.db" 'SELECT count(*) FROM source')" 1 "the same trace.dat given twice: read once"
 
+# an output name near the file system's limit (its temporary name was 11
+# bytes longer, and refused: "File name too long")
+long=$(printf 'n%.0s' $(seq 250)).db
+run 0 ingest -q -o "$WORK/$long" "$SAMPLE/trace.dat"
+[ -s "$WORK/$long" ] || fail "ingest to a 253-byte name"
+check_eq "$(ls -A "$WORK" | grep -c 'tmp-')" 0 "ingest to a 253-byte name: no temporary file left"
+rm -f "$WORK/$long"
+
 # a schema version other than this build's, in either place ingest writes it
 V=$(sqlite3 "$WORK/assumed.db" 'PRAGMA user_version')
 cp "$WORK/assumed.db" "$WORK/v2.db"
