@@ -33,22 +33,41 @@ static const struct swt_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
+/*
+ * A message on one line whatever it quotes: a newline or other control
+ * character in a path or name is written as \n, \t or \ooo.
+ */
+static void put_line(const char *verb, const char *msg)
+{
+	fprintf(stderr, "swaptrace: %s: ", verb);
+	for (const char *p = msg; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+
+		if (ch == '\n')
+			fputs("\\n", stderr);
+		else if (ch == '\t')
+			fputs("\\t", stderr);
+		else if (ch < 0x20 || ch == 0x7f)
+			fprintf(stderr, "\\%03o", ch);
+		else
+			fputc(ch, stderr);
+	}
+	fputc('\n', stderr);
+}
+
 int cli_fail(const char *verb, const struct swt_err *err)
 {
-	if (err && err->code)
-		fprintf(stderr, "swaptrace: %s: %s\n", verb, err->msg);
-	else
-		fprintf(stderr, "swaptrace: %s: %s\n", verb,
-			swt_strerror(err ? err->code : SWT_EIO));
+	put_line(verb, err && err->code ? err->msg : swt_strerror(err ? err->code : SWT_EIO));
 	return SWT_EXIT_FAIL;
 }
 
 /* "swaptrace: VERB: message" on stderr. */
 static void say(const char *verb, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "swaptrace: %s: ", verb);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	put_line(verb, msg);
 }
 
 int cli_failf(const char *verb, int status, const char *fmt, ...)
@@ -77,7 +96,10 @@ void cli_json_string(const char *s)
 
 void cli_warn(const char *verb, const char *msg)
 {
-	fprintf(stderr, "swaptrace: %s: warning: %s\n", verb, msg);
+	char label[64];
+
+	snprintf(label, sizeof(label), "%s: warning", verb);
+	put_line(label, msg);
 }
 
 int cli_usage_error(const char *verb, const char *fmt, ...)

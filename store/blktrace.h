@@ -117,8 +117,9 @@ int swt_blktrace_probe(const char *path);
 
 struct swt_blktrace_stats {
 	int version;
-	int big_endian;
-	int cpus;
+	int big_endian;		/* some file is big-endian */
+	int mixed_endian;	/* and some other little-endian */
+	int cpus;		/* files with records */
 	uint64_t records;
 	int64_t lost;		/* sequence gaps */
 };

@@ -659,7 +659,7 @@ int swt_blktrace_decode(char *const *paths, size_t n, size_t bufsize, swt_event_
 {
 	struct stream *streams = calloc(n ? n : 1, sizeof(*streams));
 	size_t i;
-	int ret = 0;
+	int ret = 0, seen_big = 0, seen_little = 0;
 
 	memset(stats, 0, sizeof(*stats));
 	if (!streams)
@@ -673,10 +673,15 @@ int swt_blktrace_decode(char *const *paths, size_t n, size_t bufsize, swt_event_
 		ret = stream_advance(&streams[i], stats, cb, ctx, err);
 		if (ret < 0)
 			goto out;
+		/* an idle CPU's empty file has no order and is no CPU with data */
 		if (streams[i].r->big_endian > 0)
-			stats->big_endian = 1;
+			seen_big = 1;
+		else if (streams[i].r->big_endian == 0)
+			seen_little = 1;
+		stats->cpus += streams[i].r->big_endian >= 0;
 	}
-	stats->cpus = (int)n;
+	stats->big_endian = seen_big;
+	stats->mixed_endian = seen_big && seen_little;
 	for (;;) {
 		struct stream *next = NULL;
 

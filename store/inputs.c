@@ -184,7 +184,7 @@ static int ingest_blktrace(struct swt_ingest *ing, const char *input, char **pat
 	if (ret)
 		return ingest_failed(ing, err, ret);
 	info.version = stats.version;
-	info.byte_order = stats.big_endian ? "big" : "little";
+	info.byte_order = stats.mixed_endian ? "mixed" : stats.big_endian ? "big" : "little";
 	info.cpus = stats.cpus;
 	ret = swt_ingest_update_source(ing, &info, err);
 	if (ret)

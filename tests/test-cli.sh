@@ -143,6 +143,17 @@ check_eq "$(sqlite3 "$WORK/dot.db" 'SELECT name FROM capture')" "$(basename "$SA
 	fail "ingest of the same trace.dat twice"
 check_eq "$(sqlite3 "$WORK/twice.db" 'SELECT count(*) FROM source')" 1 "the same trace.dat given twice: read once"
 
+# an error quoting a path with a newline is still one line (the path's
+# newline split it in two)
+mkdir -p "$WORK/we ird
+dir"
+printf x > "$WORK/we ird
+dir/bad.blktrace.0"
+run 1 ingest -q -o "$WORK/nl.db" "$WORK/we ird
+dir/bad"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: '$WORK/we ird\\ndir/bad.blktrace.0': truncated record at offset 0" \
+	"an error quoting a path with a newline: one line"
+
 # an output name near the file system's limit (its temporary name was 11
 # bytes longer, and refused: "File name too long")
 long=$(printf 'n%.0s' $(seq 250)).db
