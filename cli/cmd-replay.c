@@ -657,8 +657,10 @@ int cmd_replay(int argc, char **argv)
 		def = swt_replay_default_cache_pages(in);
 		if (def <= 0) {
 			status = cli_failf("replay", SWT_EXIT_USAGE,
-					   "'%s': the capture records no memory limit or working set; "
-					   "give --cache-pages in pages", argv[optind]);
+					   "'%s': the capture records no memory limit or working set%s; "
+					   "give --cache-pages in pages", argv[optind],
+					   in->mem_limit_bytes > 0 || in->working_set_bytes > 0 ?
+					   " of a page or more" : "");
 			goto out;
 		}
 		/* a percentage of the default, rounded to the nearest page */

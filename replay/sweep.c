@@ -68,7 +68,8 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 	cache_pages = swt_replay_default_cache_pages(in);
 	if (cache_pages <= 0) {
 		ret = swt_error(err, SWT_EUSAGE,
-				"'%s': the capture records no memory limit or working set to replay "
+				"'%s': the capture records no memory limit or working set (of a page or "
+				"more) to replay "
 				"against; run swaptrace replay --cache-pages first",
 				swt_store_path(st));
 		goto out;
