@@ -299,6 +299,10 @@ int swt_store_commit(struct swt_store *st, struct swt_err *err)
 		if (chmod(st->tmp_path, 0666 & ~mask) < 0)
 			return swt_error(err, SWT_EIO, "'%s': %s", st->path, strerror(errno));
 	}
+	/* what the start found replaceable may have been replaced meanwhile */
+	ret = check_replaceable(st->path, err);
+	if (ret)
+		return ret;
 	if (rename(st->tmp_path, st->path) < 0)
 		return swt_error(err, SWT_EIO, "'%s': cannot move database into place: %s",
 				 st->path, strerror(errno));

@@ -154,6 +154,19 @@ dir/bad"
 check_eq "$(cat "$ERR")" "swaptrace: ingest: '$WORK/we ird\\ndir/bad.blktrace.0': truncated record at offset 0" \
 	"an error quoting a path with a newline: one line"
 
+# a file written at the output path while ingest runs is not replaced by
+# the database (the check ran only at the start)
+rm -f "$WORK/race.db"
+"$SWAPTRACE" ingest -q -o "$WORK/race.db" "$SAMPLE" 2> "$WORK/race.err" &
+RACER=$!
+for _ in $(seq 200); do compgen -G "$WORK/race.db.tmp-*" > /dev/null && break; sleep 0.01; done
+echo notes > "$WORK/race.db"
+wait "$RACER"
+check_eq "$?:$(cat "$WORK/race.db"):$(cat "$WORK/race.err")" \
+	"1:notes:swaptrace: ingest: '$WORK/race.db': exists and is not a swaptrace database: not replaced" \
+	"a file written at the output path during ingest"
+compgen -G "$WORK/race.db.tmp-*" > /dev/null && fail "a file written at the output path: the temporary database was left"
+
 # an output name near the file system's limit (its temporary name was 11
 # bytes longer, and refused: "File name too long")
 long=$(printf 'n%.0s' $(seq 250)).db
