@@ -439,15 +439,23 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 	return 0;
 }
 
-/* "flyrecord\0" + per-CPU (offset, size) table at off, for ncpus CPUs. */
+/*
+ * "flyrecord\0" + per-CPU (offset, size) table at off, for ncpus CPUs; for
+ * an instance buffer, where its BUFFER option is (opt), else UINT64_MAX.
+ */
 static int parse_flyrecord_v6(struct cursor *c, struct swt_td_buffer *b, uint64_t off,
-			      uint32_t ncpus)
+			      uint32_t ncpus, uint64_t opt)
 {
 	uint32_t i;
 	int ret = need(c, off, 10 + (uint64_t)ncpus * 16, "flyrecord table");
 
 	if (ret)
 		return ret;
+	if (memcmp(c->base + off, "flyrecord", 10) && opt != UINT64_MAX)
+		/* trace-cmd split (3.1.6) writes BUFFER options that point at 0 */
+		return swt_error(c->err, SWT_EFORMAT, "'%s': the BUFFER option at offset %llu "
+				 "(instance '%s') points at offset %llu, where no flyrecord is",
+				 c->path, (unsigned long long)opt, b->name, (unsigned long long)off);
 	if (memcmp(c->base + off, "flyrecord", 10))
 		return swt_error(c->err, SWT_EFORMAT, "'%s': expected 'flyrecord' at offset %llu",
 				 c->path, (unsigned long long)off);
@@ -469,7 +477,7 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 	uint32_t n, i, ncpus;
 	size_t len = 0;
 	struct swt_td_buffer *top;
-	uint64_t buffer_offs[256];
+	uint64_t buffer_offs[256], buffer_opts[256];
 	char *buffer_names[256];
 	unsigned nbuf = 0;
 	int ret;
@@ -596,6 +604,7 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 				if (ret)
 					return ret;
 				buffer_offs[nbuf] = rd64(c, pos);
+				buffer_opts[nbuf] = pos - 6;	/* its id and size first */
 				buffer_names[nbuf++] = (char *)c->base + pos + 8;
 			} else if (oid == 4 && osize) {
 				/* TRACECLOCK: "[local] global ..." */
@@ -621,13 +630,13 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 	top = add_buffer(l, "", 0);
 	if (!top)
 		return swt_error(c->err, SWT_ENOMEM, "out of memory");
-	ret = parse_flyrecord_v6(c, top, pos, ncpus);
+	ret = parse_flyrecord_v6(c, top, pos, ncpus, UINT64_MAX);
 	for (i = 0; !ret && i < nbuf; i++) {
 		struct swt_td_buffer *b = add_buffer(l, buffer_names[i], strlen(buffer_names[i]));
 
 		if (!b)
 			return swt_error(c->err, SWT_ENOMEM, "out of memory");
-		ret = parse_flyrecord_v6(c, b, buffer_offs[i], ncpus);
+		ret = parse_flyrecord_v6(c, b, buffer_offs[i], ncpus, buffer_opts[i]);
 	}
 	return ret;
 }
