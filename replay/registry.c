@@ -97,8 +97,8 @@ static const char *not_a_policy(const void *sym, char *buf, size_t len)
 
 	if (!dladdr1(sym, &info, (void **)&elf, RTLD_DL_SYMENT))
 		elf = NULL;	/* no symbol table entry to judge by */
-	if (elf && (ELF64_ST_TYPE(elf->st_info) == STT_FUNC ||
-		    ELF64_ST_TYPE(elf->st_info) == STT_GNU_IFUNC))
+	if (elf && (ELF32_ST_TYPE(elf->st_info) == STT_FUNC ||
+		    ELF32_ST_TYPE(elf->st_info) == STT_GNU_IFUNC))
 		snprintf(buf, len, "is a function, not a struct swt_policy");
 	else if ((uintptr_t)sym % alignof(struct swt_policy))
 		snprintf(buf, len, "is not aligned as a struct swt_policy");
