@@ -507,7 +507,11 @@ void swt_target_follow_memcg(struct swt_target *t)
 	cg = swt_memcg_of(t->child);
 	if (!cg)
 		return;
-	if (t->memcg && !strcmp(cg, t->memcg)) {
+	/*
+	 * An exiting task is moved to the root cgroup before /proc shows it
+	 * a zombie: the root after another cgroup is that, not a move.
+	 */
+	if (t->memcg && (!strcmp(cg, t->memcg) || (cg[0] && cg[strlen(cg) - 1] == '/'))) {
 		free(cg);
 		return;
 	}
