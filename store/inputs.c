@@ -301,16 +301,20 @@ static int ingest_capture_dir(struct swt_ingest *ing, const char *dir, struct sw
 	if (!tracedat)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	{
-		/* swaptrace capture writes meta.txt last and removes raw/ once done */
+		/*
+		 * swaptrace capture makes trace.dat from raw/ at the end, removes
+		 * raw/ and writes meta.txt last: raw/ without either is a capture
+		 * that never finished (another tool's raw/ beside a trace.dat is not)
+		 */
 		char *raw = swt_path_join(dir, "raw"), *meta = swt_path_join(dir, "meta.txt");
-		int unfinished = raw && meta && is_dir(raw) && !is_file(meta);
+		int unfinished = raw && meta && is_dir(raw) && !is_file(meta) && !is_file(tracedat);
 
 		free(raw);
 		free(meta);
 		if (unfinished) {
 			free(tracedat);
 			return swt_error(err, SWT_EFORMAT, "'%s': an unfinished swaptrace capture "
-					 "(raw/ but no meta.txt): it was stopped before it could "
+					 "(raw/, but no meta.txt nor trace.dat): it was stopped before it could "
 					 "finish, and what it holds is not the whole recording", dir);
 		}
 	}
