@@ -44,7 +44,6 @@ struct saved_event {
 };
 
 struct swt_capture {
-	char *command_tids;	/* the command's tasks when its instance went (signal_command) */
 	struct swt_capture_opts o;
 	char *out_dir, *raw_dir, *maps_dir, *blk_dir, *reserve;
 	int made_dir;
@@ -70,6 +69,7 @@ struct swt_capture {
 	int probe_lock;
 	char probes_line[512];
 	struct swt_target target;
+	char *command_tids;	/* the command's tasks when its instance went (signal_command) */
 	char *command;
 	char *header_page, *header_event;
 	struct saved_event *ftrace, *events;

@@ -752,11 +752,6 @@ static void remove_instance(struct swt_capture *c, struct inst *in, struct swt_e
 }
 
 /*
- * End the recording (when it ran) and put the host back: instances,
- * probes, knobs, the blk lock, a tracefs we mounted.  Idempotent; errors
- * while restoring are reported but never stop the rest of the restore.
- */
-/*
  * A stop signal goes to the command and to every task it started, which
  * event-fork keeps in set_event_pid -- as Ctrl-C at a terminal reaches the
  * whole job: a workload a shell command line started kept running,
@@ -784,6 +779,11 @@ static void signal_command(struct swt_capture *c, int sig)
 	free(live);
 }
 
+/*
+ * End the recording (when it ran) and put the host back: instances,
+ * probes, knobs, the blk lock, a tracefs we mounted.  Idempotent; errors
+ * while restoring are reported but never stop the rest of the restore.
+ */
 int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 {
 	int ret = 0, blk_stopped = 0;
