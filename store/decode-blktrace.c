@@ -533,15 +533,13 @@ static long set_file_beyond(const char *name, unsigned first_missing)
 	if (!d)
 		return -1;
 	while ((de = readdir(d))) {
-		const char *rest = de->d_name + blen;
-		char *end;
 		unsigned long cpu;
 
-		if (strncmp(de->d_name, base, blen) || strncmp(rest, ".blktrace.", 10) ||
-		    !strchr("0123456789", rest[10]) || !rest[10])
+		/* NAME.blktrace.N, this NAME */
+		if (swt_blktrace_set_name_len(de->d_name) != blen || strncmp(de->d_name, base, blen))
 			continue;
-		cpu = strtoul(rest + 10, &end, 10);
-		if (!*end && cpu > first_missing && (found < 0 || cpu < (unsigned long)found))
+		cpu = strtoul(de->d_name + blen + 10, NULL, 10);
+		if (cpu > first_missing && (found < 0 || cpu < (unsigned long)found))
 			found = (long)cpu;
 	}
 	closedir(d);
