@@ -94,6 +94,15 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
 	return 0;
 }
 
+/* The capture's lost events: 1 with *n, or 0 when unknown (NULL: not traced, schema.md) -- not 0. */
+static int lost_events(struct swt_store *st, int64_t *n)
+{
+	if (swt_store_query_int(st, "SELECT lost_events IS NULL FROM capture", 1))
+		return 0;
+	*n = swt_store_query_int(st, "SELECT lost_events FROM capture", 0);
+	return 1;
+}
+
 static void print_json(struct swt_store *st, const struct dev_counts *devs, size_t nr)
 {
 	static const char *const keys[2][4] = {
@@ -101,6 +110,7 @@ static void print_json(struct swt_store *st, const struct dev_counts *devs, size
 		{ "writes_queued", "writes_dispatched", "writes_completed", "write_merges" },
 	};
 	sqlite3_stmt *s;
+	int64_t lost;
 	size_t i;
 	int first = 1;
 
@@ -130,12 +140,10 @@ static void print_json(struct swt_store *st, const struct dev_counts *devs, size
 	printf("},\"swap_in_pages\":%lld,\"swap_out_pages\":%lld,",
 	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0),
 	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_out", 0));
-	/* NULL: not traced, unknown (schema.md) -- not 0 */
-	if (swt_store_query_int(st, "SELECT lost_events IS NULL FROM capture", 1))
-		printf("\"lost_events\":null}\n");
+	if (lost_events(st, &lost))
+		printf("\"lost_events\":%lld}\n", (long long)lost);
 	else
-		printf("\"lost_events\":%lld}\n",
-		       (long long)swt_store_query_int(st, "SELECT lost_events FROM capture", 0));
+		printf("\"lost_events\":null}\n");
 }
 
 static void print_pair(const char *left, int64_t ln, int64_t lkib, const char *right, int64_t rn,
@@ -187,7 +195,7 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 {
 	sqlite3_stmt *s;
 	int64_t first = swt_store_query_int(st, "SELECT first_ns FROM capture", 0);
-	int64_t last = swt_store_query_int(st, "SELECT last_ns FROM capture", 0);
+	int64_t last = swt_store_query_int(st, "SELECT last_ns FROM capture", 0), lost;
 	long long mappings;
 
 	if (sqlite3_prepare_v2(swt_store_db(st),
@@ -213,11 +221,10 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 	if (swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE section = ''"
 				" AND key = 'end' AND value = 'error')", 0))
 		printf("recording ended on an error (incomplete), ");
-	if (swt_store_query_int(st, "SELECT lost_events IS NULL FROM capture", 1))
-		printf("lost events unknown\n");
+	if (lost_events(st, &lost))
+		printf("%lld lost\n", (long long)lost);
 	else
-		printf("%lld lost\n",
-		       (long long)swt_store_query_int(st, "SELECT lost_events FROM capture", 0));
+		printf("lost events unknown\n");
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct dev_counts *d = &devs[i];
