@@ -198,6 +198,14 @@ int swt_replay_area_index(const struct swt_replay_input *in, int64_t id)
 	return -1;
 }
 
+int swt_replay_any_rotational(const struct swt_replay_input *in)
+{
+	for (size_t i = 0; i < in->nr_areas; i++)
+		if (in->areas[i].rotational > 0)
+			return 1;
+	return 0;
+}
+
 enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st)
 {
 	int64_t total = swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0);
@@ -246,10 +254,8 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		struct swt_replay_fault *f;
 		int idx = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
 
-		if (idx < 0) {
-			in->no_area++;
+		if (idx < 0)
 			continue;
-		}
 		if (swt_grow((void **)&in->faults, &cap, in->nr_faults + 1, sizeof(*in->faults))) {
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
@@ -570,6 +576,10 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 		ret = load_outs(st, in, err);	/* before the faults: a reconstruction reads them */
 	if (!ret)
 		ret = load_faults(st, in, approximate, err);
+	/* every stream's loader leaves them out alike: counted once, here */
+	if (!ret)
+		in->no_area = (size_t)swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE area_id"
+							  " NOT IN (SELECT id FROM swap_area)", 0);
 	if (!ret)
 		ret = check_span(st, in, err);
 	if (!ret)
