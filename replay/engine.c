@@ -878,11 +878,9 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	 * of gigabytes).  A slot past them is free throughout -- nothing is
 	 * written there -- which is what a window reaching it finds: no page.
 	 */
-	for (i = 0; i < in->nr_areas; i++) {
+	for (i = 0; i < in->nr_areas; i++)
 		pr->nslots[i] = 1;
-		if (in->areas[i].rotational > 0)
-			pr->any_rotational = 1;
-	}
+	pr->any_rotational = (uint64_t)swt_replay_any_rotational(in);
 	for (i = 0; i < n + in->nr_outs; i++) {
 		uint32_t area = i < n ? in->faults[i].area : in->outs[i - n].area;
 		uint64_t slot = i < n ? in->faults[i].slot : in->outs[i - n].slot;

@@ -562,10 +562,7 @@ int swt_replay_reconstruct(struct swt_store *st, struct swt_replay_input *in, st
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	}
 	/* auto's rule (swt_fault_uses_vma_ra): VMA readahead unless an area is rotational */
-	rc.vma_ra = in->vma_ra_enabled > 0;
-	for (size_t a = 0; a < in->nr_areas; a++)
-		if (in->areas[a].rotational > 0)
-			rc.vma_ra = 0;
+	rc.vma_ra = in->vma_ra_enabled > 0 && !swt_replay_any_rotational(in);
 	ret = load_reads(st, &rc, err);
 	if (!ret)
 		ret = load_hits(st, &rc, err);

@@ -109,6 +109,8 @@ int swt_replay_reconstruct(struct swt_store *st, struct swt_replay_input *in, st
 int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err);
 /* The index in in->areas of swap area id, -1 when it is not one. */
 int swt_replay_area_index(const struct swt_replay_input *in, int64_t id);
+/* Whether a swap area is rotational: the traced kernel then took cluster, not VMA, readahead. */
+int swt_replay_any_rotational(const struct swt_replay_input *in);
 /* Column 2 of a swap-in or swap-out row is its slot: refused when negative. */
 int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *what,
 			  struct swt_err *err);
