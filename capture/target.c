@@ -44,9 +44,11 @@ void swt_target_release(struct swt_target *t)
 	free(t->cgroup_dir);
 	free(t->memcg);
 	free(t->maps_dir);
+	free(t->memory_mount);
+	free(t->cgroup2_mount);
 	swt_map_release(&t->tids);
 	t->procs = NULL;
-	t->cgroup_dir = t->memcg = t->maps_dir = NULL;
+	t->cgroup_dir = t->memcg = t->maps_dir = t->memory_mount = t->cgroup2_mount = NULL;
 	t->nr_procs = t->cap_procs = 0;
 }
 
@@ -175,6 +177,28 @@ static void cgroup_mounts(char *v1, char *v2, size_t size)
 		}
 	}
 	fclose(f);
+}
+
+/*
+ * The mount points, read from mountinfo once per capture: the memory cgroup
+ * is followed at every drain, and the mounts do not move under a capture.
+ * 0, or -1 when out of memory.
+ */
+static int known_mounts(struct swt_target *t)
+{
+	char v1[PATH_MAX], v2[PATH_MAX];
+
+	if (t->memory_mount)
+		return 0;
+	cgroup_mounts(v1, v2, sizeof(v1));
+	t->memory_mount = swt_strdup(v1);
+	t->cgroup2_mount = swt_strdup(v2);
+	if (t->memory_mount && t->cgroup2_mount)
+		return 0;
+	free(t->memory_mount);
+	free(t->cgroup2_mount);
+	t->memory_mount = t->cgroup2_mount = NULL;
+	return -1;
 }
 
 static int is_dir(const char *path)
@@ -345,17 +369,22 @@ int swt_target_pid_alive(const struct swt_target *t)
 	return t->pid > 0 && (kill(t->pid, 0) == 0 || errno == EPERM);
 }
 
-char *swt_memcg_of(pid_t pid)
+/* The memory cgroup directory of a process, from /proc/PID/cgroup; caller frees. */
+static char *memcg_of(struct swt_target *t, pid_t pid)
 {
-	char v1[PATH_MAX], v2[PATH_MAX], path[64], line[4096], *result = NULL;
+	char path[64], line[4096], *result = NULL;
 	char v2path[PATH_MAX] = "";
+	const char *v1, *v2;
 	FILE *f;
 
+	if (known_mounts(t))
+		return NULL;
+	v1 = t->memory_mount;
+	v2 = t->cgroup2_mount;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return NULL;
-	cgroup_mounts(v1, v2, sizeof(v1));
 	while (fgets(line, sizeof(line), f)) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 
@@ -504,7 +533,7 @@ void swt_target_follow_memcg(struct swt_target *t)
 
 	if (t->kind != SWT_TARGET_COMMAND || !t->released || t->exited || is_zombie(t->child))
 		return;
-	cg = swt_memcg_of(t->child);
+	cg = memcg_of(t, t->child);
 	if (!cg)
 		return;
 	/*
@@ -534,7 +563,7 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 	case SWT_TARGET_PID:
 		ret = snapshot_proc(t, t->pid, err);
 		if (!t->memcg)
-			t->memcg = swt_memcg_of(t->pid);
+			t->memcg = memcg_of(t, t->pid);
 		break;
 	case SWT_TARGET_CGROUP:
 		snprintf(path, sizeof(path), "%s/cgroup.procs", t->cgroup_dir);
@@ -549,7 +578,7 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 			if (pid > 0)
 				ret = snapshot_proc(t, (pid_t)pid, err);
 			if (!t->memcg && pid > 0)
-				t->memcg = swt_memcg_of((pid_t)pid);
+				t->memcg = memcg_of(t, (pid_t)pid);
 		}
 		free(list);
 		break;

@@ -45,6 +45,8 @@ struct swt_target {
 	char *memcg;		/* the target's memory cgroup directory, or NULL */
 	int64_t mem_limit;	/* bytes, -1 unlimited or unknown */
 	char *maps_dir;		/* where snapshots go */
+	/* cgroup v1 memory and cgroup2 mount points, read once ("" if none) */
+	char *memory_mount, *cgroup2_mount;
 };
 
 void swt_target_init(struct swt_target *t);
@@ -85,8 +87,6 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err);
  */
 void swt_target_follow_memcg(struct swt_target *t);
 
-/* The memory cgroup directory of a process, from /proc/PID/cgroup; caller frees. */
-char *swt_memcg_of(pid_t pid);
 /* A memory cgroup's limit in bytes, -1 when unlimited or unreadable. */
 int64_t swt_memcg_limit(const char *dir);
 

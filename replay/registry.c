@@ -166,11 +166,17 @@ static int add_param(struct swt_policy_choice *c, const char *key, size_t klen, 
 	return 0;
 }
 
+/* key is the klen bytes before '=' in a key=value item, not NUL-terminated */
+static int key_is(const char *name, const char *key, size_t klen)
+{
+	return strlen(name) == klen && !strncmp(name, key, klen);
+}
+
 static const struct swt_policy_param *find_param(const struct swt_policy *p, const char *key,
 						 size_t klen)
 {
 	for (const struct swt_policy_param *q = p->params; q && q->key; q++)
-		if (strlen(q->key) == klen && !strncmp(q->key, key, klen))
+		if (key_is(q->key, key, klen))
 			return q;
 	return NULL;
 }
@@ -224,7 +230,7 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 			break;
 		}
 		for (unsigned i = 0; i < c->nparams; i++)
-			if (strlen(c->keys[i]) == (size_t)(eq - kv) && !strncmp(c->keys[i], kv, (size_t)(eq - kv)))
+			if (key_is(c->keys[i], kv, (size_t)(eq - kv)))
 				ret = swt_error(err, SWT_EUSAGE, "policy '%s': parameter '%s' given twice",
 						c->policy->name, c->keys[i]);
 		if (!ret && add_param(c, kv, (size_t)(eq - kv), eq + 1))
