@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "swaptrace/policy.h"
 #include "util.h"
 
 double swt_report_ratio(int64_t num, int64_t den)
@@ -188,6 +189,32 @@ static int selected(const struct swt_report_opts *o, int64_t id)
 	return 0;
 }
 
+/*
+ * What no run replay stores can be: a run row edited by hand, or written by
+ * something else, would be drawn as if replayed.  Every fault is a hit or a
+ * miss, every miss reads its page, the rest of the pages read are
+ * readahead, and each request holds at least a page.
+ */
+static const char *run_row_problem(const struct swt_report_run *r)
+{
+	if (r->page_cluster < 0 || r->page_cluster > SWT_MAX_PAGE_CLUSTER)
+		return "page_cluster outside 0..16";
+	if (r->cache_pages <= 0)
+		return "cache_pages not positive";
+	if (r->faults < 0 || r->misses < 0 || r->hits < 0 || r->ra_hits < 0 || r->ra_wasted < 0 ||
+	    r->read_requests < 0 || r->read_merges < 0)
+		return "a negative count";
+	if (r->faults != r->misses + r->hits)
+		return "faults are not misses + hits";
+	if (r->ra_pages != r->pages_read - r->misses || r->ra_pages < 0)
+		return "ra_pages are not pages_read - misses";
+	if (r->ra_hits > r->ra_pages || r->ra_wasted > r->ra_pages - r->ra_hits)
+		return "more readahead hits and waste than readahead pages";
+	if (r->read_requests > r->pages_read || (r->pages_read > 0 && !r->read_requests))
+		return "read_requests do not fit pages_read";
+	return NULL;
+}
+
 static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 {
 	sqlite3_stmt *s;
@@ -235,6 +262,13 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		r->created = dup_text(s, 20, &oom);
 		if (!r->policy || !r->layout)
 			oom = 1;	/* NOT NULL columns: only allocation can fail */
+		if (!oom && run_row_problem(r)) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_EFORMAT,
+					 "'%s': run %lld is not as replay stores runs (%s); "
+					 "replay it again or leave it out with --run",
+					 swt_store_path(rc->st), (long long)r->id, run_row_problem(r));
+		}
 	}
 	sqlite3_finalize(s);
 	if (oom)

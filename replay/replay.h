@@ -147,9 +147,6 @@ int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
 /* requests split here unless told otherwise: the loop devices' max_sectors_kb */
 #define SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB 1280
 
-/* The highest page-cluster replayed: windows of 65 536 pages (the kernel takes up to 31). */
-#define SWT_MAX_PAGE_CLUSTER 16
-
 /*
  * What a run did page by page, for tools that need more than its counts
  * (tests/reconstruct-check.c builds a readahead capture from it).  Called

@@ -304,4 +304,27 @@ variant long "UPDATE swap_out SET ts = ts + (1 << 40) WHERE id = (SELECT max(id)
 $RUNS | sqlite3 "$WORK/long.db" || fail "long: storing runs"
 report long "{\"timeline\": {\"notes_have\": [\"Rates over 10 s bins, the shading's too.\"],
  \"series\": {\"simulated hits/s\": 2, \"simulated misses/s\": 2}}}"
+# --- a run row no replay stores (edited by hand to page-cluster -3, or with
+# more pages read ahead than read): refused, naming the database and the
+# run, with nothing written; --run leaves the row out ---
+variant edited "VACUUM"
+$RUNS | sqlite3 "$WORK/edited.db" || fail "edited: storing runs"
+id=$(sqlite3 "$WORK/edited.db" "SELECT max(id) FROM run")
+other=$(sqlite3 "$WORK/edited.db" "SELECT min(id) FROM run")
+for damage in "page_cluster = -3:page_cluster outside 0..16" \
+	"ra_pages = ra_pages + 1:ra_pages are not pages_read - misses" \
+	"hits = hits + 1:faults are not misses + hits"; do
+	cp "$WORK/edited.db" "$WORK/edited1.db"
+	sqlite3 "$WORK/edited1.db" "UPDATE run SET ${damage%%:*} WHERE id = $id" || fail "edited: damaging"
+	rm -rf "$WORK/edited1"
+	if "$SWAPTRACE" report -o "$WORK/edited1" "$WORK/edited1.db" >/dev/null 2>"$WORK/edited1.err"; then
+		fail "edited: a run with ${damage%%:*} was drawn"
+	else
+		check_eq "$(cat "$WORK/edited1.err")" \
+			"swaptrace: report: '$WORK/edited1.db': run $id is not as replay stores runs (${damage#*:}); replay it again or leave it out with --run"
+	fi
+	[ ! -e "$WORK/edited1" ] || fail "edited: ${damage%%:*}: the report directory was made"
+	"$SWAPTRACE" report -o "$WORK/edited1" --run "$other" "$WORK/edited1.db" >/dev/null 2>&1 ||
+		fail "edited: --run $other did not leave run $id out"
+done
 finish

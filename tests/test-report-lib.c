@@ -217,7 +217,7 @@ TEST(one_run_charts_show_a_run_that_read_ahead)
 		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges) VALUES"
 		" (3, 'x', 'none', 3, 100, 10, 10, 0, 10, 0, 0, 0, 10, 0),"
 		" (4, 'x', 'auto', 3, 100, 10, 8, 2, 20, 12, 2, 10, 9, 11),"
-		" (5, 'x', 'fixed', 3, 100, 10, 7, 3, 30, 22, 3, 19, 9, 21)", &err), 0);
+		" (5, 'x', 'fixed', 3, 100, 10, 7, 3, 30, 23, 3, 20, 9, 21)", &err), 0);
 	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
 	snprintf(path, sizeof(path), "%s/index.html", f.dir);
 	html = read_file(path);

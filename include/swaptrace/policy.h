@@ -26,6 +26,9 @@ extern "C" {
 #define SWT_POLICY_ABI 1
 #define SWT_POLICY_SYMBOL "swt_policy_plugin"
 
+/* The highest page-cluster replayed: windows of 65 536 pages (the kernel takes up to 31). */
+#define SWT_MAX_PAGE_CLUSTER 16
+
 /* What a window lists. */
 enum swt_window_kind {
 	SWT_WINDOW_SLOTS = 1,	/* swap slots on the faulting swap area (cluster readahead) */
@@ -52,7 +55,7 @@ struct swt_fault_info {
 	uint32_t area;		/* swap area index */
 	uint32_t nr_areas;
 	int32_t pid;
-	uint32_t page_cluster;	/* this run's page-cluster */
+	uint32_t page_cluster;	/* this run's page-cluster, 0..SWT_MAX_PAGE_CLUSTER */
 	uint32_t flags;
 	uint32_t page_shift;	/* log2 of the page size */
 };
