@@ -610,8 +610,30 @@ static int count_written(struct swt_capture *c, struct reader *r, int n, struct 
 	return swt_error(err, SWT_EIO, "'%s': %s", r->raw_path, strerror(errno));
 }
 
+/*
+ * What a CPU's file could not take, read to /dev/null: the statistics'
+ * "read events" then count every event the recording had, so ingest finds
+ * the ones the file lacks and counts them lost (the instance's removal
+ * would drop them uncounted).
+ */
+static void discard_rest(struct reader *r)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (null < 0)
+		return;
+	while (tracefs_cpu_write(r->tcpu, null, true) > 0)
+		;
+	while (tracefs_cpu_flush_write(r->tcpu, null) > 0)
+		;
+	close(null);
+}
+
+/* The final drain takes every CPU, whatever failed on another; the first error is returned. */
 static int drain_inst(struct swt_capture *c, struct inst *in, int final, struct swt_err *err)
 {
+	int first = 0;
+
 	if (!in->r)
 		return 0;
 	for (unsigned cpu = 0; cpu < c->ncpus; cpu++) {
@@ -625,18 +647,21 @@ static int drain_inst(struct swt_capture *c, struct inst *in, int final, struct 
 			if (ret <= 0)
 				break;
 		}
-		if (ret < 0)
+		if (ret < 0 && !final)
 			return ret;
-		if (!final)
-			continue;
 		/* the last, partial page of each CPU */
-		do
-			ret = count_written(c, r, tracefs_cpu_flush_write(r->tcpu, r->out_fd), err);
-		while (ret > 0);
-		if (ret < 0)
-			return ret;
+		if (final && !ret)
+			do
+				ret = count_written(c, r, tracefs_cpu_flush_write(r->tcpu, r->out_fd),
+						    err);
+			while (ret > 0);
+		if (ret < 0) {
+			discard_rest(r);
+			if (!first)
+				first = ret;
+		}
 	}
-	return 0;
+	return first;
 }
 
 static int drain(struct swt_capture *c, int final, struct swt_err *err)

@@ -216,10 +216,14 @@ int cmd_capture(int argc, char **argv)
 		if (getrusage(RUSAGE_SELF, &ru) == 0)
 			cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 			      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		/* events read but not written are known only by decoding what was */
 		fprintf(stderr, "swaptrace: capture: wrote '%s': %.2f s (%s), %.1f MiB of trace data, "
-			"pswpin %lld, pswpout %lld, %lld lost events; swaptrace used %.2f s of CPU\n",
+			"pswpin %lld, pswpout %lld, %lld lost events%s; swaptrace used %.2f s of CPU\n",
 			o.out_dir, res.seconds, end_text(res.end), (double)res.data_bytes / 1048576.0,
-			(long long)res.pswpin, (long long)res.pswpout, (long long)res.lost_events, cpu);
+			(long long)res.pswpin, (long long)res.pswpout, (long long)res.lost_events,
+			res.end == SWT_CAPTURE_END_ERROR ?
+				" and those it could not write (ingest counts them)" : "",
+			cpu);
 	}
 	if (!quiet && res.trace_dat_ok && !run_ret && !fin_ret)
 		say_next(o.out_dir, res.pswpin);

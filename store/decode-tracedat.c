@@ -1142,6 +1142,14 @@ static int check_complete(const char *path, const struct swt_td_layout *l,
 			 * concurrent reader of the ring buffer or a size-capped
 			 * recording leave it above what the file holds.
 			 */
+			/*
+			 * Events the tracer took from the ring buffer and the file
+			 * does not hold are as lost to the trace as an overrun.
+			 */
+			if (!count_ok && st && st->read_events > 0 && !buf->compressed &&
+			    (uint64_t)st->read_events > got->events)
+				stats->lost = swt_add_sat(stats->lost,
+							  st->read_events - (int64_t)got->events);
 			if (!count_ok && st && st->read_events >= 0 && !buf->compressed &&
 			    !stats->warning[0])
 				snprintf(stats->warning, sizeof(stats->warning),

@@ -74,6 +74,17 @@ grep -q "says the capture ended on an error (end error" "$WORK/full-ingest.err" 
 	fail "full disk: ingest does not warn of the cut-short recording: $(cat "$WORK/full-ingest.err")"
 "$SWAPTRACE" info "$WORK/full.db" | grep -q "^Span: .*recording ended on an error (incomplete)" ||
 	fail "full disk: info does not say the recording ended on an error"
+# what was read and not written is lost, not silently gone: the rest of each
+# ring buffer was read (to /dev/null), so trace.dat's statistics count every
+# event, and the events decoded plus those lost are what they count
+grep -q "lost events and those it could not write (ingest counts them)" "$WORK/full.err" ||
+	fail "full disk: the capture's summary does not say its lost count is partial: $(cat "$WORK/full.err")"
+stated=$(trace-cmd report -i "$FULL/cap/trace.dat" --stat 2>/dev/null |
+	awk '/^(read events|overrun|dropped events):/ { n += $NF } END { print n + 0 }')
+check_eq "$(sqlite3 "$WORK/full.db" "SELECT events + lost_events FROM source WHERE format = 'trace.dat'")" \
+	"$stated" "full disk: trace.dat's events and lost events against its statistics"
+[ "$(sqlite3 "$WORK/full.db" "SELECT lost_events > 0 FROM source WHERE format = 'trace.dat'")" = 1 ] ||
+	fail "full disk: no events counted lost"
 check_host_restored "$WORK/state.before" "after the disk filled up"
 
 # a swap device goes away: recording stops, saying which

@@ -232,6 +232,10 @@ TF patch "$f" $((v6cpu0 + 9)) 01
 "$SWAPTRACE" ingest -q -o "$WORK/v6-commit.db" --swap 7:0 "$f" >/dev/null 2>"$WORK/stderr"
 check_stderr "td-v6-short-page (a warning)" $? 0 \
 	"^swaptrace: ingest: warning: '$(re "$f")': buffer 'swt' CPU 0: [0-9]+ events decoded where the file's statistics declare [0-9]+ .*damaged data\)\$"
+# ... and the events the statistics declare but the file lacks are lost ones
+read -r decoded declared <<< "$(sed -n 's/.* \([0-9]*\) events decoded where the file.s statistics declare \([0-9]*\) .*/\1 \2/p' "$WORK/stderr")"
+check_eq "$(sqlite3 "$WORK/v6-commit.db" 'SELECT sum(lost_events) FROM source')" "$((declared - decoded))" \
+	"td-v6-short-page: lost events"
 rm -f "$f" "$WORK/v6-commit.db"
 
 # libtracecmd crashing in the decoder child (test seam: it raises SIGSEGV
