@@ -24,6 +24,7 @@ enum { COVERAGE, ACCURACY, PAGES_PER_FAULT, NR_METRICS };
 
 struct memory_series {
 	const char *key;
+	size_t rank;		/* the key's, for its colour */
 	size_t n;
 	int64_t pages[MAX_POINTS];	/* memory, ascending */
 	double v[MAX_POINTS][NR_METRICS];
@@ -46,6 +47,11 @@ static int on_chart(const struct memory_data *d, const struct swt_report_run *r)
 {
 	return swt_report_run_traced(r) && r->page_cluster == d->pc &&
 	       r->cache_pages > 0;
+}
+
+static int on_chart_arg(const void *arg, const struct swt_report_run *r)
+{
+	return on_chart(arg, r);
 }
 
 static double mib(const struct memory_data *d, int64_t pages)
@@ -112,11 +118,12 @@ static void load_series(struct memory_data *d)
 				s = &d->series[k];
 		if (!s) {
 			if (d->nr_series == SWT_REPORT_MAX_SERIES) {
-				d->more++;
+				d->more += !swt_report_key_seen(rc, i, on_chart_arg, d);
 				continue;
 			}
 			s = &d->series[d->nr_series++];
 			s->key = r->key;
+			s->rank = r->key_rank;
 		}
 		add_point(d, s, r);
 	}
@@ -155,6 +162,8 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 	const struct memory_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 2];
+	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
+	size_t ranks[SWT_REPORT_MAX_SERIES];
 	char title[200], mark_label[200], ref_label[200], note[300];
 	size_t ni = 0;
 	double top, bottom, lo = INFINITY, hi = 0;
@@ -172,8 +181,11 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 		"coverage = swap faults found in the swap cache / all swap faults; accuracy = "
 		"readahead pages later used / readahead pages read. Memory is a parameter of the "
 		"model (docs/replay-model.md), by default the capture's cgroup limit.");
+	for (size_t k = 0; k < d->nr_series; k++)
+		ranks[k] = d->series[k].rank;
+	swt_report_series_colors(ranks, d->nr_series, colors);
 	for (size_t k = 0; k < d->nr_series; k++) {
-		items[ni++] = (struct swt_chart_legend_item){ d->series[k].key, swt_chart_color(k),
+		items[ni++] = (struct swt_chart_legend_item){ d->series[k].key, colors[k],
 							SWT_MARK_LINE_DOT };
 		swt_chart_meta_series(c, d->series[k].key, (int64_t)d->series[k].n);
 		lo = SWT_MIN(lo, mib(d, d->series[k].pages[0]));
@@ -250,7 +262,7 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 				xs[x] = mib(d, d->series[k].pages[x]);
 				ys[x] = d->series[k].v[x][m];
 			}
-			swt_chart_panel_line(c, &p, xs, ys, d->series[k].n, swt_chart_color(k), 0, 1);
+			swt_chart_panel_line(c, &p, xs, ys, d->series[k].n, colors[k], 0, 1);
 		}
 		if (!isnan(d->ref[m]))
 			swt_chart_panel_diamond(c, &p, d->limit_mib, d->ref[m], SWT_RGB_BLACK);

@@ -188,6 +188,8 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	const struct policy_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
+	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
+	size_t ranks[SWT_REPORT_MAX_SERIES];
 	const char **cats = NULL;
 	char title[200], subtitle[600], ref_label[200], note[400];
 	size_t ni = 0;
@@ -215,8 +217,11 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		return 0;
 	}
 
+	for (size_t r = 0; r < d->nr_runs; r++)
+		ranks[r] = d->runs[r]->key_rank;
+	swt_report_series_colors(ranks, d->nr_runs, colors);
 	for (size_t r = 0; r < d->nr_runs; r++) {
-		items[ni++] = (struct swt_chart_legend_item){ d->runs[r]->label, swt_chart_color(r),
+		items[ni++] = (struct swt_chart_legend_item){ d->runs[r]->label, colors[r],
 							SWT_MARK_BOX };
 		swt_chart_meta_series(c, d->runs[r]->label, (int64_t)(d->nr_groups * NR_METRICS));
 	}
@@ -301,7 +306,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 					continue;
 				}
 				fmt_value(m, v, label, sizeof(label));
-				swt_chart_panel_bar(c, &p, g, r, d->nr_runs, v, swt_chart_color(r),
+				swt_chart_panel_bar(c, &p, g, r, d->nr_runs, v, colors[r],
 						    label);
 			}
 		}

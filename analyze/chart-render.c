@@ -78,6 +78,9 @@ void swt_chart_meta_free(struct swt_chart_meta *m)
 	for (size_t i = 0; i < m->nr_series; i++)
 		free(m->series[i].name);
 	free(m->series);
+	for (size_t i = 0; i < m->nr_legend; i++)
+		free(m->legend[i].name);
+	free(m->legend);
 	for (size_t i = 0; i < m->nr_notes; i++)
 		free(m->notes[i]);
 	free(m->notes);
@@ -136,6 +139,13 @@ static char *meta_json(const struct swt_chart_meta *m, int with_files)
 		swt_sbuf_printf(&b, ", \"points\": %lld}", (long long)m->series[i].points);
 	}
 	swt_sbuf_puts(&b, m->nr_series ? "\n  ]" : "]");
+	swt_sbuf_puts(&b, ",\n  \"legend\": [");
+	for (size_t i = 0; i < m->nr_legend; i++) {
+		swt_sbuf_puts(&b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+		swt_sbuf_json(&b, m->legend[i].name);
+		swt_sbuf_printf(&b, ", \"color\": \"%s\"}", m->legend[i].color);
+	}
+	swt_sbuf_puts(&b, m->nr_legend ? "\n  ]" : "]");
 	json_strings(&b, "notes", m->notes, m->nr_notes);
 	json_strings(&b, "messages", m->messages, m->nr_messages);
 	swt_sbuf_puts(&b, "\n}\n");

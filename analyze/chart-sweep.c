@@ -17,6 +17,7 @@ enum { COVERAGE, PAGES_READ, READ_REQUESTS, NR_METRICS };
 
 struct series {
 	const char *key;
+	size_t rank;		/* the key's, for its colour */
 	double *v;		/* [pc][metric], NaN: not replayed */
 	size_t points;
 };
@@ -88,6 +89,11 @@ static void hidden_note(const struct sweep_data *d, char *out, size_t size)
 	}
 }
 
+static int on_sweep(const void *arg, const struct swt_report_run *r)
+{
+	return swt_report_run_compared(arg, r) && r->page_cluster >= 0;
+}
+
 static int load(struct sweep_data *d, struct swt_err *err)
 {
 	const struct swt_report_ctx *rc = d->rc;
@@ -109,11 +115,12 @@ static int load(struct sweep_data *d, struct swt_err *err)
 				s = &d->series[k];
 		if (!s) {
 			if (d->nr_series == SWT_REPORT_MAX_SERIES) {
-				d->more++;
+				d->more += !swt_report_key_seen(rc, i, on_sweep, rc);
 				continue;
 			}
 			s = &d->series[d->nr_series++];
 			s->key = r->key;
+			s->rank = r->key_rank;
 			s->v = malloc((size_t)(d->max_pc + 1) * NR_METRICS * sizeof(*s->v));
 			if (!s->v)
 				return swt_error(err, SWT_ENOMEM, "out of memory");
@@ -157,6 +164,8 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	const struct sweep_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
+	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
+	size_t ranks[SWT_REPORT_MAX_SERIES];
 	char ref_label[160], note[400];
 	size_t ni = 0;
 	double top, bottom, xs[64];
@@ -177,8 +186,11 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 				  bottom - top, swt_report_no_runs(rc));
 		return 0;
 	}
+	for (size_t k = 0; k < d->nr_series; k++)
+		ranks[k] = d->series[k].rank;
+	swt_report_series_colors(ranks, d->nr_series, colors);
 	for (size_t k = 0; k < d->nr_series; k++) {
-		items[ni++] = (struct swt_chart_legend_item){ d->series[k].key, swt_chart_color(k),
+		items[ni++] = (struct swt_chart_legend_item){ d->series[k].key, colors[k],
 							SWT_MARK_LINE_DOT };
 		swt_chart_meta_series(c, d->series[k].key, (int64_t)d->series[k].points);
 	}
@@ -237,7 +249,7 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 		for (size_t k = 0; k < d->nr_series; k++) {
 			for (size_t x = 0; x < n; x++)
 				ys[x] = d->series[k].v[x * NR_METRICS + (size_t)m];
-			swt_chart_panel_line(c, &p, xs, ys, n, swt_chart_color(k), 0, 1);
+			swt_chart_panel_line(c, &p, xs, ys, n, colors[k], 0, 1);
 		}
 		if (have_ref)
 			swt_chart_panel_diamond(c, &p, rc->page_cluster, d->ref[m], SWT_RGB_BLACK);

@@ -105,6 +105,8 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	const struct window_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES];
+	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
+	size_t ranks[SWT_REPORT_MAX_SERIES];
 	char names[SWT_REPORT_MAX_SERIES][300], title[200], note[200];
 	const char *cats[MAX_WINDOWS];
 	struct swt_chart_panel p = { 0 };
@@ -132,6 +134,9 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 				  "histogram");
 		return 0;
 	}
+	for (size_t r = 0; r < d->nr_runs; r++)
+		ranks[r] = d->runs[r]->key_rank;
+	swt_report_series_colors(ranks, d->nr_runs, colors);
 	for (size_t r = 0; r < d->nr_runs; r++) {
 		char num[32];
 		int64_t pts = 0;
@@ -139,7 +144,7 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 		swt_chart_format_int(d->totals[r], num, sizeof(num));
 		snprintf(names[r], sizeof(names[r]), "%s (%s decisions)", d->runs[r]->label, num);
 		items[ni++] =
-			(struct swt_chart_legend_item){names[r], swt_chart_color(r), SWT_MARK_BOX};
+			(struct swt_chart_legend_item){names[r], colors[r], SWT_MARK_BOX};
 		for (size_t i = 0; i < d->nr_sizes; i++)
 			pts += d->counts[r * d->nr_sizes + i] > 0;
 		swt_chart_meta_series(c, d->runs[r]->label, pts);
@@ -147,8 +152,12 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
 				ni);
 	if (d->more || d->truncated) {
-		snprintf(note, sizeof(note), "%s%s", d->more ? "more runs at this page-cluster are "
-			 "not shown (pick with --run). " : "",
+		char more[96] = "";
+
+		if (d->more)
+			snprintf(more, sizeof(more), "%zu more runs at this page-cluster are not "
+				 "shown; pick runs with --run. ", d->more);
+		snprintf(note, sizeof(note), "%s%s", more,
 			 d->truncated ? "Only the 32 smallest window sizes are shown." : "");
 		top = swt_chart_note_line(c, top, note);
 	}
@@ -187,7 +196,7 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 			if (!(v > 0))
 				continue;
 			snprintf(label, sizeof(label), v < 0.01 ? "%.1f%%" : "%.0f%%", v * 100);
-			swt_chart_panel_bar(c, &p, i, r, d->nr_runs, v, swt_chart_color(r), label);
+			swt_chart_panel_bar(c, &p, i, r, d->nr_runs, v, colors[r], label);
 		}
 	}
 	swt_chart_panel_frame(c, &p);

@@ -290,31 +290,63 @@ void swt_chart_mark(struct swt_chart *c, enum swt_chart_mark_kind mark, struct s
 	cairo_restore(cr);
 }
 
+static void meta_legend(struct swt_chart *c, const struct swt_chart_legend_item *item)
+{
+	struct swt_chart_meta *m = c->meta;
+	struct swt_chart_legend_meta *l;
+
+	if (!c->record || meta_grow(c, (void **)&m->legend, &m->cap_legend, m->nr_legend + 1,
+				    sizeof(*m->legend)))
+		return;
+	l = &m->legend[m->nr_legend++];
+	l->name = meta_strdup(c, item->label);
+	snprintf(l->color, sizeof(l->color), "#%02x%02x%02x", (unsigned)lround(item->color.r * 255),
+		 (unsigned)lround(item->color.g * 255), (unsigned)lround(item->color.b * 255));
+}
+
+/*
+ * Items flow left to right in rows; a label too long for a row wraps, and
+ * its row is as tall as its tallest label, so nothing is drawn over the
+ * next row.
+ */
 double swt_chart_legend(struct swt_chart *c, double x, double y, double max_w,
 			const struct swt_chart_legend_item *items, size_t n)
 {
 	const double mark_w = 24, mark_gap = 6, item_gap = 22;
-	double cx = x, row_h, tw, th, rows = 1;
+	double line_h, y0 = y;
+	size_t first = 0;
 
 	if (!n)
 		return 0;
-	swt_chart_text_size(c, SWT_FONT_LEGEND, 0, "Ag", NULL, &row_h);
-	row_h += 6;
-	for (size_t i = 0; i < n; i++) {
-		swt_chart_text_size(c, SWT_FONT_LEGEND, max_w - mark_w - mark_gap, items[i].label,
-				    &tw, &th);
-		if (cx > x && cx + mark_w + mark_gap + tw > x + max_w) {
-			cx = x;
-			y += row_h;
-			rows++;
+	swt_chart_text_size(c, SWT_FONT_LEGEND, 0, "Ag", NULL, &line_h);
+	while (first < n) {
+		double cx = x, row_h = line_h, tw, th;
+		size_t end = first;
+
+		/* the row: as many items as fit, at least one */
+		for (; end < n; end++) {
+			swt_chart_text_size(c, SWT_FONT_LEGEND, max_w - mark_w - mark_gap,
+					    items[end].label, &tw, &th);
+			if (end > first && cx + mark_w + mark_gap + tw > x + max_w)
+				break;
+			row_h = SWT_MAX(row_h, th);
+			cx += mark_w + mark_gap + tw + item_gap;
 		}
-		swt_chart_mark(c, items[i].mark, items[i].color, cx, y + (row_h - 6 - 12) / 2,
-			       mark_w, 12);
-		swt_chart_text(c, SWT_FONT_LEGEND, cx + mark_w + mark_gap, y, 0, 0, 0, SWT_RGB_TEXT,
-			       max_w - mark_w - mark_gap, items[i].label);
-		cx += mark_w + mark_gap + tw + item_gap;
+		cx = x;
+		for (size_t i = first; i < end; i++) {
+			swt_chart_text_size(c, SWT_FONT_LEGEND, max_w - mark_w - mark_gap,
+					    items[i].label, &tw, &th);
+			swt_chart_mark(c, items[i].mark, items[i].color, cx,
+				       y + (line_h - 12) / 2, mark_w, 12);
+			swt_chart_text(c, SWT_FONT_LEGEND, cx + mark_w + mark_gap, y, 0, 0, 0,
+				       SWT_RGB_TEXT, max_w - mark_w - mark_gap, items[i].label);
+			meta_legend(c, &items[i]);
+			cx += mark_w + mark_gap + tw + item_gap;
+		}
+		y += row_h + 6;
+		first = end;
 	}
-	return rows * row_h + 4;
+	return y - y0 + 4;
 }
 
 /* ---- axes ---- */

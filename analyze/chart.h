@@ -71,6 +71,12 @@ struct swt_chart_series_meta {
 	int64_t points;		/* values drawn for this series (bars, line points, cells) */
 };
 
+/* A legend entry as drawn: its text and its colour, "#rrggbb". */
+struct swt_chart_legend_meta {
+	char *name;
+	char color[8];
+};
+
 struct swt_chart_meta {
 	char *name;		/* file stem: NAME.png, NAME.svg, NAME.json */
 	char *title, *subtitle;
@@ -78,6 +84,8 @@ struct swt_chart_meta {
 	size_t nr_panels, cap_panels;
 	struct swt_chart_series_meta *series;
 	size_t nr_series, cap_series;
+	struct swt_chart_legend_meta *legend;
+	size_t nr_legend, cap_legend;
 	char **notes;		/* explanations drawn in the figure */
 	size_t nr_notes, cap_notes;
 	char **messages;	/* "no data" messages drawn in the figure */

@@ -43,6 +43,29 @@ void swt_report_run_desc(const struct swt_report_run *r, char *buf, size_t size)
 		 (long long)r->id);
 }
 
+void swt_report_series_colors(const size_t *ranks, size_t n, struct swt_chart_rgb *out)
+{
+	int taken[SWT_PALETTE_SIZE] = { 0 };
+
+	for (size_t k = 0; k < n; k++) {
+		size_t c = ranks[k] % SWT_PALETTE_SIZE;
+
+		for (size_t free = 0; taken[c] && free < SWT_PALETTE_SIZE; free++)
+			c = free;
+		taken[c] = 1;
+		out[k] = swt_chart_color(c);
+	}
+}
+
+int swt_report_key_seen(const struct swt_report_ctx *rc, size_t i,
+			int (*keep)(const void *arg, const struct swt_report_run *r), const void *arg)
+{
+	for (size_t j = 0; j < i; j++)
+		if (keep(arg, &rc->runs[j]) && !strcmp(rc->runs[j].key, rc->runs[i].key))
+			return 1;
+	return 0;
+}
+
 const struct swt_report_part *swt_report_part(const struct swt_report_ctx *rc, int64_t id)
 {
 	for (size_t i = 0; i < rc->nr_parts; i++)
@@ -299,6 +322,14 @@ static void name_runs(struct swt_report_ctx *rc)
 		snprintf(r->key, sizeof(r->key), "%s%s%s%s", r->policy,
 			 r->params && *r->params ? " (" : "", r->params ? r->params : "",
 			 r->params && *r->params ? ")" : "");
+	}
+	for (size_t i = 0, ranks = 0; i < rc->nr_runs; i++) {
+		struct swt_report_run *r = &rc->runs[i];
+		size_t j;
+
+		for (j = 0; j < i && strcmp(rc->runs[j].key, r->key); j++)
+			;
+		r->key_rank = j < i ? rc->runs[j].key_rank : ranks++;
 	}
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		struct swt_report_run *r = &rc->runs[i];

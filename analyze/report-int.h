@@ -62,6 +62,8 @@ struct swt_report_run {
 	double accuracy, coverage, avg_request_kib;	/* NaN when NULL */
 	/* legend name of the run's series across page-cluster values */
 	char key[200];
+	/* order of the key's first run among the report's: its colour in every chart */
+	size_t key_rank;
 	/* legend name of this run, unique among runs at its page-cluster and layout */
 	char label[240];
 };
@@ -140,6 +142,21 @@ void swt_report_ctx_release(struct swt_report_ctx *rc);
  */
 int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt_report_run ***out,
 		       size_t *n, size_t *more, struct swt_err *err);
+
+/*
+ * The colours of a chart's n series (n <= SWT_REPORT_MAX_SERIES) from each
+ * one's key_rank, so that a policy keeps its colour from chart to chart; a
+ * series whose colour an earlier one of the chart took gets the first one
+ * free.
+ */
+void swt_report_series_colors(const size_t *ranks, size_t n, struct swt_chart_rgb *out);
+
+/*
+ * 1 when a run before runs[i] that keep() takes has runs[i]'s key: the
+ * policy is counted already (charts count the policies they leave out).
+ */
+int swt_report_key_seen(const struct swt_report_ctx *rc, size_t i,
+			int (*keep)(const void *arg, const struct swt_report_run *r), const void *arg);
 
 /* The partition with swap area id `id`, or NULL. */
 const struct swt_report_part *swt_report_part(const struct swt_report_ctx *rc, int64_t id);

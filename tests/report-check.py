@@ -8,7 +8,8 @@ names the chart; NAME.svg parses as XML, is 1200x700 px and carries the
 same title in <title> and the metadata in <metadata>; NAME.png is a
 1200x700 picture that is not blank (PNG_CHECK, a C checker built on
 cairo's PNG loader).  index.html must parse as XML and link only files
-that exist.
+that exist.  A policy's legend entry has one colour in every chart that
+draws runs (policy, sweep, ra-window, memory).
 
 EXPECT (a JSON file) adds per-chart expectations:
   {"policy": {"title_has": "...", "series": {"fixed": 3, ...},
@@ -23,6 +24,7 @@ Prints one line per problem and exits 1 if there was any.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -149,10 +151,19 @@ def main():
                 rows = sum(1 for tr in sec.iter("tr") if tr.find("td") is not None)
         if rows != expect["runs"]:
             problem("run table has %d rows, expected %d" % (rows, expect["runs"]))
+    colors = {}
     for name in charts:
         meta = check_chart(d, name, png_check)
         if meta is not None and name in expect:
             check_expect(name, meta, expect[name])
+        if meta is None or name not in ("policy", "sweep", "ra-window", "memory"):
+            continue
+        for item in meta.get("legend", []):
+            key = re.sub(r" \([0-9\u00a0]+ decisions\)$", "", item["name"])
+            if key in colors and colors[key][1] != item["color"]:
+                problem("%s draws %r in %s, %s in %s" % (name, key, item["color"],
+                                                         colors[key][0], colors[key][1]))
+            colors.setdefault(key, (name, item["color"]))
     for name in expect:
         if name not in ("charts", "runs") and name not in charts:
             problem("chart %r was not drawn" % name)

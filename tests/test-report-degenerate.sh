@@ -270,6 +270,19 @@ report many "{\"runs\": 10,
  \"policy\": {\"notes_have\": [\"2 more runs at this page-cluster are not shown\"]},
  \"sweep\": {\"notes_have\": [\"2 more policies are not shown\"]}}"
 
+# ... at every page-cluster: the notes count the policies left out, not
+# their runs (10 policies, 9 runs each: 2 more, not 18)
+variant manypc "VACUUM"
+$RUNS --no-series | sqlite3 "$WORK/manypc.db" || fail "manypc: storing runs"
+sqlite3 "$WORK/manypc.db" "WITH k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < 7)
+	INSERT INTO run (id, created, policy, page_cluster, cache_pages, layout, faults, misses,
+	  hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)
+	SELECT 1000 + 100 * n + id, created, 'p' || n, page_cluster, cache_pages, layout, faults,
+	  misses, hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges
+	FROM run, k WHERE policy = 'fixed' AND layout = 'traced';" ||
+	fail "manypc: storing more policies"
+report manypc "{\"sweep\": {\"notes_have\": [\"2 more policies are not shown\"]}}"
+
 # --- lines a page or two apart (leap falls back to adaptive on this random
 # stream): the later one covers the earlier, and the chart says so ---
 variant near "VACUUM"
