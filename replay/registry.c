@@ -181,6 +181,14 @@ static const struct swt_policy_param *find_param(const struct swt_policy *p, con
 	return NULL;
 }
 
+size_t swt_policy_spec_name_len(const char *spec)
+{
+	const char *slash = strrchr(spec, '/');
+
+	/* a plugin's directory may hold a ':'; its parameters follow the file name */
+	return strcspn(spec + (slash ? slash - spec : 0), ":") + (size_t)(slash ? slash - spec : 0);
+}
+
 int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_err *err)
 {
 	char *copy, *colon, *params = NULL;
@@ -194,8 +202,8 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 		swt_policy_choice_release(c);
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	}
-	colon = strchr(copy + (strrchr(copy, '/') ? strrchr(copy, '/') - copy : 0), ':');
-	if (colon) {
+	colon = copy + swt_policy_spec_name_len(copy);
+	if (*colon) {
 		*colon = '\0';
 		params = colon + 1;
 	}

@@ -268,6 +268,8 @@ struct swt_policy_choice {
 
 int swt_policy_choose(const char *spec, struct swt_policy_choice *choice, struct swt_err *err);
 void swt_policy_choice_release(struct swt_policy_choice *choice);
+/* Length of a spec's name or plugin path, before its ":key=val,..." (run.policy stores it). */
+size_t swt_policy_spec_name_len(const char *spec);
 
 /* Shared by the cluster policies: the kernel's adaptive window (spec §3). */
 struct swt_swapin_window {

@@ -97,8 +97,12 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 		goto out;
 
 	sqlite3_bind_text(run, 1, created, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(run, 2, cfg->policy_spec ? cfg->policy_spec : cfg->policy->name, -1,
-			  SQLITE_TRANSIENT);
+	/* the parameters, given or default, are in their own column */
+	if (cfg->policy_spec)
+		sqlite3_bind_text(run, 2, cfg->policy_spec,
+				  (int)swt_policy_spec_name_len(cfg->policy_spec), SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_text(run, 2, cfg->policy->name, -1, SQLITE_TRANSIENT);
 	params[0] ? sqlite3_bind_text(run, 3, params, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(run, 3);
 	sqlite3_bind_int64(run, 4, cfg->page_cluster);
 	sqlite3_bind_int64(run, 5, (int64_t)cfg->cache_pages);
