@@ -6,7 +6,11 @@
  * Between devices: the kernel keeps the usable devices on a list sorted by
  * priority (swap_avail_head); taking from the head requeues that device
  * behind the others of its priority, so equal priorities round-robin and a
- * lower priority is used only when every higher one is full.  How often
+ * lower priority is used only when every higher one is full.  Since 4.14
+ * the list holds the default (negative) priorities of a node's devices as
+ * one, below every priority given (setup_swap_info: avail_lists' prio 1),
+ * so on a one-node machine they round-robin too; modelled from the 4.11
+ * era on (4.11-4.13 still ordered them -2, -3, ...).  How often
  * the head is taken depends on the era:
  *   3.16-4.10  for every page;
  *   4.11-6.14  for every 64 pages per CPU: a CPU's slot cache is refilled
@@ -67,6 +71,7 @@ struct clist {
 struct device {
 	uint64_t slots, usable, used;
 	int64_t prio;
+	int64_t rank;		/* prio as the avail list orders it */
 	int rotational;
 	uint64_t *map;		/* one bit per slot: taken (slot 0, the header, always) */
 	struct cluster *cl;
@@ -289,7 +294,7 @@ static void requeue(struct swt_swapsim *s, size_t pos)
 {
 	uint32_t d = s->order[pos];
 
-	for (; pos + 1 < s->ndev && s->dev[s->order[pos + 1]].prio == s->dev[d].prio; pos++)
+	for (; pos + 1 < s->ndev && s->dev[s->order[pos + 1]].rank == s->dev[d].rank; pos++)
 		s->order[pos] = s->order[pos + 1];
 	s->order[pos] = d;
 }
@@ -473,6 +478,7 @@ static int device_init(struct swt_swapsim *s, struct device *d, const struct swt
 	d->slots = spec->slots;
 	d->usable = spec->slots - 1;
 	d->prio = spec->priority;
+	d->rank = s->era != SWT_SWAPSIM_ERA_3_16 && d->prio < 0 ? -1 : d->prio;
 	d->rotational = !!spec->rotational;
 	d->ncl = (uint32_t)((spec->slots + s->csize - 1) / s->csize);
 	d->map = calloc(words, sizeof(*d->map));
@@ -556,7 +562,7 @@ int swt_swapsim_alloc(const struct swt_swapsim_config *cfg, struct swt_swapsim *
 	for (i = 0; i < s->ndev; i++) {
 		size_t j = i;
 
-		while (j > 0 && s->dev[s->order[j - 1]].prio < s->dev[i].prio) {
+		while (j > 0 && s->dev[s->order[j - 1]].rank < s->dev[i].rank) {
 			s->order[j] = s->order[j - 1];
 			j--;
 		}
@@ -564,6 +570,15 @@ int swt_swapsim_alloc(const struct swt_swapsim_config *cfg, struct swt_swapsim *
 	}
 	for (i = 0; i < s->ncpus; i++)
 		s->cpu_dev[i] = NIL;
+	/*
+	 * >= 6.15: the pages already there were taken through CPU 0's
+	 * cursors, so CPU 0 goes on in the SSD cluster it filled last, as the
+	 * kernel's per-CPU cluster would (a one-page offset then moves its
+	 * next pages, not a whole cluster).
+	 */
+	for (i = 0; s->era == SWT_SWAPSIM_ERA_6_15 && i < s->ndev; i++)
+		if (cfg->devs[i].used_at_start && !s->dev[i].rotational)
+			s->cpu_dev[0] = (int32_t)i;
 	*out = s;
 	return 0;
 out_free:

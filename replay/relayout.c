@@ -12,7 +12,12 @@
  *    keeps its simulated slot, as it kept its real one;
  *  - the trace does not show when a slot is freed, only that it was free
  *    again when a later swap-out wrote the same traced slot: the page's
- *    simulated slot is freed then, just before that swap-out allocates;
+ *    simulated slot is freed then, just before that swap-out allocates --
+ *    unless the faults on both name the same page: a page faulted in by a
+ *    read keeps its slot in the swap cache, and when it is dirtied without
+ *    a fault (the PTE was mapped writable) it is written back to that slot,
+ *    with no allocation (shrink_folio_list allocates only outside the swap
+ *    cache), so it keeps its simulated slot too;
  *  - pages faulted but never written in the trace (swapped out before it
  *    began) are placed before the first swap-out, in ascending traced slot
  *    order (slot, then area), from CPU 0.
@@ -488,12 +493,20 @@ static int cmp_pre(const void *a, const void *b)
 	return x->area < y->area ? -1 : x->area > y->area;
 }
 
+/* A page named by a fault: vpage 0 when no fault says. */
+struct page_id {
+	uint64_t vpage;
+	int32_t pid;
+};
+
 /* Where each page of the capture lands: index k < nr_outs is swap-out k, else a pre-trace page. */
 struct replacer {
 	const struct swt_replay_input *in;
 	struct swt_swapsim *sim;
 	uint32_t *dev;		/* [nr_outs + npre] */
 	uint64_t *slot;
+	/* [nr_outs + npre]: the page its first fault and its last fault name */
+	struct page_id *first, *last;
 	struct pre_page *pre;	/* pre-trace pages, placement order */
 	size_t npre;
 	struct swt_map pre_index;	/* (area, slot) -> index into pre */
@@ -509,6 +522,8 @@ static void replacer_release(struct replacer *r)
 	free(r->occ_slots);
 	free(r->dev);
 	free(r->slot);
+	free(r->first);
+	free(r->last);
 	free(r->pre);
 	swt_map_release(&r->pre_index);
 	swt_swapsim_free(r->sim);
@@ -572,8 +587,26 @@ static int replacer_init(struct replacer *r, const struct swt_replay_input *in, 
 		return swt_error(err, SWT_EUSAGE, "too many swapped-out pages to re-place");
 	r->dev = malloc((in->nr_outs + n + 1) * sizeof(*r->dev));
 	r->slot = malloc((in->nr_outs + n + 1) * sizeof(*r->slot));
-	if (!r->dev || !r->slot)
+	r->first = calloc(in->nr_outs + n + 1, sizeof(*r->first));
+	r->last = calloc(in->nr_outs + n + 1, sizeof(*r->last));
+	if (!r->dev || !r->slot || !r->first || !r->last)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = 0; i < in->nr_faults; i++) {
+		const struct swt_replay_fault *f = &in->faults[i];
+		uint64_t k;
+
+		if (f->out >= 0)
+			k = (uint64_t)f->out;
+		else if (!swt_map_get(&r->pre_index, f->area, f->slot, &k))
+			continue;
+		else
+			k += in->nr_outs;
+		if (!f->vpage)
+			continue;
+		if (!r->first[k].vpage)
+			r->first[k] = (struct page_id){ f->vpage, f->pid };
+		r->last[k] = (struct page_id){ f->vpage, f->pid };
+	}
 	return 0;
 }
 
@@ -591,6 +624,15 @@ static int place(struct replacer *r, size_t k, uint32_t area, uint64_t slot, uns
 {
 	int32_t *occ = slot < r->occ_slots[area] ? &r->occupant[area][slot] : NULL;
 
+	if (occ && *occ >= 0 && r->first[k].vpage && r->first[k].vpage == r->last[*occ].vpage &&
+	    r->first[k].pid == r->last[*occ].pid) {
+		/* the page last read from the slot is written back to it, and read again */
+		r->dev[k] = r->dev[*occ];
+		r->slot[k] = r->slot[*occ];
+		*occ = (int32_t)k;
+		st->in_place++;
+		return 0;
+	}
 	if (occ && *occ >= 0) {
 		/* the traced slot is written again: its previous page had left it */
 		if (swt_swapsim_slot_put(r->sim, r->dev[*occ], r->slot[*occ]))

@@ -121,6 +121,7 @@ struct swt_placement_stats {
 	uint64_t outs;		/* swap-outs placed */
 	uint64_t pretrace;	/* pages faulted but written before the trace began */
 	uint64_t freed;		/* simulated slots freed (their traced slot was written again) */
+	uint64_t in_place;	/* swap-outs of a page back to the slot it kept */
 	uint64_t same_device;	/* swap-outs on the device whose index is the traced area's */
 	uint64_t same_slot;	/* ... and on the traced slot number */
 };

@@ -263,6 +263,56 @@ TEST(holes_in_a_cluster_in_use)
 	swt_swapsim_free(m.s);
 }
 
+TEST(default_priorities_round_robin_from_4_14)
+{
+	struct sim m;
+
+	/* swapon without -p: -2, -3 -- one class on a one-node machine (4.14+) */
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 3, 64, 1, 1);
+	m.devs[0].priority = -2;
+	m.devs[1].priority = -3;
+	m.devs[2].priority = 0;	/* any priority given comes first */
+	sim_start(&m);
+	EXPECT(&m, 0, 2, 1);
+	EXPECT(&m, 0, 2, 2);
+	swt_swapsim_free(m.s);
+	m.devs[2].priority = -4;
+	sim_start(&m);
+	EXPECT(&m, 0, 0, 1);
+	EXPECT(&m, 0, 1, 1);
+	EXPECT(&m, 0, 2, 1);
+	EXPECT(&m, 0, 0, 2);
+	swt_swapsim_free(m.s);
+
+	/* before, they were strictly ordered */
+	sim_init(&m, SWT_SWAPSIM_ERA_3_16, 2, 64, 1, 1);
+	m.devs[0].priority = -3;
+	m.devs[1].priority = -2;
+	sim_start(&m);
+	EXPECT(&m, 0, 1, 1);
+	EXPECT(&m, 0, 1, 2);
+	CHECK_INT(swt_swapsim_used(m.s, 0), 0);
+	swt_swapsim_free(m.s);
+}
+
+TEST(ssd_pages_at_start_leave_cpu_0_in_their_cluster)
+{
+	struct sim m;
+
+	/* 6.15+ SSD: the next page follows the one already there, not the next cluster */
+	sim_init(&m, SWT_SWAPSIM_ERA_6_15, 1, 64, 0, 2);
+	m.devs[0].used_at_start = 1;
+	sim_start(&m);
+	EXPECT(&m, 0, 0, 2);
+	EXPECT(&m, 0, 0, 3);
+	EXPECT(&m, 1, 0, 8);	/* another CPU: a cluster of its own */
+	swt_swapsim_free(m.s);
+	m.devs[0].used_at_start = 3;
+	sim_start(&m);
+	EXPECT(&m, 0, 0, 4);
+	swt_swapsim_free(m.s);
+}
+
 TEST(full_devices_and_pages_there_at_start)
 {
 	struct sim m;
@@ -613,6 +663,47 @@ TEST(replacement_follows_pages_and_frees_rewritten_slots)
 	CHECK_INT(swt_placement_apply(&c.in, &p, &o, &st, &err), -SWT_EUSAGE);
 	CHECK(o == NULL);
 	CHECK(strstr(err.msg, "too small") != NULL);
+	swt_placement_release(&p);
+}
+
+TEST(replacement_keeps_a_page_rewritten_to_its_own_slot)
+{
+	struct capture c;
+	struct swt_placement p;
+	struct swt_placement_stats st;
+	struct swt_replay_input *o = NULL;
+	struct swt_err err = { 0 };
+
+	/*
+	 * Slot 2's page is read back (it keeps the slot), dirtied without a
+	 * fault and written back there: the same page, the same slot, no
+	 * allocation.  Slot 3 is written again by another page: a new slot.
+	 */
+	capture_init(&c);
+	for (uint64_t s = 1; s <= 4; s++)
+		cap_out(&c, s);
+	cap_fault(&c, 2);
+	c.faults[0].vpage = 0x1000;
+	cap_fault(&c, 3);
+	c.faults[1].vpage = 0x2000;
+	cap_out(&c, 2);
+	cap_out(&c, 3);
+	cap_fault(&c, 2);
+	c.faults[2].vpage = 0x1000;
+	cap_fault(&c, 3);
+	c.faults[3].vpage = 0x3000;
+	CHECK_INT(swt_placement_init(&p, "1", &c.in, &err), 0);
+	CHECK_INT(swt_placement_apply(&c.in, &p, &o, &st, &err), 0);
+	if (!o)
+		return;
+	CHECK_INT(st.in_place, 1);
+	CHECK_INT(st.freed, 1);
+	CHECK_INT(o->outs[4].slot, 2);		/* back to its slot */
+	CHECK_INT(o->faults[2].slot, 2);
+	CHECK_INT(o->outs[5].slot, 5);		/* slot 3 freed, a fresh slot taken */
+	CHECK_INT(o->faults[3].slot, 5);
+	CHECK_INT(st.same_slot, 5);
+	swt_replay_input_free(o);
 	swt_placement_release(&p);
 }
 
