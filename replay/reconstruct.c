@@ -280,7 +280,8 @@ static int load_hits(struct swt_store *st, struct rc *rc, struct swt_err *err)
 		goto out;
 	}
 	/* a fault on an address its task faulted before, which queued no read */
-	qsort(f, nf, sizeof(*f), cmp_addr_event);
+	if (nf)
+		qsort(f, nf, sizeof(*f), cmp_addr_event);
 	for (size_t i = 1; i < nf; i++) {
 		uint64_t g;
 
@@ -290,7 +291,8 @@ static int load_hits(struct swt_store *st, struct rc *rc, struct swt_err *err)
 			continue;
 		f[nh++] = f[i];	/* nh < i: compacting in place */
 	}
-	qsort(f, nh, sizeof(*f), cmp_hit_time);
+	if (nh)
+		qsort(f, nh, sizeof(*f), cmp_hit_time);
 	rc->hits = malloc((nh ? nh : 1) * sizeof(*rc->hits));
 	if (!rc->hits) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");

@@ -232,6 +232,18 @@ expect_fail "pass --approximate" replay "$pc3"
 	fail "approximate replay"
 grep -q "approximate demand stream: .* faults reconstructed from its reads and faults" "$WORK/warn.txt" ||
 	fail "the reconstruction is announced"
+# fault events whose pids (or the reads') are gone: one fault per fault that
+# read and no readahead hit -- said as such, not as "each read a fault"; and
+# no fault events at all, with the reads still grouped by their fault ids,
+# replays (an empty fault table once crashed the reconstruction)
+for damage in "UPDATE swap_in SET pid = NULL" "DELETE FROM fault"; do
+	cp "$pc3" "$WORK/pc3-damaged.db"
+	sqlite3 "$WORK/pc3-damaged.db" "$damage" || fail "$damage: preparing"
+	"$SWAPTRACE" replay --no-store --approximate -p auto -c 3 "$WORK/pc3-damaged.db" > /dev/null \
+		2> "$WORK/warn-damaged.txt" || fail "$damage: approximate replay: $(cat "$WORK/warn-damaged.txt")"
+	grep -q "approximate demand stream: .* faults reconstructed, one per fault that read, and no readahead hit" \
+		"$WORK/warn-damaged.txt" || fail "$damage: the stream is not described: $(cat "$WORK/warn-damaged.txt")"
+done
 # block events alone: no faults to reconstruct from, every read a fault, and
 # no fault addresses for VMA readahead -- both said
 blkonly="$WORK/pc3-blk.db"
