@@ -141,7 +141,8 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 					 swt_store_path(st), a->dev, (long long)slots,
 					 top_in >= top_out ? "swap-in" : "swap-out", (long long)top);
 		}
-		a->slots = (uint64_t)(slots > 0 && slots < ((int64_t)1 << 40) ? slots : top + 1);
+		a->slots_guessed = !(slots > 0 && slots < ((int64_t)1 << 40));
+		a->slots = a->slots_guessed ? (uint64_t)top + 1 : (uint64_t)slots;
 		a->rotational = (int)swt_column_int(s, 3, -1);
 		a->synchronous = (int)swt_column_int(s, 4, 0);
 		a->priority = swt_column_int(s, 5, 0);

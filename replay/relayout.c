@@ -345,8 +345,18 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 	}
 
 	/* default size: the traced areas' total (headers included) shared equally */
-	for (i = 0; i < traced->nr_areas; i++)
+	for (i = 0; i < traced->nr_areas; i++) {
 		total += traced->areas[i].slots;
+		for (size_t k = 0; k < n && !df.size && traced->areas[i].slots_guessed; k++)
+			if (!devs[k].pages) {
+				/* the pages would fill the devices to the brim: no answer */
+				ret = swt_error(err, SWT_EUSAGE, "layout '%s': the capture records no "
+						"size of swap area %s (a block trace alone?), so the "
+						"devices need one: e.g. '%s:size=1G' or 'devices=1G,...'",
+						name, traced->areas[i].dev, name);
+				goto out;
+			}
+	}
 	p->devs = calloc(n, sizeof(*p->devs));
 	if (!p->devs) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");

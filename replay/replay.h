@@ -20,6 +20,7 @@ struct swt_replay_area {
 	int64_t id;		/* swap area id (traced) or simulated device index */
 	char dev[32];		/* "7:0", or "sim0"... */
 	uint64_t slots;		/* incl. header slot 0 */
+	int slots_guessed;	/* size not recorded: slots is the highest used + 1 */
 	int rotational;
 	int synchronous;
 	int64_t priority;

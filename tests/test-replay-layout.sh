@@ -55,6 +55,16 @@ done
 "$SWAPTRACE" replay --no-store -l devices=8p "$DB" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?" 2 "exit status for a layout too small for the pages"
 grep -q "too small" "$WORK/err.txt" || fail "no 'too small' message: $(cat "$WORK/err.txt")"
+# a capture that records no swap-area size (a block trace alone): the default
+# size would be just what the pages take, so the layout needs one given
+cp "$DB" "$WORK/nosize.db"
+sqlite3 "$WORK/nosize.db" "UPDATE swap_area SET slots = NULL" || fail "preparing nosize.db"
+"$SWAPTRACE" replay --no-store -l 4 "$WORK/nosize.db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?" 2 "exit status for a layout of no size on a capture of no area size"
+grep -q "layout '4': the capture records no size of swap area .*e.g. '4:size=1G'" "$WORK/err.txt" ||
+	fail "a missing area size is not named: $(cat "$WORK/err.txt")"
+"$SWAPTRACE" replay --no-store -l 4:size=1G -l devices=512M,512M "$WORK/nosize.db" > /dev/null 2> "$WORK/err.txt" ||
+	fail "layouts with sizes on a capture of no area size: $(cat "$WORK/err.txt")"
 
 # two policies x two layouts, stored
 "$SWAPTRACE" replay --json -p none -p auto -l traced -l 4 -c 3 "$DB" > "$WORK/sweep.json" ||
