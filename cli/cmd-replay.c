@@ -618,11 +618,11 @@ int cmd_replay(int argc, char **argv)
 		status = cli_fail("replay", &err);
 		goto out;
 	}
-	if (in->no_area) {
-		char msg[160];
+	if (in->no_area || in->no_area_outs) {
+		char msg[200];
 
-		snprintf(msg, sizeof(msg), "%zu swap-ins name no swap area of the database "
-			 "(swap_area rows missing): left out", in->no_area);
+		snprintf(msg, sizeof(msg), "%zu swap-ins and %zu swap-outs name no swap area of the "
+			 "database (swap_area rows missing): left out", in->no_area, in->no_area_outs);
 		cli_warn("replay", msg);
 	}
 	if (!in->nr_faults) {

@@ -25,9 +25,11 @@ int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *wha
 {
 	long long slot = sqlite3_column_int64(s, 2);
 
-	if (slot < 0)
-		return swt_error(err, SWT_EFORMAT, "'%s': a %s at slot %lld: not a database ingest "
-				 "wrote", swt_store_path(st), what, slot);
+	/* ingest never stores slot 0: it is the area's header, never a page */
+	if (slot <= 0)
+		return swt_error(err, SWT_EFORMAT, "'%s': a %s at slot %lld%s: not a database ingest "
+				 "wrote", swt_store_path(st), what, slot,
+				 slot ? "" : " (the swap area's header)");
 	return 0;
 }
 
@@ -581,6 +583,10 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 	if (!ret)
 		in->no_area = (size_t)swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE area_id"
 							  " NOT IN (SELECT id FROM swap_area)", 0);
+	if (!ret)
+		in->no_area_outs = (size_t)swt_store_query_int(st, "SELECT count(*) FROM swap_out WHERE"
+							       " area_id NOT IN (SELECT id FROM swap_area)",
+							       0);
 	if (!ret)
 		ret = check_span(st, in, err);
 	if (!ret)

@@ -70,6 +70,7 @@ struct swt_replay_input {
 	size_t approx_misses;	/* of which faults that read (one per fault or read) */
 	size_t approx_hits;	/* and faults that took a page read ahead */
 	size_t no_area;		/* swap-ins naming no swap area of the database: left out */
+	size_t no_area_outs;	/* and swap-outs */
 	size_t faults_in_maps;	/* faults placed in a VMA of the capture's memory maps */
 	size_t faults_inferred;	/* faults whose VMA was guessed from fault addresses */
 	char kernel[64];	/* the traced kernel's release, "" unknown */

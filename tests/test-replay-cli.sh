@@ -157,12 +157,14 @@ cp "$db" "$edited"
 sqlite3 "$edited" "UPDATE swap_in SET slot = 4294967296 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "swap area 7:0: slot 4294967296 is beyond what the replay handles" replay -p auto "$edited"
 # swap-ins of an area the database no longer lists are left out, with a
-# warning (they went without a word), and -5 ns is no time ingest writes
+# warning (they went without a word), and so are swap-outs; -5 ns is no
+# time ingest writes
 cp "$db" "$WORK/noarea.db"
-sqlite3 "$WORK/noarea.db" "UPDATE swap_in SET area_id = 9 WHERE id % 10 = 0"
+sqlite3 "$WORK/noarea.db" "UPDATE swap_in SET area_id = 9 WHERE id % 10 = 0;
+	UPDATE swap_out SET area_id = 9 WHERE id % 7 = 0"
 "$SWAPTRACE" replay -n -p none "$WORK/noarea.db" > /dev/null 2> "$WORK/err.txt" || fail "replay with swap-ins of no area"
-check_eq "$(cat "$WORK/err.txt")" "swaptrace: replay: warning: $(sqlite3 "$WORK/noarea.db" 'SELECT count(*) FROM swap_in WHERE area_id = 9') swap-ins name no swap area of the database (swap_area rows missing): left out" \
-	"swap-ins of no area: the warning"
+check_eq "$(cat "$WORK/err.txt")" "swaptrace: replay: warning: $(sqlite3 "$WORK/noarea.db" 'SELECT count(*) FROM swap_in WHERE area_id = 9') swap-ins and $(sqlite3 "$WORK/noarea.db" 'SELECT count(*) FROM swap_out WHERE area_id = 9') swap-outs name no swap area of the database (swap_area rows missing): left out" \
+	"swap-ins and swap-outs of no area: the warning"
 sqlite3 "$WORK/noarea.db" "UPDATE swap_in SET ts = -5 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "'$WORK/noarea.db': a swap_in row at time -5 ns: not a database ingest wrote" replay -n "$WORK/noarea.db"
 # no swap-ins: refused as report and info refuse it (a run of 0 faults was
@@ -183,6 +185,8 @@ expect_fail "a swap-out is at slot 262144" replay -p auto "$edited"
 sqlite3 "$edited" "UPDATE swap_out SET slot = 5 WHERE id = (SELECT min(id) FROM swap_out)"
 sqlite3 "$edited" "UPDATE swap_in SET slot = -5 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "a swap-in at slot -5: not a database ingest wrote" replay -p auto "$edited"
+sqlite3 "$edited" "UPDATE swap_in SET slot = 0 WHERE id = (SELECT min(id) FROM swap_in)"
+expect_fail "a swap-in at slot 0 (the swap area's header): not a database ingest wrote" replay -p auto "$edited"
 # slots near 2^62 on an area of unknown size, which is then as big as its
 # slots: loading once sized a table by them (the size wrapped past 2^64
 # bytes, and the write beyond it crashed) before the engine's check ran
