@@ -521,7 +521,7 @@ int swt_swapsim_alloc(const struct swt_swapsim_config *cfg, struct swt_swapsim *
 	    cfg->cluster_slots > (1u << 20))
 		return swt_error(err, SWT_EUSAGE, "swap layout: cluster of %u slots: a power of two",
 				 cfg->cluster_slots);
-	if (!cfg->ncpus || cfg->ncpus > 65536)
+	if (!cfg->ncpus || cfg->ncpus > SWT_MAX_CPUS)
 		return swt_error(err, SWT_EUSAGE, "swap layout: %u CPUs", cfg->ncpus);
 	for (i = 0; i < cfg->ndevs; i++)
 		if (cfg->devs[i].slots < 2 || cfg->devs[i].slots > ((uint64_t)1 << 40))

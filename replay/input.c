@@ -84,7 +84,17 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 	first_ns = swt_column_int(s, 5, -1);
 	if (sqlite3_column_type(s, 6) == SQLITE_TEXT)
 		snprintf(in->kernel, sizeof(in->kernel), "%s", (const char *)sqlite3_column_text(s, 6));
-	in->ncpus = (unsigned)swt_column_int(s, 7, 0);
+	{
+		int64_t ncpus = swt_column_int(s, 7, 0);
+
+		if (ncpus < 0 || ncpus > SWT_MAX_CPUS) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_EFORMAT, "'%s': capture.ncpus is %lld (0 to %d): not "
+					 "a database ingest wrote", swt_store_path(st),
+					 (long long)ncpus, SWT_MAX_CPUS);
+		}
+		in->ncpus = (unsigned)ncpus;
+	}
 	sqlite3_finalize(s);
 	/* the series' second 0: as the report takes it when the capture row has no times */
 	if (first_ns < 0)
@@ -316,6 +326,13 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 		o->area = (uint32_t)idx;
 		o->slot = (uint64_t)sqlite3_column_int64(s, 2);
 		o->pid = (int32_t)swt_column_int(s, 3, -1);
+		if (swt_column_int(s, 4, -1) >= SWT_MAX_CPUS) {
+			ret = swt_error(err, SWT_EFORMAT, "'%s': a swap-out's bio is on CPU %lld (below "
+					"%d): not a database ingest wrote", swt_store_path(st),
+					(long long)swt_column_int(s, 4, -1), SWT_MAX_CPUS);
+			sqlite3_finalize(s);
+			return ret;
+		}
 		o->cpu = (int32_t)swt_column_int(s, 4, -1);
 		if (!ncpus_known && o->cpu >= 0 && (unsigned)o->cpu >= in->ncpus)
 			in->ncpus = (unsigned)o->cpu + 1;

@@ -200,6 +200,7 @@ struct defaults {
 	size_t nused;			/* 0, 1 (all devices) or one per device */
 	enum swt_swapsim_era traced_era;
 	int era_given;
+	unsigned seen;			/* options given: one bit each, a repeat is refused */
 };
 
 /* "N" or "N1,N2,..." */
@@ -219,9 +220,21 @@ static int parse_used(char *text, struct defaults *df)
 static int parse_options(struct swt_placement *p, const char *spec, char *save, uint32_t page_shift,
 			 struct defaults *df, struct swt_err *err)
 {
+	static const char *const names[] = { "hdd/ssd", "era=", "prio=", "size=", "used=",
+					     "cluster=" };
 	char *tok;
 
 	while ((tok = strtok_r(NULL, ":", &save))) {
+		unsigned opt = parse_kind(tok) >= 0 ? 0 : 6;
+
+		for (unsigned i = 1; i < 6 && opt == 6; i++)
+			if (!strncmp(tok, names[i], strlen(names[i])))
+				opt = i;
+		/* the last of two would win without a word */
+		if (opt < 6 && (df->seen & (1u << opt)))
+			return bad_spec(err, spec, "option given twice", names[opt]);
+		if (opt < 6)
+			df->seen |= 1u << opt;
 		if (parse_kind(tok) >= 0) {
 			df->kind = parse_kind(tok);
 		} else if (!strncmp(tok, "era=", 4)) {
@@ -338,6 +351,24 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 	ret = parse_options(p, name, save, traced->page_shift, &df, err);
 	if (ret)
 		goto out;
+	{
+		/* a default every device overrides would be ignored without a word */
+		size_t sized = 0, prioritised = 0, kinded = 0;
+
+		for (i = 0; i < n; i++) {
+			sized += devs[i].pages > 0;
+			prioritised += devs[i].has_prio;
+			kinded += devs[i].kind >= 0;
+		}
+		if ((df.seen & (1u << 3) && sized == n) || (df.seen & (1u << 2) && prioritised == n) ||
+		    (df.seen & 1u && kinded == n)) {
+			ret = swt_error(err, SWT_EUSAGE, "layout '%s': %s applies to devices that do "
+					"not give their own, and every device gives one", name,
+					df.seen & (1u << 3) && sized == n ? "size=" :
+					df.seen & (1u << 2) && prioritised == n ? "prio=" : "hdd/ssd");
+			goto out;
+		}
+	}
 	if (df.nused > 1 && df.nused != n) {
 		ret = swt_error(err, SWT_EUSAGE, "layout '%s': used= gives %zu counts for %zu devices",
 				name, df.nused, n);
@@ -418,6 +449,11 @@ int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, c
 	/* the spec without its "spread" option */
 	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
 		if (!strcmp(tok, "spread") && *base) {
+			if (spread) {
+				ret = swt_error(err, SWT_EUSAGE, "layout '%s': option given twice "
+						"'spread'", spec);
+				goto out;
+			}
 			spread = 1;
 			continue;
 		}

@@ -146,6 +146,9 @@ int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
 
 /* ---- configuration ---------------------------------------------------- */
 
+/* CPUs a capture may have (the layouts' allocator has per-CPU state) */
+#define SWT_MAX_CPUS 65536
+
 /* requests split here unless told otherwise: the loop devices' max_sectors_kb */
 #define SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB 1280
 

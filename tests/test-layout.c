@@ -442,7 +442,7 @@ TEST(layout_specs)
 	CHECK_INT(p.era, SWT_SWAPSIM_ERA_3_16);
 	swt_placement_release(&p);
 
-	CHECK_INT(swt_placement_init(&p, "2:era=3.16:era=traced", &in, &err), 0);
+	CHECK_INT(swt_placement_init(&p, "2:era=traced", &in, &err), 0);
 	CHECK_INT(p.era, SWT_SWAPSIM_ERA_6_15);
 	swt_placement_release(&p);
 	CHECK_INT(swt_placement_init(&p, "devices=1G@x", &in, &err), -SWT_EUSAGE);
@@ -461,6 +461,10 @@ TEST(layout_specs)
 		"", "0", "33", "4x", "-1", "4:foo", "4:era=6", "4:era=2.6", "4:prio=x", "4:size=12", "4:size=0M",
 		"4:cluster=100", "4:used=1,2", "devices=", "devices=12Q", "devices=1G@x",
 		"devices=1G/tape", "2:size=4096", "2:used=70000",
+		/* a repeat, or a default every device overrides, would be ignored */
+		"4:hdd:ssd", "4:era=3.16:era=traced", "4:used=1:used=0", "4:size=1G:size=2G",
+		"4:prio=1:prio=2", "4:cluster=256:cluster=512", "devices=1G,1G:size=2G",
+		"devices=1G@3,1G@4:prio=2", "devices=1G/ssd:hdd",
 	};
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(bad); i++) {
 		swt_err_clear(&err);
@@ -520,7 +524,7 @@ TEST(layout_spread)
 
 	static const char *const bad[] = {
 		"traced:spread", "4:spread:used=1", "4:used=0,1,0,0:spread", "7:spread",
-		"4:spread:foo", "0:spread",
+		"4:spread:foo", "0:spread", "4:spread:spread",
 	};
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(bad); i++) {
 		swt_err_clear(&err);

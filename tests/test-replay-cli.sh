@@ -187,6 +187,10 @@ sqlite3 "$edited" "UPDATE swap_in SET slot = -5 WHERE id = (SELECT min(id) FROM 
 expect_fail "a swap-in at slot -5: not a database ingest wrote" replay -p auto "$edited"
 sqlite3 "$edited" "UPDATE swap_in SET slot = 0 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "a swap-in at slot 0 (the swap area's header): not a database ingest wrote" replay -p auto "$edited"
+cp "$db" "$WORK/cpus.db"
+sqlite3 "$WORK/cpus.db" "UPDATE capture SET ncpus = 100000"
+expect_fail "'$WORK/cpus.db': capture.ncpus is 100000 (0 to 65536): not a database ingest wrote" \
+	replay -n -l 2 "$WORK/cpus.db"
 # slots near 2^62 on an area of unknown size, which is then as big as its
 # slots: loading once sized a table by them (the size wrapped past 2^64
 # bytes, and the write beyond it crashed) before the engine's check ran
