@@ -409,6 +409,20 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 			goto out;
 		}
 	}
+	{
+		/* the allocator's bitmap and clusters are as big as the devices */
+		double bytes = 0;
+		int64_t avail_kib = swt_mem_available_kib();
+
+		for (i = 0; i < n; i++)
+			bytes += (double)p->devs[i].slots * (1.0 / 8 + 16.0 / p->cluster_slots);
+		if (avail_kib > 0 && bytes > (double)avail_kib * 1024) {
+			ret = swt_error(err, SWT_EUSAGE, "layout '%s': devices this big take %.1f GiB "
+					"to simulate, more than the %.1f GiB of memory available",
+					name, bytes / (1 << 30), (double)avail_kib / (1 << 20));
+			goto out;
+		}
+	}
 	describe(p, traced, df.era_given);
 out:
 	free(copy);

@@ -21,6 +21,7 @@ struct swt_replay_area {
 	char dev[32];		/* "7:0", or "sim0"... */
 	uint64_t slots;		/* incl. header slot 0 */
 	int slots_guessed;	/* size not recorded: slots is the highest used + 1 */
+	uint64_t slots_top;	/* the highest slot the streams use (loaded inputs) */
 	int rotational;
 	int synchronous;
 	int64_t priority;
@@ -145,6 +146,9 @@ size_t swt_replay_series_seconds(const struct swt_replay_input *in, size_t *firs
 int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
 
 /* ---- configuration ---------------------------------------------------- */
+
+/* bytes per slot up to the highest one used, over every table of a replay (measured) */
+#define SWT_SLOT_TABLE_BYTES 12
 
 /* CPUs a capture may have (the layouts' allocator has per-CPU state) */
 #define SWT_MAX_CPUS 65536

@@ -187,6 +187,18 @@ sqlite3 "$edited" "UPDATE swap_in SET slot = -5 WHERE id = (SELECT min(id) FROM 
 expect_fail "a swap-in at slot -5: not a database ingest wrote" replay -p auto "$edited"
 sqlite3 "$edited" "UPDATE swap_in SET slot = 0 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "a swap-in at slot 0 (the swap area's header): not a database ingest wrote" replay -p auto "$edited"
+# tables as long as the highest slot: a few pages at the far end of a huge
+# area would take more memory than there is (one such row was OOM-killed at
+# 24 GB), and so would simulated devices of petabytes: refused up front
+cp "$db" "$WORK/far.db"
+sqlite3 "$WORK/far.db" "UPDATE swap_area SET slots = 4294967295;
+	UPDATE swap_out SET slot = 4294967290 WHERE id = (SELECT max(id) FROM swap_out)"
+SWT_TEST_MEM_AVAILABLE_KIB=8388608 expect_fail \
+	"'$WORK/far.db': swap area 7:0: its highest slot used, 4294967290, makes the replay's slot tables 48.0 GiB, more than the 8.0 GiB of memory available" \
+	replay -n "$WORK/far.db"
+SWT_TEST_MEM_AVAILABLE_KIB=8388608 expect_fail \
+	"layout 'devices=256T': devices this big take 10.0 GiB to simulate, more than the 8.0 GiB" \
+	replay -n -l devices=256T "$db"
 cp "$db" "$WORK/cpus.db"
 sqlite3 "$WORK/cpus.db" "UPDATE capture SET ncpus = 100000"
 expect_fail "'$WORK/cpus.db': capture.ncpus is 100000 (0 to 65536): not a database ingest wrote" \

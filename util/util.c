@@ -355,3 +355,31 @@ uint64_t swt_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+int64_t swt_meminfo_kib(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	size_t klen = strlen(key);
+	char line[256];
+	int64_t v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoll(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+int64_t swt_mem_available_kib(void)
+{
+	const char *test = getenv("SWT_TEST_MEM_AVAILABLE_KIB");
+	int64_t v;
+
+	if (test && !swt_parse_i64(test, &v))
+		return v;
+	return swt_meminfo_kib("MemAvailable");
+}

@@ -81,6 +81,13 @@ char *swt_dev_format(uint32_t dev, char *buf, size_t size);
 /* Strict number parsing: whole string, no overflow.  0 or -SWT_EUSAGE. */
 int swt_parse_u64(const char *text, uint64_t *out);
 int swt_parse_i64(const char *text, int64_t *out);
+/* A /proc/meminfo value ("MemAvailable"...) in KiB, -1 when unreadable. */
+int64_t swt_meminfo_kib(const char *key);
+/*
+ * Memory available for new allocations, in KiB (MemAvailable), -1 unknown.
+ * Test seam: SWT_TEST_MEM_AVAILABLE_KIB in the environment replaces it.
+ */
+int64_t swt_mem_available_kib(void);
 int swt_parse_int(const char *text, int *out);
 int swt_parse_double(const char *text, double *out);
 
