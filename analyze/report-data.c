@@ -34,7 +34,10 @@ struct swt_chart_legend_item swt_report_reference_item(struct swt_chart *c, cons
 
 const char *swt_report_no_runs(const struct swt_report_ctx *rc)
 {
-	return rc->nr_runs ? SWT_REPORT_NO_TRACED_RUNS : SWT_REPORT_NO_RUNS;
+	if (rc->nr_runs)
+		return SWT_REPORT_NO_TRACED_RUNS;
+	/* replay would refuse: pointing at it would not help */
+	return rc->swap_ins ? SWT_REPORT_NO_RUNS : SWT_REPORT_NOTHING_TO_REPLAY;
 }
 
 void swt_report_run_desc(const struct swt_report_run *r, char *buf, size_t size)

@@ -109,7 +109,7 @@ static void runs_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 	swt_sbuf_puts(b, "<section id=\"runs\">\n<h2>Replay runs</h2>\n");
 	if (!rc->nr_runs) {
 		swt_sbuf_puts(b, "<p class=\"msg\">");
-		swt_sbuf_xml(b, SWT_REPORT_NO_RUNS);
+		swt_sbuf_xml(b, swt_report_no_runs(rc));
 		swt_sbuf_puts(b, ".</p>\n</section>\n");
 		return;
 	}

@@ -12,6 +12,7 @@
 #include "report.h"
 
 #define SWT_REPORT_NO_RUNS "no replay runs stored \xe2\x80\x94 run swaptrace replay"
+#define SWT_REPORT_NOTHING_TO_REPLAY "no swap-in faults in this capture: nothing to replay"
 #define SWT_REPORT_NO_TRACED_RUNS \
 	"no replay runs on the traced swap layout \xe2\x80\x94 run swaptrace replay"
 /*

@@ -17,7 +17,7 @@
 #include "util.h"
 
 const char cmd_info_usage[] =
-	"usage: swaptrace info [--json] DB\n"
+	"usage: swaptrace info [-j|--json] DB\n"
 	"\n"
 	"Summarise an ingested capture: per device, reads and writes queued, dispatched\n"
 	"(issued), completed and merged, with KiB (blkparse's totals); events by name\n"
@@ -25,10 +25,10 @@ const char cmd_info_usage[] =
 	"kernel's pswpin/pswpout; time span; lost events; memory maps, if recorded;\n"
 	"whether replay takes it as it is or must approximate its demand stream.\n"
 	"\n"
-	"  --json   print {\"devices\":[{\"dev\",\"reads_queued\",\"reads_dispatched\",\n"
-	"           \"reads_completed\",\"read_merges\",\"writes_queued\",\"writes_dispatched\",\n"
-	"           \"writes_completed\",\"write_merges\"}],\"events\":{NAME:N},\n"
-	"           \"swap_in_pages\":N,\"swap_out_pages\":N,\"lost_events\":N|null}\n";
+	"  -j, --json  print {\"devices\":[{\"dev\",\"reads_queued\",\"reads_dispatched\",\n"
+	"              \"reads_completed\",\"read_merges\",\"writes_queued\",\"writes_dispatched\",\n"
+	"              \"writes_completed\",\"write_merges\"}],\"events\":{NAME:N},\n"
+	"              \"swap_in_pages\":N,\"swap_out_pages\":N,\"lost_events\":N|null}\n";
 
 /* [dir][kind]: dir 0 read, 1 write; kind queued, dispatched, completed, merges */
 struct dev_counts {

@@ -186,6 +186,8 @@ grep -rq "auto uses cluster" "$WORK/noaddr"/*.json &&
 # --- no swap-ins at all ---
 variant noin "DELETE FROM swap_in; DELETE FROM request WHERE write = 0;"
 report noin "{$ALL6,
+ \"policy\": {\"messages\": [\"no swap-in faults in this capture: nothing to replay\"]},
+ \"sweep\": {\"messages\": [\"no swap-in faults in this capture: nothing to replay\"]},
  \"timeline\": {\"messages\": [\"no swap-ins in this capture\"], \"series\": {\"swap-out pages/s\": -1}},
  \"heatmap\": {\"messages\": [\"no swap-ins on 7:0\"], \"messages_exactly\": true, \"series\": {\"swap-ins\": 0}},
  \"request-sizes\": {\"messages\": [\"no read requests on 7:0\"]}}"

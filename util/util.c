@@ -293,10 +293,11 @@ const char *swt_basename(const char *path)
 char *swt_path_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir) + strlen(name) + 2;
+	int slashed = dir[0] && dir[strlen(dir) - 1] == '/';	/* "cap/" as typed: no "cap//x" */
 	char *p = malloc(n);
 
 	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
+		snprintf(p, n, "%s%s%s", dir, slashed ? "" : "/", name);
 	return p;
 }
 
