@@ -629,9 +629,17 @@ static int stream_advance(struct stream *s, struct swt_blktrace_stats *stats,
 		stats->records++;
 		if (!stats->version)
 			stats->version = s->rec.version;
+		/*
+		 * A gap is events the kernel lost; a sequence that goes back is
+		 * this record's own number damaged, not a restart: it stands for
+		 * the next one (blkparse counts no skip for it either).
+		 */
 		if (s->last_seq >= 0 && s->rec.sequence > s->last_seq + 1)
 			stats->lost = swt_add_sat(stats->lost, s->rec.sequence - s->last_seq - 1);
-		s->last_seq = s->rec.sequence;
+		if (s->last_seq >= 0 && s->rec.sequence <= s->last_seq)
+			s->last_seq++;
+		else
+			s->last_seq = s->rec.sequence;
 		ret = swt_blk_record_to_event(&s->rec, &s->ev);
 		if (ret < 0)
 			return swt_error(err, SWT_EFORMAT,

@@ -389,6 +389,9 @@ TEST(merge_cpus_and_sequence_gaps)
 	add(&a, 7, 0, 5, 300, 8, 4096, TC(SWT_BLK_TC_QUEUE) | SWT_BLK_TA_GETRQ, 1, 1, 0, NULL, 0);
 	add(&b, 7, 0, 1, 200, 16, 4096, TC(SWT_BLK_TC_QUEUE) | SWT_BLK_TA_QUEUE, 1, 1, 1, NULL, 0);
 	add(&b, 7, 0, 2, 400, 16, 4096, TC(SWT_BLK_TC_QUEUE) | SWT_BLK_TA_GETRQ, 1, 1, 1, NULL, 0);
+	/* a record whose sequence is damaged (back to 0) is no gap, nor is the next */
+	add(&b, 7, 0, 0, 500, 16, 4096, TC(SWT_BLK_TC_QUEUE) | SWT_BLK_TA_QUEUE, 1, 1, 1, NULL, 0);
+	add(&b, 7, 0, 4, 600, 16, 4096, TC(SWT_BLK_TC_QUEUE) | SWT_BLK_TA_GETRQ, 1, 1, 1, NULL, 0);
 	fd = mkstemp(p0);
 	CHECK_INT(write(fd, a.data, a.len), (long long)a.len);
 	close(fd);
@@ -396,7 +399,7 @@ TEST(merge_cpus_and_sequence_gaps)
 	CHECK_INT(write(fd, b.data, b.len), (long long)b.len);
 	close(fd);
 	CHECK_INT(swt_blktrace_decode(paths, 2, 0, count_cb, &c, &st, &err), 0);
-	CHECK_INT(c.n, 4);
+	CHECK_INT(c.n, 6);
 	CHECK_INT(c.ev[0].ts, 100);
 	CHECK_INT(c.ev[1].ts, 200);
 	CHECK_INT(c.ev[2].ts, 300);
