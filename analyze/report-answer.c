@@ -259,10 +259,14 @@ static void answer_layouts(struct answer_out *o, const struct swt_report_ctx *rc
 	}
 }
 
-/* The chosen run's setting at other memory sizes: the range of its coverage. */
+/*
+ * The chosen run's setting at other memory sizes: its coverage at the least
+ * and the most memory, and where it is highest when that is in between
+ * (coverage need not grow with memory: the two ends are no range).
+ */
 static void answer_memory(struct answer_out *o, const struct swt_report_ctx *rc)
 {
-	const struct swt_report_run *anchor = rc->chosen, *lo = NULL, *hi = NULL;
+	const struct swt_report_run *anchor = rc->chosen, *lo = NULL, *hi = NULL, *best = NULL;
 
 	if (!anchor)
 		return;
@@ -276,6 +280,9 @@ static void answer_memory(struct answer_out *o, const struct swt_report_ctx *rc)
 			lo = r;
 		if (!hi || r->cache_pages > hi->cache_pages)
 			hi = r;
+		if (!best || swt_report_ratio(r->hits, r->faults) >
+				     swt_report_ratio(best->hits, best->faults))
+			best = r;
 	}
 	if (!lo || lo->cache_pages == hi->cache_pages)
 		return;
@@ -288,10 +295,18 @@ static void answer_memory(struct answer_out *o, const struct swt_report_ctx *rc)
 	out_link(o, "memory", "Memory");
 	out_text(o, "), ");
 	out_text(o, anchor->label);
-	out_printf(o, " at page-cluster %d serves %.1f%% to %.1f%% of the faults from "
-			   "readahead.", anchor->page_cluster,
+	out_printf(o, " at page-cluster %d serves %.1f%% of the faults from readahead at the "
+			   "least memory and %.1f%% at the most", anchor->page_cluster,
 			100.0 * swt_report_ratio(lo->hits, lo->faults),
 			100.0 * swt_report_ratio(hi->hits, hi->faults));
+	if (swt_report_ratio(best->hits, best->faults) > swt_report_ratio(lo->hits, lo->faults) &&
+	    swt_report_ratio(best->hits, best->faults) > swt_report_ratio(hi->hits, hi->faults)) {
+		out_printf(o, ", %.1f%% at its best, with ",
+			   100.0 * swt_report_ratio(best->hits, best->faults));
+		out_int(o, best->cache_pages);
+		out_text(o, " pages");
+	}
+	out_text(o, ".");
 	out_item(o, 0);
 }
 

@@ -218,10 +218,23 @@ mean, runs = db.execute("SELECT avg(misses), count(*) FROM run WHERE layout LIKE
 assert runs == 4, runs
 expect.append(f"auto at page-cluster 3 on the simulated layout 2: {n(round(mean))} faults "
               f"waited for a read on average over 4 device offsets")
-expect.append("With memory from 26 240 to 78 720 pages")
+# the memory line: coverage at both ends, and at its best when that is between
+# (the shown run: auto at page-cluster 3, as the layout line says)
+mem = db.execute("SELECT cache_pages, round(100.0 * hits / faults, 1) FROM run WHERE layout = 'traced'"
+                 " AND policy = 'auto' AND page_cluster = 3 GROUP BY cache_pages"
+                 " ORDER BY cache_pages").fetchall()
+line = (f"With memory from {n(mem[0][0])} to {n(mem[-1][0])} pages (the model's memory, chart "
+        f"Memory), ")
+best = max(mem, key=lambda m: m[1])
+tail = (f" serves {mem[0][1]:.1f}% of the faults from readahead at the least memory and "
+        f"{mem[-1][1]:.1f}% at the most")
+if best[1] > mem[0][1] and best[1] > mem[-1][1]:
+    tail += f", {best[1]:.1f}% at its best, with {n(best[0])} pages"
+expect.append(line)
 assert len(lines) == len(expect), (len(lines), lines)
 for got, want in zip(lines, expect):
     assert got.startswith(want), f"\n got: {got}\nwant: {want}"
+assert lines[-1].endswith(tail + "."), f"\n got: {lines[-1]}\nwant: ...{tail}."
 # the terminal gets the same lines between its header and the report's last line
 out = open(sys.argv[3]).read().replace("\u00a0", " ").splitlines()
 assert out[0].startswith("swaptrace: report: answer (a wait: a swap fault that read from swap;"), out[0]
