@@ -36,34 +36,41 @@ struct sweep_data {
 #define SWEEP_OVERLAP 0.005
 
 /*
- * 2: the same value at every point (both unreplayed counts as the same);
- * 1: within SWEEP_OVERLAP everywhere, which the lines cannot show apart
- * (leap falls back to adaptive on a random stream, a page or two apart);
- * 0: apart somewhere.
+ * Whether b's line covers a's in panel m: at every page-cluster a has a
+ * point, b has one -- 2: the same value; 1: within SWEEP_OVERLAP, which the
+ * lines cannot show apart (leap falls back to adaptive on a random stream,
+ * a page or two apart); 0: a shows somewhere (apart, or a point b lacks).
+ * Points only b has leave a hidden: auto replayed at one page-cluster more
+ * still covers adaptive.
  */
-static int overlap(const struct series *a, const struct series *b, int max_pc)
+static int covers(const struct series *a, const struct series *b, int max_pc, int m)
 {
-	int same = 2;
+	int same = 2, points = 0;
 
-	for (int k = 0; k < (max_pc + 1) * NR_METRICS; k++) {
-		double x = a->v[k], y = b->v[k];
+	for (int pc = 0; pc <= max_pc; pc++) {
+		double x = a->v[pc * NR_METRICS + m], y = b->v[pc * NR_METRICS + m];
 
-		if (isnan(x) || isnan(y)) {
-			if (isnan(x) != isnan(y))
-				return 0;
-		} else if (x != y) {
+		if (isnan(x))
+			continue;
+		points++;
+		if (isnan(y))
+			return 0;
+		if (x != y) {
 			if (fabs(x - y) > SWEEP_OVERLAP * SWT_MAX(fabs(x), fabs(y)))
 				return 0;
 			same = 1;
 		}
 	}
-	return same;
+	return points ? same : 0;
 }
+
+static const char *const panel_names[NR_METRICS] = { "Coverage", "Pages read", "Read requests" };
 
 /*
  * Lines drawn later cover identical or nearly identical earlier ones (auto
- * is adaptive on a rotational device): say which lines are hidden, or a
- * reader looks for a legend entry's line in vain.
+ * is adaptive on a rotational device; none and oracle read the same pages):
+ * say which lines are hidden, in every panel or in which, or a reader looks
+ * for a legend entry's line in vain.
  */
 static void hidden_note(const struct sweep_data *d, char *out, size_t size)
 {
@@ -71,20 +78,42 @@ static void hidden_note(const struct sweep_data *d, char *out, size_t size)
 
 	out[0] = '\0';
 	for (size_t j = 0; j < d->nr_series; j++) {
-		for (size_t k = d->nr_series; k-- > j + 1;) {
-			int how = overlap(&d->series[j], &d->series[k], d->max_pc), n;
+		int shown[NR_METRICS] = { 1, 1, 1 };
 
-			if (!how)
-				continue;
-			n = snprintf(out + len, size - len, "%s%s lies under %s, %s at every page-cluster",
-				     len ? "; " : "", d->series[j].key, d->series[k].key,
-				     how == 2 ? "the same results" : "within 0.5 %");
+		for (size_t k = d->nr_series; k-- > j + 1;) {
+			int how[NR_METRICS], all = 1, worst = 2, n = 0;
+			char panels[64] = "";
+
+			for (int m = 0; m < NR_METRICS; m++) {
+				how[m] = shown[m] ? covers(&d->series[j], &d->series[k], d->max_pc, m) : 0;
+				all &= how[m] > 0;
+				if (how[m])
+					worst = SWT_MIN(worst, how[m]);
+			}
+			if (all) {
+				n = snprintf(out + len, size - len, "%s%s lies under %s, %s at every "
+					     "page-cluster", len ? "; " : "", d->series[j].key,
+					     d->series[k].key,
+					     worst == 2 ? "the same results" : "within 0.5 %");
+			} else {
+				for (int m = 0; m < NR_METRICS; m++)
+					if (how[m])
+						snprintf(panels + strlen(panels), sizeof(panels) - strlen(panels),
+							 "%s%s", panels[0] ? " and " : "", panel_names[m]);
+				if (!panels[0])
+					continue;
+				n = snprintf(out + len, size - len, "%s%s lies under %s in %s", len ? "; " : "",
+					     d->series[j].key, d->series[k].key, panels);
+			}
 			if (n < 0 || (size_t)n >= size - len) {
 				out[len] = '\0';
 				return;
 			}
 			len += (size_t)n;
-			break;
+			for (int m = 0; m < NR_METRICS; m++)
+				shown[m] &= !how[m];
+			if (all)
+				break;
 		}
 	}
 }
@@ -154,9 +183,6 @@ static int load(struct sweep_data *d, struct swt_err *err)
 
 static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err)
 {
-	static const char *const titles[NR_METRICS] = {
-		"Coverage", "Pages read", "Read requests"
-	};
 	static const char *const ylabels[NR_METRICS] = {
 		"faults served by readahead (%)", "pages read from swap (4 KiB)",
 		"read requests to the swap devices",
@@ -223,7 +249,7 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 
 		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
 			       bottom - top - 6, NR_METRICS, 1, 28, 0, m);
-		p.title = titles[m];
+		p.title = panel_names[m];
 		p.xa.label = "page-cluster";
 		p.xa.integer = 1;
 		p.xa.exact = 1;

@@ -68,7 +68,7 @@ report defaults "{$ALL7, \"runs\": 66,
              \"panel_titles\": [\"Coverage\", \"Accuracy\", \"Pages read per fault\"],
              \"x_labels\": [\"memory of the traced task (MiB)\"], \"messages_exactly\": true},
  \"sweep\": {\"series\": {\"none\": 9, \"fixed\": 9, \"oracle\": 9},
-            \"notes_have\": [\"adaptive lies under auto, the same results at every page-cluster\"]}}"
+            \"notes_have\": [\"none lies under oracle in Pages read; adaptive lies under auto, the same results at every page-cluster\"]}}"
 [ "$(sqlite3 "$WORK/defaults.db" "SELECT count(*), count(DISTINCT policy), min(page_cluster),
 	max(page_cluster), sum(faults = (SELECT count(*) FROM swap_in)) FROM run")" = "66|6|0|8|66" ] ||
 	fail "defaults: stored runs are not the default set over every swap-in: $(sqlite3 \
@@ -76,6 +76,11 @@ report defaults "{$ALL7, \"runs\": 66,
 		max(page_cluster), sum(faults = (SELECT count(*) FROM swap_in)) FROM run")"
 "$SWAPTRACE" report -o "$WORK/defaults2" "$WORK/defaults.db" >/dev/null 2>&1 ||
 	fail "defaults: second report failed"
+# auto at one page-cluster more still covers adaptive: the note stays
+cp "$WORK/defaults.db" "$WORK/pc9.db"
+"$SWAPTRACE" replay -p auto -c 9 "$WORK/pc9.db" > /dev/null || fail "pc9: replay"
+report pc9 "{\"sweep\": {\"series\": {\"auto\": 10, \"adaptive\": 9},
+ \"notes_have\": [\"adaptive lies under auto, the same results at every page-cluster\"]}}"
 [ "$(sqlite3 "$WORK/defaults.db" 'SELECT count(*) FROM run')" = 66 ] ||
 	fail "defaults: a second report replayed again"
 # the memory runs: auto, fixed and oracle at page-cluster 3 (the sample ran
