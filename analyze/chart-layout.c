@@ -169,10 +169,13 @@ static void finish_col(struct layout_data *d, struct layout_col *col)
 			col->v[m][k] /= (double)col->members;
 	if (col->members > 1) {
 		snprintf(offsets, sizeof(offsets), ", mean of %zu device offsets", col->members);
-		snprintf(mean_of, sizeof(mean_of), "\nmean\xc2\xa0of\xc2\xa0%zu", col->members);
+		snprintf(mean_of, sizeof(mean_of), "\nmean of %zu", col->members);
 	}
-	/* a no-break space keeps "4 devices" together when the label wraps */
-	snprintf(col->label, sizeof(col->label), "%.160s\n%zu\xc2\xa0" "device%s%s%s", name, devs,
+	/*
+	 * Plain spaces: a narrow column wraps "16 devices" between its words;
+	 * kept together, it was cut inside "devices"
+	 */
+	snprintf(col->label, sizeof(col->label), "%.160s\n%zu device%s%s%s", name, devs,
 		 devs == 1 ? "" : "s", mean_of, col->run->approximate ? " (approximate)" : "");
 	snprintf(col->name, sizeof(col->name), "%.160s: %zu device%s%s%s", name, devs,
 		 devs == 1 ? "" : "s", offsets, col->run->approximate ? " (approximate)" : "");

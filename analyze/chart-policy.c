@@ -56,14 +56,13 @@ static int add_group(struct policy_data *d, size_t *cap, int64_t partition, cons
 		d->groups[i] = d->groups[i - 1];
 	d->groups[i].partition = partition;
 	part = partition >= 0 ? swt_report_part(d->rc, partition) : NULL;
+	/* the area's own names: "7:0 area 3" where areas share a device */
 	if (partition < 0)
 		snprintf(d->groups[i].label, sizeof(d->groups[i].label), "all devices");
-	else if (part && !strcmp(part->name, dev))
-		snprintf(d->groups[i].label, sizeof(d->groups[i].label), "%s", part->label);
 	else
-		snprintf(d->groups[i].label, sizeof(d->groups[i].label), "%s", dev);
+		snprintf(d->groups[i].label, sizeof(d->groups[i].label), "%s", part ? part->label : dev);
 	snprintf(d->groups[i].name, sizeof(d->groups[i].name), "%s", partition < 0 ? "all devices" :
-		 dev);
+		 part ? part->name : dev);
 	d->nr_groups++;
 	return 0;
 }

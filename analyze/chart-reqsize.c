@@ -229,7 +229,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 	if (d->more) {
 		char note[160];
 
-		snprintf(note, sizeof(note), "%zu more swap devices are not shown", d->more);
+		snprintf(note, sizeof(note), "%zu more swap areas are not shown", d->more);
 		top = swt_chart_note_line(c, top, note);
 	}
 	if (d->run && d->run->approximate)

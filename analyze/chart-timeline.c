@@ -309,7 +309,7 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			snprintf(msg, sizeof(msg), "no hit/miss shading: run #%lld stored no "
 				 "per-second series", (long long)d->run->id);
 		else if (line == 2 && d->more)
-			snprintf(msg, sizeof(msg), "%zu more swap devices are not shown", d->more);
+			snprintf(msg, sizeof(msg), "%zu more swap areas are not shown", d->more);
 		if (!msg[0])
 			continue;
 		if (line < 2)

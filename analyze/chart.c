@@ -657,6 +657,23 @@ static double panel_top_of_plot(struct swt_chart *c, const struct swt_chart_pane
 	return top;
 }
 
+static double longest_word_width(struct swt_chart *c, enum swt_chart_font f, const char *text)
+{
+	double widest = 0;
+
+	while (*text) {
+		size_t n = strcspn(text, " ");
+		char word[128];
+		double w;
+
+		snprintf(word, sizeof(word), "%.*s", (int)SWT_MIN(n, sizeof(word) - 1), text);
+		swt_chart_text_size(c, f, 0, word, &w, NULL);
+		widest = SWT_MAX(widest, w);
+		text += n + (text[n] == ' ');
+	}
+	return widest;
+}
+
 static double y_label_space(struct swt_chart *c, const struct swt_chart_panel *p)
 {
 	double lh = 0;
@@ -834,7 +851,12 @@ void swt_chart_panel_axes(struct swt_chart *c, const struct swt_chart_panel *p)
 			}
 		}
 	}
-	if (p->ya.label)
+	/*
+	 * A panel too short for the label's longest word (eight devices
+	 * stacked) goes without rather than show "pa- ge- s/": its units are
+	 * in the legend or title too
+	 */
+	if (p->ya.label && longest_word_width(c, SWT_FONT_LABEL, p->ya.label) <= p->ph)
 		swt_chart_text(c, SWT_FONT_LABEL, p->x, p->py + p->ph / 2, 0.5, 0, M_PI / 2,
 			       SWT_RGB_TEXT, p->ph, p->ya.label);
 	if (p->xa.label)

@@ -202,6 +202,20 @@ static int load_parts(struct swt_report_ctx *rc, struct swt_err *err)
 	sqlite3_finalize(s);
 	if (step != SQLITE_DONE)
 		return swt_store_sql_error(rc->st, err, "reading swap areas");
+	/* areas sharing a device (partitions given with --swap, files on one disk): by id too */
+	for (size_t i = 0; i < rc->nr_parts; i++) {
+		struct swt_report_part *p = &rc->parts[i];
+		int shared = 0;
+
+		for (size_t j = 0; j < rc->nr_parts; j++)
+			shared |= j != i && rc->parts[j].dev == p->dev;
+		if (!shared)
+			continue;
+		snprintf(p->name + strlen(p->name), sizeof(p->name) - strlen(p->name), " area %lld",
+			 (long long)p->id);
+		snprintf(p->label, sizeof(p->label), "%s%s%s", p->name, p->path[0] ? " " : "",
+			 p->path);
+	}
 	return 0;
 }
 

@@ -145,7 +145,7 @@ import json, sqlite3, sys
 meta = json.load(open(sys.argv[1]))
 names = [s["name"] for s in meta["series"]]
 assert names == ["traced: 1 device", "4: 4 devices, mean of 16 device offsets"], names
-assert meta["panels"][0]["categories"] == "traced 1\u00a0device|4 4\u00a0devices mean\u00a0of\u00a016", meta["panels"][0]["categories"]
+assert meta["panels"][0]["categories"] == "traced 1 device|4 4 devices mean of 16", meta["panels"][0]["categories"]
 con = sqlite3.connect(sys.argv[2])
 for column, title in (("hits", "readahead hits"), ("read_merges", "read merges"), ("read_requests", "read requests")):
     avg, lo, hi, n = con.execute("SELECT avg(%s), min(%s), max(%s), count(*) FROM run WHERE layout LIKE '4:used=%%'"

@@ -243,6 +243,15 @@ report twodev "{\"runs\": 30,
  \"heatmap\": {\"panels\": 4, \"messages_exactly\": true},
  \"layout\": {\"series\": {\"traced: 2 devices\": 3, \"spread4: 4 devices\": 3}}}"
 
+# --- two areas on one device (partitions given with --swap): told apart by id ---
+variant sharedev "INSERT INTO swap_area SELECT 1, dev, path, type, priority, rotational,
+	  synchronous, start_sector + 8 * slots, slots, size_kib, used_kib, assumed FROM swap_area WHERE id = 0;
+	UPDATE swap_in SET area_id = 1 WHERE slot % 2 = 1;
+	UPDATE swap_out SET area_id = 1 WHERE slot % 2 = 1;"
+$RUNS --partitions 2 | sqlite3 "$WORK/sharedev.db" || fail "sharedev: storing runs"
+report sharedev "{\"policy\": {\"categories\": [\"7:0 area 0 /dev/loop0|7:0 area 1 /dev/loop0\"]},
+ \"request-sizes\": {\"panel_titles\": [\"7:0 area 0 /dev/loop0\", \"7:0 area 1 /dev/loop0\"]}}"
+
 # --- no swap-area rows: the areas named by the swap events stand in ---
 variant noarea "DELETE FROM swap_area; DELETE FROM device;"
 report noarea "{$ALL6, \"runs\": 0,

@@ -70,8 +70,8 @@ e["layout"]["title_has"] = "adaptive at page-cluster 3"
 e["layout"]["series"] = {"traced: 1 device": 3, "spread1: 1 device": 3,
                          "spread2: 2 devices": 3, "spread4: 4 devices": 3}
 # a no-break space holds "4 devices" together in the axis labels
-e["layout"]["categories"] = ["traced 1\u00a0device|spread1 1\u00a0device|"
-                             "spread2 2\u00a0devices|spread4 4\u00a0devices"]
+e["layout"]["categories"] = ["traced 1 device|spread1 1 device|"
+                             "spread2 2 devices|spread4 4 devices"]
 json.dump(e, open(sys.argv[1], "w"))
 PY
 $CHECK "$WORK/r1" "$PNG_CHECK" "$WORK/expect.json" || fail "charts with every kind of run"
