@@ -185,6 +185,10 @@ int cmd_report(int argc, char **argv)
 	/* the default replay set is stored in the database: open it writable then */
 	if (swt_store_open(argv[optind], ro.run_defaults != NULL, &st, &err) ||
 	    swt_report_write(st, &ro, &sum, &err)) {
+		/* the default runs are stored: a database that cannot take them has another way */
+		if (ro.run_defaults && strstr(err.msg, "readonly"))
+			snprintf(err.msg + strlen(err.msg), sizeof(err.msg) - strlen(err.msg),
+				 " (the default runs are stored in it: --no-replay draws without them)");
 		status = cli_fail("report", &err);
 		goto out;
 	}
