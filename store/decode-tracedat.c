@@ -1102,11 +1102,19 @@ static int check_complete(const char *path, const struct swt_td_layout *l,
 				if (bn && !strcmp(bn, buf->name) && p->cpus[i].cpu == cpu->cpu)
 					got = &p->cpus[i];
 			}
-			/* counts from the file's text: negative ones mean nothing */
-			if (st)
+			/*
+			 * Counts from the file's text (negative ones mean nothing).
+			 * The missed-event markers on the pages are how the reader
+			 * learns of the same overrun (rb_get_reader_page), so only
+			 * an overrun beyond them adds; dropped events have no marker.
+			 */
+			if (st) {
+				int64_t marked = got ? got->missed : 0;
+
 				stats->lost = swt_add_sat(stats->lost,
-							  swt_add_sat(SWT_MAX(st->overrun, 0),
+							  swt_add_sat(SWT_MAX(st->overrun - marked, 0),
 								      SWT_MAX(st->dropped, 0)));
+			}
 			pages = (cpu->data_size + ps - 1) / ps;
 			if (got) {
 				stats->cpus++;
