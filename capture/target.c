@@ -304,6 +304,64 @@ static int list_dir_numbers(const char *dir, char **out)
 	return *out ? 0 : -1;
 }
 
+/*
+ * A process and the ones it started that still run, breadth first, as a
+ * space-separated list of pids (/proc/PID/task/TID/children): --pid follows
+ * them, since event-fork only sees forks from now on.  0, or -1 with errno.
+ */
+static int process_tree(pid_t root, char **out)
+{
+	size_t len = 0, cap = 0;
+	char *list = NULL, *next;
+	int ret = -1;
+
+	*out = NULL;
+	if (swt_grow((void **)&list, &cap, 32, 1))
+		return -1;
+	len = (size_t)sprintf(list, "%d ", (int)root);
+	for (next = list; *next;) {
+		char *end, path[96], *tasks = NULL;
+		long pid = strtol(next, &end, 10);
+
+		next = end + (*end == ' ');
+		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+		if (list_dir_numbers(path, &tasks)) {
+			if (pid == root)
+				goto out;	/* the target itself is gone */
+			continue;	/* a child that exited meanwhile */
+		}
+		for (char *t = tasks; *t;) {
+			long tid = strtol(t, &end, 10);
+			char *kids;
+
+			t = end + (*end == ' ');
+			snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", pid, tid);
+			kids = swt_read_text(path, NULL);
+			if (kids && *kids) {
+				size_t at = (size_t)(next - list);
+
+				if (swt_grow((void **)&list, &cap, len + strlen(kids) + 2, 1)) {
+					free(kids);
+					free(tasks);
+					errno = ENOMEM;
+					goto out;
+				}
+				next = list + at;
+				len += (size_t)sprintf(list + len, "%s%s", kids,
+						       kids[strlen(kids) - 1] == ' ' ? "" : " ");
+			}
+			free(kids);
+		}
+		free(tasks);
+	}
+	*out = list;
+	list = NULL;
+	ret = 0;
+out:
+	free(list);
+	return ret;
+}
+
 int swt_target_new_tids(struct swt_target *t, char **buf, struct swt_err *err)
 {
 	size_t len = 0, cap = 0;
@@ -316,15 +374,30 @@ int swt_target_new_tids(struct swt_target *t, char **buf, struct swt_err *err)
 		snprintf(path, sizeof(path), "%d", (int)t->child);
 		ret = add_new(t, path, buf, &len, &cap);
 		break;
-	case SWT_TARGET_PID:
+	case SWT_TARGET_PID: {
+		char *tree = NULL;
+
 		if (t->tids.len)
-			break;	/* event-fork follows what it starts */
-		snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
-		if (list_dir_numbers(path, &list))
+			break;	/* event-fork follows what they start */
+		if (process_tree(t->pid, &tree))
 			return swt_error(err, SWT_ENOENT, "process %d: %s", (int)t->pid,
 					 strerror(errno));
-		ret = add_new(t, list, buf, &len, &cap);
+		/* every thread of the process and of the children it already has */
+		for (char *p = tree; *p && !ret;) {
+			char *end;
+			long pid = strtol(p, &end, 10);
+
+			p = end + (*end == ' ');
+			snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+			if (list_dir_numbers(path, &list))
+				continue;	/* exited meanwhile */
+			ret = add_new(t, list, buf, &len, &cap);
+			free(list);
+			list = NULL;
+		}
+		free(tree);
 		break;
+	}
 	case SWT_TARGET_CGROUP:
 		snprintf(path, sizeof(path), "%s/%s", t->cgroup_dir,
 			 t->cgroup_v2 ? "cgroup.threads" : "tasks");
@@ -561,7 +634,18 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 		swt_target_follow_memcg(t);
 		break;
 	case SWT_TARGET_PID:
-		ret = snapshot_proc(t, t->pid, err);
+		/* the process and its children: VMA replay wants each one's map */
+		if (process_tree(t->pid, &list))
+			break;	/* gone: its last maps stay */
+		for (char *p = list; *p && !ret;) {
+			char *end;
+			long pid = strtol(p, &end, 10);
+
+			p = end + (*end == ' ');
+			ret = snapshot_proc(t, (pid_t)pid, err);
+		}
+		free(list);
+		list = NULL;
 		if (!t->memcg)
 			t->memcg = memcg_of(t, t->pid);
 		break;
