@@ -25,7 +25,7 @@ const char cmd_capture_usage[] =
 	"kernel has kprobes, the swap layout and the kernel's swap counters.\n"
 	"\n"
 	"With COMMAND, run it and record for its life; the exit status is the\n"
-	"command's.  A first Ctrl-C/SIGTERM is passed on to the command and the tasks\n"
+	"command's (127 or 126 when it cannot be run, as in a shell).  A first Ctrl-C/SIGTERM is passed on to the command and the tasks\n"
 	"it started, and recording goes on until it exits; a second one kills them and\n"
 	"stops at once.  Without COMMAND, record until SIGINT/SIGTERM or --duration.\n"
 	"SIGHUP does the same, unless swaptrace was started ignoring it (nohup): then\n"
@@ -196,8 +196,13 @@ int cmd_capture(int argc, char **argv)
 	o.note_ctx = &quiet;
 
 	install_handlers();
-	if (swt_capture_create(&o, &cap, &err))
-		return cli_fail("capture", &err);
+	if (swt_capture_create(&o, &cap, &err)) {
+		cli_fail("capture", &err);
+		/* as a shell says it: 127 not found, 126 found but not runnable */
+		if (o.argv && strstr(err.msg, "cannot run '"))
+			return err.code == SWT_ENOENT ? 127 : 126;
+		return SWT_EXIT_FAIL;
+	}
 	if (!quiet)
 		fprintf(stderr, "swaptrace: capture: recording into '%s'%s\n", o.out_dir,
 			o.argv ? "" : o.duration_s > 0 ? "" : "; stop with Ctrl-C");

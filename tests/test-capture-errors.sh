@@ -11,9 +11,17 @@ add_loop_swap 512 5 || fail "cannot set up loop swap"
 make_cgroup 51
 host_state > "$WORK/state.before"
 
-# a command that cannot run: exit 1, a clear message, nothing left behind
+# a command that cannot run: a shell's 127 (or 126: there, not runnable), a
+# clear message, nothing left behind
 swt capture -o "$WORK/nocmd" -- /nonexistent/command 2> "$WORK/nocmd.err"
-check_eq "$?" 1 "missing command: exit status"
+check_eq "$?" 127 "missing command: exit status"
+echo "not a program" > "$WORK/notexec"
+chmod 644 "$WORK/notexec"
+swt capture -o "$WORK/noexec" -- "$WORK/notexec" 2> "$WORK/noexec.err"
+check_eq "$?" 126 "a file that cannot be run: exit status"
+grep -q "cannot run '$WORK/notexec': Permission denied" "$WORK/noexec.err" ||
+	fail "a file that cannot be run: unclear message: $(cat "$WORK/noexec.err")"
+[ -e "$WORK/noexec" ] && fail "a file that cannot be run: the capture directory was left behind"
 grep -q "cannot run '/nonexistent/command': No such file or directory" "$WORK/nocmd.err" ||
 	fail "missing command: unclear message: $(cat "$WORK/nocmd.err")"
 [ -e "$WORK/nocmd" ] && fail "missing command: the capture directory was left behind"
