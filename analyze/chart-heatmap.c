@@ -243,7 +243,8 @@ static double colorbar(struct swt_chart *c, const struct heat_data *d, double x,
 		snprintf(slots, sizeof(slots), "%.0f slots",
 			 ((double)d->parts[0].max_slot + 1.0) / NS);
 	else
-		snprintf(slots, sizeof(slots), "1/%d of the device's slots", NS);
+		/* each panel's axis ends at its own highest slot used, not at the device's end */
+		snprintf(slots, sizeof(slots), "1/%d of the slots up to the highest used", NS);
 	if (cell_s < 1)
 		snprintf(cell, sizeof(cell), "one cell: %.3g ms \xc3\x97 %s", cell_s * 1e3, slots);
 	else
