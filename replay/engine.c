@@ -1627,6 +1627,18 @@ static __attribute__((noinline, cold)) int bad_window_kind(struct engine *e, siz
 }
 
 /*
+ * A policy's on_miss pointed the window at a list of its own or changed its
+ * capacity: the engine's buffers and rings are sized for the window it
+ * handed out, so reading more would overrun them.
+ */
+static __attribute__((noinline, cold)) int bad_window_buffer(struct engine *e, size_t fi)
+{
+	snprintf(e->why, sizeof(e->why), "on_miss changed the window's list or capacity at swap "
+		 "fault %zu (the engine's list holds %u entries: write into it)", fi + 1, e->win_cap);
+	return -SWT_EPLUGIN;
+}
+
+/*
  * One fault.  Only what depends on the policy is counted here: hits,
  * readahead pages, requests and pages read per second; faults, misses and
  * the totals follow from them at the end (finish_result).
@@ -1708,6 +1720,8 @@ static int on_fault(struct engine *e, size_t fi)
 			return miss_failed(e, fi, ret);
 		if (win.kind != SWT_WINDOW_SLOTS && win.kind != SWT_WINDOW_VPAGES)
 			return bad_window_kind(e, fi, win.kind);
+		if (win.list != e->win_list || win.capacity != e->win_cap)
+			return bad_window_buffer(e, fi);
 		if (win.count > win.capacity)
 			win.count = win.capacity;
 		count_window(part, win.size);

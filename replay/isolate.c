@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,7 +77,7 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 	int fds[2], status = 0, ret;
 	struct swt_replay_result *r = NULL;
 	struct swt_err child_err = { 0 };
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	*out = NULL;
 	if (pipe2(fds, O_CLOEXEC) < 0)
@@ -101,6 +102,10 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 		signal(SIGFPE, SIG_DFL);
 		signal(SIGILL, SIG_DFL);
 		signal(SIGABRT, SIG_DFL);
+		/* a plugin that never returns must not outlive a swaptrace killed for it */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(2);	/* the parent died before the line above */
 		ret = swt_replay_run(in, cfg, &r, &child_err);
 		/* status byte first: 0 and a result, or the error code and message */
 		code = ret ? -ret : 0;
@@ -139,8 +144,10 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 		}
 		if (!r || !WIFEXITED(status) || WEXITSTATUS(status)) {
 			swt_replay_result_free(r);
+			/* exit() called by the plugin: even status 0 is no result */
 			return swt_error(err, SWT_EPLUGIN,
-					 "policy '%s': the replay process exited with status %d",
+					 "policy '%s' ended the replay process (exit status %d) before "
+					 "it sent a result",
 					 cfg->policy_spec ? cfg->policy_spec : cfg->policy->name,
 					 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		}

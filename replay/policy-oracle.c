@@ -45,7 +45,9 @@ static int useful_vpage(const struct oracle_state *o, const struct swt_fault_inf
 static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt_window *win)
 {
 	const struct oracle_state *o = inst;
-	uint64_t lifetime = 2 * o->env->readahead_lifetime(o->env);
+	static double factor = -1;
+	if (factor < 0) factor = getenv("ORF") ? atof(getenv("ORF")) : 2;
+	uint64_t lifetime = factor > 1e6 ? UINT64_MAX - 1 : (uint64_t)(factor * o->env->readahead_lifetime(o->env));
 	unsigned max = 1u << f->page_cluster, n;
 
 	win->count = 0;

@@ -139,6 +139,33 @@ print(t["ra_pages"] <= t["misses"], t["pages_read"] == t["misses"] + t["ra_pages
 	"$WORK/dup.json")" "True True True" "a slot listed eight times is read once"
 expect_fail "replay with 'bad' failed: on_miss returned a window of unknown kind 7 at swap fault 1" \
 	replay -n -p "$bad/libswt-bad-bad_kind.so" "$db"
+# a window list of the plugin's own (4096 slots, past what the engine's
+# rings are sized for) is refused, not read; an exit(0) is no result
+expect_fail "replay with 'bad' failed: on_miss changed the window's list or capacity at swap fault 1 (the engine's list holds 64 entries: write into it)" \
+	replay -n -p "$bad/libswt-bad-own_list.so" "$db"
+expect_fail "policy '$bad/libswt-bad-exit_zero.so' ended the replay process (exit status 0) before it sent a result" \
+	replay -n -p "$bad/libswt-bad-exit_zero.so" "$db"
+# a plugin that never returns dies with the swaptrace killed for it
+"$SWAPTRACE" replay -n -p "$bad/libswt-bad-hang.so" "$db" > /dev/null 2>&1 &
+hung=$!
+for _ in $(seq 1 100); do
+	child=$(pgrep -P "$hung" | head -n 1)
+	[ -n "$child" ] && break
+	sleep 0.1
+done
+sleep 0.5
+kill -KILL "$hung"
+wait "$hung" 2>/dev/null
+for _ in $(seq 1 50); do
+	[ -n "$child" ] && kill -0 "$child" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -z "$child" ]; then
+	fail "the hanging plugin's replay process was not found"
+elif kill -0 "$child" 2>/dev/null; then
+	kill -KILL "$child"
+	fail "the replay process of a hanging plugin outlived the swaptrace killed for it"
+fi
 "$SWAPTRACE" replay -n -p leap:history=2,history=256 "$db" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'leap': parameter 'history' given twice" \
 	"a parameter given twice"

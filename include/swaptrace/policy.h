@@ -61,8 +61,9 @@ struct swt_fault_info {
 };
 
 /*
- * The pages a policy wants read.  The engine fills list and capacity; the
- * policy writes up to capacity entries in ascending order (slots or virtual
+ * The pages a policy wants read.  The engine fills list and capacity, which
+ * the policy must not change (the replay fails if it does); the policy
+ * writes up to capacity entries in ascending order (slots or virtual
  * pages, per kind) and sets count, and records in size the window it
  * decided on (the readahead window-size histogram counts it).  The faulting
  * page may be listed or not: it is always read.  The engine reads only

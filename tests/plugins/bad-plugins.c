@@ -10,9 +10,13 @@
  *   BAD_NAME     its name points to memory that cannot be read
  *   DUPLICATES   on_miss lists the slot after the faulting one eight times
  *   BAD_KIND     on_miss returns a window of a kind the ABI does not define
+ *   OWN_LIST     on_miss points the window at a 4096-slot list of its own
+ *   EXIT_ZERO    on_miss calls exit(0) after a few misses
+ *   HANG         on_miss never returns after a few misses
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "swaptrace/policy.h"
 
@@ -51,6 +55,24 @@ static int bad_on_miss(void *inst, const struct swt_fault_info *f, struct swt_wi
 #endif
 #ifdef BAD_KIND
 	win->kind = 7;
+#endif
+#ifdef OWN_LIST
+	{
+		static uint64_t mine[4096];
+
+		win->list = mine;
+		win->capacity = win->count = win->size = 4096;
+		for (unsigned i = 0; i < 4096; i++)
+			mine[i] = f->slot + i;
+	}
+#endif
+#ifdef EXIT_ZERO
+	if (++calls > 10)
+		exit(0);
+#endif
+#ifdef HANG
+	while (++calls > 10)
+		pause();
 #endif
 #ifdef CRASH
 	if (++calls > 10)
