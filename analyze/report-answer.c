@@ -374,7 +374,7 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 	if ((r = fewest_waits(rc, OTHER, max_pages)))
 		answer_line(o, "Fewest waits of the other policies:", r, base);
 	if ((r = fewest_waits(rc, ORACLE, INT64_MAX)))
-		answer_line(o, "The bound (oracle: reads only pages that will be used, in the "
+		answer_line(o, "The oracle (reads only pages that will be used, in the "
 			       "kernel's windows):", r, base);
 	answer_layouts(o, rc);
 	answer_memory(o, rc);

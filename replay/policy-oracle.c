@@ -1,16 +1,20 @@
 /*
- * Policy "oracle": an upper bound.  Within the kernel's own window limits
- * (the aligned 1 << page-cluster block of cluster readahead; where the
- * kernel reads ahead by virtual address, also a window of up to
+ * Policy "oracle": an upper bound.  Within the window limits of the
+ * kernel's readahead modes (the aligned 1 << page-cluster block of cluster
+ * readahead and, where the fault's address is known, a window of up to
  * 1 << min(page-cluster, 5) virtual pages inside the VMA and the 2 MiB
- * region, whichever of the two holds more pages a fault will use) it reads
- * exactly the pages a fault will use, looking into the future through the
- * engine, and the engine keeps those pages cached until that fault:
- * accuracy 1.0, and every fault a window-limited policy could cover is
- * covered -- fixed's and adaptive's cluster windows included, which are
- * larger than VMA windows above page-cluster 5.  Its horizon is twice the
+ * region, whichever of the two holds more pages a fault will use -- the
+ * built-in policies may use either mode on any capture, and read ahead on
+ * synchronous devices too) it reads exactly the pages a fault will use,
+ * looking into the future through the engine, and the engine keeps those
+ * pages cached until that fault: accuracy 1.0.  Its horizon is twice the
  * expected life of a readahead page, so pages used far later -- which no
  * real policy could keep -- are not counted.
+ *
+ * Reading only on misses, as the kernel does, it is no exact bound: its
+ * own hits spare it misses, and with them the windows a later miss would
+ * have read over pages swapped out since.  A policy that reads whole
+ * windows can then gain a few hits more (docs/replay-model.md, Policies).
  */
 #include <stdlib.h>
 
@@ -45,13 +49,11 @@ static int useful_vpage(const struct oracle_state *o, const struct swt_fault_inf
 static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt_window *win)
 {
 	const struct oracle_state *o = inst;
-	static double factor = -1;
-	if (factor < 0) factor = getenv("ORF") ? atof(getenv("ORF")) : 2;
-	uint64_t lifetime = factor > 1e6 ? UINT64_MAX - 1 : (uint64_t)(factor * o->env->readahead_lifetime(o->env));
+	uint64_t lifetime = 2 * o->env->readahead_lifetime(o->env);
 	unsigned max = 1u << f->page_cluster, n;
 
 	win->count = 0;
-	if (max <= 1 || (f->flags & SWT_FAULT_SYNCHRONOUS)) {
+	if (max <= 1) {
 		win->kind = SWT_WINDOW_SLOTS;
 		win->size = 1;
 		win->list[win->count++] = f->slot;
@@ -67,7 +69,7 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 			win->list[n++] = s;
 	}
 	win->count = n;
-	if (swt_fault_uses_vma_ra(f)) {
+	if (f->flags & SWT_FAULT_VPAGE_KNOWN) {
 		/* any placement the kernel could choose: the best window of max pages */
 		uint64_t pmd = (uint64_t)1 << (21 - f->page_shift), lo, hi, best = 0, start, vp;
 		unsigned best_n = 0, cluster_n = n;
@@ -95,8 +97,8 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 				best = start;
 			}
 		}
-		/* the cluster window's count includes the faulting page */
-		if (cluster_n > best_n + 1)
+		/* the cluster window's count includes the faulting page; a tie keeps it */
+		if (cluster_n >= best_n + 1)
 			return 0;
 		win->kind = SWT_WINDOW_VPAGES;
 		win->size = max;
