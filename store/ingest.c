@@ -87,6 +87,7 @@ struct swt_ingest {
 	int64_t source_id, nr_sources;
 	int in_source;
 	int64_t src_events, src_lost;
+	int ended_on_error;	/* meta.txt: the recording stopped on an error (a full disk) */
 	struct name_count *names;
 	size_t cap_names;
 	uint32_t max_name_id;
@@ -198,6 +199,9 @@ int swt_ingest_alloc(struct swt_store *st, const struct swt_meta *meta, swt_warn
 		goto out_free;
 	}
 	ing->demand_known = meta && meta->page_cluster == 0;
+	for (size_t f = 0; meta && f < meta->nr_facts; f++)
+		ing->ended_on_error |= !meta->facts[f].section[0] && !strcmp(meta->facts[f].key, "end") &&
+				       !strcmp(meta->facts[f].value, "error");
 	ing->page_mask = (int64_t)ing->layout.sectors_per_page * 512 - 1;
 	if (!ing->layout.assumed) {
 		size_t na = ing->layout.nr_areas;
@@ -1086,6 +1090,11 @@ static const char *probe_kind_name(uint32_t kind)
 	case SWT_PROBE_SWAPOUT: return "swapout";
 	default: return "unknown";
 	}
+}
+
+int swt_ingest_ended_on_error(const struct swt_ingest *ing)
+{
+	return ing->ended_on_error;
 }
 
 int swt_ingest_event(void *ctx, const struct swt_event *ev)

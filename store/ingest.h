@@ -41,6 +41,8 @@ int swt_ingest_begin_source(struct swt_ingest *ing, const struct swt_source_info
 			    struct swt_err *err);
 /* An swt_event_fn: ctx is the struct swt_ingest. */
 int swt_ingest_event(void *ctx, const struct swt_event *ev);
+/* 1 when the metadata says the recording stopped on an error (end error). */
+int swt_ingest_ended_on_error(const struct swt_ingest *ing);
 /* Update the source row once a decoder knows more (version, byte order, cpus, clock). */
 int swt_ingest_update_source(struct swt_ingest *ing, const struct swt_source_info *info,
 			     struct swt_err *err);

@@ -219,6 +219,15 @@ static int ingest_tracedat(struct swt_ingest *ing, const char *path, struct swt_
 		return ingest_failed(ing, err, ret);
 	if (stats.warning[0])
 		swt_ingest_warn(ing, stats.warning);
+	/* a capture whose writes failed read events into CPU files that stayed empty */
+	if (stats.unwritten > 0 && swt_ingest_ended_on_error(ing)) {
+		struct swt_event lost = { .type = SWT_EV_LOST, .cpu = -1, .pid = -1 };
+
+		lost.lost.count = stats.unwritten;
+		ret = swt_ingest_event(ing, &lost);
+		if (ret < 0)
+			return ingest_failed(ing, err, ret);
+	}
 	info.version = stats.version;
 	info.byte_order = stats.big_endian ? "big" : "little";
 	info.cpus = stats.cpus;

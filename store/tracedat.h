@@ -33,6 +33,7 @@ struct swt_tracedat_stats {
 	int buffers;		/* instance buffers holding data (incl. top level) */
 	uint64_t events;
 	int64_t lost;		/* from missed-event markers */
+	int64_t unwritten;	/* events read from CPUs whose data the file does not hold */
 	char clock[32];
 	char compression[32];	/* "none", "zstd", "zlib" */
 	char warning[512];	/* for the user, when not empty: a doubt that is no error */
