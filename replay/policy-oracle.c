@@ -87,25 +87,41 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 		start = f->vpage + 1 >= max ? f->vpage + 1 - max : 0;
 		if (start < lo)
 			start = lo;
-		best = start;
-		for (; start <= f->vpage; start++) {
+		{
+			/*
+			 * Each page's use looked up once, the windows' counts slid
+			 * over them: every start from `start` to the faulting page
+			 * covers [start, f->vpage + max) at most, under 64 pages.
+			 */
+			uint64_t end = f->vpage + max < hi ? f->vpage + max : hi, first = start;
+			unsigned char useful[64];
+
+			for (vp = first; vp < end; vp++)
+				useful[vp - first] = (unsigned char)useful_vpage(o, f, vp, lifetime);
 			n = 0;
-			for (vp = start; vp < start + max && vp < hi; vp++)
-				n += useful_vpage(o, f, vp, lifetime);
-			if (n > best_n) {
-				best_n = n;
-				best = start;
+			for (vp = first; vp < first + max && vp < end; vp++)
+				n += useful[vp - first];
+			best = first;
+			best_n = n;
+			for (start = first + 1; start <= f->vpage; start++) {
+				n -= useful[start - 1 - first];
+				if (start + max - 1 < end)
+					n += useful[start + max - 1 - first];
+				if (n > best_n) {
+					best_n = n;
+					best = start;
+				}
 			}
+			/* the cluster window's count includes the faulting page; a tie keeps it */
+			if (cluster_n >= best_n + 1)
+				return 0;
+			win->kind = SWT_WINDOW_VPAGES;
+			win->size = max;
+			win->count = 0;
+			for (vp = best; vp < best + max && vp < end && win->count < win->capacity; vp++)
+				if (vp == f->vpage || useful[vp - first])
+					win->list[win->count++] = vp;
 		}
-		/* the cluster window's count includes the faulting page; a tie keeps it */
-		if (cluster_n >= best_n + 1)
-			return 0;
-		win->kind = SWT_WINDOW_VPAGES;
-		win->size = max;
-		win->count = 0;
-		for (vp = best; vp < best + max && vp < hi && win->count < win->capacity; vp++)
-			if (vp == f->vpage || useful_vpage(o, f, vp, lifetime))
-				win->list[win->count++] = vp;
 		return 0;
 	}
 	return 0;
