@@ -195,19 +195,14 @@ int cmd_ingest(int argc, char **argv)
 			goto out;
 		}
 		/* a recording cut short says so where it is read, not only in meta.txt */
-		for (size_t f = 0; f < file_meta->nr_facts; f++) {
-			const struct swt_meta_fact *fact = &file_meta->facts[f];
+		if (swt_meta_ended_on_error(file_meta)) {
+			char msg[4200];
 
-			if (!fact->section[0] && !strcmp(fact->key, "end") &&
-			    !strcmp(fact->value, "error")) {
-				char msg[4200];
-
-				snprintf(msg, sizeof(msg), "'%s' says the capture ended on an error "
-					 "(end error: a full disk, a device gone): the recording "
-					 "stops early, and what it had read but not written is missing",
-					 meta_path);
-				cli_warn("ingest", msg);
-			}
+			snprintf(msg, sizeof(msg), "'%s' says the capture ended on an error "
+				 "(end error: a full disk, a device gone): the recording "
+				 "stops early, and what it had read but not written is missing",
+				 meta_path);
+			cli_warn("ingest", msg);
 		}
 		/* areas stated with --swap win over the file's */
 		swt_meta_move_areas(file_meta, meta);

@@ -199,9 +199,7 @@ int swt_ingest_alloc(struct swt_store *st, const struct swt_meta *meta, swt_warn
 		goto out_free;
 	}
 	ing->demand_known = meta && meta->page_cluster == 0;
-	for (size_t f = 0; meta && f < meta->nr_facts; f++)
-		ing->ended_on_error |= !meta->facts[f].section[0] && !strcmp(meta->facts[f].key, "end") &&
-				       !strcmp(meta->facts[f].value, "error");
+	ing->ended_on_error = swt_meta_ended_on_error(meta);
 	ing->page_mask = (int64_t)ing->layout.sectors_per_page * 512 - 1;
 	if (!ing->layout.assumed) {
 		size_t na = ing->layout.nr_areas;

@@ -72,6 +72,15 @@ int64_t swt_meta_vmstat_delta(const struct swt_meta *m, const char *name)
 	return SWT_META_UNKNOWN;
 }
 
+int swt_meta_ended_on_error(const struct swt_meta *m)
+{
+	for (size_t i = 0; m && i < m->nr_facts; i++)
+		if (!m->facts[i].section[0] && !strcmp(m->facts[i].key, "end") &&
+		    !strcmp(m->facts[i].value, "error"))
+			return 1;
+	return 0;
+}
+
 static char *trim(char *s)
 {
 	char *e;

@@ -84,4 +84,7 @@ void swt_meta_move_areas(struct swt_meta *dst, struct swt_meta *src);
 /* vmstat delta by name, or SWT_META_UNKNOWN. */
 int64_t swt_meta_vmstat_delta(const struct swt_meta *m, const char *name);
 
+/* 1 when the capture says its recording stopped on an error ("end error": a full disk). */
+int swt_meta_ended_on_error(const struct swt_meta *m);
+
 #endif
