@@ -1093,23 +1093,6 @@ static int check_complete(const char *path, const struct swt_td_layout *l,
 			uint64_t pages, ps = l->page_size;
 			int span_ok = 0, count_ok = 0;
 
-			if (!cpu->data_size) {
-				/*
-				 * Nothing in the file: its losses count all the same.
-				 * What it read is not in the file either, but a
-				 * trace-cmd extract's top buffer declares events it never
-				 * wrote, so only a recording known to have failed
-				 * counts those (ingest, from meta.txt's end error).
-				 */
-				if (st) {
-					stats->lost = swt_add_sat(stats->lost,
-						swt_add_sat(SWT_MAX(st->overrun, 0),
-							    SWT_MAX(st->dropped, 0)));
-					stats->unwritten = swt_add_sat(stats->unwritten,
-								       SWT_MAX(st->read_events, 0));
-				}
-				continue;
-			}
 			for (size_t i = 0; i < p->nr_cpus; i++) {
 				const char *bn = p->cpus[i].buffer < p->cap_buffers ?
 						 p->buffers[p->cpus[i].buffer] : NULL;
@@ -1118,10 +1101,11 @@ static int check_complete(const char *path, const struct swt_td_layout *l,
 					got = &p->cpus[i];
 			}
 			/*
-			 * Counts from the file's text (negative ones mean nothing).
-			 * The missed-event markers on the pages are how the reader
-			 * learns of the same overrun (rb_get_reader_page), so only
-			 * an overrun beyond them adds; dropped events have no marker.
+			 * Counts from the file's text (negative ones mean nothing),
+			 * with or without data in the file.  The missed-event
+			 * markers on the pages are how the reader learns of the same
+			 * overrun (rb_get_reader_page), so only an overrun beyond
+			 * them adds; dropped events have no marker.
 			 */
 			if (st) {
 				int64_t marked = got ? got->missed : 0;
@@ -1129,6 +1113,18 @@ static int check_complete(const char *path, const struct swt_td_layout *l,
 				stats->lost = swt_add_sat(stats->lost,
 							  swt_add_sat(SWT_MAX(st->overrun - marked, 0),
 								      SWT_MAX(st->dropped, 0)));
+			}
+			if (!cpu->data_size) {
+				/*
+				 * What it read is not in the file either, but a
+				 * trace-cmd extract's top buffer declares events it never
+				 * wrote, so only a recording known to have failed
+				 * counts those (ingest, from meta.txt's end error).
+				 */
+				if (st)
+					stats->unwritten = swt_add_sat(stats->unwritten,
+								       SWT_MAX(st->read_events, 0));
+				continue;
 			}
 			pages = (cpu->data_size + ps - 1) / ps;
 			if (got) {
