@@ -191,6 +191,11 @@ static int bad_spec(struct swt_err *err, const char *spec, const char *what, con
 	return swt_error(err, SWT_EUSAGE, "layout '%s': %s '%s'", spec, what, tok);
 }
 
+/* The options of a layout spec, each given once at most (struct defaults.seen). */
+enum { OPT_KIND, OPT_ERA, OPT_PRIO, OPT_SIZE, OPT_USED, OPT_CLUSTER, NR_OPTS };
+static const char *const option_names[NR_OPTS] = { "hdd/ssd", "era=", "prio=", "size=", "used=",
+						   "cluster=" };
+
 /* Options that apply to every device unless it says otherwise. */
 struct defaults {
 	int kind;
@@ -200,7 +205,7 @@ struct defaults {
 	size_t nused;			/* 0, 1 (all devices) or one per device */
 	enum swt_swapsim_era traced_era;
 	int era_given;
-	unsigned seen;			/* options given: one bit each, a repeat is refused */
+	unsigned seen;			/* options given: 1 << OPT_..., a repeat is refused */
 };
 
 /* "N" or "N1,N2,..." */
@@ -220,20 +225,18 @@ static int parse_used(char *text, struct defaults *df)
 static int parse_options(struct swt_placement *p, const char *spec, char *save, uint32_t page_shift,
 			 struct defaults *df, struct swt_err *err)
 {
-	static const char *const names[] = { "hdd/ssd", "era=", "prio=", "size=", "used=",
-					     "cluster=" };
 	char *tok;
 
 	while ((tok = strtok_r(NULL, ":", &save))) {
-		unsigned opt = parse_kind(tok) >= 0 ? 0 : 6;
+		unsigned opt = parse_kind(tok) >= 0 ? OPT_KIND : NR_OPTS;
 
-		for (unsigned i = 1; i < 6 && opt == 6; i++)
-			if (!strncmp(tok, names[i], strlen(names[i])))
+		for (unsigned i = OPT_ERA; i < NR_OPTS && opt == NR_OPTS; i++)
+			if (!strncmp(tok, option_names[i], strlen(option_names[i])))
 				opt = i;
 		/* the last of two would win without a word */
-		if (opt < 6 && (df->seen & (1u << opt)))
-			return bad_spec(err, spec, "option given twice", names[opt]);
-		if (opt < 6)
+		if (opt < NR_OPTS && (df->seen & (1u << opt)))
+			return bad_spec(err, spec, "option given twice", option_names[opt]);
+		if (opt < NR_OPTS)
 			df->seen |= 1u << opt;
 		if (parse_kind(tok) >= 0) {
 			df->kind = parse_kind(tok);
@@ -353,21 +356,25 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 		goto out;
 	{
 		/* a default every device overrides would be ignored without a word */
-		size_t sized = 0, prioritised = 0, kinded = 0;
+		static const unsigned order[] = { OPT_SIZE, OPT_PRIO, OPT_KIND };
+		size_t own[NR_OPTS] = { 0 };	/* devices that give it themselves */
 
 		for (i = 0; i < n; i++) {
-			sized += devs[i].pages > 0;
-			prioritised += devs[i].has_prio;
-			kinded += devs[i].kind >= 0;
+			own[OPT_SIZE] += devs[i].pages > 0;
+			own[OPT_PRIO] += devs[i].has_prio;
+			own[OPT_KIND] += devs[i].kind >= 0;
 		}
-		if ((df.seen & (1u << 3) && sized == n) || (df.seen & (1u << 2) && prioritised == n) ||
-		    (df.seen & 1u && kinded == n)) {
-			ret = swt_error(err, SWT_EUSAGE, "layout '%s': %s applies to devices that do "
-					"not give their own, and every device gives one", name,
-					df.seen & (1u << 3) && sized == n ? "size=" :
-					df.seen & (1u << 2) && prioritised == n ? "prio=" : "hdd/ssd");
+
+		for (size_t k = 0; k < SWT_ARRAY_SIZE(order) && !ret; k++) {
+			unsigned o = order[k];
+
+			if (own[o] == n && (df.seen & (1u << o)))
+				ret = swt_error(err, SWT_EUSAGE, "layout '%s': %s applies to devices "
+						"that do not give their own, and every device gives one",
+						name, option_names[o]);
+		}
+		if (ret)
 			goto out;
-		}
 	}
 	if (df.nused > 1 && df.nused != n) {
 		ret = swt_error(err, SWT_EUSAGE, "layout '%s': used= gives %zu counts for %zu devices",
