@@ -271,6 +271,7 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		return ret;
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_report_run *r;
+		const char *problem;
 
 		if (!selected(rc->opts, sqlite3_column_int64(s, 0)))
 			continue;
@@ -302,12 +303,13 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		r->created = dup_text(s, 20, &oom);
 		if (!r->policy || !r->layout)
 			oom = 1;	/* NOT NULL columns: only allocation can fail */
-		if (!oom && run_row_problem(r)) {
+		problem = oom ? NULL : run_row_problem(r);
+		if (problem) {
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_EFORMAT,
 					 "'%s': run %lld is not as replay stores runs (%s); "
 					 "replay it again or leave it out with --run",
-					 swt_store_path(rc->st), (long long)r->id, run_row_problem(r));
+					 swt_store_path(rc->st), (long long)r->id, problem);
 		}
 	}
 	sqlite3_finalize(s);
