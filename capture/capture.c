@@ -591,7 +591,7 @@ static int read_host(struct swt_capture *c, struct swt_err *err)
 	text = swt_read_text("/sys/kernel/mm/swap/vma_ra_enabled", NULL);
 	c->vma_ra = text ? !strncmp(text, "true", 4) : -1;
 	free(text);
-	c->mem_total_kib = swt_mem_total_kib("");
+	c->mem_total_kib = swt_meminfo_kib("MemTotal");
 	return 0;
 }
 

@@ -64,22 +64,6 @@ int64_t swt_read_number(const char *path)
 	return v;
 }
 
-int64_t swt_mem_total_kib(const char *root)
-{
-	char path[4096], *text, *p;
-	int64_t v = -1;
-
-	snprintf(path, sizeof(path), "%s/proc/meminfo", root);
-	text = swt_read_text(path, NULL);
-	if (!text)
-		return -1;
-	p = strstr(text, "MemTotal:");
-	if (p)
-		v = strtoll(p + 9, NULL, 10);
-	free(text);
-	return v;
-}
-
 char *swt_shell_join(char *const *argv)
 {
 	size_t cap = 0, len = 0;

@@ -29,8 +29,6 @@ const char *swt_vmstat_name(unsigned i);
 
 /* A number from a one-value file (sysctl, sysfs); -1 when unreadable. */
 int64_t swt_read_number(const char *path);
-/* MemTotal in KiB from /proc/meminfo; -1 when unknown. */
-int64_t swt_mem_total_kib(const char *root);
 
 /* Quote an argv for a shell, one line (caller frees). */
 char *swt_shell_join(char *const *argv);
