@@ -65,7 +65,8 @@ const char cmd_replay_usage[] =
 	"                         from its reads and faults, readahead hits included\n"
 	"                         (without fault events each read stands for a fault)\n"
 	"  -j, --json             print {\"runs\":[{\"policy\",\"page_cluster\",\"cache_pages\",\n"
-	"                         \"layout\",\"totals\":M,\"partitions\":[{\"dev\",...M}]}]}\n"
+	"                         \"totals\":M,\"partitions\":[{\"dev\",...M}]}]}, with\n"
+	"                         \"layout\" after cache_pages when --layout is given\n"
 	"      --csv              print one CSV row per run and partition\n"
 	"  -n, --no-store         do not store the runs\n"
 	"\n"
@@ -176,7 +177,11 @@ static void json_metrics(const struct swt_replay_metrics *m, uint32_t page_shift
 	kib < 0 ? printf(",\"avg_request_kib\":null") : printf(",\"avg_request_kib\":%.4f", kib);
 }
 
-static void print_json(const struct run_out *runs, size_t n)
+/*
+ * with_layout: --layout was given.  Without it every run is on the traced
+ * layout and the runs keep the documented shape, with no "layout" key.
+ */
+static void print_json(const struct run_out *runs, size_t n, int with_layout)
 {
 	printf("{\"runs\":[");
 	for (size_t i = 0; i < n; i++) {
@@ -185,9 +190,12 @@ static void print_json(const struct run_out *runs, size_t n)
 
 		printf("%s{\"policy\":", i ? "," : "");
 		cli_json_string(r->cfg.policy_spec);
-		printf(",\"page_cluster\":%u,\"cache_pages\":%" PRIu64 ",\"layout\":", r->cfg.page_cluster,
+		printf(",\"page_cluster\":%u,\"cache_pages\":%" PRIu64, r->cfg.page_cluster,
 		       r->cfg.cache_pages);
-		cli_json_string(r->cfg.layout_name);
+		if (with_layout) {
+			printf(",\"layout\":");
+			cli_json_string(r->cfg.layout_name);
+		}
 		printf(",\"totals\":{");
 		json_metrics(&r->res->total, in->page_shift);
 		printf("},\"partitions\":[");
@@ -523,7 +531,7 @@ int cmd_replay(int argc, char **argv)
 	int nchoices = 0;
 	const char *layout_specs[MAX_LAYOUT_SPECS];
 	struct layout_run layouts[MAX_LAYOUTS];
-	int nlayout_specs = 0, nlayouts = 0;
+	int nlayout_specs = 0, nlayouts = 0, layouts_given;
 	struct swt_store *st = NULL;
 	struct swt_replay_input *in = NULL;
 	struct run_out *runs = NULL;
@@ -603,6 +611,7 @@ int cmd_replay(int argc, char **argv)
 							   : "more than one DB given");
 	if (!nspecs)
 		policy_specs[nspecs++] = "auto";
+	layouts_given = nlayout_specs > 0;
 	if (!nlayout_specs)
 		layout_specs[nlayout_specs++] = "traced";
 	for (int i = 0; i < nspecs; i++) {
@@ -736,7 +745,7 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 	if (json)
-		print_json(runs, nruns);
+		print_json(runs, nruns, layouts_given);
 	else if (csv)
 		print_csv(runs, nruns);
 	else {

@@ -22,9 +22,9 @@ assert set(d) == {"runs"}, d.keys()
 runs = d["runs"]
 assert len(runs) == 12, len(runs)
 for r in runs:
-    assert set(r) == {"policy", "page_cluster", "cache_pages", "layout", "totals", "partitions"}, r.keys()
+    # the issue's shape exactly, keys in its order: "layout" only with --layout
+    assert list(r) == ["policy", "page_cluster", "cache_pages", "totals", "partitions"], r.keys()
     assert set(r["totals"]) == M, r["totals"].keys()
-    assert r["layout"] == "traced"
     assert r["cache_pages"] == 52480          # the capture's 205 MB cgroup limit
     for p in r["partitions"]:
         assert set(p) == M | {"dev"}, p.keys()
@@ -53,6 +53,17 @@ check_eq "$(sqlite3 "$db" "SELECT count(DISTINCT run_id) FROM run_histogram WHER
 check_eq "$(sqlite3 "$db" "SELECT sum(count) FROM run_histogram h JOIN run r ON r.id = h.run_id WHERE r.policy = 'auto' AND r.page_cluster = 3 AND h.kind = 'request_pages' AND h.partition = -1") " \
 	"$(sqlite3 "$db" "SELECT read_requests FROM run WHERE policy = 'auto' AND page_cluster = 3") " "request histogram sums to the requests"
 check_eq "$(sqlite3 "$db" "SELECT sum(s.faults) = r.faults FROM run_series s JOIN run r ON r.id = s.run_id WHERE r.policy = 'auto' AND r.page_cluster = 3")" 1 "series sums to the faults"
+
+# --- --layout adds the run's layout after cache_pages, nothing else changes ---
+"$SWAPTRACE" replay --no-store --json -p auto -c 3 "$db" > "$WORK/plain.json" &&
+"$SWAPTRACE" replay --no-store --json -p auto -c 3 -l traced "$db" > "$WORK/traced.json" ||
+	fail "replay --json with and without -l traced"
+python3 - "$WORK/plain.json" "$WORK/traced.json" <<'PY' || FAILURES=$((FAILURES + 1))
+import json, sys
+plain, traced = (json.load(open(f))["runs"][0] for f in sys.argv[1:])
+assert list(traced) == ["policy", "page_cluster", "cache_pages", "layout", "totals", "partitions"], traced.keys()
+assert traced.pop("layout") == "traced" and traced == plain, (plain, traced)
+PY
 
 # --- CSV and table ------------------------------------------------------------------
 "$SWAPTRACE" replay --no-store --csv -p auto -c 3 "$db" > "$WORK/out.csv" || fail "csv"
