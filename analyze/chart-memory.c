@@ -24,7 +24,7 @@ enum { COVERAGE, ACCURACY, PAGES_PER_FAULT, NR_METRICS };
 
 struct memory_series {
 	const char *key;
-	size_t rank;		/* the key's, for its colour */
+	size_t color;		/* the key's palette colour */
 	size_t n;
 	int64_t pages[MAX_POINTS];	/* memory, ascending */
 	double v[MAX_POINTS][NR_METRICS];
@@ -123,7 +123,7 @@ static void load_series(struct memory_data *d)
 			}
 			s = &d->series[d->nr_series++];
 			s->key = r->key;
-			s->rank = r->key_rank;
+			s->color = r->key_color;
 		}
 		add_point(d, s, r);
 	}
@@ -163,7 +163,7 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 2];
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
-	size_t ranks[SWT_REPORT_MAX_SERIES];
+	size_t key_colors[SWT_REPORT_MAX_SERIES];
 	char title[200], mark_label[200], ref_label[200], note[300];
 	size_t ni = 0;
 	double top, bottom, lo = INFINITY, hi = 0;
@@ -182,8 +182,8 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 		"readahead pages later used / readahead pages read. Memory is a parameter of the "
 		"model (docs/replay-model.md), by default the capture's cgroup limit.");
 	for (size_t k = 0; k < d->nr_series; k++)
-		ranks[k] = d->series[k].rank;
-	swt_report_series_colors(ranks, d->nr_series, colors);
+		key_colors[k] = d->series[k].color;
+	swt_report_series_colors(key_colors, d->nr_series, colors);
 	for (size_t k = 0; k < d->nr_series; k++) {
 		items[ni++] = (struct swt_chart_legend_item){ d->series[k].key, colors[k],
 							SWT_MARK_LINE_DOT };

@@ -188,7 +188,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
-	size_t ranks[SWT_REPORT_MAX_SERIES];
+	size_t key_colors[SWT_REPORT_MAX_SERIES];
 	const char **cats = NULL;
 	char title[200], subtitle[600], ref_label[200], note[400];
 	size_t ni = 0;
@@ -217,8 +217,8 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	}
 
 	for (size_t r = 0; r < d->nr_runs; r++)
-		ranks[r] = d->runs[r]->key_rank;
-	swt_report_series_colors(ranks, d->nr_runs, colors);
+		key_colors[r] = d->runs[r]->key_color;
+	swt_report_series_colors(key_colors, d->nr_runs, colors);
 	for (size_t r = 0; r < d->nr_runs; r++) {
 		items[ni++] = (struct swt_chart_legend_item){ d->runs[r]->label, colors[r],
 							SWT_MARK_BOX };
@@ -247,6 +247,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	if (d->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
 	top = swt_report_address_notes(c, top, d->no_addresses);
+	top = swt_report_memory_note(d->rc, c, top);
 
 	cats = calloc(d->nr_groups, sizeof(*cats));
 	if (!cats)

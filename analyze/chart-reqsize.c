@@ -162,6 +162,12 @@ static void mean_text(char *buf, size_t size, const char *what, int64_t n, int64
 		snprintf(buf, size, "%s no requests", what);
 }
 
+/*
+ * The kernel's own reads in grey, as the traced kernel is drawn in black
+ * elsewhere: the policy colours stay the policies'.
+ */
+static const struct swt_chart_rgb traced_rgb = { 0.62, 0.62, 0.62 };
+
 static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *err)
 {
 	const struct reqsize_data *d = data;
@@ -169,6 +175,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 	const char *cats[MAX_BINS];
 	struct swt_chart_legend_item items[2];
 	char title[400], subtitle[400], sim_label[400], desc[300], traced_label[120];
+	struct swt_chart_rgb sim_rgb = swt_chart_color(0);
 	int cols, rows;
 	size_t ni = 0;
 	double top, bottom;
@@ -176,6 +183,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 
 	(void)err;
 	if (d->run) {
+		swt_report_series_colors(&d->run->key_color, 1, &sim_rgb);
 		swt_report_run_desc(d->run, desc, sizeof(desc));
 		snprintf(title, sizeof(title), "Read request sizes per swap device: traced vs "
 			 "simulated (%s, page-cluster %d)", d->run->label, d->run->page_cluster);
@@ -207,12 +215,12 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 		}
 	}
 	items[ni++] =
-		(struct swt_chart_legend_item){traced_label, swt_chart_color(0), SWT_MARK_BOX};
+		(struct swt_chart_legend_item){traced_label, traced_rgb, SWT_MARK_BOX};
 	swt_chart_meta_series(c, "traced", traced_pts);
 	if (d->run) {
 		snprintf(sim_label, sizeof(sim_label), "simulated: %s", desc);
 		items[ni++] =
-			(struct swt_chart_legend_item){sim_label, swt_chart_color(1), SWT_MARK_BOX};
+			(struct swt_chart_legend_item){sim_label, sim_rgb, SWT_MARK_BOX};
 		swt_chart_meta_series(c, "simulated", sim_pts);
 	}
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
@@ -234,6 +242,8 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 	}
 	if (d->run && d->run->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
+	if (d->run)
+		top = swt_report_memory_note(rc, c, top);
 	for (size_t b = 0; b < d->nr_bins; b++)
 		cats[b] = d->bin_labels[b];
 	swt_chart_grid_shape(d->nr_parts, 4, &cols, &rows);
@@ -282,10 +292,10 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 		for (size_t b = 0; b < d->nr_bins; b++) {
 			if (h->traced[b])
 				swt_chart_panel_bar(c, &p, b, 0, nk, (double)h->traced[b],
-						    swt_chart_color(0), NULL);
+						    traced_rgb, NULL);
 			if (d->run && h->sim[b])
 				swt_chart_panel_bar(c, &p, b, 1, nk, (double)h->sim[b],
-						    swt_chart_color(1), NULL);
+						    sim_rgb, NULL);
 		}
 		swt_chart_panel_frame(c, &p);
 	}

@@ -17,7 +17,7 @@ enum { COVERAGE, PAGES_READ, READ_REQUESTS, NR_METRICS };
 
 struct series {
 	const char *key;
-	size_t rank;		/* the key's, for its colour */
+	size_t color;		/* the key's palette colour */
 	double *v;		/* [pc][metric], NaN: not replayed */
 	size_t points;
 };
@@ -149,7 +149,7 @@ static int load(struct sweep_data *d, struct swt_err *err)
 			}
 			s = &d->series[d->nr_series++];
 			s->key = r->key;
-			s->rank = r->key_rank;
+			s->color = r->key_color;
 			s->v = malloc((size_t)(d->max_pc + 1) * NR_METRICS * sizeof(*s->v));
 			if (!s->v)
 				return swt_error(err, SWT_ENOMEM, "out of memory");
@@ -191,7 +191,7 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
-	size_t ranks[SWT_REPORT_MAX_SERIES];
+	size_t key_colors[SWT_REPORT_MAX_SERIES];
 	char ref_label[160], note[400];
 	size_t ni = 0;
 	double top, bottom, xs[64];
@@ -213,8 +213,8 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 		return 0;
 	}
 	for (size_t k = 0; k < d->nr_series; k++)
-		ranks[k] = d->series[k].rank;
-	swt_report_series_colors(ranks, d->nr_series, colors);
+		key_colors[k] = d->series[k].color;
+	swt_report_series_colors(key_colors, d->nr_series, colors);
 	for (size_t k = 0; k < d->nr_series; k++) {
 		items[ni++] = (struct swt_chart_legend_item){ d->series[k].key, colors[k],
 							SWT_MARK_LINE_DOT };
@@ -240,6 +240,7 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	if (d->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
 	top = swt_report_address_notes(c, top, d->no_addresses);
+	top = swt_report_memory_note(rc, c, top);
 	for (int x = 0; x <= d->max_pc && x < (int)SWT_ARRAY_SIZE(xs); x++)
 		xs[x] = x;
 	for (int m = 0; m < NR_METRICS; m++) {

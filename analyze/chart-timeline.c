@@ -322,6 +322,8 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 	}
 	if (shade && d->run->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
+	if (shade)
+		top = swt_report_memory_note(d->rc, c, top);
 
 	xs = malloc(d->nr_bins * sizeof(*xs));
 	ys = malloc(d->nr_bins * sizeof(*ys));

@@ -106,7 +106,7 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES];
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
-	size_t ranks[SWT_REPORT_MAX_SERIES];
+	size_t key_colors[SWT_REPORT_MAX_SERIES];
 	char names[SWT_REPORT_MAX_SERIES][300], title[200], note[200];
 	const char *cats[MAX_WINDOWS];
 	struct swt_chart_panel p = { 0 };
@@ -135,8 +135,8 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 		return 0;
 	}
 	for (size_t r = 0; r < d->nr_runs; r++)
-		ranks[r] = d->runs[r]->key_rank;
-	swt_report_series_colors(ranks, d->nr_runs, colors);
+		key_colors[r] = d->runs[r]->key_color;
+	swt_report_series_colors(key_colors, d->nr_runs, colors);
 	for (size_t r = 0; r < d->nr_runs; r++) {
 		char num[32];
 		int64_t pts = 0;
@@ -167,6 +167,8 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 			break;
 		}
 	}
+	if (d->nr_runs)
+		top = swt_report_memory_note(d->rc, c, top);
 	for (size_t i = 0; i < d->nr_sizes; i++)
 		cats[i] = d->labels[i];
 	for (size_t r = 0; r < d->nr_runs; r++)

@@ -46,12 +46,12 @@ void swt_report_run_desc(const struct swt_report_run *r, char *buf, size_t size)
 		 (long long)r->id);
 }
 
-void swt_report_series_colors(const size_t *ranks, size_t n, struct swt_chart_rgb *out)
+void swt_report_series_colors(const size_t *key_colors, size_t n, struct swt_chart_rgb *out)
 {
 	int taken[SWT_PALETTE_SIZE] = { 0 };
 
 	for (size_t k = 0; k < n; k++) {
-		size_t c = ranks[k] % SWT_PALETTE_SIZE;
+		size_t c = key_colors[k] % SWT_PALETTE_SIZE;
 
 		for (size_t free = 0; taken[c] && free < SWT_PALETTE_SIZE; free++)
 			c = free;
@@ -157,6 +157,15 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 	rc->auto_takes_vma = swt_store_query_int(rc->st,
 		"SELECT (SELECT vma_ra_enabled FROM capture) = 1 AND EXISTS (SELECT 1 FROM swap_area)"
 		" AND NOT EXISTS (SELECT 1 FROM swap_area WHERE rotational != 0)", 0) == 1;
+	/* as swt_replay_default_cache_pages: the limit, else the working set, in whole pages */
+	rc->page_size = swt_store_query_int(rc->st, "SELECT page_size FROM capture", 4096);
+	if (rc->page_size < 512 || rc->page_size > (1 << 24))
+		rc->page_size = 4096;
+	rc->default_cache_pages = swt_store_query_int(rc->st,
+		"SELECT CASE WHEN mem_limit_bytes > 0 THEN mem_limit_bytes"
+		" WHEN working_set_bytes > 0 THEN working_set_bytes END / page_size FROM capture", -1);
+	if (rc->default_cache_pages == SWT_NULL || rc->default_cache_pages <= 0)
+		rc->default_cache_pages = -1;
 	rc->vm_pswpin = vmstat(rc->st, "pswpin");
 	rc->vm_pgmajfault = vmstat(rc->st, "pgmajfault");
 	rc->vm_swap_ra = vmstat(rc->st, "swap_ra");
@@ -280,6 +289,7 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 			break;
 		}
 		r = &rc->runs[rc->nr_runs++];
+		memset(r, 0, sizeof(*r));
 		r->id = sqlite3_column_int64(s, 0);
 		r->policy = dup_text(s, 1, &oom);
 		r->params = dup_text(s, 2, &oom);
@@ -329,26 +339,142 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 	return 0;
 }
 
+/* A run's strings, which ctx_release frees. */
+static void free_run(struct swt_report_run *r)
+{
+	free(r->policy);
+	free(r->params);
+	free(r->layout);
+	free(r->created);
+	free(r->key);
+	free(r->label);
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * The same settings replayed twice (replay run again, or report's own
+ * default sweep after a user's) give the same numbers: one run stands for
+ * them, the latest.  Runs whose numbers differ (another swaptrace, a
+ * changed model) stay, and their labels tell them apart by id.
+ */
+static int same_run(const struct swt_report_run *a, const struct swt_report_run *b)
+{
+	return !strcmp(a->policy, b->policy) && same_text(a->params, b->params) &&
+	       !strcmp(a->layout, b->layout) && a->page_cluster == b->page_cluster &&
+	       a->cache_pages == b->cache_pages && a->approximate == b->approximate &&
+	       a->faults == b->faults && a->misses == b->misses && a->hits == b->hits &&
+	       a->pages_read == b->pages_read && a->ra_pages == b->ra_pages &&
+	       a->ra_hits == b->ra_hits && a->ra_wasted == b->ra_wasted &&
+	       a->read_requests == b->read_requests && a->read_merges == b->read_merges;
+}
+
+static void drop_repeated_runs(struct swt_report_ctx *rc)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		size_t j;
+
+		for (j = i + 1; j < rc->nr_runs && !same_run(&rc->runs[i], &rc->runs[j]); j++)
+			;
+		if (j < rc->nr_runs) {
+			free_run(&rc->runs[i]);	/* runs[j], later, stands for it */
+			continue;
+		}
+		rc->runs[kept++] = rc->runs[i];
+	}
+	rc->nr_runs = kept;
+}
+
+/*
+ * The built-in policies, run with their defaults, each have a colour of
+ * their own in every report (the order `swaptrace policies` lists them);
+ * other policies and parameter sets take the colours left, in run order.
+ */
+static const char *const builtin_colors[] = {
+	"none", "fixed", "adaptive", "vma", "auto", "oracle", "leap",
+};
+
+static size_t builtin_color(const struct swt_report_run *r)
+{
+	if (r->params && *r->params)
+		return SIZE_MAX;
+	for (size_t k = 0; k < sizeof(builtin_colors) / sizeof(builtin_colors[0]); k++)
+		if (!strcmp(r->policy, builtin_colors[k]))
+			return k;
+	return SIZE_MAX;
+}
+
+/*
+ * A policy as legends name it: a plugin by its file name, unless another
+ * plugin of the report has the same file name in another directory (or a
+ * policy is named so).
+ */
+static const char *policy_name(const struct swt_report_ctx *rc, const char *policy)
+{
+	const char *base = strrchr(policy, '/');
+
+	if (!base)
+		return policy;
+	base++;
+	for (size_t j = 0; j < rc->nr_runs; j++) {
+		const char *other = rc->runs[j].policy, *ob = strrchr(other, '/');
+
+		if ((ob && !strcmp(ob + 1, base) && strcmp(other, policy)) || !strcmp(other, base))
+			return policy;
+	}
+	return base;
+}
+
 /*
  * Legend names: the policy, its parameters when given, and the run id when
- * still ambiguous among runs of one page-cluster, layout and memory.
+ * still ambiguous among runs of one page-cluster, layout and memory; and
+ * each name's colour.
  */
-static void name_runs(struct swt_report_ctx *rc)
+static int name_runs(struct swt_report_ctx *rc, struct swt_err *err)
 {
+	int taken[SWT_PALETTE_SIZE] = { 0 };
+	size_t next_free = 0;
+
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		struct swt_report_run *r = &rc->runs[i];
+		const char *name = policy_name(rc, r->policy);
 
-		snprintf(r->key, sizeof(r->key), "%s%s%s%s", r->policy,
-			 r->params && *r->params ? " (" : "", r->params ? r->params : "",
-			 r->params && *r->params ? ")" : "");
+		if (r->params && *r->params ? asprintf(&r->key, "%s (%s)", name, r->params) < 0
+					    : !(r->key = swt_strdup(name))) {
+			r->key = NULL;
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		r->key_color = builtin_color(r);
+		if (r->key_color != SIZE_MAX)
+			taken[r->key_color] = 1;
 	}
-	for (size_t i = 0, ranks = 0; i < rc->nr_runs; i++) {
+	for (size_t i = 0; i < rc->nr_runs; i++) {
 		struct swt_report_run *r = &rc->runs[i];
 		size_t j;
 
+		if (r->key_color != SIZE_MAX)
+			continue;
 		for (j = 0; j < i && strcmp(rc->runs[j].key, r->key); j++)
 			;
-		r->key_rank = j < i ? rc->runs[j].key_rank : ranks++;
+		if (j < i) {
+			r->key_color = rc->runs[j].key_color;
+			continue;
+		}
+		/*
+		 * those of built-ins not in the report, then the last (black, as
+		 * the traced kernel's marks are drawn), then cycle
+		 */
+		for (r->key_color = 0; r->key_color < SWT_PALETTE_SIZE && taken[r->key_color];
+		     r->key_color++)
+			;
+		if (r->key_color == SWT_PALETTE_SIZE)
+			r->key_color = next_free++ % SWT_PALETTE_SIZE;
+		taken[r->key_color] = 1;
 	}
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		struct swt_report_run *r = &rc->runs[i];
@@ -361,19 +487,21 @@ static void name_runs(struct swt_report_ctx *rc)
 			    o->page_cluster == r->page_cluster && o->cache_pages == r->cache_pages)
 				twin = 1;
 		}
-		snprintf(r->label, sizeof(r->label), "%s%s", r->key, twin ? " " : "");
-		if (twin) {
-			size_t len = strlen(r->label);
-
-			snprintf(r->label + len, sizeof(r->label) - len, "#%lld", (long long)r->id);
+		if (twin ? asprintf(&r->label, "%s #%lld", r->key, (long long)r->id) < 0
+			 : !(r->label = swt_strdup(r->key))) {
+			r->label = NULL;
+			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
 	}
+	return 0;
 }
 
 /*
  * The memory the comparisons show: the one most traced-layout runs share
  * (a sweep over page-cluster and policies at one memory, with a few runs at
- * other sizes for the memory chart), the earlier one on a tie.
+ * other sizes for the memory chart); on a tie (a memory sweep of the same
+ * runs at each size) replay's default, the capture's own memory, else the
+ * earlier one.
  */
 static void choose_memory(struct swt_report_ctx *rc)
 {
@@ -388,7 +516,7 @@ static void choose_memory(struct swt_report_ctx *rc)
 		for (size_t j = 0; j < rc->nr_runs; j++)
 			n += swt_report_run_traced(&rc->runs[j]) &&
 			     rc->runs[j].cache_pages == rc->runs[i].cache_pages;
-		if (n > best) {
+		if (n > best || (n == best && rc->runs[i].cache_pages == rc->default_cache_pages)) {
 			best = n;
 			rc->cache_pages = rc->runs[i].cache_pages;
 		}
@@ -537,19 +665,18 @@ int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
 		ret = load_runs(rc, err);
 	if (ret)
 		return ret;
-	name_runs(rc);
+	drop_repeated_runs(rc);
+	ret = name_runs(rc, err);
+	if (ret)
+		return ret;
 	choose_memory(rc);
 	return choose(rc, err);
 }
 
 void swt_report_ctx_release(struct swt_report_ctx *rc)
 {
-	for (size_t i = 0; i < rc->nr_runs; i++) {
-		free(rc->runs[i].policy);
-		free(rc->runs[i].params);
-		free(rc->runs[i].layout);
-		free(rc->runs[i].created);
-	}
+	for (size_t i = 0; i < rc->nr_runs; i++)
+		free_run(&rc->runs[i]);
 	free(rc->runs);
 	free(rc->parts);
 	rc->runs = NULL;
@@ -604,4 +731,23 @@ double swt_report_address_notes(struct swt_chart *c, double y, int mask)
 	if (mask & SWT_REPORT_AUTO_NO_ADDRESSES)
 		y = swt_chart_note_line(c, y, SWT_REPORT_NO_ADDRESS_AUTO_NOTE);
 	return y;
+}
+
+double swt_report_memory_note(const struct swt_report_ctx *rc, struct swt_chart *c, double y)
+{
+	char note[300];
+
+	if (rc->cache_pages < 0 || rc->cache_pages == rc->default_cache_pages)
+		return y;
+	if (rc->default_cache_pages > 0)
+		snprintf(note, sizeof(note), "Replayed with %.0f MiB of memory (%.0f%% of the "
+			 "capture's %.0f MiB): the memory most of the runs share.",
+			 (double)rc->cache_pages * (double)rc->page_size / 1048576.0,
+			 100.0 * (double)rc->cache_pages / (double)rc->default_cache_pages,
+			 (double)rc->default_cache_pages * (double)rc->page_size / 1048576.0);
+	else
+		snprintf(note, sizeof(note), "Replayed with %.0f MiB of memory: the memory most "
+			 "of the runs share.",
+			 (double)rc->cache_pages * (double)rc->page_size / 1048576.0);
+	return swt_chart_note_line(c, y, note);
 }

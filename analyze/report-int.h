@@ -61,12 +61,12 @@ struct swt_report_run {
 	int64_t faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted;
 	int64_t read_requests, read_merges, replay_ns;
 	double accuracy, coverage, avg_request_kib;	/* NaN when NULL */
-	/* legend name of the run's series across page-cluster values */
-	char key[200];
-	/* order of the key's first run among the report's: its colour in every chart */
-	size_t key_rank;
-	/* legend name of this run, unique among runs at its page-cluster and layout */
-	char label[240];
+	/* legend name of the run's series across page-cluster values (owned) */
+	char *key;
+	/* the key's palette colour, the same in every chart (name_runs) */
+	size_t key_color;
+	/* legend name of this run, unique among runs at its page-cluster and layout (owned) */
+	char *label;
 };
 
 struct swt_report_ctx {
@@ -94,6 +94,9 @@ struct swt_report_ctx {
 	 * chart, which compares memory sizes.  -1: no run on the traced layout.
 	 */
 	int64_t cache_pages;
+	/* replay's default memory for this capture (its cgroup limit); -1: none known */
+	int64_t default_cache_pages;
+	int64_t page_size;
 	/* page-cluster of the policy comparisons; -1: no run on the traced layout */
 	int chosen_pc;
 	/* the run the one-run charts show; NULL: none on the traced layout */
@@ -126,6 +129,11 @@ enum { SWT_REPORT_VMA_NO_ADDRESSES = 1, SWT_REPORT_AUTO_NO_ADDRESSES = 2 };
 int swt_report_run_lacks_addresses(const struct swt_report_ctx *rc, const struct swt_report_run *r);
 /* The note lines for a mask of swt_report_run_lacks_addresses() values, from y; the next y. */
 double swt_report_address_notes(struct swt_chart *c, double y, int mask);
+/*
+ * Under a chart's legend, when the runs it compares were replayed at a
+ * memory other than replay's default: which one.  Returns the next y.
+ */
+double swt_report_memory_note(const struct swt_report_ctx *rc, struct swt_chart *c, double y);
 
 /*
  * Load the capture facts, partitions and runs of st (the runs opts
@@ -146,11 +154,11 @@ int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt
 
 /*
  * The colours of a chart's n series (n <= SWT_REPORT_MAX_SERIES) from each
- * one's key_rank, so that a policy keeps its colour from chart to chart; a
- * series whose colour an earlier one of the chart took gets the first one
- * free.
+ * one's key_color, so that a policy keeps its colour from chart to chart; a
+ * series whose colour an earlier one of the chart took (a report of more
+ * policies than colours) gets the first one free.
  */
-void swt_report_series_colors(const size_t *ranks, size_t n, struct swt_chart_rgb *out);
+void swt_report_series_colors(const size_t *key_colors, size_t n, struct swt_chart_rgb *out);
 
 /*
  * 1 when a run before runs[i] that keep() takes has runs[i]'s key: the

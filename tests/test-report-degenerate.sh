@@ -286,6 +286,62 @@ report many "{\"runs\": 10,
  \"policy\": {\"notes_have\": [\"2 more runs at this page-cluster are not shown\"]},
  \"sweep\": {\"notes_have\": [\"2 more policies are not shown\"]}}"
 
+# --- names, colours and memory of the compared runs, from real replays ---
+# replay run twice: the repeated runs are drawn once; fixed keeps the
+# built-in colour it has in every report (#e69f00), here alone.  A plugin
+# at a path of 200+ characters, with two parameter sets: two series, named
+# by the file name with their parameters.  A memory sweep with the same
+# runs at each size compares the capture's own memory (no memory note); a
+# sweep without it names the memory it shows.
+plugin="$SWT_BUILD_DIR/samples/libswt-policy-forward.so"
+longdir="$WORK/$(printf 'd%.0s' $(seq 1 120))/$(printf 'e%.0s' $(seq 1 60))"
+mkdir -p "$longdir" && cp "$plugin" "$longdir/libswt-policy-forward.so" || fail "copying the plugin"
+cp "$WORK/sample.db" "$WORK/names.db"
+for i in 1 2; do
+	"$SWAPTRACE" replay -p fixed -c 3 "$WORK/names.db" > /dev/null || fail "names: replay $i"
+done
+"$SWAPTRACE" replay -p "$longdir/libswt-policy-forward.so:pages=3" \
+	-p "$longdir/libswt-policy-forward.so:pages=100" -c 2,3 "$WORK/names.db" > /dev/null ||
+	fail "names: plugin replay"
+cp "$WORK/sample.db" "$WORK/memtie.db"
+"$SWAPTRACE" replay -p fixed -p auto -c 3 -m 25%,100%,50% "$WORK/memtie.db" > /dev/null ||
+	fail "memtie: replay"
+cp "$WORK/sample.db" "$WORK/memother.db"
+"$SWAPTRACE" replay -p fixed -c 3 -m 25%,50% "$WORK/memother.db" > /dev/null ||
+	fail "memother: replay"
+for n in names memtie memother; do
+	"$SWAPTRACE" report --no-replay -o "$WORK/$n" "$WORK/$n.db" > "$WORK/$n.out" 2>&1 ||
+		fail "$n: report: $(cat "$WORK/$n.out")"
+done
+python3 - "$WORK" <<'PY' || FAILURES=$((FAILURES + 1))
+import json, sys
+w = sys.argv[1]
+meta = lambda n, c: json.load(open("%s/%s/%s.json" % (w, n, c)))
+legend = {e["name"]: e["color"] for e in meta("names", "policy")["legend"]
+          if not e["name"].startswith("traced kernel")}
+plugin = "libswt-policy-forward.so (pages=%d)"
+assert set(legend) == {"fixed", plugin % 3, plugin % 100}, legend
+assert legend["fixed"] == "#e69f00", legend
+assert len(set(legend.values())) == 3 and "#000000" not in legend.values(), legend
+sweep = {s["name"]: s["points"] for s in meta("names", "sweep")["series"]
+         if not s["name"].startswith("traced kernel")}
+assert sweep == {"fixed": 1, plugin % 3: 2, plugin % 100: 2}, sweep
+for c in ("sweep", "ra-window", "request-sizes"):
+    for e in meta("names", c)["legend"]:
+        if e["name"] in legend:
+            assert e["color"] == legend[e["name"]], (c, e)
+    assert not any("Replayed with" in n for n in meta("names", c)["notes"]), c
+tie = meta("memtie", "policy")
+assert not any("Replayed with" in n for n in tie["notes"]), tie["notes"]
+for c in ("policy", "sweep", "ra-window", "request-sizes", "timeline"):
+    notes = meta("memother", c)["notes"]
+    assert any(n.startswith("Replayed with 51 MiB of memory (25% of the capture's 205 MiB)")
+               for n in notes), (c, notes)
+print("names, colours and memory ok")
+PY
+grep -q "traced layout, 52.*480 pages of memory" "$WORK/memtie.out" ||
+	fail "memtie: the answer compares the capture's memory: $(head -1 "$WORK/memtie.out")"
+
 # ... at every page-cluster: the notes count the policies left out, not
 # their runs (10 policies, 9 runs each: 2 more, not 18)
 variant manypc "VACUUM"
