@@ -362,6 +362,18 @@ static int chart_begin(struct swt_chart *c, const struct swt_chart_out *o,
 		pango_font_description_set_weight(c->fonts[f], font_table[f].weight);
 		pango_font_description_set_style(c->fonts[f], font_table[f].style);
 	}
+	if (c->layout) {
+		/*
+		 * Wrapped text breaks between words, and inside a word only
+		 * when it cannot fit: never with a hyphen pango adds, which
+		 * reads as part of a name ("2:hd-d:era=4.1").
+		 */
+		PangoAttrList *attrs = pango_attr_list_new();
+
+		pango_attr_list_insert(attrs, pango_attr_insert_hyphens_new(FALSE));
+		pango_layout_set_attributes(c->layout, attrs);
+		pango_attr_list_unref(attrs);
+	}
 	if (!c->layout)
 		goto out_nomem;
 	return 0;

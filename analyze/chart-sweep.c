@@ -289,8 +289,21 @@ int swt_chart_sweep_write(struct swt_report_ctx *rc, struct swt_chart_meta **met
 			  struct swt_err *err)
 {
 	struct sweep_data d = { .rc = rc };
-	int ret;
+	int first_pc = -1, several = 0, ret;
 
+	/* runs at one page-cluster make dots, no trend: the chart is left out, as memory's */
+	for (size_t i = 0; i < rc->nr_runs && !several; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (!swt_report_run_compared(rc, r))
+			continue;
+		if (first_pc < 0)
+			first_pc = r->page_cluster;
+		several = r->page_cluster != first_pc;
+	}
+	*meta = NULL;
+	if (first_pc >= 0 && !several)
+		return 0;
 	ret = load(&d, err);
 	if (!ret)
 		ret = swt_chart_render(&rc->out, "sweep", draw_sweep, &d, meta, err);

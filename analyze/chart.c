@@ -232,9 +232,13 @@ double swt_chart_footnote(struct swt_chart *c, const char *text)
 
 double swt_chart_note_line(struct swt_chart *c, double y, const char *text)
 {
+	double h, maxw = c->width - 2 * SWT_CHART_MARGIN;
+
 	swt_chart_meta_note(c, text);
-	swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, y, 0, 0, 0, SWT_RGB_MUTED, 0, text);
-	return y + 18;
+	/* a long note (policy names) wraps rather than run off the canvas */
+	swt_chart_text_size(c, SWT_FONT_NOTE, maxw, text, NULL, &h);
+	swt_chart_text(c, SWT_FONT_NOTE, SWT_CHART_MARGIN, y, 0, 0, 0, SWT_RGB_MUTED, maxw, text);
+	return y + SWT_MAX(18.0, h + 4);
 }
 
 /* ---- legends ---- */

@@ -27,7 +27,9 @@ static const struct {
 	  swt_chart_policy_write, NULL },
 	{ "sweep", "page-cluster sweep",
 	  "How do coverage, pages read and read requests change with page-cluster?",
-	  swt_chart_sweep_write, NULL },
+	  swt_chart_sweep_write,
+	  "Not drawn: the compared runs are all at one page-cluster, which draws no trend "
+	  "(swaptrace replay -c 0-8)." },
 	{ "request-sizes", "Read request sizes",
 	  "Which read request sizes did the kernel issue, and which would the replayed policy?",
 	  swt_chart_reqsize_write, NULL },

@@ -15,6 +15,8 @@ NO_RUNS="no replay runs stored — run swaptrace replay"
 ALL6='"charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window"]'
 # the default set's runs at other memory sizes add the memory chart
 ALL7='"charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window", "memory"]'
+# runs at one page-cluster: no sweep chart
+ONE_PC='"charts": ["policy", "request-sizes", "timeline", "heatmap", "ra-window"]'
 MEMORY_MARK="memory of the other charts: 205 MiB (the cgroup limit)"
 
 "$SWAPTRACE" ingest -q -o "$WORK/sample.db" "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0" ||
@@ -218,10 +220,8 @@ variant empty "DELETE FROM swap_out; DELETE FROM swap_in; DELETE FROM request; D
 	INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses, hits,
 	  pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)
 	VALUES (1, '2025-01-01T00:00:00Z', 'adaptive', 3, 1000, 0, 0, 0, 0, 0, 0, 0, 0, 0);"
-report empty "{$ALL6, \"runs\": 1,
+report empty "{$ONE_PC, \"runs\": 1,
  \"policy\": {\"series\": {\"adaptive\": 3}, \"series_exactly\": true, \"categories\": [\"7:0 /dev/loop0\"]},
- \"sweep\": {\"series\": {\"adaptive\": 1, \"traced kernel at page-cluster 0\": 2},
-           \"series_exactly\": true},
  \"ra-window\": {\"messages\": [\"stored no readahead-window histogram\"]},
  \"timeline\": {\"messages\": [\"no swap-ins or swap-outs in this capture\"]},
  \"heatmap\": {\"messages\": [\"no swap-ins or swap-outs in this capture\"]},
@@ -266,9 +266,9 @@ variant onepc "VACUUM"
 $RUNS --one-pc 5 --no-series | sqlite3 "$WORK/onepc.db" || fail "onepc: storing runs"
 sqlite3 "$WORK/onepc.db" "UPDATE run SET policy = CAST(X'76ff6d61' AS TEXT) WHERE policy = 'vma'" ||
 	fail "onepc: renaming a policy"
-report onepc "{$ALL6, \"runs\": 3,
- \"policy\": {\"title_has\": \"page-cluster 5\", \"messages_exactly\": true},
- \"sweep\": {\"series\": {\"fixed\": 1, \"adaptive\": 1, \"v\\ufffdma\": 1}},
+report onepc "{$ONE_PC, \"runs\": 3,
+ \"policy\": {\"title_has\": \"page-cluster 5\", \"messages_exactly\": true,
+            \"series\": {\"fixed\": 3, \"adaptive\": 3, \"v\\ufffdma\": 3}},
  \"timeline\": {\"messages\": [\"no hit/miss shading: run #1 stored no per-second series\"],
               \"messages_exactly\": true}}"
 
@@ -283,8 +283,7 @@ sqlite3 "$WORK/many.db" "WITH k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WH
 	FROM run, k WHERE id = 1;" ||
 	fail "many: storing more policies"
 report many "{\"runs\": 10,
- \"policy\": {\"notes_have\": [\"2 more runs at this page-cluster are not shown\"]},
- \"sweep\": {\"notes_have\": [\"2 more policies are not shown\"]}}"
+ \"policy\": {\"notes_have\": [\"2 more runs at this page-cluster are not shown\"]}}"
 
 # --- names, colours and memory of the compared runs, from real replays ---
 # replay run twice: the repeated runs are drawn once; fixed keeps the
@@ -333,7 +332,7 @@ for c in ("sweep", "ra-window", "request-sizes"):
     assert not any("Replayed with" in n for n in meta("names", c)["notes"]), c
 tie = meta("memtie", "policy")
 assert not any("Replayed with" in n for n in tie["notes"]), tie["notes"]
-for c in ("policy", "sweep", "ra-window", "request-sizes", "timeline"):
+for c in ("policy", "ra-window", "request-sizes", "timeline"):
     notes = meta("memother", c)["notes"]
     assert any(n.startswith("Replayed with 51 MiB of memory (25% of the capture's 205 MiB)")
                for n in notes), (c, notes)

@@ -113,8 +113,9 @@ TEST(defaults_called_when_no_runs)
 	CHECK_INT(ctx.calls, 1);
 	CHECK_INT(sum.ran_defaults, 1);
 	CHECK_INT(sum.runs, 1);
-	CHECK_INT(sum.charts, 6);		/* no layout runs: no layout chart */
-	CHECK_INT(sum.files, 6 * 2 + 1);	/* svg + json each, and the index */
+	/* one run: no page-cluster sweep; no layout runs: no layout chart */
+	CHECK_INT(sum.charts, 5);
+	CHECK_INT(sum.files, 5 * 2 + 1);	/* svg + json each, and the index */
 	snprintf(path, sizeof(path), "%s/index.html", f.dir);
 	CHECK_STR(sum.index, path);
 	snprintf(path, sizeof(path), "%s/policy.json", f.dir);

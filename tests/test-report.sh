@@ -114,13 +114,15 @@ done
 "$SWAPTRACE" report --run 4,22 --run 13 -o "$WORK/sel" "$WORK/runs.db" >/dev/null || fail "--run"
 cat > "$WORK/expect-sel.json" <<'EOF'
 {"runs": 3,
- "charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window"],
+ "charts": ["policy", "request-sizes", "timeline", "heatmap", "ra-window"],
  "policy": {"series_exactly": true,
             "series": {"fixed": 3, "adaptive": 3, "vma": 3,
-                       "traced kernel at page-cluster 0 (machine-wide /proc/vmstat)": 2}},
- "sweep": {"series": {"fixed": 1, "adaptive": 1, "vma": 1}}}
+                       "traced kernel at page-cluster 0 (machine-wide /proc/vmstat)": 2}}}
 EOF
 $CHECK "$WORK/sel" "$PNG_CHECK" "$WORK/expect-sel.json" || fail "--run 4,22 --run 13"
+# three runs at one page-cluster draw no trend: the sweep says why it is not drawn
+grep -q "Not drawn: the compared runs are all at one page-cluster" "$WORK/sel/index.html" ||
+	fail "--run at one page-cluster: index.html does not say why the sweep is left out"
 "$SWAPTRACE" report --policy vma -o "$WORK/pol" "$WORK/runs.db" >/dev/null || fail "--policy"
 echo '{"request-sizes": {"title_has": "vma, page-cluster 3"}, "timeline": {"series": {"simulated hits/s": 8}}}' \
 	> "$WORK/expect-pol.json"
