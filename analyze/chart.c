@@ -122,9 +122,17 @@ static void meta_panel(struct swt_chart *c, const struct swt_chart_panel *pn, in
 		}
 		p->categories = cats;
 		for (size_t i = 0; i < pn->xa.ncats; i++) {
-			/* labels wrapped with '\n' read as one line in the metadata */
-			for (const char *s = pn->xa.cats[i]; *s; s++)
+			/*
+			 * labels wrapped with '\n' read as one line in the metadata,
+			 * without the zero-width spaces that let them wrap
+			 */
+			for (const char *s = pn->xa.cats[i]; *s; s++) {
+				if (!strncmp(s, "\xe2\x80\x8b", 3)) {
+					s += 2;
+					continue;
+				}
 				*cats++ = *s == '\n' ? ' ' : *s;
+			}
 			if (i + 1 < pn->xa.ncats)
 				*cats++ = '|';
 		}

@@ -341,6 +341,23 @@ PY
 grep -q "traced layout, 52.*480 pages of memory" "$WORK/memtie.out" ||
 	fail "memtie: the answer compares the capture's memory: $(head -1 "$WORK/memtie.out")"
 
+# --- seven layouts: their specs do not fit the columns word by word, so the
+# axis names them A..G and a note spells each one out (never "5" / "12M") ---
+cp "$WORK/sample.db" "$WORK/layouts7.db"
+"$SWAPTRACE" replay -p auto -c 3 -l traced -l 1 -l 2 -l 4:spread -l 8:ssd -l 2:hdd:era=4.11 \
+	-l devices=512M@5,512M@5,1G@1/ssd "$WORK/layouts7.db" > /dev/null &&
+"$SWAPTRACE" report --no-replay -o "$WORK/layouts7" "$WORK/layouts7.db" > /dev/null ||
+	fail "layouts7: replay and report"
+python3 - "$WORK/layouts7/layout.json" <<'PY' || FAILURES=$((FAILURES + 1))
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert [p["categories"] for p in m["panels"]] == ["A|B|C|D|E|F|G"] * 3, m["panels"]
+key = [n for n in m["notes"] if n.startswith("Layouts: ")]
+assert key == ["Layouts: A = traced: 1 device; B = 1: 1 device; C = 2: 2 devices; "
+               "D = 4: 4 devices, mean of 16 device offsets; E = 8:ssd: 8 devices; "
+               "F = 2:hdd:era=4.11: 2 devices; G = devices=512M@5,512M@5,1G@1/ssd: 3 devices"], key
+PY
+
 # ... at every page-cluster: the notes count the policies left out, not
 # their runs (10 policies, 9 runs each: 2 more, not 18)
 variant manypc "VACUUM"
