@@ -472,6 +472,26 @@ static int decimals_for(double step)
 	return d;
 }
 
+/*
+ * A tick value with the decimals its step needs, less trailing zeros:
+ * "0, 2.5k, 5k, 7.5k" rather than "0.0, 2.5k, 5.0k".
+ */
+static void format_tick(char *buf, size_t size, int decimals, double v, const char *suffix)
+{
+	char num[64];
+	size_t len;
+
+	snprintf(num, sizeof(num), "%.*f", decimals, v);
+	len = strlen(num);
+	if (strchr(num, '.')) {
+		while (len && num[len - 1] == '0')
+			num[--len] = '\0';
+		if (len && num[len - 1] == '.')
+			num[--len] = '\0';
+	}
+	snprintf(buf, size, "%s%s", strcmp(num, "-0") ? num : "0", suffix);
+}
+
 void swt_chart_axis_format(const struct swt_chart_axis *a, double v, char *buf, size_t size)
 {
 	double top = SWT_MAX(fabs(a->min), fabs(a->max)), div = 1;
@@ -499,26 +519,26 @@ void swt_chart_axis_format(const struct swt_chart_axis *a, double v, char *buf, 
 		v = 0;	/* no "-0" */
 	switch (a->fmt) {
 	case SWT_FMT_PERCENT:
-		snprintf(buf, size, "%.*f%%", decimals_for(a->step * 100), v * 100);
+		format_tick(buf, size, decimals_for(a->step * 100), v * 100, "%");
 		return;
 	case SWT_FMT_COUNT:
-		if (top >= 1e10) {
+		/* 3.5M, not 3500k: a suffix from the first thousand of its unit */
+		if (top >= 1e9) {
 			div = 1e9;
 			suffix = "G";
-		} else if (top >= 1e7) {
+		} else if (top >= 1e6) {
 			div = 1e6;
 			suffix = "M";
 		} else if (top >= 1e4) {
 			div = 1e3;
 			suffix = "k";
 		}
-		snprintf(buf, size, "%.*f%s", decimals_for(a->step / div), v / div,
-			 v == 0 ? "" : suffix);
+		format_tick(buf, size, decimals_for(a->step / div), v / div, v == 0 ? "" : suffix);
 		return;
 	case SWT_FMT_NUMBER:
 		break;
 	}
-	snprintf(buf, size, "%.*f", decimals_for(a->step), v);
+	format_tick(buf, size, decimals_for(a->step), v, "");
 }
 
 void swt_chart_format_int(int64_t n, char *buf, size_t size)

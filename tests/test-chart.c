@@ -129,11 +129,24 @@ TEST(axis_formats)
 	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 2.5e7, .step = 5e6 };
 	swt_chart_axis_format(&a, 1.5e7, buf, sizeof(buf));
 	CHECK_STR(buf, "15M");
+	/* millions from the first million, halves with their decimal, wholes without */
+	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 3.5e6, .step = 5e5 };
+	swt_chart_axis_format(&a, 3.5e6, buf, sizeof(buf));
+	CHECK_STR(buf, "3.5M");
+	swt_chart_axis_format(&a, 1e6, buf, sizeof(buf));
+	CHECK_STR(buf, "1M");
+	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 12500, .step = 2500 };
+	swt_chart_axis_format(&a, 5000, buf, sizeof(buf));
+	CHECK_STR(buf, "5k");
+	swt_chart_axis_format(&a, 7500, buf, sizeof(buf));
+	CHECK_STR(buf, "7.5k");
+	swt_chart_axis_format(&a, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "0");
 	a = (struct swt_chart_axis){ .fmt = SWT_FMT_NUMBER, .min = -1, .max = 2, .step = 0.5 };
 	swt_chart_axis_format(&a, 1.5, buf, sizeof(buf));
 	CHECK_STR(buf, "1.5");
 	swt_chart_axis_format(&a, -1e-17, buf, sizeof(buf));
-	CHECK_STR(buf, "0.0");	/* never "-0.0" */
+	CHECK_STR(buf, "0");	/* never "-0" */
 	a = (struct swt_chart_axis){ .log = 1, .min = 0.5, .max = 1e5, .step = 1 };
 	swt_chart_axis_format(&a, 1000, buf, sizeof(buf));
 	CHECK_STR(buf, "1k");
