@@ -34,7 +34,8 @@ struct memory_series {
 struct memory_data {
 	const struct swt_report_ctx *rc;
 	struct memory_series series[SWT_REPORT_MAX_SERIES];
-	size_t nr_series, more, dropped_points;
+	size_t nr_series, dropped_points;
+	struct swt_report_keys keys;	/* the policies drawn, and the note on those left out */
 	int64_t page_size;
 	double limit_mib;	/* the capture's cgroup limit; NaN: not recorded */
 	int compared_is_limit;	/* the other charts' memory is that limit (the default) */
@@ -49,9 +50,20 @@ static int on_chart(const struct memory_data *d, const struct swt_report_run *r)
 	       r->cache_pages > 0;
 }
 
-static int on_chart_arg(const void *arg, const struct swt_report_run *r)
+/* A run of a line: its policy is on the chart at another memory size too. */
+static int on_line(const void *arg, const struct swt_report_run *r)
 {
-	return on_chart(arg, r);
+	const struct memory_data *d = arg;
+
+	if (!on_chart(d, r))
+		return 0;
+	for (size_t j = 0; j < d->rc->nr_runs; j++) {
+		const struct swt_report_run *o = &d->rc->runs[j];
+
+		if (o->cache_pages != r->cache_pages && on_chart(d, o) && !strcmp(o->key, r->key))
+			return 1;
+	}
+	return 0;
 }
 
 static double mib(const struct memory_data *d, int64_t pages)
@@ -104,7 +116,8 @@ static void load_series(struct memory_data *d)
 	const struct swt_report_ctx *rc = d->rc;
 	size_t kept = 0;
 
-	d->nr_series = d->more = d->dropped_points = 0;
+	d->nr_series = d->dropped_points = 0;
+	swt_report_pick_keys(rc, on_line, d, "", &d->keys);
 	d->approximate = d->no_addresses = 0;
 	memset(d->series, 0, sizeof(d->series));
 	for (size_t i = 0; i < rc->nr_runs; i++) {
@@ -117,10 +130,8 @@ static void load_series(struct memory_data *d)
 			if (!strcmp(d->series[k].key, r->key))
 				s = &d->series[k];
 		if (!s) {
-			if (d->nr_series == SWT_REPORT_MAX_SERIES) {
-				d->more += !swt_report_key_seen(rc, i, on_chart_arg, d);
+			if (!swt_report_keys_have(&d->keys, r->key))
 				continue;
-			}
 			s = &d->series[d->nr_series++];
 			s->key = r->key;
 			s->color = r->key_color;
@@ -210,11 +221,8 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 	}
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
 				ni);
-	if (d->more) {
-		snprintf(note, sizeof(note),
-			 "%zu more policies are not shown; pick runs with --run", d->more);
-		top = swt_chart_note_line(c, top, note);
-	}
+	if (d->keys.note[0])
+		top = swt_chart_note_line(c, top, d->keys.note);
 	if (d->dropped_points) {
 		snprintf(note, sizeof(note), "%zu more memory sizes are not shown (%d per policy at most)",
 			 d->dropped_points, MAX_POINTS);

@@ -24,7 +24,8 @@ struct group {
 struct policy_data {
 	const struct swt_report_ctx *rc;
 	const struct swt_report_run **runs;
-	size_t nr_runs, more;
+	size_t nr_runs;
+	struct swt_report_keys keys;	/* the policies drawn, and the note on those left out */
 	int approximate;	/* a run drawn replayed an approximated demand stream */
 	int no_addresses;	/* swt_report_run_lacks_addresses() bits of the drawn runs */
 	struct group *groups;
@@ -190,7 +191,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
 	size_t key_colors[SWT_REPORT_MAX_SERIES];
 	const char **cats = NULL;
-	char title[200], subtitle[600], ref_label[200], note[400];
+	char title[200], subtitle[600], ref_label[200];
 	size_t ni = 0;
 	double top, bottom;
 	int any_ref = 0;
@@ -239,11 +240,8 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	}
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
 				ni);
-	if (d->more) {
-		snprintf(note, sizeof(note), "%zu more runs at this page-cluster are not shown; "
-			 "pick runs with --run", d->more);
-		top = swt_chart_note_line(c, top, note);
-	}
+	if (d->keys.note[0])
+		top = swt_chart_note_line(c, top, d->keys.note);
 	if (d->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
 	top = swt_report_address_notes(c, top, d->no_addresses);
@@ -259,6 +257,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		struct swt_chart_panel p = { 0 };
 		double hi = 0;
 		char label[32];
+		int labels;
 
 		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
 			       bottom - top - 6, NR_METRICS, 1, 28, 0, m);
@@ -287,6 +286,17 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		}
 		swt_chart_panel_fit(c, &p);
 		swt_chart_panel_axes(c, &p);
+		labels = 1;
+		for (size_t r = 0; r < d->nr_runs && labels; r++) {
+			for (size_t g = 0; g < d->nr_groups && labels; g++) {
+				double v = *value(d, r, g, m);
+
+				if (isnan(v))
+					continue;
+				fmt_value(m, v, label, sizeof(label));
+				labels = swt_chart_bar_label_fits(c, &p, d->nr_runs, label);
+			}
+		}
 		for (size_t r = 0; r < d->nr_runs; r++) {
 			for (size_t g = 0; g < d->nr_groups; g++) {
 				double v = *value(d, r, g, m);
@@ -307,7 +317,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 				}
 				fmt_value(m, v, label, sizeof(label));
 				swt_chart_panel_bar(c, &p, g, r, d->nr_runs, v, colors[r],
-						    label);
+						    labels ? label : NULL);
 			}
 		}
 		if (!isnan(d->ref[m])) {
@@ -335,7 +345,7 @@ int swt_chart_policy_write(struct swt_report_ctx *rc, struct swt_chart_meta **me
 	size_t cap = 0;
 	int ret;
 
-	ret = swt_report_runs_at(rc, rc->chosen_pc, &d.runs, &d.nr_runs, &d.more, err);
+	ret = swt_report_runs_at(rc, rc->chosen_pc, &d.runs, &d.nr_runs, &d.keys, err);
 	if (ret)
 		return ret;
 	for (size_t r = 0; r < d.nr_runs; r++) {

@@ -25,7 +25,8 @@ struct series {
 struct sweep_data {
 	const struct swt_report_ctx *rc;
 	struct series series[SWT_REPORT_MAX_SERIES];
-	size_t nr_series, more;
+	size_t nr_series;
+	struct swt_report_keys keys;	/* the policies drawn, and the note on those left out */
 	int max_pc;
 	int approximate;	/* a run drawn replayed an approximated demand stream */
 	int no_addresses;	/* swt_report_run_lacks_addresses() bits of the drawn runs */
@@ -128,6 +129,7 @@ static int load(struct sweep_data *d, struct swt_err *err)
 	const struct swt_report_ctx *rc = d->rc;
 	int64_t faults = SWT_NULL;
 
+	swt_report_pick_keys(rc, on_sweep, rc, "", &d->keys);
 	d->max_pc = SWEEP_MIN_PC;
 	for (size_t i = 0; i < rc->nr_runs; i++)
 		if (swt_report_run_compared(rc, &rc->runs[i]))
@@ -143,10 +145,8 @@ static int load(struct sweep_data *d, struct swt_err *err)
 			if (!strcmp(d->series[k].key, r->key))
 				s = &d->series[k];
 		if (!s) {
-			if (d->nr_series == SWT_REPORT_MAX_SERIES) {
-				d->more += !swt_report_key_seen(rc, i, on_sweep, rc);
+			if (!swt_report_keys_have(&d->keys, r->key))
 				continue;
-			}
 			s = &d->series[d->nr_series++];
 			s->key = r->key;
 			s->color = r->key_color;
@@ -228,11 +228,8 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	}
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
 				ni);
-	if (d->more) {
-		snprintf(note, sizeof(note),
-			 "%zu more policies are not shown; pick runs with --run", d->more);
-		top = swt_chart_note_line(c, top, note);
-	}
+	if (d->keys.note[0])
+		top = swt_chart_note_line(c, top, d->keys.note);
 	hidden_note(d, note, sizeof(note));
 	if (note[0]) {
 		top = swt_chart_note_line(c, top, note);

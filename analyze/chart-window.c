@@ -17,7 +17,8 @@
 struct window_data {
 	const struct swt_report_ctx *rc;
 	const struct swt_report_run **runs;
-	size_t nr_runs, more;
+	size_t nr_runs;
+	struct swt_report_keys keys;	/* the policies drawn, and the note on those left out */
 	int64_t sizes[MAX_WINDOWS];	/* window sizes seen, ascending, pages */
 	size_t nr_sizes;
 	int64_t *counts;		/* [run][size] */
@@ -87,7 +88,7 @@ static int load(struct window_data *d, struct swt_err *err)
 {
 	int ret;
 
-	ret = swt_report_runs_at(d->rc, d->rc->chosen_pc, &d->runs, &d->nr_runs, &d->more, err);
+	ret = swt_report_runs_at(d->rc, d->rc->chosen_pc, &d->runs, &d->nr_runs, &d->keys, err);
 	if (!ret)
 		ret = scan(d, 0, err);
 	if (ret || !d->nr_sizes)
@@ -107,7 +108,7 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES];
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
 	size_t key_colors[SWT_REPORT_MAX_SERIES];
-	char names[SWT_REPORT_MAX_SERIES][300], title[200], note[200];
+	char names[SWT_REPORT_MAX_SERIES][300], title[200];
 	const char *cats[MAX_WINDOWS];
 	struct swt_chart_panel p = { 0 };
 	double top, bottom, hi = 0;
@@ -151,16 +152,10 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	}
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
 				ni);
-	if (d->more || d->truncated) {
-		char more[96] = "";
-
-		if (d->more)
-			snprintf(more, sizeof(more), "%zu more runs at this page-cluster are not "
-				 "shown; pick runs with --run. ", d->more);
-		snprintf(note, sizeof(note), "%s%s", more,
-			 d->truncated ? "Only the 32 smallest window sizes are shown." : "");
-		top = swt_chart_note_line(c, top, note);
-	}
+	if (d->keys.note[0])
+		top = swt_chart_note_line(c, top, d->keys.note);
+	if (d->truncated)
+		top = swt_chart_note_line(c, top, "Only the 32 smallest window sizes are shown.");
 	for (size_t r = 0; r < d->nr_runs; r++) {
 		if (d->runs[r]->approximate) {
 			top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
@@ -190,15 +185,24 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	p.ya.headroom = hi * 1.12 > 1.0;
 	swt_chart_panel_fit(c, &p);
 	swt_chart_panel_axes(c, &p);
-	for (size_t r = 0; r < d->nr_runs; r++) {
-		for (size_t i = 0; i < d->nr_sizes; i++) {
-			double v = swt_report_ratio(d->counts[r * d->nr_sizes + i], d->totals[r]);
-			char label[32];
+	/* two passes: labels on every bar, or on none */
+	for (int pass = 0, labels = 1; pass < 2; pass++) {
+		for (size_t r = 0; r < d->nr_runs; r++) {
+			for (size_t i = 0; i < d->nr_sizes; i++) {
+				double v = swt_report_ratio(d->counts[r * d->nr_sizes + i],
+							    d->totals[r]);
+				char label[32];
 
-			if (!(v > 0))
-				continue;
-			snprintf(label, sizeof(label), v < 0.01 ? "%.1f%%" : "%.0f%%", v * 100);
-			swt_chart_panel_bar(c, &p, i, r, d->nr_runs, v, colors[r], label);
+				if (!(v > 0))
+					continue;
+				snprintf(label, sizeof(label), v < 0.01 ? "%.1f%%" : "%.0f%%",
+					 v * 100);
+				if (!pass)
+					labels &= swt_chart_bar_label_fits(c, &p, d->nr_runs, label);
+				else
+					swt_chart_panel_bar(c, &p, i, r, d->nr_runs, v, colors[r],
+							    labels ? label : NULL);
+			}
 		}
 	}
 	swt_chart_panel_frame(c, &p);

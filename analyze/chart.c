@@ -940,18 +940,49 @@ void swt_chart_panel_message(struct swt_chart *c, const struct swt_chart_panel *
 	swt_chart_message(c, p->x, top, p->w - 10, p->y + p->h - top, text);
 }
 
-void swt_chart_panel_bar(struct swt_chart *c, const struct swt_chart_panel *p, size_t cat, size_t k,
-		   size_t nk, double v, struct swt_chart_rgb color, const char *label)
+/* Bar k of nk in category cat: its left edge and width. */
+static void bar_geometry(const struct swt_chart_panel *p, size_t cat, size_t k, size_t nk,
+			 double *bx, double *bw)
 {
-	double x0, x1, group, bw, bx, top, base, lw, lh;
+	double x0, x1, group;
 
-	if (!isfinite(v) || !nk)
-		return;
 	swt_chart_panel_band(p, cat, &x0, &x1);
 	/* wide bands (few categories) would give slabs, not bars */
 	group = SWT_MIN((x1 - x0) * 0.8, (double)nk * 90);
-	bw = group / (double)nk;
-	bx = x0 + (x1 - x0 - group) / 2 + bw * (double)k;
+	*bw = group / (double)nk;
+	*bx = x0 + (x1 - x0 - group) / 2 + *bw * (double)k;
+}
+
+/*
+ * Labels of neighbouring bars would run together: each keeps 2 px of its
+ * bar's slot on either side ("100%" fits over a bar as narrow as 36 px, as
+ * over six bars in a third of the figure).
+ */
+static int label_fits(struct swt_chart *c, double bw, const char *label, double *lw, double *lh)
+{
+	swt_chart_text_size(c, SWT_FONT_VALUE, 0, label, lw, lh);
+	return *lw <= bw - 4;
+}
+
+int swt_chart_bar_label_fits(struct swt_chart *c, const struct swt_chart_panel *p, size_t nk,
+			     const char *label)
+{
+	double bx, bw, lw, lh;
+
+	if (!nk)
+		return 0;
+	bar_geometry(p, 0, 0, nk, &bx, &bw);
+	return label_fits(c, bw, label, &lw, &lh);
+}
+
+void swt_chart_panel_bar(struct swt_chart *c, const struct swt_chart_panel *p, size_t cat, size_t k,
+		   size_t nk, double v, struct swt_chart_rgb color, const char *label)
+{
+	double bw, bx, top, base, lw, lh;
+
+	if (!isfinite(v) || !nk)
+		return;
+	bar_geometry(p, cat, k, nk, &bx, &bw);
 	base = swt_chart_panel_y(p, p->ya.log ? p->ya.min : SWT_MAX(p->ya.min, 0.0));
 	top = swt_chart_panel_y(p, v);
 	set_color(c, color, 1);
@@ -960,13 +991,7 @@ void swt_chart_panel_bar(struct swt_chart *c, const struct swt_chart_panel *p, s
 	cairo_fill(c->cr);
 	if (!label)
 		return;
-	swt_chart_text_size(c, SWT_FONT_VALUE, 0, label, &lw, &lh);
-	/*
-	 * Labels of neighbouring bars would run together: each keeps 2 px of
-	 * its bar's slot on either side ("100%" fits over a bar as narrow as
-	 * 36 px, as over six bars in a third of the figure).
-	 */
-	if (lw > bw - 4)
+	if (!label_fits(c, bw, label, &lw, &lh))
 		return;
 	if (top - lh - 2 >= p->py)
 		swt_chart_text(c, SWT_FONT_VALUE, bx + bw / 2, top - 2, 0.5, 1, 0, SWT_RGB_TEXT, 0,

@@ -300,6 +300,12 @@ void swt_chart_panel_clip(struct swt_chart *c, const struct swt_chart_panel *p);
  * axis floor; NaN draws nothing.  When the value's label fits above the
  * bar it is printed (label may be NULL for none).
  */
+/*
+ * Whether label fits over a bar of a group of nk: a panel whose labels do
+ * not all fit shows none, lest the unlabelled bars look special.
+ */
+int swt_chart_bar_label_fits(struct swt_chart *c, const struct swt_chart_panel *p, size_t nk,
+			     const char *label);
 void swt_chart_panel_bar(struct swt_chart *c, const struct swt_chart_panel *p, size_t cat, size_t k,
 		   size_t nk, double v, struct swt_chart_rgb color, const char *label);
 

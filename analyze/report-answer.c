@@ -310,18 +310,20 @@ static void answer_memory(struct answer_out *o, const struct swt_report_ctx *rc)
 	out_item(o, 0);
 }
 
-static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
+void swt_report_answer_picks(const struct swt_report_ctx *rc, struct swt_report_picks *p)
 {
-	const struct swt_report_run *base = NULL, *r;
-	int64_t max_pages = INT64_MAX, least_read = INT64_MAX;
+	const struct swt_report_run *r;
+	int64_t least_read = INT64_MAX;
 
+	memset(p, 0, sizeof(*p));
+	p->max_pages = INT64_MAX;
 	if (rc->cache_pages < 0)
 		return;	/* no run on the traced layout: nothing to answer with */
 	for (size_t i = 0; i < rc->nr_runs && rc->page_cluster >= 0; i++) {
 		r = &rc->runs[i];
 		if (swt_report_run_compared(rc, r) && in_group(r, KERNEL_AUTO) &&
 		    r->page_cluster == rc->page_cluster && r->faults > 0) {
-			base = r;
+			p->base = r;
 			break;
 		}
 	}
@@ -330,15 +332,32 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 	 * among those reading at most twice the pages of the traced setting (or
 	 * of the run reading fewest), not at any price.
 	 */
-	if (base)
-		least_read = base->pages_read;
-	for (size_t i = 0; i < rc->nr_runs && !base; i++) {
+	if (p->base)
+		least_read = p->base->pages_read;
+	for (size_t i = 0; i < rc->nr_runs && !p->base; i++) {
 		r = &rc->runs[i];
 		if (swt_report_run_compared(rc, r) && r->faults > 0)
 			least_read = SWT_MIN(least_read, r->pages_read);
 	}
 	if (least_read < INT64_MAX / 2)
-		max_pages = 2 * least_read;
+		p->max_pages = 2 * least_read;
+	p->best_auto = fewest_waits(rc, KERNEL_AUTO, p->max_pages);
+	r = fewest_waits(rc, KERNEL_ANY, p->max_pages);
+	if (r && r != p->base && !in_group(r, KERNEL_AUTO))
+		p->best_kernel = r;
+	p->best_other = fewest_waits(rc, OTHER, p->max_pages);
+	p->oracle = fewest_waits(rc, ORACLE, INT64_MAX);
+}
+
+static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
+{
+	struct swt_report_picks p;
+	const struct swt_report_run *base;
+
+	if (rc->cache_pages < 0)
+		return;	/* no run on the traced layout: nothing to answer with */
+	swt_report_answer_picks(rc, &p);
+	base = p.base;
 	if (o->html) {
 		out_raw(o, "<div id=\"answer\">\n<h2>Answer</h2>\n<p class=\"sub\">");
 		out_text(o, "A swap fault that finds its page read ahead goes on at once; any other "
@@ -361,21 +380,21 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 	}
 	if (base)
 		answer_line(o, "As traced:", base, NULL);
-	if ((r = fewest_waits(rc, KERNEL_AUTO, max_pages)) && r != base) {
-		answer_line(o, "The kernel's policy at its best page-cluster:", r, base);
-	} else if (r) {
+	if (p.best_auto && p.best_auto != base) {
+		answer_line(o, "The kernel's policy at its best page-cluster:", p.best_auto, base);
+	} else if (p.best_auto) {
 		out_item(o, 1);
 		out_text(o, "The kernel's policy at its best page-cluster: as traced (no other "
 			    "page-cluster replayed has fewer waits within twice its pages read).");
 		out_item(o, 0);
 	}
-	if ((r = fewest_waits(rc, KERNEL_ANY, max_pages)) && r != base && !in_group(r, KERNEL_AUTO))
-		answer_line(o, "Fewest waits of the kernel's policies:", r, base);
-	if ((r = fewest_waits(rc, OTHER, max_pages)))
-		answer_line(o, "Fewest waits of the other policies:", r, base);
-	if ((r = fewest_waits(rc, ORACLE, INT64_MAX)))
+	if (p.best_kernel)
+		answer_line(o, "Fewest waits of the kernel's policies:", p.best_kernel, base);
+	if (p.best_other)
+		answer_line(o, "Fewest waits of the other policies:", p.best_other, base);
+	if (p.oracle)
 		answer_line(o, "The oracle (reads only pages that will be used, in the "
-			       "kernel's windows):", r, base);
+			       "kernel's windows):", p.oracle, base);
 	answer_layouts(o, rc);
 	answer_memory(o, rc);
 	if (o->html)

@@ -60,13 +60,52 @@ void swt_report_series_colors(const size_t *key_colors, size_t n, struct swt_cha
 	}
 }
 
-int swt_report_key_seen(const struct swt_report_ctx *rc, size_t i,
-			int (*keep)(const void *arg, const struct swt_report_run *r), const void *arg)
+int swt_report_keys_have(const struct swt_report_keys *k, const char *key)
 {
-	for (size_t j = 0; j < i; j++)
-		if (keep(arg, &rc->runs[j]) && !strcmp(rc->runs[j].key, rc->runs[i].key))
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(k->keys[i], key))
 			return 1;
 	return 0;
+}
+
+void swt_report_pick_keys(const struct swt_report_ctx *rc,
+			  int (*keep)(const void *arg, const struct swt_report_run *r),
+			  const void *arg, const char *where, struct swt_report_keys *k)
+{
+	char names[300] = "";
+	size_t at = 0;
+
+	memset(k, 0, sizeof(*k));
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < rc->nr_runs; i++) {
+			const struct swt_report_run *r = &rc->runs[i];
+			size_t j;
+
+			if (!keep(arg, r) || (!pass && !r->key_cited) ||
+			    swt_report_keys_have(k, r->key))
+				continue;
+			if (k->n < SWT_REPORT_MAX_SERIES) {
+				k->keys[k->n++] = r->key;
+				continue;
+			}
+			/* a key left out: counted and named once */
+			for (j = 0; j < i && !(keep(arg, &rc->runs[j]) &&
+					       !strcmp(rc->runs[j].key, r->key)); j++)
+				;
+			if (j < i)
+				continue;
+			k->more++;
+			if (at < sizeof(names))
+				at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s",
+						       at ? ", " : "", r->key);
+		}
+	}
+	if (at >= sizeof(names))
+		memcpy(names + sizeof(names) - 4, "...", 4);
+	if (k->more)
+		snprintf(k->note, sizeof(k->note), "%zu more polic%s%s %s not shown (%s); pick runs "
+			 "with --run", k->more, k->more == 1 ? "y" : "ies", where,
+			 k->more == 1 ? "is" : "are", names);
 }
 
 const struct swt_report_part *swt_report_part(const struct swt_report_ctx *rc, int64_t id)
@@ -650,6 +689,24 @@ static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 	return 0;
 }
 
+/* The runs of the keys the answer names: kept when a chart has more policies than colours. */
+static void cite_keys(struct swt_report_ctx *rc)
+{
+	struct swt_report_picks p;
+	const struct swt_report_run *cited[5];
+
+	swt_report_answer_picks(rc, &p);
+	cited[0] = p.base;
+	cited[1] = p.best_auto;
+	cited[2] = p.best_kernel;
+	cited[3] = p.best_other;
+	cited[4] = p.oracle;
+	for (size_t i = 0; i < rc->nr_runs; i++)
+		for (size_t k = 0; k < SWT_ARRAY_SIZE(cited); k++)
+			if (cited[k] && !strcmp(cited[k]->key, rc->runs[i].key))
+				rc->runs[i].key_cited = 1;
+}
+
 int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
 			const struct swt_report_opts *opts, struct swt_err *err)
 {
@@ -670,7 +727,10 @@ int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
 	if (ret)
 		return ret;
 	choose_memory(rc);
-	return choose(rc, err);
+	ret = choose(rc, err);
+	if (!ret)
+		cite_keys(rc);
+	return ret;
 }
 
 void swt_report_ctx_release(struct swt_report_ctx *rc)
@@ -684,24 +744,35 @@ void swt_report_ctx_release(struct swt_report_ctx *rc)
 	rc->nr_runs = rc->nr_parts = 0;
 }
 
+struct at_pc {
+	const struct swt_report_ctx *rc;
+	int pc;
+};
+
+static int compared_at(const void *arg, const struct swt_report_run *r)
+{
+	const struct at_pc *a = arg;
+
+	return swt_report_run_compared(a->rc, r) && r->page_cluster == a->pc;
+}
+
 int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt_report_run ***out,
-		       size_t *n, size_t *more, struct swt_err *err)
+		       size_t *n, struct swt_report_keys *keys, struct swt_err *err)
 {
 	const struct swt_report_run **v = NULL;
+	struct at_pc a = { rc, pc };
 	size_t cap = 0;
 
 	*out = NULL;
 	*n = 0;
-	*more = 0;
+	swt_report_pick_keys(rc, compared_at, &a, " at this page-cluster", keys);
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		const struct swt_report_run *r = &rc->runs[i];
 
-		if (!swt_report_run_compared(rc, r) || r->page_cluster != pc)
+		/* twins of a key (same setting, other numbers) each have a bar, to the cap */
+		if (!compared_at(&a, r) || !swt_report_keys_have(keys, r->key) ||
+		    *n == SWT_REPORT_MAX_SERIES)
 			continue;
-		if (*n == SWT_REPORT_MAX_SERIES) {
-			(*more)++;
-			continue;
-		}
 		if (swt_grow((void **)&v, &cap, *n + 1, sizeof(*v))) {
 			free(v);
 			*n = 0;

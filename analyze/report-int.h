@@ -67,6 +67,8 @@ struct swt_report_run {
 	size_t key_color;
 	/* legend name of this run, unique among runs at its page-cluster and layout (owned) */
 	char *label;
+	/* the answer names a run of this key: charts with too many policies keep it */
+	int key_cited;
 };
 
 struct swt_report_ctx {
@@ -145,12 +147,40 @@ int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
 void swt_report_ctx_release(struct swt_report_ctx *rc);
 
 /*
- * The compared runs (swt_report_run_compared) at page-cluster pc, by id, at most
- * SWT_REPORT_MAX_SERIES (*more says how many were left out).  *out is
- * malloc'ed (free it); NULL with *n == 0 when there are none.
+ * The policies (keys) a chart draws among the runs keep() takes: at most
+ * SWT_REPORT_MAX_SERIES, those the answer names first, then in run order.
+ * note says which were left out ("" when none): "2 more policies at this
+ * page-cluster are not shown (p7, p8); pick runs with --run", with where
+ * (" at this page-cluster", or "") after "policies".
+ */
+struct swt_report_keys {
+	const char *keys[SWT_REPORT_MAX_SERIES];
+	size_t n, more;
+	char note[400];
+};
+void swt_report_pick_keys(const struct swt_report_ctx *rc,
+			  int (*keep)(const void *arg, const struct swt_report_run *r),
+			  const void *arg, const char *where, struct swt_report_keys *k);
+int swt_report_keys_have(const struct swt_report_keys *k, const char *key);
+
+/*
+ * The compared runs (swt_report_run_compared) at page-cluster pc, by id, of
+ * the policies swt_report_pick_keys() keeps (*keys says which were left
+ * out).  *out is malloc'ed (free it); NULL with *n == 0 when there are none.
  */
 int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt_report_run ***out,
-		       size_t *n, size_t *more, struct swt_err *err);
+		       size_t *n, struct swt_report_keys *keys, struct swt_err *err);
+
+/*
+ * The runs the answer names (report-answer.c): as traced, the kernel's
+ * policy at its best, the best of the kernel's policies, of the others,
+ * and the oracle; NULL where there is none.
+ */
+struct swt_report_picks {
+	const struct swt_report_run *base, *best_auto, *best_kernel, *best_other, *oracle;
+	int64_t max_pages;	/* the most pages a best setting may read */
+};
+void swt_report_answer_picks(const struct swt_report_ctx *rc, struct swt_report_picks *p);
 
 /*
  * The colours of a chart's n series (n <= SWT_REPORT_MAX_SERIES) from each
@@ -160,12 +190,6 @@ int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt
  */
 void swt_report_series_colors(const size_t *key_colors, size_t n, struct swt_chart_rgb *out);
 
-/*
- * 1 when a run before runs[i] that keep() takes has runs[i]'s key: the
- * policy is counted already (charts count the policies they leave out).
- */
-int swt_report_key_seen(const struct swt_report_ctx *rc, size_t i,
-			int (*keep)(const void *arg, const struct swt_report_run *r), const void *arg);
 
 /* The partition with swap area id `id`, or NULL. */
 const struct swt_report_part *swt_report_part(const struct swt_report_ctx *rc, int64_t id);
