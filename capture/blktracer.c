@@ -255,17 +255,38 @@ static int set_knob(struct swt_knobs *k, const char *dir, const char *file, cons
 	return swt_knobs_set(k, path, value, err);
 }
 
-/* Grow each CPU's top-level buffer to kb, never shrink it. */
-static int grow_buffers(struct swt_knobs *k, const char *dir, unsigned ncpus, unsigned kb,
-			struct swt_err *err)
+int swt_blktracer_grow_buffers(struct swt_knobs *k, const char *dir, unsigned ncpus, unsigned kb,
+			       struct swt_err *err)
 {
-	char want[32];
+	char want[32], path[4096], *top;
+	const char *expanded;
+	int ret;
 
+	/*
+	 * A buffer the kernel never expanded reads "7 (expanded: 1408)" at
+	 * the top level but a bare "7" per CPU: sized and restored per CPU, it
+	 * would end as a real 7 KiB buffer.  Grown at the top level, it is
+	 * restored to the size it expands to.
+	 */
+	snprintf(path, sizeof(path), "%s/buffer_size_kb", dir);
+	top = swt_read_text(path, NULL);
+	if (!top)
+		return swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
+	expanded = strstr(top, "(expanded: ");
+	if (expanded) {
+		uint64_t exp_kb = 0;
+
+		expanded += strlen("(expanded: ");
+		exp_kb = strtoull(expanded, NULL, 10);
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)SWT_MAX(exp_kb, (uint64_t)kb));
+		free(top);
+		return set_knob(k, dir, "buffer_size_kb", want, err);
+	}
+	free(top);
 	snprintf(want, sizeof(want), "%u", kb);
 	for (unsigned c = 0; c < ncpus; c++) {
 		char file[64], *cur = NULL;
 		uint64_t now;
-		int ret;
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%u/buffer_size_kb", c);
 		ret = read_setting(dir, file, &cur, err);
@@ -384,7 +405,7 @@ int swt_blktracer_create(const struct swt_blktracer_opts *o, struct swt_knobs *k
 	if (!ret)
 		ret = set_knob(knobs, o->tracing_dir, "options/bin", "1", err);
 	if (!ret)
-		ret = grow_buffers(knobs, o->tracing_dir, o->ncpus, o->buffer_kb, err);
+		ret = swt_blktracer_grow_buffers(knobs, o->tracing_dir, o->ncpus, o->buffer_kb, err);
 	if (!ret)
 		ret = set_knob(knobs, o->tracing_dir, "tracing_on", "1", err);
 	if (!ret)

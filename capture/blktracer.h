@@ -78,5 +78,11 @@ int swt_blktracer_stop(struct swt_blktracer *s, struct swt_knobs *knobs, uint64_
 const struct swt_blktracer_conv *swt_blktracer_cpu(const struct swt_blktracer *s, unsigned cpu);
 /* Close everything and release the lock.  NULL is a no-op. */
 void swt_blktracer_destroy(struct swt_blktracer *s);
+/*
+ * Grow the top-level ring buffer of the tracefs at dir to kb per CPU
+ * (never shrink it), through knobs; create() does it (exposed for tests).
+ */
+int swt_blktracer_grow_buffers(struct swt_knobs *k, const char *dir, unsigned ncpus, unsigned kb,
+			       struct swt_err *err);
 
 #endif

@@ -6,6 +6,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,7 +127,10 @@ char *swt_knob_restore_value(const char *text)
 	return out;
 }
 
-/* ---- the crash journal: one record per line, "set PATH\tVALUE" or "mkdir PATH" ---- */
+/*
+ * ---- the crash journal: one record per line, "set PATH\tORIGINAL\tWRITTEN"
+ * (before each write; journals of older swaptraces lack WRITTEN) or "mkdir PATH"
+ */
 
 static size_t escape_into(char *out, const char *in)
 {
@@ -160,9 +165,10 @@ static void unescape_in_place(char *s)
 }
 
 static int journal_append(struct swt_knobs *k, const char *verb, const char *path,
-			  const char *value, struct swt_err *err)
+			  const char *value, const char *written, struct swt_err *err)
 {
-	size_t cap = strlen(verb) + 2 * strlen(path) + (value ? 2 * strlen(value) : 0) + 4, n;
+	size_t cap = strlen(verb) + 2 * strlen(path) + (value ? 2 * strlen(value) : 0) +
+		     (written ? 2 * strlen(written) : 0) + 5, n;
 	char *line;
 	int ret = 0;
 
@@ -176,6 +182,10 @@ static int journal_append(struct swt_knobs *k, const char *verb, const char *pat
 	if (value) {
 		line[n++] = '\t';
 		n += escape_into(line + n, value);
+	}
+	if (written) {
+		line[n++] = '\t';
+		n += escape_into(line + n, written);
 	}
 	line[n++] = '\n';
 	/* one write per record: a kill between records leaves whole lines */
@@ -226,7 +236,7 @@ out:
 
 int swt_knobs_journal_mkdir(struct swt_knobs *k, const char *path, struct swt_err *err)
 {
-	return journal_append(k, "mkdir", path, NULL, err);
+	return journal_append(k, "mkdir", path, NULL, NULL, err);
 }
 
 void swt_knobs_journal_close(struct swt_knobs *k)
@@ -257,49 +267,245 @@ static void recover_note(swt_knobs_note_fn note, void *ctx, int warning, const c
 
 static int write_file(const char *path, const char *value);
 
-/* Replay one dead capture's journal (text, modified in place), newest record first. */
-static void replay_journal(char *text, const char *name, swt_knobs_note_fn note, void *ctx)
+static int is_current_tracer(const char *path)
 {
-	char **lines = NULL;
-	size_t n = 0, cap = 0, knobs = 0, dirs = 0, failed = 0;
-	char *save = NULL;
+	size_t len = strlen(path), k = strlen("/current_tracer");
+
+	return len >= k && !strcmp(path + len - k, "/current_tracer");
+}
+
+/* A journal record, parsed: "set PATH\tORIGINAL[\tWRITTEN]" or "mkdir PATH". */
+struct journal_record {
+	int set;		/* 1: set, 0: mkdir */
+	char *path, *orig, *written;	/* written NULL: an older swaptrace's record */
+};
+
+static int parse_record(char *l, struct journal_record *r)
+{
+	char *tab;
+
+	memset(r, 0, sizeof(*r));
+	if (!strncmp(l, "set ", 4) && (tab = strchr(l + 4, '\t'))) {
+		*tab = '\0';
+		r->set = 1;
+		r->path = l + 4;
+		r->orig = tab + 1;
+		r->written = strchr(r->orig, '\t');
+		if (r->written) {
+			*r->written++ = '\0';
+			unescape_in_place(r->written);
+		}
+		unescape_in_place(r->orig);
+	} else if (!strncmp(l, "mkdir ", 6)) {
+		r->path = l + 6;
+	} else {
+		return -1;
+	}
+	unescape_in_place(r->path);
+	return 0;
+}
+
+/*
+ * Does a setting still hold a value the dead capture wrote to it (any of
+ * its records for the path: it may have died between journaling a write
+ * and making it)?  One changed since is someone else's now: their own
+ * tracing, started after the kill.  Records without the value written
+ * (an older swaptrace's) restore as before.
+ */
+static int still_ours(const struct journal_record *recs, size_t n, const char *path)
+{
+	char *text = swt_read_text(path, NULL), *cur;
+	int ours = 0, unknown = 0;
+
+	if (!text)
+		return 1;	/* gone (a device): the write says so */
+	cur = swt_knob_restore_value(text);
+	free(text);
+	if (!cur)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		if (!recs[i].set || strcmp(recs[i].path, path))
+			continue;
+		if (!recs[i].written)
+			unknown = 1;
+		else if (!strcmp(recs[i].written, cur) || !strcmp(recs[i].orig, cur))
+			ours = 1;
+	}
+	free(cur);
+	return ours || unknown;
+}
+
+/*
+ * Is a block device the dead capture did not enable traced now?  Then the
+ * blk tracer is someone else's (started after the kill, with the value
+ * ours had): current_tracer stays.
+ */
+static int foreign_blk_trace(const struct journal_record *recs, size_t n)
+{
+	static const char *const patterns[] = { "/sys/block/*/trace/enable",
+						"/sys/block/*/*/trace/enable" };
+	int foreign = 0;
+
+	for (size_t p = 0; p < 2 && !foreign; p++) {
+		glob_t g;
+
+		if (glob(patterns[p], 0, NULL, &g))
+			continue;
+		for (size_t i = 0; i < g.gl_pathc && !foreign; i++) {
+			char *text = swt_read_text(g.gl_pathv[i], NULL), real[PATH_MAX], ours[PATH_MAX];
+			int enabled = text && atoi(text) == 1, journaled = 0;
+
+			free(text);
+			if (!enabled || !realpath(g.gl_pathv[i], real))
+				continue;
+			for (size_t j = 0; j < n && !journaled; j++)
+				journaled = recs[j].set && realpath(recs[j].path, ours) &&
+					    !strcmp(ours, real);
+			foreign = !journaled;
+		}
+		globfree(&g);
+	}
+	return foreign;
+}
+
+/* A tracefs setting outside a block device's and an instance's: the blk tracer's. */
+static int is_top_level(const char *path)
+{
+	return strncmp(path, "/sys/block/", 11) && !strstr(path, "/instances/");
+}
+
+/* Put a record back in the journal, for a later capture to replay; 0 or -errno. */
+static int keep_record(FILE *f, const struct journal_record *r)
+{
+	char *line = malloc(2 * (strlen(r->path) + strlen(r->orig) +
+				 (r->written ? strlen(r->written) : 0)) + 16);
+	size_t n = 0;
+	int ret = 0;
+
+	if (!line)
+		return -ENOMEM;
+	n += (size_t)sprintf(line, "set ");
+	n += escape_into(line + n, r->path);
+	line[n++] = '\t';
+	n += escape_into(line + n, r->orig);
+	if (r->written) {
+		line[n++] = '\t';
+		n += escape_into(line + n, r->written);
+	}
+	line[n++] = '\n';
+	if (fwrite(line, 1, n, f) != n)
+		ret = -EIO;
+	free(line);
+	return ret;
+}
+
+/*
+ * Replay one dead capture's journal (text, modified in place), newest
+ * record first.  Returns 1 when records were kept for later (the journal
+ * at path then holds just those), else 0 (the caller removes it).
+ */
+static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, void *ctx)
+{
+	struct journal_record *recs = NULL;
+	size_t n = 0, cap = 0, knobs = 0, dirs = 0, failed = 0, changed = 0, deferred = 0;
+	char *save = NULL, *later = NULL;
+	FILE *f = NULL;
+	int foreign = 0;
 
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		if (swt_grow((void **)&lines, &cap, n + 1, sizeof(*lines)))
+		if (swt_grow((void **)&recs, &cap, n + 1, sizeof(*recs)))
 			break;
-		lines[n++] = l;
+		if (!parse_record(l, &recs[n]))
+			n++;
 	}
-	while (n-- > 0) {
-		char *l = lines[n], *tab;
-		int r;
+	/*
+	 * Someone's blk trace runs (a disk the dead capture did not enable
+	 * is traced): the top-level tracer settings are theirs to use now;
+	 * they are restored by a capture after that trace ends.
+	 */
+	for (size_t i = 0; i < n && !foreign; i++)
+		foreign = recs[i].set && recs[i].written && !strcmp(recs[i].written, "blk") &&
+			  is_current_tracer(recs[i].path) && foreign_blk_trace(recs, n);
+	if (foreign && asprintf(&later, "%s.later", path) >= 0)
+		f = fopen(later, "we");
+	for (size_t i = n; i-- > 0;) {
+		const struct journal_record *r = &recs[i];
+		int newest = 1, ret;
 
-		if (!strncmp(l, "set ", 4) && (tab = strchr(l + 4, '\t'))) {
-			*tab = '\0';
-			unescape_in_place(l + 4);
-			unescape_in_place(tab + 1);
-			r = write_file(l + 4, tab + 1);
-			if (r && r != -ENOENT && r != -ENODEV && r != -ENXIO) {
-				recover_note(note, ctx, 1, "cannot restore '%s' to '%s' (left by %s): %s",
-					     l + 4, tab + 1, name, strerror(-r));
-				failed++;
-			} else if (!r) {
-				knobs++;
-			}
-		} else if (!strncmp(l, "mkdir ", 6)) {
-			unescape_in_place(l + 6);
-			if (rmdir(l + 6) == 0) {
+		if (!r->set) {
+			if (rmdir(r->path) == 0) {
 				dirs++;
 			} else if (errno != ENOENT) {
-				recover_note(note, ctx, 1, "cannot remove '%s' (left by %s): %s", l + 6,
-					     name, strerror(errno));
+				recover_note(note, ctx, 1, "cannot remove '%s' (left by %s): %s",
+					     r->path, path, strerror(errno));
 				failed++;
 			}
+			continue;
+		}
+		/* a path written several times: its newest record restores it, once */
+		for (size_t j = i + 1; j < n && newest; j++)
+			newest = !recs[j].set || strcmp(recs[j].path, r->path);
+		if (!newest)
+			continue;
+		if (foreign && is_top_level(r->path)) {
+			/* the journal keeps records oldest first, as it was written */
+			deferred++;
+			continue;
+		}
+		if (!still_ours(recs, n, r->path)) {
+			recover_note(note, ctx, 1, "left '%s' as it is: someone has set it since %s "
+				     "was killed", r->path, path);
+			changed++;
+			continue;
+		}
+		ret = write_file(r->path, r->orig);
+		if (ret && ret != -ENOENT && ret != -ENODEV && ret != -ENXIO) {
+			recover_note(note, ctx, 1, "cannot restore '%s' to '%s' (left by %s): %s",
+				     r->path, r->orig, path, strerror(-ret));
+			failed++;
+		} else if (!ret) {
+			knobs++;
 		}
 	}
-	free(lines);
+	if (deferred) {
+		int ret = f ? 0 : -ENOMEM;
+
+		for (size_t i = 0; i < n && !ret; i++) {
+			int newest = 1;
+
+			for (size_t j = i + 1; j < n && newest; j++)
+				newest = !recs[j].set || strcmp(recs[j].path, recs[i].path);
+			if (recs[i].set && newest && is_top_level(recs[i].path))
+				ret = keep_record(f, &recs[i]);
+		}
+		if (f && fclose(f) && !ret)
+			ret = -EIO;
+		f = NULL;
+		if (!ret && rename(later, path) < 0)
+			ret = -errno;
+		if (ret) {
+			recover_note(note, ctx, 1, "cannot keep the top-level settings of %s for "
+				     "later: %s", path, strerror(-ret));
+			deferred = 0;
+		} else {
+			recover_note(note, ctx, 1, "left the %zu top-level tracing setting(s) of %s "
+				     "as they are: someone's blk trace runs (a disk it did not trace "
+				     "is traced); a capture after that trace ends restores them",
+				     deferred, path);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (later)
+		unlink(later);
+	free(later);
+	free(recs);
 	recover_note(note, ctx, 1, "a swaptrace capture was killed before it could clean up "
-		     "(%s): restored %zu setting(s) and removed %zu tracefs instance(s)%s", name,
-		     knobs, dirs, failed ? ", with the errors above" : "");
+		     "(%s): restored %zu setting(s) and removed %zu tracefs instance(s)%s%s%s", path,
+		     knobs, dirs, changed ? ", and left alone those set since" : "",
+		     deferred ? ", and kept the rest for later" : "",
+		     failed ? ", with the errors above" : "");
+	return deferred > 0;
 }
 
 int swt_knobs_recover(const char *dir, const char *shared_lock, swt_knobs_note_fn note,
@@ -340,8 +546,8 @@ int swt_knobs_recover(const char *dir, const char *shared_lock, swt_knobs_note_f
 				goto next;
 			}
 		}
-		replay_journal(text, path, note, ctx);
-		unlink(path);
+		if (!replay_journal(text, path, note, ctx))
+			unlink(path);
 		replayed++;
 next:
 		free(text);
@@ -404,13 +610,17 @@ int swt_knobs_set(struct swt_knobs *k, const char *path, const char *value,
 		kn->orig = cur;
 		kn->changed = 0;
 		k->n++;
-		/* journaled before the write, so a kill right after it is still undone */
-		ret = journal_append(k, "set", path, cur, err);
-		if (ret)
-			return ret;
 	} else {
 		free(cur);
 	}
+	/*
+	 * Journaled before the write, so a kill right after it is still
+	 * undone; with the value written, so that recovery leaves alone a
+	 * setting someone changed after the kill.
+	 */
+	ret = journal_append(k, "set", path, kn->orig, value, err);
+	if (ret)
+		return ret;
 	ret = write_file(path, value);
 	if (ret)
 		return swt_error(err, ret == -EACCES || ret == -EPERM ? SWT_EPERM : SWT_EIO,

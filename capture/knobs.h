@@ -76,7 +76,11 @@ void swt_knobs_journal_close(struct swt_knobs *k);
 
 /*
  * Replay the journals in DIR whose capture is gone: knobs written back and
- * directories removed, newest first, then the journal deleted.  A journal
+ * directories removed, newest first, then the journal deleted.  A knob
+ * that no longer holds a value the dead capture wrote is someone's since
+ * and is left as it is; while someone else's blk trace runs (a disk the
+ * dead capture did not trace is traced), the top-level tracing knobs are
+ * theirs to use, and the journal keeps them for a later capture.  A journal
  * with knobs is replayed only while holding the flock on `shared_lock`
  * (the blk tracer's lock: its knobs are the top-level ones, and a live
  * --blktrace capture must not have them reset under it); when that is

@@ -127,7 +127,12 @@ require_capture_env() {
 	else
 		skip "no memory cgroup controller (v1 or v2)"
 	fi
-	mountpoint -q "$TRACEFS" || skip "tracefs is not mounted at $TRACEFS"
+	# a fresh boot may not have it mounted: mounted here, unmounted at cleanup
+	if ! mountpoint -q "$TRACEFS"; then
+		mount -t tracefs nodev "$TRACEFS" 2>/dev/null ||
+			skip "tracefs is not mounted at $TRACEFS and cannot be mounted"
+		MOUNTS+=("$TRACEFS")
+	fi
 }
 
 # A loop-device swap area of MB megabytes at priority PRIO, in $LOOP.

@@ -136,4 +136,59 @@ check_host_restored "$WORK/state.before" "after a capture was SIGKILLed and the 
 check_eq "$?:$(cat "$WORK/sigkill-ingest.err")" "1:swaptrace: ingest: '$WORK/sigkill': an unfinished swaptrace capture (raw/, but no meta.txt nor trace.dat): it was stopped before it could finish, and what it holds is not the whole recording" \
 	"sigkill: ingest of the killed capture's directory"
 [ -e "$WORK/sigkill.db" ] && fail "sigkill: ingest of the killed capture left a database"
+
+# 5. SIGKILLed again, and then someone starts their own blk trace (another
+# disk, the tracer the killed capture had set, their own buffer size)
+# before the next capture runs: the crash journal must not undo their
+# settings, only those still as the killed capture left them.
+other=$(for b in /sys/block/*; do
+	case ${b##*/} in loop*|ram*|zram*) ;; *) [ -e "$b/trace/enable" ] && echo "${b##*/}" ;; esac
+done | head -1)
+if [ -z "$other" ]; then
+	echo "note: no block device besides loop devices: the foreign blk trace case is skipped"
+else
+	buf_before=$(cat "$TRACEFS/buffer_size_kb")
+	"$SWAPTRACE" capture -q --blktrace -o "$WORK/sigkill2" -- sleep 60 > /dev/null 2>&1 &
+	CAPPID=$!
+	BACKGROUND+=("$CAPPID")
+	for _ in $(seq 100); do
+		[ "$(cat "$TRACEFS/current_tracer")" = blk ] && pgrep -x -P "$CAPPID" sleep > /dev/null && break
+		sleep 0.1
+	done
+	SLEEPER=$(pgrep -x -P "$CAPPID" sleep)
+	kill -KILL "$CAPPID"
+	wait "$CAPPID" 2>/dev/null
+	[ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
+	# the admin's own trace, after cleaning up the instance by hand
+	rmdir "$TRACEFS/instances/swaptrace-$CAPPID"* 2>/dev/null
+	echo 3000 > "$TRACEFS/buffer_size_kb"
+	echo 1 > "/sys/block/$other/trace/enable"
+	swt capture -o "$WORK/after-kill2" --duration 0.5 > /dev/null 2> "$WORK/after-kill2.err"
+	check_eq "$?" 0 "foreign blk trace: the next capture's exit status"
+	check_eq "$(cat "$TRACEFS/current_tracer"):$(cat "$TRACEFS/buffer_size_kb"):$(cat "/sys/block/$other/trace/enable")" \
+		"blk:3000:1" "foreign blk trace: the tracer, buffer size and disk someone set after the kill"
+	grep -q "left the [1-9][0-9]* top-level tracing setting(s) of /run/swaptrace/capture-$CAPPID.undo as they are: someone's blk trace runs" \
+		"$WORK/after-kill2.err" ||
+		fail "foreign blk trace: no note about the settings left alone: $(cat "$WORK/after-kill2.err")"
+	[ -f "/run/swaptrace/capture-$CAPPID.undo" ] ||
+		fail "foreign blk trace: the journal of the settings left for later is gone"
+	# the admin stops their trace; the next capture restores what the
+	# killed one left, but for the buffer size the admin set meanwhile
+	echo 0 > "/sys/block/$other/trace/enable"
+	echo nop > "$TRACEFS/current_tracer"
+	echo 2900 > "$TRACEFS/buffer_size_kb"
+	swt capture -o "$WORK/after-kill3" --duration 0.5 > /dev/null 2> "$WORK/after-kill3.err"
+	check_eq "$?" 0 "foreign blk trace ended: the next capture's exit status"
+	grep -q "capture was killed before it could clean up (/run/swaptrace/capture-$CAPPID.undo): restored [1-9][0-9]* setting(s)" \
+		"$WORK/after-kill3.err" ||
+		fail "foreign blk trace ended: no note about the restore: $(cat "$WORK/after-kill3.err")"
+	[ -e "/run/swaptrace/capture-$CAPPID.undo" ] &&
+		fail "foreign blk trace ended: the crash journal is still there"
+	check_eq "$(cat "$TRACEFS/buffer_size_kb")" 2900 "foreign blk trace ended: the admin's buffer size"
+	case $buf_before in
+	*"(expanded: "*) m=${buf_before#*(expanded: }; echo "${m%%)*}" > "$TRACEFS/buffer_size_kb" ;;
+	*) echo "$buf_before" > "$TRACEFS/buffer_size_kb" ;;
+	esac
+	check_host_restored "$WORK/state.before" "after the foreign blk trace case"
+fi
 finish

@@ -723,6 +723,60 @@ TEST(knobs_set_and_restore)
 	swt_knobs_release(&k);
 }
 
+static void collect_note(void *ctx, int warning, const char *msg)
+{
+	char *buf = ctx;
+
+	(void)warning;
+	strncat(buf, msg, 4095 - strlen(buf));
+	strncat(buf, "\n", 4095 - strlen(buf));
+}
+
+/*
+ * A capture killed after changing settings: the next one restores those
+ * still holding a value the dead one wrote (also one it journaled and
+ * died before writing), and leaves alone one someone set since.
+ */
+TEST(crash_journal_leaves_settings_changed_since)
+{
+	char dir[512], lock[600], journal[600], notes[4096] = "";
+	const char *a = scratch_path("jr_a"), *b = scratch_path("jr_b"), *c = scratch_path("jr_c");
+	struct swt_knobs k;
+	struct swt_err err = { 0 };
+	char *t;
+
+	snprintf(dir, sizeof(dir), "%s/undo", scratch_dir());
+	snprintf(lock, sizeof(lock), "%s/blk.lock", scratch_dir());
+	snprintf(journal, sizeof(journal), "%s/capture-%d.undo", dir, (int)getpid());
+	write_file(a, "0\n", 2);
+	write_file(b, "0\n", 2);
+	write_file(c, "[nop] blk\n", 10);
+	swt_knobs_init(&k);
+	CHECK_INT(swt_knobs_journal_open(&k, dir, &err), 0);
+	CHECK_INT(swt_knobs_set(&k, a, "1", &err), 0);
+	CHECK_INT(swt_knobs_set(&k, a, "2", &err), 0);
+	CHECK_INT(swt_knobs_set(&k, b, "1", &err), 0);
+	CHECK_INT(swt_knobs_set(&k, c, "blk", &err), 0);
+	/* killed: nothing restored, the journal stays */
+	swt_knobs_release(&k);
+	CHECK_INT(access(journal, F_OK), 0);
+	write_file(a, "1", 1);		/* as if it died before writing "2" */
+	write_file(b, "5", 1);		/* someone's own setting */
+	CHECK_INT(swt_knobs_recover(dir, lock, collect_note, notes), 1);
+	t = slurp(a);
+	CHECK_STR(t, "0");
+	free(t);
+	t = slurp(b);
+	CHECK_STR(t, "5");
+	free(t);
+	t = slurp(c);
+	CHECK_STR(t, "nop");
+	free(t);
+	CHECK(strstr(notes, "someone has set it since") != NULL);
+	CHECK(strstr(notes, "restored 2 setting(s)") != NULL);
+	CHECK_INT(access(journal, F_OK), -1);
+}
+
 /* ---- host facts ---------------------------------------------------------- */
 
 TEST(vmstat_counters)
