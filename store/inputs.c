@@ -300,6 +300,25 @@ nomem:
 	return -SWT_ENOMEM;
 }
 
+/* Does dir hold a capture's raw ring-buffer pages (BUFFER.cpuN files)? */
+static int has_raw_pages(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		const char *cpu = strstr(de->d_name, ".cpu");
+
+		found = cpu && cpu[4] >= '0' && cpu[4] <= '9' &&
+			strspn(cpu + 4, "0123456789") == strlen(cpu + 4);
+	}
+	closedir(d);
+	return found;
+}
+
 static int ingest_capture_dir(struct swt_ingest *ing, const char *dir, struct swt_err *err)
 {
 	char *tracedat = swt_path_join(dir, "trace.dat");
@@ -309,22 +328,30 @@ static int ingest_capture_dir(struct swt_ingest *ing, const char *dir, struct sw
 
 	if (!tracedat)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
-	{
+	if (!is_file(tracedat)) {
 		/*
-		 * swaptrace capture makes trace.dat from raw/ at the end, removes
-		 * raw/ and writes meta.txt last: raw/ without either is a capture
-		 * that never finished (another tool's raw/ beside a trace.dat is not)
+		 * swaptrace capture makes trace.dat from the pages in raw/ at the
+		 * end, then removes raw/: raw/ with pages and no trace.dat is a
+		 * capture whose trace.dat was never made -- killed while writing
+		 * it (meta.txt may be there already), or out of room (it kept
+		 * trace.dat.head and said how to finish).  Its block files alone
+		 * are not the whole recording.
 		 */
-		char *raw = swt_path_join(dir, "raw"), *meta = swt_path_join(dir, "meta.txt");
-		int unfinished = raw && meta && is_dir(raw) && !is_file(meta) && !is_file(tracedat);
+		char *raw = swt_path_join(dir, "raw"), *head = swt_path_join(dir, "trace.dat.head");
+		int unfinished = raw && head && has_raw_pages(raw), headed = head && is_file(head);
 
 		free(raw);
-		free(meta);
+		free(head);
 		if (unfinished) {
 			free(tracedat);
-			return swt_error(err, SWT_EFORMAT, "'%s': an unfinished swaptrace capture "
-					 "(raw/, but no meta.txt nor trace.dat): it was stopped before it could "
-					 "finish, and what it holds is not the whole recording", dir);
+			return swt_error(err, SWT_EFORMAT, headed ?
+					 "'%s': a swaptrace capture whose trace.dat was not assembled "
+					 "(raw/ and trace.dat.head, but no trace.dat): finish it with the "
+					 "command capture printed (cat trace.dat.head raw/... > trace.dat), "
+					 "then ingest it" :
+					 "'%s': an unfinished swaptrace capture (raw/, but no trace.dat): "
+					 "it was stopped before it could finish, and what it holds is not "
+					 "the whole recording", dir);
 		}
 	}
 	have_tracedat = is_file(tracedat);

@@ -133,7 +133,7 @@ check_host_restored "$WORK/state.before" "after a capture was SIGKILLed and the 
 # what the killed capture left is no capture: ingest says so (its blk/ was
 # read as a complete block-only capture, exit 0)
 "$SWAPTRACE" ingest -q -o "$WORK/sigkill.db" "$WORK/sigkill" > /dev/null 2> "$WORK/sigkill-ingest.err"
-check_eq "$?:$(cat "$WORK/sigkill-ingest.err")" "1:swaptrace: ingest: '$WORK/sigkill': an unfinished swaptrace capture (raw/, but no meta.txt nor trace.dat): it was stopped before it could finish, and what it holds is not the whole recording" \
+check_eq "$?:$(cat "$WORK/sigkill-ingest.err")" "1:swaptrace: ingest: '$WORK/sigkill': an unfinished swaptrace capture (raw/, but no trace.dat): it was stopped before it could finish, and what it holds is not the whole recording" \
 	"sigkill: ingest of the killed capture's directory"
 [ -e "$WORK/sigkill.db" ] && fail "sigkill: ingest of the killed capture left a database"
 

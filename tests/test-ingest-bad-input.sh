@@ -411,6 +411,19 @@ for sig in INT TERM HUP; do
 done
 set +m
 
+# a capture killed while it assembled trace.dat from raw/ (meta.txt already
+# written, block files whole): its block files alone are not the recording;
+# one out of room kept trace.dat.head and printed how to finish it
+mkdir -p "$IN/killed/raw" "$IN/killed/blk"
+cp "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/meta.txt" "$IN/killed/"
+cp "$IN/good.blktrace.0" "$IN/killed/blk/swap.blktrace.0"
+head -c 8192 /dev/zero > "$IN/killed/raw/swaptrace.cpu0"
+expect_fail killed-writing-tracedat "'$(re "$IN/killed")': an unfinished swaptrace capture \(raw/, but no trace\.dat\): it was stopped before it could finish, and what it holds is not the whole recording" \
+	-- "$IN/killed"
+head -c 4096 /dev/zero > "$IN/killed/trace.dat.head"
+expect_fail tracedat-not-assembled "'$(re "$IN/killed")': a swaptrace capture whose trace\.dat was not assembled \(raw/ and trace\.dat\.head, but no trace\.dat\): finish it with the command capture printed \(cat trace\.dat\.head raw/\.\.\. > trace\.dat\), then ingest it" \
+	-- "$IN/killed"
+
 # a disk that fills up while rows are written (root only: a small tmpfs in
 # a private mount namespace); what is left on it is listed from inside
 if [ "$(id -u)" -eq 0 ]; then
