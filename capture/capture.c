@@ -309,6 +309,18 @@ static int write_inst(struct inst *in, const char *file, const char *value, stru
 	return 0;
 }
 
+/* The trace clocks that count nanoseconds (the others: TSC cycles, events, jiffies). */
+static int ns_clock(const char *clock)
+{
+	static const char *const ns[] = { "local", "global", "mono", "mono_raw", "boot", "tai",
+					  "perf" };
+
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(ns); i++)
+		if (!strcmp(clock, ns[i]))
+			return 1;
+	return 0;
+}
+
 static int create_instance(struct swt_capture *c, struct inst *in, const char *suffix,
 			   const char *buffer, unsigned kb, struct swt_err *err)
 {
@@ -350,7 +362,23 @@ static int create_instance(struct swt_capture *c, struct inst *in, const char *s
 		free(text);
 		if (!clock)
 			return swt_error(err, SWT_EIO, "cannot read the top-level trace_clock");
-		ret = write_inst(in, "trace_clock", clock, err);
+		if (!ns_clock(clock)) {
+			/*
+			 * Timestamps are nanoseconds (docs/capture-format.md): a
+			 * cycle or event counter would make every time wrong.
+			 */
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/trace_clock", c->tracing_dir);
+			capture_note(c, 1, "the top-level trace_clock '%s' does not count "
+				     "nanoseconds: 'local' while recording, put back after", clock);
+			free(clock);
+			clock = swt_strdup("local");
+			ret = clock ? swt_knobs_set(&c->knobs, path, "local", err)
+				    : swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		if (!ret)
+			ret = write_inst(in, "trace_clock", clock, err);
 		free(clock);
 	}
 	if (!ret) {

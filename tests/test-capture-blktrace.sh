@@ -55,6 +55,24 @@ grep -q "'$DISK' is already traced with the blk tracer" "$WORK/taken.err" ||
 	fail "--blktrace on a device traced already: unclear message: $(cat "$WORK/taken.err")"
 check_host_restored "$WORK/state.before" "after refused --blktrace captures"
 
+# a top-level clock that counts no nanoseconds (TSC cycles, events): the
+# capture records in 'local' and puts the clock back
+if grep -qw x86-tsc "$TRACEFS/trace_clock" || grep -qw counter "$TRACEFS/trace_clock"; then
+	odd=$(grep -ow x86-tsc "$TRACEFS/trace_clock" || echo counter)
+	clock_before=$(sed 's/.*\[\(.*\)\].*/\1/' "$TRACEFS/trace_clock")
+	echo "$odd" > "$TRACEFS/trace_clock"
+	swt capture --blktrace -o "$WORK/odd-clock" --duration 0.5 > /dev/null 2> "$WORK/odd-clock.err"
+	check_eq "$?" 0 "--blktrace with trace_clock $odd: exit status"
+	grep -q "the top-level trace_clock '$odd' does not count nanoseconds: 'local' while recording" \
+		"$WORK/odd-clock.err" || fail "--blktrace with trace_clock $odd: no note: $(cat "$WORK/odd-clock.err")"
+	grep -q "^clock local" "$WORK/odd-clock/meta.txt" ||
+		fail "--blktrace with trace_clock $odd: meta.txt says $(grep '^clock' "$WORK/odd-clock/meta.txt")"
+	check_eq "$(sed 's/.*\[\(.*\)\].*/\1/' "$TRACEFS/trace_clock")" "$odd" \
+		"--blktrace with trace_clock $odd: the clock put back"
+	echo "$clock_before" > "$TRACEFS/trace_clock"
+	check_host_restored "$WORK/state.before" "after a --blktrace capture with trace_clock $odd"
+fi
+
 capture_workload "$CAP" --blktrace -- sh -c "$(workload mb=64 accesses=30000 seed=11)"
 check_eq "$?" 0 "--blktrace capture: exit status"
 check_host_restored "$WORK/state.before" "after a --blktrace capture"
