@@ -914,13 +914,17 @@ static void recovery_note(void *ctx, int warning, const char *msg)
 	capture_note(ctx, warning, "%s", msg);
 }
 
-/* Undo what captures killed earlier left behind; then journal our own changes. */
+/*
+ * Journal our own changes, from the mount of tracefs on (find_tracefs
+ * runs after the recovery of captures killed earlier, which may unmount
+ * the tracefs one of them mounted).
+ */
 static void start_journal(struct swt_capture *c)
 {
 	struct swt_err jerr = { 0 };
 
-	swt_knobs_recover(SWT_UNDO_DIR, BLK_LOCK, recovery_note, c);
-	if (swt_knobs_journal_open(&c->knobs, SWT_UNDO_DIR, &jerr))
+	if (swt_knobs_journal_open(&c->knobs, SWT_UNDO_DIR, &jerr) ||
+	    (c->mounted && swt_knobs_journal_mount(&c->knobs, c->tracing_dir, &jerr)))
 		capture_note(c, 1, "%s; a crash of this capture could not be cleaned up by the "
 			     "next one", jerr.msg);
 }
@@ -946,6 +950,9 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 	swt_target_init(&c->target);
 
 	ret = read_host(c, err);
+	/* undo what captures killed earlier left behind, before tracefs is looked for */
+	if (!ret)
+		swt_knobs_recover(SWT_UNDO_DIR, BLK_LOCK, recovery_note, c);
 	if (!ret)
 		ret = find_tracefs(c, err);
 	if (!ret) {

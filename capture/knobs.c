@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -239,6 +240,11 @@ int swt_knobs_journal_mkdir(struct swt_knobs *k, const char *path, struct swt_er
 	return journal_append(k, "mkdir", path, NULL, NULL, err);
 }
 
+int swt_knobs_journal_mount(struct swt_knobs *k, const char *path, struct swt_err *err)
+{
+	return journal_append(k, "mount", path, NULL, NULL, err);
+}
+
 void swt_knobs_journal_close(struct swt_knobs *k)
 {
 	if (k->journal_fd < 0)
@@ -274,9 +280,10 @@ static int is_current_tracer(const char *path)
 	return len >= k && !strcmp(path + len - k, "/current_tracer");
 }
 
-/* A journal record, parsed: "set PATH\tORIGINAL[\tWRITTEN]" or "mkdir PATH". */
+/* A journal record, parsed: "set PATH\tORIGINAL[\tWRITTEN]", "mkdir PATH" or "mount PATH". */
 struct journal_record {
-	int set;		/* 1: set, 0: mkdir */
+	int set;		/* 1: set, 0: mkdir or mount */
+	int mount;		/* 1: mount */
 	char *path, *orig, *written;	/* written NULL: an older swaptrace's record */
 };
 
@@ -298,6 +305,9 @@ static int parse_record(char *l, struct journal_record *r)
 		unescape_in_place(r->orig);
 	} else if (!strncmp(l, "mkdir ", 6)) {
 		r->path = l + 6;
+	} else if (!strncmp(l, "mount ", 6)) {
+		r->path = l + 6;
+		r->mount = 1;
 	} else {
 		return -1;
 	}
@@ -377,17 +387,19 @@ static int is_top_level(const char *path)
 /* Put a record back in the journal, for a later capture to replay; 0 or -errno. */
 static int keep_record(FILE *f, const struct journal_record *r)
 {
-	char *line = malloc(2 * (strlen(r->path) + strlen(r->orig) +
+	char *line = malloc(2 * (strlen(r->path) + (r->orig ? strlen(r->orig) : 0) +
 				 (r->written ? strlen(r->written) : 0)) + 16);
 	size_t n = 0;
 	int ret = 0;
 
 	if (!line)
 		return -ENOMEM;
-	n += (size_t)sprintf(line, "set ");
+	n += (size_t)sprintf(line, r->mount ? "mount " : "set ");
 	n += escape_into(line + n, r->path);
-	line[n++] = '\t';
-	n += escape_into(line + n, r->orig);
+	if (r->orig) {
+		line[n++] = '\t';
+		n += escape_into(line + n, r->orig);
+	}
 	if (r->written) {
 		line[n++] = '\t';
 		n += escape_into(line + n, r->written);
@@ -408,6 +420,8 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 {
 	struct journal_record *recs = NULL;
 	size_t n = 0, cap = 0, knobs = 0, dirs = 0, failed = 0, changed = 0, deferred = 0;
+	size_t unmounted = 0;
+	int keep_mount = 0;
 	char *save = NULL, *later = NULL;
 	FILE *f = NULL;
 	int foreign = 0;
@@ -432,6 +446,18 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 		const struct journal_record *r = &recs[i];
 		int newest = 1, ret;
 
+		if (r->mount) {
+			/* the oldest record, so replayed last: the instances are gone */
+			if (foreign) {
+				keep_mount = 1;	/* the settings kept for later need it */
+			} else if (umount(r->path) == 0) {
+				unmounted++;
+			} else if (errno == EBUSY) {
+				recover_note(note, ctx, 1, "left tracefs mounted at '%s' (mounted by "
+					     "%s): it is in use", r->path, path);
+			}
+			continue;
+		}
 		if (!r->set) {
 			if (rmdir(r->path) == 0) {
 				dirs++;
@@ -467,7 +493,7 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 			knobs++;
 		}
 	}
-	if (deferred) {
+	if (deferred || keep_mount) {
 		int ret = f ? 0 : -ENOMEM;
 
 		for (size_t i = 0; i < n && !ret; i++) {
@@ -475,7 +501,7 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 
 			for (size_t j = i + 1; j < n && newest; j++)
 				newest = !recs[j].set || strcmp(recs[j].path, recs[i].path);
-			if (recs[i].set && newest && is_top_level(recs[i].path))
+			if (recs[i].mount || (recs[i].set && newest && is_top_level(recs[i].path)))
 				ret = keep_record(f, &recs[i]);
 		}
 		if (f && fclose(f) && !ret)
@@ -487,6 +513,7 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 			recover_note(note, ctx, 1, "cannot keep the top-level settings of %s for "
 				     "later: %s", path, strerror(-ret));
 			deferred = 0;
+			keep_mount = 0;
 		} else {
 			recover_note(note, ctx, 1, "left the %zu top-level tracing setting(s) of %s "
 				     "as they are: someone's blk trace runs (a disk it did not trace "
@@ -501,11 +528,12 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 	free(later);
 	free(recs);
 	recover_note(note, ctx, 1, "a swaptrace capture was killed before it could clean up "
-		     "(%s): restored %zu setting(s) and removed %zu tracefs instance(s)%s%s%s", path,
-		     knobs, dirs, changed ? ", and left alone those set since" : "",
+		     "(%s): restored %zu setting(s) and removed %zu tracefs instance(s)%s%s%s%s", path,
+		     knobs, dirs, unmounted ? ", unmounted the tracefs it had mounted" : "",
+		     changed ? ", and left alone those set since" : "",
 		     deferred ? ", and kept the rest for later" : "",
 		     failed ? ", with the errors above" : "");
-	return deferred > 0;
+	return deferred > 0 || keep_mount;
 }
 
 int swt_knobs_recover(const char *dir, const char *shared_lock, swt_knobs_note_fn note,

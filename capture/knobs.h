@@ -71,6 +71,8 @@ char *swt_knob_restore_value(const char *text);
 int swt_knobs_journal_open(struct swt_knobs *k, const char *dir, struct swt_err *err);
 /* Journal a directory about to be made (a tracefs instance): recovery removes it. */
 int swt_knobs_journal_mkdir(struct swt_knobs *k, const char *path, struct swt_err *err);
+/* Journal tracefs mounted at path by this capture: recovery unmounts it, once unused. */
+int swt_knobs_journal_mount(struct swt_knobs *k, const char *path, struct swt_err *err);
 /* Everything was put back: delete the journal.  No-op without one. */
 void swt_knobs_journal_close(struct swt_knobs *k);
 
