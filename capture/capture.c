@@ -124,6 +124,25 @@ found:
 	return 0;
 }
 
+/*
+ * --buffer-kb is per CPU and per buffer, and the kernel pins all of it:
+ * two buffers (task events, and block I/O: an instance, or the top level
+ * with --blktrace) on every CPU.  More than half the memory available
+ * would starve the host being traced.
+ */
+static int check_buffer_kb(const struct swt_capture *c, struct swt_err *err)
+{
+	int64_t avail = swt_meminfo_kib("MemAvailable");
+	uint64_t total = (uint64_t)c->o.buffer_kb * c->ncpus * 2;
+
+	if (!c->o.buffer_kb || avail <= 0 || total <= (uint64_t)avail / 2)
+		return 0;
+	return swt_error(err, SWT_EUSAGE, "--buffer-kb %u would pin %llu MiB (%u CPUs x 2 buffers), "
+			 "more than half the %lld MiB available: give a smaller size",
+			 c->o.buffer_kb, (unsigned long long)(total / 1024), c->ncpus,
+			 (long long)(avail / 1024));
+}
+
 static int count_cpus(struct swt_capture *c, struct swt_err *err)
 {
 	char path[PATH_MAX];
@@ -137,7 +156,7 @@ static int count_cpus(struct swt_capture *c, struct swt_err *err)
 	}
 	if (!c->ncpus)
 		return swt_error(err, SWT_ENOTSUP, "'%s/per_cpu': no CPUs to trace", c->tracing_dir);
-	return 0;
+	return check_buffer_kb(c, err);
 }
 
 static int make_private_dir(const char *path, struct swt_err *err)

@@ -38,6 +38,14 @@ check_eq "$?:$(cat "$WORK/dur.err")" \
 	"2:swaptrace: capture: bad --duration '1e300': expected seconds > 0, a year at most" \
 	"a duration past a year"
 [ -e "$WORK/usage" ] && fail "usage error created the directory"
+# --buffer-kb is pinned per CPU and per buffer: past half the memory
+# available it would starve the host
+swt capture -o "$WORK/usage" --buffer-kb 2000000000 -- true 2> "$WORK/bufkb.err"
+check_eq "$?" 1 "--buffer-kb past the memory: exit status"
+grep -q "^swaptrace: capture: --buffer-kb 2000000000 would pin [0-9]* MiB ([0-9]* CPUs x 2 buffers), more than half the [0-9]* MiB available: give a smaller size\$" \
+	"$WORK/bufkb.err" || fail "--buffer-kb past the memory: unclear message: $(cat "$WORK/bufkb.err")"
+[ -e "$WORK/usage" ] && fail "--buffer-kb past the memory: the directory was created"
+check_host_restored "$WORK/state.before" "after --buffer-kb past the memory"
 
 # a directory that holds a capture is not overwritten
 swt capture -q -o "$WORK/first" -- true || fail "short capture failed"
