@@ -161,11 +161,42 @@ static void load_series(struct memory_data *d)
 	}
 }
 
+/* As the sweep's lines: closer than this, relative, at every point is one over the other. */
+#define MEMORY_OVERLAP 0.005
+
+static const char *const titles[NR_METRICS] = {
+	"Coverage", "Accuracy", "Pages read per fault"
+};
+
+/* swt_report_hidden_note()'s covers: at every memory size line a has, line b has its value. */
+static int memory_covers(const void *arg, size_t a, size_t b, int m)
+{
+	const struct memory_data *d = arg;
+	const struct memory_series *sa = &d->series[a], *sb = &d->series[b];
+	int same = 2, points = 0;
+
+	for (size_t x = 0; x < sa->n; x++) {
+		double va = sa->v[x][m], vb = NAN;
+
+		if (isnan(va))
+			continue;
+		points++;
+		for (size_t y = 0; y < sb->n; y++)
+			if (sb->pages[y] == sa->pages[x])
+				vb = sb->v[y][m];
+		if (isnan(vb))
+			return 0;
+		if (va != vb) {
+			if (fabs(va - vb) > MEMORY_OVERLAP * SWT_MAX(fabs(va), fabs(vb)))
+				return 0;
+			same = 1;
+		}
+	}
+	return points ? same : 0;
+}
+
 static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *err)
 {
-	static const char *const titles[NR_METRICS] = {
-		"Coverage", "Accuracy", "Pages read per fault"
-	};
 	static const char *const ylabels[NR_METRICS] = {
 		"faults served by readahead (%)", "readahead pages used (%)",
 		"pages read per swap fault",
@@ -175,7 +206,8 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 2];
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
 	size_t key_colors[SWT_REPORT_MAX_SERIES];
-	char title[200], mark_label[200], ref_label[200], note[300];
+	char title[200], mark_label[200], ref_label[200], note[600];
+	const char *keys[SWT_REPORT_MAX_SERIES];
 	size_t ni = 0;
 	double top, bottom, lo = INFINITY, hi = 0;
 	int have_ref = !isnan(d->ref[COVERAGE]) || !isnan(d->ref[ACCURACY]);
@@ -228,6 +260,12 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 			 d->dropped_points, MAX_POINTS);
 		top = swt_chart_note_line(c, top, note);
 	}
+	for (size_t k = 0; k < d->nr_series; k++)
+		keys[k] = d->series[k].key;
+	swt_report_hidden_note(d->nr_series, keys, NR_METRICS, titles, memory_covers, d,
+			       "memory size", note, sizeof(note));
+	if (note[0])
+		top = swt_chart_note_line(c, top, note);
 	if (d->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
 	top = swt_report_address_notes(c, top, d->no_addresses);

@@ -67,56 +67,11 @@ static int covers(const struct series *a, const struct series *b, int max_pc, in
 
 static const char *const panel_names[NR_METRICS] = { "Coverage", "Pages read", "Read requests" };
 
-/*
- * Lines drawn later cover identical or nearly identical earlier ones (auto
- * is adaptive on a rotational device; none and oracle read the same pages):
- * say which lines are hidden, in every panel or in which, or a reader looks
- * for a legend entry's line in vain.
- */
-static void hidden_note(const struct sweep_data *d, char *out, size_t size)
+static int sweep_covers(const void *arg, size_t a, size_t b, int m)
 {
-	size_t len = 0;
+	const struct sweep_data *d = arg;
 
-	out[0] = '\0';
-	for (size_t j = 0; j < d->nr_series; j++) {
-		int shown[NR_METRICS] = { 1, 1, 1 };
-
-		for (size_t k = d->nr_series; k-- > j + 1;) {
-			int how[NR_METRICS], all = 1, worst = 2, n = 0;
-			char panels[64] = "";
-
-			for (int m = 0; m < NR_METRICS; m++) {
-				how[m] = shown[m] ? covers(&d->series[j], &d->series[k], d->max_pc, m) : 0;
-				all &= how[m] > 0;
-				if (how[m])
-					worst = SWT_MIN(worst, how[m]);
-			}
-			if (all) {
-				n = snprintf(out + len, size - len, "%s%s lies under %s, %s at every "
-					     "page-cluster", len ? "; " : "", d->series[j].key,
-					     d->series[k].key,
-					     worst == 2 ? "the same results" : "within 0.5 %");
-			} else {
-				for (int m = 0; m < NR_METRICS; m++)
-					if (how[m])
-						snprintf(panels + strlen(panels), sizeof(panels) - strlen(panels),
-							 "%s%s", panels[0] ? " and " : "", panel_names[m]);
-				if (!panels[0])
-					continue;
-				n = snprintf(out + len, size - len, "%s%s lies under %s in %s", len ? "; " : "",
-					     d->series[j].key, d->series[k].key, panels);
-			}
-			if (n < 0 || (size_t)n >= size - len) {
-				out[len] = '\0';
-				return;
-			}
-			len += (size_t)n;
-			for (int m = 0; m < NR_METRICS; m++)
-				shown[m] &= !how[m];
-			if (all)
-				break;
-		}
-	}
+	return covers(&d->series[a], &d->series[b], d->max_pc, m);
 }
 
 static int on_sweep(const void *arg, const struct swt_report_run *r)
@@ -230,7 +185,14 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 				ni);
 	if (d->keys.note[0])
 		top = swt_chart_note_line(c, top, d->keys.note);
-	hidden_note(d, note, sizeof(note));
+	{
+		const char *keys[SWT_REPORT_MAX_SERIES];
+
+		for (size_t k = 0; k < d->nr_series; k++)
+			keys[k] = d->series[k].key;
+		swt_report_hidden_note(d->nr_series, keys, NR_METRICS, panel_names, sweep_covers, d,
+				       "page-cluster", note, sizeof(note));
+	}
 	if (note[0]) {
 		top = swt_chart_note_line(c, top, note);
 	}

@@ -822,3 +822,56 @@ double swt_report_memory_note(const struct swt_report_ctx *rc, struct swt_chart 
 			 (double)rc->cache_pages * (double)rc->page_size / 1048576.0);
 	return swt_chart_note_line(c, y, note);
 }
+
+#define MAX_PANELS 8
+
+void swt_report_hidden_note(size_t nr_series, const char *const *keys, int nr_panels,
+			    const char *const *panel_names,
+			    int (*covers)(const void *arg, size_t a, size_t b, int m),
+			    const void *arg, const char *every, char *out, size_t size)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	nr_panels = SWT_MIN(nr_panels, MAX_PANELS);
+	for (size_t j = 0; j < nr_series; j++) {
+		int shown[MAX_PANELS];
+
+		for (int m = 0; m < nr_panels; m++)
+			shown[m] = 1;
+		for (size_t k = nr_series; k-- > j + 1;) {
+			int how[MAX_PANELS], all = 1, worst = 2, n = 0;
+			char panels[160] = "";
+
+			for (int m = 0; m < nr_panels; m++) {
+				how[m] = shown[m] ? covers(arg, j, k, m) : 0;
+				all &= how[m] > 0;
+				if (how[m])
+					worst = SWT_MIN(worst, how[m]);
+			}
+			if (all) {
+				n = snprintf(out + len, size - len, "%s%s lies under %s, %s at every %s",
+					     len ? "; " : "", keys[j], keys[k],
+					     worst == 2 ? "the same results" : "within 0.5 %", every);
+			} else {
+				for (int m = 0; m < nr_panels; m++)
+					if (how[m])
+						snprintf(panels + strlen(panels), sizeof(panels) - strlen(panels),
+							 "%s%s", panels[0] ? " and " : "", panel_names[m]);
+				if (!panels[0])
+					continue;
+				n = snprintf(out + len, size - len, "%s%s lies under %s in %s", len ? "; " : "",
+					     keys[j], keys[k], panels);
+			}
+			if (n < 0 || (size_t)n >= size - len) {
+				out[len] = '\0';
+				return;
+			}
+			len += (size_t)n;
+			for (int m = 0; m < nr_panels; m++)
+				shown[m] &= !how[m];
+			if (all)
+				break;
+		}
+	}
+}

@@ -172,6 +172,20 @@ int swt_report_runs_at(const struct swt_report_ctx *rc, int pc, const struct swt
 		       size_t *n, struct swt_report_keys *keys, struct swt_err *err);
 
 /*
+ * Lines drawn later cover identical or nearly identical earlier ones (auto
+ * is adaptive on a rotational device; none and oracle read the same
+ * pages): which lines are hidden, in every panel ("a lies under b, the same
+ * results at every EVERY") or in which ("a lies under b in Coverage"), or a
+ * reader looks for a legend entry's line in vain.  covers(arg, a, b, m):
+ * 2 when series b has a's values in panel m, 1 when within what the lines
+ * cannot show apart, 0 when a shows.  "" when none is hidden.
+ */
+void swt_report_hidden_note(size_t nr_series, const char *const *keys, int nr_panels,
+			    const char *const *panel_names,
+			    int (*covers)(const void *arg, size_t a, size_t b, int m),
+			    const void *arg, const char *every, char *out, size_t size);
+
+/*
  * The runs the answer names (report-answer.c): as traced, the kernel's
  * policy at its best, the best of the kernel's policies, of the others,
  * and the oracle; NULL where there is none.

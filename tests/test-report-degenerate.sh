@@ -309,7 +309,7 @@ done
 	-p "$longdir/libswt-policy-forward.so:pages=100" -c 2,3 "$WORK/names.db" > /dev/null ||
 	fail "names: plugin replay"
 cp "$WORK/sample.db" "$WORK/memtie.db"
-"$SWAPTRACE" replay -p fixed -p auto -c 3 -m 25%,100%,50% "$WORK/memtie.db" > /dev/null ||
+"$SWAPTRACE" replay -p fixed -p auto -p adaptive -c 3 -m 25%,100%,50% "$WORK/memtie.db" > /dev/null ||
 	fail "memtie: replay"
 cp "$WORK/sample.db" "$WORK/memother.db"
 "$SWAPTRACE" replay -p fixed -c 3 -m 25%,50% "$WORK/memother.db" > /dev/null ||
@@ -338,6 +338,9 @@ for c in ("sweep", "ra-window", "request-sizes"):
     assert not any("Replayed with" in n for n in meta("names", c)["notes"]), c
 tie = meta("memtie", "policy")
 assert not any("Replayed with" in n for n in tie["notes"]), tie["notes"]
+# auto is adaptive on this rotational capture: its line, under adaptive's, is named
+mem = meta("memtie", "memory")["notes"]
+assert "auto lies under adaptive, the same results at every memory size" in mem, mem
 for c in ("policy", "ra-window", "request-sizes", "timeline"):
     notes = meta("memother", c)["notes"]
     assert any(n.startswith("Replayed with 51 MiB of memory (25% of the capture's 205 MiB)")
