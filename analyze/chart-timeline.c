@@ -223,13 +223,16 @@ static void draw_shading(struct swt_chart *c, const struct swt_chart_panel *p,
 	cairo_restore(c->cr);
 }
 
+/* Swap-outs beyond this many times the swap-in scale go off it (draw_timeline). */
+#define OUT_OFF_SCALE 4
+
 static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *err)
 {
 	const struct timeline_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[4];
-	char title[300], desc[300], hit_label[360], miss_label[80], msg[300];
-	double top, bottom, hi = 0, bin_s = (double)d->bin_ns / 1e9, *xs = NULL, *ys = NULL;
+	char title[300], desc[300], hit_label[360], miss_label[80], msg[300], out_note[200] = "";
+	double top, bottom, hi = 0, hi_out = 0, bin_s = (double)d->bin_ns / 1e9, *xs = NULL, *ys = NULL;
 	double tick_h, label_h, axis_h, panel_h, y, gap = 12;
 	size_t ni = 0;
 	int64_t pts_in = 0, pts_out = 0, pts_sim = 0, total_in = 0;
@@ -270,7 +273,8 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 
 		total_in += s->total_in;
 		for (size_t b = 0; b < d->nr_bins; b++) {
-			hi = SWT_MAX(hi, (double)SWT_MAX(s->in[b], s->out[b]) / bin_s);
+			hi = SWT_MAX(hi, (double)s->in[b] / bin_s);
+			hi_out = SWT_MAX(hi_out, (double)s->out[b] / bin_s);
 			pts_in += s->total_in ? 1 : 0;
 			pts_out += s->total_out ? 1 : 0;
 		}
@@ -278,6 +282,22 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			hi = SWT_MAX(hi, (double)(s->hits[sc] + s->misses[sc]) / (double)d->shade_s);
 			pts_sim += s->hits[sc] + s->misses[sc] > 0;
 		}
+	}
+	/*
+	 * The question is when swap-ins would have hit: a burst of swap-outs
+	 * (the workload filling its memory) many times the swap-in rate would
+	 * flatten them and the shading into a strip.  Then the scale follows
+	 * the swap-ins, and the swap-out line is clipped, with a note.
+	 */
+	if (hi > 0 && hi_out > OUT_OFF_SCALE * hi) {
+		char peak[32];
+
+		swt_chart_format_int((int64_t)llround(hi_out), peak, sizeof(peak));
+		snprintf(out_note, sizeof(out_note), "Swap-outs peak at %s pages/s, off the scale: "
+			 "the panels are scaled to the swap-ins%s.", peak,
+			 shade ? " and the shading" : "");
+	} else {
+		hi = SWT_MAX(hi, hi_out);
 	}
 	items[ni++] = (struct swt_chart_legend_item){ "swap-in pages/s", swt_chart_color(0),
 						SWT_MARK_LINE };
@@ -320,6 +340,8 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			       msg);
 		top += 18;
 	}
+	if (out_note[0])
+		top = swt_chart_note_line(c, top, out_note);
 	if (shade && d->run->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
 	if (shade)
@@ -379,8 +401,10 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			draw_shading(c, &p, d, s);
 		for (size_t b = 0; b < d->nr_bins; b++)
 			ys[b] = (double)s->out[b] / bin_s;
+		swt_chart_panel_clip(c, &p);
 		swt_chart_panel_line(c, &p, xs, ys, d->nr_bins, swt_chart_color(3), 0,
 				     d->nr_bins < 30);
+		cairo_restore(c->cr);
 		for (size_t b = 0; b < d->nr_bins; b++)
 			ys[b] = (double)s->in[b] / bin_s;
 		swt_chart_panel_line(c, &p, xs, ys, d->nr_bins, swt_chart_color(0), 0,
