@@ -654,7 +654,18 @@ int swt_knobs_set(struct swt_knobs *k, const char *path, const char *value,
 		return swt_error(err, ret == -EACCES || ret == -EPERM ? SWT_EPERM : SWT_EIO,
 				 "cannot write '%s' to '%s': %s", value, path, strerror(-ret));
 	kn->changed = 1;
-	return 0;
+	/*
+	 * The kernel may keep another value than the one written (a buffer
+	 * size rounded up to whole pages): journaled too, as recovery will
+	 * read it.
+	 */
+	cur_text = swt_read_text(path, NULL);
+	cur = cur_text ? swt_knob_restore_value(cur_text) : NULL;
+	free(cur_text);
+	if (cur && strcmp(cur, value))
+		ret = journal_append(k, "set", path, kn->orig, cur, err);
+	free(cur);
+	return ret;
 }
 
 int swt_knobs_restore(struct swt_knobs *k, struct swt_err *err)

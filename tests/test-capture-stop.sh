@@ -28,6 +28,24 @@ wait_swapping() {
 	return 1
 }
 
+# capture_killed DIR [--blktrace]: a capture of `sleep 60` SIGKILLed once its
+# sleep runs (and, with --blktrace, its tracer is set); CAPPID is its pid
+capture_killed() {
+	local sleeper opt=${2:-}
+	"$SWAPTRACE" capture -q ${opt:+"$opt"} -o "$1" -- sleep 60 > /dev/null 2>&1 &
+	CAPPID=$!
+	BACKGROUND+=("$CAPPID")
+	for _ in $(seq 100); do
+		[ -d "$TRACEFS/instances/swaptrace-$CAPPID" ] && pgrep -x -P "$CAPPID" sleep > /dev/null &&
+			{ [ -z "$opt" ] || [ "$(cat "$TRACEFS/current_tracer")" = blk ]; } && break
+		sleep 0.1
+	done
+	sleeper=$(pgrep -x -P "$CAPPID" sleep)
+	kill -KILL "$CAPPID"
+	wait "$CAPPID" 2>/dev/null
+	[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
+}
+
 # 1. the workload killed half-way
 "$SWAPTRACE" capture -q -o "$WORK/killed" -- sh -c "$LONG" > /dev/null 2> "$WORK/killed.err" &
 CAPPID=$!
@@ -113,18 +131,7 @@ swt_ingest -q -o "$WORK/twice.db" "$WORK/twice" || fail "twice: ingest failed"
 # hold the top-level buffer.  The next capture replays the crash journal
 # the killed one left in /run/swaptrace and says so; afterwards the host is
 # as it was before either ran.
-"$SWAPTRACE" capture -q --blktrace -o "$WORK/sigkill" -- sleep 60 > /dev/null 2>&1 &
-CAPPID=$!
-BACKGROUND+=("$CAPPID")
-for _ in $(seq 100); do
-	[ -d "$TRACEFS/instances/swaptrace-$CAPPID" ] &&
-		[ "$(cat "$TRACEFS/current_tracer")" = blk ] && pgrep -x -P "$CAPPID" sleep > /dev/null && break
-	sleep 0.1
-done
-SLEEPER=$(pgrep -x -P "$CAPPID" sleep)
-kill -KILL "$CAPPID"
-wait "$CAPPID" 2>/dev/null
-[ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
+capture_killed "$WORK/sigkill" --blktrace
 [ -d "$TRACEFS/instances/swaptrace-$CAPPID" ] || fail "sigkill: no instance was left to clean up"
 check_eq "$(cat "$TRACEFS/current_tracer")" blk "sigkill: tracer left by the killed capture"
 [ -f "/run/swaptrace/capture-$CAPPID.undo" ] || fail "sigkill: no crash journal was left"
@@ -152,17 +159,7 @@ if [ -z "$other" ]; then
 	echo "note: no block device besides loop devices: the foreign blk trace case is skipped"
 else
 	buf_before=$(cat "$TRACEFS/buffer_size_kb")
-	"$SWAPTRACE" capture -q --blktrace -o "$WORK/sigkill2" -- sleep 60 > /dev/null 2>&1 &
-	CAPPID=$!
-	BACKGROUND+=("$CAPPID")
-	for _ in $(seq 100); do
-		[ "$(cat "$TRACEFS/current_tracer")" = blk ] && pgrep -x -P "$CAPPID" sleep > /dev/null && break
-		sleep 0.1
-	done
-	SLEEPER=$(pgrep -x -P "$CAPPID" sleep)
-	kill -KILL "$CAPPID"
-	wait "$CAPPID" 2>/dev/null
-	[ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
+	capture_killed "$WORK/sigkill2" --blktrace
 	# the admin's own trace, after cleaning up the instance by hand
 	rmdir "$TRACEFS/instances/swaptrace-$CAPPID"* 2>/dev/null
 	echo 3000 > "$TRACEFS/buffer_size_kb"
@@ -200,17 +197,7 @@ fi
 # its journal, and the next capture unmounts it (its own mount too).  Only
 # where this test mounted tracefs itself: nobody else is using it.
 if [[ " ${MOUNTS[*]} " == *" $TRACEFS "* ]] && umount "$TRACEFS" 2>/dev/null; then
-	"$SWAPTRACE" capture -q -o "$WORK/sigkill3" -- sleep 60 > /dev/null 2>&1 &
-	CAPPID=$!
-	BACKGROUND+=("$CAPPID")
-	for _ in $(seq 100); do
-		pgrep -x -P "$CAPPID" sleep > /dev/null && break
-		sleep 0.1
-	done
-	SLEEPER=$(pgrep -x -P "$CAPPID" sleep)
-	kill -KILL "$CAPPID"
-	wait "$CAPPID" 2>/dev/null
-	[ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
+	capture_killed "$WORK/sigkill3"
 	mountpoint -q "$TRACEFS" || fail "unmounted tracefs: the killed capture did not mount it"
 	grep -q "^mount $TRACEFS\$" "/run/swaptrace/capture-$CAPPID.undo" ||
 		fail "unmounted tracefs: the mount is not in the crash journal"
