@@ -777,6 +777,76 @@ TEST(crash_journal_leaves_settings_changed_since)
 	CHECK_INT(access(journal, F_OK), -1);
 }
 
+/*
+ * --blktrace grows the top-level buffer.  One the kernel never expanded
+ * reads "7 (expanded: 1408)" at the top and a bare "7" per CPU: it is
+ * grown through the top-level file, restored to 1408, never to a real
+ * 7 KiB buffer; an expanded one per CPU, restored to its size.
+ */
+TEST(blk_buffers_grow_and_restore)
+{
+	char dir[512], top[600], cpu0[600], cpu1[600];
+	struct swt_knobs k;
+	struct swt_err err = { 0 };
+	char *t;
+
+	snprintf(dir, sizeof(dir), "%s/fake-tracefs", scratch_dir());
+	snprintf(top, sizeof(top), "%s/buffer_size_kb", dir);
+	snprintf(cpu0, sizeof(cpu0), "%s/per_cpu/cpu0/buffer_size_kb", dir);
+	snprintf(cpu1, sizeof(cpu1), "%s/per_cpu/cpu1/buffer_size_kb", dir);
+	{
+		char path[600];
+
+		mkdir(dir, 0700);
+		snprintf(path, sizeof(path), "%s/per_cpu", dir);
+		mkdir(path, 0700);
+		for (int c = 0; c < 2; c++) {
+			snprintf(path, sizeof(path), "%s/per_cpu/cpu%d", dir, c);
+			mkdir(path, 0700);
+		}
+	}
+	/* unexpanded, grown past its expanded size: top-level, back to 1408 */
+	write_file(top, "7 (expanded: 1408)\n", 19);
+	write_file(cpu0, "7\n", 2);
+	write_file(cpu1, "7\n", 2);
+	swt_knobs_init(&k);
+	CHECK_INT(swt_blktracer_grow_buffers(&k, dir, 2, 4096, &err), 0);
+	t = slurp(top);
+	CHECK_STR(t, "4096");
+	free(t);
+	t = slurp(cpu1);
+	CHECK_STR(t, "7\n");
+	free(t);
+	CHECK_INT(swt_knobs_restore(&k, &err), 0);
+	t = slurp(top);
+	CHECK_STR(t, "1408");
+	free(t);
+	swt_knobs_release(&k);
+	/* unexpanded, wanted smaller than it expands to: nothing to write */
+	write_file(top, "7 (expanded: 1408)\n", 19);
+	swt_knobs_init(&k);
+	CHECK_INT(swt_blktracer_grow_buffers(&k, dir, 2, 512, &err), 0);
+	CHECK_INT((int)k.n, 0);
+	swt_knobs_release(&k);
+	/* expanded: each CPU grown, then restored */
+	write_file(top, "2048\n", 5);
+	write_file(cpu0, "2048\n", 5);
+	write_file(cpu1, "8192\n", 5);
+	swt_knobs_init(&k);
+	CHECK_INT(swt_blktracer_grow_buffers(&k, dir, 2, 4096, &err), 0);
+	t = slurp(cpu0);
+	CHECK_STR(t, "4096");
+	free(t);
+	t = slurp(cpu1);
+	CHECK_STR(t, "8192\n");	/* never shrunk */
+	free(t);
+	CHECK_INT(swt_knobs_restore(&k, &err), 0);
+	t = slurp(cpu0);
+	CHECK_STR(t, "2048");
+	free(t);
+	swt_knobs_release(&k);
+}
+
 /* ---- host facts ---------------------------------------------------------- */
 
 TEST(vmstat_counters)
