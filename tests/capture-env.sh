@@ -56,7 +56,7 @@ capture_cleanup() {
 	   [ "$(cat /proc/sys/vm/page-cluster)" != "$PAGE_CLUSTER_BEFORE" ]; then
 		echo "$PAGE_CLUSTER_BEFORE" > /proc/sys/vm/page-cluster
 	fi
-	rm -rf "$WORK"
+	lib_cleanup
 }
 trap capture_cleanup EXIT
 # a test stopped by ctest's timeout or ^C still cleans up

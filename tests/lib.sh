@@ -9,7 +9,18 @@ set -u -o pipefail
 
 TEST_NAME=$(basename "$0" .sh)
 WORK=$(mktemp -d "${SWT_BUILD_DIR}/tmp-${TEST_NAME}-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# The reference tools mount tracefs for themselves (`trace-cmd convert`
+# does, through libtracefs) and leave it mounted: a test puts the host back
+# as it found it.
+TRACEFS_UNMOUNTED_AT_START=0
+mountpoint -q /sys/kernel/tracing 2>/dev/null || TRACEFS_UNMOUNTED_AT_START=1
+lib_cleanup() {
+	rm -rf "$WORK"
+	if [ "$TRACEFS_UNMOUNTED_AT_START" = 1 ] && mountpoint -q /sys/kernel/tracing 2>/dev/null; then
+		umount /sys/kernel/tracing 2>/dev/null
+	fi
+}
+trap lib_cleanup EXIT
 FAILURES=0
 
 fail() {
