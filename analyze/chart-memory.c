@@ -195,6 +195,41 @@ static int memory_covers(const void *arg, size_t a, size_t b, int m)
 	return points ? same : 0;
 }
 
+#define MAX_MEMORY_TICKS 12
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Memory sweeps double and halve (25 %, 50 %, 100 %, 200 %): over a span
+ * of 4 times or more a linear axis crowds the small sizes into a corner.
+ * Then the axis is logarithmic, ticked at the sizes drawn (the same in
+ * every panel), those within a quarter of a kept one left out.  Returns
+ * how many ticks, 0 for a linear axis.
+ */
+static size_t log_ticks(const struct memory_data *d, double lo, double hi, double *out)
+{
+	double all[SWT_REPORT_MAX_SERIES * MAX_POINTS + 2];
+	size_t n = 0, kept = 0;
+
+	if (!(lo > 0) || hi / lo < 4)
+		return 0;
+	for (size_t k = 0; k < d->nr_series; k++)
+		for (size_t x = 0; x < d->series[k].n; x++)
+			all[n++] = mib(d, d->series[k].pages[x]);
+	if (d->rc->cache_pages > 0)
+		all[n++] = mib(d, d->rc->cache_pages);
+	qsort(all, n, sizeof(*all), cmp_double);
+	for (size_t i = 0; i < n && kept < MAX_MEMORY_TICKS; i++)
+		if (!kept || all[i] >= out[kept - 1] * 1.25)
+			out[kept++] = all[i];
+	return kept;
+}
+
 static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *err)
 {
 	static const char *const ylabels[NR_METRICS] = {
@@ -208,6 +243,8 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 	size_t key_colors[SWT_REPORT_MAX_SERIES];
 	char title[200], mark_label[200], ref_label[200], note[600];
 	const char *keys[SWT_REPORT_MAX_SERIES];
+	double ticks[MAX_MEMORY_TICKS];
+	size_t nticks;
 	size_t ni = 0;
 	double top, bottom, lo = INFINITY, hi = 0;
 	int have_ref = !isnan(d->ref[COVERAGE]) || !isnan(d->ref[ACCURACY]);
@@ -269,6 +306,7 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 	if (d->approximate)
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
 	top = swt_report_address_notes(c, top, d->no_addresses);
+	nticks = log_ticks(d, lo, hi, ticks);
 	for (int m = 0; m < NR_METRICS; m++) {
 		struct swt_chart_panel p = { 0 };
 		double ymax = 0;
@@ -277,9 +315,18 @@ static int draw_memory(struct swt_chart *c, const void *data, struct swt_err *er
 				     bottom - top - 6, NR_METRICS, 1, 28, 0, m);
 		p.title = titles[m];
 		p.xa.label = "memory of the traced task (MiB)";
-		/* a little margin keeps the end points off the axes */
-		p.xa.lo = lo - 0.04 * (hi - lo);
-		p.xa.hi = hi + 0.04 * (hi - lo);
+		if (nticks) {
+			/* a doubling sweep: log scale, ticks at the sizes drawn */
+			p.xa.log = 1;
+			p.xa.at = ticks;
+			p.xa.nat = nticks;
+			p.xa.lo = lo / 1.1;
+			p.xa.hi = hi * 1.1;
+		} else {
+			/* a little margin keeps the end points off the axes */
+			p.xa.lo = lo - 0.04 * (hi - lo);
+			p.xa.hi = hi + 0.04 * (hi - lo);
+		}
 		p.ya.label = ylabels[m];
 		p.ya.fmt = m == PAGES_PER_FAULT ? SWT_FMT_NUMBER : SWT_FMT_PERCENT;
 		p.ya.zero = 1;

@@ -375,6 +375,13 @@ static void log_ticks(struct swt_chart_axis *a, int max_ticks)
 
 	if (!isfinite(hi) || hi <= lo)
 		hi = lo * 10;
+	if (a->nat) {
+		/* ticks given: the range as given too */
+		a->min = lo;
+		a->max = hi;
+		a->step = 1;
+		return;
+	}
 	a->min = lo;
 	a->max = pow(10, ceil(log10(hi) - 1e-9));
 	if (a->max <= a->min)
@@ -501,6 +508,11 @@ void swt_chart_axis_format(const struct swt_chart_axis *a, double v, char *buf, 
 		size_t i = (size_t)llround(v);
 
 		snprintf(buf, size, "%s", i < a->ncats && a->cats ? a->cats[i] : "");
+		return;
+	}
+	if (a->log && a->nat) {
+		/* given values (MiB of memory): whole from 10 on */
+		format_tick(buf, size, v >= 10 ? 0 : 1, v, "");
 		return;
 	}
 	if (a->log) {
@@ -636,6 +648,12 @@ static size_t tick_values(const struct swt_chart_axis *a, double *out)
 {
 	size_t n = 0;
 
+	if (a->log && a->nat) {
+		for (size_t i = 0; i < a->nat && n < MAX_TICKS; i++)
+			if (a->at[i] >= a->min * (1 - 1e-9) && a->at[i] <= a->max * (1 + 1e-9))
+				out[n++] = a->at[i];
+		return n;
+	}
 	if (a->log) {
 		double e = ceil(log10(a->min) - 1e-9);
 

@@ -235,6 +235,13 @@ struct swt_chart_axis {
 	const char *const *cats;	/* category axis when ncats > 0 */
 	size_t ncats;
 	int hide_ticks;		/* draw no tick labels (shared with a panel below) */
+	/*
+	 * Ticks at these values (ascending) instead of chosen ones, on a log
+	 * axis whose range is then lo..hi as given: the sizes a sweep
+	 * replayed, say.  NULL: chosen.
+	 */
+	const double *at;
+	size_t nat;
 };
 
 /*

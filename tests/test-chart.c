@@ -154,6 +154,23 @@ TEST(axis_formats)
 	CHECK_STR(buf, "1");
 }
 
+/* A log axis ticked at given values (a memory sweep's sizes): its range as given, whole labels. */
+TEST(log_axis_at_given_values)
+{
+	static const double at[] = { 51.25, 102.5, 205, 410, 820 };
+	struct swt_chart_axis a = { .log = 1, .lo = 46.6, .hi = 902, .at = at, .nat = 5 };
+	char buf[64];
+
+	swt_chart_axis_ticks(&a, 5);
+	CHECK(fabs(a.min - 46.6) < 1e-9 && fabs(a.max - 902) < 1e-9);
+	swt_chart_axis_format(&a, at[0], buf, sizeof(buf));
+	CHECK_STR(buf, "51");
+	swt_chart_axis_format(&a, 820, buf, sizeof(buf));
+	CHECK_STR(buf, "820");
+	swt_chart_axis_format(&a, 6.5, buf, sizeof(buf));
+	CHECK_STR(buf, "6.5");
+}
+
 TEST(integer_formats)
 {
 	char buf[48];
