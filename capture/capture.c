@@ -41,6 +41,12 @@
 
 #define DRAIN_MS 100		/* longest wait between ring-buffer drains */
 #define TICK_MS 1000		/* target pids, maps snapshots, device checks */
+/*
+ * A command's own maps, read more often: a workload that runs under a
+ * second would otherwise be seen only before its exec (as the shell that
+ * started it), and its mappings never.
+ */
+#define COMMAND_MAPS_MS 100
 #define DRAIN_ROUNDS 64		/* splices per CPU per drain (64 KiB each) */
 #define INFLIGHT_WAIT_MS 2000	/* for a finished command's last I/O to complete */
 #define COMMAND_GRACE_MS 10000	/* after a forwarded stop signal */
@@ -1085,6 +1091,7 @@ static void wait_command(struct swt_capture *c, struct swt_capture_stop *stop)
 int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct swt_err *err)
 {
 	uint64_t start = now_ns(), next_tick = start + TICK_MS * 1000000ull, deadline = 0;
+	uint64_t next_maps = start + COMMAND_MAPS_MS * 1000000ull;
 	uint64_t grace = 0;
 	struct pollfd *pfd;
 	size_t npfd = 0;
@@ -1122,6 +1129,12 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 			if (ret)
 				break;
 			next_tick = now + TICK_MS * 1000000ull;
+		} else if (c->target.kind == SWT_TARGET_COMMAND && now >= next_maps) {
+			/* one process, and written only when its maps changed */
+			ret = swt_target_snapshot(&c->target, err);
+			if (ret)
+				break;
+			next_maps = now + COMMAND_MAPS_MS * 1000000ull;
 		}
 		if (c->target.kind == SWT_TARGET_COMMAND && swt_target_poll(&c->target)) {
 			c->end = c->forwarded ? SWT_CAPTURE_END_SIGNAL : SWT_CAPTURE_END_COMMAND;
