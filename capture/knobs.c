@@ -130,7 +130,8 @@ char *swt_knob_restore_value(const char *text)
 
 /*
  * ---- the crash journal: one record per line, "set PATH\tORIGINAL\tWRITTEN"
- * (before each write; journals of older swaptraces lack WRITTEN) or "mkdir PATH"
+ * (before each write; journals of older swaptraces lack WRITTEN), "mkdir
+ * PATH" or "mount PATH"
  */
 
 static size_t escape_into(char *out, const char *in)
@@ -165,19 +166,19 @@ static void unescape_in_place(char *s)
 	*o = '\0';
 }
 
-static int journal_append(struct swt_knobs *k, const char *verb, const char *path,
-			  const char *value, const char *written, struct swt_err *err)
+/*
+ * One journal line, "VERB PATH[\tVALUE[\tWRITTEN]]\n", escaped; malloc'ed,
+ * its length in *len.  NULL when out of memory.
+ */
+static char *format_record(const char *verb, const char *path, const char *value,
+			   const char *written, size_t *len)
 {
-	size_t cap = strlen(verb) + 2 * strlen(path) + (value ? 2 * strlen(value) : 0) +
-		     (written ? 2 * strlen(written) : 0) + 5, n;
-	char *line;
-	int ret = 0;
+	char *line = malloc(strlen(verb) + 2 * strlen(path) + (value ? 2 * strlen(value) : 0) +
+			    (written ? 2 * strlen(written) : 0) + 5);
+	size_t n;
 
-	if (k->journal_fd < 0)
-		return 0;
-	line = malloc(cap);
 	if (!line)
-		return swt_error(err, SWT_ENOMEM, "out of memory");
+		return NULL;
 	n = (size_t)sprintf(line, "%s ", verb);
 	n += escape_into(line + n, path);
 	if (value) {
@@ -189,6 +190,22 @@ static int journal_append(struct swt_knobs *k, const char *verb, const char *pat
 		n += escape_into(line + n, written);
 	}
 	line[n++] = '\n';
+	*len = n;
+	return line;
+}
+
+static int journal_append(struct swt_knobs *k, const char *verb, const char *path,
+			  const char *value, const char *written, struct swt_err *err)
+{
+	char *line;
+	size_t n;
+	int ret = 0;
+
+	if (k->journal_fd < 0)
+		return 0;
+	line = format_record(verb, path, value, written, &n);
+	if (!line)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
 	/* one write per record: a kill between records leaves whole lines */
 	if (swt_write_all(k->journal_fd, line, n))
 		ret = swt_error(err, SWT_EIO, "'%s': cannot journal a change: %s", k->journal_path,
@@ -284,6 +301,7 @@ static int is_current_tracer(const char *path)
 struct journal_record {
 	int set;		/* 1: set, 0: mkdir or mount */
 	int mount;		/* 1: mount */
+	int superseded;		/* set: a later record writes the same path */
 	char *path, *orig, *written;	/* written NULL: an older swaptrace's record */
 };
 
@@ -387,24 +405,12 @@ static int is_top_level(const char *path)
 /* Put a record back in the journal, for a later capture to replay; 0 or -errno. */
 static int keep_record(FILE *f, const struct journal_record *r)
 {
-	char *line = malloc(2 * (strlen(r->path) + (r->orig ? strlen(r->orig) : 0) +
-				 (r->written ? strlen(r->written) : 0)) + 16);
-	size_t n = 0;
+	size_t n;
+	char *line = format_record(r->mount ? "mount" : "set", r->path, r->orig, r->written, &n);
 	int ret = 0;
 
 	if (!line)
 		return -ENOMEM;
-	n += (size_t)sprintf(line, r->mount ? "mount " : "set ");
-	n += escape_into(line + n, r->path);
-	if (r->orig) {
-		line[n++] = '\t';
-		n += escape_into(line + n, r->orig);
-	}
-	if (r->written) {
-		line[n++] = '\t';
-		n += escape_into(line + n, r->written);
-	}
-	line[n++] = '\n';
 	if (fwrite(line, 1, n, f) != n)
 		ret = -EIO;
 	free(line);
@@ -432,6 +438,10 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 		if (!parse_record(l, &recs[n]))
 			n++;
 	}
+	/* a path written several times: its newest record restores it, once */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n && recs[i].set && !recs[i].superseded; j++)
+			recs[i].superseded = recs[j].set && !strcmp(recs[j].path, recs[i].path);
 	/*
 	 * Someone's blk trace runs (a disk the dead capture did not enable
 	 * is traced): the top-level tracer settings are theirs to use now;
@@ -444,7 +454,7 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 		f = fopen(later, "we");
 	for (size_t i = n; i-- > 0;) {
 		const struct journal_record *r = &recs[i];
-		int newest = 1, ret;
+		int ret;
 
 		if (r->mount) {
 			/* the oldest record, so replayed last: the instances are gone */
@@ -468,10 +478,7 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 			}
 			continue;
 		}
-		/* a path written several times: its newest record restores it, once */
-		for (size_t j = i + 1; j < n && newest; j++)
-			newest = !recs[j].set || strcmp(recs[j].path, r->path);
-		if (!newest)
+		if (r->superseded)
 			continue;
 		if (foreign && is_top_level(r->path)) {
 			/* the journal keeps records oldest first, as it was written */
@@ -496,14 +503,10 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 	if (deferred || keep_mount) {
 		int ret = f ? 0 : -ENOMEM;
 
-		for (size_t i = 0; i < n && !ret; i++) {
-			int newest = 1;
-
-			for (size_t j = i + 1; j < n && newest; j++)
-				newest = !recs[j].set || strcmp(recs[j].path, recs[i].path);
-			if (recs[i].mount || (recs[i].set && newest && is_top_level(recs[i].path)))
+		for (size_t i = 0; i < n && !ret; i++)
+			if (recs[i].mount ||
+			    (recs[i].set && !recs[i].superseded && is_top_level(recs[i].path)))
 				ret = keep_record(f, &recs[i]);
-		}
 		if (f && fclose(f) && !ret)
 			ret = -EIO;
 		f = NULL;
