@@ -259,7 +259,6 @@ int swt_blktracer_grow_buffers(struct swt_knobs *k, const char *dir, unsigned nc
 			       struct swt_err *err)
 {
 	char want[32], path[4096], *top;
-	const char *expanded;
 	int ret;
 
 	/*
@@ -272,14 +271,17 @@ int swt_blktracer_grow_buffers(struct swt_knobs *k, const char *dir, unsigned nc
 	top = swt_read_text(path, NULL);
 	if (!top)
 		return swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
-	expanded = strstr(top, "(expanded: ");
-	if (expanded) {
+	if (strstr(top, "(expanded: ")) {
+		/* the size it expands to, as restoring reads it */
+		char *exp = swt_knob_restore_value(top);
 		uint64_t exp_kb = 0;
 
-		expanded += strlen("(expanded: ");
-		exp_kb = strtoull(expanded, NULL, 10);
-		snprintf(want, sizeof(want), "%llu", (unsigned long long)SWT_MAX(exp_kb, (uint64_t)kb));
 		free(top);
+		if (!exp)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		swt_parse_u64(exp, &exp_kb);
+		free(exp);
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)SWT_MAX(exp_kb, (uint64_t)kb));
 		return set_knob(k, dir, "buffer_size_kb", want, err);
 	}
 	free(top);
