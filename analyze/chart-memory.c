@@ -101,9 +101,7 @@ static void load_capture(struct memory_data *d)
 	const struct swt_report_ctx *rc = d->rc;
 	int64_t limit = swt_store_query_int(rc->st, "SELECT mem_limit_bytes FROM capture", SWT_NULL);
 
-	d->page_size = swt_store_query_int(rc->st, "SELECT page_size FROM capture", 4096);
-	if (d->page_size < 512 || d->page_size > (1 << 24))
-		d->page_size = 4096;	/* a damaged capture row: the charts' unit elsewhere too */
+	d->page_size = rc->page_size;	/* checked there against a damaged capture row */
 	d->limit_mib = limit > 0 && limit != SWT_NULL ? (double)limit / 1048576.0 : NAN;
 	/* the default memory is the limit in whole pages (swt_replay_default_cache_pages) */
 	d->compared_is_limit = limit > 0 && limit != SWT_NULL &&
