@@ -166,11 +166,11 @@ static void breakable_spec(const char *spec, char *out, size_t size)
 {
 	size_t at = 0;
 
-	for (; *spec && at + 4 < size; spec++) {
+	for (; *spec && at + 1 + SWT_CHART_BREAK_LEN < size; spec++) {
 		out[at++] = *spec;
 		if (*spec == ',' || *spec == ':') {
-			memcpy(out + at, "\xe2\x80\x8b", 3);
-			at += 3;
+			memcpy(out + at, SWT_CHART_BREAK, SWT_CHART_BREAK_LEN);
+			at += SWT_CHART_BREAK_LEN;
 		}
 	}
 	out[at] = '\0';
@@ -266,14 +266,14 @@ static int labels_fit(struct swt_chart *c, const struct layout_data *d, const ch
 			double w;
 
 			/* words end at spaces, line breaks and the zero-width spaces */
-			while (*s && *s != ' ' && *s != '\n' && strncmp(s, "\xe2\x80\x8b", 3) &&
+			while (*s && *s != ' ' && *s != '\n' && strncmp(s, SWT_CHART_BREAK, SWT_CHART_BREAK_LEN) &&
 			       n + 1 < sizeof(word))
 				word[n++] = *s++;
 			word[n] = '\0';
 			swt_chart_text_size(c, SWT_FONT_TICK, 0, word, &w, NULL);
 			if (w > band)
 				return 0;
-			s += !strncmp(s, "\xe2\x80\x8b", 3) ? 3 : *s != '\0';
+			s += !strncmp(s, SWT_CHART_BREAK, SWT_CHART_BREAK_LEN) ? SWT_CHART_BREAK_LEN : *s != '\0';
 		}
 	}
 	return 1;

@@ -127,8 +127,8 @@ static void meta_panel(struct swt_chart *c, const struct swt_chart_panel *pn, in
 			 * without the zero-width spaces that let them wrap
 			 */
 			for (const char *s = pn->xa.cats[i]; *s; s++) {
-				if (!strncmp(s, "\xe2\x80\x8b", 3)) {
-					s += 2;
+				if (!strncmp(s, SWT_CHART_BREAK, SWT_CHART_BREAK_LEN)) {
+					s += SWT_CHART_BREAK_LEN - 1;
 					continue;
 				}
 				*cats++ = *s == '\n' ? ' ' : *s;

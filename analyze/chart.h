@@ -42,6 +42,12 @@ struct swt_chart_rgb {
 
 /* Okabe-Ito, reordered so the first colours are the most distinct. */
 #define SWT_PALETTE_SIZE 8
+/*
+ * U+200B ZERO WIDTH SPACE: where a label may wrap without a space (after
+ * "," and ":" of a layout spec); the metadata leaves it out.
+ */
+#define SWT_CHART_BREAK "\xe2\x80\x8b"
+#define SWT_CHART_BREAK_LEN 3
 struct swt_chart_rgb swt_chart_color(size_t i);	/* series i, cycling */
 extern const struct swt_chart_rgb SWT_RGB_BLACK, SWT_RGB_TEXT, SWT_RGB_MUTED, SWT_RGB_GRID,
 	SWT_RGB_WHITE;
