@@ -134,8 +134,8 @@ int swt_target_start(struct swt_target *t, const char *name, struct swt_err *err
 		while (waitpid(t->child, &t->status, 0) < 0 && errno == EINTR)
 			;
 		t->exited = 1;
-		return swt_error(err, e == ENOENT ? SWT_ENOENT : SWT_EPERM, "cannot run '%s': %s", name,
-				 strerror(e));
+		return swt_error(err, e == ENOENT ? SWT_ENOCMD : SWT_ENOEXEC, "cannot run '%s': %s",
+				 name, strerror(e));
 	}
 	return 0;
 }
@@ -254,22 +254,43 @@ int swt_target_attach_cgroup(struct swt_target *t, const char *path, struct swt_
 	return 0;
 }
 
-/* Append the numbers of a whitespace-separated list not yet in t->tids. */
+/*
+ * The next id of a list of pids or tids, as /proc, cgroup files and the
+ * lists built here separate them (spaces, newlines), moving *p past it;
+ * anything else is skipped.  0 at the end of the list.
+ */
+static long next_id(const char **p)
+{
+	const char *s = *p;
+
+	while (*s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s) {
+			s++;
+			continue;
+		}
+		s = end;
+		if (v > 0) {
+			*p = s;
+			return v;
+		}
+	}
+	*p = s;
+	return 0;
+}
+
+/* Append the ids of a list not yet in t->tids. */
 static int add_new(struct swt_target *t, const char *list, char **buf, size_t *len, size_t *cap)
 {
 	const char *p = list;
+	long v;
 
-	while (*p) {
-		char *end;
-		long v = strtol(p, &end, 10);
+	while ((v = next_id(&p))) {
 		uint64_t dummy;
 
-		if (end == p) {
-			p++;
-			continue;
-		}
-		p = end;
-		if (v <= 0 || swt_map_get(&t->tids, (uint64_t)v, 0, &dummy))
+		if (swt_map_get(&t->tids, (uint64_t)v, 0, &dummy))
 			continue;
 		if (swt_map_put(&t->tids, (uint64_t)v, 0, 1) ||
 		    swt_grow((void **)buf, cap, *len + 24, 1))
@@ -312,29 +333,29 @@ static int list_dir_numbers(const char *dir, char **out)
 static int process_tree(pid_t root, char **out)
 {
 	size_t len = 0, cap = 0;
-	char *list = NULL, *next;
+	char *list = NULL;
+	const char *next;
+	long pid;
 	int ret = -1;
 
 	*out = NULL;
 	if (swt_grow((void **)&list, &cap, 32, 1))
 		return -1;
 	len = (size_t)sprintf(list, "%d ", (int)root);
-	for (next = list; *next;) {
-		char *end, path[96], *tasks = NULL;
-		long pid = strtol(next, &end, 10);
+	for (next = list; (pid = next_id(&next));) {
+		char path[96], *tasks = NULL;
+		const char *t;
+		long tid;
 
-		next = end + (*end == ' ');
 		snprintf(path, sizeof(path), "/proc/%ld/task", pid);
 		if (list_dir_numbers(path, &tasks)) {
 			if (pid == root)
 				goto out;	/* the target itself is gone */
 			continue;	/* a child that exited meanwhile */
 		}
-		for (char *t = tasks; *t;) {
-			long tid = strtol(t, &end, 10);
+		for (t = tasks; (tid = next_id(&t));) {
 			char *kids;
 
-			t = end + (*end == ' ');
 			snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", pid, tid);
 			kids = swt_read_text(path, NULL);
 			if (kids && *kids) {
@@ -383,11 +404,10 @@ int swt_target_new_tids(struct swt_target *t, char **buf, struct swt_err *err)
 			return swt_error(err, SWT_ENOENT, "process %d: %s", (int)t->pid,
 					 strerror(errno));
 		/* every thread of the process and of the children it already has */
-		for (char *p = tree; *p && !ret;) {
-			char *end;
-			long pid = strtol(p, &end, 10);
+		const char *p = tree;
+		long pid;
 
-			p = end + (*end == ' ');
+		while (!ret && (pid = next_id(&p))) {
 			snprintf(path, sizeof(path), "/proc/%ld/task", pid);
 			if (list_dir_numbers(path, &list))
 				continue;	/* exited meanwhile */
@@ -625,6 +645,7 @@ void swt_target_follow_memcg(struct swt_target *t)
 int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 {
 	char path[PATH_MAX + 32], *list = NULL;
+	long pid;
 	int ret = 0;
 
 	switch (t->kind) {
@@ -637,13 +658,8 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 		/* the process and its children: VMA replay wants each one's map */
 		if (process_tree(t->pid, &list))
 			break;	/* gone: its last maps stay */
-		for (char *p = list; *p && !ret;) {
-			char *end;
-			long pid = strtol(p, &end, 10);
-
-			p = end + (*end == ' ');
+		for (const char *p = list; !ret && (pid = next_id(&p));)
 			ret = snapshot_proc(t, (pid_t)pid, err);
-		}
 		free(list);
 		list = NULL;
 		if (!t->memcg)
@@ -652,16 +668,9 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 	case SWT_TARGET_CGROUP:
 		snprintf(path, sizeof(path), "%s/cgroup.procs", t->cgroup_dir);
 		list = swt_read_text(path, NULL);
-		for (char *p = list; p && *p && !ret;) {
-			char *end;
-			long pid = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			p = end;
-			if (pid > 0)
-				ret = snapshot_proc(t, (pid_t)pid, err);
-			if (!t->memcg && pid > 0)
+		for (const char *p = list ? list : ""; !ret && (pid = next_id(&p));) {
+			ret = snapshot_proc(t, (pid_t)pid, err);
+			if (!t->memcg)
 				t->memcg = memcg_of(t, (pid_t)pid);
 		}
 		free(list);

@@ -202,8 +202,10 @@ int cmd_capture(int argc, char **argv)
 	if (swt_capture_create(&o, &cap, &err)) {
 		cli_fail("capture", &err);
 		/* as a shell says it: 127 not found, 126 found but not runnable */
-		if (o.argv && strstr(err.msg, "cannot run '"))
-			return err.code == SWT_ENOENT ? 127 : 126;
+		if (err.code == SWT_ENOCMD)
+			return 127;
+		if (err.code == SWT_ENOEXEC)
+			return 126;
 		return SWT_EXIT_FAIL;
 	}
 	if (!quiet)

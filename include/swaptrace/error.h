@@ -31,7 +31,9 @@ extern "C" {
 	E(NOTSUP, "not supported by this kernel or build")                   \
 	E(BUSY, "resource busy")                                             \
 	E(STATE, "invalid state")                                            \
-	E(INTR, "interrupted")
+	E(INTR, "interrupted")                                               \
+	E(NOCMD, "command not found")                                        \
+	E(NOEXEC, "command found but not runnable")
 
 #define SWT_ERRNO_ENUM(name, text) SWT_E##name,
 enum swt_errno { SWT_ERRORS(SWT_ERRNO_ENUM) SWT_E__COUNT };
