@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "strbuf.h"
 #include "swaptrace/version.h"
 
 static const struct swt_cmd commands[] = {
@@ -82,16 +83,12 @@ int cli_failf(const char *verb, int status, const char *fmt, ...)
 
 void cli_json_string(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
+	struct swt_sbuf b;
+
+	swt_sbuf_init(&b);
+	swt_sbuf_json(&b, s);
+	fputs(b.oom ? "null" : b.s, stdout);
+	swt_sbuf_release(&b);
 }
 
 void cli_warn(const char *verb, const char *msg)

@@ -118,6 +118,13 @@ plugin="$SWT_BUILD_DIR/samples/libswt-policy-forward.so"
 "$SWAPTRACE" replay --no-store --json -p "$plugin:pages=8" -c 3 "$db" > "$WORK/plugin.json" ||
 	fail "template plugin"
 check_eq "$(json_get "$WORK/plugin.json" 'd["runs"][0]["totals"]["ra_pages"] > 0')" True "template plugin reads ahead"
+# a path that is not UTF-8 (a Latin-1 file name) still gives valid JSON
+latin1=$(printf '%s/caf\351 "q".so' "$WORK")
+cp "$plugin" "$latin1"
+"$SWAPTRACE" replay --no-store --json -p "$latin1" -c 3 "$db" > "$WORK/latin1.json" ||
+	fail "plugin with a Latin-1 path"
+check_eq "$(json_get "$WORK/latin1.json" 'd["runs"][0]["policy"].endswith("caf\ufffd \"q\".so")')" True \
+	"a Latin-1 plugin path is valid JSON, the byte as U+FFFD"
 bad="$SWT_BUILD_DIR/tests/plugins"
 expect_fail() { # pattern args...
 	local pattern=$1; shift
