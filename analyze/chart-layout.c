@@ -279,6 +279,53 @@ static int labels_fit(struct swt_chart *c, const struct layout_data *d, const ch
 	return 1;
 }
 
+/* Did the run read ahead by virtual address (VMA readahead) on most of its misses? */
+static int took_vma_readahead(const struct swt_report_run *r)
+{
+	return r->vma_windows > 0 && r->vma_windows * 2 >= r->misses;
+}
+
+/* The keys of the columns that did (vma 1) or did not read ahead by address, "a, b and c". */
+static size_t list_layouts(const struct layout_data *d, int vma, char *out, size_t size)
+{
+	size_t n = 0, at = 0;
+
+	for (size_t i = 0; i < d->nr_cols; i++)
+		n += took_vma_readahead(d->cols[i].run) == vma;
+	out[0] = '\0';
+	for (size_t i = 0, k = 0; i < d->nr_cols && at < size; i++) {
+		if (took_vma_readahead(d->cols[i].run) != vma)
+			continue;
+		k++;
+		at += (size_t)snprintf(out + at, size - at, "%s%s",
+				       k == 1 ? "" : k == n ? " and " : ", ", d->cols[i].key);
+	}
+	return n;
+}
+
+/*
+ * auto takes VMA readahead only where no device is rotational, so its
+ * layouts may differ in mechanism more than in placement: say which took
+ * which.  Nothing to say for a policy that always reads the same way.
+ */
+static void mechanism_note(const struct layout_data *d, char *note, size_t size)
+{
+	char by_address[MAX_LAYOUTS * 210], by_slot[MAX_LAYOUTS * 210];
+	size_t nvma = list_layouts(d, 1, by_address, sizeof(by_address));
+
+	list_layouts(d, 0, by_slot, sizeof(by_slot));
+	note[0] = '\0';
+	if (!nvma || !strcmp(d->anchor->policy, "vma"))
+		return;
+	if (nvma == d->nr_cols)
+		snprintf(note, size, "%s read ahead by virtual address (VMA readahead) on every "
+			 "layout here.", d->anchor->label);
+	else
+		snprintf(note, size, "%s read ahead by virtual address (VMA readahead) on %s, where "
+			 "no device is rotational, and by swap slot (cluster readahead) on %s.",
+			 d->anchor->label, by_address, by_slot);
+}
+
 static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *err)
 {
 	static const char *const titles[NR_METRICS] = {
@@ -289,7 +336,7 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 	};
 	const struct layout_data *d = data;
 	struct swt_chart_legend_item items[MAX_SEGMENTS + 1];
-	char title[400], names[MAX_SEGMENTS][48], note[400];
+	char title[400], names[MAX_SEGMENTS][48], note[400], mechanism[MAX_LAYOUTS * 440];
 	const char *cats[MAX_LAYOUTS];
 	double top, bottom;
 	static const char *const lower_titles[NR_METRICS] = {
@@ -355,6 +402,9 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 			break;
 		}
 	}
+	mechanism_note(d, mechanism, sizeof(mechanism));
+	if (mechanism[0])
+		top = swt_chart_note_line(c, top, mechanism);
 	if (!labels_fit(c, d, cats, top, bottom)) {
 		/* letters on the axis, the layouts spelled out above the panels */
 		static const char *const letters[MAX_LAYOUTS] = { "A", "B", "C", "D", "E", "F",

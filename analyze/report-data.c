@@ -313,7 +313,9 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		"SELECT id, policy, params, page_cluster, cache_pages, layout, approximate,"
 		" faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted,"
 		" read_requests, read_merges, accuracy, coverage, avg_request_kib,"
-		" coalesce(replay_ns, -1), created"
+		" coalesce(replay_ns, -1), created,"
+		" (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = run.id"
+		"  AND h.partition = -1 AND h.kind = 'ra_window_vma')"
 		" FROM run ORDER BY id", &s, err);
 	if (ret)
 		return ret;
@@ -350,6 +352,7 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		r->avg_request_kib = column_real(s, 18);
 		r->replay_ns = sqlite3_column_int64(s, 19);
 		r->created = dup_text(s, 20, &oom);
+		r->vma_windows = sqlite3_column_int64(s, 21);
 		if (!r->policy || !r->layout)
 			oom = 1;	/* NOT NULL columns: only allocation can fail */
 		problem = oom ? NULL : run_row_problem(r);

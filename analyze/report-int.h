@@ -61,6 +61,8 @@ struct swt_report_run {
 	int64_t faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted;
 	int64_t read_requests, read_merges, replay_ns;
 	double accuracy, coverage, avg_request_kib;	/* NaN when NULL */
+	/* misses whose window went by virtual address: VMA readahead ('ra_window_vma') */
+	int64_t vma_windows;
 	/* legend name of the run's series across page-cluster values (owned) */
 	char *key;
 	/* the key's palette colour, the same in every chart (name_runs) */

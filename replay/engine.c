@@ -1574,10 +1574,18 @@ static void read_block(struct engine *e, const struct swt_replay_fault *f,
 	part->series[sec].pages_read += nreads;
 }
 
-/* A window the policy chose, by size, into the partition's histogram. */
-static inline void count_window(struct swt_replay_part *part, uint32_t size)
+/*
+ * A window the policy chose, by size, into the partition's histogram; a
+ * window by virtual page into the VMA one too, which tells a report what
+ * auto took on each layout.
+ */
+static inline void count_window(struct swt_replay_part *part, uint32_t size, uint32_t kind)
 {
-	part->window_hist[size < SWT_REPLAY_MAX_WINDOW ? size : SWT_REPLAY_MAX_WINDOW]++;
+	size_t bucket = size < SWT_REPLAY_MAX_WINDOW ? size : SWT_REPLAY_MAX_WINDOW;
+
+	part->window_hist[bucket]++;
+	if (kind == SWT_WINDOW_VPAGES)
+		part->vpage_window_hist[bucket]++;
 }
 
 /* What a fast path (replay.h) reads of the fault: slot, area_slots, flags. */
@@ -1697,7 +1705,7 @@ static int on_fault(struct engine *e, size_t fi)
 	}
 	if (e->fast && ret) {
 		/* the window as a block: what window_is_block would find in its list */
-		count_window(part, b.size);
+		count_window(part, b.size, b.kind);
 		first = b.first;
 		count = b.count;
 		if (b.kind == SWT_WINDOW_VPAGES) {
@@ -1724,7 +1732,7 @@ static int on_fault(struct engine *e, size_t fi)
 			return bad_window_buffer(e, fi);
 		if (win.count > win.capacity)
 			win.count = win.capacity;
-		count_window(part, win.size);
+		count_window(part, win.size, win.kind);
 		is_block = window_is_block(&win, f->slot, &first);
 		count = win.count;
 	}

@@ -204,6 +204,8 @@ struct swt_replay_part {
 	struct swt_replay_metrics m;
 	uint64_t *request_hist;		/* [max_request_pages + 1], pages per read request */
 	uint64_t window_hist[SWT_REPLAY_MAX_WINDOW + 1];
+	/* of those, the windows by virtual page (VMA readahead), by size */
+	uint64_t vpage_window_hist[SWT_REPLAY_MAX_WINDOW + 1];
 	struct swt_replay_series_point *series;	/* [nr_seconds] */
 };
 

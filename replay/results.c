@@ -63,7 +63,7 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 		     int64_t *run_id, struct swt_err *err)
 {
 	sqlite3_stmt *run = NULL, *part = NULL, *hist = NULL, *series = NULL;
-	uint64_t *all_win = NULL, *all_req = NULL;
+	uint64_t *all_win = NULL, *all_vpage_win = NULL, *all_req = NULL;
 	char created[32], params[1024] = "";
 	time_t now = time(NULL);
 	struct tm tm;
@@ -131,8 +131,9 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 		goto out;
 
 	all_win = calloc(SWT_REPLAY_MAX_WINDOW + 1, sizeof(*all_win));
+	all_vpage_win = calloc(SWT_REPLAY_MAX_WINDOW + 1, sizeof(*all_vpage_win));
 	all_req = calloc(r->max_request_pages + 1, sizeof(*all_req));
-	if (!all_win || !all_req) {
+	if (!all_win || !all_vpage_win || !all_req) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -148,10 +149,15 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 			ret = put_hist(st, hist, *run_id, in->areas[i].id, "ra_window", p->window_hist,
 				       SWT_REPLAY_MAX_WINDOW + 1, err);
 		if (!ret)
+			ret = put_hist(st, hist, *run_id, in->areas[i].id, "ra_window_vma",
+				       p->vpage_window_hist, SWT_REPLAY_MAX_WINDOW + 1, err);
+		if (!ret)
 			ret = put_hist(st, hist, *run_id, in->areas[i].id, "request_pages",
 				       p->request_hist, r->max_request_pages + 1, err);
-		for (size_t b = 0; b <= SWT_REPLAY_MAX_WINDOW; b++)
+		for (size_t b = 0; b <= SWT_REPLAY_MAX_WINDOW; b++) {
 			all_win[b] += p->window_hist[b];
+			all_vpage_win[b] += p->vpage_window_hist[b];
+		}
 		for (size_t b = 0; b <= r->max_request_pages; b++)
 			all_req[b] += p->request_hist[b];
 		for (size_t sec = 0; sec < r->nr_seconds && !ret; sec++) {
@@ -172,10 +178,14 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 	if (!ret)
 		ret = put_hist(st, hist, *run_id, -1, "ra_window", all_win, SWT_REPLAY_MAX_WINDOW + 1, err);
 	if (!ret)
+		ret = put_hist(st, hist, *run_id, -1, "ra_window_vma", all_vpage_win,
+			       SWT_REPLAY_MAX_WINDOW + 1, err);
+	if (!ret)
 		ret = put_hist(st, hist, *run_id, -1, "request_pages", all_req, r->max_request_pages + 1,
 			       err);
 out:
 	free(all_win);
+	free(all_vpage_win);
 	free(all_req);
 	sqlite3_finalize(run);
 	sqlite3_finalize(part);

@@ -388,6 +388,7 @@ CREATE TABLE run_partition (
 
 -- Histograms per run and partition (-1: all partitions):
 --   kind 'ra_window'      bucket = readahead window chosen on a miss, pages
+--   kind 'ra_window_vma'  the same, of the windows by virtual address (VMA readahead)
 --   kind 'request_pages'  bucket = read request size, pages
 CREATE TABLE run_histogram (
 	run_id		INTEGER NOT NULL REFERENCES run(id),

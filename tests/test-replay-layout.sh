@@ -215,4 +215,33 @@ if [ -s "$db" ]; then
 		"rnd-4dev-pc0: $spec against the plain replay"
 	row rnd-4dev-pc0 "$spec" "identical to the traced replay"
 fi
+
+# auto on rnd-1ssd-vma-pc0 (non-rotational, vma_ra_enabled): VMA readahead
+# on every layout without a rotational device, cluster readahead on one
+# with; the runs record it ('ra_window_vma') and the layout chart says so
+db="$WORK/rnd-1ssd-vma-pc0.db"
+if [ -s "$db" ]; then
+	"$SWAPTRACE" replay -p auto -p fixed -c 3 -l traced -l 1:hdd -l 2 "$db" > /dev/null ||
+		fail "rnd-1ssd-vma-pc0: replay on three layouts"
+	check_eq "$(sqlite3 "$db" "SELECT group_concat(policy || ' ' || layout || ': ' ||
+		CASE vma WHEN misses THEN 'all' WHEN 0 THEN 'none' ELSE vma || ' of ' || misses END, '; ')
+		FROM (SELECT r.*, (SELECT coalesce(sum(count), 0) FROM run_histogram h
+		      WHERE h.run_id = r.id AND h.partition = -1 AND h.kind = 'ra_window_vma') AS vma
+		      FROM run r)")" \
+		"auto traced: all; fixed traced: none; auto 1:hdd: none; fixed 1:hdd: none; auto 2: all; fixed 2: none" \
+		"rnd-1ssd-vma-pc0: VMA readahead windows of all misses, per run"
+	check_eq "$(sqlite3 "$db" "SELECT count(*) FROM run r WHERE (SELECT sum(count) FROM run_histogram h
+		WHERE h.run_id = r.id AND h.kind = 'ra_window_vma' AND h.partition >= 0) IS NOT
+		(SELECT sum(count) FROM run_histogram h WHERE h.run_id = r.id AND h.kind = 'ra_window_vma'
+		 AND h.partition = -1)")" 0 "rnd-1ssd-vma-pc0: the partitions' VMA windows add up to the run's"
+	"$SWAPTRACE" report --format svg -o "$WORK/vma-report" "$db" > /dev/null ||
+		fail "rnd-1ssd-vma-pc0: report"
+	json_get "$WORK/vma-report/layout.json" '"\n".join(d["notes"])' > "$WORK/vma-notes.txt"
+	grep -qxF "auto read ahead by virtual address (VMA readahead) on traced and 2, where no device is rotational, and by swap slot (cluster readahead) on 1:hdd." \
+		"$WORK/vma-notes.txt" || fail "rnd-1ssd-vma-pc0: the layout chart does not say which layouts took VMA readahead: $(cat "$WORK/vma-notes.txt")"
+	"$SWAPTRACE" report --format svg --policy fixed -o "$WORK/vma-report-fixed" "$db" > /dev/null ||
+		fail "rnd-1ssd-vma-pc0: report --policy fixed"
+	json_get "$WORK/vma-report-fixed/layout.json" '"\n".join(d["notes"])' | grep -q "VMA readahead) on" &&
+		fail "rnd-1ssd-vma-pc0: a note on VMA readahead on the layout chart of fixed"
+fi
 finish
