@@ -82,7 +82,7 @@ static int is_kernel_policy(const struct swt_report_run *r)
 {
 	static const char *const names[] = { "none", "fixed", "adaptive", "vma", "auto" };
 
-	if (r->params && *r->params)
+	if (r->tuned)
 		return 0;
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(names); i++)
 		if (!strcmp(r->policy, names[i]))

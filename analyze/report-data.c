@@ -353,6 +353,9 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		r->replay_ns = sqlite3_column_int64(s, 19);
 		r->created = dup_text(s, 20, &oom);
 		r->vma_windows = sqlite3_column_int64(s, 21);
+		r->tuned = r->params && *r->params &&
+			   !(rc->opts->params_are_defaults &&
+			     rc->opts->params_are_defaults(r->policy, r->params));
 		if (!r->policy || !r->layout)
 			oom = 1;	/* NOT NULL columns: only allocation can fail */
 		problem = oom ? NULL : run_row_problem(r);
@@ -443,7 +446,7 @@ static const char *const builtin_colors[] = {
 
 static size_t builtin_color(const struct swt_report_run *r)
 {
-	if (r->params && *r->params)
+	if (r->tuned)
 		return SIZE_MAX;
 	for (size_t k = 0; k < sizeof(builtin_colors) / sizeof(builtin_colors[0]); k++)
 		if (!strcmp(r->policy, builtin_colors[k]))
@@ -486,7 +489,7 @@ static int name_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		struct swt_report_run *r = &rc->runs[i];
 		const char *name = policy_name(rc, r->policy);
 
-		if (r->params && *r->params ? asprintf(&r->key, "%s (%s)", name, r->params) < 0
+		if (r->tuned ? asprintf(&r->key, "%s (%s)", name, r->params) < 0
 					    : !(r->key = swt_strdup(name))) {
 			r->key = NULL;
 			return swt_error(err, SWT_ENOMEM, "out of memory");

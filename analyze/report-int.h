@@ -55,6 +55,7 @@ struct swt_report_part {
 struct swt_report_run {
 	int64_t id;
 	char *policy, *params, *layout, *created;	/* params may be NULL */
+	int tuned;		/* params other than a built-in's defaults: a parameter set */
 	int page_cluster;
 	int64_t cache_pages;
 	int approximate;

@@ -38,6 +38,12 @@ struct swt_report_opts {
 	 */
 	int (*run_defaults)(struct swt_store *st, void *ctx, struct swt_err *err);
 	void *run_defaults_ctx;
+	/*
+	 * 1 when a run's run.params are its built-in policy's defaults (a
+	 * plain --policy NAME): such a run is named and coloured as the
+	 * built-in.  NULL: a run with any params is a parameter set.
+	 */
+	int (*params_are_defaults)(const char *policy, const char *params);
 };
 
 /* What swt_report_write() produced. */

@@ -180,6 +180,7 @@ int cmd_report(int argc, char **argv)
 		ro.run_defaults = run_default_sweep;
 		ro.run_defaults_ctx = &nr_default_runs;
 	}
+	ro.params_are_defaults = swt_policy_params_are_defaults;
 	ro.run_ids = nr_ids ? ids : NULL;
 	ro.nr_run_ids = nr_ids;
 	/* the default replay set is stored in the database: open it writable then */

@@ -181,6 +181,27 @@ static const struct swt_policy_param *find_param(const struct swt_policy *p, con
 	return NULL;
 }
 
+int swt_policy_params_are_defaults(const char *name, const char *params)
+{
+	const struct swt_policy *p = swt_policy_find(name);
+	const char *kv = params ? params : "";
+
+	if (!p)
+		return 0;
+	while (*kv) {
+		size_t len = strcspn(kv, ",");
+		const char *eq = memchr(kv, '=', len);
+		const struct swt_policy_param *q = eq ? find_param(p, kv, (size_t)(eq - kv)) : NULL;
+		size_t vlen = eq ? len - (size_t)(eq + 1 - kv) : 0;
+
+		if (!q || !q->default_value || strlen(q->default_value) != vlen ||
+		    memcmp(q->default_value, eq + 1, vlen))
+			return 0;
+		kv += len + (kv[len] == ',');
+	}
+	return 1;
+}
+
 size_t swt_policy_spec_name_len(const char *spec)
 {
 	const char *slash = strrchr(spec, '/');
@@ -192,6 +213,7 @@ size_t swt_policy_spec_name_len(const char *spec)
 int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_err *err)
 {
 	char *copy, *colon, *params = NULL;
+	unsigned at;
 	int ret = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -252,6 +274,25 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 			;
 		if (i == c->nparams && add_param(c, q->key, strlen(q->key), q->default_value ? q->default_value : ""))
 			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	/*
+	 * In the policy's own order, so that one setting is stored as one
+	 * run.params text however it was given (every key is the policy's).
+	 */
+	at = 0;
+	for (const struct swt_policy_param *q = c->policy && !ret ? c->policy->params : NULL;
+	     q && q->key; q++) {
+		for (unsigned i = at; i < c->nparams; i++) {
+			char *key = c->keys[i], *value = c->values[i];
+
+			if (strcmp(key, q->key))
+				continue;
+			c->keys[i] = c->keys[at];
+			c->values[i] = c->values[at];
+			c->keys[at] = key;
+			c->values[at++] = value;
+			break;
+		}
 	}
 	free(copy);
 	if (ret)

@@ -279,6 +279,12 @@ struct swt_policy_choice {
 
 int swt_policy_choose(const char *spec, struct swt_policy_choice *choice, struct swt_err *err);
 void swt_policy_choice_release(struct swt_policy_choice *choice);
+/*
+ * 1 when name is a built-in and params ("key=val,..." as run.params
+ * stores them; NULL or "" for none) are its defaults: a run as plain
+ * --policy NAME makes it.  0 for plugins, other values, unknown keys.
+ */
+int swt_policy_params_are_defaults(const char *name, const char *params);
 /* Length of a spec's name or plugin path, before its ":key=val,..." (run.policy stores it). */
 size_t swt_policy_spec_name_len(const char *spec);
 

@@ -579,6 +579,25 @@ TEST(policy_choice_and_params)
 	CHECK_STR(c.keys[1], "min_window");
 	CHECK_STR(c.values[1], "4");
 	swt_policy_choice_release(&c);
+	/* given in another order: stored in the policy's, one text per setting */
+	CHECK_INT(swt_policy_choose("leap:min_window=8,history=64", &c, &err), 0);
+	CHECK_STR(c.keys[0], "history");
+	CHECK_STR(c.values[0], "64");
+	CHECK_STR(c.keys[1], "min_window");
+	CHECK_STR(c.values[1], "8");
+	swt_policy_choice_release(&c);
+	/* what the report names and colours as the plain built-in */
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=32,min_window=4"), 1);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "min_window=4,history=32"), 1);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=32"), 1);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=64,min_window=4"), 0);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=320,min_window=4"), 0);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=3,min_window=4"), 0);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "colour=red"), 0);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history"), 0);
+	CHECK_INT(swt_policy_params_are_defaults("fixed", NULL), 1);
+	CHECK_INT(swt_policy_params_are_defaults("fixed", ""), 1);
+	CHECK_INT(swt_policy_params_are_defaults("./libmine.so", ""), 0);
 	CHECK_INT(swt_policy_choose("leap:colour=red", &c, &err), -SWT_EUSAGE);
 	CHECK(strstr(err.msg, "has no parameter 'colour'") != NULL);
 	swt_err_clear(&err);

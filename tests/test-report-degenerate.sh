@@ -295,7 +295,9 @@ report many "{\"runs\": 10,
 # replay run twice: the repeated runs are drawn once; fixed keeps the
 # built-in colour it has in every report (#e69f00), here alone.  A plugin
 # at a path of 200+ characters, with two parameter sets: two series, named
-# by the file name with their parameters.  A memory sweep with the same
+# by the file name with their parameters.  leap with its defaults, given or
+# not (in any order), is plain "leap" in its own colour (#f0e442, however
+# many other runs there are); with other values a parameter set.  A memory sweep with the same
 # runs at each size compares the capture's own memory (no memory note); a
 # sweep without it names the memory it shows.
 plugin="$SWT_BUILD_DIR/samples/libswt-policy-forward.so"
@@ -308,6 +310,11 @@ done
 "$SWAPTRACE" replay -p "$longdir/libswt-policy-forward.so:pages=3" \
 	-p "$longdir/libswt-policy-forward.so:pages=100" -c 2,3 "$WORK/names.db" > /dev/null ||
 	fail "names: plugin replay"
+"$SWAPTRACE" replay -p leap -p leap:min_window=4,history=32 -p leap:history=64 -c 3 \
+	"$WORK/names.db" > /dev/null || fail "names: leap replay"
+check_eq "$(sqlite3 "$WORK/names.db" "SELECT group_concat(params, ' ') FROM run WHERE policy = 'leap'")" \
+	"history=32,min_window=4 history=32,min_window=4 history=64,min_window=4" \
+	"leap's parameters stored in its own order"
 cp "$WORK/sample.db" "$WORK/memtie.db"
 "$SWAPTRACE" replay -p fixed -p auto -p adaptive -c 3 -m 25%,100%,50% "$WORK/memtie.db" > /dev/null ||
 	fail "memtie: replay"
@@ -325,12 +332,13 @@ meta = lambda n, c: json.load(open("%s/%s/%s.json" % (w, n, c)))
 legend = {e["name"]: e["color"] for e in meta("names", "policy")["legend"]
           if not e["name"].startswith("traced kernel")}
 plugin = "libswt-policy-forward.so (pages=%d)"
-assert set(legend) == {"fixed", plugin % 3, plugin % 100}, legend
-assert legend["fixed"] == "#e69f00", legend
-assert len(set(legend.values())) == 3 and "#000000" not in legend.values(), legend
+leap64 = "leap (history=64,min_window=4)"
+assert set(legend) == {"fixed", "leap", leap64, plugin % 3, plugin % 100}, legend
+assert legend["fixed"] == "#e69f00" and legend["leap"] == "#f0e442", legend
+assert len(set(legend.values())) == 5 and "#000000" not in legend.values(), legend
 sweep = {s["name"]: s["points"] for s in meta("names", "sweep")["series"]
          if not s["name"].startswith("traced kernel")}
-assert sweep == {"fixed": 1, plugin % 3: 2, plugin % 100: 2}, sweep
+assert sweep == {"fixed": 1, "leap": 1, leap64: 1, plugin % 3: 2, plugin % 100: 2}, sweep
 for c in ("sweep", "ra-window", "request-sizes"):
     for e in meta("names", c)["legend"]:
         if e["name"] in legend:
@@ -393,8 +401,8 @@ variant near "VACUUM"
 	WHERE a.policy = 'auto' AND b.policy = 'leap' AND a.pages_read != b.pages_read")" != 0 ] ||
 	fail "near: auto and leap came out identical, which this case is not about"
 report near "{$ALL6, \"runs\": 8,
- \"sweep\": {\"series\": {\"auto\": 4, \"leap (history=32,min_window=4)\": 4},
-            \"notes_have\": [\"auto lies under leap (history=32,min_window=4), within 0.5 % at every page-cluster\"]}}"
+ \"sweep\": {\"series\": {\"auto\": 4, \"leap\": 4},
+            \"notes_have\": [\"auto lies under leap, within 0.5 % at every page-cluster\"]}}"
 # --- a damaged capture.last_ns, 2^60 ns after first_ns: the timeline and the
 # heat map span the swap events they draw, and come out as an undamaged
 # copy's (the timeline's per-second shading was sized by capture.last_ns:

@@ -211,8 +211,7 @@ expect = [say("As traced:", traced),
           say("The kernel's policy at its best page-cluster:", fewest("policy = 'auto'", limit)),
           say("Fewest waits of the kernel's policies:",
               fewest("policy IN ('none', 'fixed', 'adaptive', 'vma', 'auto')", limit)),
-          say("Fewest waits of the other policies:", fewest("policy = 'leap'", limit),
-              "leap (history=32,min_window=4)"),
+          say("Fewest waits of the other policies:", fewest("policy = 'leap'", limit)),
           say("The oracle (reads only pages that will be used, in the kernel's windows):",
               fewest("policy = 'oracle'"))]
 # "2" places pages as "2:used=0,0" does: the group is the 4 offsets of 2:spread, each once
