@@ -154,6 +154,36 @@ for column, title in (("hits", "readahead hits"), ("read_merges", "read merges")
     assert note in meta["notes"], (note, meta["notes"])
 PY
 
+# docs/layouts.md's table of rnd-1dev-pc0 (the sample) on other layouts is
+# what this build replays: every row, every number as the doc rounds it
+rows=$(sed -n '/^| layout | readahead hits | coverage | read merges | KiB per request |$/,/^$/p' \
+	"$SWT_SOURCE_DIR/docs/layouts.md" | grep '^| `')
+[ "$(wc -l <<< "$rows")" -ge 5 ] || fail "docs/layouts.md: the table of layouts is not found"
+while IFS= read -r row; do
+	spec=$(sed 's/^| `\([^`]*\)`.*/\1/' <<< "$row")
+	"$SWAPTRACE" replay --no-store --json -p auto -c 3 -l "$spec" "$DB" > "$WORK/doc-row.json" ||
+		{ fail "docs/layouts.md row $spec: replay"; continue; }
+	got=$(python3 - "$WORK/doc-row.json" "$row" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["runs"][0]["totals"]
+cells = [c.strip() for c in sys.argv[2].strip("|").split("|")]
+n = lambda v: format(v, ",").replace(",", " ")
+print(" | ".join(cells[:1] + [n(t["ra_hits"]), "%.3f" % t["coverage"], n(t["read_merges"]),
+                              "%.2f" % t["avg_request_kib"]]))
+PY
+)
+	check_eq "| $got |" "$row" "docs/layouts.md row $spec against this build's replay"
+done <<< "$rows"
+
+# ... and so is its 4:spread summary, line for line
+awk '/^    # layout 4:spread: / { on = 1 } on && /^$/ { exit } on { print substr($0, 5) }' \
+	"$SWT_SOURCE_DIR/docs/layouts.md" > "$WORK/doc-spread.txt"
+[ "$(wc -l < "$WORK/doc-spread.txt")" -eq 7 ] || fail "docs/layouts.md: the 4:spread summary is not found"
+"$SWAPTRACE" replay --no-store -p auto -c 3 -l 4:spread "$DB" 2> /dev/null |
+	sed -n '/^# layout 4:spread: /,/^coverage /p' > "$WORK/spread-now.txt"
+cmp -s "$WORK/doc-spread.txt" "$WORK/spread-now.txt" ||
+	fail "docs/layouts.md's 4:spread summary is not this build's: $(diff "$WORK/doc-spread.txt" "$WORK/spread-now.txt")"
+
 # ---- the shared captures ---------------------------------------------------
 find_captures
 printf '%-18s %-16s %8s %8s %8s  %s\n' capture layout swap-outs "device %" "slot %" replay
