@@ -263,13 +263,17 @@ static int parse_options(struct swt_placement *p, const char *spec, char *save, 
 		} else if (!strncmp(tok, "cluster=", 8)) {
 			int64_t c;
 
-			if (swt_parse_i64(tok + 8, &c) || c < 8 || c > 4096 || (c & (c - 1)))
-				return bad_spec(err, spec, "bad cluster size (256 or 512; a power of two)",
+			/* SWAPFILE_CLUSTER: 256, or HPAGE_PMD_NR with THP swap (512 on x86-64, 2048 or 8192 on arm64's 16K or 64K pages) */
+			if (swt_parse_i64(tok + 8, &c) || c < 8 || c > 8192 || (c & (c - 1)))
+				return bad_spec(err, spec,
+						"bad cluster size (a power of two from 8 to 8192 slots: 256, "
+						"or the architecture's huge page in pages with THP swap)",
 						tok + 8);
 			p->cluster_slots = (unsigned)c;
 		} else {
 			return bad_spec(err, spec,
-					"unknown option (hdd, ssd, era=, prio=, size=, used=, cluster=)", tok);
+					"unknown option (hdd, ssd, era=, prio=, size=, used=, cluster=, spread)",
+					tok);
 		}
 	}
 	return 0;
