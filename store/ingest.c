@@ -135,6 +135,8 @@ struct swt_ingest {
 
 	uint64_t first_ns, last_ns;
 	char clock[32];			/* the first source's that names one */
+	/* bios and requests a newer one at their key pushed out of its chain (chain_add) */
+	uint64_t evicted;
 	uint64_t t_start;		/* swt_ingest_finish_times() count from here */
 	uint64_t rows_ns, facts_ns;	/* swt_ingest_finish_times() */
 	int64_t lost_total;
@@ -356,21 +358,39 @@ static int32_t *req_chain_e(struct swt_ingest *ing, int32_t i) { return &ing->re
 
 typedef int32_t *(*chain_fn)(struct swt_ingest *, int32_t);
 
-/* Append idx at the tail of the chain for key (FIFO). */
+/*
+ * Same-key chains run newest first, and the events that move an object on
+ * take the newest of their direction (find_open, on_complete...).  Two
+ * objects at one key mean, on a swap device, that the older one lost the
+ * event that would have moved it on (a ring buffer that overran): swap
+ * never has two I/Os for one slot in flight.  Taking the oldest would pair
+ * every later event at that key with its predecessor's (a completion with
+ * the request before, for a latency of the gap between them).  A chain
+ * keeps CHAIN_MAX objects: adding one more hands back the oldest, which
+ * the caller writes out as far as it got, so a trace that lost events
+ * costs neither time nor memory that grows with it.
+ */
+#define CHAIN_MAX 4
+
+/* Add idx at the head of the chain for key; *evicted: the oldest, cut off, or NONE. */
 static int chain_add(struct swt_ingest *ing, struct swt_map *m, chain_fn link,
-		     uint64_t dev, uint64_t key, int32_t idx)
+		     uint64_t dev, uint64_t key, int32_t idx, int32_t *evicted)
 {
 	uint64_t head;
+	int32_t prev = idx, n = 1;
 
-	*link(ing, idx) = NONE;
-	if (!swt_map_get(m, dev, key, &head))
-		return swt_map_put(m, dev, key, (uint64_t)idx);
-	for (int32_t i = (int32_t)head;; i = *link(ing, i)) {
-		if (*link(ing, i) == NONE) {
-			*link(ing, i) = idx;
-			return 0;
+	*evicted = NONE;
+	*link(ing, idx) = swt_map_get(m, dev, key, &head) ? (int32_t)head : NONE;
+	if (swt_map_put(m, dev, key, (uint64_t)idx))
+		return -SWT_ENOMEM;
+	for (int32_t i = *link(ing, idx); i != NONE; prev = i, i = *link(ing, i)) {
+		if (++n > CHAIN_MAX) {
+			*link(ing, prev) = NONE;
+			*evicted = i;	/* the last: the chain was CHAIN_MAX long */
+			break;
 		}
 	}
+	return 0;
 }
 
 /* Remove idx from the chain for key; 1 when it was there. */
@@ -661,17 +681,6 @@ static int req_attach_bio(struct swt_ingest *ing, int32_t ri, int32_t bi)
 	return emit_bio(ing, bi, ing->reqs[ri].id);
 }
 
-static int open_add(struct swt_ingest *ing, int32_t ri)
-{
-	struct req_state *r = &ing->reqs[ri];
-
-	r->where = WHERE_OPEN;
-	if (chain_add(ing, &ing->open_start, req_chain_s, r->dev, r->sector, ri) ||
-	    chain_add(ing, &ing->open_end, req_chain_e, r->dev, r->sector + r->nr, ri))
-		return -SWT_ENOMEM;
-	return 0;
-}
-
 static void open_del(struct swt_ingest *ing, int32_t ri)
 {
 	struct req_state *r = &ing->reqs[ri];
@@ -681,12 +690,55 @@ static void open_del(struct swt_ingest *ing, int32_t ri)
 	r->where = WHERE_NONE;
 }
 
-static int inflight_add(struct swt_ingest *ing, int32_t ri)
+/*
+ * An open request cut off one of its chains (chain_add): off the other
+ * one too, and written out as it stands, never issued in the trace.
+ */
+static int open_evicted(struct swt_ingest *ing, int32_t ri, int from_start)
 {
 	struct req_state *r = &ing->reqs[ri];
 
+	if (from_start)
+		chain_del(ing, &ing->open_end, req_chain_e, r->dev, r->sector + r->nr, ri);
+	else
+		chain_del(ing, &ing->open_start, req_chain_s, r->dev, r->sector, ri);
+	r->where = WHERE_NONE;
+	ing->evicted++;
+	return emit_request(ing, ri);
+}
+
+static int open_add(struct swt_ingest *ing, int32_t ri)
+{
+	struct req_state *r = &ing->reqs[ri];
+	int32_t old;
+	int ret;
+
+	r->where = WHERE_OPEN;
+	ret = chain_add(ing, &ing->open_start, req_chain_s, r->dev, r->sector, ri, &old);
+	if (!ret && old != NONE)
+		ret = open_evicted(ing, old, 1);
+	if (!ret)
+		ret = chain_add(ing, &ing->open_end, req_chain_e, r->dev, r->sector + r->nr, ri, &old);
+	if (!ret && old != NONE)
+		ret = open_evicted(ing, old, 0);
+	return ret;
+}
+
+static int inflight_add(struct swt_ingest *ing, int32_t ri)
+{
+	struct req_state *r = &ing->reqs[ri];
+	int32_t old;
+	int ret;
+
 	r->where = WHERE_INFLIGHT;
-	return chain_add(ing, &ing->inflight, req_chain_s, r->dev, r->sector + r->done, ri);
+	ret = chain_add(ing, &ing->inflight, req_chain_s, r->dev, r->sector + r->done, ri, &old);
+	if (!ret && old != NONE) {
+		/* issued, its completion never seen */
+		ing->reqs[old].where = WHERE_NONE;
+		ing->evicted++;
+		ret = emit_request(ing, old);
+	}
+	return ret;
 }
 
 static void inflight_del(struct swt_ingest *ing, int32_t ri)
@@ -740,7 +792,8 @@ static int32_t orphan_bio(struct swt_ingest *ing, const struct swt_event *ev)
 
 static int on_queue(struct swt_ingest *ing, const struct swt_event *ev)
 {
-	int32_t bi = orphan_bio(ing, ev);
+	int32_t bi = orphan_bio(ing, ev), old;
+	int ret;
 
 	if (bi == NONE)
 		return -SWT_ENOMEM;
@@ -753,7 +806,13 @@ static int on_queue(struct swt_ingest *ing, const struct swt_event *ev)
 			ing->bios[bi].fault_addr = ing->last_faults[fi].address;
 		}
 	}
-	return chain_add(ing, &ing->pending, bio_chain, ev->block.dev, ev->block.sector, bi);
+	ret = chain_add(ing, &ing->pending, bio_chain, ev->block.dev, ev->block.sector, bi, &old);
+	if (!ret && old != NONE) {
+		/* queued, never seen reaching a request */
+		ing->evicted++;
+		ret = emit_bio(ing, old, SWT_NULL);
+	}
+	return ret;
 }
 
 static int on_getrq(struct swt_ingest *ing, const struct swt_event *ev)
@@ -889,19 +948,51 @@ static int on_issue(struct swt_ingest *ing, const struct swt_event *ev)
 	return ret ? ret : inflight_add(ing, ri);
 }
 
+/* The newest request of the direction in a chain by start sector, NONE. */
+static int32_t newest_of(struct swt_ingest *ing, struct swt_map *m, uint32_t dev, uint64_t sector,
+			 uint8_t write)
+{
+	for (int32_t i = chain_head(m, dev, sector); i != NONE; i = ing->reqs[i].chain_s)
+		if (ing->reqs[i].write == write)
+			return i;
+	return NONE;
+}
+
+/* When the request entered the resolver: its first stage seen. */
+static int64_t req_first_ns(const struct req_state *r)
+{
+	for (int s = 0; s < ST__COUNT; s++)
+		if (r->ns[s] != SWT_NULL)
+			return r->ns[s];
+	return SWT_NULL;
+}
+
 static int on_complete(struct swt_ingest *ing, const struct swt_event *ev)
 {
 	const struct swt_block_event *b = &ev->block;
-	int32_t ri = chain_head(&ing->inflight, b->dev, b->sector), bi;
+	int32_t ri = newest_of(ing, &ing->inflight, b->dev, b->sector, b->write), bi;
+	int32_t oi = newest_of(ing, &ing->open_start, b->dev, b->sector, b->write);
+	int32_t qi = chain_head(&ing->pending, b->dev, b->sector);
+	int64_t issued = ri != NONE ? ing->reqs[ri].ns[ST_ISSUE] : INT64_MIN;
+	int64_t opened = oi != NONE ? req_first_ns(&ing->reqs[oi]) : INT64_MIN;
+	int64_t queued = qi != NONE && ing->bios[qi].write == b->write ?
+			 SWT_MAX(ing->bios[qi].queue_ns, ing->bios[qi].merge_ns) : INT64_MIN;
 	struct req_state *r;
 
-	for (int32_t i = ri; i != NONE; i = ing->reqs[i].chain_s)
-		if (ing->reqs[i].write == b->write) {
-			ri = i;
-			break;
-		}
-	if (ri == NONE) {
-		/* a bio-based device completes the bio itself */
+	/*
+	 * The completion is the newest I/O's at this sector (see chain_add):
+	 * a request created, or a bio queued, after the newest one issued here
+	 * lost its later events.
+	 */
+	if (oi != NONE && opened > issued && opened >= queued) {
+		r = &ing->reqs[oi];
+		open_del(ing, oi);
+		req_set_stage(r, ST_COMPLETE, ev);
+		r->error = b->error ? b->error : SWT_NULL;
+		return emit_request(ing, oi);
+	}
+	if (ri == NONE || queued > issued) {
+		/* a bio-based device completes the bio itself (or the request's events were lost) */
 		bi = pending_take(ing, b->dev, b->sector);
 		ri = req_new(ing);
 		if (ri == NONE)

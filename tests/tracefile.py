@@ -7,6 +7,10 @@ messages are computed independently.
 
   tracefile.py blk-record FILE N           offset of record N (0-based)
   tracefile.py blk-pdu-record FILE         offset of the first record with a PDU
+  tracefile.py blk-drop FILE OUT ACT EVERY  copy FILE to OUT without every EVERY-th
+                                           record of action ACT (7 issue, 8 complete),
+                                           as a ring buffer that overran loses them;
+                                           prints how many were left out
   tracefile.py td-options-field FILE       offset of the v7 options-offset field
   tracefile.py td-option FILE ID [NTH]     offset of the NTH (0-based) v7 option
                                            ID's data
@@ -132,6 +136,25 @@ def main(argv):
     if cmd == "blk-record":
         n = int(argv[3])
         print(next(off for i, (off, _) in enumerate(blk_records(data)) if i == n))
+        return
+    if cmd == "blk-drop":
+        act, every, seen, dropped, out = int(argv[4]), int(argv[5]), 0, 0, bytearray()
+        for off, pdu_len in blk_records(data):
+            magic = struct.unpack_from("<I", data, off)[0]
+            end = "<" if (magic & 0xffffff00) == 0x65617400 else ">"
+            assert struct.unpack_from(end + "I", data, off)[0] & 0xff == 7, "version 7 records only"
+            size = 48
+            # struct blk_io_trace: magic, sequence, time, sector, bytes, action...
+            action = struct.unpack_from(end + "I", data, off + 28)[0]
+            if action & 0xffff == act and pdu_len == 0:
+                seen += 1
+                if seen % every == 0:
+                    dropped += 1
+                    continue
+            out += data[off:off + size + pdu_len]
+        with open(argv[3], "wb") as f:
+            f.write(out)
+        print(dropped)
         return
     if cmd == "blk-pdu-record":
         print(next(off for off, pdu_len in blk_records(data) if pdu_len))
