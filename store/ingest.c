@@ -135,8 +135,6 @@ struct swt_ingest {
 
 	uint64_t first_ns, last_ns;
 	char clock[32];			/* the first source's that names one */
-	/* bios and requests a newer one at their key pushed out of its chain (chain_add) */
-	uint64_t evicted;
 	uint64_t t_start;		/* swt_ingest_finish_times() count from here */
 	uint64_t rows_ns, facts_ns;	/* swt_ingest_finish_times() */
 	int64_t lost_total;
@@ -692,18 +690,12 @@ static void open_del(struct swt_ingest *ing, int32_t ri)
 
 /*
  * An open request cut off one of its chains (chain_add): off the other
- * one too, and written out as it stands, never issued in the trace.
+ * one too (open_del finds it in only that one), and written out as it
+ * stands, never issued in the trace.
  */
-static int open_evicted(struct swt_ingest *ing, int32_t ri, int from_start)
+static int open_evicted(struct swt_ingest *ing, int32_t ri)
 {
-	struct req_state *r = &ing->reqs[ri];
-
-	if (from_start)
-		chain_del(ing, &ing->open_end, req_chain_e, r->dev, r->sector + r->nr, ri);
-	else
-		chain_del(ing, &ing->open_start, req_chain_s, r->dev, r->sector, ri);
-	r->where = WHERE_NONE;
-	ing->evicted++;
+	open_del(ing, ri);
 	return emit_request(ing, ri);
 }
 
@@ -716,11 +708,11 @@ static int open_add(struct swt_ingest *ing, int32_t ri)
 	r->where = WHERE_OPEN;
 	ret = chain_add(ing, &ing->open_start, req_chain_s, r->dev, r->sector, ri, &old);
 	if (!ret && old != NONE)
-		ret = open_evicted(ing, old, 1);
+		ret = open_evicted(ing, old);
 	if (!ret)
 		ret = chain_add(ing, &ing->open_end, req_chain_e, r->dev, r->sector + r->nr, ri, &old);
 	if (!ret && old != NONE)
-		ret = open_evicted(ing, old, 0);
+		ret = open_evicted(ing, old);
 	return ret;
 }
 
@@ -735,7 +727,6 @@ static int inflight_add(struct swt_ingest *ing, int32_t ri)
 	if (!ret && old != NONE) {
 		/* issued, its completion never seen */
 		ing->reqs[old].where = WHERE_NONE;
-		ing->evicted++;
 		ret = emit_request(ing, old);
 	}
 	return ret;
@@ -749,16 +740,23 @@ static void inflight_del(struct swt_ingest *ing, int32_t ri)
 	r->where = WHERE_NONE;
 }
 
-/* Open request starting at (dev, sector), preferring one of the same direction. */
+/* The newest request of the direction in a chain of requests, NONE (see chain_add). */
+static int32_t newest_of(struct swt_ingest *ing, struct swt_map *m, chain_fn link,
+			 uint32_t dev, uint64_t key, uint8_t write)
+{
+	for (int32_t i = chain_head(m, dev, key); i != NONE; i = *link(ing, i))
+		if (ing->reqs[i].write == write)
+			return i;
+	return NONE;
+}
+
+/* Open request at (dev, key), preferring the newest of the same direction. */
 static int32_t find_open(struct swt_ingest *ing, struct swt_map *m, chain_fn link,
 			 uint32_t dev, uint64_t key, uint8_t write)
 {
-	int32_t first = chain_head(m, dev, key), i;
+	int32_t ri = newest_of(ing, m, link, dev, key, write);
 
-	for (i = first; i != NONE; i = *link(ing, i))
-		if (ing->reqs[i].write == write)
-			return i;
-	return first;
+	return ri != NONE ? ri : chain_head(m, dev, key);
 }
 
 static int32_t pending_take(struct swt_ingest *ing, uint32_t dev, uint64_t sector)
@@ -809,7 +807,6 @@ static int on_queue(struct swt_ingest *ing, const struct swt_event *ev)
 	ret = chain_add(ing, &ing->pending, bio_chain, ev->block.dev, ev->block.sector, bi, &old);
 	if (!ret && old != NONE) {
 		/* queued, never seen reaching a request */
-		ing->evicted++;
 		ret = emit_bio(ing, old, SWT_NULL);
 	}
 	return ret;
@@ -948,16 +945,6 @@ static int on_issue(struct swt_ingest *ing, const struct swt_event *ev)
 	return ret ? ret : inflight_add(ing, ri);
 }
 
-/* The newest request of the direction in a chain by start sector, NONE. */
-static int32_t newest_of(struct swt_ingest *ing, struct swt_map *m, uint32_t dev, uint64_t sector,
-			 uint8_t write)
-{
-	for (int32_t i = chain_head(m, dev, sector); i != NONE; i = ing->reqs[i].chain_s)
-		if (ing->reqs[i].write == write)
-			return i;
-	return NONE;
-}
-
 /* When the request entered the resolver: its first stage seen. */
 static int64_t req_first_ns(const struct req_state *r)
 {
@@ -970,8 +957,8 @@ static int64_t req_first_ns(const struct req_state *r)
 static int on_complete(struct swt_ingest *ing, const struct swt_event *ev)
 {
 	const struct swt_block_event *b = &ev->block;
-	int32_t ri = newest_of(ing, &ing->inflight, b->dev, b->sector, b->write), bi;
-	int32_t oi = newest_of(ing, &ing->open_start, b->dev, b->sector, b->write);
+	int32_t ri = newest_of(ing, &ing->inflight, req_chain_s, b->dev, b->sector, b->write), bi;
+	int32_t oi = newest_of(ing, &ing->open_start, req_chain_s, b->dev, b->sector, b->write);
 	int32_t qi = chain_head(&ing->pending, b->dev, b->sector);
 	int64_t issued = ri != NONE ? ing->reqs[ri].ns[ST_ISSUE] : INT64_MIN;
 	int64_t opened = oi != NONE ? req_first_ns(&ing->reqs[oi]) : INT64_MIN;
