@@ -524,6 +524,7 @@ int cmd_replay(int argc, char **argv)
 	};
 	const char *policy_specs[64];
 	int nspecs = 0, json = 0, csv = 0, store = 1, approximate = 0, c, status = SWT_EXIT_FAIL;
+	int in_transaction = 0;
 	int64_t pcs[64] = { 3 }, caches[64];
 	int npcs = 1, ncaches = 0;
 	double inactive = 0;
@@ -697,6 +698,19 @@ int cmd_replay(int argc, char **argv)
 		status = cli_failf("replay", SWT_EXIT_FAIL, "out of memory");
 		goto out;
 	}
+	/*
+	 * All runs or none: a failure leaves the database as it was.  Each run
+	 * is stored as it finishes and its series and histograms freed, so a
+	 * sweep holds one run's series at a time, not all of them (a day-long
+	 * trace of 16 devices: 2 GB for 45 runs).
+	 */
+	if (store) {
+		if (swt_store_exec(st, "BEGIN IMMEDIATE", &err)) {
+			status = cli_fail("replay", &err);
+			goto out;
+		}
+		in_transaction = 1;
+	}
 	for (int l = 0; l < nlayouts; l++) {
 		const struct swt_replay_input *lin = layouts[l].in;
 
@@ -721,29 +735,25 @@ int cmd_replay(int argc, char **argv)
 					ret = choices[p].dl_handle
 						      ? swt_replay_run_isolated(lin, &r->cfg, &r->res, &err)
 						      : swt_replay_run(lin, &r->cfg, &r->res, &err);
+					nruns += !ret;
+					if (!ret && store)
+						ret = swt_replay_store(st, lin, &r->cfg, r->res,
+								       &r->run_id, &err);
 					if (ret) {
 						status = cli_fail("replay", &err);
 						goto out;
 					}
-					nruns++;
+					swt_replay_result_shed(r->res);
 				}
 			}
 		}
 	}
-	if (store) {
-		/* all runs or none: a failure leaves the database as it was */
-		int ret = swt_store_exec(st, "BEGIN IMMEDIATE", &err);
-
-		for (size_t i = 0; !ret && i < nruns; i++)
-			ret = swt_replay_store(st, runs[i].layout->in, &runs[i].cfg, runs[i].res,
-					       &runs[i].run_id, &err);
-		if (!ret)
-			ret = swt_store_exec(st, "COMMIT", &err);
-		if (ret) {
-			sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
+	if (in_transaction) {
+		if (swt_store_exec(st, "COMMIT", &err)) {
 			status = cli_fail("replay", &err);
 			goto out;
 		}
+		in_transaction = 0;
 	}
 	if (json)
 		print_json(runs, nruns, layouts_given);
@@ -755,6 +765,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	status = SWT_EXIT_OK;
 out:
+	if (in_transaction)
+		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
 	for (size_t i = 0; runs && i < nruns; i++)
 		swt_replay_result_free(runs[i].res);
 	free(runs);

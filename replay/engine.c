@@ -235,6 +235,15 @@ struct engine {
 	char why[200];			/* what failed in the event loop, for swt_replay_run */
 
 	/*
+	 * The per-second series grow as seconds come (series_at); a growth
+	 * that failed counts into the scratch point and fails the run at its
+	 * end.  Unsorted: a fault's second was earlier than one before it (an
+	 * input built out of time order), sorted out at the end.
+	 */
+	struct swt_replay_series_point series_scratch;
+	int series_nomem, series_unsorted;
+
+	/*
 	 * 1 - exp(-m) at m = 1 + k / TOUCH_STEPS (k = 0..TOUCH_EDGES - 1), as
 	 * sample_touched computes it: brackets for the draws with mean > 1.
 	 */
@@ -663,10 +672,10 @@ static uint64_t series_second(const struct swt_replay_input *in, uint64_t ts)
 }
 
 /*
- * Sized by the faults the series count, not by the capture's span: every
- * event sets that, and one damaged timestamp would size the series by it.
+ * From the faults, not the capture's span: every event sets that, and one
+ * damaged timestamp would stretch it.
  */
-size_t swt_replay_series_seconds(const struct swt_replay_input *in, size_t *first_second)
+uint64_t swt_replay_fault_span_seconds(const struct swt_replay_input *in, uint64_t *first_second)
 {
 	uint64_t first = UINT64_MAX, last = 0;
 
@@ -677,33 +686,9 @@ size_t swt_replay_series_seconds(const struct swt_replay_input *in, size_t *firs
 	}
 	*first_second = 0;
 	if (!in->nr_faults)
-		return 1;
-	*first_second = (size_t)series_second(in, first);
-	return (size_t)(series_second(in, last) - *first_second) + 1;
-}
-
-static int alloc_result(struct engine *e, struct swt_err *err)
-{
-	const struct swt_replay_input *in = e->in;
-	struct swt_replay_result *r = calloc(1, sizeof(*r));
-	size_t i;
-
-	if (!r)
-		return swt_error(err, SWT_ENOMEM, "out of memory");
-	e->res = r;
-	r->nr_parts = in->nr_areas;
-	r->nr_seconds = swt_replay_series_seconds(in, &r->first_second);
-	r->max_request_pages = e->cfg->max_request_pages;
-	r->parts = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*r->parts));
-	if (!r->parts)
-		return swt_error(err, SWT_ENOMEM, "out of memory");
-	for (i = 0; i < in->nr_areas; i++) {
-		r->parts[i].request_hist = calloc(r->max_request_pages + 1, sizeof(uint64_t));
-		r->parts[i].series = calloc(r->nr_seconds, sizeof(*r->parts[i].series));
-		if (!r->parts[i].request_hist || !r->parts[i].series)
-			return swt_error(err, SWT_ENOMEM, "out of memory");
-	}
-	return 0;
+		return 0;
+	*first_second = series_second(in, first);
+	return series_second(in, last) - *first_second;
 }
 
 void swt_replay_result_free(struct swt_replay_result *r)
@@ -716,6 +701,17 @@ void swt_replay_result_free(struct swt_replay_result *r)
 	}
 	free(r->parts);
 	free(r);
+}
+
+void swt_replay_result_shed(struct swt_replay_result *r)
+{
+	for (size_t i = 0; r && r->parts && i < r->nr_parts; i++) {
+		free(r->parts[i].request_hist);
+		r->parts[i].request_hist = NULL;
+		free(r->parts[i].series);
+		r->parts[i].series = NULL;
+		r->parts[i].nr_seconds = r->parts[i].series_cap = 0;
+	}
 }
 
 static void engine_release(struct engine *e)
@@ -771,10 +767,10 @@ struct prep {
 	int32_t **vma_pages;		/* per VMA: dense vpage - start -> page entry, or NULL */
 	uint64_t any_rotational;
 	uint32_t *outs_before;		/* per fault: swap-outs replayed before it (time order) */
-	uint32_t *fault_sec;		/* per fault: its second of the series */
-	size_t first_second, nr_seconds;	/* swt_replay_series_seconds() */
+	uint32_t *fault_sec;		/* per fault: its second, from first_second */
+	uint64_t first_second;		/* swt_replay_fault_span_seconds() */
 	uint64_t *area_faults;		/* per area */
-	uint64_t **series_faults;	/* per area: faults per second */
+	size_t *series_seconds;		/* per area: the seconds its faults fall in */
 };
 
 static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
@@ -784,14 +780,13 @@ static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
 	for (size_t i = 0; pr->init_slots && i < nr_areas; i++) {
 		free(pr->init_slots[i]);
 		free(pr->first_use[i]);
-		free(pr->series_faults[i]);
 	}
 	for (size_t i = 0; pr->vma_pages && i < nr_vmas; i++)
 		free(pr->vma_pages[i]);
 	free(pr->nslots);
 	free(pr->init_slots);
 	free(pr->first_use);
-	free(pr->series_faults);
+	free(pr->series_seconds);
 	free(pr->area_faults);
 	free(pr->next_same_slot);
 	free(pr->refault);
@@ -805,6 +800,33 @@ static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
 	free(pr->vma_pages);
 	swt_map_release(&pr->vpage_index);
 	free(pr);
+}
+
+static int alloc_result(struct engine *e, struct swt_err *err)
+{
+	const struct swt_replay_input *in = e->in;
+	struct swt_replay_result *r = calloc(1, sizeof(*r));
+	size_t i;
+
+	if (!r)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	e->res = r;
+	r->nr_parts = in->nr_areas;
+	r->max_request_pages = e->cfg->max_request_pages;
+	r->parts = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*r->parts));
+	if (!r->parts)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (i = 0; i < in->nr_areas; i++) {
+		struct swt_replay_part *p = &r->parts[i];
+
+		/* the seconds its own faults fall in; a read from another area's fault may add some */
+		p->series_cap = SWT_MAX(e->prep->series_seconds[i], 1);
+		p->request_hist = calloc(r->max_request_pages + 1, sizeof(uint64_t));
+		p->series = malloc(p->series_cap * sizeof(*p->series));
+		if (!p->request_hist || !p->series)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 void swt_replay_input_unprepare(struct swt_replay_input *in)
@@ -841,19 +863,16 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	pr = calloc(1, sizeof(*pr));
 	if (!pr)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
-	pr->nr_seconds = swt_replay_series_seconds(in, &pr->first_second);
 	/* checked with the database's name at load (input.c), for inputs built otherwise */
-	if (pr->nr_seconds > SWT_REPLAY_MAX_SERIES_SECONDS) {
-		size_t secs = pr->nr_seconds;
-
+	if (swt_replay_fault_span_seconds(in, &pr->first_second) > SWT_REPLAY_MAX_SPAN_SECONDS) {
 		free(pr);
-		return swt_error(err, SWT_EUSAGE, "the swap faults span %zu seconds, more than the "
-				 "replay's per-second series hold (a day): a damaged timestamp?", secs);
+		return swt_error(err, SWT_EUSAGE, "the swap faults span more than 2^32 seconds (136 "
+				 "years): a damaged timestamp?");
 	}
 	pr->nslots = calloc(na, sizeof(*pr->nslots));
 	pr->init_slots = calloc(na, sizeof(*pr->init_slots));
 	pr->first_use = calloc(na, sizeof(*pr->first_use));
-	pr->series_faults = calloc(na, sizeof(*pr->series_faults));
+	pr->series_seconds = calloc(na, sizeof(*pr->series_seconds));
 	pr->area_faults = calloc(na, sizeof(*pr->area_faults));
 	pr->next_same_slot = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->refault = malloc((n ? n : 1) * sizeof(int32_t));
@@ -865,7 +884,7 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	pr->outs_before = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->fault_sec = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->vma_pages = calloc(in->nr_vmas ? in->nr_vmas : 1, sizeof(*pr->vma_pages));
-	if (!pr->nslots || !pr->init_slots || !pr->first_use || !pr->series_faults ||
+	if (!pr->nslots || !pr->init_slots || !pr->first_use || !pr->series_seconds ||
 	    !pr->area_faults || !pr->next_same_slot || !pr->refault || !pr->next_same_vpage || !pr->vp_idx ||
 	    !pr->vp_first || !pr->pte_first || !pr->pte_after ||
 	    !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
@@ -898,8 +917,7 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	for (i = 0; i < in->nr_areas; i++) {
 		pr->init_slots[i] = malloc(pr->nslots[i] * sizeof(int32_t));
 		pr->first_use[i] = malloc(pr->nslots[i] * sizeof(int32_t));
-		pr->series_faults[i] = calloc(pr->nr_seconds, sizeof(uint64_t));
-		if (!pr->init_slots[i] || !pr->first_use[i] || !pr->series_faults[i])
+		if (!pr->init_slots[i] || !pr->first_use[i])
 			goto nomem;
 		for (uint64_t sl = 0; sl < pr->nslots[i]; sl++)
 			pr->init_slots[i][sl] = SLOT_FREE;
@@ -968,14 +986,26 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 		free(last_fault);
 		free(base);
 	}
-	/* each fault's second of the series, and faults per partition and second */
-	for (i = 0; i < n; i++) {
-		const struct swt_replay_fault *f = &in->faults[i];
-		uint32_t sec = (uint32_t)(series_second(in, f->ts) - pr->first_second);
+	/*
+	 * Each fault's second, faults per partition, and the seconds each
+	 * partition's faults fall in (counted as changes: exact for faults in
+	 * time order, more than enough otherwise), which size its series.
+	 */
+	{
+		uint32_t *last_sec = calloc(na, sizeof(*last_sec));
 
-		pr->fault_sec[i] = sec;
-		pr->area_faults[f->area]++;
-		pr->series_faults[f->area][sec]++;
+		if (!last_sec)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			const struct swt_replay_fault *f = &in->faults[i];
+			uint32_t sec = (uint32_t)(series_second(in, f->ts) - pr->first_second);
+
+			pr->fault_sec[i] = sec;
+			if (!pr->area_faults[f->area]++ || sec != last_sec[f->area])
+				pr->series_seconds[f->area]++;
+			last_sec[f->area] = sec;
+		}
+		free(last_sec);
 	}
 	/* virtual pages: entries, and each fault's next fault on its page */
 	for (i = n; i-- > 0;) {
@@ -1544,7 +1574,8 @@ static int window_is_block(const struct swt_window *w, uint64_t target, uint64_t
  * any later slot is cached, as in the general walk.
  */
 static void read_block(struct engine *e, const struct swt_replay_fault *f,
-		       struct swt_replay_part *part, uint32_t sec, uint64_t first, uint64_t count)
+		       struct swt_replay_part *part, struct swt_replay_series_point *pt,
+		       uint64_t first, uint64_t count)
 {
 	const struct swt_replay_result *r = e->res;
 	const int32_t *words = e->areas[f->area].slots;
@@ -1571,7 +1602,7 @@ static void read_block(struct engine *e, const struct swt_replay_fault *f,
 		nreads++;
 	}
 	part->request_hist[request_bucket(r, rq_len)]++;
-	part->series[sec].pages_read += nreads;
+	pt->pages_read += nreads;
 }
 
 /*
@@ -1646,9 +1677,70 @@ static __attribute__((noinline, cold)) int bad_window_buffer(struct engine *e, s
 	return -SWT_EPLUGIN;
 }
 
+static __attribute__((noinline)) struct swt_replay_series_point *
+series_append(struct engine *e, struct swt_replay_part *p, uint64_t second)
+{
+	struct swt_replay_series_point *pt;
+
+	if (p->nr_seconds && second < p->series[p->nr_seconds - 1].second)
+		e->series_unsorted = 1;
+	if (p->nr_seconds == p->series_cap) {
+		size_t cap = p->series_cap * 2;
+		void *grown = cap > p->series_cap ? realloc(p->series, cap * sizeof(*pt)) : NULL;
+
+		if (!grown) {
+			e->series_nomem = 1;
+			return &e->series_scratch;
+		}
+		p->series = grown;
+		p->series_cap = cap;
+	}
+	pt = &p->series[p->nr_seconds++];
+	*pt = (struct swt_replay_series_point){ .second = second };
+	return pt;
+}
+
+/* The point of a partition's series for this second: its last one, but for a new second. */
+static inline struct swt_replay_series_point *series_at(struct engine *e, struct swt_replay_part *p,
+							uint64_t second)
+{
+	if (p->nr_seconds && p->series[p->nr_seconds - 1].second == second)
+		return &p->series[p->nr_seconds - 1];
+	return series_append(e, p, second);
+}
+
+static int cmp_series_point(const void *a, const void *b)
+{
+	const struct swt_replay_series_point *x = a, *y = b;
+
+	return x->second < y->second ? -1 : x->second > y->second;
+}
+
+/* A series from faults out of time order: by second, one point per second. */
+static void series_tidy(struct swt_replay_part *p)
+{
+	size_t kept = 0;
+
+	if (!p->nr_seconds)
+		return;
+	qsort(p->series, p->nr_seconds, sizeof(*p->series), cmp_series_point);
+	for (size_t s = 1; s < p->nr_seconds; s++) {
+		struct swt_replay_series_point *k = &p->series[kept];
+
+		if (p->series[s].second == k->second) {
+			k->faults += p->series[s].faults;
+			k->hits += p->series[s].hits;
+			k->pages_read += p->series[s].pages_read;
+		} else {
+			p->series[++kept] = p->series[s];
+		}
+	}
+	p->nr_seconds = kept + 1;
+}
+
 /*
- * One fault.  Only what depends on the policy is counted here: hits,
- * readahead pages, requests and pages read per second; faults, misses and
+ * One fault.  Only what depends on the policy is counted here: faults,
+ * hits, readahead pages, requests and pages read per second; misses and
  * the totals follow from them at the end (finish_result).
  */
 static int on_fault(struct engine *e, size_t fi)
@@ -1658,7 +1750,8 @@ static int on_fault(struct engine *e, size_t fi)
 	struct swt_replay_result *r = e->res;
 	struct swt_replay_part *part = &r->parts[f->area];
 	int32_t *word = &a->slots[f->slot];
-	uint32_t sec = e->prep->fault_sec[fi];
+	uint64_t second = e->prep->first_second + e->prep->fault_sec[fi];
+	struct swt_replay_series_point *pt = series_at(e, part, second);
 	struct swt_window win;
 	struct swt_window_block b;
 	size_t nreads = 0, i;
@@ -1667,6 +1760,7 @@ static int on_fault(struct engine *e, size_t fi)
 	int ret = 0, is_block, target_done = 0;
 
 	e->cur = fi;
+	pt->faults++;
 	e->word_refault[a->base + f->slot] = e->prep->refault[fi];	/* the page this fault maps */
 	if (*word >= 0 && (*word & 1)) {
 		/* the page was read ahead: a hit; the fault maps it, it ages as a mapped page now */
@@ -1674,7 +1768,7 @@ static int on_fault(struct engine *e, size_t fi)
 			e->observer->hit(e->observer->ctx, fi);
 		e->nodes[*word >> 1].stamp = NEVER_SCANNED;
 		*word &= ~1;
-		part->series[sec].hits++;
+		pt->hits++;
 		if (e->policy->on_hit) {
 			if (e->fast && e->fast->quick_hit) {
 				fill_fault_brief(e, f, a);
@@ -1741,12 +1835,12 @@ static int on_fault(struct engine *e, size_t fi)
 		/* no readahead (the commonest window): the faulting page, one request */
 		part->request_hist[request_bucket(r, 1)]++;
 		cache_page(e, a->base + f->slot, 0);
-		part->series[sec].pages_read++;
+		pt->pages_read++;
 		shrink(e);
 		return 0;
 	}
 	if (is_block) {
-		read_block(e, f, part, sec, first, count);
+		read_block(e, f, part, pt, first, count);
 		shrink(e);
 		return 0;
 	}
@@ -1768,7 +1862,8 @@ collected:
 		struct swt_replay_part *p = &r->parts[rd->area];
 
 		cache_page(e, e->areas[rd->area].base + rd->slot, !rd->target);
-		p->series[sec].pages_read++;
+		/* p is part (pt, its last point) or another area's, whose series may grow */
+		(p == part ? pt : series_at(e, p, second))->pages_read++;
 	}
 	shrink(e);
 	return 0;
@@ -1807,9 +1902,12 @@ static void finish_result(struct engine *e)
 		struct swt_replay_part *p = &r->parts[i];
 		struct swt_replay_metrics *m = &p->m;
 
-		for (size_t s = 0; s < r->nr_seconds; s++) {
+		if (e->series_unsorted)
+			series_tidy(p);
+		for (size_t s = 0; s < p->nr_seconds; s++) {
 			m->hits += p->series[s].hits;
 			m->pages_read += p->series[s].pages_read;
+			p->series[s].misses = p->series[s].faults - p->series[s].hits;
 		}
 		m->faults = pr->area_faults[i];
 		m->misses = m->faults - m->hits;
@@ -1834,10 +1932,6 @@ static void finish_result(struct engine *e)
 		for (size_t b = 0; b <= r->max_request_pages; b++)
 			m->read_requests += p->request_hist[b];
 		m->read_merges = m->pages_read - m->read_requests;
-		for (size_t s = 0; s < r->nr_seconds; s++) {
-			p->series[s].faults = pr->series_faults[i][s];
-			p->series[s].misses = p->series[s].faults - p->series[s].hits;
-		}
 		t->faults += m->faults;
 		t->misses += m->misses;
 		t->hits += m->hits;
@@ -1868,6 +1962,10 @@ static int run_pass(struct engine *e)
 	}
 	for (; oi < in->nr_outs; oi++)
 		on_swapout(e, &in->outs[oi]);
+	if (e->series_nomem) {
+		snprintf(e->why, sizeof(e->why), "out of memory for the per-second series");
+		return -SWT_ENOMEM;
+	}
 	if (e->tight_rings && !rings_consistent(e)) {
 		snprintf(e->why, sizeof(e->why), "LRU rings and slot words disagree (an engine bug)");
 		return -SWT_ESTATE;

@@ -186,20 +186,19 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 }
 
 /*
- * The faults' span sizes the per-second series: a damaged timestamp is
- * refused here, naming the database, before anything is sized by it.
+ * The engine counts the faults' seconds in 32 bits: a span beyond them is a
+ * damaged timestamp, refused here, naming the database.
  */
 static int check_span(struct swt_store *st, const struct swt_replay_input *in, struct swt_err *err)
 {
-	size_t first_second;
+	uint64_t first_second;
 
-	if (swt_replay_series_seconds(in, &first_second) <= SWT_REPLAY_MAX_SERIES_SECONDS)
+	if (swt_replay_fault_span_seconds(in, &first_second) <= SWT_REPLAY_MAX_SPAN_SECONDS)
 		return 0;
 	/* faults come in time order (ORDER BY ts) */
-	return swt_error(err, SWT_EFORMAT, "'%s': the swap faults span %.1f days (%llu to %llu ns), "
-			 "more than the replay's per-second series hold (a day): a damaged "
-			 "timestamp?", swt_store_path(st),
-			 (double)(in->faults[in->nr_faults - 1].ts - in->faults[0].ts) / 86400e9,
+	return swt_error(err, SWT_EFORMAT, "'%s': the swap faults span %.0f years (%llu to %llu ns), "
+			 "more than the replay counts (136): a damaged timestamp?", swt_store_path(st),
+			 (double)(in->faults[in->nr_faults - 1].ts - in->faults[0].ts) / 31557600e9,
 			 (unsigned long long)in->faults[0].ts,
 			 (unsigned long long)in->faults[in->nr_faults - 1].ts);
 }

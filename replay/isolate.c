@@ -28,7 +28,7 @@ static int send_result(int fd, const struct swt_replay_result *r)
 			ret = swt_write_all(fd, p->request_hist,
 					    (r->max_request_pages + 1) * sizeof(uint64_t));
 		if (!ret)
-			ret = swt_write_all(fd, p->series, r->nr_seconds * sizeof(*p->series));
+			ret = swt_write_all(fd, p->series, p->nr_seconds * sizeof(*p->series));
 	}
 	return ret;
 }
@@ -58,11 +58,12 @@ static struct swt_replay_result *receive_result(int fd)
 		if (read_exact(fd, p, sizeof(*p)))
 			goto fail;
 		p->request_hist = malloc((r->max_request_pages + 1) * sizeof(uint64_t));
-		p->series = malloc((r->nr_seconds ? r->nr_seconds : 1) * sizeof(*p->series));
+		p->series_cap = p->nr_seconds ? p->nr_seconds : 1;
+		p->series = malloc(p->series_cap * sizeof(*p->series));
 		r->nr_parts = i + 1;
 		if (!p->request_hist || !p->series ||
 		    read_exact(fd, p->request_hist, (r->max_request_pages + 1) * sizeof(uint64_t)) ||
-		    read_exact(fd, p->series, r->nr_seconds * sizeof(*p->series)))
+		    read_exact(fd, p->series, p->nr_seconds * sizeof(*p->series)))
 			goto fail;
 	}
 	return r;

@@ -128,19 +128,17 @@ int swt_replay_prepare(struct swt_replay_input *in, struct swt_err *err);
 void swt_replay_input_unprepare(struct swt_replay_input *in);
 
 /*
- * The per-second series (run_series) count seconds from in->first_ns and
- * hold those from the first fault's to the last's: their number, and the
- * first one's in *first_second.
+ * The per-second series (run_series) count seconds from in->first_ns.
+ * The seconds from the first fault's to the last's (0 for faults within
+ * one second, or none), and the first one's in *first_second.
  *
- * At most a day of them: a capture traces one workload's run (the shared
- * captures span seconds; swapping, they grow by 0.75 MB of compressed
- * trace a second, so a day would be 65 GB), while series cost 32 bytes a
- * second per swap area and run, and a sweep holds every run's until it
- * stores them: a day is 2.8 MB an area and run, 30 days would be 83 MB,
- * gigabytes over a sweep.  A longer span is a damaged timestamp, refused.
+ * Series hold only the seconds with faults, so a long capture costs no
+ * more than a short one with as many faults.  The engine counts seconds
+ * from the first fault's in 32 bits: a longer span (136 years) is a
+ * damaged timestamp, refused.
  */
-#define SWT_REPLAY_MAX_SERIES_SECONDS (24 * 3600)
-size_t swt_replay_series_seconds(const struct swt_replay_input *in, size_t *first_second);
+#define SWT_REPLAY_MAX_SPAN_SECONDS ((uint64_t)UINT32_MAX)
+uint64_t swt_replay_fault_span_seconds(const struct swt_replay_input *in, uint64_t *first_second);
 
 /* Default simulated memory, in pages: the cgroup limit, else the working set. */
 int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
@@ -197,6 +195,7 @@ struct swt_replay_metrics {
 #define SWT_REPLAY_MAX_WINDOW 1024	/* histogram buckets; larger windows share the last */
 
 struct swt_replay_series_point {
+	uint64_t second;	/* from in->first_ns */
 	uint64_t faults, hits, misses, pages_read;
 };
 
@@ -206,15 +205,15 @@ struct swt_replay_part {
 	uint64_t window_hist[SWT_REPLAY_MAX_WINDOW + 1];
 	/* of those, the windows by virtual page (VMA readahead), by size */
 	uint64_t vpage_window_hist[SWT_REPLAY_MAX_WINDOW + 1];
-	struct swt_replay_series_point *series;	/* [nr_seconds] */
+	/* the seconds with a fault or a read here, in order: [nr_seconds] of [series_cap] */
+	struct swt_replay_series_point *series;
+	size_t nr_seconds, series_cap;
 };
 
 struct swt_replay_result {
 	struct swt_replay_metrics total;
 	struct swt_replay_part *parts;	/* one per area of the input */
 	size_t nr_parts;
-	size_t first_second;		/* series[0]'s second from in->first_ns */
-	size_t nr_seconds;		/* from the first fault's second to the last's */
 	unsigned max_request_pages;
 	uint64_t ra_unused_at_end;	/* read ahead, still cached unused when the trace ended */
 	uint64_t cache_pages, inactive_pages;
@@ -230,6 +229,12 @@ struct swt_replay_result {
 int swt_replay_run(const struct swt_replay_input *in, const struct swt_replay_config *cfg,
 		   struct swt_replay_result **out, struct swt_err *err);
 void swt_replay_result_free(struct swt_replay_result *r);
+/*
+ * Free a result's per-second series and request histograms, keeping its
+ * counts: for a caller that has stored the run (swt_replay_store needs
+ * them) and only prints it from here on.
+ */
+void swt_replay_result_shed(struct swt_replay_result *r);
 
 /* The same in a child process, so that a crashing plugin is only an error. */
 int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_replay_config *cfg,

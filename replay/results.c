@@ -160,14 +160,14 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 		}
 		for (size_t b = 0; b <= r->max_request_pages; b++)
 			all_req[b] += p->request_hist[b];
-		for (size_t sec = 0; sec < r->nr_seconds && !ret; sec++) {
+		for (size_t sec = 0; sec < p->nr_seconds && !ret; sec++) {
 			const struct swt_replay_series_point *pt = &p->series[sec];
 
 			if (!pt->faults && !pt->pages_read)
 				continue;
 			sqlite3_bind_int64(series, 1, *run_id);
 			sqlite3_bind_int64(series, 2, in->areas[i].id);
-			sqlite3_bind_int64(series, 3, (int64_t)(r->first_second + sec));
+			sqlite3_bind_int64(series, 3, (int64_t)pt->second);
 			sqlite3_bind_int64(series, 4, (int64_t)pt->faults);
 			sqlite3_bind_int64(series, 5, (int64_t)pt->hits);
 			sqlite3_bind_int64(series, 6, (int64_t)pt->misses);

@@ -259,7 +259,7 @@ expect_fail "'$edited': swap area 7:0: slot 4611686018427387905 is beyond what t
 # a damaged time: the per-second series are sized by the faults replayed,
 # not by the capture's span, which every event sets (2^60 ns once asked for
 # 37 GB, a bare "out of memory"); their seconds still count from
-# capture.first_ns.  Faults more than a day apart are refused.
+# capture.first_ns.
 span="$WORK/span.db"
 cp "$db" "$span"
 sqlite3 "$span" "UPDATE capture SET last_ns = 1152921504606846976"
@@ -270,8 +270,49 @@ check_eq "$(sqlite3 "$span" "SELECT group_concat(second || ':' || n, ' ') FROM (
 	"$(sqlite3 "$span" "SELECT group_concat(s || ':' || n, ' ') FROM (SELECT (ts - (SELECT first_ns FROM capture))
 	/ 1000000000 AS s, count(*) AS n FROM swap_in WHERE demand = 1 GROUP BY s ORDER BY s)")" \
 	"faults per second of the series, from capture.first_ns"
+# A fault 1.6 days after the others (refused once, when the series held
+# every second of the span): replayed, in a point of its own.
 sqlite3 "$span" "UPDATE swap_in SET ts = ts + 140737488355328 WHERE id = (SELECT max(id) FROM swap_in)"
-expect_fail "'$span': the swap faults span 1.6 days (" replay -p auto -c 3 "$span"
+"$SWAPTRACE" replay -p auto -c 3 "$span" > /dev/null 2> "$WORK/err.txt" ||
+	fail "faults 1.6 days apart: $(cat "$WORK/err.txt")"
+check_eq "$(sqlite3 "$span" "SELECT second || ':' || faults FROM run_series WHERE run_id = (SELECT max(id) FROM run)
+	AND partition >= 0 ORDER BY second DESC LIMIT 1")" \
+	"$(sqlite3 "$span" "SELECT ((max(ts) - (SELECT first_ns FROM capture)) / 1000000000) || ':1' FROM swap_in")" \
+	"the late fault's second"
+# beyond the 2^32 seconds the engine counts: a damaged timestamp
+sqlite3 "$span" "UPDATE swap_in SET ts = 4611686018427387904 WHERE id = (SELECT max(id) FROM swap_in)"
+expect_fail "'$span': the swap faults span 146 years (" replay -p auto -c 3 "$span"
+
+# --- a long capture: a sweep holds one run's series at a time ---------------------------
+# The sample stretched 10 000 times (30 hours, nearly every fault in a
+# second of its own).  A run's series are then as long as its faults;
+# a sweep of 18 runs once kept all of them (and the span alone, over a
+# day, was refused).  Peak memory against one run's, with ASan's
+# quarantine off so that what the sweep frees counts as freed.
+long="$WORK/long.db"
+cp "$db" "$long"
+sqlite3 "$long" "DELETE FROM run_partition; DELETE FROM run_histogram; DELETE FROM run_series; DELETE FROM run;
+	UPDATE swap_in SET ts = (SELECT first_ns FROM capture) + (ts - (SELECT first_ns FROM capture)) * 10000;
+	UPDATE swap_out SET ts = (SELECT first_ns FROM capture) + (ts - (SELECT first_ns FROM capture)) * 10000;
+	UPDATE fault SET ts = (SELECT first_ns FROM capture) + (ts - (SELECT first_ns FROM capture)) * 10000
+		WHERE ts >= (SELECT first_ns FROM capture);
+	UPDATE capture SET last_ns = first_ns + (last_ns - first_ns) * 10000" || fail "stretching the sample"
+peak_kib() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0" \
+		/usr/bin/time -f "%M" -o "$WORK/peak.txt" "$SWAPTRACE" "$@" > /dev/null 2> "$WORK/err.txt" ||
+		fail "replay $*: $(cat "$WORK/err.txt")"
+	cat "$WORK/peak.txt"
+}
+one=$(peak_kib replay -p fixed -c 3 "$long")
+sweep=$(peak_kib replay -p none -p fixed -p adaptive -p vma -p auto -p oracle -c 0,3,8 "$long")
+check_eq "$(sqlite3 "$long" "SELECT count(*) FROM run")" 19 "runs of the long capture stored"
+check_eq "$(sqlite3 "$long" "SELECT count(DISTINCT run_id) || ' ' || min(n) || ' ' || max(n) FROM
+	(SELECT run_id, count(*) AS n, sum(faults) AS f FROM run_series WHERE partition >= 0 GROUP BY run_id)")" \
+	"19 $(sqlite3 "$long" "SELECT n || ' ' || n FROM (SELECT count(DISTINCT (ts - (SELECT first_ns
+	FROM capture)) / 1000000000) AS n FROM swap_in WHERE demand = 1)")" \
+	"every run's series: a point per second with faults"
+[ -n "$one" ] && [ -n "$sweep" ] && [ "$sweep" -lt $((one + 25 * 1024)) ] ||
+	fail "a sweep of 18 runs peaks at $sweep KiB, one run at $one KiB: the runs' series are kept"
 
 # --- swap-entry probes make any capture's demand stream exact ---------------------------
 # The sample's demand reads restated as swt_fault probes, with demand

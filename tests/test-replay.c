@@ -242,6 +242,56 @@ static struct swt_replay_result *run(struct scenario *s, const struct swt_policy
 	return r;
 }
 
+/*
+ * The per-second series hold the seconds with faults only, in order, one
+ * point each, whatever the span (a day and more) and whatever order the
+ * input's faults come in; their sums are the run's counts.
+ */
+TEST(series_hold_the_seconds_with_faults)
+{
+	static const uint64_t seconds[][6] = {
+		{ 0, 0, 5, 100000, 100000, 3000000 },	/* in time order, over a month */
+		{ 7, 3, 7, 3, 9, 3 },			/* out of order (an input built so) */
+	};
+	static const uint64_t want_second[][3] = { { 0, 5, 100000 }, { 3, 7, 9 } };
+	static const uint64_t want_faults[][3] = { { 2, 1, 2 }, { 3, 2, 1 } };
+
+	for (size_t c = 0; c < SWT_ARRAY_SIZE(seconds); c++) {
+		struct scenario s;
+		struct swt_replay_result *r;
+		uint64_t faults = 0, hits = 0, pages_read = 0;
+
+		scenario_init(&s, 1);
+		for (uint64_t slot = 8; slot <= 15; slot++)
+			out(&s, slot);
+		for (size_t i = 0; i < 6; i++) {
+			fault(&s, 8 + i, 0);
+			s.faults[i].ts = seconds[c][i] * 1000000000ull + 100000 + i;
+		}
+		r = run(&s, &swt_policy_fixed, 3, 1000);
+		CHECK_INT(r->total.faults, 6);
+		CHECK_INT(r->total.hits, 5);
+		/* the last second's fault alone in a month: the series did not take a point a second */
+		CHECK_INT(r->parts[0].nr_seconds, 3 + (c == 0));
+		for (size_t k = 0; k < 3; k++) {
+			CHECK_INT(r->parts[0].series[k].second, want_second[c][k]);
+			CHECK_INT(r->parts[0].series[k].faults, want_faults[c][k]);
+		}
+		for (size_t k = 0; k < r->parts[0].nr_seconds; k++) {
+			const struct swt_replay_series_point *pt = &r->parts[0].series[k];
+
+			CHECK_INT(pt->misses, pt->faults - pt->hits);
+			faults += pt->faults;
+			hits += pt->hits;
+			pages_read += pt->pages_read;
+		}
+		CHECK_INT(faults, r->total.faults);
+		CHECK_INT(hits, r->total.hits);
+		CHECK_INT(pages_read, r->total.pages_read);
+		swt_replay_result_free(r);
+	}
+}
+
 TEST(fixed_skips_free_and_cached_slots)
 {
 	struct scenario s;
