@@ -249,8 +249,10 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			       "Pages swapped in and out per second, from the traced block I/O. "
 			       "Shading: swap faults per second in the replay, split into hits "
 			       "(found in the swap cache) and misses (read from the device).");
-	snprintf(msg, sizeof(msg), "Rates over %.3g s bins%s. Time counts from the capture's "
-		 "first event.", bin_s, !shade ? "" : d->shade_s > 1 ? ", the shading's too" :
+	/* whole seconds as such: "1000 s", not "1e+03 s" */
+	snprintf(msg, sizeof(msg), bin_s >= 1 ? "Rates over %.0f s bins%s. Time counts from the "
+		 "capture's first event." : "Rates over %.3g s bins%s. Time counts from the "
+		 "capture's first event.", bin_s, !shade ? "" : d->shade_s > 1 ? ", the shading's too" :
 		 " (each second for the shading)");
 	bottom = swt_chart_footnote(c, d->nr_bins ? msg : NULL);
 	if (!d->nr_bins) {
