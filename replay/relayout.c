@@ -769,10 +769,17 @@ static int build_output(const struct replacer *r, const struct swt_placement *p,
 	}
 	if (in->nr_vmas)
 		memcpy(o->vmas, in->vmas, in->nr_vmas * sizeof(*o->vmas));
-	ret = swt_replay_prepare(o, err);
-	if (ret) {
-		swt_replay_input_free(o);
-		return ret;
+	{
+		struct swt_err why = { 0 };
+
+		/* the re-placed pages' slots size the tables: say which layout put them there */
+		ret = swt_replay_prepare(o, &why);
+		if (ret) {
+			swt_replay_input_free(o);
+			return swt_error(err, why.code, "layout '%s': %s%s", p->spec, why.msg,
+					 why.code == SWT_ENOMEM && strstr(why.msg, "highest slot") ?
+					 "; give it smaller devices (devices=SIZE,...)" : "");
+		}
 	}
 	*out = o;
 	return 0;

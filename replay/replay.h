@@ -145,8 +145,15 @@ int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
 
 /* ---- configuration ---------------------------------------------------- */
 
-/* bytes per slot up to the highest one used, over every table of a replay (measured) */
-#define SWT_SLOT_TABLE_BYTES 12
+/*
+ * Bytes per slot up to the highest one used that a replay's slot tables
+ * take: those every run of an input shares (8), a run's slot words (4)
+ * and, for policies that read the future (oracle, vma), its next uses
+ * (4).  A run's refault table (4 more) is written only where faults are,
+ * and memory never written is not taken (measured: 12 bytes a slot for
+ * none, 16 for oracle).
+ */
+#define SWT_SLOT_TABLE_BYTES 16
 
 /* CPUs a capture may have (the layouts' allocator has per-CPU state) */
 #define SWT_MAX_CPUS 65536

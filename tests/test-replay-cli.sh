@@ -239,11 +239,47 @@ cp "$db" "$WORK/far.db"
 sqlite3 "$WORK/far.db" "UPDATE swap_area SET slots = 4294967295;
 	UPDATE swap_out SET slot = 4294967290 WHERE id = (SELECT max(id) FROM swap_out)"
 SWT_TEST_MEM_AVAILABLE_KIB=8388608 expect_fail \
-	"'$WORK/far.db': swap area 7:0: its highest slot used, 4294967290, makes the replay's slot tables 48.0 GiB, more than the 8.0 GiB of memory available" \
+	"'$WORK/far.db': swap area 7:0: its highest slot used, 4294967290, makes the replay's slot tables 64.0 GiB, more than the 8.0 GiB of memory available" \
 	replay -n "$WORK/far.db"
 SWT_TEST_MEM_AVAILABLE_KIB=8388608 expect_fail \
 	"layout 'devices=256T': devices this big take 10.0 GiB to simulate, more than the 8.0 GiB" \
 	replay -n -l devices=256T "$db"
+# Two devices the size of a traced one of 2^32 - 1 slots: the kernel
+# fills a device's partial last cluster first, so the re-placed pages
+# reach slot 2^31 - 2 and the tables would be 64 GiB (once OOM-killed
+# at 24 GB; only the traced input's slots were checked)
+cp "$db" "$WORK/huge.db"
+sqlite3 "$WORK/huge.db" "UPDATE swap_area SET slots = 4294967295"
+SWT_TEST_MEM_AVAILABLE_KIB=8388608 expect_fail \
+	"layout '2': swap area sim0: its highest slot used, 2147483646, makes the replay's slot tables 64.0 GiB, more than the 8.0 GiB of memory available (they are as long as the highest slot); give it smaller devices (devices=SIZE,...)" \
+	replay -n -l 2 "$WORK/huge.db"
+# In a memory cgroup, its limit is the memory there is: an oracle replay
+# whose slot tables (640 MB) fit the host but not the cgroup's 512 MB is
+# refused, not OOM-killed (the check read only /proc/meminfo once).
+cg=""
+if [ "$(id -u)" = 0 ] && [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+	cg=/sys/fs/cgroup/memory/swt-replay-$$ cg_limit=memory.limit_in_bytes
+elif [ "$(id -u)" = 0 ] && grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+	cg=/sys/fs/cgroup/swt-replay-$$ cg_limit=memory.max
+fi
+if [ -n "$cg" ] && mkdir "$cg" 2>/dev/null; then
+	cp "$db" "$WORK/cg.db"
+	sqlite3 "$WORK/cg.db" "UPDATE swap_area SET slots = 4294967295;
+		UPDATE swap_out SET slot = 40000000 WHERE id = (SELECT max(id) FROM swap_out)"
+	echo $((512 << 20)) > "$cg/$cg_limit"
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+		"$SWAPTRACE" replay -n -p oracle -c 3 "$WORK/cg.db" > /dev/null 2> "$WORK/err.txt"
+	status=$?
+	rmdir "$cg" 2>/dev/null || echo "warning: cannot remove cgroup $cg" >&2
+	[ $status = 1 ] || fail "replay in a 512 MB cgroup: exit $status, not 1 (killed?)"
+	grep -q "swap area 7:0: its highest slot used, 40000000, makes the replay's slot tables 0.6 GiB, more than the 0\.[0-9] GiB of memory available" \
+		"$WORK/err.txt" || fail "replay in a 512 MB cgroup: '$(cat "$WORK/err.txt")'"
+else
+	echo "note: the memory-cgroup case is skipped: not root, or no memory cgroup to create"
+fi
+# the same on the host: refused by the memory there is, not killed
+expect_fail "layout '2': swap area sim0: its highest slot used, 2147483646, makes the replay's slot tables 64.0 GiB, more than the" \
+	replay -n -l 2 "$WORK/huge.db"
 cp "$db" "$WORK/cpus.db"
 sqlite3 "$WORK/cpus.db" "UPDATE capture SET ncpus = 100000"
 expect_fail "'$WORK/cpus.db': capture.ncpus is 100000 (0 to 65536): not a database ingest wrote" \

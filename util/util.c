@@ -375,12 +375,99 @@ int64_t swt_meminfo_kib(const char *key)
 	return v;
 }
 
+/* A cgroup file's first number (or "max"), in bytes; -1 unreadable or unlimited. */
+static int64_t cgroup_value(const char *dir, const char *file, const char *key)
+{
+	char path[PATH_MAX + 64], line[256];
+	size_t klen = key ? strlen(key) : 0;
+	int64_t v = -1;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+		return -1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		const char *text = line;
+
+		if (key) {
+			if (strncmp(line, key, klen) || line[klen] != ' ')
+				continue;
+			text = line + klen + 1;
+		}
+		if (strncmp(text, "max", 3))
+			v = strtoll(text, NULL, 10);
+		break;
+	}
+	fclose(f);
+	/* cgroup v1 writes "no limit" as the largest page multiple below 2^63 */
+	return v >= ((int64_t)1 << 60) ? -1 : v;
+}
+
+/*
+ * What the memory cgroups this process is in leave it, in KiB: at each
+ * level up to the root, the limit less the usage, give or take the
+ * inactive file cache, which reclaim frees first; -1 when no level has a
+ * limit (or the files cannot be read).  cgroup v1 ("N:...memory...:/path")
+ * and v2 ("0::/path") alike.
+ */
+static int64_t cgroup_headroom_kib(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[PATH_MAX + 64], dir[PATH_MAX + 64];
+	int64_t best = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+		int v2, n;
+
+		if (!path)
+			continue;
+		*path++ = '\0';
+		path[strcspn(path, "\n")] = '\0';
+		ctl++;
+		v2 = !strcmp(line, "0") && !*ctl;
+		if (!v2 && !strstr(ctl, "memory"))
+			continue;
+		n = snprintf(dir, sizeof(dir), "%s%s", v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory",
+			     path);
+		if (n < 0 || n >= (int)sizeof(dir))
+			continue;
+		for (;;) {
+			int64_t limit = cgroup_value(dir, v2 ? "memory.max" : "memory.limit_in_bytes", NULL);
+			int64_t usage = cgroup_value(dir, v2 ? "memory.current" : "memory.usage_in_bytes",
+						     NULL);
+			int64_t inactive = cgroup_value(dir, "memory.stat",
+							v2 ? "inactive_file" : "total_inactive_file");
+			char *slash = strrchr(dir, '/');
+
+			if (limit >= 0 && usage >= 0) {
+				int64_t room = limit - usage + (inactive > 0 ? inactive : 0);
+
+				room = room > 0 ? room / 1024 : 0;
+				best = best < 0 ? room : SWT_MIN(best, room);
+			}
+			/* up to the hierarchy's root, which has no limit of its own */
+			if (!slash || !strcmp(dir, v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory"))
+				break;
+			*slash = '\0';
+		}
+	}
+	fclose(f);
+	return best;
+}
+
 int64_t swt_mem_available_kib(void)
 {
 	const char *test = getenv("SWT_TEST_MEM_AVAILABLE_KIB");
-	int64_t v;
+	int64_t v, room;
 
 	if (test && !swt_parse_i64(test, &v))
 		return v;
-	return swt_meminfo_kib("MemAvailable");
+	v = swt_meminfo_kib("MemAvailable");
+	room = cgroup_headroom_kib();
+	return room >= 0 && (v < 0 || room < v) ? room : v;
 }

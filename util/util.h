@@ -84,8 +84,10 @@ int swt_parse_i64(const char *text, int64_t *out);
 /* A /proc/meminfo value ("MemAvailable"...) in KiB, -1 when unreadable. */
 int64_t swt_meminfo_kib(const char *key);
 /*
- * Memory available for new allocations, in KiB (MemAvailable), -1 unknown.
- * Test seam: SWT_TEST_MEM_AVAILABLE_KIB in the environment replaces it.
+ * Memory available for new allocations, in KiB: MemAvailable, or less
+ * when a memory cgroup this process is in (v1 or v2) leaves it less; -1
+ * unknown.  Test seam: SWT_TEST_MEM_AVAILABLE_KIB in the environment
+ * replaces it.
  */
 int64_t swt_mem_available_kib(void);
 int swt_parse_int(const char *text, int *out);
