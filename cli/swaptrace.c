@@ -185,6 +185,9 @@ int main(int argc, char **argv)
 		if (!c)
 			return cli_failf("help", SWT_EXIT_USAGE, "'%s' is not a swaptrace command",
 					 argv[2]);
+		if (argc > 3)
+			return cli_failf("help", SWT_EXIT_USAGE, "one command at a time ('%s' after "
+					 "'%s')", argv[3], argv[2]);
 		fputs(c->usage, stdout);
 		return SWT_EXIT_OK;
 	}

@@ -294,6 +294,25 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 			break;
 		}
 	}
+	/*
+	 * A built-in checks its values in create(): tried here once, so that
+	 * history=1 is a usage error up front, like an unknown key, and not a
+	 * failure in the middle of a sweep.  Plugins are tried in their runs,
+	 * which are isolated (their create may crash).
+	 */
+	if (!ret && !c->dl_handle && c->policy->create) {
+		struct swt_policy_env env = { .page_cluster = 3, .nr_areas = 1, .page_shift = 12 };
+		char why[200] = "";
+		void *inst = c->policy->create(&env, (const char *const *)c->keys,
+					       (const char *const *)c->values, c->nparams, why,
+					       sizeof(why));
+
+		if (!inst)
+			ret = swt_error(err, SWT_EUSAGE, "policy '%s': %s", c->policy->name,
+					why[0] ? why : "cannot create an instance");
+		else if (c->policy->destroy)
+			c->policy->destroy(inst);
+	}
 	free(copy);
 	if (ret)
 		swt_policy_choice_release(c);

@@ -60,6 +60,8 @@ run 2 frobnicate
 check_eq "$(cat "$ERR")" "swaptrace: 'frobnicate' is not a swaptrace command. See 'swaptrace --help'." "unknown command"
 run 2 help frobnicate
 check_eq "$(cat "$ERR")" "swaptrace: help: 'frobnicate' is not a swaptrace command" "help on an unknown command"
+run 2 help replay extra
+check_eq "$(cat "$ERR")" "swaptrace: help: one command at a time ('extra' after 'replay')" "help with a word too many"
 
 usage_error() { # message args...
 	local msg=$1 verb=$2
@@ -89,6 +91,12 @@ for v in 3 65537 1.5; do
 	run 2 replay --max-request-kib $v "$WORK/x.db"
 	check_eq "$(cat "$ERR")" "swaptrace: replay: bad --max-request-kib '$v': a whole number of KiB from 4 to 65536" \
 		"replay --max-request-kib $v: the message says the range"
+done
+# a built-in's value it refuses is a usage error like an unknown key, before any run
+for spec in "leap:bogus=1|policy 'leap' has no parameter 'bogus' (it takes: history, min_window)" \
+	"leap:history=1|policy 'leap': history must be 2..256 and min_window 1..history"; do
+	run 2 replay -p fixed -p "${spec%%|*}" "$WORK/x.db"
+	check_eq "$(cat "$ERR")" "swaptrace: replay: ${spec#*|}" "replay -p ${spec%%|*}"
 done
 run 2 report -r 1,,2 "$WORK/x.db"
 check_eq "$(cat "$ERR")" "swaptrace: report: '1,,2': an empty item in the run list" "report -r 1,,2"

@@ -636,6 +636,12 @@ TEST(policy_choice_and_params)
 	CHECK_STR(c.keys[1], "min_window");
 	CHECK_STR(c.values[1], "8");
 	swt_policy_choice_release(&c);
+	/* a value the built-in refuses: a usage error when chosen, before any run */
+	CHECK_INT(swt_policy_choose("leap:history=1", &c, &err), -SWT_EUSAGE);
+	CHECK_STR(err.msg, "policy 'leap': history must be 2..256 and min_window 1..history");
+	swt_err_clear(&err);
+	CHECK_INT(swt_policy_choose("leap:min_window=64,history=32", &c, &err), -SWT_EUSAGE);
+	swt_err_clear(&err);
 	/* what the report names and colours as the plain built-in */
 	CHECK_INT(swt_policy_params_are_defaults("leap", "history=32,min_window=4"), 1);
 	CHECK_INT(swt_policy_params_are_defaults("leap", "min_window=4,history=32"), 1);
