@@ -46,6 +46,9 @@ for act in 8 7; do
 		{ fail "ingest with lost $what"; continue; }
 	"$SWAPTRACE" info --json "$db" > "$WORK/lossy$act.json" || fail "info with lost $what"
 	check_eq "$(json_get "$WORK/lossy$act.json" 'd["lost_events"]')" "$dropped" "lost $what counted"
+	# the events kept are counted as blkparse counts them, orphans too
+	check_eq "$(info_counts "$WORK/lossy$act.json")" "$(blkparse_counts "$WORK/lossy$act/swap")" \
+		"with lost $what: per-device counters vs blkparse"
 	# (EXCEPT sorts: a correlated NOT EXISTS scanned the whole table per row)
 	sqlite3 "$db" "ATTACH '$WORK/whole.db' AS whole;
 		SELECT (SELECT count(*) FROM request WHERE issue_ns IS NOT NULL
