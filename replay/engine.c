@@ -691,6 +691,28 @@ uint64_t swt_replay_fault_span_seconds(const struct swt_replay_input *in, uint64
 	return series_second(in, last) - *first_second;
 }
 
+int swt_replay_slot_tables_fit(const struct swt_replay_input *in, const uint64_t *nslots,
+			       struct swt_err *err)
+{
+	int64_t avail_kib = swt_mem_available_kib();
+	uint64_t table_slots = 0;
+	size_t widest = 0;
+
+	for (size_t i = 0; i < in->nr_areas; i++) {
+		table_slots += nslots[i];
+		if (nslots[i] > nslots[widest])
+			widest = i;
+	}
+	if (avail_kib <= 0 || table_slots <= (uint64_t)avail_kib * 1024 / SWT_SLOT_TABLE_BYTES)
+		return 0;
+	return swt_error(err, SWT_ENOMEM, "swap area %s: its highest slot used, %llu, makes the "
+			 "replay's slot tables %.1f GiB, more than the %.1f GiB of memory available "
+			 "(they are as long as the highest slot)", in->areas[widest].dev,
+			 (unsigned long long)(nslots[widest] - 1),
+			 (double)table_slots * SWT_SLOT_TABLE_BYTES / (1 << 30),
+			 (double)avail_kib / (1 << 20));
+}
+
 void swt_replay_result_free(struct swt_replay_result *r)
 {
 	if (!r)
@@ -919,27 +941,9 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	 * input, re-placed ones too: a what-if layout can put pages at the far
 	 * end of a device (the kernel fills a partial last cluster first).
 	 */
-	{
-		int64_t avail_kib = swt_mem_available_kib();
-		uint64_t table_slots = 0;
-		size_t widest = 0;
-
-		for (i = 0; i < in->nr_areas; i++) {
-			table_slots += pr->nslots[i];
-			if (pr->nslots[i] > pr->nslots[widest])
-				widest = i;
-		}
-		if (avail_kib > 0 && table_slots > (uint64_t)avail_kib * 1024 / SWT_SLOT_TABLE_BYTES) {
-			uint64_t top = pr->nslots[widest] - 1;
-
-			prep_free(pr, in->nr_areas, in->nr_vmas);
-			return swt_error(err, SWT_ENOMEM, "swap area %s: its highest slot used, %llu, "
-					 "makes the replay's slot tables %.1f GiB, more than the %.1f GiB "
-					 "of memory available (they are as long as the highest slot)",
-					 in->areas[widest].dev, (unsigned long long)top,
-					 (double)table_slots * SWT_SLOT_TABLE_BYTES / (1 << 30),
-					 (double)avail_kib / (1 << 20));
-		}
+	if (swt_replay_slot_tables_fit(in, pr->nslots, err)) {
+		prep_free(pr, in->nr_areas, in->nr_vmas);
+		return -SWT_ENOMEM;
 	}
 	for (i = 0; i < in->nr_areas; i++) {
 		pr->init_slots[i] = malloc(pr->nslots[i] * sizeof(int32_t));

@@ -113,9 +113,9 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
 {
 	sqlite3_stmt *s;
-	size_t cap = 0, widest = 0;
-	uint64_t table_slots = 0;
-	int64_t avail_kib;
+	size_t cap = 0;
+	uint64_t *nslots;
+	struct swt_err why = { 0 };
 	int ret, rc;
 
 	ret = swt_store_prepare(st,
@@ -158,9 +158,6 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 		a->slots_guessed = !(slots > 0 && slots < ((int64_t)1 << 40));
 		a->slots = a->slots_guessed ? (uint64_t)top + 1 : (uint64_t)slots;
 		a->slots_top = (uint64_t)(top > 0 ? top : 0);
-		table_slots += a->slots_top + 1;
-		if (a->slots_top > in->areas[widest].slots_top)
-			widest = in->nr_areas - 1;
 		a->rotational = (int)swt_column_int(s, 3, -1);
 		a->synchronous = (int)swt_column_int(s, 4, 0);
 		a->priority = swt_column_int(s, 5, 0);
@@ -173,16 +170,14 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 	 * slots used: a few pages at the far end of a huge area would take
 	 * more memory than the host has.  Said before anything is sized.
 	 */
-	avail_kib = swt_mem_available_kib();
-	if (avail_kib > 0 && table_slots > (uint64_t)avail_kib * 1024 / SWT_SLOT_TABLE_BYTES)
-		return swt_error(err, SWT_ENOMEM, "'%s': swap area %s: its highest slot used, %llu, "
-				 "makes the replay's slot tables %.1f GiB, more than the %.1f GiB of "
-				 "memory available (they are as long as the highest slot)",
-				 swt_store_path(st), in->areas[widest].dev,
-				 (unsigned long long)in->areas[widest].slots_top,
-				 (double)table_slots * SWT_SLOT_TABLE_BYTES / (1 << 30),
-				 (double)avail_kib / (1 << 20));
-	return 0;
+	nslots = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*nslots));
+	if (!nslots)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < in->nr_areas; i++)
+		nslots[i] = in->areas[i].slots_top + 1;
+	ret = swt_replay_slot_tables_fit(in, nslots, &why);
+	free(nslots);
+	return ret ? swt_error(err, why.code, "'%s': %s", swt_store_path(st), why.msg) : 0;
 }
 
 /*

@@ -155,6 +155,14 @@ int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
  */
 #define SWT_SLOT_TABLE_BYTES 16
 
+/*
+ * 0 when slot tables of nslots[area] slots (the highest slot used + 1) fit
+ * in the memory available (the host's, or a memory cgroup's); else an
+ * error naming the widest area.
+ */
+int swt_replay_slot_tables_fit(const struct swt_replay_input *in, const uint64_t *nslots,
+			       struct swt_err *err);
+
 /* CPUs a capture may have (the layouts' allocator has per-CPU state) */
 #define SWT_MAX_CPUS 65536
 
