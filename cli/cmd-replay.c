@@ -624,8 +624,17 @@ int cmd_replay(int argc, char **argv)
 		}
 		nchoices++;
 	}
-	if (swt_store_open(argv[optind], store, &st, &err) ||
-	    swt_replay_input_load(st, approximate, &in, &err)) {
+	if (swt_store_open(argv[optind], store, &st, &err)) {
+		status = cli_fail("replay", &err);
+		goto out;
+	}
+	/* said before a sweep runs, not at its first insert */
+	if (store && sqlite3_db_readonly(swt_store_db(st), "main") == 1) {
+		status = cli_failf("replay", SWT_EXIT_FAIL, "'%s': a readonly database: the runs "
+				   "cannot be stored in it (--no-store prints them only)", argv[optind]);
+		goto out;
+	}
+	if (swt_replay_input_load(st, approximate, &in, &err)) {
 		status = cli_fail("replay", &err);
 		goto out;
 	}

@@ -15,6 +15,8 @@ WORK=$(mktemp -d "${SWT_BUILD_DIR}/tmp-${TEST_NAME}-XXXXXX")
 TRACEFS_UNMOUNTED_AT_START=0
 mountpoint -q /sys/kernel/tracing 2>/dev/null || TRACEFS_UNMOUNTED_AT_START=1
 lib_cleanup() {
+	# a test that made a file immutable and failed before undoing it
+	chattr -R -i "$WORK" 2>/dev/null
 	rm -rf "$WORK"
 	if [ "$TRACEFS_UNMOUNTED_AT_START" = 1 ] && mountpoint -q /sys/kernel/tracing 2>/dev/null; then
 		umount /sys/kernel/tracing 2>/dev/null

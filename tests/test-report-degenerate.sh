@@ -59,6 +59,27 @@ grep -q "warning: no replay runs stored" "$WORK/norun.err" || fail "norun: no wa
 grep -q "$NO_RUNS" "$WORK/norun/index.html" || fail "norun: index does not say there are no runs"
 [ "$(sqlite3 "$WORK/norun.db" 'SELECT count(*) FROM run')" = 0 ] ||
 	fail "norun: --no-replay stored runs"
+# A database that cannot be written (immutable here: root writes any file
+# whatever its mode): the default runs cannot be stored, and the message
+# says how to draw without them; --no-replay then works.
+cp "$WORK/norun.db" "$WORK/ro.db"
+if chattr +i "$WORK/ro.db" 2>/dev/null; then
+	"$SWAPTRACE" report -o "$WORK/ro" "$WORK/ro.db" > /dev/null 2> "$WORK/ro.err"
+	status=$?
+	check_eq "$status" 1 "report of a database it cannot write: exit status"
+	grep -q "readonly database (the default runs are stored in it: --no-replay draws without them)" \
+		"$WORK/ro.err" || fail "report of a read-only database: '$(cat "$WORK/ro.err")'"
+	"$SWAPTRACE" report --no-replay -o "$WORK/ro" "$WORK/ro.db" > /dev/null 2> "$WORK/ro.err" ||
+		fail "report --no-replay of a read-only database: '$(cat "$WORK/ro.err")'"
+	"$SWAPTRACE" replay -p fixed "$WORK/ro.db" > /dev/null 2> "$WORK/ro.err"
+	check_eq "$?:$(cat "$WORK/ro.err")" "1:swaptrace: replay: '$WORK/ro.db': a readonly database: the runs cannot be stored in it (--no-store prints them only)" \
+		"replay into a read-only database"
+	"$SWAPTRACE" replay --no-store -p fixed "$WORK/ro.db" > /dev/null 2> "$WORK/ro.err" ||
+		fail "replay --no-store of a read-only database: '$(cat "$WORK/ro.err")'"
+	chattr -i "$WORK/ro.db"
+else
+	echo "note: the read-only database case is skipped: chattr +i is not supported here"
+fi
 
 # --- no replay runs: the default set is replayed, stored and drawn ---
 variant defaults "VACUUM"
