@@ -259,6 +259,7 @@ static int draw_heatmap(struct swt_chart *c, const void *data, struct swt_err *e
 	static const char *const stream_name[NR_STREAMS] = { "swap-outs", "swap-ins" };
 	const struct heat_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
+	const struct swt_report_time_axis axis = swt_report_time_axis(d->span_ns);
 	double top, bottom;
 	char msg[200];
 	int cols = (int)d->nr_parts;
@@ -314,10 +315,10 @@ static int draw_heatmap(struct swt_chart *c, const void *data, struct swt_err *e
 				swt_chart_panel_message(c, &p, msg);
 				continue;
 			}
-			p.xa.label = k == IN ? "time since capture start (s)" : NULL;
+			p.xa.label = k == IN ? axis.label : NULL;
 			p.xa.hide_ticks = k != IN;
 			p.xa.lo = 0;
-			p.xa.hi = (double)d->span_ns / 1e9;
+			p.xa.hi = (double)d->span_ns / 1e9 / axis.unit_s;
 			p.xa.exact = 1;
 			p.ya.label = "swap slot";
 			p.ya.fmt = SWT_FMT_COUNT;

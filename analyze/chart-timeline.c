@@ -203,11 +203,12 @@ static void draw_shading(struct swt_chart *c, const struct swt_chart_panel *p,
 {
 	struct swt_chart_rgb hit = swt_chart_color(2), miss = { 0.55, 0.55, 0.55 };
 	double span_s = (double)d->span_ns / 1e9, cell_s = (double)d->shade_s;
+	double unit_s = swt_report_time_axis(d->span_ns).unit_s;
 
 	swt_chart_panel_clip(c, p);
 	for (size_t i = 0; i < d->nr_shades; i++) {
-		double x0 = swt_chart_panel_x(p, (double)i * cell_s),
-		       x1 = swt_chart_panel_x(p, SWT_MIN((double)(i + 1) * cell_s, span_s));
+		double x0 = swt_chart_panel_x(p, (double)i * cell_s / unit_s),
+		       x1 = swt_chart_panel_x(p, SWT_MIN((double)(i + 1) * cell_s, span_s) / unit_s);
 		/* per second, as the lines: the counts are per cell */
 		double ym = swt_chart_panel_y(p, (double)s->misses[i] / cell_s);
 		double yh = swt_chart_panel_y(p, (double)(s->misses[i] + s->hits[i]) / cell_s);
@@ -230,6 +231,7 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 {
 	const struct timeline_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
+	const struct swt_report_time_axis axis = swt_report_time_axis(d->span_ns);
 	struct swt_chart_legend_item items[4];
 	char title[300], desc[300], hit_label[360], miss_label[80], msg[300], out_note[200] = "";
 	double top, bottom, hi = 0, hi_out = 0, bin_s = (double)d->bin_ns / 1e9, *xs = NULL, *ys = NULL;
@@ -357,7 +359,7 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	}
 	for (size_t b = 0; b < d->nr_bins; b++)
-		xs[b] = ((double)b + 0.5) * bin_s;
+		xs[b] = ((double)b + 0.5) * bin_s / axis.unit_s;
 	/* stacked panels share the time axis: only the last one carries it, and gets its height */
 	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &tick_h);
 	swt_chart_text_size(c, SWT_FONT_LABEL, 0, "time", NULL, &label_h);
@@ -388,10 +390,10 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 			swt_chart_panel_message(c, &p, m);
 			continue;
 		}
-		p.xa.label = last ? "time since capture start (s)" : NULL;
+		p.xa.label = last ? axis.label : NULL;
 		p.xa.hide_ticks = !last;
 		p.xa.lo = 0;
-		p.xa.hi = (double)d->span_ns / 1e9;
+		p.xa.hi = (double)d->span_ns / 1e9 / axis.unit_s;
 		p.xa.exact = 1;
 		p.ya.label = d->nr_parts > 2 ? "pages/s" : "pages per second";
 		p.ya.fmt = SWT_FMT_COUNT;

@@ -40,6 +40,16 @@ const char *swt_report_no_runs(const struct swt_report_ctx *rc)
 	return rc->swap_ins ? SWT_REPORT_NO_RUNS : SWT_REPORT_NOTHING_TO_REPLAY;
 }
 
+struct swt_report_time_axis swt_report_time_axis(int64_t span_ns)
+{
+	/* a day of swapping read in seconds is 86 400 of them: not a scale anyone reads */
+	if (span_ns > 5 * 3600 * 1000000000LL)
+		return (struct swt_report_time_axis){ 3600, "time since capture start (h)" };
+	if (span_ns > 20 * 60 * 1000000000LL)
+		return (struct swt_report_time_axis){ 60, "time since capture start (min)" };
+	return (struct swt_report_time_axis){ 1, "time since capture start (s)" };
+}
+
 void swt_report_run_desc(const struct swt_report_run *r, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s at page-cluster %d (run #%lld)", r->label, r->page_cluster,

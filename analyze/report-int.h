@@ -214,6 +214,16 @@ const struct swt_report_part *swt_report_part(const struct swt_report_ctx *rc, i
 /* Why a run chart is empty: no runs at all, or none on the traced layout. */
 const char *swt_report_no_runs(const struct swt_report_ctx *rc);
 
+/*
+ * The unit of a time axis over span_ns (seconds, minutes past 20 minutes,
+ * hours past 5 hours), in seconds, and its axis label.
+ */
+struct swt_report_time_axis {
+	double unit_s;
+	const char *label;
+};
+struct swt_report_time_axis swt_report_time_axis(int64_t span_ns);
+
 /* "policy at page-cluster N (run #id)" for the chosen run, into buf. */
 void swt_report_run_desc(const struct swt_report_run *r, char *buf, size_t size);
 

@@ -448,10 +448,13 @@ variant long "UPDATE swap_out SET ts = ts + (1 << 40) WHERE id = (SELECT max(id)
 $RUNS | sqlite3 "$WORK/long.db" || fail "long: storing runs"
 report long "{\"timeline\": {\"notes_have\": [\"Rates over 10 s bins, the shading's too.\"],
  \"series\": {\"simulated hits/s\": 2, \"simulated misses/s\": 2}}}"
-# a day and more (2^47 ns, 39 hours): bins of 1000 seconds, so written
+# a day and more (2^47 ns, 39 hours): bins of 1000 seconds, so written,
+# and time in hours
 variant day "UPDATE swap_out SET ts = ts + (1 << 47) WHERE id = (SELECT max(id) FROM swap_out)"
 $RUNS | sqlite3 "$WORK/day.db" || fail "day: storing runs"
-report day "{\"timeline\": {\"notes_have\": [\"Rates over 1000 s bins, the shading's too.\"]}}"
+report day "{\"timeline\": {\"notes_have\": [\"Rates over 1000 s bins, the shading's too.\"],
+ \"x_labels\": [\"time since capture start (h)\"]},
+ \"heatmap\": {\"x_labels\": [\"time since capture start (h)\"]}}"
 # --- a run row no replay stores (edited by hand to page-cluster -3, or with
 # more pages read ahead than read): refused, naming the database and the
 # run, with nothing written; --run leaves the row out ---
