@@ -247,8 +247,11 @@ static double colorbar(struct swt_chart *c, const struct heat_data *d, double x,
 		snprintf(slots, sizeof(slots), "1/%d of the slots up to the highest used", NS);
 	if (cell_s < 1)
 		snprintf(cell, sizeof(cell), "one cell: %.3g ms \xc3\x97 %s", cell_s * 1e3, slots);
-	else
+	else if (cell_s < 120)
 		snprintf(cell, sizeof(cell), "one cell: %.3g s \xc3\x97 %s", cell_s, slots);
+	else	/* in the unit the axis reads */
+		snprintf(cell, sizeof(cell), "one cell: %.3g %s \xc3\x97 %s", cell_s / (cell_s < 7200 ? 60 : 3600),
+			 cell_s < 7200 ? "min" : "h", slots);
 	swt_chart_text(c, SWT_FONT_LEGEND, x + w + 28, y + h / 2, 0, 0.5, 0, SWT_RGB_MUTED, 0,
 		       cell);
 	return h + 4 + lh + 8;
