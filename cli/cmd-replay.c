@@ -4,11 +4,13 @@
  * memory sizes and swap layouts (a sweep), print the what-if metrics and
  * store them.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "replay.h"
@@ -525,6 +527,7 @@ int cmd_replay(int argc, char **argv)
 	const char *policy_specs[64];
 	int nspecs = 0, json = 0, csv = 0, store = 1, approximate = 0, c, status = SWT_EXIT_FAIL;
 	int in_transaction = 0;
+	FILE *spill = NULL;
 	int64_t pcs[64] = { 3 }, caches[64];
 	int npcs = 1, ncaches = 0;
 	double inactive = 0;
@@ -708,17 +711,20 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	/*
-	 * All runs or none: a failure leaves the database as it was.  Each run
-	 * is stored as it finishes and its series and histograms freed, so a
-	 * sweep holds one run's series at a time, not all of them (a day-long
-	 * trace of 16 devices: 2 GB for 45 runs).
+	 * Each run's series and histograms go to a temporary file as it
+	 * finishes, and are freed: a sweep holds one run's at a time, not all
+	 * of them (a day-long trace of 16 devices: 2 GB for 45 runs), and the
+	 * database is written only at the end, in one short transaction, as
+	 * before (a transaction over the whole sweep locked other replays and
+	 * readers out for its length).
 	 */
 	if (store) {
-		if (swt_store_exec(st, "BEGIN IMMEDIATE", &err)) {
-			status = cli_fail("replay", &err);
+		spill = tmpfile();
+		if (!spill) {
+			status = cli_failf("replay", SWT_EXIT_FAIL, "cannot create a temporary file "
+					   "for the runs' results: %s", strerror(errno));
 			goto out;
 		}
-		in_transaction = 1;
 	}
 	for (int l = 0; l < nlayouts; l++) {
 		const struct swt_replay_input *lin = layouts[l].in;
@@ -745,11 +751,15 @@ int cmd_replay(int argc, char **argv)
 						      ? swt_replay_run_isolated(lin, &r->cfg, &r->res, &err)
 						      : swt_replay_run(lin, &r->cfg, &r->res, &err);
 					nruns += !ret;
-					if (!ret && store)
-						ret = swt_replay_store(st, lin, &r->cfg, r->res,
-								       &r->run_id, &err);
 					if (ret) {
 						status = cli_fail("replay", &err);
+						goto out;
+					}
+					ret = spill ? swt_replay_result_write(fileno(spill), r->res) : 0;
+					if (ret) {
+						status = cli_failf("replay", SWT_EXIT_FAIL, "writing the "
+								   "runs' results to a temporary file: %s",
+								   strerror(-ret));
 						goto out;
 					}
 					swt_replay_result_shed(r->res);
@@ -757,8 +767,26 @@ int cmd_replay(int argc, char **argv)
 			}
 		}
 	}
-	if (in_transaction) {
-		if (swt_store_exec(st, "COMMIT", &err)) {
+	if (store) {
+		/* all runs or none: a failure leaves the database as it was */
+		int ret = swt_store_exec(st, "BEGIN IMMEDIATE", &err);
+
+		if (!ret && lseek(fileno(spill), 0, SEEK_SET) < 0)
+			ret = swt_error(&err, SWT_EIO, "reading the runs' results back: %s",
+					strerror(errno));
+		in_transaction = !ret;
+		for (size_t i = 0; !ret && i < nruns; i++) {
+			struct swt_replay_result *back = swt_replay_result_read(fileno(spill));
+
+			ret = back ? swt_replay_store(st, runs[i].layout->in, &runs[i].cfg, back,
+						      &runs[i].run_id, &err)
+				   : swt_error(&err, SWT_EIO, "reading the runs' results back from a "
+					       "temporary file failed");
+			swt_replay_result_free(back);
+		}
+		if (!ret)
+			ret = swt_store_exec(st, "COMMIT", &err);
+		if (ret) {
 			status = cli_fail("replay", &err);
 			goto out;
 		}
@@ -776,6 +804,8 @@ int cmd_replay(int argc, char **argv)
 out:
 	if (in_transaction)
 		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
+	if (spill)
+		fclose(spill);
 	for (size_t i = 0; runs && i < nruns; i++)
 		swt_replay_result_free(runs[i].res);
 	free(runs);

@@ -176,18 +176,18 @@ int main(int argc, char **argv)
 		return SWT_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
-		/* "help help" asks how help works: the general help says */
-		if (argc < 3 || !strcmp(argv[2], "help")) {
-			usage(stdout);
-			return SWT_EXIT_OK;
-		}
-		c = find_cmd(argv[2]);
-		if (!c)
+		c = argc < 3 ? NULL : find_cmd(argv[2]);
+		if (argc >= 3 && !c && strcmp(argv[2], "help"))
 			return cli_failf("help", SWT_EXIT_USAGE, "'%s' is not a swaptrace command",
 					 argv[2]);
 		if (argc > 3)
 			return cli_failf("help", SWT_EXIT_USAGE, "one command at a time ('%s' after "
 					 "'%s')", argv[3], argv[2]);
+		/* "help help" asks how help works: the general help says */
+		if (!c) {
+			usage(stdout);
+			return SWT_EXIT_OK;
+		}
 		fputs(c->usage, stdout);
 		return SWT_EXIT_OK;
 	}

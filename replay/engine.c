@@ -703,7 +703,7 @@ int swt_replay_slot_tables_fit(const struct swt_replay_input *in, const uint64_t
 		if (nslots[i] > nslots[widest])
 			widest = i;
 	}
-	if (avail_kib <= 0 || table_slots <= (uint64_t)avail_kib * 1024 / SWT_SLOT_TABLE_BYTES)
+	if (avail_kib < 0 || table_slots <= (uint64_t)avail_kib * 1024 / SWT_SLOT_TABLE_BYTES)
 		return 0;
 	return swt_error(err, SWT_ENOMEM, "swap area %s: its highest slot used, %llu, makes the "
 			 "replay's slot tables %.1f GiB, more than the %.1f GiB of memory available "

@@ -16,7 +16,7 @@
 #include "replay.h"
 #include "util.h"
 
-static int send_result(int fd, const struct swt_replay_result *r)
+int swt_replay_result_write(int fd, const struct swt_replay_result *r)
 {
 	int ret = swt_write_all(fd, r, sizeof(*r));
 
@@ -38,7 +38,7 @@ static int read_exact(int fd, void *buf, size_t len)
 	return swt_read_full(fd, buf, len) == (long)len ? 0 : -1;
 }
 
-static struct swt_replay_result *receive_result(int fd)
+struct swt_replay_result *swt_replay_result_read(int fd)
 {
 	struct swt_replay_result *r = calloc(1, sizeof(*r));
 	size_t nparts;
@@ -115,7 +115,7 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 		if (ret)
 			swt_write_all(fds[1], &child_err, sizeof(child_err));
 		else
-			send_result(fds[1], r);
+			swt_replay_result_write(fds[1], r);
 		_exit(0);
 	}
 	close(fds[1]);
@@ -124,7 +124,7 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 
 		if (read_exact(fds[0], &code, sizeof(code)) == 0) {
 			if (code == 0)
-				r = receive_result(fds[0]);
+				r = swt_replay_result_read(fds[0]);
 			else if (read_exact(fds[0], &child_err, sizeof(child_err)) == 0)
 				child_err.msg[sizeof(child_err.msg) - 1] = '\0';
 		}

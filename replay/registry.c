@@ -307,9 +307,11 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 					       (const char *const *)c->values, c->nparams, why,
 					       sizeof(why));
 
+		/* a built-in says why it refuses values; silent, it had no memory */
 		if (!inst)
-			ret = swt_error(err, SWT_EUSAGE, "policy '%s': %s", c->policy->name,
-					why[0] ? why : "cannot create an instance");
+			ret = why[0] ? swt_error(err, SWT_EUSAGE, "policy '%s': %s", c->policy->name, why)
+				     : swt_error(err, SWT_ENOMEM, "policy '%s': out of memory",
+						 c->policy->name);
 		else if (c->policy->destroy)
 			c->policy->destroy(inst);
 	}

@@ -427,7 +427,7 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 
 		for (i = 0; i < n; i++)
 			bytes += (double)p->devs[i].slots * (1.0 / 8 + 16.0 / p->cluster_slots);
-		if (avail_kib > 0 && bytes > (double)avail_kib * 1024) {
+		if (avail_kib >= 0 && bytes > (double)avail_kib * 1024) {
 			ret = swt_error(err, SWT_EUSAGE, "layout '%s': devices this big take %.1f GiB "
 					"to simulate, more than the %.1f GiB of memory available",
 					name, bytes / (1 << 30), (double)avail_kib / (1 << 20));

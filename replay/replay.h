@@ -251,6 +251,15 @@ void swt_replay_result_free(struct swt_replay_result *r);
  */
 void swt_replay_result_shed(struct swt_replay_result *r);
 
+/*
+ * A result, series and histograms included, written to fd (0, or -errno)
+ * and read back (NULL on a short read or no memory): how an
+ * isolated run hands its result over, and how a sweep keeps the results it
+ * will store out of memory.
+ */
+int swt_replay_result_write(int fd, const struct swt_replay_result *r);
+struct swt_replay_result *swt_replay_result_read(int fd);
+
 /* The same in a child process, so that a crashing plugin is only an error. */
 int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_replay_config *cfg,
 			    struct swt_replay_result **out, struct swt_err *err);

@@ -62,6 +62,8 @@ run 2 help frobnicate
 check_eq "$(cat "$ERR")" "swaptrace: help: 'frobnicate' is not a swaptrace command" "help on an unknown command"
 run 2 help replay extra
 check_eq "$(cat "$ERR")" "swaptrace: help: one command at a time ('extra' after 'replay')" "help with a word too many"
+run 2 help help extra
+check_eq "$(cat "$ERR")" "swaptrace: help: one command at a time ('extra' after 'help')" "help help with a word too many"
 
 usage_error() { # message args...
 	local msg=$1 verb=$2

@@ -184,6 +184,37 @@ elif kill -0 "$child" 2>/dev/null; then
 	kill -KILL "$child"
 	fail "the replay process of a hanging plugin outlived the swaptrace killed for it"
 fi
+# While a sweep replays, the database is free for others: the sweep
+# writes it only at the end, in one short transaction (one transaction
+# over the whole sweep once locked out other replays, "database is
+# locked", and readers too once its writes spilled).  Here the sweep's
+# second policy hangs, after its first run is done: a writer that does
+# not wait finds no lock, info reads, and the sweep killed there leaves
+# the database as it was.
+before=$(sqlite3 "$db" 'SELECT count(*) FROM run')
+"$SWAPTRACE" replay -p fixed -p "$bad/libswt-bad-hang.so" "$db" > /dev/null 2>&1 &
+sweep=$!
+child=
+for _ in $(seq 1 300); do
+	child=$(pgrep -P "$sweep" | head -n 1)
+	[ -n "$child" ] && break
+	sleep 0.1
+done
+if [ -n "$child" ]; then
+	sqlite3 -cmd ".timeout 0" "$db" "BEGIN IMMEDIATE; COMMIT" 2> "$WORK/err.txt" ||
+		fail "a writer while a sweep replays: $(cat "$WORK/err.txt")"
+	"$SWAPTRACE" info "$db" > /dev/null 2> "$WORK/err.txt" ||
+		fail "info while a sweep replays: $(cat "$WORK/err.txt")"
+else
+	fail "the sweep's hanging plugin never started"
+fi
+kill -KILL "$sweep"
+wait "$sweep" 2>/dev/null
+for _ in $(seq 1 50); do
+	[ -n "$child" ] && kill -0 "$child" 2>/dev/null || break
+	sleep 0.1
+done
+check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" "$before" "a sweep killed midway stores nothing"
 "$SWAPTRACE" replay -n -p leap:history=2,history=256 "$db" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'leap': parameter 'history' given twice" \
 	"a parameter given twice"

@@ -405,19 +405,35 @@ static int64_t cgroup_value(const char *dir, const char *file, const char *key)
 	return v >= ((int64_t)1 << 60) ? -1 : v;
 }
 
+/* 1 when list, comma-separated, holds word */
+static int has_token(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',')
+		if (!strncmp(p, word, n) && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
+
 /*
  * What the memory cgroups this process is in leave it, in KiB: at each
- * level up to the root, the limit less the usage, give or take the
- * inactive file cache, which reclaim frees first; -1 when no level has a
- * limit (or the files cannot be read).  cgroup v1 ("N:...memory...:/path")
- * and v2 ("0::/path") alike.
+ * level up to the root, the limit less the usage, plus the file cache,
+ * which reclaim frees before it fails; -1 when no level has a limit (or
+ * the files cannot be read).  cgroup v1 ("N:memory[,...]:/path", mounted
+ * at /sys/fs/cgroup/memory) and v2 ("0::/path" at /sys/fs/cgroup) alike.
  */
 static int64_t cgroup_headroom_kib(void)
 {
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[PATH_MAX + 64], dir[PATH_MAX + 64];
+	/* test seam: a tree standing for / with proc/self/cgroup and sys/fs/cgroup */
+	const char *root = getenv("SWT_TEST_CGROUP_ROOT") ? getenv("SWT_TEST_CGROUP_ROOT") : "";
+	char line[PATH_MAX + 64], dir[PATH_MAX + 64], top[PATH_MAX];
 	int64_t best = -1;
+	FILE *f;
 
+	if (snprintf(line, sizeof(line), "%s/proc/self/cgroup", root) >= (int)sizeof(line))
+		return -1;
+	f = fopen(line, "re");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -426,32 +442,38 @@ static int64_t cgroup_headroom_kib(void)
 
 		if (!path)
 			continue;
+		*ctl++ = '\0';
 		*path++ = '\0';
 		path[strcspn(path, "\n")] = '\0';
-		ctl++;
 		v2 = !strcmp(line, "0") && !*ctl;
-		if (!v2 && !strstr(ctl, "memory"))
+		if (!v2 && !has_token(ctl, "memory"))
 			continue;
-		n = snprintf(dir, sizeof(dir), "%s%s", v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory",
-			     path);
+		n = snprintf(top, sizeof(top), "%s%s", root, v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory");
+		if (n < 0 || n >= (int)sizeof(top))
+			continue;
+		n = snprintf(dir, sizeof(dir), "%s%s", top, path);
 		if (n < 0 || n >= (int)sizeof(dir))
 			continue;
 		for (;;) {
 			int64_t limit = cgroup_value(dir, v2 ? "memory.max" : "memory.limit_in_bytes", NULL);
 			int64_t usage = cgroup_value(dir, v2 ? "memory.current" : "memory.usage_in_bytes",
 						     NULL);
+			/* file cache, which reclaim frees for the asking, as MemAvailable counts it */
 			int64_t inactive = cgroup_value(dir, "memory.stat",
 							v2 ? "inactive_file" : "total_inactive_file");
+			int64_t active = cgroup_value(dir, "memory.stat",
+						      v2 ? "active_file" : "total_active_file");
 			char *slash = strrchr(dir, '/');
 
 			if (limit >= 0 && usage >= 0) {
-				int64_t room = limit - usage + (inactive > 0 ? inactive : 0);
+				int64_t room = limit - usage + (inactive > 0 ? inactive : 0) +
+					       (active > 0 ? active : 0);
 
 				room = room > 0 ? room / 1024 : 0;
 				best = best < 0 ? room : SWT_MIN(best, room);
 			}
 			/* up to the hierarchy's root, which has no limit of its own */
-			if (!slash || !strcmp(dir, v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory"))
+			if (!slash || !strcmp(dir, top))
 				break;
 			*slash = '\0';
 		}

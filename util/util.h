@@ -86,8 +86,9 @@ int64_t swt_meminfo_kib(const char *key);
 /*
  * Memory available for new allocations, in KiB: MemAvailable, or less
  * when a memory cgroup this process is in (v1 or v2) leaves it less; -1
- * unknown.  Test seam: SWT_TEST_MEM_AVAILABLE_KIB in the environment
- * replaces it.
+ * unknown (0 is none at all).  Test seams: SWT_TEST_MEM_AVAILABLE_KIB in
+ * the environment replaces it; SWT_TEST_CGROUP_ROOT names a directory
+ * read as / for proc/self/cgroup and sys/fs/cgroup.
  */
 int64_t swt_mem_available_kib(void);
 int swt_parse_int(const char *text, int *out);

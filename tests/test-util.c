@@ -1,0 +1,115 @@
+/*
+ * The memory swaptrace may count on (swt_mem_available_kib): MemAvailable,
+ * or what the memory cgroups it runs in leave it, v1 and v2, read from
+ * fake cgroup trees (SWT_TEST_CGROUP_ROOT) built here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "util.h"
+
+static char root[64];
+
+static void put(const char *rel, const char *text)
+{
+	char path[256], dir[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	/* every parent directory */
+	for (char *p = strchr(path + strlen(root) + 1, '/'); p; p = strchr(p + 1, '/')) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(p - path), path);
+		mkdir(dir, 0755);
+	}
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* MemAvailable, or room when it is less */
+static int64_t expect(int64_t room_kib)
+{
+	int64_t host = swt_meminfo_kib("MemAvailable");
+
+	return room_kib >= 0 && (host < 0 || room_kib < host) ? room_kib : host;
+}
+
+static void fresh_root(void)
+{
+	snprintf(root, sizeof(root), "/tmp/swt-test-cgroup-XXXXXX");
+	CHECK(mkdtemp(root) != NULL);
+	setenv("SWT_TEST_CGROUP_ROOT", root, 1);
+}
+
+static void drop_root(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK_INT(system(cmd), 0);
+	unsetenv("SWT_TEST_CGROUP_ROOT");
+}
+
+TEST(cgroup_v2_limit_up_the_tree)
+{
+	fresh_root();
+	put("proc/self/cgroup", "0::/a/b\n");
+	/* the leaf has no limit; its parent has 2 GiB, 1 GiB used, 768 MiB of it file cache */
+	put("sys/fs/cgroup/a/b/memory.max", "max\n");
+	put("sys/fs/cgroup/a/b/memory.current", "4096\n");
+	put("sys/fs/cgroup/a/b/memory.stat", "anon 4096\nfile 0\n");
+	put("sys/fs/cgroup/a/memory.max", "2147483648\n");
+	put("sys/fs/cgroup/a/memory.current", "1073741824\n");
+	put("sys/fs/cgroup/a/memory.stat",
+	    "anon 268435456\nactive_file 268435456\ninactive_file 536870912\n");
+	CHECK_INT(swt_mem_available_kib(), expect((1024 + 768) * 1024));
+	drop_root();
+}
+
+TEST(cgroup_v1_memory_among_controllers)
+{
+	fresh_root();
+	/* a named hierarchy with "memory" in its name is not the controller */
+	put("proc/self/cgroup", "9:name=systemd:/\n7:name=memory_x:/m\n4:cpuset,memory:/job\n");
+	put("sys/fs/cgroup/memory/job/memory.limit_in_bytes", "536870912\n");
+	put("sys/fs/cgroup/memory/job/memory.usage_in_bytes", "134217728\n");
+	put("sys/fs/cgroup/memory/job/memory.stat",
+	    "cache 0\ntotal_inactive_file 67108864\ntotal_active_file 0\n");
+	put("sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+	put("sys/fs/cgroup/memory/memory.usage_in_bytes", "9000000000\n");
+	CHECK_INT(swt_mem_available_kib(), expect((512 - 128 + 64) * 1024));
+	drop_root();
+}
+
+TEST(cgroup_full_is_zero_not_unknown)
+{
+	fresh_root();
+	put("proc/self/cgroup", "4:memory:/full\n");
+	put("sys/fs/cgroup/memory/full/memory.limit_in_bytes", "268435456\n");
+	put("sys/fs/cgroup/memory/full/memory.usage_in_bytes", "268435456\n");
+	put("sys/fs/cgroup/memory/full/memory.stat", "total_inactive_file 0\n");
+	CHECK_INT(swt_mem_available_kib(), 0);
+	drop_root();
+}
+
+TEST(no_limit_is_memavailable)
+{
+	fresh_root();
+	put("proc/self/cgroup", "0::/\n4:memory:/\n");
+	put("sys/fs/cgroup/memory.max", "max\n");
+	put("sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+	CHECK_INT(swt_mem_available_kib(), expect(-1));
+	/* and the test seam that replaces it all */
+	setenv("SWT_TEST_MEM_AVAILABLE_KIB", "1234", 1);
+	CHECK_INT(swt_mem_available_kib(), 1234);
+	unsetenv("SWT_TEST_MEM_AVAILABLE_KIB");
+	drop_root();
+}
+
+CHECK_MAIN
