@@ -116,6 +116,19 @@ done
 sqlite3 "$WORK/other.db" 'CREATE TABLE t (x); INSERT INTO t VALUES (1);'
 run 1 info "$WORK/other.db"
 check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/other.db': not a swaptrace database" "info on another SQLite database"
+# a database another process holds locked past the 5 s wait: said so, not
+# "not a swaptrace database"
+"$SWAPTRACE" ingest -q -o "$WORK/locked.db" "$SAMPLE" || fail "ingest for the lock case"
+python3 - "$SWAPTRACE" "$WORK/locked.db" > "$WORK/locked.txt" <<'PY'
+import sqlite3, subprocess, sys
+c = sqlite3.connect(sys.argv[2], isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+p = subprocess.run([sys.argv[1], "info", sys.argv[2]], capture_output=True, text=True)
+c.execute("ROLLBACK")
+print("%d:%s" % (p.returncode, p.stderr.strip()))
+PY
+check_eq "$(cat "$WORK/locked.txt")" "1:swaptrace: info: '$WORK/locked.db': the database is locked: another process has been writing it for more than 5 s; try again when it is done" \
+	"info on a database locked by another process"
 mkdir "$WORK/adir"
 run 1 info "$WORK/adir"
 check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/adir': is a directory, not a swaptrace database" "info on a directory"
