@@ -202,10 +202,13 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 	rc->no_fault_addresses = rc->swap_ins > 0 &&
 		!swt_store_query_int(rc->st, "SELECT EXISTS (SELECT 1 FROM swap_in"
 				     " WHERE address IS NOT NULL)", 1);
-	/* auto as replay/policy-auto.c decides it: VMA readahead unless an area is rotational */
+	/*
+	 * auto as replay/policy-auto.c decides it: VMA readahead unless an area
+	 * is rotational, or not known not to be
+	 */
 	rc->auto_takes_vma = swt_store_query_int(rc->st,
 		"SELECT (SELECT vma_ra_enabled FROM capture) = 1 AND EXISTS (SELECT 1 FROM swap_area)"
-		" AND NOT EXISTS (SELECT 1 FROM swap_area WHERE rotational != 0)", 0) == 1;
+		" AND NOT EXISTS (SELECT 1 FROM swap_area WHERE rotational IS NOT 0)", 0) == 1;
 	/* as swt_replay_default_cache_pages: the limit, else the working set, in whole pages */
 	rc->page_size = swt_store_query_int(rc->st, "SELECT page_size FROM capture", 4096);
 	if (rc->page_size < 512 || rc->page_size > (1 << 24))

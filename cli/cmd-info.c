@@ -196,10 +196,11 @@ static void print_replay_hint(struct swt_store *st)
 		printf("swap-entry probes name every fault: an exact demand stream\n");
 	} else {
 		if (pc >= 0)
-			printf("captured at page-cluster %lld, ", (long long)pc);
+			printf("captured at page-cluster %lld, so the swap reads mix demand and "
+			       "readahead.\n", (long long)pc);
 		else
-			printf("no page-cluster recorded, ");
-		printf("so the swap reads mix demand and readahead.\n");
+			printf("no page-cluster recorded, so the swap reads may mix demand and "
+			       "readahead.\n");
 		if (swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in"
 					" WHERE fault_id IS NOT NULL)", 0))
 			printf("  replay --approximate reconstructs the demand stream from the reads and\n"

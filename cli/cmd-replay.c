@@ -274,7 +274,7 @@ static void fmt_ratio(char *buf, size_t size, double v)
 		snprintf(buf, size, "%.3f", v);
 }
 
-static void print_table_row(const char *policy, unsigned pc, const char *dev,
+static void print_table_row(int width, const char *policy, unsigned pc, const char *dev,
 			    const struct swt_replay_metrics *m, uint32_t page_shift)
 {
 	char acc[16], cov[16], kib[16];
@@ -282,8 +282,8 @@ static void print_table_row(const char *policy, unsigned pc, const char *dev,
 	fmt_ratio(acc, sizeof(acc), swt_metrics_accuracy(m));
 	fmt_ratio(cov, sizeof(cov), swt_metrics_coverage(m));
 	fmt_ratio(kib, sizeof(kib), swt_metrics_avg_request_kib(m, page_shift));
-	printf("%-14s %3u %-6s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64
-	       " %8" PRIu64 " %8" PRIu64 " %6s %6s %9" PRIu64 " %8" PRIu64 " %7s\n", policy, pc, dev,
+	printf("%-*s %3u %-6s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64
+	       " %8" PRIu64 " %8" PRIu64 " %6s %6s %9" PRIu64 " %8" PRIu64 " %7s\n", width, policy, pc, dev,
 	       m->faults, m->misses, m->hits, m->pages_read, m->ra_pages, m->ra_hits, m->ra_wasted,
 	       acc, cov, m->read_requests, m->read_merges, kib);
 }
@@ -301,8 +301,9 @@ static void print_layout_note(const struct layout_run *l)
 
 	printf("# layout %s: %s\n", l->placement.spec, l->placement.description);
 	printf("# re-placed %" PRIu64 " swap-outs and %" PRIu64 " pages swapped out before the trace "
-	       "(%" PRIu64 " slots freed and reused); on their traced device %" PRIu64 " (%.2f %%), "
-	       "and slot %" PRIu64 " (%.2f %%)\n", st->outs, st->pretrace, st->freed, st->same_device,
+	       "(%" PRIu64 " slots freed and reused); %" PRIu64 " on their traced device (%.2f %%), "
+	       "%" PRIu64 " on their traced slot too (%.2f %%)\n", st->outs, st->pretrace, st->freed,
+	       st->same_device,
 	       percent_floor(st->same_device, st->outs), st->same_slot,
 	       percent_floor(st->same_slot, st->outs));
 }
@@ -311,6 +312,11 @@ static void print_table(const struct run_out *runs, size_t n)
 {
 	uint64_t last_cache = 0;
 	const struct layout_run *last_layout = NULL;
+	int width = 14;
+
+	/* as wide as the longest policy given (a plugin path, parameters), so columns line up */
+	for (size_t i = 0; i < n; i++)
+		width = SWT_MAX(width, (int)SWT_MIN(strlen(runs[i].cfg.policy_spec), 200));
 
 	/* where VMA readahead's bounds came from, when not all from guesses */
 	if (n && runs[0].layout->in->faults_in_maps)
@@ -331,17 +337,17 @@ static void print_table(const struct run_out *runs, size_t n)
 			       r->cfg.cache_pages,
 			       (double)(r->cfg.cache_pages << in->page_shift) / 1048576.0,
 			       r->res->inactive_pages);
-			printf("%-14s %3s %-6s %8s %8s %8s %9s %8s %8s %8s %6s %6s %9s %8s %7s\n", "policy",
+			printf("%-*s %3s %-6s %8s %8s %8s %9s %8s %8s %8s %6s %6s %9s %8s %7s\n", width, "policy",
 			       "pc", "dev", "faults", "misses", "hits", "pages_rd", "ra_pages", "ra_hits",
 			       "wasted", "accur", "cover", "requests", "merges", "avg_kib");
 			last_cache = r->cfg.cache_pages;
 			last_layout = r->layout;
 		}
-		print_table_row(r->cfg.policy_spec, r->cfg.page_cluster, "all", &r->res->total,
+		print_table_row(width, r->cfg.policy_spec, r->cfg.page_cluster, "all", &r->res->total,
 				in->page_shift);
 		if (r->res->nr_parts > 1)
 			for (size_t p = 0; p < r->res->nr_parts; p++)
-				print_table_row("", r->cfg.page_cluster, in->areas[p].dev,
+				print_table_row(width, "", r->cfg.page_cluster, in->areas[p].dev,
 						&r->res->parts[p].m, in->page_shift);
 	}
 }
@@ -507,6 +513,29 @@ static void warn_without_addresses(const char *db, const struct swt_replay_input
 	}
 }
 
+/*
+ * Whether a device is rotational decides auto's mode (VMA readahead only
+ * when none is); a capture ingested without metadata does not say.
+ */
+static void warn_kind_unknown(const struct swt_replay_input *in,
+			      const struct swt_policy_choice *choices, int nchoices)
+{
+	int with_auto = 0;
+	char msg[400];
+
+	for (int p = 0; p < nchoices; p++)
+		with_auto |= !choices[p].dl_handle && !strcmp(choices[p].policy->name, "auto");
+	for (size_t i = 0; with_auto && in->vma_ra_enabled == 1 && i < in->nr_areas; i++) {
+		if (in->areas[i].rotational >= 0)
+			continue;
+		snprintf(msg, sizeof(msg), "swap area %s: not recorded whether it is rotational "
+			 "(ingested without metadata): taken as rotational, as loop and virtio disks "
+			 "are, so auto uses cluster readahead; for an SSD ingest with --swap "
+			 "%s,rotational=0", in->areas[i].dev, in->areas[i].dev);
+		cli_warn("replay", msg);
+	}
+}
+
 enum { OPT_CSV = 256, OPT_INACTIVE, OPT_MAXREQ };
 
 int cmd_replay(int argc, char **argv)
@@ -573,8 +602,8 @@ int cmd_replay(int argc, char **argv)
 			if (ncaches <= 0)
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --cache-pages '%s': page counts, or percentages "
-						 "1%%..1000%% of the default, e.g. 50%%,100%%,150%%",
-						 optarg);
+						 "1%%..1000%% of the default, e.g. 50%%,100%%,150%% (one "
+						 "kind per list)", optarg);
 			break;
 		case OPT_INACTIVE:
 			if (swt_parse_double(optarg, &inactive) || inactive <= 0 || inactive >= 1)
@@ -679,6 +708,7 @@ int cmd_replay(int argc, char **argv)
 		cli_warn("replay", msg);
 	}
 	warn_without_addresses(argv[optind], in, choices, nchoices);
+	warn_kind_unknown(in, choices, nchoices);
 	if (!ncaches) {
 		caches[0] = -100;
 		ncaches = 1;

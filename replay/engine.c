@@ -1272,7 +1272,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 
 		a->nslots = pr->nslots[i];
 		a->area_slots = ra->slots ? ra->slots : a->nslots;
-		a->fault_flags = e->env.flags | (ra->rotational > 0 ? SWT_FAULT_ROTATIONAL : 0) |
+		a->fault_flags = e->env.flags | (ra->rotational != 0 ? SWT_FAULT_ROTATIONAL : 0) |
 				 (ra->synchronous > 0 ? SWT_FAULT_SYNCHRONOUS : 0);
 		a->base = nr_words;
 		a->slots = e->words + nr_words;

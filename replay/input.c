@@ -225,10 +225,15 @@ int swt_replay_area_index(const struct swt_replay_input *in, int64_t id)
 	return -1;
 }
 
+/*
+ * An area whose kind was not recorded (-1: ingested without metadata)
+ * counts as rotational, as the loop and virtio disks swap is most often
+ * tested on report themselves, and as the layouts take it.
+ */
 int swt_replay_any_rotational(const struct swt_replay_input *in)
 {
 	for (size_t i = 0; i < in->nr_areas; i++)
-		if (in->areas[i].rotational > 0)
+		if (in->areas[i].rotational != 0)
 			return 1;
 	return 0;
 }

@@ -131,8 +131,8 @@ const struct swt_policy swt_policy_oracle = {
 	.abi_version = SWT_POLICY_ABI,
 	.flags = SWT_POLICY_ORACLE,
 	.name = "oracle",
-	.summary = "upper bound: within the kernel's window limits, read only pages faulted before "
-		   "they would be evicted",
+	.summary = "bound: within the kernel's window limits, read only pages faulted before they "
+		   "would be evicted (whole windows can still gain a few hits: docs/replay-model.md)",
 	.create = oracle_create,
 	.destroy = oracle_destroy,
 	.on_miss = oracle_on_miss,

@@ -22,7 +22,7 @@ struct swt_replay_area {
 	uint64_t slots;		/* incl. header slot 0 */
 	int slots_guessed;	/* size not recorded: slots is the highest used + 1 */
 	uint64_t slots_top;	/* the highest slot the streams use (loaded inputs) */
-	int rotational;
+	int rotational;		/* 1, 0, or -1 not recorded (taken as rotational) */
 	int synchronous;
 	int64_t priority;
 };

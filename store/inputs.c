@@ -64,6 +64,10 @@ char *swt_input_capture_name(const char *input)
 		slash = strrchr(copy, '/');
 		if (slash && slash != copy) {
 			*slash = '\0';
+			/* DIR/blk/swap: the blk folder of a capture (capture's layout, the shared ones') */
+			slash = strrchr(copy, '/');
+			if (!strcmp(swt_basename(copy), "blk") && slash && slash != copy)
+				*slash = '\0';
 		} else {
 			name = swt_strdup(swt_basename(copy));
 			free(copy);
@@ -391,6 +395,33 @@ static int ingest_capture_dir(struct swt_ingest *ing, const char *dir, struct sw
 	return ret;
 }
 
+/*
+ * A compressed file names the tool that unpacks it: the shared captures
+ * ship their blktrace files as .xz.
+ */
+static const char *compressed_hint(const char *path)
+{
+	static const struct {
+		unsigned char magic[6];
+		size_t len;
+		const char *hint;
+	} kinds[] = {
+		{ { 0xfd, '7', 'z', 'X', 'Z', 0 }, 6, ": xz-compressed, decompress it first (xz -dk)" },
+		{ { 0x1f, 0x8b }, 2, ": gzip-compressed, decompress it first (gzip -dk)" },
+		{ { 0x28, 0xb5, 0x2f, 0xfd }, 4, ": zstd-compressed, decompress it first (zstd -d)" },
+	};
+	unsigned char head[6] = { 0 };
+	FILE *f = fopen(path, "rb");
+	size_t got = f ? fread(head, 1, sizeof(head), f) : 0;
+
+	if (f)
+		fclose(f);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (got >= kinds[i].len && !memcmp(head, kinds[i].magic, kinds[i].len))
+			return kinds[i].hint;
+	return "";
+}
+
 int swt_ingest_input(struct swt_ingest *ing, const char *input, struct swt_err *err)
 {
 	struct stat sb;
@@ -405,8 +436,8 @@ int swt_ingest_input(struct swt_ingest *ing, const char *input, struct swt_err *
 		if (swt_blktrace_probe(input))
 			return ingest_blktrace_input(ing, input, err);
 		return swt_error(err, SWT_EFORMAT,
-				 "'%s': not a trace.dat or blktrace file (unrecognised magic at offset 0)",
-				 input);
+				 "'%s': not a trace.dat or blktrace file (unrecognised magic at offset 0)%s",
+				 input, compressed_hint(input));
 	}
 	if (errno != ENOENT)
 		return swt_error(err, SWT_EIO, "'%s': %s", input, strerror(errno));

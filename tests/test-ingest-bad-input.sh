@@ -110,6 +110,12 @@ f=$(damaged magic-first)
 TF patch "$f" 0 deadbeef
 expect_fail blk-magic-first \
 	"'$(re "$f")': not a trace.dat or blktrace file \(unrecognised magic at offset 0\)" -- "$f"
+# a compressed file, as the shared captures ship their blktrace files:
+# the message says how to unpack it
+xz -c "$IN/good.blktrace.0" > "$IN/packed.blktrace.0.xz"
+expect_fail blk-xz \
+	"'$(re "$IN/packed.blktrace.0.xz")': not a trace.dat or blktrace file \(unrecognised magic at offset 0\): xz-compressed, decompress it first \(xz -dk\)" \
+	-- "$IN/packed.blktrace.0.xz"
 
 r=$(TF blk-record "$IN/good.blktrace.0" 1234)
 f=$(damaged magic-later)

@@ -24,6 +24,14 @@ for cap in "$CAPTURES"/*/; do
 	echo "$name: blktrace ingest agrees with blkparse"
 done
 
+# A blktrace set in a capture's blk/ folder (capture's layout and the
+# shared captures') is named after the capture, not "blk".
+mkdir -p "$WORK/mycap/blk"
+cp "$(blk_input rnd-1dev-pc0)".blktrace.* "$WORK/mycap/blk/"
+"$SWAPTRACE" ingest -q -o "$WORK/blkname.db" --meta "$CAPTURES/rnd-1dev-pc0/meta.txt" "$WORK/mycap/blk/swap" ||
+	fail "ingest of DIR/blk/swap"
+check_eq "$(sqlite3 "$WORK/blkname.db" 'SELECT name FROM capture')" mycap "capture name of DIR/blk/swap"
+
 # Lost events (a ring buffer that overran): every 10th completion, or every
 # 10th issue, left out of rnd-1dev-pc0's files.  The lost count is what was
 # left out, and each request still seen issued and completed has the

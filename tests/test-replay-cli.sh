@@ -102,7 +102,7 @@ check_eq "$(json_get "$WORK/mempct.json" 'd["runs"][1]["totals"]') " \
 for bad_list in 0% 1001% 50%x % 50%,1000 -5% 50%%; do
 	"$SWAPTRACE" replay --no-store -m "$bad_list" "$db" > /dev/null 2> "$WORK/err.txt"
 	check_eq "$?" 2 "--cache-pages $bad_list exits 2"
-	check_eq "$(cat "$WORK/err.txt")" "swaptrace: replay: bad --cache-pages '$bad_list': page counts, or percentages 1%..1000% of the default, e.g. 50%,100%,150%" \
+	check_eq "$(cat "$WORK/err.txt")" "swaptrace: replay: bad --cache-pages '$bad_list': page counts, or percentages 1%..1000% of the default, e.g. 50%,100%,150% (one kind per list)" \
 		"--cache-pages $bad_list message"
 done
 
@@ -380,6 +380,26 @@ check_eq "$(sqlite3 "$long" "SELECT count(DISTINCT run_id) || ' ' || min(n) || '
 	"every run's series: a point per second with faults"
 [ -n "$one" ] && [ -n "$sweep" ] && [ "$sweep" -lt $((one + 25 * 1024)) ] ||
 	fail "a sweep of 18 runs peaks at $sweep KiB, one run at $one KiB: the runs' series are kept"
+
+# --- a device whose kind is not recorded counts as rotational ---------------------------
+# The sample's trace.dat with --swap 7:0 and no rotational=: auto takes
+# cluster readahead (its adaptive result), as the layouts take such a
+# device, says why, and names the way to say "SSD" (auto once took VMA
+# readahead here, silently, for a NULL swap_area.rotational).
+"$SWAPTRACE" ingest -q -o "$WORK/kind.db" --swap 7:0 "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/trace.dat" ||
+	fail "ingest with --swap 7:0"
+"$SWAPTRACE" replay -n --csv -p auto -p adaptive "$WORK/kind.db" > "$WORK/kind.csv" 2> "$WORK/kind.err" ||
+	fail "replay of a device of unknown kind: $(cat "$WORK/kind.err")"
+check_eq "$(awk -F, '$5 == "all" { print $1 "=" $8 }' "$WORK/kind.csv" | sort | tr '\n' ' ')" \
+	"adaptive=20186 auto=20186 " "auto on a device of unknown kind: cluster readahead"
+check_eq "$(cat "$WORK/kind.err")" "swaptrace: replay: warning: swap area 7:0: not recorded whether it is rotational (ingested without metadata): taken as rotational, as loop and virtio disks are, so auto uses cluster readahead; for an SSD ingest with --swap 7:0,rotational=0" \
+	"the warning for a device of unknown kind"
+"$SWAPTRACE" ingest -q -o "$WORK/ssd.db" --swap 7:0,rotational=0 "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/trace.dat" ||
+	fail "ingest with --swap 7:0,rotational=0"
+"$SWAPTRACE" replay -n --csv -p auto -p vma "$WORK/ssd.db" > "$WORK/ssd.csv" 2> "$WORK/ssd.err" ||
+	fail "replay of an SSD: $(cat "$WORK/ssd.err")"
+check_eq "$(awk -F, '$5 == "all" { print $1 "=" $8 }' "$WORK/ssd.csv" | sort | tr '\n' ' ')$(cat "$WORK/ssd.err")" \
+	"auto=21791 vma=21791 " "auto on a device said to be an SSD: VMA readahead, no warning"
 
 # --- swap-entry probes make any capture's demand stream exact ---------------------------
 # The sample's demand reads restated as swt_fault probes, with demand

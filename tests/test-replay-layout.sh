@@ -28,9 +28,9 @@ print(json.dumps({"totals": run["totals"], "partitions": parts}, sort_keys=True)
 PY
 }
 
-# "<swap-outs> <on their traced device> <and slot>" from the table's note on a layout
+# "<swap-outs> <on their traced device> <on their traced slot>" from the table's note on a layout
 reproduction() { # table-output
-	sed -n 's/^# re-placed \([0-9]*\) swap-outs.*traced device \([0-9]*\) .*and slot \([0-9]*\) .*/\1 \2 \3/p' "$1"
+	sed -n 's/^# re-placed \([0-9]*\) swap-outs.*; \([0-9]*\) on their traced device .*, \([0-9]*\) on their traced slot too .*/\1 \2 \3/p' "$1"
 }
 
 pct() { # part whole
