@@ -381,6 +381,13 @@ check_eq "$(sqlite3 "$long" "SELECT count(DISTINCT run_id) || ' ' || min(n) || '
 [ -n "$one" ] && [ -n "$sweep" ] && [ "$sweep" -lt $((one + 25 * 1024)) ] ||
 	fail "a sweep of 18 runs peaks at $sweep KiB, one run at $one KiB: the runs' series are kept"
 
+# --- the table's columns line up whatever the policy's spelling ---------------------------
+# (a parameter list or plugin path once pushed every later column out of line)
+"$SWAPTRACE" replay -n -p fixed -p leap:history=64,min_window=8 -p "$SWT_BUILD_DIR/samples/libswt-policy-forward.so" \
+	"$db" > "$WORK/wide.txt" 2>&1 || fail "replay with long policy names: $(cat "$WORK/wide.txt")"
+check_eq "$(grep -v '^#' "$WORK/wide.txt" | awk '{ print length($0) }' | sort -u | wc -l)" 1 \
+	"header and rows of the table are one width with long policy names"
+
 # --- a device whose kind is not recorded counts as rotational ---------------------------
 # The sample's trace.dat with --swap 7:0 and no rotational=: auto takes
 # cluster readahead (its adaptive result), as the layouts take such a
