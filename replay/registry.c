@@ -116,6 +116,10 @@ static int load_plugin(const char *path, struct swt_policy_choice *c, struct swt
 	const char *why;
 	char what[80];
 
+	/* a path to nothing is a slip on the command line, as an unknown built-in is */
+	if (access(path, F_OK) < 0 && errno == ENOENT)
+		return swt_error(err, SWT_EUSAGE, "policy plugin '%s': cannot load: no such file",
+				 path);
 	c->dl_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!c->dl_handle)
 		return swt_error(err, SWT_EPLUGIN, "policy plugin '%s': cannot load: %s", path, dlerror());

@@ -222,6 +222,9 @@ expect_fail "replay with 'bad' failed: on_miss returned -5 at swap fault 11 (" \
 	replay -p "$bad/libswt-bad-error.so" -c 3 "$db"
 check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" "$before" "a sweep whose plugin fails stores nothing"
 expect_fail "cannot load" replay -p ./no/such/plugin.so "$db"
+"$SWAPTRACE" replay -p ./no/such/plugin.so "$db" 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy plugin './no/such/plugin.so': cannot load: no such file" \
+	"a plugin path to nothing is a usage error"
 "$SWAPTRACE" replay -p nonesuch "$db" 2>/dev/null; check_eq $? 2 "unknown policy is a usage error"
 "$SWAPTRACE" replay -c 40 "$db" 2>/dev/null; check_eq $? 2 "bad page-cluster is a usage error"
 "$SWAPTRACE" replay -p leap:depth=3 "$db" 2>/dev/null; check_eq $? 2 "unknown parameter is a usage error"

@@ -659,7 +659,11 @@ TEST(policy_choice_and_params)
 	swt_err_clear(&err);
 	CHECK_INT(swt_policy_choose("nonesuch", &c, &err), -SWT_EUSAGE);
 	swt_err_clear(&err);
-	CHECK_INT(swt_policy_choose("./no-such-plugin.so", &c, &err), -SWT_EPLUGIN);
+	/* a path to nothing is a usage error; a file that is no plugin, a plugin error */
+	CHECK_INT(swt_policy_choose("./no-such-plugin.so", &c, &err), -SWT_EUSAGE);
+	CHECK(strstr(err.msg, "cannot load: no such file") != NULL);
+	swt_err_clear(&err);
+	CHECK_INT(swt_policy_choose("/etc/passwd", &c, &err), -SWT_EPLUGIN);
 	CHECK(strstr(err.msg, "cannot load") != NULL);
 	swt_err_clear(&err);
 	CHECK_INT(swt_policy_choose("auto:x", &c, &err), -SWT_EUSAGE);
