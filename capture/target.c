@@ -150,35 +150,6 @@ int swt_target_attach_pid(struct swt_target *t, pid_t pid, struct swt_err *err)
 	return swt_map_init(&t->tids, 64) ? swt_error(err, SWT_ENOMEM, "out of memory") : 0;
 }
 
-/* Mount points of the cgroup v1 memory controller and of cgroup2. */
-static void cgroup_mounts(char *v1, char *v2, size_t size)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-
-	v1[0] = v2[0] = '\0';
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char mnt[PATH_MAX], *sep = strstr(line, " - ");
-		char fstype[64], source[256], opts[1024] = "";
-
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
-		    sscanf(sep + 3, "%63s %255s %1023s", fstype, source, opts) < 2)
-			continue;
-		if (!strcmp(fstype, "cgroup2") && !v2[0])
-			snprintf(v2, size, "%s", mnt);
-		else if (!strcmp(fstype, "cgroup") && !v1[0]) {
-			char *o, *save = NULL;
-
-			for (o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
-				if (!strcmp(o, "memory"))
-					snprintf(v1, size, "%s", mnt);
-		}
-	}
-	fclose(f);
-}
-
 /*
  * The mount points, read from mountinfo once per capture: the memory cgroup
  * is followed at every drain, and the mounts do not move under a capture.
@@ -190,7 +161,7 @@ static int known_mounts(struct swt_target *t)
 
 	if (t->memory_mount)
 		return 0;
-	cgroup_mounts(v1, v2, sizeof(v1));
+	swt_cgroup_mounts("/proc/self/mountinfo", v1, v2, sizeof(v1));
 	t->memory_mount = swt_strdup(v1);
 	t->cgroup2_mount = swt_strdup(v2);
 	if (t->memory_mount && t->cgroup2_mount)
@@ -225,7 +196,7 @@ int swt_target_attach_cgroup(struct swt_target *t, const char *path, struct swt_
 	char v1[PATH_MAX], v2[PATH_MAX], cand[2 * PATH_MAX];
 	const char *found = NULL;
 
-	cgroup_mounts(v1, v2, sizeof(v1));
+	swt_cgroup_mounts("/proc/self/mountinfo", v1, v2, sizeof(v1));
 	if (path[0] == '/' && is_dir(path)) {
 		found = path;
 	} else {
@@ -465,63 +436,12 @@ int swt_target_pid_alive(const struct swt_target *t)
 /* The memory cgroup directory of a process, from /proc/PID/cgroup; caller frees. */
 static char *memcg_of(struct swt_target *t, pid_t pid)
 {
-	char path[64], line[4096], *result = NULL;
-	char v2path[PATH_MAX] = "";
-	const char *v1, *v2;
-	FILE *f;
+	char path[64];
 
 	if (known_mounts(t))
 		return NULL;
-	v1 = t->memory_mount;
-	v2 = t->cgroup2_mount;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-
-		if (!c2)
-			continue;
-		*c2 = '\0';
-		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
-		if (!strcmp(c1 + 1, "") && v2[0])
-			snprintf(v2path, sizeof(v2path), "%s%s", v2, c2 + 1);
-		else if (v1[0]) {
-			char *o, *save = NULL;
-
-			for (o = strtok_r(c1 + 1, ",", &save); o; o = strtok_r(NULL, ",", &save))
-				if (!strcmp(o, "memory") && !result &&
-				    asprintf(&result, "%s%s", v1, c2 + 1) < 0)
-					result = NULL;
-		}
-	}
-	fclose(f);
-	if (!result && v2path[0])
-		result = swt_strdup(v2path);
-	return result;
-}
-
-int64_t swt_memcg_limit(const char *dir)
-{
-	char path[PATH_MAX + 32], *text;
-	uint64_t v;
-	int64_t limit = -1;
-
-	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", dir);
-	text = swt_read_text(path, NULL);
-	if (!text) {
-		snprintf(path, sizeof(path), "%s/memory.max", dir);
-		text = swt_read_text(path, NULL);
-	}
-	if (!text)
-		return -1;
-	text[strcspn(text, "\n")] = '\0';
-	/* v1 says "no limit" with a huge page-rounded number, v2 with "max" */
-	if (!swt_parse_u64(text, &v) && v < (1ull << 62))
-		limit = (int64_t)v;
-	free(text);
-	return limit;
+	return swt_memcg_dir(path, t->memory_mount, t->cgroup2_mount);
 }
 
 static struct swt_target_proc *proc_entry(struct swt_target *t, pid_t pid)

@@ -87,7 +87,5 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err);
  */
 void swt_target_follow_memcg(struct swt_target *t);
 
-/* A memory cgroup's limit in bytes, -1 when unlimited or unreadable. */
-int64_t swt_memcg_limit(const char *dir);
 
 #endif

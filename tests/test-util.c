@@ -1,7 +1,8 @@
 /*
  * The memory swaptrace may count on (swt_mem_available_kib): MemAvailable,
- * or what the memory cgroups it runs in leave it, v1 and v2, read from
- * fake cgroup trees (SWT_TEST_CGROUP_ROOT) built here.
+ * or what the memory cgroup it runs in leaves it, v1 and v2, read from
+ * fake cgroup trees built here, with a fake /proc/self (SWT_TEST_PROC_SELF)
+ * whose mountinfo mounts them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +41,21 @@ static int64_t expect(int64_t room_kib)
 	return room_kib >= 0 && (host < 0 || room_kib < host) ? room_kib : host;
 }
 
+/* A fresh tree whose self/mountinfo mounts cgroup v1's memory and cgroup2 in it. */
 static void fresh_root(void)
 {
+	char self[128], mounts[512];
+
 	snprintf(root, sizeof(root), "/tmp/swt-test-cgroup-XXXXXX");
 	CHECK(mkdtemp(root) != NULL);
-	setenv("SWT_TEST_CGROUP_ROOT", root, 1);
+	snprintf(self, sizeof(self), "%s/self", root);
+	setenv("SWT_TEST_PROC_SELF", self, 1);
+	snprintf(mounts, sizeof(mounts),
+		 "25 1 0:21 / /proc rw - proc proc rw\n"
+		 "30 25 0:26 / %s/sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,cpuset,memory\n"
+		 "31 25 0:27 / %s/sys/fs/cgroup/named rw - cgroup cgroup rw,name=memory_x\n"
+		 "32 25 0:28 / %s/sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", root, root, root);
+	put("self/mountinfo", mounts);
 }
 
 static void drop_root(void)
@@ -53,13 +64,13 @@ static void drop_root(void)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	CHECK_INT(system(cmd), 0);
-	unsetenv("SWT_TEST_CGROUP_ROOT");
+	unsetenv("SWT_TEST_PROC_SELF");
 }
 
 TEST(cgroup_v2_limit_up_the_tree)
 {
 	fresh_root();
-	put("proc/self/cgroup", "0::/a/b\n");
+	put("self/cgroup", "0::/a/b\n");
 	/* the leaf has no limit; its parent has 2 GiB, 1 GiB used, 768 MiB of it file cache */
 	put("sys/fs/cgroup/a/b/memory.max", "max\n");
 	put("sys/fs/cgroup/a/b/memory.current", "4096\n");
@@ -76,7 +87,7 @@ TEST(cgroup_v1_memory_among_controllers)
 {
 	fresh_root();
 	/* a named hierarchy with "memory" in its name is not the controller */
-	put("proc/self/cgroup", "9:name=systemd:/\n7:name=memory_x:/m\n4:cpuset,memory:/job\n");
+	put("self/cgroup", "9:name=systemd:/\n7:name=memory_x:/m\n4:cpuset,memory:/job\n");
 	put("sys/fs/cgroup/memory/job/memory.limit_in_bytes", "536870912\n");
 	put("sys/fs/cgroup/memory/job/memory.usage_in_bytes", "134217728\n");
 	put("sys/fs/cgroup/memory/job/memory.stat",
@@ -90,7 +101,7 @@ TEST(cgroup_v1_memory_among_controllers)
 TEST(cgroup_full_is_zero_not_unknown)
 {
 	fresh_root();
-	put("proc/self/cgroup", "4:memory:/full\n");
+	put("self/cgroup", "4:memory:/full\n");
 	put("sys/fs/cgroup/memory/full/memory.limit_in_bytes", "268435456\n");
 	put("sys/fs/cgroup/memory/full/memory.usage_in_bytes", "268435456\n");
 	put("sys/fs/cgroup/memory/full/memory.stat", "total_inactive_file 0\n");
@@ -101,7 +112,7 @@ TEST(cgroup_full_is_zero_not_unknown)
 TEST(no_limit_is_memavailable)
 {
 	fresh_root();
-	put("proc/self/cgroup", "0::/\n4:memory:/\n");
+	put("self/cgroup", "0::/\n4:memory:/\n");
 	put("sys/fs/cgroup/memory.max", "max\n");
 	put("sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
 	CHECK_INT(swt_mem_available_kib(), expect(-1));

@@ -402,83 +402,130 @@ static int64_t cgroup_value(const char *dir, const char *file, const char *key)
 	}
 	fclose(f);
 	/* cgroup v1 writes "no limit" as the largest page multiple below 2^63 */
-	return v >= ((int64_t)1 << 60) ? -1 : v;
+	return v >= ((int64_t)1 << 62) ? -1 : v;
 }
 
-/* 1 when list, comma-separated, holds word */
-static int has_token(const char *list, const char *word)
+void swt_cgroup_mounts(const char *mountinfo, char *v1, char *v2, size_t size)
 {
-	size_t n = strlen(word);
+	FILE *f = fopen(mountinfo, "re");
+	char line[4096];
 
-	for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',')
-		if (!strncmp(p, word, n) && (p[n] == ',' || !p[n]))
-			return 1;
-	return 0;
-}
-
-/*
- * What the memory cgroups this process is in leave it, in KiB: at each
- * level up to the root, the limit less the usage, plus the file cache,
- * which reclaim frees before it fails; -1 when no level has a limit (or
- * the files cannot be read).  cgroup v1 ("N:memory[,...]:/path", mounted
- * at /sys/fs/cgroup/memory) and v2 ("0::/path" at /sys/fs/cgroup) alike.
- */
-static int64_t cgroup_headroom_kib(void)
-{
-	/* test seam: a tree standing for / with proc/self/cgroup and sys/fs/cgroup */
-	const char *root = getenv("SWT_TEST_CGROUP_ROOT") ? getenv("SWT_TEST_CGROUP_ROOT") : "";
-	char line[PATH_MAX + 64], dir[PATH_MAX + 64], top[PATH_MAX];
-	int64_t best = -1;
-	FILE *f;
-
-	if (snprintf(line, sizeof(line), "%s/proc/self/cgroup", root) >= (int)sizeof(line))
-		return -1;
-	f = fopen(line, "re");
+	v1[0] = v2[0] = '\0';
 	if (!f)
-		return -1;
+		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
-		int v2, n;
+		char mnt[PATH_MAX], *sep = strstr(line, " - ");
+		char fstype[64], source[256], opts[1024] = "";
 
-		if (!path)
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		    sscanf(sep + 3, "%63s %255s %1023s", fstype, source, opts) < 2)
 			continue;
-		*ctl++ = '\0';
-		*path++ = '\0';
-		path[strcspn(path, "\n")] = '\0';
-		v2 = !strcmp(line, "0") && !*ctl;
-		if (!v2 && !has_token(ctl, "memory"))
-			continue;
-		n = snprintf(top, sizeof(top), "%s%s", root, v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory");
-		if (n < 0 || n >= (int)sizeof(top))
-			continue;
-		n = snprintf(dir, sizeof(dir), "%s%s", top, path);
-		if (n < 0 || n >= (int)sizeof(dir))
-			continue;
-		for (;;) {
-			int64_t limit = cgroup_value(dir, v2 ? "memory.max" : "memory.limit_in_bytes", NULL);
-			int64_t usage = cgroup_value(dir, v2 ? "memory.current" : "memory.usage_in_bytes",
-						     NULL);
-			/* file cache, which reclaim frees for the asking, as MemAvailable counts it */
-			int64_t inactive = cgroup_value(dir, "memory.stat",
-							v2 ? "inactive_file" : "total_inactive_file");
-			int64_t active = cgroup_value(dir, "memory.stat",
-						      v2 ? "active_file" : "total_active_file");
-			char *slash = strrchr(dir, '/');
+		if (!strcmp(fstype, "cgroup2") && !v2[0])
+			snprintf(v2, size, "%s", mnt);
+		else if (!strcmp(fstype, "cgroup") && !v1[0]) {
+			char *o, *save = NULL;
 
-			if (limit >= 0 && usage >= 0) {
-				int64_t room = limit - usage + (inactive > 0 ? inactive : 0) +
-					       (active > 0 ? active : 0);
-
-				room = room > 0 ? room / 1024 : 0;
-				best = best < 0 ? room : SWT_MIN(best, room);
-			}
-			/* up to the hierarchy's root, which has no limit of its own */
-			if (!slash || !strcmp(dir, top))
-				break;
-			*slash = '\0';
+			for (o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+				if (!strcmp(o, "memory"))
+					snprintf(v1, size, "%s", mnt);
 		}
 	}
 	fclose(f);
+}
+
+char *swt_memcg_dir(const char *cgroup_file, const char *v1, const char *v2)
+{
+	char line[4096], *result = NULL;
+	char v2path[PATH_MAX] = "";
+	FILE *f = fopen(cgroup_file, "re");
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+		if (!strcmp(c1 + 1, "") && v2[0])
+			snprintf(v2path, sizeof(v2path), "%s%s", v2, c2 + 1);
+		else if (v1[0]) {
+			char *o, *save = NULL;
+
+			for (o = strtok_r(c1 + 1, ",", &save); o; o = strtok_r(NULL, ",", &save))
+				if (!strcmp(o, "memory") && !result &&
+				    asprintf(&result, "%s%s", v1, c2 + 1) < 0)
+					result = NULL;
+		}
+	}
+	fclose(f);
+	if (!result && v2path[0])
+		result = swt_strdup(v2path);
+	return result;
+}
+
+int64_t swt_memcg_limit(const char *dir)
+{
+	int64_t v = cgroup_value(dir, "memory.limit_in_bytes", NULL);
+
+	return v >= 0 ? v : cgroup_value(dir, "memory.max", NULL);
+}
+
+/* A memory.stat value, v1's hierarchical total_ one where there is one (v2 has none). */
+static int64_t cgroup_stat(const char *dir, const char *key)
+{
+	char total[64];
+	int64_t v;
+
+	snprintf(total, sizeof(total), "total_%s", key);
+	v = cgroup_value(dir, "memory.stat", total);
+	return v >= 0 ? v : cgroup_value(dir, "memory.stat", key);
+}
+
+/*
+ * What the memory cgroup this process is in leaves it, in KiB: at each
+ * level up to the hierarchy's root, the limit less the usage, plus the
+ * file cache, which reclaim frees before it fails; -1 when no level has a
+ * limit (or the files cannot be read).  cgroup v1 and v2 alike, found as
+ * capture finds a target's (swt_cgroup_mounts, swt_memcg_dir).
+ */
+static int64_t cgroup_headroom_kib(void)
+{
+	/* test seam: a directory standing for /proc/self (mountinfo, cgroup) */
+	const char *self = getenv("SWT_TEST_PROC_SELF") ? getenv("SWT_TEST_PROC_SELF") : "/proc/self";
+	char v1[PATH_MAX], v2[PATH_MAX], path[PATH_MAX + 16], *dir;
+	int64_t best = -1;
+
+	snprintf(path, sizeof(path), "%s/mountinfo", self);
+	swt_cgroup_mounts(path, v1, v2, sizeof(v1));
+	snprintf(path, sizeof(path), "%s/cgroup", self);
+	dir = swt_memcg_dir(path, v1, v2);
+	if (!dir)
+		return -1;
+	for (;;) {
+		int64_t limit = swt_memcg_limit(dir);
+		int64_t usage = cgroup_value(dir, "memory.usage_in_bytes", NULL);
+		char *slash = strrchr(dir, '/');
+
+		if (usage < 0)
+			usage = cgroup_value(dir, "memory.current", NULL);
+		if (limit >= 0 && usage >= 0) {
+			/* file cache, which reclaim frees for the asking, as MemAvailable counts it */
+			int64_t inactive = cgroup_stat(dir, "inactive_file");
+			int64_t active = cgroup_stat(dir, "active_file");
+			int64_t room = limit - usage + (inactive > 0 ? inactive : 0) +
+				       (active > 0 ? active : 0);
+
+			room = room > 0 ? room / 1024 : 0;
+			best = best < 0 ? room : SWT_MIN(best, room);
+		}
+		/* up to the hierarchy's root, which has no limit of its own */
+		if (!slash || slash == dir || !strcmp(dir, v1) || !strcmp(dir, v2))
+			break;
+		*slash = '\0';
+	}
+	free(dir);
 	return best;
 }
 

@@ -84,11 +84,24 @@ int swt_parse_i64(const char *text, int64_t *out);
 /* A /proc/meminfo value ("MemAvailable"...) in KiB, -1 when unreadable. */
 int64_t swt_meminfo_kib(const char *key);
 /*
+ * Mount points of the cgroup v1 memory controller and of cgroup2, read
+ * from a mountinfo file (/proc/self/mountinfo); "" where not mounted.
+ */
+void swt_cgroup_mounts(const char *mountinfo, char *v1, char *v2, size_t size);
+/*
+ * The memory cgroup directory a /proc/PID/cgroup file names under those
+ * mounts: the v1 memory hierarchy's, else the cgroup2 one's.  NULL when
+ * none (or out of memory); the caller frees.
+ */
+char *swt_memcg_dir(const char *cgroup_file, const char *v1, const char *v2);
+/* A memory cgroup's limit in bytes, -1 when unlimited or unreadable. */
+int64_t swt_memcg_limit(const char *dir);
+/*
  * Memory available for new allocations, in KiB: MemAvailable, or less
- * when a memory cgroup this process is in (v1 or v2) leaves it less; -1
+ * when the memory cgroup this process is in (v1 or v2) leaves it less; -1
  * unknown (0 is none at all).  Test seams: SWT_TEST_MEM_AVAILABLE_KIB in
- * the environment replaces it; SWT_TEST_CGROUP_ROOT names a directory
- * read as / for proc/self/cgroup and sys/fs/cgroup.
+ * the environment replaces it; SWT_TEST_PROC_SELF names a directory read
+ * for /proc/self's mountinfo and cgroup.
  */
 int64_t swt_mem_available_kib(void);
 int swt_parse_int(const char *text, int *out);
