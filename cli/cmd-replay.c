@@ -490,14 +490,12 @@ static void release_layouts(struct layout_run *layouts, int n)
 static void warn_without_addresses(const char *db, const struct swt_replay_input *in,
 				   const struct swt_policy_choice *choices, int nchoices)
 {
-	int any_rotational = 0;
+	int any_rotational = swt_replay_any_rotational(in);
 	char msg[512];
 
 	for (size_t i = 0; i < in->nr_faults; i++)
 		if (in->faults[i].vpage)
 			return;
-	for (size_t i = 0; i < in->nr_areas; i++)
-		any_rotational |= in->areas[i].rotational != 0;
 	for (int p = 0; p < nchoices; p++) {
 		const char *name = choices[p].dl_handle ? "" : choices[p].policy->name;
 

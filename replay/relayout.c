@@ -123,18 +123,13 @@ static int parse_device(char *text, uint32_t page_shift, struct dev_spec *d)
 	return parse_size(text, page_shift, &d->pages);
 }
 
-/* The kind of the traced areas: rotational when any is (loop and virtio disks are). */
+/*
+ * The kind of the traced areas: rotational when any is, or is not known
+ * not to be (swt_replay_any_rotational), or with no areas at all.
+ */
 static int traced_kind(const struct swt_replay_input *in)
 {
-	int all_ssd = in->nr_areas > 0;
-
-	for (size_t i = 0; i < in->nr_areas; i++) {
-		if (in->areas[i].rotational > 0)
-			return 1;
-		if (in->areas[i].rotational != 0)
-			all_ssd = 0;
-	}
-	return all_ssd ? 0 : 1;
+	return !in->nr_areas || swt_replay_any_rotational(in);
 }
 
 static void describe(struct swt_placement *p, const struct swt_replay_input *in, int era_given)
