@@ -163,21 +163,32 @@ expect_fail "replay with 'bad' failed: on_miss changed the window's list or capa
 	replay -n -p "$bad/libswt-bad-own_list.so" "$db"
 expect_fail "policy '$bad/libswt-bad-exit_zero.so' ended the replay process (exit status 0) before it sent a result" \
 	replay -n -p "$bad/libswt-bad-exit_zero.so" "$db"
+# The isolated replay process a plugin runs in, child of swaptrace PID:
+# printed once it is there, within TRIES tenths of a second.
+plugin_child() { # pid tries
+	local child
+	for _ in $(seq 1 "$2"); do
+		child=$(pgrep -P "$1" | head -n 1)
+		[ -n "$child" ] && break
+		sleep 0.1
+	done
+	echo "$child"
+}
+# Kill swaptrace PID and give its plugin's process CHILD 5 s to follow.
+kill_replay() { # pid child
+	kill -KILL "$1"
+	wait "$1" 2>/dev/null
+	for _ in $(seq 1 50); do
+		[ -n "$2" ] && kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+}
 # a plugin that never returns dies with the swaptrace killed for it
 "$SWAPTRACE" replay -n -p "$bad/libswt-bad-hang.so" "$db" > /dev/null 2>&1 &
 hung=$!
-for _ in $(seq 1 100); do
-	child=$(pgrep -P "$hung" | head -n 1)
-	[ -n "$child" ] && break
-	sleep 0.1
-done
+child=$(plugin_child "$hung" 100)
 sleep 0.5
-kill -KILL "$hung"
-wait "$hung" 2>/dev/null
-for _ in $(seq 1 50); do
-	[ -n "$child" ] && kill -0 "$child" 2>/dev/null || break
-	sleep 0.1
-done
+kill_replay "$hung" "$child"
 if [ -z "$child" ]; then
 	fail "the hanging plugin's replay process was not found"
 elif kill -0 "$child" 2>/dev/null; then
@@ -194,12 +205,7 @@ fi
 before=$(sqlite3 "$db" 'SELECT count(*) FROM run')
 "$SWAPTRACE" replay -p fixed -p "$bad/libswt-bad-hang.so" "$db" > /dev/null 2>&1 &
 sweep=$!
-child=
-for _ in $(seq 1 300); do
-	child=$(pgrep -P "$sweep" | head -n 1)
-	[ -n "$child" ] && break
-	sleep 0.1
-done
+child=$(plugin_child "$sweep" 300)
 if [ -n "$child" ]; then
 	sqlite3 -cmd ".timeout 0" "$db" "BEGIN IMMEDIATE; COMMIT" 2> "$WORK/err.txt" ||
 		fail "a writer while a sweep replays: $(cat "$WORK/err.txt")"
@@ -208,12 +214,7 @@ if [ -n "$child" ]; then
 else
 	fail "the sweep's hanging plugin never started"
 fi
-kill -KILL "$sweep"
-wait "$sweep" 2>/dev/null
-for _ in $(seq 1 50); do
-	[ -n "$child" ] && kill -0 "$child" 2>/dev/null || break
-	sleep 0.1
-done
+kill_replay "$sweep" "$child"
 check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" "$before" "a sweep killed midway stores nothing"
 "$SWAPTRACE" replay -n -p leap:history=2,history=256 "$db" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'leap': parameter 'history' given twice" \
