@@ -247,14 +247,13 @@ int swt_store_open(const char *path, int writable, struct swt_store **out,
 		goto out_destroy;
 	}
 	sqlite3_busy_timeout(st->db, 5000);
+	version = swt_store_query_int(st, "SELECT value FROM swt_meta WHERE key = 'schema_version'", -1);
 	/* a lock held past the timeout is not "not a swaptrace database" */
-	if ((sqlite3_exec(st->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) & 0xff) ==
-	    SQLITE_BUSY) {
+	if (version < 0 && (sqlite3_errcode(st->db) & 0xff) == SQLITE_BUSY) {
 		ret = swt_error(err, SWT_EIO, "'%s': the database is locked: another process has "
 				"been writing it for more than 5 s; try again when it is done", path);
 		goto out_destroy;
 	}
-	version = swt_store_query_int(st, "SELECT value FROM swt_meta WHERE key = 'schema_version'", -1);
 	if (version < 0) {
 		ret = swt_error(err, SWT_EFORMAT, "'%s': not a swaptrace database", path);
 		goto out_destroy;
