@@ -271,7 +271,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	struct swt_report_summary local;
 	unsigned formats = opts->formats ? opts->formats : SWT_REPORT_PNG | SWT_REPORT_SVG;
 	int64_t runs;
-	int ret, created = 0, in_transaction = 0;
+	int ret, created = 0, dir_checked = 0, in_transaction = 0;
 	char *staging = NULL;
 
 	if (!sum)
@@ -287,20 +287,20 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 				 swt_store_path(st));
 	if (runs == 0 && opts->run_defaults) {
 		/*
-		 * The default runs are stored in a transaction committed only
-		 * once every file is written: a report that fails leaves the
-		 * database as it was.  The directory is checked first, so that
-		 * an unwritable one fails before the replay, not after.
+		 * The default runs come stored in a transaction the callback
+		 * leaves open, committed only once every file is written: a
+		 * report that fails leaves the database as it was.  The
+		 * directory is checked first, so that an unwritable one fails
+		 * before the replay, not after.
 		 */
 		ret = make_dir(opts->dir, &created, err);
 		if (!ret)
 			ret = check_dir(opts->dir, formats, err);
-		if (!ret)
-			ret = swt_store_exec(st, "BEGIN IMMEDIATE", err);
 		if (ret)
 			goto out;
-		in_transaction = 1;
+		dir_checked = 1;
 		ret = opts->run_defaults(st, opts->run_defaults_ctx, err);
+		in_transaction = !sqlite3_get_autocommit(swt_store_db(st));
 		if (ret)
 			goto out;
 		sum->ran_defaults = 1;
@@ -309,7 +309,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	ret = swt_report_ctx_init(&rc, st, opts, err);
 	if (ret)
 		goto out;
-	if (!in_transaction) {
+	if (!dir_checked) {
 		ret = make_dir(opts->dir, &created, err);
 		if (!ret)
 			ret = check_dir(opts->dir, formats, err);

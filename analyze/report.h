@@ -32,9 +32,13 @@ struct swt_report_opts {
 	const char *policy;
 	/*
 	 * Called when the database holds no replay run, to store a default
-	 * replay set in st (which the caller opened writable), inside a
-	 * transaction committed only when the whole report is written.  NULL:
-	 * the report draws what needs no runs and the run charts say so.
+	 * replay set in st (which the caller opened writable).  It is called
+	 * outside a transaction and stores its runs in one it begins and
+	 * leaves open (so that the replaying, which can be long, locks no
+	 * one out): swt_report_write commits it only when the whole report is
+	 * written, and rolls it back when the report fails.  Returning 0
+	 * with no transaction open: nothing stored.  NULL: the report draws
+	 * what needs no runs and the run charts say so.
 	 */
 	int (*run_defaults)(struct swt_store *st, void *ctx, struct swt_err *err);
 	void *run_defaults_ctx;

@@ -278,11 +278,12 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 
 /*
  * Replay the default set (none, fixed, adaptive, vma, auto and oracle at
- * page-cluster 0..8, traced layout, default memory) and store it in one
- * transaction; *nr_runs set.  What swaptrace report draws when the
- * database holds no runs.  When the caller has a transaction open, the
- * runs go into it, and the caller commits or rolls back (after a failure
- * some runs may be in it).
+ * page-cluster 0..8, traced layout, default memory; auto, fixed and oracle
+ * at 50..150 % of it) and store it; *nr_runs set.  What swaptrace report
+ * draws when the database holds no runs.  Called outside a transaction:
+ * the runs are computed with no lock held, then stored in a transaction
+ * (BEGIN IMMEDIATE) that is left open on success, for the caller to
+ * commit or roll back.  On failure nothing is stored or left open.
  */
 int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_err *err);
 

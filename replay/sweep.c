@@ -2,13 +2,20 @@
  * The default sweep: the replay runs a report draws when the user stored
  * none — the kernel's policies, no readahead and the oracle over
  * page-cluster 0..8 on the traced layout, and a few of them at other
- * memory sizes (how much the answer depends on the model's memory), stored
- * in one transaction (the caller's when it holds one).
+ * memory sizes (how much the answer depends on the model's memory).  The
+ * runs are computed first, each spilled to a temporary file as it ends,
+ * and stored only then, in a transaction left open for the caller.
  */
+#include <errno.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "replay.h"
+#include "util.h"
 
 static const char *const default_policies[] = { "none", "fixed", "adaptive", "vma", "auto",
 						 "oracle" };
@@ -23,11 +30,15 @@ static const char *const default_policies[] = { "none", "fixed", "adaptive", "vm
 static const char *const memory_policies[] = { "auto", "fixed", "oracle" };
 static const unsigned memory_percents[] = { 50, 75, 125, 150 };
 
-/* One run of the default set, stored. */
-static int sweep_run(struct swt_store *st, const struct swt_replay_input *in, const char *policy,
-		     unsigned pc, uint64_t cache_pages, struct swt_err *err)
+#define NR_DEFAULT_RUNS                                                                    \
+	(SWT_ARRAY_SIZE(default_policies) * (DEFAULT_MAX_PAGE_CLUSTER + 1) +              \
+	 SWT_ARRAY_SIZE(memory_policies) * SWT_ARRAY_SIZE(memory_percents))
+
+static struct swt_replay_config default_config(const struct swt_replay_input *in,
+					       const char *policy, unsigned pc,
+					       uint64_t cache_pages)
 {
-	struct swt_replay_config cfg = {
+	return (struct swt_replay_config){
 		.policy = swt_policy_find(policy),
 		.policy_spec = policy,
 		.page_cluster = pc,
@@ -36,23 +47,39 @@ static int sweep_run(struct swt_store *st, const struct swt_replay_input *in, co
 			(unsigned)(((uint64_t)SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB * 1024) >> in->page_shift),
 		.layout_name = "traced",
 	};
-	struct swt_replay_result *res = NULL;
-	int64_t run_id;
-	int ret;
+}
 
-	ret = swt_replay_run(in, &cfg, &res, err);
-	if (!ret)
-		ret = swt_replay_store(st, in, &cfg, res, &run_id, err);
-	swt_replay_result_free(res);
-	return ret;
+/* The set's configurations, in the order they are stored. */
+static size_t default_configs(const struct swt_replay_input *in, uint64_t cache_pages,
+			      struct swt_replay_config *cfgs)
+{
+	unsigned memory_pc;
+	size_t n = 0;
+
+	for (size_t p = 0; p < SWT_ARRAY_SIZE(default_policies); p++)
+		for (unsigned pc = 0; pc <= DEFAULT_MAX_PAGE_CLUSTER; pc++)
+			cfgs[n++] = default_config(in, default_policies[p], pc, cache_pages);
+	memory_pc = in->traced_page_cluster > 0 && in->traced_page_cluster <= DEFAULT_MAX_PAGE_CLUSTER
+			    ? (unsigned)in->traced_page_cluster : 3;
+	for (size_t p = 0; p < SWT_ARRAY_SIZE(memory_policies); p++) {
+		for (size_t m = 0; m < SWT_ARRAY_SIZE(memory_percents); m++) {
+			uint64_t pages = (cache_pages * memory_percents[m] + 50) / 100;
+
+			cfgs[n++] = default_config(in, memory_policies[p], memory_pc,
+						   pages ? pages : 1);
+		}
+	}
+	return n;
 }
 
 int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_err *err)
 {
-	const size_t nr_policies = sizeof(default_policies) / sizeof(default_policies[0]);
+	struct swt_replay_config cfgs[NR_DEFAULT_RUNS];
 	struct swt_replay_input *in = NULL;
+	struct swt_replay_result *res = NULL;
+	FILE *spill = NULL;
 	int in_transaction = 0, ret;
-	unsigned memory_pc;
+	size_t nr_cfgs;
 	int64_t cache_pages;
 
 	*nr_runs = 0;
@@ -74,46 +101,68 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 				swt_store_path(st));
 		goto out;
 	}
+	nr_cfgs = default_configs(in, (uint64_t)cache_pages, cfgs);
 	/*
-	 * One transaction of its own, or the caller's when one is open (the
-	 * report's, committed only once its charts are written).
+	 * The runs are computed with no lock held: a transaction over the
+	 * whole sweep (minutes on a long capture) would lock other writers
+	 * out that long.  Each run's result waits in a temporary file, so
+	 * the sweep holds one run's series at a time.
 	 */
-	if (sqlite3_get_autocommit(swt_store_db(st))) {
-		ret = swt_store_exec(st, "BEGIN IMMEDIATE", err);
+	spill = tmpfile();
+	if (!spill) {
+		ret = swt_error(err, SWT_EIO, "cannot create a temporary file for the runs' results: %s",
+				strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < nr_cfgs; i++) {
+		ret = swt_replay_run(in, &cfgs[i], &res, err);
 		if (ret)
 			goto out;
-		in_transaction = 1;
-	}
-	for (size_t p = 0; p < nr_policies; p++) {
-		for (unsigned pc = 0; pc <= DEFAULT_MAX_PAGE_CLUSTER; pc++) {
-			ret = sweep_run(st, in, default_policies[p], pc, (uint64_t)cache_pages, err);
-			if (ret)
-				goto out;
-			(*nr_runs)++;
+		ret = swt_replay_result_write(fileno(spill), res);
+		swt_replay_result_free(res);
+		res = NULL;
+		if (ret) {
+			ret = swt_error(err, SWT_EIO, "writing the runs' results to a temporary file: %s",
+					strerror(-ret));
+			goto out;
 		}
 	}
-	memory_pc = in->traced_page_cluster > 0 && in->traced_page_cluster <= DEFAULT_MAX_PAGE_CLUSTER
-			    ? (unsigned)in->traced_page_cluster : 3;
-	for (size_t p = 0; p < sizeof(memory_policies) / sizeof(memory_policies[0]); p++) {
-		for (size_t m = 0; m < sizeof(memory_percents) / sizeof(memory_percents[0]); m++) {
-			uint64_t pages = ((uint64_t)cache_pages * memory_percents[m] + 50) / 100;
+	/* for the tests: the runs are computed, the database not yet locked */
+	if (getenv("SWT_TEST_STOP_BEFORE_STORE"))
+		raise(SIGSTOP);
+	if (lseek(fileno(spill), 0, SEEK_SET) < 0) {
+		ret = swt_error(err, SWT_EIO, "reading the runs' results back: %s", strerror(errno));
+		goto out;
+	}
+	ret = swt_store_exec(st, "BEGIN IMMEDIATE", err);
+	if (ret)
+		goto out;
+	in_transaction = 1;
+	for (size_t i = 0; i < nr_cfgs; i++) {
+		int64_t run_id;
 
-			ret = sweep_run(st, in, memory_policies[p], memory_pc, pages ? pages : 1, err);
-			if (ret)
-				goto out;
-			(*nr_runs)++;
+		res = swt_replay_result_read(fileno(spill));
+		if (!res) {
+			ret = swt_error(err, SWT_EIO,
+					"reading the runs' results back from a temporary file failed");
+			goto out;
 		}
+		ret = swt_replay_store(st, in, &cfgs[i], res, &run_id, err);
+		swt_replay_result_free(res);
+		res = NULL;
+		if (ret)
+			goto out;
 	}
-	if (in_transaction) {
-		ret = swt_store_exec(st, "COMMIT", err);
-		if (!ret)
-			in_transaction = 0;
-	}
+	*nr_runs = nr_cfgs;
+	in_transaction = 0;	/* the caller's now */
 out:
 	if (in_transaction)
 		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
 	if (ret)
 		*nr_runs = 0;
+	swt_replay_result_free(res);
+	if (spill)
+		fclose(spill);
 	swt_replay_input_free(in);
 	return ret;
 }

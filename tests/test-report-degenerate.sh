@@ -151,6 +151,39 @@ check_eq "$(ls -A "$WORK/failed-report")" "" "failed: files left by a report who
 "$SWAPTRACE" report "$WORK/failed.db" >/dev/null 2>&1 || fail "failed: report once the way is clear"
 check_eq "$(runs_stored)" 66 "failed: runs stored by the report that succeeded"
 
+# --- the default set is computed before the database is locked: a replay
+# into the same database meanwhile is stored, info reads it, and the report
+# then stores its own runs beside (it stops itself, SIGSTOP, once its runs
+# are computed: where the old code held its transaction for the sweep) ---
+variant concurrent "VACUUM"
+SWT_TEST_STOP_BEFORE_STORE=1 "$SWAPTRACE" report -o "$WORK/concurrent" "$WORK/concurrent.db" \
+	>/dev/null 2>"$WORK/concurrent.err" &
+REPORTER=$!
+stopped=
+for _ in $(seq 1 600); do
+	if [ "$(awk '{print $3}' "/proc/$REPORTER/stat" 2>/dev/null)" = T ]; then
+		stopped=1
+		break
+	fi
+	sleep 0.1
+done
+if [ -z "$stopped" ]; then
+	kill "$REPORTER" 2>/dev/null
+	wait "$REPORTER" 2>/dev/null
+	fail "concurrent: the report never stopped before storing its runs"
+else
+	msg=$("$SWAPTRACE" replay -p none -c 0 "$WORK/concurrent.db" 2>&1 >/dev/null)
+	check_eq "$?:$msg" "0:" "concurrent: a replay while the report's default set is computed"
+	"$SWAPTRACE" info "$WORK/concurrent.db" > /dev/null 2>&1 ||
+		fail "concurrent: info while the report's default set is computed"
+	kill -CONT "$REPORTER"
+	wait "$REPORTER"
+	check_eq "$?" 0 "concurrent: the report, continued (stderr: $(cat "$WORK/concurrent.err"))"
+	check_eq "$(sqlite3 "$WORK/concurrent.db" "SELECT count(*), sum(policy = 'none' AND page_cluster = 0)
+		FROM run")" "67|2" "concurrent: the replay's run and the report's 66 are stored"
+	[ -f "$WORK/concurrent/index.html" ] || fail "concurrent: no index.html"
+fi
+
 # --- a readahead capture (reads that are not a fault's demand read): the
 # default set is replayed from an approximated demand stream, which stderr
 # and every chart drawn from the runs say ---

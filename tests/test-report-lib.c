@@ -4,6 +4,7 @@
  * the report; an empty database (no capture, no devices) gives charts that
  * say so; unknown --run ids and policies are errors naming them.
  */
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -60,14 +61,21 @@ struct defaults_ctx {
 	int fail;
 };
 
-/* Stands in for the replay engine: stores one run, or fails. */
+/*
+ * Stands in for the replay engine: stores one run in a transaction it
+ * leaves open (the callback's contract), or fails.
+ */
 static int store_one_run(struct swt_store *st, void *ctx, struct swt_err *err)
 {
 	struct defaults_ctx *d = ctx;
 
 	d->calls++;
+	/* called outside a transaction: its replaying must lock no one out */
+	CHECK(sqlite3_get_autocommit(swt_store_db(st)));
 	if (d->fail)
 		return swt_error(err, SWT_EPLUGIN, "replay: policy 'x' failed");
+	if (swt_store_exec(st, "BEGIN IMMEDIATE", err))
+		return -1;
 	return swt_store_exec(st,
 		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
 		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
