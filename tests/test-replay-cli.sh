@@ -72,6 +72,11 @@ check_eq "$(head -1 "$WORK/out.csv")" \
 check_eq "$(wc -l < "$WORK/out.csv")" 3 "csv rows (all + one partition)"
 "$SWAPTRACE" replay --no-store -p auto -c 3 "$db" | grep -q '^auto .* all ' || fail "table output"
 check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" 12 "--no-store stores nothing"
+# zero-padded numbers are decimal (010 was octal: page-cluster 8, 050 % 40 %)
+"$SWAPTRACE" replay --no-store --csv -p none -c 010 -m 050% "$db" > "$WORK/padded.csv" ||
+	fail "zero-padded page-cluster and memory"
+check_eq "$(sed -n 2p "$WORK/padded.csv" | cut -d, -f1-3)" "none,10,26240" \
+	"zero-padded page-cluster and memory are decimal"
 
 # --- runs deleted by hand with plain sqlite3 (foreign keys not enforced):
 # the next runs take their ids and replace the rows they left ---

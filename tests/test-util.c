@@ -123,4 +123,25 @@ TEST(no_limit_is_memavailable)
 	drop_root();
 }
 
+/* every number swaptrace reads is decimal: zero-padded ones were octal */
+TEST(numbers_are_decimal)
+{
+	uint64_t u = 0;
+	int64_t i = 0;
+	int n = 0;
+
+	CHECK_INT(swt_parse_u64("010", &u), 0);
+	CHECK_INT((int)u, 10);
+	CHECK_INT(swt_parse_u64("09", &u), 0);
+	CHECK_INT((int)u, 9);
+	CHECK_INT(swt_parse_i64("-010", &i), 0);
+	CHECK_INT((int)i, -10);
+	CHECK_INT(swt_parse_int("0262144", &n), 0);
+	CHECK_INT(n, 262144);
+	CHECK_INT(swt_parse_u64("0x10", &u), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_i64("0x10", &i), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_u64("-1", &u), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_u64("18446744073709551616", &u), -SWT_EUSAGE);
+}
+
 CHECK_MAIN

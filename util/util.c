@@ -190,7 +190,7 @@ int swt_parse_u64(const char *text, uint64_t *out)
 	if (!text || !*text || *text == '-')
 		return -SWT_EUSAGE;
 	errno = 0;
-	v = strtoull(text, &end, 0);
+	v = strtoull(text, &end, 10);
 	if (*end || errno)
 		return -SWT_EUSAGE;
 	*out = v;
@@ -205,7 +205,7 @@ int swt_parse_i64(const char *text, int64_t *out)
 	if (!text || !*text)
 		return -SWT_EUSAGE;
 	errno = 0;
-	v = strtoll(text, &end, 0);
+	v = strtoll(text, &end, 10);
 	if (*end || errno)
 		return -SWT_EUSAGE;
 	*out = v;
