@@ -46,6 +46,7 @@ struct saved_event {
 struct swt_capture {
 	struct swt_capture_opts o;
 	char *out_dir, *raw_dir, *maps_dir, *blk_dir, *reserve;
+	int reserve_made;	/* ours to remove: made by reserve_head_room */
 	int made_dir;
 	char *tracing_dir;
 	int mounted;
@@ -69,7 +70,16 @@ struct swt_capture {
 	int probe_lock;
 	char probes_line[512];
 	struct swt_target target;
-	char *command_tids;	/* the command's tasks when its instance went (signal_command) */
+	/*
+	 * The command's tasks when its instance went, with their start times
+	 * (signal_command): a task that exited since may have its pid reused.
+	 */
+	struct command_task {
+		pid_t tid;
+		uint64_t start;
+	} *command_tasks;
+	size_t nr_command_tasks;
+	int command_tasks_taken;
 	char *command;
 	char *header_page, *header_event;
 	struct saved_event *ftrace, *events;

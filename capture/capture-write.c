@@ -346,7 +346,9 @@ int swt_capture_finish(struct swt_capture *c, struct swt_capture_result *res,
 	if (!c->stopped)
 		capture_stop_and_restore(c, NULL);
 	/* the reserve kept room for exactly this */
-	unlink(c->reserve);
+	if (c->reserve_made)
+		unlink(c->reserve);
+	c->reserve_made = 0;
 	ret = capture_write_meta(c, err);
 	r = capture_write_tracedat(c, err);
 	res->trace_dat_ok = !r;

@@ -616,9 +616,11 @@ static int reserve_head_room(struct swt_capture *c, struct swt_err *err)
 	fd = open(c->reserve, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return swt_error(err, SWT_EIO, "'%s': %s", c->reserve, strerror(errno));
+	c->reserve_made = 1;
 	if (posix_fallocate(fd, 0, size)) {
 		close(fd);
 		unlink(c->reserve);
+		c->reserve_made = 0;
 		return swt_error(err, SWT_EIO, "'%s': not enough free space to start a capture (%lld MiB "
 				 "needed for trace.dat's headers)", c->out_dir,
 				 (long long)(size >> 20));
@@ -829,32 +831,83 @@ static void remove_instance(struct swt_capture *c, struct inst *in, struct swt_e
 	in->ti = NULL;
 }
 
+/* Each tid of a set_event_pid text, but swaptrace's own and the command's (0 at the end). */
+static pid_t next_task(const char **p, const struct swt_capture *c)
+{
+	while (*p && **p) {
+		char *end;
+		long tid = strtol(*p, &end, 10);
+
+		if (end == *p) {
+			(*p)++;
+			continue;
+		}
+		*p = end;
+		if (tid > 0 && (pid_t)tid != getpid() && (pid_t)tid != c->target.child)
+			return (pid_t)tid;
+	}
+	return 0;
+}
+
+/*
+ * The command's tasks as the instance holds them when it goes, each with
+ * its start time, for signal_command after that.  Once.
+ */
+static void take_command_tasks(struct swt_capture *c)
+{
+	char *tids;
+	const char *p;
+	size_t cap = 0;
+	pid_t tid;
+
+	if (c->command_tasks_taken || c->target.kind != SWT_TARGET_COMMAND || !c->task.ti)
+		return;
+	c->command_tasks_taken = 1;
+	tids = tracefs_instance_file_read(c->task.ti, "set_event_pid", NULL);
+	for (p = tids; (tid = next_task(&p, c));) {
+		struct command_task ct = { .tid = tid };
+		char state;
+
+		if (swt_proc_stat(tid, &state, &ct.start) || state == 'Z' || state == 'X')
+			continue;
+		if (swt_grow((void **)&c->command_tasks, &cap, c->nr_command_tasks + 1,
+			     sizeof(*c->command_tasks)))
+			break;	/* out of memory: the command itself is still signalled */
+		c->command_tasks[c->nr_command_tasks++] = ct;
+	}
+	free(tids);
+}
+
 /*
  * A stop signal goes to the command and to every task it started, which
  * event-fork keeps in set_event_pid -- as Ctrl-C at a terminal reaches the
  * whole job: a workload a shell command line started kept running,
  * unrecorded and swapping, after swaptrace exited.  Once the instance is
- * gone, the tasks it last held.
+ * gone, the tasks it last held that still run: the same start time, or
+ * the pid is another process's now (pids are reused, and recording can
+ * stop long before the command ends).
  */
 static void signal_command(struct swt_capture *c, int sig)
 {
 	char *live = c->task.ti ? tracefs_instance_file_read(c->task.ti, "set_event_pid", NULL) : NULL;
-	const char *tids = live ? live : c->command_tids;
+	const char *p = live;
+	pid_t tid;
 
 	kill(c->target.child, sig);
-	for (const char *p = tids; p && *p;) {
-		char *end;
-		long tid = strtol(p, &end, 10);
-
-		if (end == p) {
-			p++;
-			continue;
-		}
-		p = end;
-		if (tid > 0 && (pid_t)tid != getpid() && (pid_t)tid != c->target.child)
-			kill((pid_t)tid, sig);
+	if (live) {
+		while ((tid = next_task(&p, c)))
+			kill(tid, sig);
+		free(live);
+		return;
 	}
-	free(live);
+	for (size_t i = 0; i < c->nr_command_tasks; i++) {
+		uint64_t start;
+		char state;
+
+		if (!swt_proc_stat(c->command_tasks[i].tid, &state, &start) &&
+		    start == c->command_tasks[i].start && state != 'Z' && state != 'X')
+			kill(c->command_tasks[i].tid, sig);
+	}
 }
 
 /*
@@ -869,8 +922,7 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	if (c->stopped)
 		return 0;
 	c->stopped = 1;
-	if (c->target.kind == SWT_TARGET_COMMAND && c->task.ti && !c->command_tids)
-		c->command_tids = tracefs_instance_file_read(c->task.ti, "set_event_pid", NULL);
+	take_command_tasks(c);
 	if (c->recording) {
 		if (c->end == SWT_CAPTURE_END_COMMAND || c->end == SWT_CAPTURE_END_TARGET)
 			wait_inflight(c);
@@ -1217,7 +1269,7 @@ static void remove_outputs(struct swt_capture *c)
 			free(p);
 		}
 	}
-	if (c->reserve)
+	if (c->reserve_made)
 		unlink(c->reserve);
 	if (c->raw_dir)
 		rmdir(c->raw_dir);
@@ -1258,7 +1310,7 @@ void swt_capture_destroy(struct swt_capture *c)
 	swt_target_release(&c->target);
 	if (!c->created)
 		remove_outputs(c);
-	else if (c->reserve)
+	else if (c->reserve_made)
 		unlink(c->reserve);
 	swt_knobs_release(&c->knobs);
 	inst_release(&c->task, c->ncpus);
@@ -1279,7 +1331,7 @@ void swt_capture_destroy(struct swt_capture *c)
 	free(c->cmdlines);
 	free(c->out_dir);
 	free(c->raw_dir);
-	free(c->command_tids);
+	free(c->command_tasks);
 	free(c->maps_dir);
 	free(c->blk_dir);
 	free(c->reserve);

@@ -140,11 +140,47 @@ int swt_target_start(struct swt_target *t, const char *name, struct swt_err *err
 	return 0;
 }
 
+int swt_proc_stat(pid_t pid, char *state, uint64_t *start_ticks)
+{
+	char path[64], buf[1024], *p, *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* the command name may hold anything, ')' too: the fields follow the last ')' */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return -1;
+	*state = p[2];
+	p += 3;
+	/* starttime is field 22; the state was field 3 */
+	for (int field = 4; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -1;
+	}
+	*start_ticks = strtoull(p + 1, &end, 10);
+	return end == p + 1 ? -1 : 0;
+}
+
 int swt_target_attach_pid(struct swt_target *t, pid_t pid, struct swt_err *err)
 {
+	char state;
+
 	if (pid <= 0 || kill(pid, 0) < 0)
 		return swt_error(err, SWT_ENOENT, "process %d: %s", (int)pid,
 				 pid <= 0 ? "not a process id" : strerror(errno));
+	if (swt_proc_stat(pid, &state, &t->pid_start) || state == 'Z' || state == 'X')
+		return swt_error(err, SWT_ENOENT, "process %d: %s", (int)pid,
+				 "it has exited (a zombie its parent has not reaped)");
 	t->kind = SWT_TARGET_PID;
 	t->pid = pid;
 	return swt_map_init(&t->tids, 64) ? swt_error(err, SWT_ENOMEM, "out of memory") : 0;
@@ -430,7 +466,12 @@ int swt_target_poll(struct swt_target *t)
 
 int swt_target_pid_alive(const struct swt_target *t)
 {
-	return t->pid > 0 && (kill(t->pid, 0) == 0 || errno == EPERM);
+	uint64_t start;
+	char state;
+
+	/* an exited process stays a zombie until its parent reaps it; then its pid may be reused */
+	return t->pid > 0 && !swt_proc_stat(t->pid, &state, &start) && state != 'Z' &&
+	       state != 'X' && start == t->pid_start;
 }
 
 /* The memory cgroup directory of a process, from /proc/PID/cgroup; caller frees. */
@@ -522,22 +563,10 @@ static int snapshot_proc(struct swt_target *t, pid_t pid, struct swt_err *err)
 /* A process that has exited and waits to be reaped: its /proc/PID/cgroup says the root. */
 static int is_zombie(pid_t pid)
 {
-	char path[64], buf[512];
-	const char *p;
-	ssize_t n;
-	int fd;
+	uint64_t start;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+	return swt_proc_stat(pid, &state, &start) || state == 'Z' || state == 'X';
 }
 
 void swt_target_follow_memcg(struct swt_target *t)

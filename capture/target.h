@@ -37,6 +37,7 @@ struct swt_target {
 	int released, exited;
 	int status;		/* wait status once exited */
 	pid_t pid;		/* --pid */
+	uint64_t pid_start;	/* its start time (clock ticks after boot): a reused pid is not it */
 	char *cgroup_dir;	/* --cgroup, resolved */
 	int cgroup_v2;
 	struct swt_map tids;	/* tids already in set_event_pid */
@@ -71,8 +72,15 @@ int swt_target_new_tids(struct swt_target *t, char **buf, struct swt_err *err);
 
 /* Reap the command if it exited: 1 when it has, 0 while it runs. */
 int swt_target_poll(struct swt_target *t);
-/* 1 while a --pid target process still exists. */
+/* 1 while a --pid target process still runs (not a zombie, not its pid reused). */
 int swt_target_pid_alive(const struct swt_target *t);
+
+/*
+ * A process's state letter and start time (clock ticks after boot) from
+ * /proc/PID/stat: 0, or -1 when it is gone.  Start times tell a process
+ * from a later one that got its pid.
+ */
+int swt_proc_stat(pid_t pid, char *state, uint64_t *start_ticks);
 
 /*
  * Refresh the maps snapshots (start after an exec, end always) and the

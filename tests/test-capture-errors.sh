@@ -70,6 +70,14 @@ for leftover in trace.dat blk raw; do
 	(cd "$WORK/old-$leftover" && find . -type f -exec md5sum {} + | sort; find . | sort) |
 		cmp -s - "$WORK/old.sum" || fail "a directory with $leftover was changed"
 done
+# a file of the user's where the capture keeps its room for trace.dat's head:
+# the start fails, and the file stays (it was deleted as the capture's own)
+mkdir -p "$WORK/own-reserve"
+echo precious > "$WORK/own-reserve/.reserve"
+swt capture -q -o "$WORK/own-reserve" --duration 0.5 2> "$WORK/reserve.err"
+check_eq "$?" 1 "a .reserve of the user's: exit status"
+check_eq "$(cat "$WORK/own-reserve/.reserve" 2>&1)" precious "a .reserve of the user's is kept"
+check_host_restored "$WORK/state.before" "after a .reserve of the user's"
 
 # the disk fills up: recording stops with the reason, trace.dat is still made
 FULL="$WORK/full"

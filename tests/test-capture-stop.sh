@@ -126,6 +126,52 @@ check_host_restored "$WORK/state.before" "after SIGINT twice"
 trace-cmd report -i "$WORK/twice/trace.dat" > /dev/null 2>&1 || fail "twice: trace-cmd cannot read trace.dat"
 swt_ingest -q -o "$WORK/twice.db" "$WORK/twice" || fail "twice: ingest failed"
 
+# 3b. after recording stopped (--duration), stop signals go to the tasks
+# the command had then that still run -- not to a process that got the pid
+# of one that exited since (it was SIGKILLed by the second SIGINT)
+if [ -w /proc/sys/kernel/ns_last_pid ]; then
+	"$SWAPTRACE" capture -q -o "$WORK/reused" --duration 1 -- \
+		sh -c "trap '' INT; sleep 2.5 & echo \$! > '$WORK/reused.kid'; sleep 39.75" \
+		> /dev/null 2>&1 &
+	CAPPID=$!
+	BACKGROUND+=("$CAPPID")
+	for _ in $(seq 50); do [ -s "$WORK/reused.kid" ] && break; sleep 0.1; done
+	KID=$(cat "$WORK/reused.kid")
+	for _ in $(seq 60); do [ -e "/proc/$KID" ] || break; sleep 0.1; done
+	[ -e "/proc/$KID" ] && fail "reused pid: the command's first child never exited"
+	VICTIM=
+	for try in 1 2 3 4 5; do
+		echo $((KID - 1)) > /proc/sys/kernel/ns_last_pid
+		python3 -c 'import signal, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+time.sleep(60)' &
+		V=$!
+		BACKGROUND+=("$V")
+		[ "$V" = "$KID" ] && { VICTIM=$V; break; }
+		kill "$V" 2>/dev/null
+		wait "$V" 2>/dev/null
+	done
+	if [ -n "$VICTIM" ]; then
+		sleep 0.3
+		kill -INT "$CAPPID"
+		sleep 0.3
+		kill -INT "$CAPPID"
+		wait_bounded "$CAPPID"
+		check_eq "$?" 137 "reused pid: exit status (the command was killed)"
+		kill -0 "$VICTIM" 2>/dev/null || fail "reused pid: a process that took the pid of the command's exited child was killed"
+		kill "$VICTIM" 2>/dev/null
+		wait "$VICTIM" 2>/dev/null
+	else
+		echo "note: the reused-pid case is skipped: another process took the pid five times"
+		kill -INT "$CAPPID"; sleep 0.3; kill -INT "$CAPPID"
+		wait_bounded "$CAPPID"
+	fi
+	pgrep -f "sleep 39.75" > /dev/null && { pkill -f "sleep 39.75"; fail "reused pid: the command outlived the capture"; }
+	check_host_restored "$WORK/state.before" "after stop signals once recording had stopped"
+else
+	echo "note: the reused-pid case is skipped: /proc/sys/kernel/ns_last_pid is not writable"
+fi
+
 # 4. swaptrace itself SIGKILLed (the OOM killer, kill -9): it restores
 # nothing, so its instances would go on recording and its blk tracer would
 # hold the top-level buffer.  The next capture replays the crash journal

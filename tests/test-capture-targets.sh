@@ -141,4 +141,32 @@ swt_ingest -q -o "$WORK/kids.db" "$WORK/kids" || fail "--pid with a child: inges
 	fail "--pid: no fault of the child $CHILD recorded"
 [ -s "$WORK/kids/maps/$CHILD-start.txt" ] || fail "--pid: no map of the child $CHILD"
 check_host_restored "$WORK/state.before" "after following a process and its child"
+
+# a followed process that exits is a zombie until its parent reaps it: the
+# recording ends all the same (kill -0 still found it: recorded until ^C)
+python3 -c 'import os, sys, time
+pid = os.fork()
+if pid == 0:
+    time.sleep(1.5)
+    os._exit(0)
+print(pid, flush=True)
+time.sleep(60)' > "$WORK/zombie.pid" &
+ZPARENT=$!
+BACKGROUND+=("$ZPARENT")
+for _ in $(seq 50); do [ -s "$WORK/zombie.pid" ] && break; sleep 0.1; done
+ZCHILD=$(cat "$WORK/zombie.pid")
+SWT_RUN_LIMIT=30 swt capture -q -o "$WORK/zombie" --pid "$ZCHILD" 2> "$WORK/zombie.err"
+check_eq "$?" 0 "--pid of a process that becomes a zombie: exit status ($(cat "$WORK/zombie.err"))"
+check_eq "$(meta_value "$WORK/zombie/meta.txt" end 2>/dev/null)" target \
+	"--pid of a process that becomes a zombie: recorded end"
+grep -q '^State:.*Z' "/proc/$ZCHILD/status" 2>/dev/null ||
+	echo "note: the followed process was no longer a zombie at the end"
+# ... and a zombie is no process to follow
+swt capture -q -o "$WORK/zombie2" --pid "$ZCHILD" 2> "$WORK/zombie2.err"
+check_eq "$?:$(cat "$WORK/zombie2.err")" \
+	"1:swaptrace: capture: process $ZCHILD: it has exited (a zombie its parent has not reaped)" \
+	"--pid of a zombie"
+kill "$ZPARENT" 2>/dev/null
+wait "$ZPARENT" 2>/dev/null
+check_host_restored "$WORK/state.before" "after following a process that became a zombie"
 finish
