@@ -1708,6 +1708,33 @@ static __attribute__((noinline, cold)) int bad_window_buffer(struct engine *e, s
 	return -SWT_EPLUGIN;
 }
 
+/*
+ * A policy's on_miss said it listed more entries than the list holds: the
+ * ones past it were never written (it read stale or no entries).
+ */
+static __attribute__((noinline, cold)) int bad_window_count(struct engine *e, size_t fi,
+							    uint32_t count)
+{
+	snprintf(e->why, sizeof(e->why), "on_miss listed %u entries at swap fault %zu, past the "
+		 "window's capacity of %u", count, fi + 1, e->win_cap);
+	return -SWT_EPLUGIN;
+}
+
+/*
+ * A policy's on_miss listed its window out of order: the plug merges
+ * requests in the order pages come, so another order is other I/O than
+ * the ascending one policy.h asks for (and the kernel issues).
+ */
+static __attribute__((noinline, cold)) int bad_window_order(struct engine *e, size_t fi,
+							    const struct swt_window *w, uint32_t k)
+{
+	snprintf(e->why, sizeof(e->why), "on_miss listed %s %llu after %llu at swap fault %zu: "
+		 "windows are listed in ascending order", w->kind == SWT_WINDOW_SLOTS ? "slot" :
+		 "virtual page", (unsigned long long)w->list[k], (unsigned long long)w->list[k - 1],
+		 fi + 1);
+	return -SWT_EPLUGIN;
+}
+
 static __attribute__((noinline)) struct swt_replay_series_point *
 series_append(struct engine *e, struct swt_replay_part *p, uint64_t second)
 {
@@ -1856,7 +1883,10 @@ static int on_fault(struct engine *e, size_t fi)
 		if (win.list != e->win_list || win.capacity != e->win_cap)
 			return bad_window_buffer(e, fi);
 		if (win.count > win.capacity)
-			win.count = win.capacity;
+			return bad_window_count(e, fi, win.count);
+		for (uint32_t k = 1; k < win.count; k++)
+			if (win.list[k] < win.list[k - 1])
+				return bad_window_order(e, fi, &win, k);
 		count_window(part, win.size, win.kind);
 		is_block = window_is_block(&win, f->slot, &first);
 		count = win.count;

@@ -30,7 +30,7 @@ struct forward {
 };
 
 static const struct swt_policy_param forward_params[] = {
-	{ "pages", "4", "slots read after the faulting slot (1..256)" },
+	{ "pages", "4", "slots read after the faulting slot (1..63)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -49,8 +49,13 @@ static void *forward_create(const struct swt_policy_env *env, const char *const 
 		if (!strcmp(keys[i], "pages")) {
 			unsigned long v = strtoul(values[i], &end, 10);
 
-			if (*end || v < 1 || v > 256) {
-				snprintf(err, errlen, "pages must be 1..256, not '%s'", values[i]);
+			/*
+			 * The window lists the faulting slot and the pages after
+			 * it, and holds 64 entries at least (policy.h): more
+			 * would be cut at low page-cluster values only.
+			 */
+			if (*end || v < 1 || v > 63) {
+				snprintf(err, errlen, "pages must be 1..63, not '%s'", values[i]);
 				free(f);
 				return NULL;
 			}

@@ -162,6 +162,12 @@ print(t["ra_pages"] <= t["misses"], t["pages_read"] == t["misses"] + t["ra_pages
 	"$WORK/dup.json")" "True True True" "a slot listed eight times is read once"
 expect_fail "replay with 'bad' failed: on_miss returned a window of unknown kind 7 at swap fault 1" \
 	replay -n -p "$bad/libswt-bad-bad_kind.so" "$db"
+# a count past the list's capacity read entries never written (exit 0), and
+# a descending list was replayed as other I/O
+expect_fail "replay with 'bad' failed: on_miss listed 74 entries at swap fault 1, past the window's capacity of 64" \
+	replay -n -c 3 -p "$bad/libswt-bad-count_past.so" "$db"
+expect_fail "on_miss listed slot [0-9]* after [0-9]* at swap fault 1: windows are listed in ascending order" \
+	replay -n -c 3 -p "$bad/libswt-bad-descending.so" "$db"
 # a window list of the plugin's own (4096 slots, past what the engine's
 # rings are sized for) is refused, not read; an exit(0) is no result
 expect_fail "replay with 'bad' failed: on_miss changed the window's list or capacity at swap fault 1 (the engine's list holds 64 entries: write into it)" \

@@ -362,7 +362,7 @@ for i in 1 2; do
 	"$SWAPTRACE" replay -p fixed -c 3 "$WORK/names.db" > /dev/null || fail "names: replay $i"
 done
 "$SWAPTRACE" replay -p "$longdir/libswt-policy-forward.so:pages=3" \
-	-p "$longdir/libswt-policy-forward.so:pages=100" -c 2,3 "$WORK/names.db" > /dev/null ||
+	-p "$longdir/libswt-policy-forward.so:pages=60" -c 2,3 "$WORK/names.db" > /dev/null ||
 	fail "names: plugin replay"
 "$SWAPTRACE" replay -p leap -p leap:min_window=4,history=32 -p leap:history=64 -c 3 \
 	"$WORK/names.db" > /dev/null || fail "names: leap replay"
@@ -387,12 +387,12 @@ legend = {e["name"]: e["color"] for e in meta("names", "policy")["legend"]
           if not e["name"].startswith("traced kernel")}
 plugin = "libswt-policy-forward.so (pages=%d)"
 leap64 = "leap (history=64,min_window=4)"
-assert set(legend) == {"fixed", "leap", leap64, plugin % 3, plugin % 100}, legend
+assert set(legend) == {"fixed", "leap", leap64, plugin % 3, plugin % 60}, legend
 assert legend["fixed"] == "#e69f00" and legend["leap"] == "#f0e442", legend
 assert len(set(legend.values())) == 5 and "#000000" not in legend.values(), legend
 sweep = {s["name"]: s["points"] for s in meta("names", "sweep")["series"]
          if not s["name"].startswith("traced kernel")}
-assert sweep == {"fixed": 1, "leap": 1, leap64: 1, plugin % 3: 2, plugin % 100: 2}, sweep
+assert sweep == {"fixed": 1, "leap": 1, leap64: 1, plugin % 3: 2, plugin % 60: 2}, sweep
 for c in ("sweep", "ra-window", "request-sizes"):
     for e in meta("names", c)["legend"]:
         if e["name"] in legend:

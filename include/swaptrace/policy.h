@@ -62,10 +62,12 @@ struct swt_fault_info {
 
 /*
  * The pages a policy wants read.  The engine fills list and capacity, which
- * the policy must not change (the replay fails if it does); the policy
- * writes up to capacity entries in ascending order (slots or virtual
- * pages, per kind) and sets count, and records in size the window it
- * decided on (the readahead window-size histogram counts it).  The faulting
+ * the policy must not change (the replay fails if it does); capacity is
+ * 1 << page_cluster entries, and never fewer than 64.  The policy writes
+ * up to capacity entries in ascending order (slots or virtual pages, per
+ * kind; the replay fails on a count past capacity or an entry below the
+ * one before) and sets count, and records in size the window it decided
+ * on (the readahead window-size histogram counts it).  The faulting
  * page may be listed or not: it is always read.  The engine reads only
  * listed pages that are swapped out and not already cached, as the kernel
  * does (a page listed twice is read once), and marks all but the faulting

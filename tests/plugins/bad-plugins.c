@@ -13,6 +13,8 @@
  *   OWN_LIST     on_miss points the window at a 4096-slot list of its own
  *   EXIT_ZERO    on_miss calls exit(0) after a few misses
  *   HANG         on_miss never returns after a few misses
+ *   COUNT_PAST   on_miss sets a count past the window's capacity
+ *   DESCENDING   on_miss lists the two slots after the faulting one, the far one first
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +57,15 @@ static int bad_on_miss(void *inst, const struct swt_fault_info *f, struct swt_wi
 #endif
 #ifdef BAD_KIND
 	win->kind = 7;
+#endif
+#ifdef COUNT_PAST
+	win->count = win->capacity + 10;
+#endif
+#ifdef DESCENDING
+	win->size = 3;
+	win->count = 3;
+	win->list[1] = f->slot + 2;
+	win->list[2] = f->slot + 1;
 #endif
 #ifdef OWN_LIST
 	{
