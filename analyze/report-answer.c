@@ -94,6 +94,9 @@ enum run_group { KERNEL_AUTO, KERNEL_ANY, OTHER, ORACLE };
 
 static int in_group(const struct swt_report_run *r, enum run_group g)
 {
+	/* a run of another model (its settings) answers another question */
+	if (r->model_tuned)
+		return 0;
 	switch (g) {
 	case KERNEL_AUTO:
 		return is_kernel_policy(r) && !strcmp(r->policy, "auto");

@@ -151,6 +151,29 @@ static double column_real(sqlite3_stmt *s, int col)
 	return sqlite3_column_type(s, col) == SQLITE_NULL ? NAN : sqlite3_column_double(s, col);
 }
 
+/*
+ * What makes a run a parameter set, as its legend names it: its parameters
+ * (r->tuned) and the model's settings other than a plain replay's, named
+ * as the replay options that set them.  0, or -1 out of memory.
+ */
+static int run_settings(struct swt_report_run *r)
+{
+	char inactive[48] = "", request[48] = "";
+
+	if (!isnan(r->inactive_fraction))
+		snprintf(inactive, sizeof(inactive), "--inactive-fraction %g", r->inactive_fraction);
+	if (r->max_request_kib >= 0 && r->max_request_kib != SWT_DEFAULT_MAX_REQUEST_KIB)
+		snprintf(request, sizeof(request), "--max-request-kib %lld",
+			 (long long)r->max_request_kib);
+	if (asprintf(&r->settings, "%s%s%s%s%s", r->tuned ? r->params : "",
+		     r->tuned && inactive[0] ? ", " : "", inactive,
+		     (r->tuned || inactive[0]) && request[0] ? ", " : "", request) < 0) {
+		r->settings = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 static int64_t vmstat(struct swt_store *st, const char *name)
 {
 	char sql[128];
@@ -328,7 +351,8 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		" read_requests, read_merges, accuracy, coverage, avg_request_kib,"
 		" coalesce(replay_ns, -1), created,"
 		" (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = run.id"
-		"  AND h.partition = -1 AND h.kind = 'ra_window_vma')"
+		"  AND h.partition = -1 AND h.kind = 'ra_window_vma'),"
+		" inactive_fraction, coalesce(max_request_kib, -1)"
 		" FROM run ORDER BY id", &s, err);
 	if (ret)
 		return ret;
@@ -369,6 +393,14 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		r->tuned = r->params && *r->params &&
 			   !(rc->opts->params_are_defaults &&
 			     rc->opts->params_are_defaults(r->policy, r->params));
+		r->inactive_fraction = column_real(s, 22);
+		r->max_request_kib = sqlite3_column_int64(s, 23);
+		r->model_tuned = !isnan(r->inactive_fraction) ||
+				 (r->max_request_kib >= 0 &&
+				  r->max_request_kib != SWT_DEFAULT_MAX_REQUEST_KIB);
+		if (!oom && (r->tuned || r->model_tuned) && run_settings(r))
+			oom = 1;
+		r->tuned |= r->model_tuned;
 		if (!r->policy || !r->layout)
 			oom = 1;	/* NOT NULL columns: only allocation can fail */
 		problem = oom ? NULL : run_row_problem(r);
@@ -400,6 +432,7 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 /* A run's strings, which ctx_release frees. */
 static void free_run(struct swt_report_run *r)
 {
+	free(r->settings);
 	free(r->policy);
 	free(r->params);
 	free(r->layout);
@@ -424,6 +457,9 @@ static int same_run(const struct swt_report_run *a, const struct swt_report_run 
 	return !strcmp(a->policy, b->policy) && same_text(a->params, b->params) &&
 	       !strcmp(a->layout, b->layout) && a->page_cluster == b->page_cluster &&
 	       a->cache_pages == b->cache_pages && a->approximate == b->approximate &&
+	       (a->inactive_fraction == b->inactive_fraction ||
+		(isnan(a->inactive_fraction) && isnan(b->inactive_fraction))) &&
+	       a->max_request_kib == b->max_request_kib &&
 	       a->faults == b->faults && a->misses == b->misses && a->hits == b->hits &&
 	       a->pages_read == b->pages_read && a->ra_pages == b->ra_pages &&
 	       a->ra_hits == b->ra_hits && a->ra_wasted == b->ra_wasted &&
@@ -502,7 +538,7 @@ static int name_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		struct swt_report_run *r = &rc->runs[i];
 		const char *name = policy_name(rc, r->policy);
 
-		if (r->tuned ? asprintf(&r->key, "%s (%s)", name, r->params) < 0
+		if (r->tuned ? asprintf(&r->key, "%s (%s)", name, r->settings) < 0
 					    : !(r->key = swt_strdup(name))) {
 			r->key = NULL;
 			return swt_error(err, SWT_ENOMEM, "out of memory");

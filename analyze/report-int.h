@@ -55,7 +55,16 @@ struct swt_report_part {
 struct swt_report_run {
 	int64_t id;
 	char *policy, *params, *layout, *created;	/* params may be NULL */
-	int tuned;		/* params other than a built-in's defaults: a parameter set */
+	/*
+	 * params other than a built-in's defaults, or the model's settings
+	 * other than a plain replay's (model_tuned): a parameter set
+	 */
+	int tuned;
+	int model_tuned;
+	double inactive_fraction;	/* --inactive-fraction; NaN: the kernel's share */
+	int64_t max_request_kib;	/* -1: not recorded */
+	/* what makes it a parameter set, for its legend name: "history=64, --inactive-fraction 0.4" */
+	char *settings;
 	int page_cluster;
 	int64_t cache_pages;
 	int approximate;

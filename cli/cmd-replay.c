@@ -32,6 +32,7 @@ const char cmd_replay_usage[] =
 	"                         ./libmine.so, optionally with :key=val,...  Repeatable;\n"
 	"                         default: auto\n"
 	"  -c, --page-cluster LIST  e.g. 3, 0-5 or 1,3,5 (default 3, the kernel default)\n"
+	"                         Repeated, -c and -m add up; a setting given twice runs once\n"
 	"  -m, --cache-pages LIST memory for the traced task, pages, or percentages of the\n"
 	"                         default (the capture's cgroup limit, else its working set),\n"
 	"                         e.g. 52480 or 50%,100%,150% (one kind per list)\n"
@@ -129,6 +130,40 @@ static int parse_list(const char *text, int64_t *values, int max, int64_t lo, in
 bad:
 	free(copy);
 	return -1;
+}
+
+/*
+ * Append a list's values to a sweep's, each value once (a sweep replays a
+ * setting once: a repeated one was replayed and stored twice).  The new
+ * count, or -1 past max.
+ */
+static int add_values(int64_t *values, int n, const int64_t *add, int nadd, int max)
+{
+	for (int i = 0; i < nadd; i++) {
+		int j;
+
+		for (j = 0; j < n && values[j] != add[i]; j++)
+			;
+		if (j < n)
+			continue;
+		if (n >= max)
+			return -1;
+		values[n++] = add[i];
+	}
+	return n;
+}
+
+/* The same policy with the same parameters, however the specs spelt them. */
+static int same_choice(const struct swt_policy_choice *a, const struct swt_policy_choice *b)
+{
+	size_t la = swt_policy_spec_name_len(a->spec), lb = swt_policy_spec_name_len(b->spec);
+
+	if (la != lb || strncmp(a->spec, b->spec, la) || a->nparams != b->nparams)
+		return 0;
+	for (unsigned i = 0; i < a->nparams; i++)
+		if (strcmp(a->keys[i], b->keys[i]) || strcmp(a->values[i], b->values[i]))
+			return 0;
+	return 1;
 }
 
 /*
@@ -555,8 +590,8 @@ int cmd_replay(int argc, char **argv)
 	int nspecs = 0, json = 0, csv = 0, store = 1, approximate = 0, c, status = SWT_EXIT_FAIL;
 	int in_transaction = 0;
 	FILE *spill = NULL;
-	int64_t pcs[64] = { 3 }, caches[64];
-	int npcs = 1, ncaches = 0;
+	int64_t pcs[64] = { 3 }, caches[64], list[64];
+	int npcs = 1, ncaches = 0, pcs_given = 0, nlist;
 	double inactive = 0;
 	int64_t max_req_kib = SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB;
 	struct swt_policy_choice choices[64];
@@ -585,8 +620,12 @@ int cmd_replay(int argc, char **argv)
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --page-cluster '%s': an empty item in the list",
 						 optarg);
-			npcs = parse_list(optarg, pcs, 64, 0, SWT_MAX_PAGE_CLUSTER);
-			if (npcs <= 0)
+			/* repeated, the lists add up, as --policy and --layout do */
+			nlist = parse_list(optarg, list, 64, 0, SWT_MAX_PAGE_CLUSTER);
+			if (nlist > 0)
+				npcs = add_values(pcs, pcs_given ? npcs : 0, list, nlist, 64);
+			pcs_given = 1;
+			if (nlist <= 0 || npcs <= 0)
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --page-cluster '%s': values 0..%d, 64 at most, e.g. 3, "
 						 "0-5, 1,3", optarg, SWT_MAX_PAGE_CLUSTER);
@@ -596,8 +635,10 @@ int cmd_replay(int argc, char **argv)
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --cache-pages '%s': an empty item in the list",
 						 optarg);
-			ncaches = parse_cache_list(optarg, caches, 64);
-			if (ncaches <= 0)
+			nlist = parse_cache_list(optarg, list, 64);
+			if (nlist > 0)
+				ncaches = add_values(caches, ncaches, list, nlist, 64);
+			if (nlist <= 0 || ncaches <= 0)
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --cache-pages '%s': page counts, or percentages "
 						 "1%%..1000%% of the default, e.g. 50%%,100%%,150%% (one "
@@ -647,12 +688,20 @@ int cmd_replay(int argc, char **argv)
 	if (!nlayout_specs)
 		layout_specs[nlayout_specs++] = "traced";
 	for (int i = 0; i < nspecs; i++) {
+		int j;
+
 		if (swt_policy_choose(policy_specs[i], &choices[nchoices], &err)) {
 			status = err.code == SWT_EUSAGE ? cli_failf("replay", SWT_EXIT_USAGE, "%s", err.msg)
 							: cli_fail("replay", &err);
 			goto out;
 		}
-		nchoices++;
+		/* a policy given twice (leap and leap:history=32 too) is replayed once */
+		for (j = 0; j < nchoices && !same_choice(&choices[j], &choices[nchoices]); j++)
+			;
+		if (j < nchoices)
+			swt_policy_choice_release(&choices[nchoices]);
+		else
+			nchoices++;
 	}
 	if (swt_store_open(argv[optind], store, &st, &err)) {
 		status = cli_fail("replay", &err);
@@ -728,6 +777,8 @@ int cmd_replay(int argc, char **argv)
 		/* a percentage of the default, rounded to the nearest page */
 		caches[m] = SWT_MAX((def * -caches[m] + 50) / 100, 1);
 	}
+	/* 100% and the default's page count are one setting */
+	ncaches = add_values(caches, 0, caches, ncaches, 64);
 	if (prepare_layouts(in, layout_specs, nlayout_specs, layouts, &nlayouts, &err)) {
 		status = err.code == SWT_EUSAGE ? cli_failf("replay", SWT_EXIT_USAGE, "%s", err.msg)
 						: cli_fail("replay", &err);

@@ -1239,7 +1239,8 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	}
 	if (e->cap_total > UINT32_MAX || nr_nodes > (uint64_t)INT32_MAX >> 1)
 		return swt_error(err, SWT_EUSAGE, "%llu pages of memory: more than the replay handles "
-				 "(2^28)", (unsigned long long)e->cap_total);
+				 "(about 2^28 pages; the exact bound depends on the inactive share)",
+				 (unsigned long long)e->cap_total);
 	e->inactive = (struct ring){ .base = 0, .mask = in_nodes - 1, .limit = in_nodes - 1 };
 	e->active = (struct ring){ .base = in_nodes, .mask = nr_nodes - in_nodes - 1,
 				   .limit = nr_nodes - in_nodes - 1 };

@@ -29,7 +29,7 @@ struct leap_state {
 };
 
 static const struct swt_policy_param leap_params[] = {
-	{ "history", "32", "deltas kept for the majority vote (2..256)" },
+	{ "history", "32", "deltas kept for the majority vote (2..256, min_window at least)" },
 	{ "min_window", "4", "most recent deltas the vote starts with; doubled up to history" },
 	{ NULL, NULL, NULL },
 };
@@ -51,9 +51,16 @@ static void *leap_create(const struct swt_policy_env *env, const char *const *ke
 			return NULL;
 		}
 	}
-	if (history < 2 || history > LEAP_MAX_HISTORY || min_window < 1 || min_window > history) {
+	if (history < 2 || history > LEAP_MAX_HISTORY || min_window < 1) {
 		snprintf(err, errlen, "history must be 2..%d and min_window 1..history",
 			 LEAP_MAX_HISTORY);
+		free(l);
+		return NULL;
+	}
+	/* history=2 alone met the default min_window of 4 */
+	if (min_window > history) {
+		snprintf(err, errlen, "min_window %d is above history %d: min_window must be "
+			 "1..history (give a smaller min_window too)", min_window, history);
 		free(l);
 		return NULL;
 	}

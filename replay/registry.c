@@ -232,6 +232,15 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 	if (*colon) {
 		*colon = '\0';
 		params = colon + 1;
+		/* "fixed:" or "leap:history=64," was taken, the separator kept in its name */
+		if (!*params || *params == ',' || params[strlen(params) - 1] == ',' ||
+		    strstr(params, ",,")) {
+			ret = swt_error(err, SWT_EUSAGE, "policy '%s': an empty item in the parameter "
+					"list", spec);
+			free(copy);
+			swt_policy_choice_release(c);
+			return ret;
+		}
 	}
 	if (strchr(copy, '/')) {
 		ret = load_plugin(copy, c, err);

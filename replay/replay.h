@@ -166,8 +166,8 @@ int swt_replay_slot_tables_fit(const struct swt_replay_input *in, const uint64_t
 /* CPUs a capture may have (the layouts' allocator has per-CPU state) */
 #define SWT_MAX_CPUS 65536
 
-/* requests split here unless told otherwise: the loop devices' max_sectors_kb */
-#define SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB 1280
+/* requests split here unless told otherwise */
+#define SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB SWT_DEFAULT_MAX_REQUEST_KIB
 
 /*
  * What a run did page by page, for tools that need more than its counts

@@ -78,8 +78,9 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 	ret = swt_store_prepare(st,
 		"INSERT INTO run (created, policy, params, page_cluster, cache_pages, layout,"
 		" approximate, faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted,"
-		" read_requests, read_merges, accuracy, coverage, avg_request_kib, replay_ns, loop_ns)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &run, err);
+		" read_requests, read_merges, accuracy, coverage, avg_request_kib, replay_ns, loop_ns,"
+		" inactive_fraction, max_request_kib)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &run, err);
 	if (!ret)
 		ret = swt_store_prepare(st,
 			"INSERT INTO run_partition (run_id, partition, dev, faults, misses, hits,"
@@ -111,6 +112,12 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 	bind_metrics(run, 8, &r->total, in->page_shift);
 	sqlite3_bind_int64(run, 20, (int64_t)r->elapsed_ns);
 	sqlite3_bind_int64(run, 21, (int64_t)r->loop_ns);
+	/* the model's settings: a run at other ones is another answer */
+	cfg->inactive_fraction > 0 ? sqlite3_bind_double(run, 22, cfg->inactive_fraction)
+				   : sqlite3_bind_null(run, 22);
+	sqlite3_bind_int64(run, 23, (int64_t)((((uint64_t)(cfg->max_request_pages ?
+							  cfg->max_request_pages : 1))
+					       << in->page_shift) >> 10));
 	ret = step(st, run, err, "insert run");
 	if (ret)
 		goto out;

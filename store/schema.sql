@@ -364,7 +364,9 @@ CREATE TABLE run (
 	coverage	REAL,
 	avg_request_kib	REAL,
 	replay_ns	INTEGER,		-- wall time the replay took
-	loop_ns		INTEGER			-- of which the event loop
+	loop_ns		INTEGER,		-- of which the event loop
+	inactive_fraction REAL,			-- --inactive-fraction; NULL: the kernel's share
+	max_request_kib	INTEGER			-- requests split at; NULL: not recorded (before v4)
 );
 
 CREATE TABLE run_partition (

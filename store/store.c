@@ -223,6 +223,28 @@ out_free:
 	return ret;
 }
 
+/*
+ * Version 3 to 4: the run table records the replay's model settings
+ * (inactive_fraction, max_request_kib).  Runs stored before have them NULL:
+ * not recorded.  Every other table is the same, so the upgrade is in place.
+ */
+static int upgrade_from_3(struct swt_store *st, struct swt_err *err)
+{
+	int ret = swt_store_exec(st, "BEGIN IMMEDIATE", err);
+
+	if (ret)
+		return ret;
+	ret = swt_store_exec(st,
+			     "ALTER TABLE run ADD COLUMN inactive_fraction REAL;"
+			     "ALTER TABLE run ADD COLUMN max_request_kib INTEGER;"
+			     "UPDATE swt_meta SET value = '4' WHERE key = 'schema_version';"
+			     "PRAGMA user_version = 4;"
+			     "COMMIT", err);
+	if (ret)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}
+
 int swt_store_open(const char *path, int writable, struct swt_store **out,
 		   struct swt_err *err)
 {
@@ -257,6 +279,21 @@ int swt_store_open(const char *path, int writable, struct swt_store **out,
 	if (version < 0) {
 		ret = swt_error(err, SWT_EFORMAT, "'%s': not a swaptrace database", path);
 		goto out_destroy;
+	}
+	if (version == 3 && SWT_SCHEMA_VERSION == 4 &&
+	    swt_store_query_int(st, "PRAGMA user_version", -1) == 3) {
+		/* what a writer of version 3 left: upgraded in place, its runs kept */
+		if (!writable) {
+			ret = swt_error(err, SWT_EVERSION,
+					"'%s': database schema version 3, this swaptrace reads 4: a "
+					"command that writes it (replay) upgrades it in place, or "
+					"ingest again", path);
+			goto out_destroy;
+		}
+		ret = upgrade_from_3(st, err);
+		if (ret)
+			goto out_destroy;
+		version = SWT_SCHEMA_VERSION;
 	}
 	if (version != SWT_SCHEMA_VERSION) {
 		ret = swt_error(err, SWT_EVERSION,

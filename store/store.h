@@ -13,7 +13,10 @@
 
 #include "swaptrace/error.h"
 
-#define SWT_SCHEMA_VERSION 3
+#define SWT_SCHEMA_VERSION 4
+
+/* run.max_request_kib of a replay not told otherwise: the loop devices' max_sectors_kb */
+#define SWT_DEFAULT_MAX_REQUEST_KIB 1280
 
 /* NULL marker for integer columns in the row structs below. */
 #define SWT_NULL INT64_MIN

@@ -72,6 +72,47 @@ check_eq "$(head -1 "$WORK/out.csv")" \
 check_eq "$(wc -l < "$WORK/out.csv")" 3 "csv rows (all + one partition)"
 "$SWAPTRACE" replay --no-store -p auto -c 3 "$db" | grep -q '^auto .* all ' || fail "table output"
 check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" 12 "--no-store stores nothing"
+# the model's settings are stored with the run, and a report names a run
+# made with other ones after them (both looked like the plain run's twin)
+cp "$db" "$WORK/model.db"
+"$SWAPTRACE" replay -p fixed -c 3 "$WORK/model.db" > /dev/null &&
+	"$SWAPTRACE" replay -p fixed -c 3 --inactive-fraction 0.95 --max-request-kib 4 "$WORK/model.db" \
+		> /dev/null || fail "model settings: replay"
+check_eq "$(sqlite3 "$WORK/model.db" "SELECT group_concat(coalesce(inactive_fraction, 'kernel') || '|'
+	|| max_request_kib, ' ') FROM (SELECT * FROM run WHERE id > 12 ORDER BY id)")" \
+	"kernel|1280 0.95|4" "model settings stored with the runs"
+"$SWAPTRACE" report --no-replay -f svg -o "$WORK/model" "$WORK/model.db" > /dev/null ||
+	fail "model settings: report"
+check_eq "$(python3 -c 'import json, sys
+print(sorted(e["name"] for e in json.load(open(sys.argv[1]))["legend"] if e["name"].startswith("fixed")))' \
+	"$WORK/model/policy.json")" "['fixed', 'fixed (--inactive-fraction 0.95, --max-request-kib 4)']" \
+	"a report names the run made with other model settings"
+# a database of schema version 3 (no such columns) is upgraded in place by
+# a command that writes it, its runs kept; read-only ones say so
+cp "$WORK/model.db" "$WORK/v3.db"
+sqlite3 "$WORK/v3.db" "ALTER TABLE run DROP COLUMN inactive_fraction; ALTER TABLE run DROP COLUMN
+	max_request_kib; UPDATE swt_meta SET value = '3' WHERE key = 'schema_version';
+	PRAGMA user_version = 3;" || fail "making a version 3 database"
+check_eq "$("$SWAPTRACE" info "$WORK/v3.db" 2>&1 >/dev/null; echo "rc=$?")" \
+	"swaptrace: info: '$WORK/v3.db': database schema version 3, this swaptrace reads 4: a command that writes it (replay) upgrades it in place, or ingest again
+rc=1" "a version 3 database opened read-only"
+"$SWAPTRACE" replay -p none -c 0 "$WORK/v3.db" > /dev/null || fail "replay upgrading a version 3 database"
+check_eq "$(sqlite3 "$WORK/v3.db" "SELECT (SELECT value FROM swt_meta WHERE key = 'schema_version'),
+	(SELECT user_version FROM pragma_user_version), count(*), count(inactive_fraction),
+	count(max_request_kib) FROM run")" "4|4|15|0|1" \
+	"a version 3 database upgraded: version, runs kept (settings unknown), the new run's recorded"
+"$SWAPTRACE" info "$WORK/v3.db" > /dev/null || fail "info on an upgraded database"
+# a setting given twice is replayed once (twice, it was stored twice), and
+# repeated --page-cluster and --cache-pages lists add up as --policy does
+"$SWAPTRACE" replay --no-store --csv -p leap -p leap:history=32 -c 3,3 -c 1 -m 100% -m 52480 "$db" \
+	> "$WORK/twice.csv" || fail "settings given twice"
+check_eq "$(sed 1d "$WORK/twice.csv" | grep ',all,' | cut -d, -f1-3 | tr '\n' ' ')" \
+	"leap,3,52480 leap,1,52480 " "settings given twice are replayed once"
+for spec in fixed: "leap:history=64," "leap:,history=64"; do
+	msg=$("$SWAPTRACE" replay --no-store -p "$spec" "$db" 2>&1 >/dev/null)
+	check_eq "$?:$msg" "2:swaptrace: replay: policy '$spec': an empty item in the parameter list" \
+		"an empty item in -p $spec"
+done
 # zero-padded numbers are decimal (010 was octal: page-cluster 8, 050 % 40 %)
 "$SWAPTRACE" replay --no-store --csv -p none -c 010 -m 050% "$db" > "$WORK/padded.csv" ||
 	fail "zero-padded page-cluster and memory"

@@ -641,7 +641,11 @@ TEST(policy_choice_and_params)
 	CHECK_STR(err.msg, "policy 'leap': history must be 2..256 and min_window 1..history");
 	swt_err_clear(&err);
 	CHECK_INT(swt_policy_choose("leap:min_window=64,history=32", &c, &err), -SWT_EUSAGE);
+	CHECK_STR(err.msg, "policy 'leap': min_window 64 is above history 32: min_window must be "
+		  "1..history (give a smaller min_window too)");
 	swt_err_clear(&err);
+	CHECK_INT(swt_policy_choose("leap:min_window=2,history=2", &c, &err), 0);
+	swt_policy_choice_release(&c);
 	/* what the report names and colours as the plain built-in */
 	CHECK_INT(swt_policy_params_are_defaults("leap", "history=32,min_window=4"), 1);
 	CHECK_INT(swt_policy_params_are_defaults("leap", "min_window=4,history=32"), 1);
