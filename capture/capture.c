@@ -100,24 +100,37 @@ static int find_tracefs(struct swt_capture *c, struct swt_err *err)
 {
 	static const char *const where[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	char probe[PATH_MAX];
+	int mutex;
 
 	if (c->o.tracing_dir) {
 		c->tracing_dir = swt_strdup(c->o.tracing_dir);
 		goto found;
 	}
+	/* another capture may be mounting it, or unmounting it as it ends */
+	mutex = swt_tracefs_mutex_lock(SWT_UNDO_DIR);
+	c->tracefs_users = swt_tracefs_users_join(SWT_UNDO_DIR);
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(where); i++) {
 		snprintf(probe, sizeof(probe), "%s/trace", where[i]);
 		if (access(probe, F_OK) == 0) {
 			c->tracing_dir = swt_strdup(where[i]);
-			goto found;
+			goto unlock;
 		}
 	}
-	/* not mounted: mount it for the capture, unmount it afterwards */
-	if (mount("nodev", where[0], "tracefs", 0, NULL) < 0)
+	/* not mounted: mount it for the capture; the last capture using it unmounts it */
+	if (mount("nodev", where[0], "tracefs", 0, NULL) < 0) {
+		int e = errno;
+
+		if (mutex >= 0)
+			close(mutex);
 		return swt_error(err, SWT_ENOTSUP, "tracefs is not mounted and cannot be mounted at "
-				 "'%s': %s", where[0], strerror(errno));
+				 "'%s': %s", where[0], strerror(e));
+	}
 	c->mounted = 1;
+	swt_tracefs_mark_mounted(SWT_UNDO_DIR, where[0]);
 	c->tracing_dir = swt_strdup(where[0]);
+unlock:
+	if (mutex >= 0)
+		close(mutex);
 found:
 	if (!c->tracing_dir)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
@@ -752,6 +765,33 @@ static int check_devices(struct swt_capture *c, struct swt_err *err)
 	return 0;
 }
 
+/*
+ * A swap area turned on while recording: the block events are set up for
+ * the devices there were at the start, so its I/O is not recorded.  Said
+ * once, from /proc/swaps as text now holds it.
+ */
+static void check_new_swaps(struct swt_capture *c, const char *text)
+{
+	struct swt_swap_area *now = NULL;
+	size_t n = 0;
+
+	if (c->new_swap_said || !text || swt_swap_parse(text, &now, &n, NULL))
+		return;
+	for (size_t i = 0; i < n && !c->new_swap_said; i++) {
+		size_t j;
+
+		for (j = 0; j < c->nr_swaps && strcmp(c->swaps[j].path, now[i].path); j++)
+			;
+		if (j < c->nr_swaps)
+			continue;
+		capture_note(c, 1, "swap area '%s' was turned on during the capture: only the areas "
+			     "on at its start are recorded, so its swap I/O is missing (capture again "
+			     "to include it)", now[i].path);
+		c->new_swap_said = 1;
+	}
+	swt_swap_areas_free(now, n);
+}
+
 static int tick(struct swt_capture *c, struct swt_err *err)
 {
 	char *tids = NULL;
@@ -766,6 +806,13 @@ static int tick(struct swt_capture *c, struct swt_err *err)
 	ret = swt_target_snapshot(&c->target, err);
 	if (!ret)
 		ret = check_devices(c, err);
+	if (!ret && !c->new_swap_said) {
+		char *text = NULL;
+
+		if (!read_swaps("", &text, NULL))
+			check_new_swaps(c, text);
+		free(text);
+	}
 	return ret;
 }
 
@@ -939,6 +986,7 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 			ret = -SWT_EIO;
 		if (read_swaps("", &c->swaps_end, err) && !ret)
 			ret = -SWT_EIO;
+		check_new_swaps(c, c->swaps_end);
 		{
 			/* after a write error the last pages cannot be written either: no news */
 			int failed = c->end == SWT_CAPTURE_END_ERROR;
@@ -980,8 +1028,16 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 		ret = -SWT_EIO;
 	swt_blktracer_destroy(c->blk);
 	c->blk = NULL;
-	if (c->mounted && umount(c->tracing_dir) == 0)
+	if (c->tracefs_users >= 0 || c->mounted) {
+		int mutex = swt_tracefs_mutex_lock(SWT_UNDO_DIR);
+
+		/* ours or an earlier capture's mount, unless another capture still uses it */
+		swt_tracefs_leave(SWT_UNDO_DIR, c->tracefs_users, c->mounted ? c->tracing_dir : NULL);
+		c->tracefs_users = -1;
 		c->mounted = 0;
+		if (mutex >= 0)
+			close(mutex);
+	}
 	swt_knobs_journal_close(&c->knobs);
 	return ret;
 }
@@ -1023,6 +1079,7 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	c->o = *opts;
 	c->probe_lock = -1;
+	c->tracefs_users = -1;
 	swt_knobs_init(&c->knobs);
 	swt_target_init(&c->target);
 

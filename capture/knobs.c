@@ -272,6 +272,86 @@ void swt_knobs_journal_close(struct swt_knobs *k)
 	k->journal_fd = -1;
 }
 
+static int open_in(const char *dir, const char *name)
+{
+	char path[4096];
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -1;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return -1;
+	return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+}
+
+int swt_tracefs_mutex_lock(const char *dir)
+{
+	int fd = open_in(dir, "tracefs.mutex");
+
+	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int swt_tracefs_users_join(const char *dir)
+{
+	int fd = open_in(dir, "tracefs.users");
+
+	if (fd >= 0 && flock(fd, LOCK_SH) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void swt_tracefs_mark_mounted(const char *dir, const char *path)
+{
+	char mark[4096];
+	int fd;
+
+	if ((size_t)snprintf(mark, sizeof(mark), "%s/tracefs.mounted", dir) >= sizeof(mark))
+		return;
+	fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (swt_write_all(fd, path, strlen(path)))
+		unlink(mark);
+	close(fd);
+}
+
+int swt_tracefs_leave(const char *dir, int users_fd, const char *path)
+{
+	char mark[4096], *marked;
+	int users = users_fd, ret = 0;
+
+	if (users < 0)
+		users = open_in(dir, "tracefs.users");
+	else
+		flock(users, LOCK_UN);
+	/* anyone else's shared lock: a capture still uses it */
+	if (users >= 0 && flock(users, LOCK_EX | LOCK_NB) < 0) {
+		close(users);
+		return 0;
+	}
+	marked = (size_t)snprintf(mark, sizeof(mark), "%s/tracefs.mounted", dir) < sizeof(mark) ?
+			 swt_read_text(mark, NULL) : NULL;
+	if (marked && marked[0])
+		path = marked;
+	if (path) {
+		if (umount(path) == 0)
+			ret = 1;
+		else if (errno != EINVAL)
+			ret = -1;	/* busy: someone else's use; the mark stays */
+		if (ret >= 0)
+			unlink(mark);
+	}
+	free(marked);
+	if (users >= 0)
+		close(users);
+	return ret;
+}
+
 static void recover_note(swt_knobs_note_fn note, void *ctx, int warning, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -458,14 +538,32 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 
 		if (r->mount) {
 			/* the oldest record, so replayed last: the instances are gone */
+			char dir[4096], *slash;
+			int mutex, left;
+
 			if (foreign) {
 				keep_mount = 1;	/* the settings kept for later need it */
-			} else if (umount(r->path) == 0) {
+				continue;
+			}
+			if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir))
+				dir[0] = '\0';
+			slash = strrchr(dir, '/');
+			if (slash)
+				*slash = '\0';
+			/* a running capture may use it: the last one out unmounts it */
+			mutex = swt_tracefs_mutex_lock(dir);
+			left = swt_tracefs_leave(dir, -1, r->path);
+			if (mutex >= 0)
+				close(mutex);
+			if (left == 1)
 				unmounted++;
-			} else if (errno == EBUSY) {
+			else if (left == 0)
+				recover_note(note, ctx, 0, "left tracefs mounted at '%s' (mounted by %s): "
+					     "a running capture uses it, and unmounts it when done",
+					     r->path, path);
+			else if (errno == EBUSY)
 				recover_note(note, ctx, 1, "left tracefs mounted at '%s' (mounted by "
 					     "%s): it is in use", r->path, path);
-			}
 			continue;
 		}
 		if (!r->set) {

@@ -77,6 +77,27 @@ int swt_knobs_journal_mount(struct swt_knobs *k, const char *path, struct swt_er
 void swt_knobs_journal_close(struct swt_knobs *k);
 
 /*
+ * A tracefs mounted by a capture, shared.  Captures run side by side, and
+ * the one that mounted tracefs may end while others still use it: it was
+ * unmounted under them (or, busy, left mounted for good).  Every capture
+ * holds DIR/tracefs.users shared while it uses tracefs; DIR/tracefs.mounted
+ * names a tracefs a capture mounted; the capture that finds no other user
+ * when it is done unmounts it.  Checks and mounts are made under
+ * DIR/tracefs.mutex.  The calls return -1 where DIR cannot be used (the
+ * caller goes on alone, as before).
+ */
+int swt_tracefs_mutex_lock(const char *dir);		/* fd to close, or -1 */
+int swt_tracefs_users_join(const char *dir);		/* fd held while tracefs is used, or -1 */
+void swt_tracefs_mark_mounted(const char *dir, const char *path);
+/*
+ * With the mutex held: leave (users_fd closed; -1: none held) and, when no
+ * capture uses tracefs any more, unmount the one a capture mounted (at
+ * path when there is no mark).  1 unmounted, 0 not ours to or in use, -1
+ * umount failed (errno).
+ */
+int swt_tracefs_leave(const char *dir, int users_fd, const char *path);
+
+/*
  * Replay the journals in DIR whose capture is gone: knobs written back and
  * directories removed, newest first, then the journal deleted.  A knob
  * that no longer holds a value the dead capture wrote is someone's since

@@ -153,4 +153,19 @@ grep -v "^$LOOP " "$WORK/state.before" | grep -v "^$(basename "$LOOP") trace:" >
 grep -v "^$(basename "$LOOP") trace:" "$WORK/state.vanish" > "$WORK/state.got"
 diff -u "$WORK/state.expected" "$WORK/state.got" >&2 ||
 	fail "after a device went away: settings changed (diff above)"
+
+# a swap area turned on while recording is not traced: the capture says so
+# (it ended as if all was recorded, and replay found no swap-in of it)
+"$SWAPTRACE" capture -o "$WORK/appear" --duration 3 2> "$WORK/appear.err" > /dev/null &
+CAPPID=$!
+BACKGROUND+=("$CAPPID")
+sleep 1
+add_loop_swap 64 1 || fail "cannot turn a swap area on while recording"
+wait_bounded "$CAPPID"
+check_eq "$?" 0 "swap area turned on while recording: exit status"
+grep -q "swap area '$LOOP' was turned on during the capture: only the areas on at its start are recorded" \
+	"$WORK/appear.err" || fail "swap area turned on while recording: no warning: $(cat "$WORK/appear.err")"
+check_eq "$(grep -c 'was turned on during the capture' "$WORK/appear.err")" 1 \
+	"swap area turned on while recording: said once"
+swapoff "$LOOP" || fail "cannot turn the new swap area off"
 finish

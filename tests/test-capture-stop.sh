@@ -252,7 +252,28 @@ if [[ " ${MOUNTS[*]} " == *" $TRACEFS "* ]] && umount "$TRACEFS" 2>/dev/null; th
 	grep -q "unmounted the tracefs it had mounted" "$WORK/after-kill4.err" ||
 		fail "unmounted tracefs: no note about the mount: $(cat "$WORK/after-kill4.err")"
 	mountpoint -q "$TRACEFS" && fail "unmounted tracefs: still mounted after the next capture"
+	# two captures side by side: the first mounts tracefs and ends first; the
+	# second goes on with it, and the last one out unmounts it (the first
+	# unmounted it, or failed to, busy, and it stayed mounted for good)
+	"$SWAPTRACE" capture -q -o "$WORK/share-a" --duration 1.5 > /dev/null 2> "$WORK/share-a.err" &
+	SHARE_A=$!
+	BACKGROUND+=("$SHARE_A")
+	for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$SHARE_A" ] && break; sleep 0.1; done
+	"$SWAPTRACE" capture -q -o "$WORK/share-b" --duration 3 > /dev/null 2> "$WORK/share-b.err" &
+	SHARE_B=$!
+	BACKGROUND+=("$SHARE_B")
+	wait_bounded "$SHARE_A"
+	check_eq "$?:$(cat "$WORK/share-a.err")" "0:" "shared tracefs: the capture that mounted it"
+	mountpoint -q "$TRACEFS" || fail "shared tracefs: unmounted while another capture used it"
+	wait_bounded "$SHARE_B"
+	check_eq "$?:$(cat "$WORK/share-b.err")" "0:" "shared tracefs: the capture that went on with it"
+	mountpoint -q "$TRACEFS" && { umount "$TRACEFS";
+		fail "shared tracefs: left mounted after the last capture using it"; }
+	[ -e /run/swaptrace/tracefs.mounted ] && fail "shared tracefs: its mark outlived the mount"
 	mount -t tracefs nodev "$TRACEFS" || fail "cannot mount tracefs again"
+	for d in share-a share-b; do
+		trace-cmd report -i "$WORK/$d/trace.dat" > /dev/null 2>&1 || fail "shared tracefs: $d unreadable"
+	done
 	check_host_restored "$WORK/state.before" "after the unmounted tracefs case"
 fi
 finish
