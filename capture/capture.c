@@ -1293,8 +1293,24 @@ out_stop:
 		else if (r && c->o.note)
 			capture_note(c, 1, "%s", restore_err.msg);
 	}
-	wait_command(c, stop);
+	/* a command --duration outlived goes on while the capture is written */
+	if (c->end != SWT_CAPTURE_END_DURATION)
+		wait_command(c, stop);
 	return ret;
+}
+
+int swt_capture_command_running(struct swt_capture *c)
+{
+	return c->target.kind == SWT_TARGET_COMMAND && c->target.released &&
+	       !swt_target_poll(&c->target);
+}
+
+int swt_capture_wait_command(struct swt_capture *c, struct swt_capture_stop *stop)
+{
+	if (c->target.kind != SWT_TARGET_COMMAND || !c->target.released)
+		return -1;
+	wait_command(c, stop);
+	return c->target.exited ? c->target.status : -1;
 }
 
 /* After a failed start: take away what was made for the capture. */

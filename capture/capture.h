@@ -82,11 +82,22 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 
 /*
  * Record until the end (see above), stop recording, restore the host's
- * tracing settings, and wait for the command if one still runs (signals
- * are still forwarded).  Returns 0, or the error that stopped recording;
- * either way swt_capture_finish() keeps what was recorded.
+ * tracing settings, and wait for a command that was stopped or killed
+ * (signals are still forwarded).  A command that --duration outlived goes
+ * on: swt_capture_wait_command() waits for it, once the capture is
+ * written.  Returns 0, or the error that stopped recording; either way
+ * swt_capture_finish() keeps what was recorded.
  */
 int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct swt_err *err);
+
+/* 1 while the command runs on after recording. */
+int swt_capture_command_running(struct swt_capture *c);
+
+/*
+ * Wait for the command, passing stop signals on as while recording (a
+ * second one kills it).  Its wait status, or -1 without a command.
+ */
+int swt_capture_wait_command(struct swt_capture *c, struct swt_capture_stop *stop);
 
 /* Write meta.txt, trace.dat and the blktrace files; fill *res. */
 int swt_capture_finish(struct swt_capture *c, struct swt_capture_result *res,

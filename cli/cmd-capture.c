@@ -34,7 +34,8 @@ const char cmd_capture_usage[] =
 	"\n"
 	"options:\n"
 	"  -o, --output DIR     capture directory (created; must not hold a capture)\n"
-	"  -d, --duration S     stop recording after S seconds (a command keeps running)\n"
+	"  -d, --duration S     stop recording after S seconds and write the capture; a\n"
+	"                       command keeps running, and swaptrace waits for it\n"
 	"  -p, --pid PID        follow this process and its children (those it\n"
 	"                       has, and those it starts)\n"
 	"  -c, --cgroup PATH    follow the tasks of this cgroup (v1 or v2; absolute, or\n"
@@ -216,7 +217,6 @@ int cmd_capture(int argc, char **argv)
 		cli_fail("capture", &err);
 	/* whatever stopped it, keep what was recorded */
 	fin_ret = swt_capture_finish(cap, &res, &ferr);
-	swt_capture_destroy(cap);
 	if (fin_ret)
 		cli_fail("capture", &ferr);
 	if (!quiet && (res.trace_dat_ok || !fin_ret)) {
@@ -245,9 +245,17 @@ int cmd_capture(int argc, char **argv)
 			 "try a larger --buffer-kb", (long long)res.lost_events);
 		cli_warn("capture", msg);
 	}
+	status = res.command_status;
+	if (swt_capture_command_running(cap)) {
+		/* written while it runs: usable now, and safe from what happens to it */
+		if (!quiet)
+			fprintf(stderr, "swaptrace: capture: recording stopped (--duration); the command "
+				"goes on: waiting for it to exit (Ctrl-C passes on to it)\n");
+		status = swt_capture_wait_command(cap, &stop_request);
+	}
+	swt_capture_destroy(cap);
 	if (run_ret || fin_ret)
 		return SWT_EXIT_FAIL;
-	status = res.command_status;
 	if (status < 0)
 		return SWT_EXIT_OK;
 	/* as a shell reports it */

@@ -26,6 +26,22 @@ grep -q "swaptrace: capture: wrote '$CAP'" "$WORK/err.txt" || fail "no summary l
 # the capture recorded)
 grep -qxF "swaptrace: capture: next: swaptrace ingest -o '$CAP.db' '$CAP' && swaptrace report '$CAP.db'" \
 	"$WORK/err.txt" || fail "no next-step line after a capture that swapped: $(cat "$WORK/err.txt")"
+# --duration shorter than the command: the capture is written when
+# recording stops, while the command goes on (it was written only once the
+# command exited: a long-running one's capture was kept from use, and lost
+# if swaptrace was killed meanwhile); the exit status is still the command's
+"$SWAPTRACE" capture -q -o "$WORK/outlived" --duration 1 -- sh -c "sleep 5; exit 3" \
+	> /dev/null 2> "$WORK/outlived.err" &
+CAPPID=$!
+BACKGROUND+=("$CAPPID")
+for _ in $(seq 40); do [ -s "$WORK/outlived/trace.dat" ] && [ -s "$WORK/outlived/meta.txt" ] && break; sleep 0.1; done
+kill -0 "$CAPPID" 2>/dev/null || fail "outlived: swaptrace did not wait for the command"
+[ -e "$WORK/outlived/.reserve" ] && fail "outlived: the capture is not complete while the command runs"
+trace-cmd report -i "$WORK/outlived/trace.dat" > /dev/null 2>&1 ||
+	fail "outlived: trace.dat unreadable while the command runs"
+swt_ingest -q -o "$WORK/outlived.db" "$WORK/outlived" || fail "outlived: ingest while the command runs"
+wait_bounded "$CAPPID"
+check_eq "$?" 3 "outlived: the command's exit status"
 swt capture -o "$WORK/idle/" -- true > /dev/null 2> "$WORK/idle.err" || fail "capture of a command that does not swap"
 idle_pswpin=$(awk '/^# vmstat delta/ { s = 1; next } /^#/ { s = 0 } s && $1 == "pswpin" { print $2 }' \
 	"$WORK/idle/meta.txt")
