@@ -1253,6 +1253,12 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 			c->end = SWT_CAPTURE_END_TARGET;
 			break;
 		}
+		/* a removed cgroup gets no task again: recording on would record nothing of it */
+		if (c->target.kind == SWT_TARGET_CGROUP && access(c->target.cgroup_dir, F_OK) < 0 &&
+		    errno == ENOENT) {
+			c->end = SWT_CAPTURE_END_TARGET;
+			break;
+		}
 		if (stop && (unsigned)stop->count > c->stop_seen) {
 			c->stop_seen = (unsigned)stop->count;
 			if (c->target.kind == SWT_TARGET_COMMAND && !c->forwarded) {

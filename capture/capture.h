@@ -58,7 +58,7 @@ enum swt_capture_end {
 	SWT_CAPTURE_END_COMMAND = 1,	/* the command exited */
 	SWT_CAPTURE_END_DURATION,	/* --duration elapsed */
 	SWT_CAPTURE_END_SIGNAL,		/* stopped by a signal */
-	SWT_CAPTURE_END_TARGET,		/* the followed process exited */
+	SWT_CAPTURE_END_TARGET,		/* the followed process exited, or its cgroup was removed */
 	SWT_CAPTURE_END_ERROR,		/* an error stopped the recording */
 };
 

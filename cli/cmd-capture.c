@@ -38,7 +38,8 @@ const char cmd_capture_usage[] =
 	"                       command keeps running, and swaptrace waits for it\n"
 	"  -p, --pid PID        follow this process and its children (those it\n"
 	"                       has, and those it starts)\n"
-	"  -c, --cgroup PATH    follow the tasks of this cgroup (v1 or v2; absolute, or\n"
+	"  -c, --cgroup PATH    follow the tasks of this cgroup until it is removed (v1 or v2;\n"
+	"                       absolute, or\n"
 	"                       relative to the memory controller's mount)\n"
 	"  -b, --blktrace       block I/O through the kernel's blk tracer, written as\n"
 	"                       blktrace files DIR/blk/swap.blktrace.N (blkparse reads\n"
@@ -71,13 +72,13 @@ static void capture_note(void *ctx, int warning, const char *msg)
 		fprintf(stderr, "swaptrace: capture: %s\n", msg);
 }
 
-static const char *end_text(enum swt_capture_end end)
+static const char *end_text(enum swt_capture_end end, const struct swt_capture_opts *o)
 {
 	switch (end) {
 	case SWT_CAPTURE_END_COMMAND: return "the command exited";
 	case SWT_CAPTURE_END_DURATION: return "the duration elapsed";
 	case SWT_CAPTURE_END_SIGNAL: return "stopped by a signal";
-	case SWT_CAPTURE_END_TARGET: return "the process exited";
+	case SWT_CAPTURE_END_TARGET: return o->cgroup ? "the cgroup was removed" : "the process exited";
 	default: return "stopped by an error";
 	}
 }
@@ -230,7 +231,7 @@ int cmd_capture(int argc, char **argv)
 		/* events read but not written are known only by decoding what was */
 		fprintf(stderr, "swaptrace: capture: wrote '%s': %.2f s (%s), %.1f MiB of trace data, "
 			"pswpin %lld, pswpout %lld, %lld lost events%s; swaptrace used %.2f s of CPU\n",
-			o.out_dir, res.seconds, end_text(res.end), (double)res.data_bytes / 1048576.0,
+			o.out_dir, res.seconds, end_text(res.end, &o), (double)res.data_bytes / 1048576.0,
 			(long long)res.pswpin, (long long)res.pswpout, (long long)res.lost_events,
 			res.end == SWT_CAPTURE_END_ERROR ?
 				" and those it could not write (ingest counts them)" : "",

@@ -11,6 +11,7 @@ CGROUP_DIR=
 CG_LIMIT_FILE=
 MOUNTS=()
 BACKGROUND=()
+EXTRA_CGROUPS=()
 PAGE_CLUSTER_BEFORE=$(cat /proc/sys/vm/page-cluster 2>/dev/null)
 
 capture_cleanup() {
@@ -18,6 +19,9 @@ capture_cleanup() {
 	for p in "${BACKGROUND[@]}"; do
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
+	done
+	for d in "${EXTRA_CGROUPS[@]}"; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
 	done
 	# what a capture killed by the watchdog could not put back (the test has
 	# already failed on it): its instances, and a blk tracer nobody holds

@@ -142,6 +142,31 @@ swt_ingest -q -o "$WORK/kids.db" "$WORK/kids" || fail "--pid with a child: inges
 [ -s "$WORK/kids/maps/$CHILD-start.txt" ] || fail "--pid: no map of the child $CHILD"
 check_host_restored "$WORK/state.before" "after following a process and its child"
 
+# a followed cgroup that is removed ends the recording (it went on, recording
+# nothing of it, until --duration or ^C)
+GONE_CG="$CG_ROOT/swt-test-$$-gone"
+mkdir "$GONE_CG" || fail "cannot make a cgroup to remove"
+EXTRA_CGROUPS+=("$GONE_CG")
+sh -c "echo \$\$ > '$GONE_CG/cgroup.procs' && exec sleep 30" &
+GONE_SLEEP=$!
+BACKGROUND+=("$GONE_SLEEP")
+for _ in $(seq 50); do [ -n "$(cat "$GONE_CG/cgroup.procs")" ] && break; sleep 0.1; done
+"$SWAPTRACE" capture -o "$WORK/cg-gone" --cgroup "$GONE_CG" > /dev/null 2> "$WORK/cg-gone.err" &
+CAPPID=$!
+BACKGROUND+=("$CAPPID")
+for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$CAPPID" ] && break; sleep 0.1; done
+sleep 0.5
+kill "$GONE_SLEEP" 2>/dev/null
+wait "$GONE_SLEEP" 2>/dev/null
+for _ in $(seq 50); do rmdir "$GONE_CG" 2>/dev/null && break; sleep 0.1; done
+[ -d "$GONE_CG" ] && fail "cannot remove the followed cgroup"
+SWT_RUN_LIMIT=20 wait_bounded "$CAPPID"
+check_eq "$?" 0 "--cgroup removed: exit status ($(cat "$WORK/cg-gone.err"))"
+check_eq "$(meta_value "$WORK/cg-gone/meta.txt" end 2>/dev/null)" target "--cgroup removed: recorded end"
+grep -q "(the cgroup was removed)" "$WORK/cg-gone.err" ||
+	fail "--cgroup removed: the summary does not say why it ended: $(cat "$WORK/cg-gone.err")"
+check_host_restored "$WORK/state.before" "after following a cgroup that was removed"
+
 # a followed process that exits is a zombie until its parent reaps it: the
 # recording ends all the same (kill -0 still found it: recorded until ^C)
 python3 -c 'import os, sys, time
