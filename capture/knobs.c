@@ -283,26 +283,26 @@ static int open_in(const char *dir, const char *name)
 	return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 }
 
-int swt_tracefs_mutex_lock(const char *dir)
+/* DIR/NAME flock()ed (op: LOCK_EX, LOCK_SH), waiting for it: the fd, or -1. */
+static int lock_in(const char *dir, const char *name, int op)
 {
-	int fd = open_in(dir, "tracefs.mutex");
+	int fd = open_in(dir, name);
 
-	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+	if (fd >= 0 && flock(fd, op) < 0) {
 		close(fd);
 		fd = -1;
 	}
 	return fd;
 }
 
+int swt_tracefs_mutex_lock(const char *dir)
+{
+	return lock_in(dir, "tracefs.mutex", LOCK_EX);
+}
+
 int swt_tracefs_users_join(const char *dir)
 {
-	int fd = open_in(dir, "tracefs.users");
-
-	if (fd >= 0 && flock(fd, LOCK_SH) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
+	return lock_in(dir, "tracefs.users", LOCK_SH);
 }
 
 void swt_tracefs_mark_mounted(const char *dir, const char *path)
