@@ -339,7 +339,7 @@ void swt_report_answer_picks(const struct swt_report_ctx *rc, struct swt_report_
 		least_read = p->base->pages_read;
 	for (size_t i = 0; i < rc->nr_runs && !p->base; i++) {
 		r = &rc->runs[i];
-		if (swt_report_run_compared(rc, r) && r->faults > 0)
+		if (swt_report_run_compared(rc, r) && !r->model_tuned && r->faults > 0)
 			least_read = SWT_MIN(least_read, r->pages_read);
 	}
 	if (least_read < INT64_MAX / 2)
@@ -398,6 +398,20 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 	if (p.oracle)
 		answer_line(o, "The oracle (reads only pages that will be used, in the "
 			       "kernel's windows):", p.oracle, base);
+	if (!base && !p.best_auto && !p.best_kernel && !p.best_other && !p.oracle) {
+		int other_model = 0;
+
+		for (size_t i = 0; i < rc->nr_runs; i++)
+			other_model |= rc->runs[i].model_tuned &&
+				       swt_report_run_compared(rc, &rc->runs[i]);
+		if (other_model) {
+			out_item(o, 1);
+			out_text(o, "No run replayed with the model's default settings: the answer "
+				    "compares only those (runs made with --inactive-fraction or "
+				    "--max-request-kib are in the charts, named after them).");
+			out_item(o, 0);
+		}
+	}
 	answer_layouts(o, rc);
 	answer_memory(o, rc);
 	if (o->html)

@@ -154,7 +154,8 @@ static double column_real(sqlite3_stmt *s, int col)
 /*
  * What makes a run a parameter set, as its legend names it: its parameters
  * (r->tuned) and the model's settings other than a plain replay's, named
- * as the replay options that set them.  0, or -1 out of memory.
+ * as the replay options that set them (r->model_settings, "" when none).
+ * 0, or -1 out of memory.
  */
 static int run_settings(struct swt_report_run *r)
 {
@@ -162,12 +163,16 @@ static int run_settings(struct swt_report_run *r)
 
 	if (!isnan(r->inactive_fraction))
 		snprintf(inactive, sizeof(inactive), "--inactive-fraction %g", r->inactive_fraction);
-	if (r->max_request_kib >= 0 && r->max_request_kib != SWT_DEFAULT_MAX_REQUEST_KIB)
+	if (r->max_request_kib != SWT_DEFAULT_MAX_REQUEST_KIB)
 		snprintf(request, sizeof(request), "--max-request-kib %lld",
 			 (long long)r->max_request_kib);
-	if (asprintf(&r->settings, "%s%s%s%s%s", r->tuned ? r->params : "",
-		     r->tuned && inactive[0] ? ", " : "", inactive,
-		     (r->tuned || inactive[0]) && request[0] ? ", " : "", request) < 0) {
+	if (asprintf(&r->model_settings, "%s%s%s", inactive, inactive[0] && request[0] ? ", " : "",
+		     request) < 0) {
+		r->model_settings = NULL;
+		return -1;
+	}
+	if (asprintf(&r->settings, "%s%s%s", r->tuned ? r->params : "",
+		     r->tuned && r->model_settings[0] ? ", " : "", r->model_settings) < 0) {
 		r->settings = NULL;
 		return -1;
 	}
@@ -352,7 +357,7 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		" coalesce(replay_ns, -1), created,"
 		" (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = run.id"
 		"  AND h.partition = -1 AND h.kind = 'ra_window_vma'),"
-		" inactive_fraction, coalesce(max_request_kib, -1)"
+		" inactive_fraction, max_request_kib"
 		" FROM run ORDER BY id", &s, err);
 	if (ret)
 		return ret;
@@ -394,11 +399,12 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 			   !(rc->opts->params_are_defaults &&
 			     rc->opts->params_are_defaults(r->policy, r->params));
 		r->inactive_fraction = column_real(s, 22);
-		r->max_request_kib = sqlite3_column_int64(s, 23);
+		/* not recorded (schema 3): taken as the default, as such runs nearly all were */
+		r->max_request_kib = sqlite3_column_type(s, 23) == SQLITE_NULL ?
+					     SWT_DEFAULT_MAX_REQUEST_KIB : sqlite3_column_int64(s, 23);
 		r->model_tuned = !isnan(r->inactive_fraction) ||
-				 (r->max_request_kib >= 0 &&
-				  r->max_request_kib != SWT_DEFAULT_MAX_REQUEST_KIB);
-		if (!oom && (r->tuned || r->model_tuned) && run_settings(r))
+				 r->max_request_kib != SWT_DEFAULT_MAX_REQUEST_KIB;
+		if (!oom && run_settings(r))
 			oom = 1;
 		r->tuned |= r->model_tuned;
 		if (!r->policy || !r->layout)
@@ -433,6 +439,7 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 static void free_run(struct swt_report_run *r)
 {
 	free(r->settings);
+	free(r->model_settings);
 	free(r->policy);
 	free(r->params);
 	free(r->layout);
@@ -692,6 +699,25 @@ int swt_report_run_compared(const struct swt_report_ctx *rc, const struct swt_re
  * that read ahead at all, since those charts are about what readahead did
  * (a policy that never reads ahead makes them say nothing).
  */
+static void choose_run(struct swt_report_ctx *rc, const char *policy, int model_tuned_too)
+{
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if ((r->model_tuned && !model_tuned_too) || !swt_report_run_compared(rc, r) ||
+		    (policy && strcmp(r->policy, policy)))
+			continue;
+		if (!policy && r->page_cluster != rc->chosen_pc)
+			continue;
+		if (!policy && rc->chosen && (rc->chosen->ra_pages > 0 || r->ra_pages <= 0))
+			continue;
+		if (!rc->chosen || !policy ||
+		    abs(r->page_cluster - rc->chosen_pc) <
+			    abs(rc->chosen->page_cluster - rc->chosen_pc))
+			rc->chosen = r;
+	}
+}
+
 static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 {
 	int pref = rc->page_cluster > 0 ? rc->page_cluster : 3;
@@ -727,20 +753,10 @@ static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 					 "share) in '%s'", policy, rc->opts->run_ids ? "selected " : "",
 					 (long long)rc->cache_pages, swt_store_path(rc->st));
 	}
-	for (size_t i = 0; i < rc->nr_runs; i++) {
-		const struct swt_report_run *r = &rc->runs[i];
-
-		if (!swt_report_run_compared(rc, r) || (policy && strcmp(r->policy, policy)))
-			continue;
-		if (!policy && r->page_cluster != rc->chosen_pc)
-			continue;
-		if (!policy && rc->chosen && (rc->chosen->ra_pages > 0 || r->ra_pages <= 0))
-			continue;
-		if (!rc->chosen || !policy ||
-		    abs(r->page_cluster - rc->chosen_pc) <
-			    abs(rc->chosen->page_cluster - rc->chosen_pc))
-			rc->chosen = r;
-	}
+	/* a run of the plain model first: the answer and the other charts are about those */
+	choose_run(rc, policy, 0);
+	if (!rc->chosen)
+		choose_run(rc, policy, 1);
 	return 0;
 }
 

@@ -137,6 +137,11 @@ static void runs_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 		swt_sbuf_xml(b, r->policy);
 		swt_sbuf_puts(b, "</td><td class=\"t\">");
 		swt_sbuf_xml(b, r->params ? r->params : "");
+		/* the model's settings too, or two runs would look the same */
+		if (r->model_settings && r->model_settings[0]) {
+			swt_sbuf_puts(b, r->params && *r->params ? ", " : "");
+			swt_sbuf_xml(b, r->model_settings);
+		}
 		swt_sbuf_printf(b, "</td><td>%d</td><td>", r->page_cluster);
 		html_int(b, r->cache_pages);
 		swt_sbuf_puts(b, "</td><td class=\"t\">");

@@ -62,9 +62,10 @@ struct swt_report_run {
 	int tuned;
 	int model_tuned;
 	double inactive_fraction;	/* --inactive-fraction; NaN: the kernel's share */
-	int64_t max_request_kib;	/* -1: not recorded */
+	int64_t max_request_kib;	/* the default when not recorded */
 	/* what makes it a parameter set, for its legend name: "history=64, --inactive-fraction 0.4" */
 	char *settings;
+	char *model_settings;	/* of them, the model's ("" when its settings are a plain replay's) */
 	int page_cluster;
 	int64_t cache_pages;
 	int approximate;

@@ -1032,7 +1032,11 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 		int mutex = swt_tracefs_mutex_lock(SWT_UNDO_DIR);
 
 		/* ours or an earlier capture's mount, unless another capture still uses it */
-		swt_tracefs_leave(SWT_UNDO_DIR, c->tracefs_users, c->mounted ? c->tracing_dir : NULL);
+		if (swt_tracefs_leave(SWT_UNDO_DIR, c->tracefs_users,
+				      c->mounted ? c->tracing_dir : NULL) < 0)
+			capture_note(c, 1, "left tracefs mounted at '%s', which a capture mounted: "
+				     "%s (the next capture to end unmounts it)", c->tracing_dir,
+				     strerror(errno));
 		c->tracefs_users = -1;
 		c->mounted = 0;
 		if (mutex >= 0)

@@ -305,9 +305,35 @@ int swt_tracefs_users_join(const char *dir)
 	return lock_in(dir, "tracefs.users", LOCK_SH);
 }
 
+/*
+ * The id of the tracefs mounted at path (the top one of a stack), from
+ * /proc/self/mountinfo; -1 when none is.  Ids are not reused while a mount
+ * lives: a mark names one mount, not whatever is mounted there later.
+ */
+static long tracefs_mount_id(const char *path)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096], point[4096];
+	long id = -1, this_id;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		if (sep && !strncmp(sep + 3, "tracefs ", 8) &&
+		    sscanf(line, "%ld %*d %*s %*s %4095s", &this_id, point) == 2) {
+			swt_unescape_octal(point);
+			if (!strcmp(point, path))
+				id = this_id;
+		}
+	}
+	if (f)
+		fclose(f);
+	return id;
+}
+
 void swt_tracefs_mark_mounted(const char *dir, const char *path)
 {
-	char mark[4096];
+	char mark[4096], text[4200];
 	int fd;
 
 	if ((size_t)snprintf(mark, sizeof(mark), "%s/tracefs.mounted", dir) >= sizeof(mark))
@@ -315,7 +341,8 @@ void swt_tracefs_mark_mounted(const char *dir, const char *path)
 	fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	if (swt_write_all(fd, path, strlen(path)))
+	snprintf(text, sizeof(text), "%ld %s", tracefs_mount_id(path), path);
+	if (swt_write_all(fd, text, strlen(text)))
 		unlink(mark);
 	close(fd);
 }
@@ -336,15 +363,30 @@ int swt_tracefs_leave(const char *dir, int users_fd, const char *path)
 	}
 	marked = (size_t)snprintf(mark, sizeof(mark), "%s/tracefs.mounted", dir) < sizeof(mark) ?
 			 swt_read_text(mark, NULL) : NULL;
-	if (marked && marked[0])
-		path = marked;
-	if (path) {
-		if (umount(path) == 0)
-			ret = 1;
-		else if (errno != EINVAL)
-			ret = -1;	/* busy: someone else's use; the mark stays */
-		if (ret >= 0)
+	if (marked && marked[0]) {
+		char *end;
+		long id = strtol(marked, &end, 10);
+
+		path = *end == ' ' ? end + 1 : NULL;
+		/* unmounted and mounted again since (by someone else): not ours any more */
+		if (path && (id < 0 || tracefs_mount_id(path) != id))
+			path = NULL;
+		if (!path)
 			unlink(mark);
+	}
+	if (path) {
+		if (umount(path) == 0) {
+			ret = 1;
+		} else if (errno != EINVAL) {
+			int e = errno;
+
+			free(marked);
+			if (users >= 0)
+				close(users);
+			errno = e;
+			return -1;	/* busy: in use outside swaptrace; the mark stays for a later capture */
+		}
+		unlink(mark);
 	}
 	free(marked);
 	if (users >= 0)

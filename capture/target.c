@@ -171,14 +171,39 @@ int swt_proc_stat(pid_t pid, char *state, uint64_t *start_ticks)
 	return end == p + 1 ? -1 : 0;
 }
 
+int swt_proc_running(pid_t pid, uint64_t *start_ticks)
+{
+	char state, path[64];
+	struct dirent *de;
+	int running = 0;
+	DIR *d;
+
+	if (swt_proc_stat(pid, &state, start_ticks))
+		return 0;
+	if (state != 'Z' && state != 'X')
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && !running && (de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+		uint64_t start;
+
+		if (*end || tid <= 0 || tid == pid)
+			continue;
+		running = !swt_proc_stat((pid_t)tid, &state, &start) && state != 'Z' && state != 'X';
+	}
+	if (d)
+		closedir(d);
+	return running;
+}
+
 int swt_target_attach_pid(struct swt_target *t, pid_t pid, struct swt_err *err)
 {
-	char state;
-
 	if (pid <= 0 || kill(pid, 0) < 0)
 		return swt_error(err, SWT_ENOENT, "process %d: %s", (int)pid,
 				 pid <= 0 ? "not a process id" : strerror(errno));
-	if (swt_proc_stat(pid, &state, &t->pid_start) || state == 'Z' || state == 'X')
+	if (!swt_proc_running(pid, &t->pid_start))
 		return swt_error(err, SWT_ENOENT, "process %d: %s", (int)pid,
 				 "it has exited (a zombie its parent has not reaped)");
 	t->kind = SWT_TARGET_PID;
@@ -467,11 +492,9 @@ int swt_target_poll(struct swt_target *t)
 int swt_target_pid_alive(const struct swt_target *t)
 {
 	uint64_t start;
-	char state;
 
 	/* an exited process stays a zombie until its parent reaps it; then its pid may be reused */
-	return t->pid > 0 && !swt_proc_stat(t->pid, &state, &start) && state != 'Z' &&
-	       state != 'X' && start == t->pid_start;
+	return t->pid > 0 && swt_proc_running(t->pid, &start) && start == t->pid_start;
 }
 
 /* The memory cgroup directory of a process, from /proc/PID/cgroup; caller frees. */
@@ -564,9 +587,8 @@ static int snapshot_proc(struct swt_target *t, pid_t pid, struct swt_err *err)
 static int is_zombie(pid_t pid)
 {
 	uint64_t start;
-	char state;
 
-	return swt_proc_stat(pid, &state, &start) || state == 'Z' || state == 'X';
+	return !swt_proc_running(pid, &start);
 }
 
 void swt_target_follow_memcg(struct swt_target *t)

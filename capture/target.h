@@ -81,6 +81,12 @@ int swt_target_pid_alive(const struct swt_target *t);
  * from a later one that got its pid.
  */
 int swt_proc_stat(pid_t pid, char *state, uint64_t *start_ticks);
+/*
+ * 1 while a process runs: a task of its thread group is not a zombie (a
+ * main thread that called pthread_exit() is one while the others run);
+ * *start_ticks its start time.  0 when it exited or is gone.
+ */
+int swt_proc_running(pid_t pid, uint64_t *start_ticks);
 
 /*
  * Refresh the maps snapshots (start after an exec, end always) and the

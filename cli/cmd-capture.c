@@ -38,9 +38,9 @@ const char cmd_capture_usage[] =
 	"                       command keeps running, and swaptrace waits for it\n"
 	"  -p, --pid PID        follow this process and its children (those it\n"
 	"                       has, and those it starts)\n"
-	"  -c, --cgroup PATH    follow the tasks of this cgroup until it is removed (v1 or v2;\n"
-	"                       absolute, or\n"
-	"                       relative to the memory controller's mount)\n"
+	"  -c, --cgroup PATH    follow the tasks of this cgroup until it is removed\n"
+	"                       (v1 or v2; absolute, or relative to the memory\n"
+	"                       controller's mount)\n"
 	"  -b, --blktrace       block I/O through the kernel's blk tracer, written as\n"
 	"                       blktrace files DIR/blk/swap.blktrace.N (blkparse reads\n"
 	"                       them); one such capture per host\n"
@@ -246,14 +246,12 @@ int cmd_capture(int argc, char **argv)
 			 "try a larger --buffer-kb", (long long)res.lost_events);
 		cli_warn("capture", msg);
 	}
-	status = res.command_status;
-	if (swt_capture_command_running(cap)) {
-		/* written while it runs: usable now, and safe from what happens to it */
-		if (!quiet)
-			fprintf(stderr, "swaptrace: capture: recording stopped (--duration); the command "
-				"goes on: waiting for it to exit (Ctrl-C passes on to it)\n");
-		status = swt_capture_wait_command(cap, &stop_request);
-	}
+	/* written while it runs: usable now, and safe from what happens to it */
+	if (swt_capture_command_running(cap) && !quiet)
+		fprintf(stderr, "swaptrace: capture: recording stopped (--duration); the command "
+			"goes on: waiting for it to exit (Ctrl-C passes on to it)\n");
+	/* its status once it ends (it may have ended while the capture was written) */
+	status = o.argv ? swt_capture_wait_command(cap, &stop_request) : -1;
 	swt_capture_destroy(cap);
 	if (run_ret || fin_ret)
 		return SWT_EXIT_FAIL;

@@ -283,7 +283,9 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
  * draws when the database holds no runs.  Called outside a transaction:
  * the runs are computed with no lock held, then stored in a transaction
  * (BEGIN IMMEDIATE) that is left open on success, for the caller to
- * commit or roll back.  On failure nothing is stored or left open.
+ * commit or roll back; *nr_runs counts those stored (a setting another
+ * report stored meanwhile is not stored twice).  On failure nothing is
+ * stored or left open.
  */
 int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_err *err);
 

@@ -77,6 +77,7 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 	struct swt_replay_config cfgs[NR_DEFAULT_RUNS];
 	struct swt_replay_input *in = NULL;
 	struct swt_replay_result *res = NULL;
+	sqlite3_stmt *stored = NULL;
 	FILE *spill = NULL;
 	int in_transaction = 0, ret;
 	size_t nr_cfgs;
@@ -138,8 +139,16 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 	if (ret)
 		goto out;
 	in_transaction = 1;
+	/* another report may have stored the set meanwhile: a setting is stored once */
+	ret = swt_store_prepare(st,
+		"SELECT 1 FROM run WHERE policy = ?1 AND params IS NULL AND page_cluster = ?2"
+		" AND cache_pages = ?3 AND layout = 'traced' AND inactive_fraction IS NULL"
+		" AND max_request_kib = ?4", &stored, err);
+	if (ret)
+		goto out;
 	for (size_t i = 0; i < nr_cfgs; i++) {
 		int64_t run_id;
+		int step;
 
 		res = swt_replay_result_read(fileno(spill));
 		if (!res) {
@@ -147,15 +156,30 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 					"reading the runs' results back from a temporary file failed");
 			goto out;
 		}
-		ret = swt_replay_store(st, in, &cfgs[i], res, &run_id, err);
+		sqlite3_reset(stored);
+		sqlite3_bind_text(stored, 1, cfgs[i].policy_spec, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stored, 2, cfgs[i].page_cluster);
+		sqlite3_bind_int64(stored, 3, (int64_t)cfgs[i].cache_pages);
+		sqlite3_bind_int64(stored, 4, (int64_t)(((uint64_t)cfgs[i].max_request_pages <<
+							  in->page_shift) >> 10));
+		step = sqlite3_step(stored);
+		sqlite3_reset(stored);
+		if (step == SQLITE_ROW) {
+			swt_replay_result_free(res);
+			res = NULL;
+			continue;
+		}
+		ret = step == SQLITE_DONE ? swt_replay_store(st, in, &cfgs[i], res, &run_id, err)
+					  : swt_store_sql_error(st, err, "looking up stored runs");
 		swt_replay_result_free(res);
 		res = NULL;
 		if (ret)
 			goto out;
+		(*nr_runs)++;
 	}
-	*nr_runs = nr_cfgs;
 	in_transaction = 0;	/* the caller's now */
 out:
+	sqlite3_finalize(stored);
 	if (in_transaction)
 		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
 	if (ret)

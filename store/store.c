@@ -234,6 +234,10 @@ static int upgrade_from_3(struct swt_store *st, struct swt_err *err)
 
 	if (ret)
 		return ret;
+	/* another writer may have upgraded it since it was read */
+	if (swt_store_query_int(st, "SELECT value FROM swt_meta WHERE key = 'schema_version'", -1) ==
+	    SWT_SCHEMA_VERSION)
+		return swt_store_exec(st, "COMMIT", err);
 	ret = swt_store_exec(st,
 			     "ALTER TABLE run ADD COLUMN inactive_fraction REAL;"
 			     "ALTER TABLE run ADD COLUMN max_request_kib INTEGER;"

@@ -274,6 +274,32 @@ if [[ " ${MOUNTS[*]} " == *" $TRACEFS "* ]] && umount "$TRACEFS" 2>/dev/null; th
 	for d in share-a share-b; do
 		trace-cmd report -i "$WORK/$d/trace.dat" > /dev/null 2>&1 || fail "shared tracefs: $d unreadable"
 	done
+	# a capture's mount in use outside swaptrace (a shell sits in it) is
+	# left mounted, and said; mounted again later by someone else, the next
+	# capture leaves it alone (the stale mark unmounted the admin's tracefs)
+	if umount "$TRACEFS"; then
+		"$SWAPTRACE" capture -q -o "$WORK/busy" --duration 1.5 > /dev/null 2> "$WORK/busy.err" &
+		BUSY=$!
+		BACKGROUND+=("$BUSY")
+		for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$BUSY" ] && break; sleep 0.1; done
+		(cd "$TRACEFS" && exec sleep 3) &
+		SITTER=$!
+		BACKGROUND+=("$SITTER")
+		wait_bounded "$BUSY"
+		check_eq "$?" 0 "busy tracefs: exit status"
+		grep -q "left tracefs mounted at '$TRACEFS', which a capture mounted: Device or resource busy" \
+			"$WORK/busy.err" || fail "busy tracefs: not said: $(cat "$WORK/busy.err")"
+		wait "$SITTER" 2>/dev/null
+		mountpoint -q "$TRACEFS" || fail "busy tracefs: unmounted while in use"
+		umount "$TRACEFS" && mount -t tracefs nodev "$TRACEFS" || fail "cannot mount tracefs as an admin would"
+		swt capture -q -o "$WORK/after-busy" --duration 0.5 > /dev/null 2> "$WORK/after-busy.err"
+		check_eq "$?" 0 "busy tracefs: the next capture's exit status"
+		mountpoint -q "$TRACEFS" || { mount -t tracefs nodev "$TRACEFS";
+			fail "busy tracefs: the next capture unmounted a tracefs someone else mounted"; }
+		[ -e /run/swaptrace/tracefs.mounted ] && fail "busy tracefs: the stale mark was kept"
+	else
+		fail "cannot unmount tracefs for the busy case"
+	fi
 	check_host_restored "$WORK/state.before" "after the unmounted tracefs case"
 fi
 finish

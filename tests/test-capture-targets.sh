@@ -194,4 +194,29 @@ check_eq "$?:$(cat "$WORK/zombie2.err")" \
 kill "$ZPARENT" 2>/dev/null
 wait "$ZPARENT" 2>/dev/null
 check_host_restored "$WORK/state.before" "after following a process that became a zombie"
+
+# ... but a process whose main thread exited (pthread_exit) while another
+# runs is no zombie: followed until its last thread ends
+cat > "$WORK/leader.c" <<'EOF'
+#include <pthread.h>
+#include <unistd.h>
+static void *work(void *arg) { (void)arg; sleep(4); return NULL; }
+int main(void) { pthread_t t; pthread_create(&t, NULL, work, NULL); pthread_exit(NULL); }
+EOF
+if cc -pthread -o "$WORK/leader" "$WORK/leader.c" 2> "$WORK/leader.cc"; then
+	"$WORK/leader" &
+	LEADER=$!
+	BACKGROUND+=("$LEADER")
+	for _ in $(seq 50); do grep -q '^State:.*Z' "/proc/$LEADER/status" 2>/dev/null && break; sleep 0.05; done
+	t0=$(date +%s%N)
+	SWT_RUN_LIMIT=30 swt capture -q -o "$WORK/leader-cap" --pid "$LEADER" 2> "$WORK/leader.err"
+	check_eq "$?:$(cat "$WORK/leader.err")" "0:" "--pid of a process whose main thread exited"
+	check_eq "$(meta_value "$WORK/leader-cap/meta.txt" end 2>/dev/null)" target \
+		"--pid of a process whose main thread exited: recorded end"
+	[ $(( ($(date +%s%N) - t0) / 1000000 )) -ge 2000 ] ||
+		fail "--pid of a process whose main thread exited: recording ended before its other thread"
+	wait "$LEADER" 2>/dev/null
+else
+	echo "note: the main-thread-exit case is skipped: cannot compile with cc: $(head -1 "$WORK/leader.cc")"
+fi
 finish

@@ -87,6 +87,26 @@ check_eq "$(python3 -c 'import json, sys
 print(sorted(e["name"] for e in json.load(open(sys.argv[1]))["legend"] if e["name"].startswith("fixed")))' \
 	"$WORK/model/policy.json")" "['fixed', 'fixed (--inactive-fraction 0.95, --max-request-kib 4)']" \
 	"a report names the run made with other model settings"
+# ... its table row says them, and the run shown alone is a plain one
+grep -q -- "<td class=\"t\">--inactive-fraction 0.95, --max-request-kib 4</td>" "$WORK/model/index.html" ||
+	fail "the runs table does not give the model settings"
+# a database whose runs all have other model settings: the answer says why
+# it is empty; a plain run stored after one of them is the one shown alone
+cp "$db" "$WORK/model-only.db"
+sqlite3 "$WORK/model-only.db" "DELETE FROM run_partition; DELETE FROM run_histogram;
+	DELETE FROM run_series; DELETE FROM run"
+"$SWAPTRACE" replay -p fixed -c 0-3 --inactive-fraction 0.3 "$WORK/model-only.db" > /dev/null ||
+	fail "model settings only: replay"
+cp "$WORK/model-only.db" "$WORK/model-first.db"
+"$SWAPTRACE" replay -p fixed -c 3 "$WORK/model-first.db" > /dev/null || fail "model settings first: replay"
+"$SWAPTRACE" report --no-replay -f svg -o "$WORK/model-first" "$WORK/model-first.db" > /dev/null 2>&1 ||
+	fail "model settings first: report"
+grep -q "The highlighted run #5 " "$WORK/model-first/index.html" ||
+	fail "the run shown alone is not the plain one: $(grep -o 'The highlighted run #[0-9]* ' "$WORK/model-first/index.html")"
+"$SWAPTRACE" report --no-replay -f svg -o "$WORK/model-only" "$WORK/model-only.db" \
+	> "$WORK/model-only.out" 2>&1 || fail "model settings only: report"
+grep -q "No run replayed with the model's default settings: the answer compares only those" \
+	"$WORK/model-only.out" || fail "model settings only: the answer does not say why it is empty: $(cat "$WORK/model-only.out")"
 # a database of schema version 3 (no such columns) is upgraded in place by
 # a command that writes it, its runs kept; read-only ones say so
 cp "$WORK/model.db" "$WORK/v3.db"
@@ -96,12 +116,26 @@ sqlite3 "$WORK/v3.db" "ALTER TABLE run DROP COLUMN inactive_fraction; ALTER TABL
 check_eq "$("$SWAPTRACE" info "$WORK/v3.db" 2>&1 >/dev/null; echo "rc=$?")" \
 	"swaptrace: info: '$WORK/v3.db': database schema version 3, this swaptrace reads 4: a command that writes it (replay) upgrades it in place, or ingest again
 rc=1" "a version 3 database opened read-only"
-"$SWAPTRACE" replay -p none -c 0 "$WORK/v3.db" > /dev/null || fail "replay upgrading a version 3 database"
+# four writers at once: one upgrades, the others find it done ("duplicate
+# column name" failed them)
+for i in 1 2 3 4; do
+	"$SWAPTRACE" replay -p none -c 0 "$WORK/v3.db" > /dev/null 2> "$WORK/v3-$i.err" &
+	UPGRADERS[$i]=$!
+done
+for i in 1 2 3 4; do
+	wait "${UPGRADERS[$i]}"
+	check_eq "$?:$(cat "$WORK/v3-$i.err")" "0:" "replay $i of 4 upgrading a version 3 database"
+done
 check_eq "$(sqlite3 "$WORK/v3.db" "SELECT (SELECT value FROM swt_meta WHERE key = 'schema_version'),
 	(SELECT user_version FROM pragma_user_version), count(*), count(inactive_fraction),
-	count(max_request_kib) FROM run")" "4|4|15|0|1" \
-	"a version 3 database upgraded: version, runs kept (settings unknown), the new run's recorded"
+	count(max_request_kib) FROM run")" "4|4|18|0|4" \
+	"a version 3 database upgraded: version, runs kept (settings unknown), the new runs' recorded"
 "$SWAPTRACE" info "$WORK/v3.db" > /dev/null || fail "info on an upgraded database"
+# a run of before (settings not recorded) and its repeat after are one run
+# in a report: 18 stored, the five of none at 0 one, fixed at 3 twice one
+check_eq "$("$SWAPTRACE" report --no-replay -o "$WORK/v3-report" "$WORK/v3.db" 2>&1 | tail -1)" \
+	"swaptrace: report: 6 charts from 13 replay runs in '$WORK/v3-report': open '$WORK/v3-report/index.html'" \
+	"a report of an upgraded database counts repeated runs once"
 # a setting given twice is replayed once (twice, it was stored twice), and
 # repeated --page-cluster and --cache-pages lists add up as --policy does
 "$SWAPTRACE" replay --no-store --csv -p leap -p leap:history=32 -c 3,3 -c 1 -m 100% -m 52480 "$db" \

@@ -141,6 +141,7 @@ TEST(numbers_are_decimal)
 	CHECK_INT(swt_parse_u64("0x10", &u), -SWT_EUSAGE);
 	CHECK_INT(swt_parse_i64("0x10", &i), -SWT_EUSAGE);
 	CHECK_INT(swt_parse_u64("-1", &u), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_u64(" -5", &u), -SWT_EUSAGE);
 	CHECK_INT(swt_parse_u64("18446744073709551616", &u), -SWT_EUSAGE);
 }
 

@@ -187,7 +187,8 @@ int swt_parse_u64(const char *text, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	if (!text || !*text || *text == '-')
+	/* strtoull takes " -5" (blanks first) as 2^64 - 5 */
+	if (!text || !*text || text[strspn(text, " \t\n\v\f\r")] == '-')
 		return -SWT_EUSAGE;
 	errno = 0;
 	v = strtoull(text, &end, 10);
