@@ -305,30 +305,29 @@ int swt_tracefs_users_join(const char *dir)
 	return lock_in(dir, "tracefs.users", LOCK_SH);
 }
 
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+/* stx_mnt_id's offset in struct statx: the kernel's ABI (glibc 2.36 calls it padding) */
+#define STATX_MNT_ID_OFFSET 0x90
+_Static_assert(sizeof(struct statx) >= STATX_MNT_ID_OFFSET + 8, "struct statx too small");
+
 /*
- * The id of the tracefs mounted at path (the top one of a stack), from
- * /proc/self/mountinfo; -1 when none is.  Ids are not reused while a mount
- * lives: a mark names one mount, not whatever is mounted there later.
+ * The mount at path, as an id no later mount gets (Linux 6.8+; the
+ * mountinfo ids before it are handed out again, and an admin's tracefs
+ * mounted where ours was got ours): a mark names one mount, not whatever
+ * is mounted there later.  -1 when it cannot be told.
  */
-static long tracefs_mount_id(const char *path)
+static long long tracefs_mount_id(const char *path)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096], point[4096];
-	long id = -1, this_id;
+	struct statx stx;
+	uint64_t id;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		const char *sep = strstr(line, " - ");
-
-		if (sep && !strncmp(sep + 3, "tracefs ", 8) &&
-		    sscanf(line, "%ld %*d %*s %*s %4095s", &this_id, point) == 2) {
-			swt_unescape_octal(point);
-			if (!strcmp(point, path))
-				id = this_id;
-		}
-	}
-	if (f)
-		fclose(f);
-	return id;
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID_UNIQUE, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_MNT_ID_UNIQUE))
+		return -1;
+	memcpy(&id, (const char *)&stx + STATX_MNT_ID_OFFSET, sizeof(id));
+	return id > (uint64_t)INT64_MAX ? -1 : (long long)id;
 }
 
 void swt_tracefs_mark_mounted(const char *dir, const char *path)
@@ -341,7 +340,7 @@ void swt_tracefs_mark_mounted(const char *dir, const char *path)
 	fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	snprintf(text, sizeof(text), "%ld %s", tracefs_mount_id(path), path);
+	snprintf(text, sizeof(text), "%lld %s", tracefs_mount_id(path), path);
 	if (swt_write_all(fd, text, strlen(text)))
 		unlink(mark);
 	close(fd);
@@ -365,11 +364,15 @@ int swt_tracefs_leave(const char *dir, int users_fd, const char *path)
 			 swt_read_text(mark, NULL) : NULL;
 	if (marked && marked[0]) {
 		char *end;
-		long id = strtol(marked, &end, 10);
+		long long id = strtoll(marked, &end, 10);
 
 		path = *end == ' ' ? end + 1 : NULL;
-		/* unmounted and mounted again since (by someone else): not ours any more */
-		if (path && (id < 0 || tracefs_mount_id(path) != id))
+		/*
+		 * Unmounted and mounted again since (by someone else): not ours
+		 * any more.  Before Linux 6.8 mounts cannot be told apart: the
+		 * mark's path is trusted, as the journal's is.
+		 */
+		if (path && id >= 0 && tracefs_mount_id(path) != id)
 			path = NULL;
 		if (!path)
 			unlink(mark);

@@ -42,6 +42,11 @@ trace-cmd report -i "$WORK/outlived/trace.dat" > /dev/null 2>&1 ||
 swt_ingest -q -o "$WORK/outlived.db" "$WORK/outlived" || fail "outlived: ingest while the command runs"
 wait_bounded "$CAPPID"
 check_eq "$?" 3 "outlived: the command's exit status"
+# ... also when it ends while the capture is being written (that was exit 0)
+for t in 1.0 1.03 1.06 1.1 1.2; do
+	swt capture -q -o "$WORK/outlived-$t" --duration 1 -- sh -c "sleep $t; exit 7" > /dev/null 2>&1
+	check_eq "$?" 7 "outlived by ${t}s: the command's exit status"
+done
 swt capture -o "$WORK/idle/" -- true > /dev/null 2> "$WORK/idle.err" || fail "capture of a command that does not swap"
 idle_pswpin=$(awk '/^# vmstat delta/ { s = 1; next } /^#/ { s = 0 } s && $1 == "pswpin" { print $2 }' \
 	"$WORK/idle/meta.txt")
