@@ -867,15 +867,24 @@ static void read_stats(struct swt_capture *c, struct inst *in)
 	}
 }
 
-static void remove_instance(struct swt_capture *c, struct inst *in, struct swt_err *err)
+/*
+ * 0, or -1 when the instance could not be removed: said as a warning (the
+ * capture itself is whole), and left in the journal for the next capture.
+ */
+static int remove_instance(struct swt_capture *c, struct inst *in)
 {
+	int ret = 0;
+
 	if (!in->ti)
-		return;
-	if (in->created && tracefs_instance_destroy(in->ti) < 0)
-		swt_error(err, SWT_EIO, "cannot remove tracefs instance '%s/instances/%s': %s",
-			  c->tracing_dir, in->name, strerror(errno));
+		return 0;
+	if (in->created && tracefs_instance_destroy(in->ti) < 0) {
+		capture_note(c, 1, "cannot remove tracefs instance '%s/instances/%s': %s; the next "
+			     "capture removes it", c->tracing_dir, in->name, strerror(errno));
+		ret = -1;
+	}
 	tracefs_instance_free(in->ti);
 	in->ti = NULL;
+	return ret;
 }
 
 /* Each tid of a set_event_pid text, but swaptrace's own and the command's (0 at the end). */
@@ -964,7 +973,7 @@ static void signal_command(struct swt_capture *c, int sig)
  */
 int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 {
-	int ret = 0, blk_stopped = 0;
+	int ret = 0, blk_stopped = 0, left = 0;
 
 	if (c->stopped)
 		return 0;
@@ -1012,20 +1021,26 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 		for (unsigned cpu = 0; c->blk_lost && cpu < c->ncpus; cpu++)
 			c->blk_lost[cpu] = swt_blktracer_cpu(c->blk, cpu)->lost;
 	}
-	remove_instance(c, &c->task, err);
-	remove_instance(c, &c->block, err);
+	/* what could not be put back stays in the journal, for the next capture to retry */
+	left |= remove_instance(c, &c->task);
+	left |= remove_instance(c, &c->block);
 	for (size_t i = 0; i < c->nr_probes; i++) {
-		if (tracefs_dynevent_destroy(c->probes[i], true) < 0)
+		if (tracefs_dynevent_destroy(c->probes[i], true) < 0) {
 			swt_error(err, SWT_EIO, "cannot remove kprobe event %s/%s: %s", SWT_PROBE_GROUP,
 				  c->plan.defs[i].event, strerror(errno));
+			left = -1;
+		}
 		tracefs_dynevent_free(c->probes[i]);
 	}
 	c->nr_probes = 0;
 	if (c->probe_lock >= 0)
 		close(c->probe_lock);
 	c->probe_lock = -1;
-	if (swt_knobs_restore(&c->knobs, err) && !ret)
-		ret = -SWT_EIO;
+	if (swt_knobs_restore(&c->knobs, err)) {
+		left = -1;
+		if (!ret)
+			ret = -SWT_EIO;
+	}
 	swt_blktracer_destroy(c->blk);
 	c->blk = NULL;
 	if (c->tracefs_users >= 0 || c->mounted) {
@@ -1042,7 +1057,10 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 		if (mutex >= 0)
 			close(mutex);
 	}
-	swt_knobs_journal_close(&c->knobs);
+	if (left)
+		swt_knobs_journal_keep(&c->knobs);
+	else
+		swt_knobs_journal_close(&c->knobs);
 	return ret;
 }
 

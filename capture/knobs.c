@@ -397,6 +397,14 @@ int swt_tracefs_leave(const char *dir, int users_fd, const char *path)
 	return ret;
 }
 
+void swt_knobs_journal_keep(struct swt_knobs *k)
+{
+	if (k->journal_fd < 0)
+		return;
+	close(k->journal_fd);
+	k->journal_fd = -1;
+}
+
 static void recover_note(swt_knobs_note_fn note, void *ctx, int warning, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

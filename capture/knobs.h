@@ -75,6 +75,11 @@ int swt_knobs_journal_mkdir(struct swt_knobs *k, const char *path, struct swt_er
 int swt_knobs_journal_mount(struct swt_knobs *k, const char *path, struct swt_err *err);
 /* Everything was put back: delete the journal.  No-op without one. */
 void swt_knobs_journal_close(struct swt_knobs *k);
+/*
+ * Some of it could not be put back: leave the journal, unlocked, for the
+ * next capture to replay as a dead capture's.  No-op without one.
+ */
+void swt_knobs_journal_keep(struct swt_knobs *k);
 
 /*
  * A tracefs mounted by a capture, shared.  Captures run side by side, and

@@ -239,6 +239,29 @@ else
 	check_host_restored "$WORK/state.before" "after the foreign blk trace case"
 fi
 
+# 5b. what a capture cannot put back stays in its journal: its instance,
+# held open by a reader outside swaptrace, cannot be removed (EBUSY); the
+# next capture removes it (the journal was deleted: the instance stayed,
+# recording, for good)
+"$SWAPTRACE" capture -q -o "$WORK/held" --duration 1.5 > /dev/null 2> "$WORK/held.err" &
+HELD=$!
+BACKGROUND+=("$HELD")
+for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$HELD" ] && break; sleep 0.1; done
+if exec 7< "$TRACEFS/instances/swaptrace-$HELD/trace"; then
+	wait_bounded "$HELD"
+	grep -q "cannot remove tracefs instance '$TRACEFS/instances/swaptrace-$HELD'" "$WORK/held.err" ||
+		fail "held instance: not said: $(cat "$WORK/held.err")"
+	[ -e "/run/swaptrace/capture-$HELD.undo" ] || fail "held instance: the journal of what was left is gone"
+	exec 7<&-
+	swt capture -q -o "$WORK/after-held" --duration 0.5 > /dev/null 2> "$WORK/after-held.err"
+	check_eq "$?" 0 "held instance: the next capture's exit status"
+	[ -d "$TRACEFS/instances/swaptrace-$HELD" ] && fail "held instance: still there after the next capture"
+	[ -e "/run/swaptrace/capture-$HELD.undo" ] && fail "held instance: its journal outlived the retry"
+	check_host_restored "$WORK/state.before" "after an instance held open"
+else
+	fail "held instance: cannot open its trace file"
+fi
+
 # 6. tracefs not mounted: the capture mounts it; SIGKILLed, the mount is in
 # its journal, and the next capture unmounts it (its own mount too).  Only
 # where this test mounted tracefs itself: nobody else is using it.
