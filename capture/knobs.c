@@ -401,6 +401,8 @@ void swt_knobs_journal_keep(struct swt_knobs *k)
 {
 	if (k->journal_fd < 0)
 		return;
+	/* for the recovery's message: not a capture killed */
+	journal_append(k, "kept", k->journal_path, NULL, NULL, NULL);
 	close(k->journal_fd);
 	k->journal_fd = -1;
 }
@@ -434,6 +436,7 @@ static int is_current_tracer(const char *path)
 struct journal_record {
 	int set;		/* 1: set, 0: mkdir or mount */
 	int mount;		/* 1: mount */
+	int kept;		/* 1: "kept": a live capture left the journal, not a killed one */
 	int superseded;		/* set: a later record writes the same path */
 	char *path, *orig, *written;	/* written NULL: an older swaptrace's record */
 };
@@ -459,6 +462,9 @@ static int parse_record(char *l, struct journal_record *r)
 	} else if (!strncmp(l, "mount ", 6)) {
 		r->path = l + 6;
 		r->mount = 1;
+	} else if (!strncmp(l, "kept ", 5)) {
+		r->path = l + 5;
+		r->kept = 1;
 	} else {
 		return -1;
 	}
@@ -560,7 +566,7 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 	struct journal_record *recs = NULL;
 	size_t n = 0, cap = 0, knobs = 0, dirs = 0, failed = 0, changed = 0, deferred = 0;
 	size_t unmounted = 0;
-	int keep_mount = 0;
+	int keep_mount = 0, kept = 0;
 	char *save = NULL, *later = NULL;
 	FILE *f = NULL;
 	int foreign = 0;
@@ -589,6 +595,10 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 		const struct journal_record *r = &recs[i];
 		int ret;
 
+		if (r->kept) {
+			kept = 1;
+			continue;
+		}
 		if (r->mount) {
 			/* the oldest record, so replayed last: the instances are gone */
 			char dir[4096], *slash;
@@ -681,8 +691,9 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 		unlink(later);
 	free(later);
 	free(recs);
-	recover_note(note, ctx, 1, "a swaptrace capture was killed before it could clean up "
-		     "(%s): restored %zu setting(s) and removed %zu tracefs instance(s)%s%s%s%s", path,
+	recover_note(note, ctx, 1, "a swaptrace capture %s (%s): restored %zu setting(s) and "
+		     "removed %zu tracefs instance(s)%s%s%s%s",
+		     kept ? "could not put everything back" : "was killed before it could clean up", path,
 		     knobs, dirs, unmounted ? ", unmounted the tracefs it had mounted" : "",
 		     changed ? ", and left alone those set since" : "",
 		     deferred ? ", and kept the rest for later" : "",

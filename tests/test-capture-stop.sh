@@ -255,6 +255,8 @@ if exec 7< "$TRACEFS/instances/swaptrace-$HELD/trace"; then
 	exec 7<&-
 	swt capture -q -o "$WORK/after-held" --duration 0.5 > /dev/null 2> "$WORK/after-held.err"
 	check_eq "$?" 0 "held instance: the next capture's exit status"
+	grep -q "a swaptrace capture could not put everything back (/run/swaptrace/capture-$HELD.undo): restored 0 setting(s) and removed 1 tracefs instance(s)" \
+		"$WORK/after-held.err" || fail "held instance: the next capture's note: $(cat "$WORK/after-held.err")"
 	[ -d "$TRACEFS/instances/swaptrace-$HELD" ] && fail "held instance: still there after the next capture"
 	[ -e "/run/swaptrace/capture-$HELD.undo" ] && fail "held instance: its journal outlived the retry"
 	check_host_restored "$WORK/state.before" "after an instance held open"
