@@ -50,8 +50,8 @@ struct swt_capture {
 	int made_dir;
 	char *tracing_dir;
 	int mounted;
-	int tracefs_users;
-	int new_swap_said;	/* a swap area turned on while recording was reported */	/* shared lock held while tracefs is used (swt_tracefs_users_join) */
+	int tracefs_users;	/* shared lock held while tracefs is used (swt_tracefs_users_join) */
+	int new_swap_said;	/* a swap area turned on while recording was reported */
 	unsigned ncpus, subbuf;
 	long page_size;
 	struct swt_knobs knobs;

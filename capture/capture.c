@@ -20,6 +20,7 @@
  * restored, and trace.dat is assembled from the raw files and the formats
  * saved at the start.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -935,6 +936,63 @@ static void take_command_tasks(struct swt_capture *c)
 }
 
 /*
+ * The command's descendants alive now, from /proc's parent links: what it
+ * started after recording stopped, which no instance followed.  (A task
+ * whose parent exited was handed to init, and is out of reach here.)
+ */
+static void signal_descendants(pid_t root, int sig)
+{
+	struct { pid_t pid, ppid; int mine; } *procs = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int grew = 1;
+
+	while (d && (de = readdir(d))) {
+		char path[64], buf[512], *p;
+		long pid = strtol(de->d_name, &p, 10), ppid;
+		ssize_t len;
+		int fd;
+
+		if (*p || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1 ||
+		    swt_grow((void **)&procs, &cap, n + 1, sizeof(*procs)))
+			continue;
+		procs[n].pid = (pid_t)pid;
+		procs[n].ppid = (pid_t)ppid;
+		procs[n++].mine = 0;
+	}
+	if (d)
+		closedir(d);
+	while (grew) {
+		grew = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (procs[i].mine)
+				continue;
+			for (size_t j = 0; j < n && !procs[i].mine; j++)
+				procs[i].mine = procs[i].ppid == root ||
+						(procs[j].mine && procs[i].ppid == procs[j].pid);
+			grew |= procs[i].mine;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (procs[i].mine && procs[i].pid != getpid())
+			kill(procs[i].pid, sig);
+	free(procs);
+}
+
+/*
  * A stop signal goes to the command and to every task it started, which
  * event-fork keeps in set_event_pid -- as Ctrl-C at a terminal reaches the
  * whole job: a workload a shell command line started kept running,
@@ -964,6 +1022,8 @@ static void signal_command(struct swt_capture *c, int sig)
 		    start == c->command_tasks[i].start && state != 'Z' && state != 'X')
 			kill(c->command_tasks[i].tid, sig);
 	}
+	if (c->target.child > 0)
+		signal_descendants(c->target.child, sig);
 }
 
 /*
@@ -1050,8 +1110,7 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 		if (swt_tracefs_leave(SWT_UNDO_DIR, c->tracefs_users,
 				      c->mounted ? c->tracing_dir : NULL) < 0)
 			capture_note(c, 1, "left tracefs mounted at '%s', which a capture mounted: "
-				     "%s (the next capture to end unmounts it)", c->tracing_dir,
-				     strerror(errno));
+				     "%s", c->tracing_dir, strerror(errno));
 		c->tracefs_users = -1;
 		c->mounted = 0;
 		if (mutex >= 0)
@@ -1106,11 +1165,16 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 	swt_target_init(&c->target);
 
 	ret = read_host(c, err);
-	/* undo what captures killed earlier left behind, before tracefs is looked for */
-	if (!ret)
-		swt_knobs_recover(SWT_UNDO_DIR, BLK_LOCK, recovery_note, c);
 	if (!ret)
 		ret = find_tracefs(c, err);
+	/*
+	 * Undo what captures killed earlier left behind, with tracefs mounted
+	 * (their instances could not be removed with it unmounted, and their
+	 * journals went all the same); a tracefs one of them mounted is ours
+	 * to use now, and the last capture out unmounts it.
+	 */
+	if (!ret)
+		swt_knobs_recover(SWT_UNDO_DIR, BLK_LOCK, recovery_note, c);
 	if (!ret) {
 		start_journal(c);
 		ret = count_cpus(c, err);

@@ -358,7 +358,7 @@ int swt_tracefs_leave(const char *dir, int users_fd, const char *path)
 	/* anyone else's shared lock: a capture still uses it */
 	if (users >= 0 && flock(users, LOCK_EX | LOCK_NB) < 0) {
 		close(users);
-		return 0;
+		return 2;
 	}
 	marked = (size_t)snprintf(mark, sizeof(mark), "%s/tracefs.mounted", dir) < sizeof(mark) ?
 			 swt_read_text(mark, NULL) : NULL;
@@ -437,6 +437,7 @@ struct journal_record {
 	int set;		/* 1: set, 0: mkdir or mount */
 	int mount;		/* 1: mount */
 	int kept;		/* 1: "kept": a live capture left the journal, not a killed one */
+	int retry;		/* mkdir: the directory could not be removed; tried again later */
 	int superseded;		/* set: a later record writes the same path */
 	char *path, *orig, *written;	/* written NULL: an older swaptrace's record */
 };
@@ -545,7 +546,8 @@ static int is_top_level(const char *path)
 static int keep_record(FILE *f, const struct journal_record *r)
 {
 	size_t n;
-	char *line = format_record(r->mount ? "mount" : "set", r->path, r->orig, r->written, &n);
+	char *line = format_record(r->mount ? "mount" : r->set ? "set" : "mkdir", r->path, r->orig,
+				   r->written, &n);
 	int ret = 0;
 
 	if (!line)
@@ -565,7 +567,7 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 {
 	struct journal_record *recs = NULL;
 	size_t n = 0, cap = 0, knobs = 0, dirs = 0, failed = 0, changed = 0, deferred = 0;
-	size_t unmounted = 0;
+	size_t unmounted = 0, retry = 0;
 	int keep_mount = 0, kept = 0;
 	char *save = NULL, *later = NULL;
 	FILE *f = NULL;
@@ -592,7 +594,7 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 	if (foreign && asprintf(&later, "%s.later", path) >= 0)
 		f = fopen(later, "we");
 	for (size_t i = n; i-- > 0;) {
-		const struct journal_record *r = &recs[i];
+		struct journal_record *r = &recs[i];
 		int ret;
 
 		if (r->kept) {
@@ -613,18 +615,22 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 			slash = strrchr(dir, '/');
 			if (slash)
 				*slash = '\0';
-			/* a running capture may use it: the last one out unmounts it */
+			/*
+			 * A running capture may use it: the last one out unmounts
+			 * it.  Only the mount the mark names: without a mark it
+			 * was unmounted since, and what is there now is not ours.
+			 */
 			mutex = swt_tracefs_mutex_lock(dir);
-			left = swt_tracefs_leave(dir, -1, r->path);
+			left = swt_tracefs_leave(dir, -1, NULL);
 			if (mutex >= 0)
 				close(mutex);
 			if (left == 1)
 				unmounted++;
-			else if (left == 0)
+			else if (left == 2)
 				recover_note(note, ctx, 0, "left tracefs mounted at '%s' (mounted by %s): "
-					     "a running capture uses it, and unmounts it when done",
+					     "captures use it now, and the last one to end unmounts it",
 					     r->path, path);
-			else if (errno == EBUSY)
+			else if (left < 0 && errno == EBUSY)
 				recover_note(note, ctx, 1, "left tracefs mounted at '%s' (mounted by "
 					     "%s): it is in use", r->path, path);
 			continue;
@@ -633,9 +639,11 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 			if (rmdir(r->path) == 0) {
 				dirs++;
 			} else if (errno != ENOENT) {
-				recover_note(note, ctx, 1, "cannot remove '%s' (left by %s): %s",
-					     r->path, path, strerror(errno));
+				recover_note(note, ctx, 1, "cannot remove '%s' (left by %s): %s; the "
+					     "next capture tries again", r->path, path, strerror(errno));
 				failed++;
+				r->retry = 1;	/* held open: once it is free, it can go */
+				retry++;
 			}
 			continue;
 		}
@@ -661,13 +669,20 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 			knobs++;
 		}
 	}
-	if (deferred || keep_mount) {
+	if ((deferred || keep_mount || retry) && !f && !later && asprintf(&later, "%s.later", path) < 0)
+		later = NULL;
+	if ((deferred || keep_mount || retry) && !f && later)
+		f = fopen(later, "we");
+	if (deferred || keep_mount || retry) {
 		int ret = f ? 0 : -ENOMEM;
 
 		for (size_t i = 0; i < n && !ret; i++)
-			if (recs[i].mount ||
-			    (recs[i].set && !recs[i].superseded && is_top_level(recs[i].path)))
+			if (recs[i].retry || (foreign && recs[i].mount) ||
+			    (foreign && recs[i].set && !recs[i].superseded && is_top_level(recs[i].path)))
 				ret = keep_record(f, &recs[i]);
+		/* what is left is not a killed capture's any more */
+		if (!ret && retry && fprintf(f, "kept %s\n", path) < 0)
+			ret = -EIO;
 		if (f && fclose(f) && !ret)
 			ret = -EIO;
 		f = NULL;
@@ -678,7 +693,8 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 				     "later: %s", path, strerror(-ret));
 			deferred = 0;
 			keep_mount = 0;
-		} else {
+			retry = 0;
+		} else if (deferred) {
 			recover_note(note, ctx, 1, "left the %zu top-level tracing setting(s) of %s "
 				     "as they are: someone's blk trace runs (a disk it did not trace "
 				     "is traced); a capture after that trace ends restores them",
@@ -698,7 +714,7 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 		     changed ? ", and left alone those set since" : "",
 		     deferred ? ", and kept the rest for later" : "",
 		     failed ? ", with the errors above" : "");
-	return deferred > 0 || keep_mount;
+	return deferred > 0 || keep_mount || retry > 0;
 }
 
 int swt_knobs_recover(const char *dir, const char *shared_lock, swt_knobs_note_fn note,

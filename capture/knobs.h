@@ -97,9 +97,10 @@ void swt_tracefs_mark_mounted(const char *dir, const char *path);
 /*
  * With the mutex held: leave (users_fd closed; -1: none held) and, when no
  * capture uses tracefs any more, unmount the one a capture mounted (the
- * mark names the mount; path when there is no mark).  1 unmounted, 0 not
- * ours to or a capture uses it, -1 umount failed (errno; EBUSY: in use
- * outside swaptrace, the mark kept for a later capture to try again).
+ * mark names the mount; path when there is no mark).  1 unmounted, 2 a
+ * capture still uses it, 0 nothing of ours to unmount, -1 umount failed
+ * (errno; EBUSY: in use outside swaptrace, the mark kept for a later
+ * capture to try again).
  */
 int swt_tracefs_leave(const char *dir, int users_fd, const char *path);
 

@@ -172,6 +172,24 @@ else
 	echo "note: the reused-pid case is skipped: /proc/sys/kernel/ns_last_pid is not writable"
 fi
 
+# 3c. ... and to what the command started after recording stopped, which no
+# instance followed (a second SIGINT killed the shell, and its sleep lived on)
+"$SWAPTRACE" capture -q -o "$WORK/late" --duration 1 -- sh -c "trap '' INT; sleep 1.5; sleep 38.25" \
+	> /dev/null 2>&1 &
+CAPPID=$!
+BACKGROUND+=("$CAPPID")
+for _ in $(seq 60); do pgrep -f "sleep 38.25" > /dev/null && break; sleep 0.1; done
+pgrep -f "sleep 38.25" > /dev/null || fail "late child: the command's second sleep never started"
+kill -INT "$CAPPID"
+sleep 0.3
+kill -INT "$CAPPID"
+wait_bounded "$CAPPID"
+check_eq "$?" 137 "late child: exit status (the command was killed)"
+sleep 0.2
+pgrep -f "sleep 38.25" > /dev/null && { pkill -f "sleep 38.25";
+	fail "late child: what the command started after recording stopped outlived the capture"; }
+check_host_restored "$WORK/state.before" "after stop signals to a child started late"
+
 # 4. swaptrace itself SIGKILLed (the OOM killer, kill -9): it restores
 # nothing, so its instances would go on recording and its blk tracer would
 # hold the top-level buffer.  The next capture replays the crash journal
@@ -274,7 +292,8 @@ if [[ " ${MOUNTS[*]} " == *" $TRACEFS "* ]] && umount "$TRACEFS" 2>/dev/null; th
 		fail "unmounted tracefs: the mount is not in the crash journal"
 	swt capture -o "$WORK/after-kill4" --duration 0.5 > /dev/null 2> "$WORK/after-kill4.err"
 	check_eq "$?" 0 "unmounted tracefs: the next capture's exit status"
-	grep -q "unmounted the tracefs it had mounted" "$WORK/after-kill4.err" ||
+	grep -q "left tracefs mounted at '$TRACEFS' (mounted by /run/swaptrace/capture-$CAPPID.undo): captures use it now, and the last one to end unmounts it" \
+		"$WORK/after-kill4.err" ||
 		fail "unmounted tracefs: no note about the mount: $(cat "$WORK/after-kill4.err")"
 	mountpoint -q "$TRACEFS" && fail "unmounted tracefs: still mounted after the next capture"
 	# two captures side by side: the first mounts tracefs and ends first; the
@@ -325,6 +344,45 @@ if [[ " ${MOUNTS[*]} " == *" $TRACEFS "* ]] && umount "$TRACEFS" 2>/dev/null; th
 	else
 		fail "cannot unmount tracefs for the busy case"
 	fi
+	# a capture SIGKILLed while another ran beside it: the other, ending
+	# last, unmounts the tracefs the killed one mounted, and the killed one's
+	# journal waits.  The next capture finds tracefs unmounted: it mounts it
+	# before it replays the journal (the instances could not be removed
+	# unmounted, and the journal went all the same); or finds it mounted by
+	# someone since: that one is not unmounted (the journal's path was)
+	for admin in no yes; do
+		umount "$TRACEFS" || fail "dead beside: cannot unmount tracefs"
+		capture_killed_beside() {
+			"$SWAPTRACE" capture -q -o "$WORK/dead-$admin" -- sleep 60 > /dev/null 2>&1 &
+			DEAD=$!
+			BACKGROUND+=("$DEAD")
+			for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$DEAD" ] && break; sleep 0.1; done
+			"$SWAPTRACE" capture -q -o "$WORK/beside-$admin" --duration 1 > /dev/null 2>&1 &
+			BESIDE=$!
+			BACKGROUND+=("$BESIDE")
+			sleep 0.5
+			kill -KILL "$DEAD"
+			wait "$DEAD" 2>/dev/null
+			pkill -x -P "$DEAD" sleep 2>/dev/null
+			wait_bounded "$BESIDE"
+		}
+		capture_killed_beside
+		mountpoint -q "$TRACEFS" && fail "dead beside ($admin): the capture ending last left tracefs mounted"
+		[ -e "/run/swaptrace/capture-$DEAD.undo" ] || fail "dead beside ($admin): the killed capture's journal is gone"
+		[ "$admin" = yes ] && { mount -t tracefs nodev "$TRACEFS" || fail "cannot mount tracefs as an admin would"; }
+		swt capture -q -o "$WORK/next-$admin" --duration 0.5 > /dev/null 2> "$WORK/next-$admin.err"
+		check_eq "$?" 0 "dead beside ($admin): the next capture's exit status"
+		[ -e "/run/swaptrace/capture-$DEAD.undo" ] && fail "dead beside ($admin): the journal outlived the next capture"
+		if [ "$admin" = yes ]; then
+			mountpoint -q "$TRACEFS" || { mount -t tracefs nodev "$TRACEFS";
+				fail "dead beside: the next capture unmounted a tracefs someone mounted since"; }
+		else
+			mountpoint -q "$TRACEFS" && fail "dead beside: the next capture left tracefs mounted"
+			mount -t tracefs nodev "$TRACEFS" || fail "cannot mount tracefs again"
+		fi
+		ls -d "$TRACEFS/instances/swaptrace-$DEAD"* 2>/dev/null &&
+			fail "dead beside ($admin): the killed capture's instances are still there: $(cat "$WORK/next-$admin.err")"
+	done
 	check_host_restored "$WORK/state.before" "after the unmounted tracefs case"
 fi
 finish
