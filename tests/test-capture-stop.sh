@@ -103,13 +103,13 @@ check_host_restored "$WORK/state.before" "after SIGHUP under nohup"
 "$SWAPTRACE" capture -q -o "$WORK/job" -- sh -c "sleep 37.25; true" > /dev/null 2>&1 &
 CAPPID=$!
 BACKGROUND+=("$CAPPID")
-for _ in $(seq 50); do pgrep -f "sleep 37.25" > /dev/null && break; sleep 0.1; done
-pgrep -f "sleep 37.25" > /dev/null || fail "job: the command's sleep never started"
+for _ in $(seq 50); do pgrep -f "^sleep 37.25" > /dev/null && break; sleep 0.1; done
+pgrep -f "^sleep 37.25" > /dev/null || fail "job: the command's sleep never started"
 kill -TERM "$CAPPID"
 wait_bounded "$CAPPID"
 check_eq "$?" 143 "job: exit status (128 + SIGTERM)"
 sleep 0.2
-pgrep -f "sleep 37.25" > /dev/null && { pkill -f "sleep 37.25"; fail "job: the command's child outlived the capture"; }
+pgrep -f "^sleep 37.25" > /dev/null && { pkill -f "^sleep 37.25"; fail "job: the command's child outlived the capture"; }
 check_host_restored "$WORK/state.before" "after SIGTERM to a command with a child"
 
 # 3. SIGINT twice: stop at once, the command is killed
@@ -166,7 +166,7 @@ time.sleep(60)' &
 		kill -INT "$CAPPID"; sleep 0.3; kill -INT "$CAPPID"
 		wait_bounded "$CAPPID"
 	fi
-	pgrep -f "sleep 39.75" > /dev/null && { pkill -f "sleep 39.75"; fail "reused pid: the command outlived the capture"; }
+	pgrep -f "^sleep 39.75" > /dev/null && { pkill -f "^sleep 39.75"; fail "reused pid: the command outlived the capture"; }
 	check_host_restored "$WORK/state.before" "after stop signals once recording had stopped"
 else
 	echo "note: the reused-pid case is skipped: /proc/sys/kernel/ns_last_pid is not writable"
@@ -178,15 +178,15 @@ fi
 	> /dev/null 2>&1 &
 CAPPID=$!
 BACKGROUND+=("$CAPPID")
-for _ in $(seq 60); do pgrep -f "sleep 38.25" > /dev/null && break; sleep 0.1; done
-pgrep -f "sleep 38.25" > /dev/null || fail "late child: the command's second sleep never started"
+for _ in $(seq 60); do pgrep -f "^sleep 38.25" > /dev/null && break; sleep 0.1; done
+pgrep -f "^sleep 38.25" > /dev/null || fail "late child: the command's second sleep never started"
 kill -INT "$CAPPID"
 sleep 0.3
 kill -INT "$CAPPID"
 wait_bounded "$CAPPID"
 check_eq "$?" 137 "late child: exit status (the command was killed)"
 sleep 0.2
-pgrep -f "sleep 38.25" > /dev/null && { pkill -f "sleep 38.25";
+pgrep -f "^sleep 38.25" > /dev/null && { pkill -f "^sleep 38.25";
 	fail "late child: what the command started after recording stopped outlived the capture"; }
 check_host_restored "$WORK/state.before" "after stop signals to a child started late"
 
