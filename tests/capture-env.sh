@@ -171,7 +171,7 @@ oom_kills() {
 capture_workload() { # dir capture-args...
 	local dir=$1 try rc before
 	shift
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5; do
 		before=$(oom_kills)
 		swt capture -o "$dir" "$@" > "$WORK/out.txt" 2> "$WORK/err.txt"
 		rc=$?
