@@ -20,7 +20,6 @@
  * restored, and trace.dat is assembled from the raw files and the formats
  * saved at the start.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -923,9 +922,8 @@ static void take_command_tasks(struct swt_capture *c)
 	tids = tracefs_instance_file_read(c->task.ti, "set_event_pid", NULL);
 	for (p = tids; (tid = next_task(&p, c));) {
 		struct command_task ct = { .tid = tid };
-		char state;
 
-		if (swt_proc_stat(tid, &state, &ct.start) || state == 'Z' || state == 'X')
+		if (!swt_task_runs(tid, &ct.start))
 			continue;
 		if (swt_grow((void **)&c->command_tasks, &cap, c->nr_command_tasks + 1,
 			     sizeof(*c->command_tasks)))
@@ -933,63 +931,6 @@ static void take_command_tasks(struct swt_capture *c)
 		c->command_tasks[c->nr_command_tasks++] = ct;
 	}
 	free(tids);
-}
-
-/*
- * The command's descendants alive now, from /proc's parent links: what it
- * started after recording stopped, which no instance followed.  (A task
- * whose parent exited was handed to init, and is out of reach here.)
- */
-static void signal_descendants(pid_t root, int sig)
-{
-	struct { pid_t pid, ppid; int mine; } *procs = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d = opendir("/proc");
-	int grew = 1;
-
-	while (d && (de = readdir(d))) {
-		char path[64], buf[512], *p;
-		long pid = strtol(de->d_name, &p, 10), ppid;
-		ssize_t len;
-		int fd;
-
-		if (*p || pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		p = strrchr(buf, ')');
-		if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1 ||
-		    swt_grow((void **)&procs, &cap, n + 1, sizeof(*procs)))
-			continue;
-		procs[n].pid = (pid_t)pid;
-		procs[n].ppid = (pid_t)ppid;
-		procs[n++].mine = 0;
-	}
-	if (d)
-		closedir(d);
-	while (grew) {
-		grew = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (procs[i].mine)
-				continue;
-			for (size_t j = 0; j < n && !procs[i].mine; j++)
-				procs[i].mine = procs[i].ppid == root ||
-						(procs[j].mine && procs[i].ppid == procs[j].pid);
-			grew |= procs[i].mine;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		if (procs[i].mine && procs[i].pid != getpid())
-			kill(procs[i].pid, sig);
-	free(procs);
 }
 
 /*
@@ -1004,26 +945,34 @@ static void signal_descendants(pid_t root, int sig)
 static void signal_command(struct swt_capture *c, int sig)
 {
 	char *live = c->task.ti ? tracefs_instance_file_read(c->task.ti, "set_event_pid", NULL) : NULL;
+	char *tree = NULL;
 	const char *p = live;
 	pid_t tid;
 
-	kill(c->target.child, sig);
 	if (live) {
+		kill(c->target.child, sig);
 		while ((tid = next_task(&p, c)))
 			kill(tid, sig);
 		free(live);
 		return;
 	}
+	/*
+	 * And what the command started since, which no instance followed: its
+	 * descendants now, listed before any is signalled (a parent killed
+	 * first hands its children to init, out of reach).
+	 */
+	if (c->target.child > 0)
+		swt_process_tree(c->target.child, &tree);
+	kill(c->target.child, sig);
 	for (size_t i = 0; i < c->nr_command_tasks; i++) {
 		uint64_t start;
-		char state;
 
-		if (!swt_proc_stat(c->command_tasks[i].tid, &state, &start) &&
-		    start == c->command_tasks[i].start && state != 'Z' && state != 'X')
+		if (swt_task_runs(c->command_tasks[i].tid, &start) && start == c->command_tasks[i].start)
 			kill(c->command_tasks[i].tid, sig);
 	}
-	if (c->target.child > 0)
-		signal_descendants(c->target.child, sig);
+	for (p = tree; (tid = next_task(&p, c));)
+		kill(tid, sig);
+	free(tree);
 }
 
 /*

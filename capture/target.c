@@ -140,7 +140,11 @@ int swt_target_start(struct swt_target *t, const char *name, struct swt_err *err
 	return 0;
 }
 
-int swt_proc_stat(pid_t pid, char *state, uint64_t *start_ticks)
+/*
+ * A process's state letter and start time (clock ticks after boot) from
+ * /proc/PID/stat: 0, or -1 when it is gone.
+ */
+static int proc_stat(pid_t pid, char *state, uint64_t *start_ticks)
 {
 	char path[64], buf[1024], *p, *end;
 	ssize_t n;
@@ -171,6 +175,13 @@ int swt_proc_stat(pid_t pid, char *state, uint64_t *start_ticks)
 	return end == p + 1 ? -1 : 0;
 }
 
+int swt_task_runs(pid_t tid, uint64_t *start_ticks)
+{
+	char state;
+
+	return !proc_stat(tid, &state, start_ticks) && state != 'Z' && state != 'X';
+}
+
 int swt_proc_running(pid_t pid, uint64_t *start_ticks)
 {
 	char state, path[64];
@@ -178,7 +189,7 @@ int swt_proc_running(pid_t pid, uint64_t *start_ticks)
 	int running = 0;
 	DIR *d;
 
-	if (swt_proc_stat(pid, &state, start_ticks))
+	if (proc_stat(pid, &state, start_ticks))
 		return 0;
 	if (state != 'Z' && state != 'X')
 		return 1;
@@ -191,7 +202,7 @@ int swt_proc_running(pid_t pid, uint64_t *start_ticks)
 
 		if (*end || tid <= 0 || tid == pid)
 			continue;
-		running = !swt_proc_stat((pid_t)tid, &state, &start) && state != 'Z' && state != 'X';
+		running = swt_task_runs((pid_t)tid, &start);
 	}
 	if (d)
 		closedir(d);
@@ -357,12 +368,8 @@ static int list_dir_numbers(const char *dir, char **out)
 	return *out ? 0 : -1;
 }
 
-/*
- * A process and the ones it started that still run, breadth first, as a
- * space-separated list of pids (/proc/PID/task/TID/children): --pid follows
- * them, since event-fork only sees forks from now on.  0, or -1 with errno.
- */
-static int process_tree(pid_t root, char **out)
+/* --pid follows them: event-fork only sees forks from now on. */
+int swt_process_tree(pid_t root, char **out)
 {
 	size_t len = 0, cap = 0;
 	char *list = NULL;
@@ -432,7 +439,7 @@ int swt_target_new_tids(struct swt_target *t, char **buf, struct swt_err *err)
 
 		if (t->tids.len)
 			break;	/* event-fork follows what they start */
-		if (process_tree(t->pid, &tree))
+		if (swt_process_tree(t->pid, &tree))
 			return swt_error(err, SWT_ENOENT, "process %d: %s", (int)t->pid,
 					 strerror(errno));
 		/* every thread of the process and of the children it already has */
@@ -627,7 +634,7 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 		break;
 	case SWT_TARGET_PID:
 		/* the process and its children: VMA replay wants each one's map */
-		if (process_tree(t->pid, &list))
+		if (swt_process_tree(t->pid, &list))
 			break;	/* gone: its last maps stay */
 		for (const char *p = list; !ret && (pid = next_id(&p));)
 			ret = snapshot_proc(t, (pid_t)pid, err);

@@ -76,17 +76,24 @@ int swt_target_poll(struct swt_target *t);
 int swt_target_pid_alive(const struct swt_target *t);
 
 /*
- * A process's state letter and start time (clock ticks after boot) from
- * /proc/PID/stat: 0, or -1 when it is gone.  Start times tell a process
- * from a later one that got its pid.
+ * 1 while a task (a thread) has not exited (gone, or a zombie), and its
+ * start time (clock ticks after boot, from /proc/PID/stat): start times
+ * tell a task from a later one that got its pid.
  */
-int swt_proc_stat(pid_t pid, char *state, uint64_t *start_ticks);
+int swt_task_runs(pid_t tid, uint64_t *start_ticks);
 /*
  * 1 while a process runs: a task of its thread group is not a zombie (a
  * main thread that called pthread_exit() is one while the others run);
  * *start_ticks its start time.  0 when it exited or is gone.
  */
 int swt_proc_running(pid_t pid, uint64_t *start_ticks);
+
+/*
+ * A process and the ones it started that still run, breadth first, as a
+ * space-separated list of pids (/proc/PID/task/TID/children; the caller
+ * frees it).  0, or -1 with errno.
+ */
+int swt_process_tree(pid_t root, char **out);
 
 /*
  * Refresh the maps snapshots (start after an exec, end always) and the
