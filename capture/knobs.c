@@ -349,7 +349,7 @@ void swt_tracefs_mark_mounted(const char *dir, const char *path)
 int swt_tracefs_leave(const char *dir, int users_fd, const char *path)
 {
 	char mark[4096], *marked;
-	int users = users_fd, ret = 0;
+	int users = users_fd, ret = 0, e;
 
 	if (users < 0)
 		users = open_in(dir, "tracefs.users");
@@ -378,22 +378,18 @@ int swt_tracefs_leave(const char *dir, int users_fd, const char *path)
 			unlink(mark);
 	}
 	if (path) {
-		if (umount(path) == 0) {
+		if (umount(path) == 0)
 			ret = 1;
-		} else if (errno != EINVAL) {
-			int e = errno;
-
-			free(marked);
-			if (users >= 0)
-				close(users);
-			errno = e;
-			return -1;	/* busy: in use outside swaptrace; the mark stays for a later capture */
-		}
-		unlink(mark);
+		else if (errno != EINVAL)
+			ret = -1;	/* busy: in use outside swaptrace; the mark stays for a later capture */
+		if (ret >= 0)
+			unlink(mark);
 	}
+	e = errno;
 	free(marked);
 	if (users >= 0)
 		close(users);
+	errno = e;
 	return ret;
 }
 
@@ -591,8 +587,6 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 	for (size_t i = 0; i < n && !foreign; i++)
 		foreign = recs[i].set && recs[i].written && !strcmp(recs[i].written, "blk") &&
 			  is_current_tracer(recs[i].path) && foreign_blk_trace(recs, n);
-	if (foreign && asprintf(&later, "%s.later", path) >= 0)
-		f = fopen(later, "we");
 	for (size_t i = n; i-- > 0;) {
 		struct journal_record *r = &recs[i];
 		int ret;
@@ -669,12 +663,14 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 			knobs++;
 		}
 	}
-	if ((deferred || keep_mount || retry) && !f && !later && asprintf(&later, "%s.later", path) < 0)
-		later = NULL;
-	if ((deferred || keep_mount || retry) && !f && later)
-		f = fopen(later, "we");
+	/* what is kept for later replaces the journal */
 	if (deferred || keep_mount || retry) {
-		int ret = f ? 0 : -ENOMEM;
+		int ret;
+
+		if (asprintf(&later, "%s.later", path) < 0)
+			later = NULL;
+		f = later ? fopen(later, "we") : NULL;
+		ret = f ? 0 : later ? -errno : -ENOMEM;
 
 		for (size_t i = 0; i < n && !ret; i++)
 			if (recs[i].retry || (foreign && recs[i].mount) ||
@@ -689,8 +685,8 @@ static int replay_journal(char *text, const char *path, swt_knobs_note_fn note, 
 		if (!ret && rename(later, path) < 0)
 			ret = -errno;
 		if (ret) {
-			recover_note(note, ctx, 1, "cannot keep the top-level settings of %s for "
-				     "later: %s", path, strerror(-ret));
+			recover_note(note, ctx, 1, "cannot keep the records of %s for later: %s",
+				     path, strerror(-ret));
 			deferred = 0;
 			keep_mount = 0;
 			retry = 0;
