@@ -616,7 +616,7 @@ int cmd_replay(int argc, char **argv)
 			policy_specs[nspecs++] = optarg;
 			break;
 		case 'c':
-			if (cli_list_has_empty(optarg))
+			if (swt_list_has_empty(optarg))
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --page-cluster '%s': an empty item in the list",
 						 optarg);
@@ -631,7 +631,7 @@ int cmd_replay(int argc, char **argv)
 						 "0-5, 1,3", optarg, SWT_MAX_PAGE_CLUSTER);
 			break;
 		case 'm':
-			if (cli_list_has_empty(optarg))
+			if (swt_list_has_empty(optarg))
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --cache-pages '%s': an empty item in the list",
 						 optarg);
@@ -797,13 +797,9 @@ int cmd_replay(int argc, char **argv)
 	 * before (a transaction over the whole sweep locked other replays and
 	 * readers out for its length).
 	 */
-	if (store) {
-		spill = tmpfile();
-		if (!spill) {
-			status = cli_failf("replay", SWT_EXIT_FAIL, "cannot create a temporary file "
-					   "for the runs' results: %s", strerror(errno));
-			goto out;
-		}
+	if (store && !(spill = swt_replay_spill_open(&err))) {
+		status = cli_fail("replay", &err);
+		goto out;
 	}
 	for (int l = 0; l < nlayouts; l++) {
 		const struct swt_replay_input *lin = layouts[l].in;
@@ -834,11 +830,8 @@ int cmd_replay(int argc, char **argv)
 						status = cli_fail("replay", &err);
 						goto out;
 					}
-					ret = spill ? swt_replay_result_write(fileno(spill), r->res) : 0;
-					if (ret) {
-						status = cli_failf("replay", SWT_EXIT_FAIL, "writing the "
-								   "runs' results to a temporary file: %s",
-								   strerror(-ret));
+					if (spill && swt_replay_spill_put(spill, r->res, &err)) {
+						status = cli_fail("replay", &err);
 						goto out;
 					}
 					swt_replay_result_shed(r->res);
@@ -850,17 +843,15 @@ int cmd_replay(int argc, char **argv)
 		/* all runs or none: a failure leaves the database as it was */
 		int ret = swt_store_exec(st, "BEGIN IMMEDIATE", &err);
 
-		if (!ret && lseek(fileno(spill), 0, SEEK_SET) < 0)
-			ret = swt_error(&err, SWT_EIO, "reading the runs' results back: %s",
-					strerror(errno));
+		if (!ret)
+			ret = swt_replay_spill_rewind(spill, &err);
 		in_transaction = !ret;
 		for (size_t i = 0; !ret && i < nruns; i++) {
-			struct swt_replay_result *back = swt_replay_result_read(fileno(spill));
+			struct swt_replay_result *back = swt_replay_spill_get(spill, &err);
 
 			ret = back ? swt_replay_store(st, runs[i].layout->in, &runs[i].cfg, back,
 						      &runs[i].run_id, &err)
-				   : swt_error(&err, SWT_EIO, "reading the runs' results back from a "
-					       "temporary file failed");
+				   : -SWT_EIO;
 			swt_replay_result_free(back);
 		}
 		if (!ret)

@@ -129,7 +129,7 @@ int cmd_report(int argc, char **argv)
 			ro.dir = optarg;
 			break;
 		case 'f':
-			if (cli_list_has_empty(optarg)) {
+			if (swt_list_has_empty(optarg)) {
 				status = cli_failf("report", SWT_EXIT_USAGE,
 						   "'%s': an empty item in the format list", optarg);
 				goto out;
@@ -141,7 +141,7 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'r':
-			if (cli_list_has_empty(optarg)) {
+			if (swt_list_has_empty(optarg)) {
 				status = cli_failf("report", SWT_EXIT_USAGE,
 						   "'%s': an empty item in the run list", optarg);
 				goto out;

@@ -61,11 +61,6 @@ int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((forma
 int cli_bad_option(const char *verb, int c, char **argv);
 /* True when argv holds -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
-/*
- * True when a comma-separated list has an empty item ("1,,2", "1,", ",2",
- * ""), which strtok() would skip without a word.
- */
-int cli_list_has_empty(const char *text);
 /* s as a JSON string, quoted and escaped, on stdout. */
 void cli_json_string(const char *s);
 

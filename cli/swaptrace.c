@@ -135,13 +135,6 @@ int cli_wants_help(int argc, char **argv)
 	return 0;
 }
 
-int cli_list_has_empty(const char *text)
-{
-	size_t len = strlen(text);
-
-	return !len || text[0] == ',' || text[len - 1] == ',' || strstr(text, ",,") != NULL;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: swaptrace [--version] [--help] <command> [<args>]\n\n"

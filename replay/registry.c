@@ -233,8 +233,7 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 		*colon = '\0';
 		params = colon + 1;
 		/* "fixed:" or "leap:history=64," was taken, the separator kept in its name */
-		if (!*params || *params == ',' || params[strlen(params) - 1] == ',' ||
-		    strstr(params, ",,")) {
+		if (swt_list_has_empty(params)) {
 			ret = swt_error(err, SWT_EUSAGE, "policy '%s': an empty item in the parameter "
 					"list", spec);
 			free(copy);

@@ -9,6 +9,7 @@
 #define SWT_REPLAY_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "store.h"
@@ -259,6 +260,17 @@ void swt_replay_result_shed(struct swt_replay_result *r);
  */
 int swt_replay_result_write(int fd, const struct swt_replay_result *r);
 struct swt_replay_result *swt_replay_result_read(int fd);
+
+/*
+ * A sweep's results waiting to be stored: each run's is put in a temporary
+ * file as the run ends (so that its series can be freed), and got back in
+ * the same order once the database is locked for them.  Errors say so in
+ * err; swt_replay_spill_get returns NULL on one.  Close with fclose().
+ */
+FILE *swt_replay_spill_open(struct swt_err *err);
+int swt_replay_spill_put(FILE *spill, const struct swt_replay_result *r, struct swt_err *err);
+int swt_replay_spill_rewind(FILE *spill, struct swt_err *err);
+struct swt_replay_result *swt_replay_spill_get(FILE *spill, struct swt_err *err);
 
 /* The same in a child process, so that a crashing plugin is only an error. */
 int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_replay_config *cfg,

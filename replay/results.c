@@ -2,13 +2,49 @@
  * Storing replay results: the run row, per-partition rows, histograms and
  * the per-second series that reports draw.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "replay.h"
 #include "util.h"
+
+FILE *swt_replay_spill_open(struct swt_err *err)
+{
+	FILE *spill = tmpfile();
+
+	if (!spill)
+		swt_error(err, SWT_EIO, "cannot create a temporary file for the runs' results: %s",
+			  strerror(errno));
+	return spill;
+}
+
+int swt_replay_spill_put(FILE *spill, const struct swt_replay_result *r, struct swt_err *err)
+{
+	int ret = swt_replay_result_write(fileno(spill), r);
+
+	return ret ? swt_error(err, SWT_EIO, "writing the runs' results to a temporary file: %s",
+			       strerror(-ret)) : 0;
+}
+
+int swt_replay_spill_rewind(FILE *spill, struct swt_err *err)
+{
+	return lseek(fileno(spill), 0, SEEK_SET) < 0
+		       ? swt_error(err, SWT_EIO, "reading the runs' results back: %s", strerror(errno))
+		       : 0;
+}
+
+struct swt_replay_result *swt_replay_spill_get(FILE *spill, struct swt_err *err)
+{
+	struct swt_replay_result *r = swt_replay_result_read(fileno(spill));
+
+	if (!r)
+		swt_error(err, SWT_EIO, "reading the runs' results back from a temporary file failed");
+	return r;
+}
 
 static void bind_metrics(sqlite3_stmt *s, int col, const struct swt_replay_metrics *m,
 			 uint32_t page_shift)

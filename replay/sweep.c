@@ -6,13 +6,10 @@
  * runs are computed first, each spilled to a temporary file as it ends,
  * and stored only then, in a transaction left open for the caller.
  */
-#include <errno.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "replay.h"
 #include "util.h"
@@ -109,33 +106,26 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 	 * out that long.  Each run's result waits in a temporary file, so
 	 * the sweep holds one run's series at a time.
 	 */
-	spill = tmpfile();
+	spill = swt_replay_spill_open(err);
 	if (!spill) {
-		ret = swt_error(err, SWT_EIO, "cannot create a temporary file for the runs' results: %s",
-				strerror(errno));
+		ret = -SWT_EIO;
 		goto out;
 	}
 	for (size_t i = 0; i < nr_cfgs; i++) {
 		ret = swt_replay_run(in, &cfgs[i], &res, err);
-		if (ret)
-			goto out;
-		ret = swt_replay_result_write(fileno(spill), res);
+		if (!ret)
+			ret = swt_replay_spill_put(spill, res, err);
 		swt_replay_result_free(res);
 		res = NULL;
-		if (ret) {
-			ret = swt_error(err, SWT_EIO, "writing the runs' results to a temporary file: %s",
-					strerror(-ret));
+		if (ret)
 			goto out;
-		}
 	}
 	/* for the tests: the runs are computed, the database not yet locked */
 	if (getenv("SWT_TEST_STOP_BEFORE_STORE"))
 		raise(SIGSTOP);
-	if (lseek(fileno(spill), 0, SEEK_SET) < 0) {
-		ret = swt_error(err, SWT_EIO, "reading the runs' results back: %s", strerror(errno));
-		goto out;
-	}
-	ret = swt_store_exec(st, "BEGIN IMMEDIATE", err);
+	ret = swt_replay_spill_rewind(spill, err);
+	if (!ret)
+		ret = swt_store_exec(st, "BEGIN IMMEDIATE", err);
 	if (ret)
 		goto out;
 	in_transaction = 1;
@@ -150,10 +140,9 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 		int64_t run_id;
 		int step;
 
-		res = swt_replay_result_read(fileno(spill));
+		res = swt_replay_spill_get(spill, err);
 		if (!res) {
-			ret = swt_error(err, SWT_EIO,
-					"reading the runs' results back from a temporary file failed");
+			ret = -SWT_EIO;
 			goto out;
 		}
 		sqlite3_reset(stored);

@@ -223,6 +223,13 @@ int swt_parse_int(const char *text, int *out)
 	return 0;
 }
 
+int swt_list_has_empty(const char *text)
+{
+	size_t len = strlen(text);
+
+	return !len || text[0] == ',' || text[len - 1] == ',' || strstr(text, ",,") != NULL;
+}
+
 int swt_parse_double(const char *text, double *out)
 {
 	char *end;

@@ -110,6 +110,11 @@ int64_t swt_memcg_limit(const char *dir);
 int64_t swt_mem_available_kib(void);
 int swt_parse_int(const char *text, int *out);
 int swt_parse_double(const char *text, double *out);
+/*
+ * True when a comma-separated list has an empty item ("1,,2", "1,", ",2",
+ * ""), which strtok() would skip without a word.
+ */
+int swt_list_has_empty(const char *text);
 
 /* Duplicate a string; NULL on NULL or allocation failure. */
 char *swt_strdup(const char *s);
