@@ -402,10 +402,9 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		/* not recorded (schema 3): taken as the default, as such runs nearly all were */
 		r->max_request_kib = sqlite3_column_type(s, 23) == SQLITE_NULL ?
 					     SWT_DEFAULT_MAX_REQUEST_KIB : sqlite3_column_int64(s, 23);
-		r->model_tuned = !isnan(r->inactive_fraction) ||
-				 r->max_request_kib != SWT_DEFAULT_MAX_REQUEST_KIB;
 		if (!oom && run_settings(r))
 			oom = 1;
+		r->model_tuned = r->model_settings && r->model_settings[0];
 		r->tuned |= r->model_tuned;
 		if (!r->policy || !r->layout)
 			oom = 1;	/* NOT NULL columns: only allocation can fail */
