@@ -214,6 +214,32 @@ size_t swt_policy_spec_name_len(const char *spec)
 	return strcspn(spec + (slash ? slash - spec : 0), ":") + (size_t)(slash ? slash - spec : 0);
 }
 
+/*
+ * A built-in reads its numbers as decimal, so history=032 is history=32:
+ * stored and compared (a policy given twice is run once; a run with its
+ * defaults is the default run) in one spelling.  A plugin's values stay as
+ * given -- how it reads them is its own business.
+ */
+static int canonical_numbers(struct swt_policy_choice *c, struct swt_err *err)
+{
+	for (unsigned i = 0; i < c->nparams; i++) {
+		char text[24], *copy;
+		uint64_t v;
+
+		if (swt_parse_u64(c->values[i], &v))
+			continue;
+		snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
+		if (!strcmp(text, c->values[i]))
+			continue;
+		copy = swt_strdup(text);
+		if (!copy)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		free(c->values[i]);
+		c->values[i] = copy;
+	}
+	return 0;
+}
+
 int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_err *err)
 {
 	char *copy, *colon, *params = NULL;
@@ -327,6 +353,8 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 		else if (c->policy->destroy)
 			c->policy->destroy(inst);
 	}
+	if (!ret && !c->dl_handle)
+		ret = canonical_numbers(c, err);
 	free(copy);
 	if (ret)
 		swt_policy_choice_release(c);
