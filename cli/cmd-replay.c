@@ -724,6 +724,13 @@ int cmd_replay(int argc, char **argv)
 			 "database (swap_area rows missing): left out", in->no_area, in->no_area_outs);
 		cli_warn("replay", msg);
 	}
+	if (in->swapoff_reads) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg), "%zu swap-ins were read by swapoff, not faulted: left out",
+			 in->swapoff_reads);
+		cli_warn("replay", msg);
+	}
 	if (!in->nr_faults) {
 		/* as report and info say it: a run of no faults answers nothing */
 		status = cli_failf("replay", SWT_EXIT_FAIL, "'%s': no swap-in faults: nothing to replay",
@@ -739,7 +746,8 @@ int cmd_replay(int argc, char **argv)
 			 in->nr_faults, in->approx_misses, in->approx_hits);
 		cli_warn("replay", msg);
 	} else if (in->approximate &&
-		   (int64_t)in->approx_misses == swt_store_query_int(st, "SELECT count(*) FROM swap_in", -1)) {
+		   (int64_t)in->approx_misses == swt_store_query_int(st, "SELECT count(*) FROM swap_in"
+								     " WHERE " SWT_NOT_SWAPOFF_SQL, -1)) {
 		cli_warn("replay", "approximate demand stream: the capture's reads mix demand and "
 				   "readahead, and without fault events each read stands for a fault "
 				   "(docs/replay-model.md)");

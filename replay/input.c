@@ -255,7 +255,8 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		       struct swt_err *err)
 {
 	static const char exact_sql[] =
-		"SELECT ts, area_id, slot, address, pid FROM swap_in WHERE demand = 1 ORDER BY ts, id";
+		"SELECT ts, area_id, slot, address, pid FROM swap_in WHERE demand = 1"
+		" AND " SWT_NOT_SWAPOFF_SQL " ORDER BY ts, id";
 	enum swt_stream_kind kind = swt_replay_stream_kind(st);
 	sqlite3_stmt *s;
 	size_t cap = 0;
@@ -619,6 +620,9 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 	if (!ret)
 		in->no_area = (size_t)swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE area_id"
 							  " NOT IN (SELECT id FROM swap_area)", 0);
+	if (!ret)
+		in->swapoff_reads = (size_t)swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE"
+								" NOT " SWT_NOT_SWAPOFF_SQL, 0);
 	if (!ret)
 		in->no_area_outs = (size_t)swt_store_query_int(st, "SELECT count(*) FROM swap_out WHERE"
 							       " area_id NOT IN (SELECT id FROM swap_area)",

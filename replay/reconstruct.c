@@ -125,7 +125,7 @@ static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 	int ret, rc_step;
 
 	ret = swt_store_prepare(st, "SELECT ts, area_id, slot, address, pid, fault_id FROM swap_in"
-				" ORDER BY ts, id", &s, err);
+				" WHERE " SWT_NOT_SWAPOFF_SQL " ORDER BY ts, id", &s, err);
 	if (ret)
 		return ret;
 	while ((rc_step = sqlite3_step(s)) == SQLITE_ROW) {
@@ -635,6 +635,7 @@ int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, s
 	/* probes before reads of the same instant: a probe fires before its fault's reads */
 	ret = swt_store_prepare(st,
 		"SELECT ts, area_id, slot, address, pid, 2 AS kind, id FROM swap_in"
+		"  WHERE " SWT_NOT_SWAPOFF_SQL
 		" UNION ALL SELECT ts, area_id, slot, address, pid,"
 		"        CASE kind WHEN 'fault' THEN 0 ELSE 1 END, id FROM swap_probe"
 		"  WHERE kind IN ('fault', 'ra_hit') AND area_id IS NOT NULL AND slot IS NOT NULL"

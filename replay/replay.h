@@ -73,6 +73,7 @@ struct swt_replay_input {
 	size_t approx_hits;	/* and faults that took a page read ahead */
 	size_t no_area;		/* swap-ins naming no swap area of the database: left out */
 	size_t no_area_outs;	/* and swap-outs */
+	size_t swapoff_reads;	/* swap-ins swapoff read (SWT_NOT_SWAPOFF_SQL): left out */
 	size_t faults_in_maps;	/* faults placed in a VMA of the capture's memory maps */
 	size_t faults_inferred;	/* faults whose VMA was guessed from fault addresses */
 	char kernel[64];	/* the traced kernel's release, "" unknown */
@@ -88,6 +89,14 @@ struct swt_replay_input {
  */
 enum swt_stream_kind { SWT_STREAM_EXACT, SWT_STREAM_PROBES, SWT_STREAM_MIXED };
 enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st);
+
+/*
+ * A swap_in row's condition for standing for a fault: swapoff(8) reads
+ * every page back (try_to_unuse, through the same readahead), and pswpin
+ * counts those reads, but no task faulted on them.  Told by the reading
+ * task's name, as the trace records it.
+ */
+#define SWT_NOT_SWAPOFF_SQL "(pid IS NULL OR pid NOT IN (SELECT pid FROM task WHERE comm = 'swapoff'))"
 
 /*
  * Load the demand stream and swap-outs of an ingested capture.  A capture

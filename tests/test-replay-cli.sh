@@ -521,6 +521,23 @@ sqlite3 "$probed" "INSERT INTO swap_probe (ts, cpu, pid, kind, area_id, slot, ad
 cmp -s "$WORK/exact.json" "$WORK/probed.json" || fail "the probes' stream differs from the exact one"
 [ -s "$WORK/probed.err" ] && fail "a probed capture is not approximate: $(cat "$WORK/probed.err")"
 
+# --- swapoff's reads are no faults ----------------------------------------------------
+# swapoff reads every page back (pswpin counts them): added to the sample
+# after its last read, one per slot, by a task named swapoff, they change
+# no run and are said to be left out.
+SWAPOFF_READS="INSERT INTO task (pid, comm) VALUES (999999, 'swapoff');
+	INSERT INTO swap_in (ts, area_id, slot, dev, pid, bio_id, demand)
+	SELECT (SELECT max(ts) FROM swap_in) + 1000 * slot, area_id, slot, dev, 999999, min(bio_id), max(demand)
+	  FROM swap_in GROUP BY area_id, slot;"
+cp "$db" "$WORK/swapoff.db"
+sqlite3 "$WORK/swapoff.db" "$SWAPOFF_READS" || fail "preparing a capture with swapoff reads"
+"$SWAPTRACE" replay --no-store --json -p auto -p fixed -p vma -c 0,3 "$WORK/swapoff.db" > "$WORK/swapoff.json" \
+	2> "$WORK/swapoff.err" || fail "replay with swapoff reads: $(cat "$WORK/swapoff.err")"
+cmp -s "$WORK/exact.json" "$WORK/swapoff.json" || fail "swapoff's reads were replayed as faults"
+check_eq "$(cat "$WORK/swapoff.err")" \
+	"swaptrace: replay: warning: $(sqlite3 "$db" "SELECT count(DISTINCT area_id || ':' || slot) FROM swap_in") swap-ins were read by swapoff, not faulted: left out" \
+	"swapoff's reads are said to be left out"
+
 # --- a readahead-mixed capture needs --approximate -----------------------------------
 find_captures
 pc3="$WORK/pc3.db"
@@ -530,6 +547,11 @@ expect_fail "pass --approximate" replay "$pc3"
 	fail "approximate replay"
 grep -q "approximate demand stream: .* faults reconstructed from its reads and faults" "$WORK/warn.txt" ||
 	fail "the reconstruction is announced"
+cp "$pc3" "$WORK/pc3-swapoff.db"
+sqlite3 "$WORK/pc3-swapoff.db" "$SWAPOFF_READS" || fail "preparing a pc3 capture with swapoff reads"
+"$SWAPTRACE" replay --no-store --approximate --json -p auto -c 3 "$WORK/pc3-swapoff.db" > "$WORK/approx-swapoff.json" \
+	2> /dev/null || fail "approximate replay with swapoff reads"
+cmp -s "$WORK/approx.json" "$WORK/approx-swapoff.json" || fail "swapoff's reads were reconstructed as faults"
 # fault events whose pids (or the reads') are gone: one fault per fault that
 # read and no readahead hit -- said as such, not as "each read a fault"; and
 # no fault events at all, with the reads still grouped by their fault ids,
