@@ -639,6 +639,7 @@ int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, s
 		" UNION ALL SELECT ts, area_id, slot, address, pid,"
 		"        CASE kind WHEN 'fault' THEN 0 ELSE 1 END, id FROM swap_probe"
 		"  WHERE kind IN ('fault', 'ra_hit') AND area_id IS NOT NULL AND slot IS NOT NULL"
+		"    AND " SWT_NOT_SWAPOFF_SQL
 		" ORDER BY 1, 6, 7", &s, err);
 	if (ret)
 		goto out;

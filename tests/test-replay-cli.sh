@@ -534,6 +534,15 @@ sqlite3 "$WORK/swapoff.db" "$SWAPOFF_READS" || fail "preparing a capture with sw
 "$SWAPTRACE" replay --no-store --json -p auto -p fixed -p vma -c 0,3 "$WORK/swapoff.db" > "$WORK/swapoff.json" \
 	2> "$WORK/swapoff.err" || fail "replay with swapoff reads: $(cat "$WORK/swapoff.err")"
 cmp -s "$WORK/exact.json" "$WORK/swapoff.json" || fail "swapoff's reads were replayed as faults"
+# with swap-entry probes, swapoff's calls of swapin_readahead are probed too
+cp "$probed" "$WORK/probed-swapoff.db"
+sqlite3 "$WORK/probed-swapoff.db" "$SWAPOFF_READS
+	INSERT INTO swap_probe (ts, cpu, pid, kind, area_id, slot, address)
+	SELECT ts, NULL, pid, 'fault', area_id, slot, NULL FROM swap_in WHERE pid = 999999;
+	UPDATE swap_in SET demand = NULL;" || fail "preparing a probed capture with swapoff reads"
+"$SWAPTRACE" replay --no-store --json -p auto -p fixed -p vma -c 0,3 "$WORK/probed-swapoff.db" \
+	> "$WORK/probed-swapoff.json" 2> /dev/null || fail "replay of probes with swapoff reads"
+cmp -s "$WORK/exact.json" "$WORK/probed-swapoff.json" || fail "swapoff's probes were replayed as faults"
 check_eq "$(cat "$WORK/swapoff.err")" \
 	"swaptrace: replay: warning: $(sqlite3 "$db" "SELECT count(DISTINCT area_id || ':' || slot) FROM swap_in") swap-ins were read by swapoff, not faulted: left out" \
 	"swapoff's reads are said to be left out"
