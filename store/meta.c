@@ -698,6 +698,26 @@ void swt_meta_move_areas(struct swt_meta *dst, struct swt_meta *src)
 {
 	if (!src->from_cmdline)
 		return;
+	/*
+	 * Whether a disk is rotational or synchronous is the disk's, not the
+	 * area's: a --swap that restates an area (its slots, its start) and
+	 * leaves them out keeps what the file says of that device.  Dropped,
+	 * auto took an SSD for a rotational disk and replayed another policy.
+	 */
+	for (size_t i = 0; i < src->nr_areas; i++) {
+		struct swt_meta_area *a = &src->areas[i];
+
+		for (size_t j = 0; a->dev && j < dst->nr_areas; j++) {
+			const struct swt_meta_area *f = &dst->areas[j];
+
+			if (f->dev != a->dev)
+				continue;
+			if (a->rotational == SWT_META_UNKNOWN)
+				a->rotational = f->rotational;
+			if (a->synchronous == SWT_META_UNKNOWN)
+				a->synchronous = f->synchronous;
+		}
+	}
 	for (size_t i = 0; i < dst->nr_areas; i++)
 		area_release(&dst->areas[i]);
 	free(dst->areas);

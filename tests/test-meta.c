@@ -298,6 +298,26 @@ TEST(swap_spec)
 	CHECK_INT(m->nr_areas, 0);
 	swt_meta_free(file);
 	swt_meta_free(m);
+
+	/*
+	 * ... but what the file says of a restated area's disk stays: an SSD
+	 * restated without rotational=0 was taken as rotational, and auto
+	 * replayed cluster instead of VMA readahead
+	 */
+	m = swt_meta_alloc();
+	CHECK_INT(swt_meta_add_swap_spec(m, "7:10,slots=1024", &err), 0);
+	CHECK_INT(swt_meta_add_swap_spec(m, "7:0,rotational=0", &err), 0);
+	CHECK_INT(swt_meta_add_swap_spec(m, "7:5", &err), 0);
+	file = parse(shared_4dev, &ret, &err);
+	swt_meta_move_areas(file, m);
+	CHECK_INT(file->nr_areas, 3);
+	CHECK_INT(file->areas[0].rotational, 0);	/* from the file's dev line */
+	CHECK_INT(file->areas[0].slots, 1024);		/* as stated */
+	CHECK_INT(file->areas[0].priority, SWT_META_UNKNOWN);
+	CHECK_INT(file->areas[1].rotational, 0);	/* stated wins over the file's 1 */
+	CHECK_INT(file->areas[2].rotational, SWT_META_UNKNOWN);	/* a device the file lacks */
+	swt_meta_free(file);
+	swt_meta_free(m);
 }
 
 CHECK_MAIN

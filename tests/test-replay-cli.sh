@@ -487,12 +487,14 @@ check_eq "$(grep -v '^#' "$WORK/wide.txt" | awk '{ print length($0) }' | sort -u
 	"header and rows of the table are one width with long policy names"
 
 # --- a device whose kind is not recorded counts as rotational ---------------------------
-# The sample's trace.dat with --swap 7:0 and no rotational=: auto takes
-# cluster readahead (its adaptive result), as the layouts take such a
-# device, says why, and names the way to say "SSD" (auto once took VMA
-# readahead here, silently, for a NULL swap_area.rotational).
-"$SWAPTRACE" ingest -q -o "$WORK/kind.db" --swap 7:0 "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/trace.dat" ||
-	fail "ingest with --swap 7:0"
+# The sample's trace.dat with --swap 7:0 and no rotational=, and metadata
+# without its dev line (which says rotational=1, and a --swap area keeps
+# it): auto takes cluster readahead (its adaptive result), as the layouts
+# take such a device, says why, and names the way to say "SSD" (auto once
+# took VMA readahead here, silently, for a NULL swap_area.rotational).
+grep -v '^dev ' "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/meta.txt" > "$WORK/nodev-meta.txt"
+"$SWAPTRACE" ingest -q -o "$WORK/kind.db" --meta "$WORK/nodev-meta.txt" --swap 7:0 \
+	"$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/trace.dat" || fail "ingest with --swap 7:0"
 "$SWAPTRACE" replay -n --csv -p auto -p adaptive "$WORK/kind.db" > "$WORK/kind.csv" 2> "$WORK/kind.err" ||
 	fail "replay of a device of unknown kind: $(cat "$WORK/kind.err")"
 check_eq "$(awk -F, '$5 == "all" { print $1 "=" $8 }' "$WORK/kind.csv" | sort | tr '\n' ' ')" \
