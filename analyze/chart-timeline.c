@@ -34,8 +34,10 @@ struct timeline_data {
 	size_t nr_parts, more;
 	int64_t span_ns, bin_ns;
 	size_t nr_bins;
+	int64_t last_bin_ns;	/* time the last bin covers, up to span_ns (bin_span_s) */
 	int64_t shade_s;	/* seconds a shading cell covers: 1, or a bin's when longer */
 	size_t nr_shades;
+	int64_t last_shade_ns;	/* time the last shading cell covers */
 	int have_series;	/* the run stored per-second series */
 };
 
@@ -155,6 +157,44 @@ static int drawn_span(struct timeline_data *d, int64_t *span_ns, struct swt_err 
 	return 0;
 }
 
+/*
+ * The last bin ends at the last event drawn, not a whole bin on: its rate
+ * is over the time it covers (per bin, the last second of rnd-4dev-pc3's
+ * 0.36 s shaded a third of its rate: a drop that never was).  One covering
+ * less than half a bin joins the bin before it, as a few events over a
+ * sliver of time make no rate.  The new count of cells; *last_ns the time
+ * the last one covers.
+ */
+static size_t fold_last(int64_t *const *v, size_t nv, size_t n, int64_t cell_ns, int64_t span_ns,
+			int64_t *last_ns)
+{
+	*last_ns = span_ns - (int64_t)(n - 1) * cell_ns;
+	if (n < 2 || 2 * *last_ns >= cell_ns)
+		return n;
+	for (size_t i = 0; i < nv; i++)
+		if (v[i])
+			v[i][n - 2] += v[i][n - 1];
+	*last_ns += cell_ns;
+	return n - 1;
+}
+
+/*
+ * Seconds bin b covers: a bin's, but for the last one (fold_last) -- unless
+ * it is the only one, of a span under a bin's 1 ms floor, and none joined it.
+ */
+static double bin_span_s(const struct timeline_data *d, size_t b)
+{
+	int last = b + 1 == d->nr_bins && (d->nr_bins > 1 || d->last_bin_ns > d->bin_ns);
+
+	return (double)(last ? d->last_bin_ns : d->bin_ns) / 1e9;
+}
+
+/* Seconds shading cell i covers, the same way. */
+static double shade_span_s(const struct timeline_data *d, size_t i)
+{
+	return i + 1 == d->nr_shades ? (double)d->last_shade_ns / 1e9 : (double)d->shade_s;
+}
+
 static int load(struct timeline_data *d, struct swt_err *err)
 {
 	const struct swt_report_ctx *rc = d->rc;
@@ -195,23 +235,40 @@ static int load(struct timeline_data *d, struct swt_err *err)
 		ret = load_events(d, 1, err);
 	if (!ret && d->run)
 		ret = load_run_series(d, err);
-	return ret;
+	if (ret)
+		return ret;
+	{
+		int64_t *bins[2 * SWT_REPORT_MAX_PANELS], *cells[2 * SWT_REPORT_MAX_PANELS];
+		size_t nr_bins = d->nr_bins, nr_shades = d->nr_shades;
+
+		for (size_t i = 0; i < d->nr_parts; i++) {
+			bins[2 * i] = d->parts[i].in;
+			bins[2 * i + 1] = d->parts[i].out;
+			cells[2 * i] = d->parts[i].hits;
+			cells[2 * i + 1] = d->parts[i].misses;
+		}
+		d->nr_bins = fold_last(bins, 2 * d->nr_parts, nr_bins, d->bin_ns, d->span_ns,
+				       &d->last_bin_ns);
+		d->nr_shades = fold_last(cells, 2 * d->nr_parts, nr_shades,
+					 d->shade_s * 1000000000LL, d->span_ns, &d->last_shade_ns);
+	}
+	return 0;
 }
 
 static void draw_shading(struct swt_chart *c, const struct swt_chart_panel *p,
 			 const struct timeline_data *d, const struct part_series *s)
 {
 	struct swt_chart_rgb hit = swt_chart_color(2), miss = { 0.55, 0.55, 0.55 };
-	double span_s = (double)d->span_ns / 1e9, cell_s = (double)d->shade_s;
+	double cell_s = (double)d->shade_s;
 	double unit_s = swt_report_time_axis(d->span_ns).unit_s;
 
 	swt_chart_panel_clip(c, p);
 	for (size_t i = 0; i < d->nr_shades; i++) {
-		double x0 = swt_chart_panel_x(p, (double)i * cell_s / unit_s),
-		       x1 = swt_chart_panel_x(p, SWT_MIN((double)(i + 1) * cell_s, span_s) / unit_s);
-		/* per second, as the lines: the counts are per cell */
-		double ym = swt_chart_panel_y(p, (double)s->misses[i] / cell_s);
-		double yh = swt_chart_panel_y(p, (double)(s->misses[i] + s->hits[i]) / cell_s);
+		double t0 = (double)i * cell_s, w = shade_span_s(d, i);
+		double x0 = swt_chart_panel_x(p, t0 / unit_s), x1 = swt_chart_panel_x(p, (t0 + w) / unit_s);
+		/* per second, as the lines: the counts are per cell, over the time it covers */
+		double ym = swt_chart_panel_y(p, (double)s->misses[i] / w);
+		double yh = swt_chart_panel_y(p, (double)(s->misses[i] + s->hits[i]) / w);
 		double y0 = swt_chart_panel_y(p, 0);
 
 		cairo_set_source_rgba(c->cr, miss.r, miss.g, miss.b, 0.30);
@@ -277,13 +334,13 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 
 		total_in += s->total_in;
 		for (size_t b = 0; b < d->nr_bins; b++) {
-			hi = SWT_MAX(hi, (double)s->in[b] / bin_s);
-			hi_out = SWT_MAX(hi_out, (double)s->out[b] / bin_s);
+			hi = SWT_MAX(hi, (double)s->in[b] / bin_span_s(d, b));
+			hi_out = SWT_MAX(hi_out, (double)s->out[b] / bin_span_s(d, b));
 			pts_in += s->total_in ? 1 : 0;
 			pts_out += s->total_out ? 1 : 0;
 		}
 		for (size_t sc = 0; shade && sc < d->nr_shades; sc++) {
-			hi = SWT_MAX(hi, (double)(s->hits[sc] + s->misses[sc]) / (double)d->shade_s);
+			hi = SWT_MAX(hi, (double)(s->hits[sc] + s->misses[sc]) / shade_span_s(d, sc));
 			pts_sim += s->hits[sc] + s->misses[sc] > 0;
 		}
 	}
@@ -358,8 +415,9 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 		free(ys);
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	}
+	/* each point in the middle of the time its bin covers */
 	for (size_t b = 0; b < d->nr_bins; b++)
-		xs[b] = ((double)b + 0.5) * bin_s / axis.unit_s;
+		xs[b] = ((double)b * bin_s + bin_span_s(d, b) / 2) / axis.unit_s;
 	/* stacked panels share the time axis: only the last one carries it, and gets its height */
 	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &tick_h);
 	swt_chart_text_size(c, SWT_FONT_LABEL, 0, "time", NULL, &label_h);
@@ -404,13 +462,13 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 		if (shade)
 			draw_shading(c, &p, d, s);
 		for (size_t b = 0; b < d->nr_bins; b++)
-			ys[b] = (double)s->out[b] / bin_s;
+			ys[b] = (double)s->out[b] / bin_span_s(d, b);
 		swt_chart_panel_clip(c, &p);
 		swt_chart_panel_line(c, &p, xs, ys, d->nr_bins, swt_chart_color(3), 0,
 				     d->nr_bins < 30);
 		cairo_restore(c->cr);
 		for (size_t b = 0; b < d->nr_bins; b++)
-			ys[b] = (double)s->in[b] / bin_s;
+			ys[b] = (double)s->in[b] / bin_span_s(d, b);
 		swt_chart_panel_line(c, &p, xs, ys, d->nr_bins, swt_chart_color(0), 0,
 				     d->nr_bins < 30);
 		swt_chart_panel_frame(c, &p);
