@@ -50,29 +50,6 @@ static int same_setting(const struct swt_report_run *a, const struct swt_report_
 		(a->params && b->params && !strcmp(a->params, b->params)));
 }
 
-/* The setting to compare: the chosen run's when it has layout runs, else the first layout run's. */
-static const struct swt_report_run *pick_anchor(const struct swt_report_ctx *rc)
-{
-	const struct swt_report_run *first = NULL, *same_policy = NULL;
-
-	for (size_t i = 0; i < rc->nr_runs; i++) {
-		const struct swt_report_run *r = &rc->runs[i];
-
-		if (swt_report_run_traced(r))
-			continue;
-		if (!first)
-			first = r;
-		if (rc->chosen && !strcmp(r->policy, rc->chosen->policy)) {
-			if (r->page_cluster == rc->chosen->page_cluster &&
-			    r->cache_pages == rc->chosen->cache_pages)
-				return r;
-			if (!same_policy)
-				same_policy = r;
-		}
-	}
-	return same_policy ? same_policy : first;
-}
-
 /* One run's per-device hits, merges and requests, added into v; its device count. */
 static int load_run(struct layout_data *d, const struct swt_report_run *run,
 		    double v[NR_METRICS][MAX_SEGMENTS + 1], size_t *nr_devs, struct swt_err *err)
@@ -219,7 +196,7 @@ static int load(struct layout_data *d, struct swt_err *err)
 	const struct swt_report_ctx *rc = d->rc;
 	int ret;
 
-	d->anchor = pick_anchor(rc);
+	d->anchor = swt_report_layout_anchor(rc);
 	if (!d->anchor)
 		return 0;
 	/* the traced layout first, then the simulated ones by id */

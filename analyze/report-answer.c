@@ -194,16 +194,26 @@ static int in_layout_group(const struct swt_report_run *r, const struct swt_repo
 }
 
 /*
- * The layouts the chosen run's setting was replayed on, one line each: the
- * mean waits of a layout's runs (several for "N:spread") against the
- * traced layout's.
+ * The layouts the layout chart draws, one line each: the mean waits of a
+ * layout's runs (several for "N:spread") against the traced layout's run
+ * of that setting, when there is one.  Its setting is the chosen run's
+ * when that was replayed on other layouts, else the chart's: the answer
+ * said nothing of the layouts the chart drew for another policy.
  */
 static void answer_layouts(struct answer_out *o, const struct swt_report_ctx *rc)
 {
-	const struct swt_report_run *anchor = rc->chosen;
+	const struct swt_report_run *anchor = swt_report_layout_anchor(rc), *traced = NULL;
 
 	if (!anchor)
 		return;
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (swt_report_run_traced(r) && !strcmp(r->key, anchor->key) &&
+		    r->page_cluster == anchor->page_cluster && r->cache_pages == anchor->cache_pages &&
+		    (!traced || r == rc->chosen))
+			traced = r;
+	}
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		const struct swt_report_run *r = &rc->runs[i];
 		double sum = 0, lo = INFINITY, hi = 0;
@@ -251,11 +261,11 @@ static void answer_layouts(struct answer_out *o, const struct swt_report_ctx *rc
 			out_int(o, (int64_t)hi);
 			out_text(o, ")");
 		}
-		if (anchor->misses > 0) {
+		if (traced && traced->misses > 0) {
 			out_printf(o, ", %+.1f%% against the traced layout's ",
-					100.0 * (sum / (double)n - (double)anchor->misses) /
-						(double)anchor->misses);
-			out_int(o, anchor->misses);
+					100.0 * (sum / (double)n - (double)traced->misses) /
+						(double)traced->misses);
+			out_int(o, traced->misses);
 		}
 		out_text(o, ".");
 		out_item(o, 0);

@@ -690,6 +690,28 @@ int swt_report_run_compared(const struct swt_report_ctx *rc, const struct swt_re
 	return swt_report_run_traced(r) && r->cache_pages == rc->cache_pages;
 }
 
+const struct swt_report_run *swt_report_layout_anchor(const struct swt_report_ctx *rc)
+{
+	const struct swt_report_run *first = NULL, *same_policy = NULL;
+
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (swt_report_run_traced(r))
+			continue;
+		if (!first)
+			first = r;
+		if (rc->chosen && !strcmp(r->policy, rc->chosen->policy)) {
+			if (r->page_cluster == rc->chosen->page_cluster &&
+			    r->cache_pages == rc->chosen->cache_pages)
+				return r;
+			if (!same_policy)
+				same_policy = r;
+		}
+	}
+	return same_policy ? same_policy : first;
+}
+
 /*
  * The page-cluster the policy comparisons show: the traced one when runs
  * exist there and it allows readahead, else the kernel default 3, else the

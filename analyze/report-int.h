@@ -136,6 +136,13 @@ int swt_report_same_layout(const char *a, const char *b);
 int swt_report_run_compared(const struct swt_report_ctx *rc, const struct swt_report_run *r);
 
 /*
+ * The run whose setting the layout chart and the answer's layout lines
+ * compare: a simulated-layout run of the chosen run's setting, else of its
+ * policy, else the first simulated-layout run; NULL when there is none.
+ */
+const struct swt_report_run *swt_report_layout_anchor(const struct swt_report_ctx *rc);
+
+/*
  * Whether a drawn run lacks the fault addresses VMA readahead needs:
  * SWT_REPORT_VMA_NO_ADDRESSES for vma, SWT_REPORT_AUTO_NO_ADDRESSES for
  * auto where the traced kernel took VMA readahead, else 0.

@@ -452,6 +452,20 @@ assert key == ["Layouts: A = traced: 1 device; B = 1: 1 device; C = 2: 2 devices
                "F = 2:hdd:era=4.11: 2 devices; G = devices=512M@5,512M@5,1G@1/ssd: 3 devices"], key
 PY
 
+# --- layouts replayed for another policy than the shown run's (auto, the
+# first that reads ahead): the answer speaks of the layouts the chart draws
+# (fixed's), against fixed's traced run, where it had said nothing ---
+cp "$WORK/sample.db" "$WORK/otherlayout.db"
+"$SWAPTRACE" replay -p auto -p fixed -c 3 "$WORK/otherlayout.db" > /dev/null &&
+"$SWAPTRACE" replay -p fixed -c 3 -l 2 "$WORK/otherlayout.db" > /dev/null &&
+"$SWAPTRACE" report --no-replay -o "$WORK/otherlayout" "$WORK/otherlayout.db" \
+	> "$WORK/otherlayout.out" 2>&1 || fail "otherlayout: replay and report"
+grep -q '"title": "Swap layout: .*, fixed at page-cluster 3"' "$WORK/otherlayout/layout.json" ||
+	fail "otherlayout: the layout chart draws fixed's layouts"
+grep -q "^  fixed at page-cluster 3 on the simulated layout 2: .* against the traced layout's 27.*127\.$" \
+	"$WORK/otherlayout.out" ||
+	fail "otherlayout: no answer line for the layout the chart draws: $(cat "$WORK/otherlayout.out")"
+
 # ... at every page-cluster: the notes count the policies left out, not
 # their runs (10 policies, 9 runs each: 2 more, not 18)
 variant manypc "VACUUM"
