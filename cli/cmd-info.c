@@ -234,10 +234,15 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 		}
 		sqlite3_finalize(s);
 	}
-	printf("Span: %.6f s (%.6f .. %.6f), %lld events, ",
-	       last > first ? ((double)last - (double)first) / 1e9 : 0.0, (double)first / 1e9,
-	       (double)last / 1e9,
-	       (long long)swt_store_query_int(st, "SELECT sum(events) FROM source", 0));
+	/* a capture of no events has no times (NULL): not a span at time 0 */
+	if (swt_store_query_int(st, "SELECT first_ns IS NULL OR last_ns IS NULL FROM capture", 1))
+		printf("Span: none (no event times), ");
+	else
+		printf("Span: %.6f s (%.6f .. %.6f), ",
+		       last > first ? ((double)last - (double)first) / 1e9 : 0.0,
+		       (double)first / 1e9, (double)last / 1e9);
+	printf("%lld events, ",
+	       (long long)swt_store_query_int(st, "SELECT coalesce(sum(events), 0) FROM source", 0));
 	if (swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE section = ''"
 				" AND key = 'end' AND value = 'error')", 0))
 		printf("recording ended on an error (incomplete), ");

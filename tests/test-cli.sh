@@ -154,6 +154,11 @@ check_eq "$(json_get "$OUT" 'd["devices"][0]["dev"] + "|" + str(d["lost_events"]
 	"info --json: an odd device name and an unknown lost count"
 run 0 info "$WORK/odd.db"
 has "$OUT" "^Span: .* events, lost events unknown$" "info: an unknown lost count"
+# a capture without event times (a trace.dat of no events) has no span: it
+# read "Span: 0.000000 s (0.000000 .. 0.000000)", times at 0 it never had
+sqlite3 "$WORK/odd.db" "UPDATE capture SET first_ns = NULL, last_ns = NULL"
+run 0 info "$WORK/odd.db"
+has "$OUT" "^Span: none \\(no event times\\), [0-9]+ events, " "info: no event times"
 # info's verdict on replay is replay's own
 sqlite3 "$WORK/odd.db" "DELETE FROM swap_area"
 run 0 info "$WORK/odd.db"
