@@ -86,17 +86,24 @@ static int parse_runs(const char *text, int64_t **ids, size_t *nr, size_t *cap)
 	return ret || !*nr ? -1 : 0;
 }
 
+/* What the default sweep did: runs stored, or a capture with nothing to replay. */
+struct default_sweep {
+	size_t nr_runs;
+	int nothing_to_replay;
+};
+
 /*
  * No runs stored yet: replay the default set so the charts have something
  * to say.  A capture with nothing to replay still gets its capture charts.
  */
 static int run_default_sweep(struct swt_store *st, void *ctx, struct swt_err *err)
 {
-	size_t *nr_runs = ctx;
-	int ret = swt_replay_default_sweep(st, nr_runs, err);
+	struct default_sweep *ds = ctx;
+	int ret = swt_replay_default_sweep(st, &ds->nr_runs, err);
 
 	if (ret && err->code == SWT_EUSAGE) {
 		cli_warn("report", err->msg);
+		ds->nothing_to_replay = 1;
 		return 0;
 	}
 	return ret;
@@ -117,7 +124,8 @@ int cmd_report(int argc, char **argv)
 	struct swt_err err = { 0 };
 	struct swt_store *st = NULL;
 	int64_t *ids = NULL;
-	size_t nr_ids = 0, cap_ids = 0, nr_default_runs = 0;
+	size_t nr_ids = 0, cap_ids = 0;
+	struct default_sweep defaults = { 0 };
 	char *dir = NULL;
 	int c, no_replay = 0, status = SWT_EXIT_FAIL;
 
@@ -178,7 +186,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!nr_ids && !no_replay) {
 		ro.run_defaults = run_default_sweep;
-		ro.run_defaults_ctx = &nr_default_runs;
+		ro.run_defaults_ctx = &defaults;
 	}
 	ro.params_are_defaults = swt_policy_params_are_defaults;
 	ro.run_ids = nr_ids ? ids : NULL;
@@ -193,12 +201,13 @@ int cmd_report(int argc, char **argv)
 		status = cli_fail("report", &err);
 		goto out;
 	}
-	if (nr_default_runs)
+	if (defaults.nr_runs)
 		printf("swaptrace: report: no replay runs were stored: replayed and stored the "
 		       "default set (%zu runs: none, fixed, adaptive, vma, auto, oracle at "
 		       "page-cluster 0-8; auto, fixed, oracle at 50-150 %% of the memory)\n",
-		       nr_default_runs);
-	if (!sum.runs)
+		       defaults.nr_runs);
+	/* replay would refuse it as the default sweep did, which said why */
+	if (!sum.runs && !defaults.nothing_to_replay)
 		cli_warn("report", "no replay runs stored: the policy charts say so "
 				   "(run swaptrace replay first)");
 	if (sum.approximate_runs) {

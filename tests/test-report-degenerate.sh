@@ -331,6 +331,9 @@ report noarea "{$ALL6, \"runs\": 0,
  \"heatmap\": {\"panels\": 2, \"messages_exactly\": true}}"
 grep -q "warning: .*no swap areas: nothing to replay" "$WORK/noarea.err" ||
 	fail "noarea: no warning that the default set could not be replayed"
+# ... and no advice to run replay, which refuses it the same way
+grep -q "run swaptrace replay first" "$WORK/noarea.err" &&
+	fail "noarea: told to run replay, which has nothing to replay: $(cat "$WORK/noarea.err")"
 
 # --- runs at one page-cluster only, without per-second series; a policy
 # name that is not UTF-8 (U+FFFD in the charts, no complaint from pango) ---
