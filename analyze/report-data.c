@@ -702,8 +702,9 @@ const struct swt_report_run *swt_report_layout_anchor(const struct swt_report_ct
 		if (!first)
 			first = r;
 		if (rc->chosen && !strcmp(r->policy, rc->chosen->policy)) {
+			/* the key names the parameters and model settings too */
 			if (r->page_cluster == rc->chosen->page_cluster &&
-			    r->cache_pages == rc->chosen->cache_pages)
+			    r->cache_pages == rc->chosen->cache_pages && !strcmp(r->key, rc->chosen->key))
 				return r;
 			if (!same_policy)
 				same_policy = r;

@@ -469,6 +469,24 @@ grep -q "^  fixed at page-cluster 3 on the simulated layout 2: .* against the tr
 	"$WORK/otherlayout.out" ||
 	fail "otherlayout: no answer line for the layout the chart draws: $(cat "$WORK/otherlayout.out")"
 
+# --- layout runs of one policy with other model settings: a column of each
+# kind under one title made 2 devices turn 133k requests into 57k (the
+# traced column --max-request-kib 4's, the other a plain replay's) ---
+cp "$WORK/sample.db" "$WORK/modellayout.db"
+"$SWAPTRACE" replay -p fixed -c 3 -l 2 "$WORK/modellayout.db" > /dev/null &&
+"$SWAPTRACE" replay -p fixed -c 3 -l traced -l 2 --max-request-kib 4 "$WORK/modellayout.db" \
+	> /dev/null &&
+"$SWAPTRACE" report --no-replay -o "$WORK/modellayout" "$WORK/modellayout.db" \
+	> "$WORK/modellayout.out" 2>&1 || fail "modellayout: replay and report"
+python3 - "$WORK/modellayout/layout.json" <<'PY' || FAILURES=$((FAILURES + 1))
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["title"].endswith("fixed (--max-request-kib 4) at page-cluster 3"), m["title"]
+assert [s["name"] for s in m["series"]] == ["traced: 1 device", "2: 2 devices"], m["series"]
+PY
+grep -q "^  fixed (--max-request-kib 4) at page-cluster 3 on the simulated layout 2: .* against" \
+	"$WORK/modellayout.out" || fail "modellayout: answer: $(cat "$WORK/modellayout.out")"
+
 # ... at every page-cluster: the notes count the policies left out, not
 # their runs (10 policies, 9 runs each: 2 more, not 18)
 variant manypc "VACUUM"
