@@ -1489,6 +1489,7 @@ static void warn_layout_fit(struct swt_ingest *ing, const uint32_t *devs, size_t
 {
 	const struct swt_layout *l = &ing->layout;
 	char msg[1024], name[300], unstated[200], all[200];
+	size_t j;
 
 	if (!ing->warn || l->assumed)
 		return;
@@ -1500,7 +1501,14 @@ static void warn_layout_fit(struct swt_ingest *ing, const uint32_t *devs, size_t
 		if (ing->area_pages[i] || d->pages[0] || d->pages[1])
 			continue;
 		area_name(&l->areas[i], name, sizeof(name));
-		if (dev_list(ing, devs, nr_devs, 1, unstated, sizeof(unstated)))
+		for (j = 0; j < nr_devs && devs[j] != l->areas[i].dev; j++)
+			;
+		if (j < nr_devs)
+			/* its device had I/O, none of it a page: "got no I/O ... is on 7:0" said both */
+			snprintf(msg, sizeof(msg), "%s got no swap I/O: the block I/O on its device is "
+				 "not in pages of %u bytes (the capture's page size: is it right?)", name,
+				 l->sectors_per_page * 512);
+		else if (dev_list(ing, devs, nr_devs, 1, unstated, sizeof(unstated)))
 			snprintf(msg, sizeof(msg), "%s got no I/O; the trace's block I/O is on %s, "
 				 "where no swap area is stated", name, unstated);
 		else if (nr_devs)

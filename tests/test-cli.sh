@@ -246,6 +246,13 @@ check_eq "$(sqlite3 "$WORK/elsewhere.db" 'SELECT count(*) FROM swap_in')" 0 "--s
 run 0 ingest -q -o "$WORK/spare.db" --swap 7:0 --swap 8:0,path=/dev/spare "$WORK/trace.dat"
 check_eq "$(cat "$ERR")" "swaptrace: ingest: warning: swap area /dev/spare (8:0) got no I/O (the trace's block I/O is on 7:0)" \
 	"--swap 7:0 --swap 8:0: the warning for the idle area"
+# an area whose device had I/O, none of it in pages of the stated size (a
+# page size the trace's 4 KiB swap I/O does not have): it said the area got
+# no I/O, and that the trace's I/O was on that very device
+{ echo "page_size 16384"; cat "$SAMPLE/meta.txt"; } > "$WORK/meta16k.txt"
+run 0 ingest -q -o "$WORK/p16.db" --meta "$WORK/meta16k.txt" "$WORK/trace.dat"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: warning: swap area /dev/loop0 (7:0) got no swap I/O: the block I/O on its device is not in pages of 16384 bytes (the capture's page size: is it right?)" \
+	"page size 16 KiB for a trace of 4 KiB pages: the warning"
 run 0 ingest -q -o "$WORK/few.db" --swap 7:0,slots=10 "$WORK/trace.dat"
 check_eq "$(cat "$ERR")" "swaptrace: ingest: warning: $(outside swap_in 'slot >= 10') pages read and $(outside swap_out 'slot >= 10') written on 7:0 lie outside its stated swap area (sectors 0-79), so are not counted as swap: other I/O on the device, or a wrong start or size?" \
 	"--swap 7:0,slots=10: the warning"
