@@ -714,6 +714,26 @@ const struct swt_report_run *swt_report_layout_anchor(const struct swt_report_ct
 }
 
 /*
+ * Whether a run's policy is --policy's: by name, and a plugin by its path
+ * or, given without a '/', by its file name, as the legends name it (when
+ * no run's policy is that very name: a built-in's, say).
+ */
+static int policy_is(const struct swt_report_ctx *rc, const struct swt_report_run *r,
+		     const char *policy)
+{
+	const char *base = strrchr(r->policy, '/');
+
+	if (!strcmp(r->policy, policy))
+		return 1;
+	if (!base || strchr(policy, '/') || strcmp(base + 1, policy))
+		return 0;
+	for (size_t i = 0; i < rc->nr_runs; i++)
+		if (!strcmp(rc->runs[i].policy, policy))
+			return 0;
+	return 1;
+}
+
+/*
  * The page-cluster the policy comparisons show: the traced one when runs
  * exist there and it allows readahead, else the kernel default 3, else the
  * nearest replayed value.  The run shown alone: --policy's at that
@@ -727,7 +747,7 @@ static void choose_run(struct swt_report_ctx *rc, const char *policy, int model_
 		const struct swt_report_run *r = &rc->runs[i];
 
 		if ((r->model_tuned && !model_tuned_too) || !swt_report_run_compared(rc, r) ||
-		    (policy && strcmp(r->policy, policy)))
+		    (policy && !policy_is(rc, r, policy)))
 			continue;
 		if (!policy && r->page_cluster != rc->chosen_pc)
 			continue;
@@ -758,11 +778,21 @@ static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 	}
 	if (policy) {
 		int found = 0, compared = 0;
+		const char *first = NULL;
 
 		for (size_t i = 0; i < rc->nr_runs; i++) {
-			found |= !strcmp(rc->runs[i].policy, policy);
-			compared |= !strcmp(rc->runs[i].policy, policy) &&
-				    swt_report_run_compared(rc, &rc->runs[i]);
+			const struct swt_report_run *r = &rc->runs[i];
+
+			if (!policy_is(rc, r, policy))
+				continue;
+			/* plugins of one file name in two directories: the path says which */
+			if (first && strcmp(first, r->policy))
+				return swt_error(err, SWT_EUSAGE, "policy '%s' names two plugins in "
+						 "'%s' ('%s' and '%s'): give its path",
+						 policy, swt_store_path(rc->st), first, r->policy);
+			first = r->policy;
+			found = 1;
+			compared |= swt_report_run_compared(rc, r);
 		}
 		if (!found)
 			return swt_error(err, SWT_EUSAGE, "policy '%s' has no %sreplay run in '%s'",

@@ -43,7 +43,8 @@ const char cmd_report_usage[] =
 	"  -f, --format LIST    png, svg or png,svg (default)\n"
 	"  -r, --run ID,...     draw only these replay runs (repeatable)\n"
 	"  -p, --policy NAME    the policy of the one-run charts (request sizes, timeline\n"
-	"                       shading, layouts); default: the first run that read ahead\n"
+	"                       shading, layouts), a plugin by its path or file name;\n"
+	"                       default: the first run that read ahead\n"
 	"  -n, --no-replay      draw what is stored; do not replay the default set\n";
 
 static int parse_formats(const char *text, unsigned *out)

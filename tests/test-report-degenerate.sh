@@ -400,6 +400,25 @@ for n in names memtie memother; do
 	"$SWAPTRACE" report --no-replay -o "$WORK/$n" "$WORK/$n.db" > "$WORK/$n.out" 2>&1 ||
 		fail "$n: report: $(cat "$WORK/$n.out")"
 done
+# --policy takes a plugin by the file name its legends give it (only its
+# path was taken: "policy 'libswt-policy-forward.so' has no replay run"),
+# and a file name of two plugins asks for the path
+"$SWAPTRACE" report --no-replay --policy libswt-policy-forward.so -o "$WORK/names-pol" \
+	"$WORK/names.db" > /dev/null 2>&1 || fail "names: --policy by the plugin's file name"
+grep -q '"title": "Read request sizes .*(libswt-policy-forward.so (pages=3), page-cluster 3)"' \
+	"$WORK/names-pol/request-sizes.json" ||
+	fail "names: --policy by file name: not the plugin's run: $(grep -m1 title "$WORK/names-pol/request-sizes.json")"
+cp "$WORK/names.db" "$WORK/names2.db"
+mkdir -p "$WORK/other" && cp "$plugin" "$WORK/other/libswt-policy-forward.so" &&
+"$SWAPTRACE" replay -p "$WORK/other/libswt-policy-forward.so" -c 3 "$WORK/names2.db" > /dev/null ||
+	fail "names2: replay of a second plugin of that file name"
+msg=$("$SWAPTRACE" report --no-replay --policy libswt-policy-forward.so -o "$WORK/names2" \
+	"$WORK/names2.db" 2>&1 >/dev/null)
+check_eq "$?" 1 "names2: --policy naming two plugins exits 1, as an unknown one does"
+case "$msg" in
+*"names two plugins"*"give its path") ;;
+*) fail "names2: --policy naming two plugins: $msg" ;;
+esac
 python3 - "$WORK" <<'PY' || FAILURES=$((FAILURES + 1))
 import json, sys
 w = sys.argv[1]
