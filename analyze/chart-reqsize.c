@@ -1,8 +1,9 @@
 /*
  * Chart 3, "request-sizes": read request sizes per swap device, what the
  * traced kernel issued (the request table) next to what the replayed
- * policy would issue (run_histogram 'request_pages').  Sizes in 4 KiB
- * pages; above 16 pages the bins double (3-4, 5-8, ...) to stay readable.
+ * policy would issue (run_histogram 'request_pages').  Sizes in the
+ * capture's pages, as replay counts them; above 16 pages the bins double
+ * (3-4, 5-8, ...) to stay readable.
  */
 #include <math.h>
 #include <stdio.h>
@@ -72,7 +73,7 @@ static struct part_hist *hist_for_partition(struct reqsize_data *d, int64_t part
 static int scan(struct reqsize_data *d, int pass, int64_t *max_pages, struct swt_err *err)
 {
 	static const char traced_sql[] =
-		"SELECT dev, (nr_sectors + 7) / 8, count(*) FROM request"
+		"SELECT dev, (nr_sectors + ?1 - 1) / ?1, count(*) FROM request"
 		" WHERE write = 0 AND pc = 0 AND nr_sectors > 0 GROUP BY 1, 2";
 	static const char sim_sql[] =
 		"SELECT partition, bucket, count FROM run_histogram"
@@ -88,8 +89,8 @@ static int scan(struct reqsize_data *d, int pass, int64_t *max_pages, struct swt
 		ret = swt_store_prepare(d->rc->st, which ? sim_sql : traced_sql, &s, err);
 		if (ret)
 			return ret;
-		if (which)
-			sqlite3_bind_int64(s, 1, d->run->id);
+		/* the traced requests in the capture's pages, as replay counts its own */
+		sqlite3_bind_int64(s, 1, which ? d->run->id : SWT_MAX(d->rc->page_size / 512, 1));
 		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 			int64_t key = sqlite3_column_int64(s, 0),
 				pages = sqlite3_column_int64(s, 1);
@@ -174,7 +175,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 	const struct swt_report_ctx *rc = d->rc;
 	const char *cats[MAX_BINS];
 	struct swt_chart_legend_item items[2];
-	char title[400], subtitle[400], sim_label[400], desc[300], traced_label[120];
+	char title[400], subtitle[400], sim_label[400], desc[300], traced_label[120], xlabel[64];
 	struct swt_chart_rgb sim_rgb = swt_chart_color(0);
 	int cols, rows;
 	size_t ni = 0;
@@ -195,9 +196,11 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 			 "traced: the kernel's reads at page-cluster %d", rc->page_cluster);
 	else
 		snprintf(traced_label, sizeof(traced_label), "traced: the kernel's reads");
+	snprintf(xlabel, sizeof(xlabel), "read request size (pages of %s)", rc->page_unit);
 	snprintf(subtitle, sizeof(subtitle),
-		 "Block-layer read requests to swap, counted by size in 4 KiB pages. Bigger "
-		 "requests mean readahead pages arrived together with the faulting page.");
+		 "Block-layer read requests to swap, counted by size in %s pages. Bigger "
+		 "requests mean readahead pages arrived together with the faulting page.",
+		 rc->page_unit);
 	top = swt_chart_header(c, title, subtitle);
 	bottom = swt_chart_footnote(c, d->log_bins ?
 		"Sizes above 2 pages are binned by powers of two (3\xe2\x80\x93" "4 pages, "
@@ -273,7 +276,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 			swt_chart_panel_message(c, &p, msg);
 			continue;
 		}
-		p.xa.label = "read request size (pages of 4 KiB)";
+		p.xa.label = xlabel;
 		p.xa.cats = cats;
 		p.xa.ncats = d->nr_bins;
 		/*

@@ -139,7 +139,7 @@ static int load(struct sweep_data *d, struct swt_err *err)
 static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err)
 {
 	static const char *const ylabels[NR_METRICS] = {
-		"faults served by readahead (%)", "pages read from swap (4 KiB)",
+		"faults served by readahead (%)", NULL /* pages read from swap (the page size) */,
 		"read requests to the swap devices",
 	};
 	const struct sweep_data *d = data;
@@ -147,7 +147,7 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
 	size_t key_colors[SWT_REPORT_MAX_SERIES];
-	char ref_label[160], note[400];
+	char ref_label[160], note[400], ylabel[64];
 	size_t ni = 0;
 	double top, bottom, xs[64];
 	int have_ref = rc->page_cluster >= 0 && rc->page_cluster <= d->max_pc;
@@ -216,7 +216,9 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 		/* half a step of margin keeps the end points off the axes */
 		p.xa.lo = -0.4;
 		p.xa.hi = d->max_pc + 0.4;
-		p.ya.label = ylabels[m];
+		/* pages of the capture's size, as replay counts them */
+		snprintf(ylabel, sizeof(ylabel), "pages read from swap (%s)", rc->page_unit);
+		p.ya.label = ylabels[m] ? ylabels[m] : ylabel;
 		p.ya.fmt = m == COVERAGE ? SWT_FMT_PERCENT : SWT_FMT_COUNT;
 		p.ya.zero = 1;
 		p.ya.integer = m != COVERAGE;

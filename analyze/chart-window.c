@@ -108,7 +108,7 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES];
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
 	size_t key_colors[SWT_REPORT_MAX_SERIES];
-	char names[SWT_REPORT_MAX_SERIES][300], title[200];
+	char names[SWT_REPORT_MAX_SERIES][300], title[200], xlabel[64];
 	const char *cats[MAX_WINDOWS];
 	struct swt_chart_panel p = { 0 };
 	double top, bottom, hi = 0;
@@ -174,7 +174,8 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	p.y = top + 6;
 	p.w = c->width - 2 * SWT_CHART_MARGIN;
 	p.h = bottom - top - 6;
-	p.xa.label = "readahead window (pages of 4 KiB)";
+	snprintf(xlabel, sizeof(xlabel), "readahead window (pages of %s)", d->rc->page_unit);
+	p.xa.label = xlabel;
 	p.xa.cats = cats;
 	p.xa.ncats = d->nr_sizes;
 	p.ya.label = "share of the policy's decisions (%)";

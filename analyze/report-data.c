@@ -241,6 +241,14 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 	rc->page_size = swt_store_query_int(rc->st, "SELECT page_size FROM capture", 4096);
 	if (rc->page_size < 512 || rc->page_size > (1 << 24))
 		rc->page_size = 4096;
+	if (rc->page_size >= 1048576)
+		snprintf(rc->page_unit, sizeof(rc->page_unit), "%lld MiB",
+			 (long long)(rc->page_size >> 20));
+	else if (rc->page_size >= 1024)
+		snprintf(rc->page_unit, sizeof(rc->page_unit), "%lld KiB",
+			 (long long)(rc->page_size >> 10));
+	else
+		snprintf(rc->page_unit, sizeof(rc->page_unit), "%lld B", (long long)rc->page_size);
 	rc->default_cache_pages = swt_store_query_int(rc->st,
 		"SELECT CASE WHEN mem_limit_bytes > 0 THEN mem_limit_bytes"
 		" WHEN working_set_bytes > 0 THEN working_set_bytes END / page_size FROM capture", -1);

@@ -112,6 +112,8 @@ struct swt_report_ctx {
 	/* replay's default memory for this capture (its cgroup limit); -1: none known */
 	int64_t default_cache_pages;
 	int64_t page_size;
+	/* the page size as the charts name their pages: "4 KiB", "64 KiB" */
+	char page_unit[16];
 	/* page-cluster of the policy comparisons; -1: no run on the traced layout */
 	int chosen_pc;
 	/* the run the one-run charts show; NULL: none on the traced layout */

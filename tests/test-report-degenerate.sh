@@ -299,6 +299,15 @@ report empty "{$ONE_PC, \"runs\": 1,
  \"heatmap\": {\"messages\": [\"no swap-ins or swap-outs in this capture\"]},
  \"request-sizes\": {\"messages\": [\"no read requests on 7:0\"], \"series\": {\"traced\": 0, \"simulated\": 0}}}"
 
+# --- 16 KiB pages (arm64): the kernel's reads are counted in the capture's
+# pages, as replay counts its own, and the axes say so (they were counted
+# and labelled in 4 KiB pages: each traced one-page read a 4-page request) ---
+variant page16k "UPDATE capture SET page_size = 16384; UPDATE request SET nr_sectors = nr_sectors * 4"
+"$SWAPTRACE" replay -p none -c 3 "$WORK/page16k.db" > /dev/null || fail "page16k: replay"
+report page16k "{$ONE_PC, \"runs\": 1,
+ \"request-sizes\": {\"x_labels\": [\"read request size (pages of 16 KiB)\"], \"categories\": [\"1\"]},
+ \"ra-window\": {\"x_labels\": [\"readahead window (pages of 16 KiB)\"]}}" --no-replay
+
 # --- two devices: one panel or group each ---
 variant twodev "INSERT INTO device VALUES (7340033, 7, 1, '7:1', '/dev/loop1', 1);
 	INSERT INTO swap_area SELECT 1, 7340033, '/dev/loop1', type, priority, rotational,
