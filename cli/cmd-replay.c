@@ -655,12 +655,20 @@ int cmd_replay(int argc, char **argv)
 						 "bad --max-request-kib '%s': a whole number of KiB from 4 "
 						 "to 65536", optarg);
 			break;
-		case 'l':
+		case 'l': {
+			int j;
+
+			/* given twice, a layout runs once, as a policy or a setting does */
+			for (j = 0; j < nlayout_specs && strcmp(layout_specs[j], optarg); j++)
+				;
+			if (j < nlayout_specs)
+				break;
 			if (nlayout_specs >= MAX_LAYOUT_SPECS)
 				return cli_failf("replay", SWT_EXIT_USAGE, "too many --layout (at most %d)",
 						 MAX_LAYOUT_SPECS);
 			layout_specs[nlayout_specs++] = optarg;
 			break;
+		}
 		case 'a':
 			approximate = 1;
 			break;
