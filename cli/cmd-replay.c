@@ -725,6 +725,16 @@ int cmd_replay(int argc, char **argv)
 		status = cli_fail("replay", &err);
 		goto out;
 	}
+	/*
+	 * Requests are of whole pages: a limit below one (4 KiB on 16 KiB
+	 * pages) split nothing and put every request in a 0-page bucket
+	 */
+	if (((max_req_kib * 1024) >> in->page_shift) == 0) {
+		status = cli_failf("replay", SWT_EXIT_USAGE,
+				   "bad --max-request-kib %lld: below one page of '%s' (%u KiB)",
+				   (long long)max_req_kib, argv[optind], (1u << in->page_shift) / 1024);
+		goto out;
+	}
 	if (in->no_area || in->no_area_outs) {
 		char msg[200];
 

@@ -72,6 +72,15 @@ check_eq "$(head -1 "$WORK/out.csv")" \
 check_eq "$(wc -l < "$WORK/out.csv")" 3 "csv rows (all + one partition)"
 "$SWAPTRACE" replay --no-store -p auto -c 3 "$db" | grep -q '^auto .* all ' || fail "table output"
 check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" 12 "--no-store stores nothing"
+# a request limit below one page: refused (on 16 KiB pages --max-request-kib 4
+# stored every request in a 0-page bucket of the request histogram)
+cp "$db" "$WORK/page16k.db"
+sqlite3 "$WORK/page16k.db" "UPDATE capture SET page_size = 16384"
+msg=$("$SWAPTRACE" replay -p fixed -c 3 --max-request-kib 4 "$WORK/page16k.db" 2>&1 >/dev/null)
+check_eq "$?" 2 "--max-request-kib below a page: a usage error"
+check_eq "$msg" "swaptrace: replay: bad --max-request-kib 4: below one page of '$WORK/page16k.db' (16 KiB)" \
+	"--max-request-kib below a page: the message"
+check_eq "$(sqlite3 "$WORK/page16k.db" 'SELECT count(*) FROM run')" 12 "--max-request-kib below a page: nothing stored"
 # the model's settings are stored with the run, and a report names a run
 # made with other ones after them (both looked like the plain run's twin)
 cp "$db" "$WORK/model.db"
