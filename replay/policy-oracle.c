@@ -69,6 +69,12 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 			win->list[n++] = s;
 	}
 	win->count = n;
+	/*
+	 * The window size it records is what it chose to read: its limit is
+	 * the same on every miss, and a histogram of it said "8 pages, always"
+	 * of a policy that reads a few.
+	 */
+	win->size = n;
 	if (f->flags & SWT_FAULT_VPAGE_KNOWN) {
 		/* any placement the kernel could choose: the best window of max pages */
 		uint64_t pmd = (uint64_t)1 << (21 - f->page_shift), lo, hi, best = 0, start, vp;
@@ -116,11 +122,11 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 			if (cluster_n >= best_n + 1)
 				return 0;
 			win->kind = SWT_WINDOW_VPAGES;
-			win->size = max;
 			win->count = 0;
 			for (vp = best; vp < best + max && vp < end && win->count < win->capacity; vp++)
 				if (vp == f->vpage || useful[vp - first])
 					win->list[win->count++] = vp;
+			win->size = win->count;
 		}
 		return 0;
 	}
