@@ -67,10 +67,16 @@
 #define TASK_BUFFER_KB 4096
 #define MIN_BUFFER_KB 1024
 
+/*
+ * block_bio_complete is the only completion of a bio-based device (zram,
+ * dm, md): they make no requests.  A request's bios do not fire it (the
+ * block layer clears their flag: block_rq_complete said it), so nothing
+ * completes twice.
+ */
 static const char *const block_events[] = {
 	"block_bio_queue", "block_getrq", "block_rq_insert", "block_rq_issue",
-	"block_rq_complete", "block_bio_backmerge", "block_bio_frontmerge", "block_rq_merge",
-	"block_bio_remap",
+	"block_rq_complete", "block_bio_complete", "block_bio_backmerge", "block_bio_frontmerge",
+	"block_rq_merge", "block_bio_remap",
 };
 
 static uint64_t now_ns(void)
