@@ -617,7 +617,7 @@ void swt_target_follow_memcg(struct swt_target *t)
 	}
 	free(t->memcg);
 	t->memcg = cg;
-	t->mem_limit = swt_memcg_limit(t->memcg);
+	t->mem_limit = swt_memcg_effective_limit(t->memcg);
 }
 
 int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
@@ -657,7 +657,7 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 		break;
 	}
 	if (t->memcg) {
-		int64_t limit = swt_memcg_limit(t->memcg);
+		int64_t limit = swt_memcg_effective_limit(t->memcg);
 
 		if (limit >= 0 || t->mem_limit < 0)
 			t->mem_limit = limit;

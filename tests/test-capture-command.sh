@@ -98,6 +98,19 @@ for b in swaptrace swaptrace-block; do
 	grep -q -m1 "^ *$b: " "$WORK/report.txt" || fail "trace-cmd report shows no '$b' buffer"
 done
 
+# a command in a cgroup with no limit of its own, under the limited one:
+# the parent's limit binds it (it was recorded as unlimited, and replay
+# had no memory size to start from)
+CHILD="$CGROUP_DIR/child"
+if [ "$CG_LIMIT_FILE" = memory.max ]; then
+	echo +memory > "$CGROUP_DIR/cgroup.subtree_control" || fail "cannot enable memory for the child cgroup"
+fi
+mkdir "$CHILD" && EXTRA_CGROUPS+=("$CHILD") || fail "cannot create a child cgroup"
+swt capture -q -o "$WORK/child" -- sh -c "echo \$\$ > '$CHILD/cgroup.procs' && exec sleep 0.5" ||
+	fail "capture in a child cgroup"
+check_eq "$(meta_value "$WORK/child/meta.txt" memcg)" "$CHILD" "child cgroup: memcg"
+check_eq "$(meta_value "$WORK/child/meta.txt" mem_limit_bytes)" $((51 << 20)) "child cgroup: its parent's limit"
+
 # the command's exit status is the capture's
 swt capture -q -o "$WORK/exit3" -- sh -c 'exit 3'
 check_eq "$?" 3 "exit status of a failing command"

@@ -123,6 +123,32 @@ TEST(no_limit_is_memavailable)
 	drop_root();
 }
 
+/*
+ * The limit a capture records for its target's cgroup: a parent's binds a
+ * child with none of its own (it was recorded as unlimited, and replay
+ * then had no memory size to start from), and the lowest one counts.
+ */
+TEST(memcg_limit_is_the_lowest_up_the_tree)
+{
+	char dir[256];
+
+	fresh_root();
+	put("sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+	put("sys/fs/cgroup/memory/slice/memory.limit_in_bytes", "67108864\n");
+	put("sys/fs/cgroup/memory/slice/job/memory.limit_in_bytes", "9223372036854771712\n");
+	snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/memory/slice/job/", root);
+	CHECK_INT(swt_memcg_effective_limit(dir), 67108864);
+	snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/memory", root);
+	CHECK_INT(swt_memcg_effective_limit(dir), -1);
+	/* v2: the grandparent's 1 GiB under the parent's 2 GiB */
+	put("sys/fs/cgroup/a/memory.max", "1073741824\n");
+	put("sys/fs/cgroup/a/b/memory.max", "2147483648\n");
+	put("sys/fs/cgroup/a/b/c/memory.max", "max\n");
+	snprintf(dir, sizeof(dir), "%s/sys/fs/cgroup/a/b/c", root);
+	CHECK_INT(swt_memcg_effective_limit(dir), 1073741824);
+	drop_root();
+}
+
 /* every number swaptrace reads is decimal: zero-padded ones were octal */
 TEST(numbers_are_decimal)
 {

@@ -480,6 +480,44 @@ int64_t swt_memcg_limit(const char *dir)
 	return v >= 0 ? v : cgroup_value(dir, "memory.max", NULL);
 }
 
+int64_t swt_memcg_effective_limit(const char *dir)
+{
+	char path[PATH_MAX], file[PATH_MAX + 32];
+	size_t len = strlen(dir);
+	int64_t best = -1;
+
+	if (len >= sizeof(path))
+		return swt_memcg_limit(dir);
+	memcpy(path, dir, len + 1);
+	/*
+	 * A limit on a parent (a systemd slice, a pod) binds a child that
+	 * has none of its own.  The hierarchy ends where the directories
+	 * have no limit file: above the mount (v1) or at the root (v2).
+	 */
+	for (;;) {
+		char *slash;
+		int64_t v;
+
+		while (len > 1 && path[len - 1] == '/')
+			path[--len] = '\0';
+		snprintf(file, sizeof(file), "%s/memory.limit_in_bytes", path);
+		if (access(file, F_OK) < 0) {
+			snprintf(file, sizeof(file), "%s/memory.max", path);
+			if (access(file, F_OK) < 0)
+				break;
+		}
+		v = swt_memcg_limit(path);
+		if (v >= 0 && (best < 0 || v < best))
+			best = v;
+		slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			break;
+		*slash = '\0';
+		len = (size_t)(slash - path);
+	}
+	return best;
+}
+
 /* A memory.stat value, v1's hierarchical total_ one where there is one (v2 has none). */
 static int64_t cgroup_stat(const char *dir, const char *key)
 {

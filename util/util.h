@@ -101,6 +101,11 @@ char *swt_memcg_dir(const char *cgroup_file, const char *v1, const char *v2);
 /* A memory cgroup's limit in bytes, -1 when unlimited or unreadable. */
 int64_t swt_memcg_limit(const char *dir);
 /*
+ * The limit its tasks live under: the lowest of its own and its
+ * ancestors' up to the hierarchy's root; -1 when none is limited.
+ */
+int64_t swt_memcg_effective_limit(const char *dir);
+/*
  * Memory available for new allocations, in KiB: MemAvailable, or less
  * when the memory cgroup this process is in (v1 or v2) leaves it less; -1
  * unknown (0 is none at all).  Test seams: SWT_TEST_MEM_AVAILABLE_KIB in
