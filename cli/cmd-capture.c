@@ -169,6 +169,10 @@ int cmd_capture(int argc, char **argv)
 				return cli_failf("capture", SWT_EXIT_USAGE, "bad --pid '%s'", optarg);
 			break;
 		case 'c':
+			/* relative to the controller's mount, '' is its root: a script's unset variable */
+			if (!optarg[0])
+				return cli_failf("capture", SWT_EXIT_USAGE,
+						 "bad --cgroup '': expected a cgroup's path");
 			o.cgroup = optarg;
 			break;
 		case 'b':

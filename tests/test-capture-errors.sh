@@ -37,6 +37,11 @@ swt capture -o "$WORK/usage" --duration 1e300 -- true 2> "$WORK/dur.err"
 check_eq "$?:$(cat "$WORK/dur.err")" \
 	"2:swaptrace: capture: bad --duration '1e300': expected seconds > 0, a year at most" \
 	"a duration past a year"
+# an empty --cgroup (a script's unset variable) named the controller's root:
+# the capture followed the tasks of the root cgroup
+swt capture -o "$WORK/usage" --cgroup "" --duration 0.2 2> "$WORK/cg.err"
+check_eq "$?:$(cat "$WORK/cg.err")" "2:swaptrace: capture: bad --cgroup '': expected a cgroup's path" \
+	"an empty --cgroup"
 [ -e "$WORK/usage" ] && fail "usage error created the directory"
 # --buffer-kb is pinned per CPU and per buffer: past half the memory
 # available it would starve the host
