@@ -406,6 +406,13 @@ int swt_blktracer_create(const struct swt_blktracer_opts *o, struct swt_knobs *k
 	ret = set_knob(knobs, o->tracing_dir, "options/context-info", "1", err);
 	if (!ret)
 		ret = set_knob(knobs, o->tracing_dir, "options/bin", "1", err);
+	/*
+	 * A full buffer that does not overwrite drops new records without a
+	 * "LOST" notice in trace_pipe (only overruns are reported there):
+	 * with someone's overwrite 0, I/O went missing and nothing was counted.
+	 */
+	if (!ret)
+		ret = set_knob(knobs, o->tracing_dir, "options/overwrite", "1", err);
 	if (!ret)
 		ret = swt_blktracer_grow_buffers(knobs, o->tracing_dir, o->ncpus, o->buffer_kb, err);
 	if (!ret)
