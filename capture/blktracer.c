@@ -135,6 +135,7 @@ long swt_blktracer_convert(struct swt_blktracer_conv *cv, unsigned cpu, const un
 struct blk_cpu {
 	int fd;			/* per_cpu/cpuN/trace_pipe */
 	int out_fd;
+	int write_failed;	/* the rest is read and counted lost, not written */
 	char *out_path;
 	unsigned char *in, *out;
 	size_t have;
@@ -447,8 +448,10 @@ static int drain_cpu(struct swt_blktracer *s, unsigned c, uint64_t *bytes, struc
 		return 0;
 	for (;;) {
 		ssize_t n = read(bc->fd, bc->in + bc->have, PIPE_READ - bc->have);
+		uint64_t before = bc->cv.records;
 		size_t out_len = 0;
 		long used;
+		off_t at;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -471,8 +474,28 @@ static int drain_cpu(struct swt_blktracer *s, unsigned c, uint64_t *bytes, struc
 		if (bc->have == PIPE_READ)
 			return swt_error(err, SWT_EFORMAT, "blk tracer pipe of CPU %u: a record "
 					 "larger than %u bytes", c, PIPE_READ);
-		if (out_len && swt_write_all(bc->out_fd, bc->out, out_len))
-			return swt_error(err, SWT_EIO, "'%s': %s", bc->out_path, strerror(errno));
+		if (bc->write_failed) {
+			bc->cv.lost += bc->cv.records - before;
+			bc->cv.records = before;
+			continue;
+		}
+		at = lseek(bc->out_fd, 0, SEEK_CUR);
+		if (out_len && swt_write_all(bc->out_fd, bc->out, out_len)) {
+			int e = errno;
+
+			/*
+			 * A full disk cuts a write short: the torn record made
+			 * blkparse and ingest refuse the file.  Back to whole
+			 * records; what they lack is counted lost (meta.txt), and
+			 * the rest of the pipe read, so that it is counted too.
+			 */
+			if (at >= 0 && ftruncate(bc->out_fd, at) == 0)
+				lseek(bc->out_fd, at, SEEK_SET);
+			bc->cv.lost += bc->cv.records - before;
+			bc->cv.records = before;
+			bc->write_failed = 1;
+			return swt_error(err, SWT_EIO, "'%s': %s", bc->out_path, strerror(e));
+		}
 		*bytes += out_len;
 	}
 }

@@ -28,7 +28,7 @@
 /* Per-CPU conversion state. */
 struct swt_blktracer_conv {
 	uint32_t seq;		/* last sequence number written */
-	int64_t lost;		/* events the kernel reported lost */
+	int64_t lost;		/* events the kernel reported lost, and records not written */
 	uint64_t records;	/* records written */
 	uint64_t foreign;	/* records skipped: other devices, other tracers */
 };

@@ -246,8 +246,13 @@ int cmd_capture(int argc, char **argv)
 	if (res.lost_events > 0) {
 		char msg[256];
 
-		snprintf(msg, sizeof(msg), "%lld events were lost (the ring buffers overflowed); "
-			 "try a larger --buffer-kb", (long long)res.lost_events);
+		/* after a write error the count holds the blk records that could not be written */
+		if (res.end == SWT_CAPTURE_END_ERROR)
+			snprintf(msg, sizeof(msg), "%lld events were lost (the ring buffers overflowed, "
+				 "or they could not be written)", (long long)res.lost_events);
+		else
+			snprintf(msg, sizeof(msg), "%lld events were lost (the ring buffers overflowed); "
+				 "try a larger --buffer-kb", (long long)res.lost_events);
 		cli_warn("capture", msg);
 	}
 	/* written while it runs: usable now, and safe from what happens to it */
