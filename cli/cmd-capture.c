@@ -114,6 +114,8 @@ static void install_handlers(void)
 static void say_next(const char *dir, long long pswpin)
 {
 	size_t len = strlen(dir);
+	char *real = NULL;
+	const char *base;
 
 	if (pswpin <= 0) {
 		cli_warn("capture", "nothing was swapped in while recording, so replay has nothing to "
@@ -123,11 +125,22 @@ static void say_next(const char *dir, long long pswpin)
 	}
 	while (len > 1 && dir[len - 1] == '/')
 		len--;
+	/* "-o ." would suggest a database '..db' inside the capture: name it by its real path */
+	for (base = dir + len; base > dir && base[-1] != '/'; base--)
+		;
+	if (((size_t)(dir + len - base) == 1 && base[0] == '.') ||
+	    ((size_t)(dir + len - base) == 2 && !strncmp(base, "..", 2))) {
+		real = realpath(dir, NULL);
+		if (real) {
+			dir = real;
+			len = strlen(dir);
+		}
+	}
 	/* a path the shell would need more than single quotes for is left to the user */
-	if (strchr(dir, '\'') || strchr(dir, '\n'))
-		return;
-	fprintf(stderr, "swaptrace: capture: next: swaptrace ingest -o '%.*s.db' '%.*s' && "
-		"swaptrace report '%.*s.db'\n", (int)len, dir, (int)len, dir, (int)len, dir);
+	if (!strchr(dir, '\'') && !strchr(dir, '\n'))
+		fprintf(stderr, "swaptrace: capture: next: swaptrace ingest -o '%.*s.db' '%.*s' && "
+			"swaptrace report '%.*s.db'\n", (int)len, dir, (int)len, dir, (int)len, dir);
+	free(real);
 }
 
 int cmd_capture(int argc, char **argv)

@@ -98,6 +98,15 @@ for b in swaptrace swaptrace-block; do
 	grep -q -m1 "^ *$b: " "$WORK/report.txt" || fail "trace-cmd report shows no '$b' buffer"
 done
 
+# "-o ." suggested 'swaptrace ingest -o '..db' '.'': a database named '..db'
+# inside the capture itself; the next step names the directory by its path
+mkdir "$WORK/dot"
+(cd "$WORK/dot" && capture_workload . -- sh -c "$(workload mb=64 accesses=2000 seed=3)") ||
+	fail "capture into '.'"
+dot=$(realpath "$WORK/dot")
+grep -qxF "swaptrace: capture: next: swaptrace ingest -o '$dot.db' '$dot' && swaptrace report '$dot.db'" \
+	"$WORK/err.txt" || fail "capture into '.': next step: $(grep next: "$WORK/err.txt")"
+
 # a command in a cgroup with no limit of its own, under the limited one:
 # the parent's limit binds it (it was recorded as unlimited, and replay
 # had no memory size to start from)
