@@ -284,8 +284,14 @@ fi
 
 # 6. tracefs not mounted: the capture mounts it; SIGKILLed, the mount is in
 # its journal, and the next capture unmounts it (its own mount too).  Only
-# where this test mounted tracefs itself: nobody else is using it.
-if [[ " ${MOUNTS[*]} " == *" $TRACEFS "* ]] && umount "$TRACEFS" 2>/dev/null; then
+# where this test mounted tracefs itself: nobody else is using it; and
+# where debugfs's tracefs is not mounted either (captures use that one).
+DEBUGFS=/sys/kernel/debug
+# (only mountinfo is read: a look at the path would trigger debugfs's automount)
+mounted_at() { grep -q "^[^ ]* [^ ]* [^ ]* [^ ]* $1 " /proc/self/mountinfo; }
+if mounted_at "$DEBUGFS/tracing"; then
+	echo "note: the unmounted-tracefs cases are skipped: tracefs is mounted at $DEBUGFS/tracing"
+elif [[ " ${MOUNTS[*]} " == *" $TRACEFS "* ]] && umount "$TRACEFS" 2>/dev/null; then
 	capture_killed "$WORK/sigkill3"
 	mountpoint -q "$TRACEFS" || fail "unmounted tracefs: the killed capture did not mount it"
 	grep -q "^mount $TRACEFS\$" "/run/swaptrace/capture-$CAPPID.undo" ||
@@ -383,6 +389,26 @@ if [[ " ${MOUNTS[*]} " == *" $TRACEFS "* ]] && umount "$TRACEFS" 2>/dev/null; th
 		ls -d "$TRACEFS/instances/swaptrace-$DEAD"* 2>/dev/null &&
 			fail "dead beside ($admin): the killed capture's instances are still there: $(cat "$WORK/next-$admin.err")"
 	done
+	# debugfs mounted, tracefs not: looking for tracefs at
+	# /sys/kernel/debug/tracing triggered debugfs's automount of it there, a
+	# mount that no capture made or removed, left for good
+	MADE_DEBUGFS=0
+	if ! mounted_at "$DEBUGFS" && mount -t debugfs nodev "$DEBUGFS" 2>/dev/null; then
+		MADE_DEBUGFS=1
+	fi
+	if mounted_at "$DEBUGFS" && umount "$TRACEFS"; then
+		swt capture -q -o "$WORK/debugfs" --duration 0.5 > /dev/null 2> "$WORK/debugfs.err"
+		check_eq "$?:$(cat "$WORK/debugfs.err")" "0:" "debugfs mounted: the capture"
+		if mounted_at "$DEBUGFS/tracing"; then
+			umount "$DEBUGFS/tracing"
+			fail "debugfs mounted: the capture left tracefs mounted at $DEBUGFS/tracing"
+		fi
+		mountpoint -q "$TRACEFS" && fail "debugfs mounted: the capture left tracefs mounted at $TRACEFS"
+		mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" || fail "cannot mount tracefs again"
+	else
+		echo "note: the debugfs case is skipped: debugfs cannot be mounted"
+	fi
+	[ "$MADE_DEBUGFS" = 1 ] && umount "$DEBUGFS"
 	check_host_restored "$WORK/state.before" "after the unmounted tracefs case"
 fi
 finish
