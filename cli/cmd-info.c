@@ -181,6 +181,8 @@ static void print_replay_hint(struct swt_store *st)
 {
 	enum swt_stream_kind kind = swt_replay_stream_kind(st);
 	int64_t pc = swt_store_query_int(st, "SELECT page_cluster FROM capture", -1);
+	int64_t swapoff = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE NOT "
+					      SWT_NOT_SWAPOFF_SQL, 0);
 
 	printf("\nReplay: ");
 	/* the verdicts replay itself would give (replay/input.c) */
@@ -190,6 +192,10 @@ static void print_replay_hint(struct swt_store *st)
 		printf("no swap areas: nothing to replay\n");
 	} else if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in)", 0)) {
 		printf("no swap-ins traced: nothing to replay\n");
+	} else if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in WHERE "
+					SWT_NOT_SWAPOFF_SQL ")", 0)) {
+		printf("every swap-in was read by swapoff, none faulted: nothing to replay\n");
+		return;
 	} else if (kind == SWT_STREAM_EXACT) {
 		printf("every swap read is its fault's own page: an exact demand stream\n");
 	} else if (kind == SWT_STREAM_PROBES) {
@@ -209,6 +215,9 @@ static void print_replay_hint(struct swt_store *st)
 			printf("  Without fault events, replay --approximate can only let each read stand\n"
 			       "  for a fault, which counts wasted readahead as hits (docs/replay-model.md).\n");
 	}
+	if (swapoff > 0 && swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_area)", 0))
+		printf("  %lld swap-in pages were read by swapoff, not faulted: replay leaves them out.\n",
+		       (long long)swapoff);
 }
 
 static void print_text(struct swt_store *st, const struct dev_counts *devs, size_t nr)

@@ -557,6 +557,17 @@ cmp -s "$WORK/exact.json" "$WORK/probed-swapoff.json" || fail "swapoff's probes 
 check_eq "$(cat "$WORK/swapoff.err")" \
 	"swaptrace: replay: warning: $(sqlite3 "$db" "SELECT count(DISTINCT area_id || ':' || slot) FROM swap_in") swap-ins were read by swapoff, not faulted: left out" \
 	"swapoff's reads are said to be left out"
+check_eq "$("$SWAPTRACE" info "$WORK/swapoff.db" | tail -1)" \
+	"  $(sqlite3 "$db" "SELECT count(DISTINCT area_id || ':' || slot) FROM swap_in") swap-in pages were read by swapoff, not faulted: replay leaves them out." \
+	"info says swapoff's reads are left out"
+sqlite3 "$WORK/swapoff.db" "DELETE FROM swap_in WHERE pid IS NOT 999999"
+check_eq "$("$SWAPTRACE" info "$WORK/swapoff.db" | tail -1)" \
+	"Replay: every swap-in was read by swapoff, none faulted: nothing to replay" \
+	"info on swapoff's reads alone"
+"$SWAPTRACE" replay -n "$WORK/swapoff.db" > /dev/null 2> "$WORK/swapoff.err"
+check_eq "$?:$(tail -1 "$WORK/swapoff.err")" \
+	"1:swaptrace: replay: '$WORK/swapoff.db': no swap-in faults: nothing to replay" \
+	"replay of swapoff's reads alone"
 
 # --- a readahead-mixed capture needs --approximate -----------------------------------
 find_captures
