@@ -80,7 +80,8 @@ const char cmd_ingest_usage[] =
 	"usage: swaptrace ingest -o DB [--meta FILE] [--swap SPEC]... [--name NAME] INPUT...\n"
 	"\n"
 	"Decode swap traces into the SQLite database DB.  An existing swaptrace database\n"
-	"(or empty file) at DB is replaced; any other file, or one of the inputs, is not.\n"
+	"(or empty file) at DB is replaced, with the replay runs stored in it (a warning\n"
+	"says how many); any other file, or one of the inputs, is not.\n"
 	"\n"
 	"INPUT is any of:\n"
 	"  DIR          a capture directory: its trace.dat, and blktrace files in it or\n"
@@ -145,6 +146,7 @@ int cmd_ingest(int argc, char **argv)
 	struct swt_store *st = NULL;
 	struct swt_ingest *ing = NULL;
 	int quiet = 0, c, i, ret, status = SWT_EXIT_FAIL;
+	int64_t old_runs;
 	uint64_t t0 = swt_now_ns();
 	sigset_t saved_mask;
 
@@ -225,6 +227,8 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	}
 
+	/* replacing a database replaces the sweeps replayed into it: said, not silent */
+	old_runs = swt_store_runs_at(out);
 	guard_signals(&saved_mask);
 	if (swt_store_create(out, &st, &err) || swt_ingest_alloc(st, meta, ingest_warn, NULL, &ing, &err)) {
 		guard_pending_db(st ? swt_store_pending_path(st) : NULL, &saved_mask);
@@ -247,6 +251,13 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	}
 	pending_db_set = 0;
+	if (old_runs > 0) {
+		char msg[4200];
+
+		snprintf(msg, sizeof(msg), "replaced '%s', and with it the %lld replay run%s stored "
+			 "there", out, (long long)old_runs, old_runs == 1 ? "" : "s");
+		cli_warn("ingest", msg);
+	}
 	if (!quiet) {
 		int64_t requests = swt_store_query_int(st, "SELECT count(*) FROM request", 0);
 		int64_t events = swt_store_query_int(st, "SELECT sum(events) FROM source", 0);

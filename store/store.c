@@ -112,6 +112,26 @@ static int is_swaptrace_db(const char *path)
 	return found;
 }
 
+int64_t swt_store_runs_at(const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s;
+	int64_t runs = 0;
+
+	if (!is_swaptrace_db(path))
+		return 0;
+	/* any schema version: a run table from before version 2 counts the same */
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
+	    SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT count(*) FROM run", -1, &s, NULL) == SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW)
+			runs = sqlite3_column_int64(s, 0);
+		sqlite3_finalize(s);
+	}
+	sqlite3_close(db);
+	return runs;
+}
+
 /*
  * What may be at path before a database is created there: nothing, a
  * swaptrace database (re-ingested) or an empty file (mktemp's), all of

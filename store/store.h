@@ -37,6 +37,11 @@ struct swt_store;
  * path is replaced on commit; any other file there is refused, naming it.
  */
 int swt_store_create(const char *path, struct swt_store **out, struct swt_err *err);
+/*
+ * The replay runs stored in the swaptrace database at path, which a
+ * create there will replace: 0 when there is none (or no database).
+ */
+int64_t swt_store_runs_at(const char *path);
 
 /* Open an existing database (read-only unless writable); checks the schema version. */
 int swt_store_open(const char *path, int writable, struct swt_store **out,

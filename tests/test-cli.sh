@@ -196,6 +196,16 @@ check_eq "$?:$(cat "$WORK/race.db"):$(cat "$WORK/race.err")" \
 	"a file written at the output path during ingest"
 compgen -G "$WORK/race.db.tmp-*" > /dev/null && fail "a file written at the output path: the temporary database was left"
 
+# re-ingesting over a database replaces its replay runs too: said, once
+"$SWAPTRACE" ingest -q -o "$WORK/again.db" "$SAMPLE" || fail "ingest for a re-ingest"
+"$SWAPTRACE" ingest -q -o "$WORK/again.db" "$SAMPLE" 2> "$WORK/again.err"
+check_eq "$?:$(cat "$WORK/again.err")" "0:" "re-ingest over a database without runs: no warning"
+"$SWAPTRACE" replay -p none -p fixed -c 3 "$WORK/again.db" > /dev/null || fail "replay before a re-ingest"
+"$SWAPTRACE" ingest -q -o "$WORK/again.db" "$SAMPLE" 2> "$WORK/again.err"
+check_eq "$?:$(cat "$WORK/again.err")" \
+	"0:swaptrace: ingest: warning: replaced '$WORK/again.db', and with it the 2 replay runs stored there" \
+	"re-ingest over a database with runs"
+
 # an output name near the file system's limit (its temporary name was 11
 # bytes longer, and refused: "File name too long")
 long=$(printf 'n%.0s' $(seq 250)).db
