@@ -113,7 +113,7 @@ struct swt_report_ctx {
 	int64_t default_cache_pages;
 	int64_t page_size;
 	/* the page size as the charts name their pages: "4 KiB", "64 KiB" */
-	char page_unit[16];
+	char page_unit[32];
 	/* page-cluster of the policy comparisons; -1: no run on the traced layout */
 	int chosen_pc;
 	/* the run the one-run charts show; NULL: none on the traced layout */
