@@ -730,7 +730,10 @@ static int policy_is(const struct swt_report_ctx *rc, const struct swt_report_ru
 		     const char *policy)
 {
 	const char *base = strrchr(r->policy, '/');
+	const char *params = rc->opts->policy_params;
 
+	if (params && (!r->params || strcmp(r->params, params)))
+		return 0;
 	if (!strcmp(r->policy, policy))
 		return 1;
 	if (!base || strchr(policy, '/') || strcmp(base + 1, policy))
@@ -802,16 +805,19 @@ static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 			found = 1;
 			compared |= swt_report_run_compared(rc, r);
 		}
+		const char *params = rc->opts->policy_params;
+
 		if (!found)
-			return swt_error(err, SWT_EUSAGE, "policy '%s' has no %sreplay run in '%s'",
-					 policy, rc->opts->run_ids ? "selected " : "",
-					 swt_store_path(rc->st));
+			return swt_error(err, SWT_EUSAGE, "policy '%s%s%s' has no %sreplay run in '%s'",
+					 policy, params ? ":" : "", params ? params : "",
+					 rc->opts->run_ids ? "selected " : "", swt_store_path(rc->st));
 		if (!compared)
 			return swt_error(err, SWT_EUSAGE,
-					 "policy '%s' has no %sreplay run on the traced layout with the "
-					 "memory the charts compare (%lld pages, the size most runs "
-					 "share) in '%s'", policy, rc->opts->run_ids ? "selected " : "",
-					 (long long)rc->cache_pages, swt_store_path(rc->st));
+					 "policy '%s%s%s' has no %sreplay run on the traced layout with "
+					 "the memory the charts compare (%lld pages, the size most runs "
+					 "share) in '%s'", policy, params ? ":" : "", params ? params : "",
+					 rc->opts->run_ids ? "selected " : "", (long long)rc->cache_pages,
+					 swt_store_path(rc->st));
 	}
 	/* a run of the plain model first: the answer and the other charts are about those */
 	choose_run(rc, policy, 0);

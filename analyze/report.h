@@ -31,6 +31,12 @@ struct swt_report_opts {
 	 */
 	const char *policy;
 	/*
+	 * With policy: the run.params its runs must have (--policy
+	 * leap:history=64 names one parameter set of several), as replay
+	 * stores them; NULL: any.
+	 */
+	const char *policy_params;
+	/*
 	 * Called when the database holds no replay run, to store a default
 	 * replay set in st (which the caller opened writable).  It is called
 	 * outside a transaction and stores its runs in one it begins and

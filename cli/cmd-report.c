@@ -44,7 +44,8 @@ const char cmd_report_usage[] =
 	"  -r, --run ID,...     draw only these replay runs (repeatable)\n"
 	"  -p, --policy NAME    the policy of the one-run charts (request sizes, timeline\n"
 	"                       shading, layouts), a plugin by its path or file name;\n"
-	"                       default: the first run that read ahead\n"
+	"                       NAME:key=val,... one parameter set of it, as replay\n"
+	"                       takes it; default: the first run that read ahead\n"
 	"  -n, --no-replay      draw what is stored; do not replay the default set\n";
 
 static int parse_formats(const char *text, unsigned *out)
@@ -87,6 +88,34 @@ static int parse_runs(const char *text, int64_t **ids, size_t *nr, size_t *cap)
 	return ret || !*nr ? -1 : 0;
 }
 
+/*
+ * --policy NAME, or NAME:key=val,... as replay takes it: then its
+ * parameters as replay stores them in run.params (defaults filled in, in
+ * the policy's order, numbers in decimal), which the runs must have.
+ */
+static int policy_spec(const char *spec, char **name, char **params, struct swt_err *err)
+{
+	size_t len = swt_policy_spec_name_len(spec);
+	struct swt_policy_choice choice;
+	char text[1024] = "";
+	int ret;
+
+	*name = strndup(spec, len);
+	if (!*name)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	if (!spec[len])
+		return 0;
+	ret = swt_policy_choose(spec, &choice, err);
+	if (ret)
+		return ret;
+	for (unsigned k = 0; k < choice.nparams; k++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%s=%s", k ? "," : "",
+			 choice.keys[k], choice.values[k]);
+	swt_policy_choice_release(&choice);
+	*params = swt_strdup(text);
+	return *params ? 0 : swt_error(err, SWT_ENOMEM, "out of memory");
+}
+
 /* What the default sweep did: runs stored, or a capture with nothing to replay. */
 struct default_sweep {
 	size_t nr_runs;
@@ -127,7 +156,7 @@ int cmd_report(int argc, char **argv)
 	int64_t *ids = NULL;
 	size_t nr_ids = 0, cap_ids = 0;
 	struct default_sweep defaults = { 0 };
-	char *dir = NULL;
+	char *dir = NULL, *policy_name = NULL, *policy_params = NULL;
 	int c, no_replay = 0, status = SWT_EXIT_FAIL;
 
 	optind = 1;
@@ -162,7 +191,17 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'p':
-			ro.policy = optarg;
+			free(policy_name);
+			free(policy_params);
+			policy_name = policy_params = NULL;
+			if (policy_spec(optarg, &policy_name, &policy_params, &err)) {
+				status = err.code == SWT_EUSAGE
+						 ? cli_failf("report", SWT_EXIT_USAGE, "%s", err.msg)
+						 : cli_fail("report", &err);
+				goto out;
+			}
+			ro.policy = policy_name;
+			ro.policy_params = policy_params;
 			break;
 		case 'n':
 			no_replay = 1;
@@ -246,6 +285,8 @@ int cmd_report(int argc, char **argv)
 	status = SWT_EXIT_OK;
 out:
 	swt_store_destroy(st);
+	free(policy_name);
+	free(policy_params);
 	free(ids);
 	free(dir);
 	return status;

@@ -428,6 +428,18 @@ case "$msg" in
 *"names two plugins"*"give its path") ;;
 *) fail "names2: --policy naming two plugins: $msg" ;;
 esac
+# --policy with parameters names one parameter set of a policy (the first
+# leap run was taken, whatever its parameters)
+"$SWAPTRACE" report --no-replay --policy leap:history=064 -o "$WORK/names-leap" \
+	"$WORK/names.db" > /dev/null 2>&1 || fail "names: --policy leap:history=064"
+grep -q '"title": "Read request sizes .*(leap (history=64,min_window=4), page-cluster 3)"' \
+	"$WORK/names-leap/request-sizes.json" ||
+	fail "names: --policy with parameters: not that run: $(grep -m1 title "$WORK/names-leap/request-sizes.json")"
+msg=$("$SWAPTRACE" report --no-replay --policy leap:history=16 -o "$WORK/names-leap16" \
+	"$WORK/names.db" 2>&1 >/dev/null)
+check_eq "$?:$msg" \
+	"1:swaptrace: report: policy 'leap:history=16,min_window=4' has no replay run in '$WORK/names.db'" \
+	"names: --policy with parameters no run has"
 python3 - "$WORK" <<'PY' || FAILURES=$((FAILURES + 1))
 import json, sys
 w = sys.argv[1]
