@@ -116,9 +116,11 @@ int64_t swt_store_runs_at(const char *path)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *s;
+	struct stat sb;
 	int64_t runs = 0;
 
-	if (!is_swaptrace_db(path))
+	/* opening a FIFO there would wait for a writer: only a file can be one */
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode) || !sb.st_size || !is_swaptrace_db(path))
 		return 0;
 	/* any schema version: a run table from before version 2 counts the same */
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
