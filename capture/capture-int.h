@@ -52,6 +52,7 @@ struct swt_capture {
 	int mounted;
 	int tracefs_users;	/* shared lock held while tracefs is used (swt_tracefs_users_join) */
 	int new_swap_said;	/* a swap area turned on while recording was reported */
+	int follow_failed_said;	/* a cgroup's new tasks could not be followed: reported */
 	unsigned ncpus, subbuf;
 	long page_size;
 	struct swt_knobs knobs;

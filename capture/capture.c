@@ -597,6 +597,15 @@ static int setup_task(struct swt_capture *c, struct swt_err *err)
 			return ret;
 	}
 	ret = enable_event(c, &c->task, "exceptions", "page_fault_user", NULL, err);
+	/*
+	 * A swapped-out buffer that write() or send() copies from is faulted
+	 * in by the kernel: without its fault, ingest tied the reads to the
+	 * task's last user fault, at another address.  Only user addresses
+	 * (the lower half): the kernel's own faults are no swap-ins.
+	 */
+	if (!ret && tracefs_event_file_exists(NULL, "exceptions", "page_fault_kernel", "format"))
+		ret = enable_event(c, &c->task, "exceptions", "page_fault_kernel",
+				   "address < 0x8000000000000000", err);
 	if (ret)
 		return ret;
 	if (tracefs_event_file_exists(NULL, "vmscan", "mm_vmscan_write_folio", "format"))
@@ -825,17 +834,31 @@ static void check_new_swaps(struct swt_capture *c, const char *text)
 	swt_swap_areas_free(now, n);
 }
 
-static int tick(struct swt_capture *c, struct swt_err *err)
+/*
+ * Tasks that joined the followed cgroup since the last look: traced from
+ * now on.  Looked at on every drain (100 ms at most), not once a second:
+ * a workload moved into the cgroup swapped in for up to a second untraced.
+ */
+static void follow_cgroup(struct swt_capture *c)
 {
 	char *tids = NULL;
-	int ret;
 
-	ret = swt_target_new_tids(&c->target, &tids, NULL);
-	if (!ret && tids && tids[0] && c->target.kind == SWT_TARGET_CGROUP &&
-	    tracefs_instance_file_append(c->task.ti, "set_event_pid", tids) < 0)
+	if (c->target.kind != SWT_TARGET_CGROUP)
+		return;
+	if (!swt_target_new_tids(&c->target, &tids, NULL) && tids && tids[0] &&
+	    tracefs_instance_file_append(c->task.ti, "set_event_pid", tids) < 0 &&
+	    !c->follow_failed_said) {
 		capture_note(c, 1, "cannot follow new tasks of cgroup '%s': %s", c->target.cgroup_dir,
 			     strerror(errno));
+		c->follow_failed_said = 1;
+	}
 	free(tids);
+}
+
+static int tick(struct swt_capture *c, struct swt_err *err)
+{
+	int ret;
+
 	ret = swt_target_snapshot(&c->target, err);
 	if (!ret)
 		ret = check_devices(c, err);
@@ -1300,6 +1323,7 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 		if (ret)
 			break;
 		swt_target_follow_memcg(&c->target);
+		follow_cgroup(c);
 		now = now_ns();
 		if (now >= next_tick) {
 			ret = tick(c, err);

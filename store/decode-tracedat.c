@@ -283,6 +283,13 @@ static const struct {
 	{ "block", "block_rq_remap", K_BLOCK, SWT_BA_REMAP },
 	{ "block", "block_sleeprq", K_BLOCK, SWT_BA_SLEEPRQ },
 	{ "exceptions", "page_fault_user", K_FAULT, 0 },
+	/*
+	 * A kernel-mode fault on a user address (copy_from_user of a buffer
+	 * that was swapped out: write(), send()) swaps in as a user fault
+	 * does; letter 1 tells it from the user one.  One on a kernel
+	 * address is no task's page: kept as an other event.
+	 */
+	{ "exceptions", "page_fault_kernel", K_FAULT, 1 },
 	{ "vmscan", "mm_vmscan_write_folio", K_RECLAIM, 0 },
 	{ "vmscan", "mm_vmscan_writepage", K_RECLAIM, 0 },
 	/* swap-entry probes defined by swaptrace capture (docs/capture-format.md) */
@@ -434,6 +441,7 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	struct cpu_report *cr;
 	struct swt_event ev;
 	struct ev_info *ei;
+	enum ev_kind kind;
 	const char *info = NULL;
 	size_t info_len = 0;
 
@@ -501,7 +509,10 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 				 tep_data_pid(c->tep, rec);
 	ev.name_id = ei->name_id;
 	note_pid(c, ev.pid);
-	switch (ei->kind) {
+	kind = ei->kind;
+	if (kind == K_FAULT && ei->letter && field_num(c, ei->f.address, rec) >> 63)
+		kind = K_OTHER;	/* the kernel's half of the address space */
+	switch (kind) {
 	case K_BLOCK: {
 		struct swt_block_event *b = &ev.block;
 		uint64_t nr;

@@ -167,6 +167,47 @@ grep -q "(the cgroup was removed)" "$WORK/cg-gone.err" ||
 	fail "--cgroup removed: the summary does not say why it ended: $(cat "$WORK/cg-gone.err")"
 check_host_restored "$WORK/state.before" "after following a cgroup that was removed"
 
+# tasks that join a followed cgroup are traced within a drain (100 ms), not
+# at the next once-a-second look: four short-lived joiners, each faulting
+# for 0.4 s, all have faults recorded (with the look once a second, each
+# was missed more often than not)
+JOIN_CG="$CG_ROOT/swt-test-$$-join"
+mkdir "$JOIN_CG" || fail "cannot make a cgroup to join"
+EXTRA_CGROUPS+=("$JOIN_CG")
+sh -c "echo \$\$ > '$JOIN_CG/cgroup.procs' && exec sleep 30" &
+JOIN_SLEEP=$!
+BACKGROUND+=("$JOIN_SLEEP")
+for _ in $(seq 50); do [ -n "$(cat "$JOIN_CG/cgroup.procs")" ] && break; sleep 0.1; done
+"$SWAPTRACE" capture -q -o "$WORK/cg-join" --cgroup "$JOIN_CG" --duration 8 > /dev/null 2> "$WORK/cg-join.err" &
+CAPPID=$!
+BACKGROUND+=("$CAPPID")
+for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$CAPPID" ] && break; sleep 0.1; done
+sleep 0.5
+JOINERS=()
+for i in 1 2 3 4; do
+	sh -c "echo \$\$ > '$JOIN_CG/cgroup.procs' && exec python3 -c '
+import time
+end = time.time() + 0.4
+while time.time() < end:
+    b = bytearray(1 << 20)'" &
+	JOINERS+=("$!")
+	wait "$!"
+	sleep 0.3
+done
+SWT_RUN_LIMIT=20 wait_bounded "$CAPPID"
+check_eq "$?" 0 "--cgroup joiners: exit status ($(cat "$WORK/cg-join.err"))"
+kill "$JOIN_SLEEP" 2>/dev/null
+wait "$JOIN_SLEEP" 2>/dev/null
+if swt_ingest -q -o "$WORK/cg-join.db" "$WORK/cg-join"; then
+	for pid in "${JOINERS[@]}"; do
+		[ "$(sqlite3 "$WORK/cg-join.db" "SELECT count(*) > 0 FROM fault WHERE pid = $pid")" = 1 ] ||
+			fail "--cgroup: the faults of task $pid, which joined for 0.4 s, were not recorded"
+	done
+else
+	fail "--cgroup joiners: ingest"
+fi
+check_host_restored "$WORK/state.before" "after following a cgroup tasks joined"
+
 # a followed process that exits is a zombie until its parent reaps it: the
 # recording ends all the same (kill -0 still found it: recorded until ^C)
 python3 -c 'import os, sys, time

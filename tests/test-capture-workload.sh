@@ -4,7 +4,8 @@
 # almost never on neighbouring pages; with align=byte each read starts
 # inside a page and spans the next one too, so many consecutive faults are
 # (the shared captures' random workload faulted that way: about a quarter
-# of them).  Bad arguments are a usage error.
+# of them).  Bad arguments are a usage error.  A buffer swapped out and
+# written to a pipe swaps in through the kernel's faults, which are recorded.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/capture-env.sh"
 
@@ -47,4 +48,44 @@ for align in page byte; do
 		[ "$adjacent" -ge $((total / 20)) ] || fail "align=byte: only $adjacent of $total neighbours"
 	fi
 done
+
+# A buffer swapped out and then written to a pipe: the kernel faults it in
+# (copy_from_user), and only page_fault_kernel says where.  Without it the
+# swap-ins were tied to the task's last user fault, at another address.
+cat > "$WORK/pipe-writer.py" <<'PY'
+import os, random
+buf = bytearray(64 << 20)
+for i in range(0, len(buf), 4096):
+    buf[i] = 1
+mv, pages = memoryview(buf), len(buf) // 4096
+r, w = os.pipe()
+if os.fork() == 0:
+    os.close(w)
+    while os.read(r, 1 << 16):
+        pass
+    os._exit(0)
+os.close(r)
+rng = random.Random(5)
+for _ in range(20000):
+    p = rng.randrange(pages)
+    os.write(w, mv[p * 4096:(p + 1) * 4096])
+os.close(w)
+os.wait()
+PY
+if capture_workload "$WORK/pipe" -q -- sh -c "echo \$\$ > '$CGROUP_DIR/cgroup.procs' && exec python3 '$WORK/pipe-writer.py'" &&
+   swt_ingest -q -o "$WORK/pipe.db" "$WORK/pipe"; then
+	# swap-ins whose fault was the kernel's (x86 error code bit 2 clear), on their page, within 1 ms
+	read -r kernel total < <(sqlite3 "$WORK/pipe.db" "SELECT printf('%d %d',
+		sum(f.error_code & 4 = 0 AND s.address = f.address & ~4095 AND s.ts - f.ts < 1000000), count(*))
+		FROM swap_in s LEFT JOIN fault f ON f.id = s.fault_id")
+	echo "pipe writer: $kernel of $total swap-ins tied to the kernel's fault on their page"
+	[ "${total:-0}" -ge 2000 ] || fail "pipe writer: only ${total:-0} swap-ins"
+	# the rest are the interpreter's own pages, faulted back in user mode (a sixth of them here)
+	[ "${kernel:-0}" -ge $((total * 2 / 3)) ] || fail "pipe writer: only ${kernel:-0} of $total swap-ins tied to a kernel fault"
+	sqlite3 "$WORK/pipe.db" "SELECT count(*) FROM event WHERE name = 'page_fault_kernel'" |
+		grep -qx 0 || fail "pipe writer: kernel faults on kernel addresses recorded"
+else
+	cat "$WORK/err.txt" >&2
+	fail "capture of the pipe writer failed"
+fi
 finish
