@@ -97,7 +97,7 @@ static int policy_spec(const char *spec, char **name, char **params, struct swt_
 {
 	size_t len = swt_policy_spec_name_len(spec);
 	struct swt_policy_choice choice;
-	char text[1024] = "";
+	char text[1024];
 	int ret;
 
 	*name = strndup(spec, len);
@@ -108,9 +108,8 @@ static int policy_spec(const char *spec, char **name, char **params, struct swt_
 	ret = swt_policy_choose(spec, &choice, err);
 	if (ret)
 		return ret;
-	for (unsigned k = 0; k < choice.nparams; k++)
-		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%s=%s", k ? "," : "",
-			 choice.keys[k], choice.values[k]);
+	swt_policy_params_text((const char *const *)choice.keys, (const char *const *)choice.values,
+			       choice.nparams, text, sizeof(text));
 	swt_policy_choice_release(&choice);
 	*params = swt_strdup(text);
 	return *params ? 0 : swt_error(err, SWT_ENOMEM, "out of memory");

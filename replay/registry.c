@@ -206,6 +206,15 @@ int swt_policy_params_are_defaults(const char *name, const char *params)
 	return 1;
 }
 
+void swt_policy_params_text(const char *const *keys, const char *const *values, unsigned n,
+			    char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (unsigned k = 0; k < n; k++)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s=%s", k ? "," : "", keys[k],
+			 values[k]);
+}
+
 size_t swt_policy_spec_name_len(const char *spec)
 {
 	const char *slash = strrchr(spec, '/');

@@ -338,6 +338,12 @@ void swt_policy_choice_release(struct swt_policy_choice *choice);
  * --policy NAME makes it.  0 for plugins, other values, unknown keys.
  */
 int swt_policy_params_are_defaults(const char *name, const char *params);
+/*
+ * A policy's parameters as run.params stores them: "key=val,..." in the
+ * order given (swt_policy_choose's: the policy's own), "" for none.
+ */
+void swt_policy_params_text(const char *const *keys, const char *const *values, unsigned n,
+			    char *buf, size_t size);
 /* Length of a spec's name or plugin path, before its ":key=val,..." (run.policy stores it). */
 size_t swt_policy_spec_name_len(const char *spec);
 

@@ -100,7 +100,7 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 {
 	sqlite3_stmt *run = NULL, *part = NULL, *hist = NULL, *series = NULL;
 	uint64_t *all_win = NULL, *all_vpage_win = NULL, *all_req = NULL;
-	char created[32], params[1024] = "";
+	char created[32], params[1024];
 	time_t now = time(NULL);
 	struct tm tm;
 	size_t i;
@@ -108,9 +108,7 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 
 	gmtime_r(&now, &tm);
 	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	for (unsigned k = 0; k < cfg->nparams; k++)
-		snprintf(params + strlen(params), sizeof(params) - strlen(params), "%s%s=%s",
-			 k ? "," : "", cfg->keys[k], cfg->values[k]);
+	swt_policy_params_text(cfg->keys, cfg->values, cfg->nparams, params, sizeof(params));
 	ret = swt_store_prepare(st,
 		"INSERT INTO run (created, policy, params, page_cluster, cache_pages, layout,"
 		" approximate, faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted,"
