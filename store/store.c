@@ -120,12 +120,17 @@ int64_t swt_store_runs_at(const char *path)
 	int64_t runs = 0;
 
 	/* opening a FIFO there would wait for a writer: only a file can be one */
-	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode) || !sb.st_size || !is_swaptrace_db(path))
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode) || !sb.st_size)
 		return 0;
-	/* any schema version: a run table from before version 2 counts the same */
+	/*
+	 * Any schema version: a run table from before version 2 counts the
+	 * same.  Asked of a swaptrace database only (is_swaptrace_db's test),
+	 * in the one open: no swt_meta or run table, no count.
+	 */
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
 	    SQLITE_OK &&
-	    sqlite3_prepare_v2(db, "SELECT count(*) FROM run", -1, &s, NULL) == SQLITE_OK) {
+	    sqlite3_prepare_v2(db, "SELECT count(*) FROM run WHERE EXISTS (SELECT 1 FROM swt_meta"
+			       " WHERE key = 'schema_version')", -1, &s, NULL) == SQLITE_OK) {
 		if (sqlite3_step(s) == SQLITE_ROW)
 			runs = sqlite3_column_int64(s, 0);
 		sqlite3_finalize(s);
