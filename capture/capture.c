@@ -102,31 +102,6 @@ void capture_note(struct swt_capture *c, int warning, const char *fmt, ...)
 
 /* ---- set-up -------------------------------------------------------------- */
 
-/*
- * Whether tracefs is mounted at path, from mountinfo (-1 when it cannot be
- * read).  Looking there would not do: a path under a mounted debugfs
- * triggers its automount of tracefs at /sys/kernel/debug/tracing, a mount
- * the capture neither made nor removes.
- */
-static int tracefs_mounted_at(const char *path)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096 + 256], point[4096];
-	int found = 0;
-
-	if (!f)
-		return -1;
-	while (!found && fgets(line, sizeof(line), f)) {
-		const char *sep = strstr(line, " - ");
-
-		/* mount point is the fifth field; the type follows " - " */
-		if (sep && sscanf(line, "%*s %*s %*s %*s %4095s", point) == 1)
-			found = !strcmp(point, path) && !strncmp(sep + 3, "tracefs ", 8);
-	}
-	fclose(f);
-	return found;
-}
-
 static int find_tracefs(struct swt_capture *c, struct swt_err *err)
 {
 	static const char *const where[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
@@ -141,7 +116,12 @@ static int find_tracefs(struct swt_capture *c, struct swt_err *err)
 	mutex = swt_tracefs_mutex_lock(SWT_UNDO_DIR);
 	c->tracefs_users = swt_tracefs_users_join(SWT_UNDO_DIR);
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(where); i++) {
-		int mounted = tracefs_mounted_at(where[i]);
+		/*
+		 * From mountinfo: looking at the path would not do, as one under
+		 * a mounted debugfs triggers its automount of tracefs at
+		 * /sys/kernel/debug/tracing, a mount no capture made or removes.
+		 */
+		int mounted = swt_fs_mounted_at("/proc/self/mountinfo", "tracefs", where[i]);
 
 		snprintf(probe, sizeof(probe), "%s/trace", where[i]);
 		if (mounted > 0 || (mounted < 0 && access(probe, F_OK) == 0)) {

@@ -98,6 +98,22 @@ TEST(cgroup_v1_memory_among_controllers)
 	drop_root();
 }
 
+TEST(fs_mounted_at_by_type_and_point)
+{
+	char info[192], path[128];
+
+	fresh_root();
+	snprintf(info, sizeof(info), "%s/self/mountinfo", root);
+	snprintf(path, sizeof(path), "%s/sys/fs/cgroup/memory", root);
+	CHECK_INT(swt_fs_mounted_at(info, "cgroup", path), 1);
+	CHECK_INT(swt_fs_mounted_at(info, "cgroup2", path), 0);
+	CHECK_INT(swt_fs_mounted_at(info, "proc", "/proc"), 1);
+	CHECK_INT(swt_fs_mounted_at(info, "tracefs", "/sys/kernel/tracing"), 0);
+	snprintf(info, sizeof(info), "%s/self/none", root);
+	CHECK_INT(swt_fs_mounted_at(info, "proc", "/proc"), -1);
+	drop_root();
+}
+
 TEST(cgroup_full_is_zero_not_unknown)
 {
 	fresh_root();

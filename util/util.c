@@ -413,6 +413,38 @@ static int64_t cgroup_value(const char *dir, const char *file, const char *key)
 	return v >= ((int64_t)1 << 62) ? -1 : v;
 }
 
+/*
+ * A mountinfo line's mount point (the fifth field), file system type and
+ * super options (after " - "): 0, or -1 for a line that is not one.
+ */
+static int mountinfo_entry(const char *line, char mnt[PATH_MAX], char fstype[64],
+			   char opts[1024])
+{
+	const char *sep = strstr(line, " - ");
+	char source[256];
+
+	opts[0] = '\0';
+	if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+	    sscanf(sep + 3, "%63s %255s %1023s", fstype, source, opts) < 2)
+		return -1;
+	return 0;
+}
+
+int swt_fs_mounted_at(const char *mountinfo, const char *fstype, const char *path)
+{
+	FILE *f = fopen(mountinfo, "re");
+	char line[4096 + 256], mnt[PATH_MAX], type[64], opts[1024];
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !mountinfo_entry(line, mnt, type, opts) && !strcmp(mnt, path) &&
+			!strcmp(type, fstype);
+	fclose(f);
+	return found;
+}
+
 void swt_cgroup_mounts(const char *mountinfo, char *v1, char *v2, size_t size)
 {
 	FILE *f = fopen(mountinfo, "re");
@@ -422,11 +454,9 @@ void swt_cgroup_mounts(const char *mountinfo, char *v1, char *v2, size_t size)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char mnt[PATH_MAX], *sep = strstr(line, " - ");
-		char fstype[64], source[256], opts[1024] = "";
+		char mnt[PATH_MAX], fstype[64], opts[1024];
 
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
-		    sscanf(sep + 3, "%63s %255s %1023s", fstype, source, opts) < 2)
+		if (mountinfo_entry(line, mnt, fstype, opts))
 			continue;
 		if (!strcmp(fstype, "cgroup2") && !v2[0])
 			snprintf(v2, size, "%s", mnt);

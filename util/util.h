@@ -92,6 +92,8 @@ int64_t swt_meminfo_kib(const char *key);
  * from a mountinfo file (/proc/self/mountinfo); "" where not mounted.
  */
 void swt_cgroup_mounts(const char *mountinfo, char *v1, char *v2, size_t size);
+/* Whether a file system of type fstype is mounted at path, by a mountinfo file: 1, 0, -1 unreadable. */
+int swt_fs_mounted_at(const char *mountinfo, const char *fstype, const char *path);
 /*
  * The memory cgroup directory a /proc/PID/cgroup file names under those
  * mounts: the v1 memory hierarchy's, else the cgroup2 one's.  NULL when
