@@ -142,22 +142,32 @@ swt_ingest -q -o "$WORK/kids.db" "$WORK/kids" || fail "--pid with a child: inges
 [ -s "$WORK/kids/maps/$CHILD-start.txt" ] || fail "--pid: no map of the child $CHILD"
 check_host_restored "$WORK/state.before" "after following a process and its child"
 
+# A cgroup NAME holding a sleeping task, and a capture (CAPTURE-ARGS, its
+# stderr in OUT.err) following it in the background, past its start: sets
+# FOLLOWED_CG, SLEEPER and CAPPID.
+follow_sleeper_cgroup() { # name out capture-args...
+	local name=$1 out=$2
+	shift 2
+	FOLLOWED_CG="$CG_ROOT/swt-test-$$-$name"
+	mkdir "$FOLLOWED_CG" || fail "cannot make the cgroup '$name' to follow"
+	EXTRA_CGROUPS+=("$FOLLOWED_CG")
+	sh -c "echo \$\$ > '$FOLLOWED_CG/cgroup.procs' && exec sleep 30" &
+	SLEEPER=$!
+	BACKGROUND+=("$SLEEPER")
+	for _ in $(seq 50); do [ -n "$(cat "$FOLLOWED_CG/cgroup.procs")" ] && break; sleep 0.1; done
+	"$SWAPTRACE" capture "$@" -o "$out" --cgroup "$FOLLOWED_CG" > /dev/null 2> "$out.err" &
+	CAPPID=$!
+	BACKGROUND+=("$CAPPID")
+	for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$CAPPID" ] && break; sleep 0.1; done
+	sleep 0.5
+}
+
 # a followed cgroup that is removed ends the recording (it went on, recording
 # nothing of it, until --duration or ^C)
-GONE_CG="$CG_ROOT/swt-test-$$-gone"
-mkdir "$GONE_CG" || fail "cannot make a cgroup to remove"
-EXTRA_CGROUPS+=("$GONE_CG")
-sh -c "echo \$\$ > '$GONE_CG/cgroup.procs' && exec sleep 30" &
-GONE_SLEEP=$!
-BACKGROUND+=("$GONE_SLEEP")
-for _ in $(seq 50); do [ -n "$(cat "$GONE_CG/cgroup.procs")" ] && break; sleep 0.1; done
-"$SWAPTRACE" capture -o "$WORK/cg-gone" --cgroup "$GONE_CG" > /dev/null 2> "$WORK/cg-gone.err" &
-CAPPID=$!
-BACKGROUND+=("$CAPPID")
-for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$CAPPID" ] && break; sleep 0.1; done
-sleep 0.5
-kill "$GONE_SLEEP" 2>/dev/null
-wait "$GONE_SLEEP" 2>/dev/null
+follow_sleeper_cgroup gone "$WORK/cg-gone"
+GONE_CG=$FOLLOWED_CG
+kill "$SLEEPER" 2>/dev/null
+wait "$SLEEPER" 2>/dev/null
 for _ in $(seq 50); do rmdir "$GONE_CG" 2>/dev/null && break; sleep 0.1; done
 [ -d "$GONE_CG" ] && fail "cannot remove the followed cgroup"
 SWT_RUN_LIMIT=20 wait_bounded "$CAPPID"
@@ -171,18 +181,8 @@ check_host_restored "$WORK/state.before" "after following a cgroup that was remo
 # at the next once-a-second look: four short-lived joiners, each faulting
 # for 0.4 s, all have faults recorded (with the look once a second, each
 # was missed more often than not)
-JOIN_CG="$CG_ROOT/swt-test-$$-join"
-mkdir "$JOIN_CG" || fail "cannot make a cgroup to join"
-EXTRA_CGROUPS+=("$JOIN_CG")
-sh -c "echo \$\$ > '$JOIN_CG/cgroup.procs' && exec sleep 30" &
-JOIN_SLEEP=$!
-BACKGROUND+=("$JOIN_SLEEP")
-for _ in $(seq 50); do [ -n "$(cat "$JOIN_CG/cgroup.procs")" ] && break; sleep 0.1; done
-"$SWAPTRACE" capture -q -o "$WORK/cg-join" --cgroup "$JOIN_CG" --duration 8 > /dev/null 2> "$WORK/cg-join.err" &
-CAPPID=$!
-BACKGROUND+=("$CAPPID")
-for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$CAPPID" ] && break; sleep 0.1; done
-sleep 0.5
+follow_sleeper_cgroup join "$WORK/cg-join" -q --duration 8
+JOIN_CG=$FOLLOWED_CG
 JOINERS=()
 for i in 1 2 3 4; do
 	sh -c "echo \$\$ > '$JOIN_CG/cgroup.procs' && exec python3 -c '
@@ -196,8 +196,8 @@ while time.time() < end:
 done
 SWT_RUN_LIMIT=20 wait_bounded "$CAPPID"
 check_eq "$?" 0 "--cgroup joiners: exit status ($(cat "$WORK/cg-join.err"))"
-kill "$JOIN_SLEEP" 2>/dev/null
-wait "$JOIN_SLEEP" 2>/dev/null
+kill "$SLEEPER" 2>/dev/null
+wait "$SLEEPER" 2>/dev/null
 if swt_ingest -q -o "$WORK/cg-join.db" "$WORK/cg-join"; then
 	for pid in "${JOINERS[@]}"; do
 		[ "$(sqlite3 "$WORK/cg-join.db" "SELECT count(*) > 0 FROM fault WHERE pid = $pid")" = 1 ] ||
