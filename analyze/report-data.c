@@ -799,7 +799,7 @@ static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 			/* plugins of one file name in two directories: the path says which */
 			if (first && strcmp(first, r->policy))
 				return swt_error(err, SWT_EUSAGE, "policy '%s' names two plugins in "
-						 "'%s' ('%s' and '%s'): give its path",
+						 "'%s', give its path: '%s' or '%s'",
 						 policy, swt_store_path(rc->st), first, r->policy);
 			first = r->policy;
 			found = 1;

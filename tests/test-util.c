@@ -187,4 +187,39 @@ TEST(numbers_are_decimal)
 	CHECK_INT(swt_parse_u64("18446744073709551616", &u), -SWT_EUSAGE);
 }
 
+
+/*
+ * An error message keeps its advice after three long paths, and one too
+ * long for the report ends in "..." rather than mid-word as if complete.
+ */
+TEST(error_messages_fit_long_paths)
+{
+	struct swt_err err = { 0 };
+	char path[1001];
+	char *huge = malloc(3 * sizeof(err.msg));
+
+	memset(path, 'p', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	CHECK_INT(swt_error(&err, SWT_EUSAGE, "'%s', '%s' and '%s': give its path", path, path,
+			    path),
+		  -SWT_EUSAGE);
+	CHECK_INT(err.code, SWT_EUSAGE);
+	CHECK(strstr(err.msg, "': give its path") != NULL);
+	/* the first error recorded wins */
+	CHECK_INT(swt_error(&err, SWT_EIO, "later"), -SWT_EIO);
+	CHECK_INT(err.code, SWT_EUSAGE);
+
+	CHECK(huge != NULL);
+	if (!huge)
+		return;
+	memset(huge, 'h', 3 * sizeof(err.msg) - 1);
+	huge[3 * sizeof(err.msg) - 1] = '\0';
+	swt_err_clear(&err);
+	CHECK_INT(err.code, 0);
+	swt_error(&err, SWT_EIO, "%s", huge);
+	CHECK_INT((int)strlen(err.msg), (int)sizeof(err.msg) - 1);
+	CHECK(!strcmp(err.msg + sizeof(err.msg) - 4, "..."));
+	free(huge);
+}
+
 CHECK_MAIN

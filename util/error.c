@@ -25,7 +25,11 @@ int swt_verror(struct swt_err *err, int code, const char *fmt, va_list ap)
 		code = -code;
 	if (err && !err->code) {
 		err->code = code;
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		int len = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+
+		/* a cut message says so, rather than ending mid-word as if complete */
+		if (len >= (int)sizeof(err->msg))
+			memcpy(err->msg + sizeof(err->msg) - 4, "...", 4);
 	}
 	return -code;
 }

@@ -42,10 +42,14 @@ enum swt_errno { SWT_ERRORS(SWT_ERRNO_ENUM) SWT_E__COUNT };
 /* Generic description of a code (positive or negative); never NULL. */
 const char *swt_strerror(int code);
 
-/* A filled-in error: code is positive (an enum swt_errno), msg is one line. */
+/*
+ * A filled-in error: code is positive (an enum swt_errno), msg is one line.
+ * Room for a few full paths: a message that names a database and two
+ * plugins under deep directories must still reach its advice.
+ */
 struct swt_err {
 	int code;
-	char msg[512];
+	char msg[4096];
 };
 
 /*
