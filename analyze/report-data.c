@@ -37,7 +37,7 @@ const char *swt_report_no_runs(const struct swt_report_ctx *rc)
 	if (rc->nr_runs)
 		return SWT_REPORT_NO_TRACED_RUNS;
 	/* replay would refuse: pointing at it would not help */
-	return rc->swap_ins ? SWT_REPORT_NO_RUNS : SWT_REPORT_NOTHING_TO_REPLAY;
+	return rc->nothing_to_replay[0] ? rc->nothing_to_replay : SWT_REPORT_NO_RUNS;
 }
 
 struct swt_report_time_axis swt_report_time_axis(int64_t span_ns)
@@ -227,6 +227,16 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 		rc->first_ns = rc->last_ns = SWT_NULL;
 	rc->swap_ins = swt_store_query_int(rc->st, "SELECT count(*) FROM swap_in", 0);
 	rc->swap_outs = swt_store_query_int(rc->st, "SELECT count(*) FROM swap_out", 0);
+	if (rc->opts->nothing_to_replay) {
+		const char *why = rc->opts->nothing_to_replay(rc->st);
+
+		if (why)
+			snprintf(rc->nothing_to_replay, sizeof(rc->nothing_to_replay),
+				 "%s: nothing to replay", why);
+	} else if (!rc->swap_ins) {
+		snprintf(rc->nothing_to_replay, sizeof(rc->nothing_to_replay), "%s",
+			 SWT_REPORT_NOTHING_TO_REPLAY);
+	}
 	rc->no_fault_addresses = rc->swap_ins > 0 &&
 		!swt_store_query_int(rc->st, "SELECT EXISTS (SELECT 1 FROM swap_in"
 				     " WHERE address IS NOT NULL)", 1);

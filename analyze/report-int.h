@@ -94,6 +94,7 @@ struct swt_report_ctx {
 	int page_cluster;		/* at capture; -1 unknown */
 	int64_t first_ns, last_ns;	/* trace clock; span of all events */
 	int64_t swap_ins, swap_outs;	/* traced pages */
+	char nothing_to_replay[160];	/* "... : nothing to replay", "" when replay has faults */
 	int no_fault_addresses;		/* swap-ins, none with the address of its fault */
 	int auto_takes_vma;		/* the traced kernel took VMA readahead (auto does too) */
 	/* /proc/vmstat deltas over the capture (machine-wide); SWT_NULL when absent */

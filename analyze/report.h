@@ -54,6 +54,13 @@ struct swt_report_opts {
 	 * built-in.  NULL: a run with any params is a parameter set.
 	 */
 	int (*params_are_defaults)(const char *policy, const char *params);
+	/*
+	 * Why replay has nothing to take from the capture, NULL when it has
+	 * (swt_replay_nothing_to_replay): the run charts then say so instead
+	 * of pointing at replay.  NULL callback: a capture without swap-ins
+	 * has nothing to replay.
+	 */
+	const char *(*nothing_to_replay)(struct swt_store *st);
 };
 
 /* What swt_report_write() produced. */

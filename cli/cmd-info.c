@@ -180,6 +180,7 @@ static void print_pair(const char *left, int64_t ln, int64_t lkib, const char *r
 static void print_replay_hint(struct swt_store *st)
 {
 	enum swt_stream_kind kind = swt_replay_stream_kind(st);
+	const char *nothing;
 	int64_t pc = swt_store_query_int(st, "SELECT page_cluster FROM capture", -1);
 	int64_t swapoff = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE NOT "
 					      SWT_NOT_SWAPOFF_SQL, 0);
@@ -188,13 +189,8 @@ static void print_replay_hint(struct swt_store *st)
 	/* the verdicts replay itself would give (replay/input.c) */
 	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture)", 0)) {
 		printf("no capture row: not an ingested database\n");
-	} else if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_area)", 0)) {
-		printf("no swap areas: nothing to replay\n");
-	} else if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in)", 0)) {
-		printf("no swap-ins traced: nothing to replay\n");
-	} else if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in WHERE "
-					SWT_NOT_SWAPOFF_SQL ")", 0)) {
-		printf("every swap-in was read by swapoff, none faulted: nothing to replay\n");
+	} else if ((nothing = swt_replay_nothing_to_replay(st))) {
+		printf("%s: nothing to replay\n", nothing);
 		return;
 	} else if (kind == SWT_STREAM_EXACT) {
 		printf("every swap read is its fault's own page: an exact demand stream\n");

@@ -228,6 +228,7 @@ int cmd_report(int argc, char **argv)
 		ro.run_defaults_ctx = &defaults;
 	}
 	ro.params_are_defaults = swt_policy_params_are_defaults;
+	ro.nothing_to_replay = swt_replay_nothing_to_replay;
 	ro.run_ids = nr_ids ? ids : NULL;
 	ro.nr_run_ids = nr_ids;
 	/* the default replay set is stored in the database: open it writable then */
@@ -246,9 +247,18 @@ int cmd_report(int argc, char **argv)
 		       "page-cluster 0-8; auto, fixed, oracle at 50-150 %% of the memory)\n",
 		       defaults.nr_runs);
 	/* replay would refuse it as the default sweep did, which said why */
-	if (!sum.runs && !defaults.nothing_to_replay)
-		cli_warn("report", "no replay runs stored: the policy charts say so "
-				   "(run swaptrace replay first)");
+	if (!sum.runs && !defaults.nothing_to_replay) {
+		const char *why = swt_replay_nothing_to_replay(st);
+		char msg[240];
+
+		if (why)
+			snprintf(msg, sizeof(msg), "no replay runs stored, and %s: nothing to replay",
+				 why);
+		else
+			snprintf(msg, sizeof(msg), "no replay runs stored: the policy charts say so "
+				 "(run swaptrace replay first)");
+		cli_warn("report", msg);
+	}
 	if (sum.approximate_runs) {
 		/* as replay --approximate warns; the charts drawn from them carry a note */
 		char msg[300];

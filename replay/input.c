@@ -238,6 +238,19 @@ int swt_replay_any_rotational(const struct swt_replay_input *in)
 	return 0;
 }
 
+const char *swt_replay_nothing_to_replay(struct swt_store *st)
+{
+	/* the checks swt_replay_input_load and the sweep make, in their order */
+	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_area)", 0))
+		return "no swap areas";
+	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in)", 0))
+		return "no swap-in faults in this capture";
+	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in WHERE "
+				 SWT_NOT_SWAPOFF_SQL ")", 0))
+		return "every swap-in was read by swapoff, none faulted";
+	return NULL;
+}
+
 enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st)
 {
 	int64_t total = swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0);

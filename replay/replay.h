@@ -99,6 +99,16 @@ enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st);
 #define SWT_NOT_SWAPOFF_SQL "(pid IS NULL OR pid NOT IN (SELECT pid FROM task WHERE comm = 'swapoff'))"
 
 /*
+ * Why replay plainly has nothing to take from an ingested capture, from
+ * the tables alone: "no swap areas", "no swap-in faults in this capture"
+ * or "every swap-in was read by swapoff, none faulted"; NULL when it has
+ * faults to load (loading can still find none to replay, as when an
+ * approximation leaves none).  Cheap: for report --no-replay and info,
+ * which do not load the stream.
+ */
+const char *swt_replay_nothing_to_replay(struct swt_store *st);
+
+/*
  * Load the demand stream and swap-outs of an ingested capture.  A capture
  * whose reads mix demand and readahead (page-cluster > 0, no swap-entry
  * probes) is refused unless approximate is set: then the stream is

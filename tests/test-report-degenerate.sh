@@ -2,7 +2,8 @@
 # swaptrace report on databases with little or odd data: no replay runs, no
 # swap-ins, one event, all events at one instant, no swap at all, a run with
 # zero faults and nothing but totals, two devices, no swap-area rows, runs
-# at one page-cluster only, more policies than colours, lines that overlap.  Every chart must be
+# at one page-cluster only, more policies than colours, lines that overlap,
+# swap-ins that swapoff read and nothing else.  Every chart must be
 # drawn (a valid SVG, a non-blank PNG) and say what is missing, in its
 # metadata and in the picture, rather than crash or draw a broken axis.
 . "$(dirname "$0")/lib.sh"
@@ -343,6 +344,32 @@ grep -q "warning: .*no swap areas: nothing to replay" "$WORK/noarea.err" ||
 # ... and no advice to run replay, which refuses it the same way
 grep -q "run swaptrace replay first" "$WORK/noarea.err" &&
 	fail "noarea: told to run replay, which has nothing to replay: $(cat "$WORK/noarea.err")"
+# --no-replay knows it as well, without replaying: the warning and the run
+# charts say why instead of pointing at replay
+cp "$WORK/noarea.db" "$WORK/noarea2.db"
+NOAREA="no swap areas: nothing to replay"
+report noarea2 "{$ALL6, \"runs\": 0,
+ \"policy\": {\"messages\": [\"$NOAREA\"], \"messages_exactly\": true},
+ \"sweep\": {\"messages\": [\"$NOAREA\"], \"messages_exactly\": true},
+ \"ra-window\": {\"messages\": [\"$NOAREA\"], \"messages_exactly\": true},
+ \"heatmap\": {\"panels\": 2, \"messages_exactly\": true}}" --no-replay
+check_eq "$(cat "$WORK/noarea2.err")" \
+	"swaptrace: report: warning: no replay runs stored, and $NOAREA" "noarea: --no-replay's warning"
+grep -q "$NOAREA" "$WORK/noarea2/index.html" || fail "noarea: --no-replay: the index does not say why"
+# swap-ins that swapoff read, none faulted: replay leaves them all out
+variant swapoff "INSERT INTO task (pid, comm) VALUES (999999, 'swapoff');
+	UPDATE swap_in SET pid = 999999;"
+SWAPOFF="every swap-in was read by swapoff, none faulted: nothing to replay"
+for how in default --no-replay; do
+	report "swapoff" "{$ALL6, \"runs\": 0,
+ \"policy\": {\"messages\": [\"$SWAPOFF\"], \"messages_exactly\": true},
+ \"sweep\": {\"messages\": [\"$SWAPOFF\"], \"messages_exactly\": true}}" \
+		$([ $how = default ] || echo --no-replay)
+	grep -q "run swaptrace replay" "$WORK/swapoff.err" "$WORK/swapoff"/*.json &&
+		fail "swapoff ($how): told to run replay, which has nothing to replay"
+	grep -q "nothing to replay" "$WORK/swapoff.err" ||
+		fail "swapoff ($how): no warning that there is nothing to replay"
+done
 
 # --- runs at one page-cluster only, without per-second series; a policy
 # name that is not UTF-8 (U+FFFD in the charts, no complaint from pango) ---
