@@ -3,7 +3,8 @@
  * queued/dispatched/completed/merged counts and KiB -- plus event counts,
  * the swap page streams next to the kernel's own counters, the time span
  * and lost events, and whether replay can take the capture as it is.
- * --json prints a fixed set of keys for scripts.
+ * --latency adds btt's per-device latency and merge tables.  --json prints
+ * a fixed set of keys for scripts.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -17,7 +18,7 @@
 #include "util.h"
 
 const char cmd_info_usage[] =
-	"usage: swaptrace info [-j|--json] DB\n"
+	"usage: swaptrace info [-j|--json] [-l|--latency] DB\n"
 	"\n"
 	"Summarise an ingested capture: per device, reads and writes queued, dispatched\n"
 	"(issued), completed and merged, with KiB (blkparse's totals); events by name\n"
@@ -25,10 +26,29 @@ const char cmd_info_usage[] =
 	"kernel's pswpin/pswpout; time span; lost events; memory maps, if recorded;\n"
 	"whether replay takes it as it is or must approximate its demand stream.\n"
 	"\n"
-	"  -j, --json  print {\"devices\":[{\"dev\",\"reads_queued\",\"reads_dispatched\",\n"
-	"              \"reads_completed\",\"read_merges\",\"writes_queued\",\"writes_dispatched\",\n"
-	"              \"writes_completed\",\"write_merges\"}],\"events\":{NAME:N},\n"
-	"              \"swap_in_pages\":N,\"swap_out_pages\":N,\"lost_events\":N|null}\n";
+	"  -l, --latency  add, per device, btt's latency table (Q2Q, Q2G, G2I, Q2M, I2D,\n"
+	"                 M2D, D2C, Q2C: min, avg, max seconds and count, per bio as btt\n"
+	"                 counts them) and its merge table (#Q, #D, ratio, request\n"
+	"                 sectors min/avg/max/total)\n"
+	"  -j, --json     print {\"devices\":[{\"dev\",\"reads_queued\",\"reads_dispatched\",\n"
+	"                 \"reads_completed\",\"read_merges\",\"writes_queued\",\"writes_dispatched\",\n"
+	"                 \"writes_completed\",\"write_merges\"}],\"events\":{NAME:N},\n"
+	"                 \"swap_in_pages\":N,\"swap_out_pages\":N,\"lost_events\":N|null};\n"
+	"                 with --latency each device also has \"latency\":{\"Q2C\":{\"min\",\"avg\",\n"
+	"                 \"max\",\"n\"},...} (seconds; stages with no count left out) and\n"
+	"                 \"merges\":{\"queued\",\"dispatched\",\"blk_min\",\"blk_avg\",\"blk_max\",\n"
+	"                 \"blk_total\"}, and a top-level \"latency\" holds btt's all-devices table\n";
+
+/* btt's stages, in the order btt prints them */
+enum { Q2Q, Q2G, G2I, Q2M, I2D, M2D, D2C, Q2C, NR_STAGES };
+static const char *const stage_names[NR_STAGES] = {
+	"Q2Q", "Q2G", "G2I", "Q2M", "I2D", "M2D", "D2C", "Q2C",
+};
+
+struct stage_stats {
+	int64_t n;
+	double min, avg, max;	/* seconds */
+};
 
 /* [dir][kind]: dir 0 read, 1 write; kind queued, dispatched, completed, merges */
 struct dev_counts {
@@ -36,6 +56,9 @@ struct dev_counts {
 	char name[32];
 	char path[256];
 	int64_t n[2][4], sectors[2][4];
+	/* --latency: btt's tables */
+	struct stage_stats stage[NR_STAGES];
+	int64_t blk_queued, blk_dispatched, blk_min, blk_max, blk_total;
 };
 
 enum { QUEUED, DISPATCHED, COMPLETED, MERGES };
@@ -113,6 +136,186 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
 	return 0;
 }
 
+/*
+ * btt's latencies, per device, from the bio and request tables.  btt counts
+ * per bio ("IO"): a merged bio has its own Q2M and M2D and shares its
+ * request's D2C; Q2G and G2I belong to the bio that started the request;
+ * Q2Q spans consecutive queued bios of the device, reads and writes alike.
+ * Checked against btt on the shared captures (test-ingest-blkparse).
+ */
+static const char latency_sql[] =
+	"WITH b AS (SELECT b.dev, b.queue_ns, b.merge, b.merge_ns, r.getrq_ns, r.insert_ns,"
+	"                  r.issue_ns, r.complete_ns"
+	"             FROM bio b JOIN request r ON r.id = b.request_id WHERE r.pc = 0)"
+	" SELECT dev, 0, min(d), avg(d), max(d), count(*) FROM"
+	"   (SELECT dev, queue_ns - lag(queue_ns) OVER (PARTITION BY dev ORDER BY queue_ns, id) AS d"
+	"      FROM bio WHERE queue_ns IS NOT NULL) WHERE d IS NOT NULL GROUP BY dev"
+	" UNION ALL SELECT dev, 1, min(d), avg(d), max(d), count(d) FROM"
+	"   (SELECT dev, getrq_ns - queue_ns AS d FROM b WHERE merge IS NULL) GROUP BY dev"
+	" UNION ALL SELECT dev, 2, min(d), avg(d), max(d), count(d) FROM"
+	"   (SELECT dev, insert_ns - getrq_ns AS d FROM b WHERE merge IS NULL) GROUP BY dev"
+	" UNION ALL SELECT dev, 3, min(d), avg(d), max(d), count(d) FROM"
+	"   (SELECT dev, merge_ns - queue_ns AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
+	" UNION ALL SELECT dev, 4, min(d), avg(d), max(d), count(d) FROM"
+	"   (SELECT dev, issue_ns - insert_ns AS d FROM b WHERE merge IS NULL) GROUP BY dev"
+	" UNION ALL SELECT dev, 5, min(d), avg(d), max(d), count(d) FROM"
+	"   (SELECT dev, issue_ns - merge_ns AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
+	" UNION ALL SELECT dev, 6, min(d), avg(d), max(d), count(d) FROM"
+	"   (SELECT dev, complete_ns - issue_ns AS d FROM b) GROUP BY dev"
+	" UNION ALL SELECT dev, 7, min(d), avg(d), max(d), count(d) FROM"
+	"   (SELECT dev, complete_ns - queue_ns AS d FROM b) GROUP BY dev"
+	" UNION ALL SELECT dev, 100, min(nr_sectors), sum(nr_sectors), max(nr_sectors), count(*)"
+	"   FROM request WHERE issue_ns IS NOT NULL AND pc = 0 GROUP BY dev";
+
+/*
+ * btt's all-devices table: each stage over every device's bios together.
+ * Q2Q alone is not made of the devices' own: it spans consecutive queued
+ * bios of any device.
+ */
+static int all_devices_latency(struct swt_store *st, const struct dev_counts *devs, size_t nr,
+			       struct stage_stats *all, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret, rc;
+
+	for (int k = 0; k < NR_STAGES; k++) {
+		double sum = 0;
+
+		all[k] = (struct stage_stats){ 0 };
+		for (size_t i = 0; i < nr; i++) {
+			const struct stage_stats *t = &devs[i].stage[k];
+
+			if (!t->n)
+				continue;
+			all[k].min = all[k].n ? SWT_MIN(all[k].min, t->min) : t->min;
+			all[k].max = all[k].n ? SWT_MAX(all[k].max, t->max) : t->max;
+			all[k].n += t->n;
+			sum += t->avg * (double)t->n;
+		}
+		if (all[k].n)
+			all[k].avg = sum / (double)all[k].n;
+	}
+	ret = swt_store_prepare(st,
+		"SELECT min(d), avg(d), max(d), count(*) FROM"
+		" (SELECT queue_ns - lag(queue_ns) OVER (ORDER BY queue_ns, id) AS d"
+		"    FROM bio WHERE queue_ns IS NOT NULL) WHERE d IS NOT NULL", &s, err);
+	if (ret)
+		return ret;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		all[Q2Q].n = sqlite3_column_int64(s, 3);
+		all[Q2Q].min = sqlite3_column_double(s, 0) / 1e9;
+		all[Q2Q].avg = sqlite3_column_double(s, 1) / 1e9;
+		all[Q2Q].max = sqlite3_column_double(s, 2) / 1e9;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return swt_store_sql_error(st, err, "latencies");
+	return 0;
+}
+
+static int load_latency(struct swt_store *st, struct dev_counts *devs, size_t nr,
+			struct stage_stats *all, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret, rc;
+
+	ret = swt_store_prepare(st, latency_sql, &s, err);
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
+		int what = sqlite3_column_int(s, 1);
+		struct dev_counts *d = NULL;
+
+		for (size_t i = 0; i < nr && !d; i++)
+			if (devs[i].dev == dev)
+				d = &devs[i];
+		if (!d)
+			continue;
+		if (what == 100) {
+			/* btt's #Q: every queued bio, as blkparse counts them */
+			d->blk_queued = d->n[0][QUEUED] + d->n[1][QUEUED];
+			d->blk_min = sqlite3_column_int64(s, 2);
+			d->blk_total = sqlite3_column_int64(s, 3);
+			d->blk_max = sqlite3_column_int64(s, 4);
+			d->blk_dispatched = sqlite3_column_int64(s, 5);
+		} else if (what >= 0 && what < NR_STAGES) {
+			struct stage_stats *t = &d->stage[what];
+
+			t->n = sqlite3_column_int64(s, 5);
+			t->min = sqlite3_column_double(s, 2) / 1e9;
+			t->avg = sqlite3_column_double(s, 3) / 1e9;
+			t->max = sqlite3_column_double(s, 4) / 1e9;
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return swt_store_sql_error(st, err, "latencies");
+	return all_devices_latency(st, devs, nr, all, err);
+}
+
+/* btt's integer request-size average, so the tables read alike */
+static int64_t blk_avg(const struct dev_counts *d)
+{
+	return d->blk_dispatched ? d->blk_total / d->blk_dispatched : 0;
+}
+
+static void print_stages_text(const struct stage_stats *stage)
+{
+	int any = 0;
+
+	for (int k = 0; k < NR_STAGES; k++) {
+		const struct stage_stats *t = &stage[k];
+
+		if (!t->n)
+			continue;
+		if (!any)
+			printf(" Latency (as btt, s)     MIN           AVG           MAX           N\n");
+		any = 1;
+		printf("  %-13s %13.9f %13.9f %13.9f %11lld\n", stage_names[k], t->min, t->avg,
+		       t->max, (long long)t->n);
+	}
+}
+
+static void print_latency_text(const struct dev_counts *d)
+{
+	print_stages_text(d->stage);
+	printf(" Merges (as btt): #Q %lld, #D %lld, ratio %.1f; request sectors min %lld, "
+	       "avg %lld, max %lld, total %lld\n", (long long)d->blk_queued,
+	       (long long)d->blk_dispatched,
+	       d->blk_dispatched ? (double)d->blk_queued / (double)d->blk_dispatched : 0.0,
+	       (long long)d->blk_min, (long long)blk_avg(d), (long long)d->blk_max,
+	       (long long)d->blk_total);
+}
+
+static void print_stages_json(const struct stage_stats *stage)
+{
+	int any = 0;
+
+	printf("\"latency\":{");
+	for (int k = 0; k < NR_STAGES; k++) {
+		const struct stage_stats *t = &stage[k];
+
+		if (!t->n)
+			continue;
+		printf("%s\"%s\":{\"min\":%.9f,\"avg\":%.9f,\"max\":%.9f,\"n\":%lld}",
+		       any ? "," : "", stage_names[k], t->min, t->avg, t->max, (long long)t->n);
+		any = 1;
+	}
+	printf("}");
+}
+
+static void print_latency_json(const struct dev_counts *d)
+{
+	printf(",");
+	print_stages_json(d->stage);
+	printf(",\"merges\":{\"queued\":%lld,\"dispatched\":%lld,\"blk_min\":%lld,"
+	       "\"blk_avg\":%lld,\"blk_max\":%lld,\"blk_total\":%lld}",
+	       (long long)d->blk_queued, (long long)d->blk_dispatched, (long long)d->blk_min,
+	       (long long)blk_avg(d), (long long)d->blk_max, (long long)d->blk_total);
+}
+
 /* The capture's lost events: 1 with *n, or 0 when unknown (NULL: not traced, schema.md) -- not 0. */
 static int lost_events(struct swt_store *st, int64_t *n)
 {
@@ -122,7 +325,8 @@ static int lost_events(struct swt_store *st, int64_t *n)
 	return 1;
 }
 
-static void print_json(struct swt_store *st, const struct dev_counts *devs, size_t nr)
+static void print_json(struct swt_store *st, const struct dev_counts *devs, size_t nr,
+		       const struct stage_stats *all)
 {
 	static const char *const keys[2][4] = {
 		{ "reads_queued", "reads_dispatched", "reads_completed", "read_merges" },
@@ -140,9 +344,16 @@ static void print_json(struct swt_store *st, const struct dev_counts *devs, size
 		for (int w = 0; w < 2; w++)
 			for (int k = 0; k < 4; k++)
 				printf(",\"%s\":%" PRId64, keys[w][k], devs[i].n[w][k]);
+		if (all)
+			print_latency_json(&devs[i]);
 		printf("}");
 	}
-	printf("],\"events\":{");
+	printf("],");
+	if (all) {
+		print_stages_json(all);
+		printf(",");
+	}
+	printf("\"events\":{");
 	if (sqlite3_prepare_v2(swt_store_db(st),
 			       "SELECT name, sum(count) FROM event_count GROUP BY name ORDER BY name",
 			       -1, &s, NULL) == SQLITE_OK) {
@@ -216,7 +427,8 @@ static void print_replay_hint(struct swt_store *st)
 		       (long long)swapoff);
 }
 
-static void print_text(struct swt_store *st, const struct dev_counts *devs, size_t nr)
+static void print_text(struct swt_store *st, const struct dev_counts *devs, size_t nr,
+		       const struct stage_stats *all)
 {
 	sqlite3_stmt *s;
 	int64_t first = swt_store_query_int(st, "SELECT first_ns FROM capture", 0);
@@ -272,6 +484,12 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 			   "Write Merges:", d->n[1][MERGES], d->sectors[1][MERGES] / 2);
 		if (rreq)
 			printf(" Average read request: %.1f KiB\n", (double)rkib / (double)rreq);
+		if (all)
+			print_latency_text(d);
+	}
+	if (all && nr > 1) {
+		printf("\nAll devices\n");
+		print_stages_text(all);
 	}
 
 	printf("\nEvents:\n");
@@ -334,32 +552,38 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "latency", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct swt_err err = { 0 };
 	struct swt_store *st = NULL;
 	struct dev_counts *devs = NULL;
+	struct stage_stats all[NR_STAGES];
 	size_t nr = 0;
-	int json = 0, c, status = SWT_EXIT_FAIL;
+	int json = 0, latency = 0, c, status = SWT_EXIT_FAIL;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":j", opts, NULL)) != -1) {
-		if (c != 'j')
+	while ((c = getopt_long(argc, argv, ":jl", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'l')
+			latency = 1;
+		else
 			return cli_bad_option("info", c, argv);
-		json = 1;
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("info", optind == argc ? "no DB given" :
 					       "one DB at a time");
-	if (swt_store_open(argv[optind], 0, &st, &err) || load_devices(st, &devs, &nr, &err)) {
+	if (swt_store_open(argv[optind], 0, &st, &err) || load_devices(st, &devs, &nr, &err) ||
+	    (latency && load_latency(st, devs, nr, all, &err))) {
 		status = cli_fail("info", &err);
 		goto out;
 	}
 	if (json)
-		print_json(st, devs, nr);
+		print_json(st, devs, nr, latency ? all : NULL);
 	else
-		print_text(st, devs, nr);
+		print_text(st, devs, nr, latency ? all : NULL);
 	status = SWT_EXIT_OK;
 out:
 	free(devs);

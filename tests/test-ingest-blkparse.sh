@@ -1,9 +1,10 @@
 #!/bin/bash
 # Every shared capture's blktrace files: swaptrace info's per-device counters
-# equal blkparse's, and the swap page streams equal the kernel's pswpin and
-# pswpout over the run.
+# equal blkparse's, its latency and merge tables (--latency) btt's, and the
+# swap page streams equal the kernel's pswpin and pswpout over the run.
 . "$(dirname "$0")/lib.sh"
 need_tool blkparse
+need_tool btt
 need_tool xz
 find_captures
 
@@ -21,7 +22,27 @@ for cap in "$CAPTURES"/*/; do
 	check_eq "$(json_get "$WORK/$name.json" 'd["swap_in_pages"]')" "$(meta_value "$cap/meta.txt" pswpin)" "$name: swap-in pages vs pswpin"
 	check_eq "$(json_get "$WORK/$name.json" 'd["swap_out_pages"]')" "$(meta_value "$cap/meta.txt" pswpout)" "$name: swap-out pages vs pswpout"
 	check_eq "$(json_get "$WORK/$name.json" 'd["lost_events"]')" 0 "$name: lost events"
-	echo "$name: blktrace ingest agrees with blkparse"
+	# btt reads blkparse's binary dump of the same files
+	if blkparse -i "$input" -d "$WORK/$name.bin" -O > /dev/null 2>&1 &&
+		btt -A -i "$WORK/$name.bin" -o "$WORK/$name.btt" > /dev/null 2>&1; then
+		"$SWAPTRACE" info --json --latency "$db" > "$WORK/$name.latency.json" ||
+			fail "$name: info --latency failed"
+		python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/$name.btt.avg" \
+			"$WORK/$name.latency.json" > "$WORK/$name.btt-diff" ||
+			fail "$name: latency and merge tables vs btt: $(head -5 "$WORK/$name.btt-diff")"
+		# the text table reads as btt's (one device: its all-devices table)
+		if [ "$name" = rnd-1dev-pc0 ]; then
+			check_eq "$("$SWAPTRACE" info --latency "$db" |
+				sed -n 's/^  \([QGIMD]2[QGIMDC] .*\)$/\1/p' | tr -s ' ')" \
+				"$(sed -n '/^=* All Devices/,/^=* Device Overhead/s/^\([QGIMD]2[QGIMDC] .*\)$/\1/p' \
+					"$WORK/$name.btt.avg" | tr -s ' ')" \
+				"$name: info --latency's table vs btt's"
+		fi
+		rm -f "$WORK/$name.bin" "$WORK/$name.btt"*
+	else
+		fail "$name: blkparse -d or btt failed"
+	fi
+	echo "$name: blktrace ingest agrees with blkparse and btt"
 done
 
 # A blktrace set in a capture's blk/ folder (capture's layout and the
