@@ -256,18 +256,13 @@ int cmd_capture(int argc, char **argv)
 	}
 	if (!quiet && res.trace_dat_ok && !run_ret && !fin_ret)
 		say_next(o.out_dir, res.pswpin);
-	if (res.lost_events > 0) {
-		char msg[256];
-
-		/* after a write error the count holds the blk records that could not be written */
-		if (res.end == SWT_CAPTURE_END_ERROR)
-			snprintf(msg, sizeof(msg), "%lld events were lost (the ring buffers overflowed, "
-				 "or they could not be written)", (long long)res.lost_events);
-		else
-			snprintf(msg, sizeof(msg), "%lld events were lost (the ring buffers overflowed); "
-				 "try a larger --buffer-kb", (long long)res.lost_events);
-		cli_warn("capture", msg);
-	}
+	/* after a write error the count holds the blk records that could not be written */
+	if (res.lost_events > 0 && res.end == SWT_CAPTURE_END_ERROR)
+		cli_warnf("capture", "%lld events were lost (the ring buffers overflowed, "
+			  "or they could not be written)", (long long)res.lost_events);
+	else if (res.lost_events > 0)
+		cli_warnf("capture", "%lld events were lost (the ring buffers overflowed); "
+			  "try a larger --buffer-kb", (long long)res.lost_events);
 	/* written while it runs: usable now, and safe from what happens to it */
 	if (swt_capture_command_running(cap) && !quiet)
 		fprintf(stderr, "swaptrace: capture: recording stopped (--duration); the command "

@@ -199,15 +199,11 @@ int cmd_ingest(int argc, char **argv)
 			goto out;
 		}
 		/* a recording cut short says so where it is read, not only in meta.txt */
-		if (swt_meta_ended_on_error(file_meta)) {
-			char msg[4200];
-
-			snprintf(msg, sizeof(msg), "'%s' says the capture ended on an error "
-				 "(end error: a full disk, a device gone): the recording "
-				 "stops early, and what it had read but not written is missing",
-				 meta_path);
-			cli_warn("ingest", msg);
-		}
+		if (swt_meta_ended_on_error(file_meta))
+			cli_warnf("ingest", "'%s' says the capture ended on an error "
+				  "(end error: a full disk, a device gone): the recording "
+				  "stops early, and what it had read but not written is missing",
+				  meta_path);
 		/* areas stated with --swap win over the file's */
 		swt_meta_move_areas(file_meta, meta);
 		swt_meta_free(meta);
@@ -251,13 +247,9 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	}
 	pending_db_set = 0;
-	if (old_runs > 0) {
-		char msg[4200];
-
-		snprintf(msg, sizeof(msg), "replaced '%s', and with it the %lld replay run%s stored "
-			 "there", out, (long long)old_runs, old_runs == 1 ? "" : "s");
-		cli_warn("ingest", msg);
-	}
+	if (old_runs > 0)
+		cli_warnf("ingest", "replaced '%s', and with it the %lld replay run%s stored there",
+			  out, (long long)old_runs, old_runs == 1 ? "" : "s");
 	if (!quiet) {
 		int64_t requests = swt_store_query_int(st, "SELECT count(*) FROM request", 0);
 		int64_t events = swt_store_query_int(st, "SELECT sum(events) FROM source", 0);

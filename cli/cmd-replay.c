@@ -526,7 +526,6 @@ static void warn_without_addresses(const char *db, const struct swt_replay_input
 				   const struct swt_policy_choice *choices, int nchoices)
 {
 	int any_rotational = swt_replay_any_rotational(in);
-	char msg[512];
 
 	for (size_t i = 0; i < in->nr_faults; i++)
 		if (in->faults[i].vpage)
@@ -534,15 +533,12 @@ static void warn_without_addresses(const char *db, const struct swt_replay_input
 	for (int p = 0; p < nchoices; p++) {
 		const char *name = choices[p].dl_handle ? "" : choices[p].policy->name;
 
-		if (!strcmp(name, "vma")) {
-			snprintf(msg, sizeof(msg), "'%s': no fault addresses (block events only): vma "
-				 "reads nothing ahead", db);
-			cli_warn("replay", msg);
-		} else if (!strcmp(name, "auto") && in->vma_ra_enabled == 1 && !any_rotational) {
-			snprintf(msg, sizeof(msg), "'%s': no fault addresses (block events only): auto "
-				 "uses cluster readahead where the traced kernel used VMA readahead", db);
-			cli_warn("replay", msg);
-		}
+		if (!strcmp(name, "vma"))
+			cli_warnf("replay", "'%s': no fault addresses (block events only): vma "
+				  "reads nothing ahead", db);
+		else if (!strcmp(name, "auto") && in->vma_ra_enabled == 1 && !any_rotational)
+			cli_warnf("replay", "'%s': no fault addresses (block events only): auto "
+				  "uses cluster readahead where the traced kernel used VMA readahead", db);
 	}
 }
 
@@ -554,18 +550,16 @@ static void warn_kind_unknown(const struct swt_replay_input *in,
 			      const struct swt_policy_choice *choices, int nchoices)
 {
 	int with_auto = 0;
-	char msg[400];
 
 	for (int p = 0; p < nchoices; p++)
 		with_auto |= !choices[p].dl_handle && !strcmp(choices[p].policy->name, "auto");
 	for (size_t i = 0; with_auto && in->vma_ra_enabled == 1 && i < in->nr_areas; i++) {
 		if (in->areas[i].rotational >= 0)
 			continue;
-		snprintf(msg, sizeof(msg), "swap area %s: not recorded whether it is rotational "
-			 "(ingested without metadata): taken as rotational, as loop and virtio disks "
-			 "are, so auto uses cluster readahead; for an SSD ingest with --swap "
-			 "%s,rotational=0", in->areas[i].dev, in->areas[i].dev);
-		cli_warn("replay", msg);
+		cli_warnf("replay", "swap area %s: not recorded whether it is rotational "
+			  "(ingested without metadata): taken as rotational, as loop and virtio disks "
+			  "are, so auto uses cluster readahead; for an SSD ingest with --swap "
+			  "%s,rotational=0", in->areas[i].dev, in->areas[i].dev);
 	}
 }
 
@@ -735,20 +729,12 @@ int cmd_replay(int argc, char **argv)
 				   (long long)max_req_kib, argv[optind], (1u << in->page_shift) / 1024);
 		goto out;
 	}
-	if (in->no_area || in->no_area_outs) {
-		char msg[200];
-
-		snprintf(msg, sizeof(msg), "%zu swap-ins and %zu swap-outs name no swap area of the "
-			 "database (swap_area rows missing): left out", in->no_area, in->no_area_outs);
-		cli_warn("replay", msg);
-	}
-	if (in->swapoff_reads) {
-		char msg[200];
-
-		snprintf(msg, sizeof(msg), "%zu swap-ins were read by swapoff, not faulted: left out",
-			 in->swapoff_reads);
-		cli_warn("replay", msg);
-	}
+	if (in->no_area || in->no_area_outs)
+		cli_warnf("replay", "%zu swap-ins and %zu swap-outs name no swap area of the "
+			  "database (swap_area rows missing): left out", in->no_area, in->no_area_outs);
+	if (in->swapoff_reads)
+		cli_warnf("replay", "%zu swap-ins were read by swapoff, not faulted: left out",
+			  in->swapoff_reads);
 	if (!in->nr_faults) {
 		/* as report and info say it: a run of no faults answers nothing */
 		status = cli_failf("replay", SWT_EXIT_FAIL, "'%s': no swap-in faults: nothing to replay",
@@ -756,13 +742,10 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	if (in->approximate && in->approx_hits) {
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "approximate demand stream: the capture's reads mix demand "
-			 "and readahead; %zu faults reconstructed from its reads and faults (%zu that "
-			 "read, %zu readahead hits; docs/replay-model.md)",
-			 in->nr_faults, in->approx_misses, in->approx_hits);
-		cli_warn("replay", msg);
+		cli_warnf("replay", "approximate demand stream: the capture's reads mix demand "
+			  "and readahead; %zu faults reconstructed from its reads and faults (%zu that "
+			  "read, %zu readahead hits; docs/replay-model.md)",
+			  in->nr_faults, in->approx_misses, in->approx_hits);
 	} else if (in->approximate &&
 		   (int64_t)in->approx_misses == swt_store_query_int(st, "SELECT count(*) FROM swap_in"
 								     " WHERE " SWT_NOT_SWAPOFF_SQL, -1)) {
@@ -770,15 +753,12 @@ int cmd_replay(int argc, char **argv)
 				   "readahead, and without fault events each read stands for a fault "
 				   "(docs/replay-model.md)");
 	} else if (in->approximate) {
-		char msg[400];
-
 		/* the stream the docs measure far off: say so, not "each read a fault" */
-		snprintf(msg, sizeof(msg), "approximate demand stream: the capture's reads mix demand "
-			 "and readahead; %zu faults reconstructed, one per fault that read, and no "
-			 "readahead hit: no fault event without a read names the task and address of "
-			 "one that read (fault events, pids or addresses missing?), so coverage comes "
-			 "out far below the kernel's (docs/replay-model.md)", in->nr_faults);
-		cli_warn("replay", msg);
+		cli_warnf("replay", "approximate demand stream: the capture's reads mix demand "
+			  "and readahead; %zu faults reconstructed, one per fault that read, and no "
+			  "readahead hit: no fault event without a read names the task and address of "
+			  "one that read (fault events, pids or addresses missing?), so coverage comes "
+			  "out far below the kernel's (docs/replay-model.md)", in->nr_faults);
 	}
 	warn_without_addresses(argv[optind], in, choices, nchoices);
 	warn_kind_unknown(in, choices, nchoices);

@@ -249,43 +249,28 @@ int cmd_report(int argc, char **argv)
 	/* replay would refuse it as the default sweep did, which said why */
 	if (!sum.runs && !defaults.nothing_to_replay) {
 		const char *why = swt_replay_nothing_to_replay(st);
-		char msg[240];
 
 		if (why)
-			snprintf(msg, sizeof(msg), "no replay runs stored, and %s: nothing to replay",
-				 why);
+			cli_warnf("report", "no replay runs stored, and %s: nothing to replay", why);
 		else
-			snprintf(msg, sizeof(msg), "no replay runs stored: the policy charts say so "
-				 "(run swaptrace replay first)");
-		cli_warn("report", msg);
+			cli_warn("report", "no replay runs stored: the policy charts say so "
+					   "(run swaptrace replay first)");
 	}
-	if (sum.approximate_runs) {
-		/* as replay --approximate warns; the charts drawn from them carry a note */
-		char msg[300];
-
-		snprintf(msg, sizeof(msg), "%zu of %zu runs replayed an approximate demand stream "
-			 "(the capture's reads mix demand and readahead): see "
-			 "docs/replay-model.md", sum.approximate_runs, sum.runs);
-		cli_warn("report", msg);
-	}
-	if (sum.vma_runs_without_addresses) {
-		/* as replay warns; the policy charts carry a note */
-		char msg[300];
-
-		snprintf(msg, sizeof(msg), "%zu vma run%s on a capture without fault addresses "
-			 "(block events only): vma reads nothing ahead there",
-			 sum.vma_runs_without_addresses, sum.vma_runs_without_addresses == 1 ? "" : "s");
-		cli_warn("report", msg);
-	}
-	if (sum.auto_runs_without_addresses) {
-		char msg[300];
-
-		snprintf(msg, sizeof(msg), "%zu auto run%s on a capture without fault addresses "
-			 "(block events only): auto uses cluster readahead there, where the traced "
-			 "kernel used VMA readahead", sum.auto_runs_without_addresses,
-			 sum.auto_runs_without_addresses == 1 ? "" : "s");
-		cli_warn("report", msg);
-	}
+	/* as replay --approximate warns; the charts drawn from them carry a note */
+	if (sum.approximate_runs)
+		cli_warnf("report", "%zu of %zu runs replayed an approximate demand stream "
+			  "(the capture's reads mix demand and readahead): see "
+			  "docs/replay-model.md", sum.approximate_runs, sum.runs);
+	/* as replay warns; the policy charts carry a note */
+	if (sum.vma_runs_without_addresses)
+		cli_warnf("report", "%zu vma run%s on a capture without fault addresses "
+			  "(block events only): vma reads nothing ahead there",
+			  sum.vma_runs_without_addresses, sum.vma_runs_without_addresses == 1 ? "" : "s");
+	if (sum.auto_runs_without_addresses)
+		cli_warnf("report", "%zu auto run%s on a capture without fault addresses "
+			  "(block events only): auto uses cluster readahead there, where the traced "
+			  "kernel used VMA readahead", sum.auto_runs_without_addresses,
+			  sum.auto_runs_without_addresses == 1 ? "" : "s");
 	/* the answer index.html opens with, for the terminal */
 	if (sum.answer[0])
 		printf("swaptrace: report: %s", sum.answer);

@@ -49,6 +49,7 @@ int cli_failf(const char *verb, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "swaptrace: VERB: warning: message" on stderr. */
 void cli_warn(const char *verb, const char *msg);
+void cli_warnf(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * A command-line slip: "swaptrace: VERB: message", then the verb's synopsis
  * and where the full help is, on stderr; returns SWT_EXIT_USAGE.

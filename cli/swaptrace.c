@@ -62,13 +62,26 @@ int cli_fail(const char *verb, const struct swt_err *err)
 	return SWT_EXIT_FAIL;
 }
 
-/* "swaptrace: VERB: message" on stderr. */
+/* "swaptrace: VERB: message" on stderr, whole however long the paths it names. */
 static void say(const char *verb, const char *fmt, va_list ap)
 {
-	char msg[4096];
+	char small[512], *msg = small;
+	va_list again;
+	int len;
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_copy(again, ap);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
+	if (len >= (int)sizeof(small)) {
+		msg = malloc((size_t)len + 1);
+		if (msg)
+			vsnprintf(msg, (size_t)len + 1, fmt, again);
+		else
+			msg = small;	/* cut, rather than nothing */
+	}
+	va_end(again);
 	put_line(verb, msg);
+	if (msg != small)
+		free(msg);
 }
 
 int cli_failf(const char *verb, int status, const char *fmt, ...)
@@ -93,10 +106,18 @@ void cli_json_string(const char *s)
 
 void cli_warn(const char *verb, const char *msg)
 {
+	cli_warnf(verb, "%s", msg);
+}
+
+void cli_warnf(const char *verb, const char *fmt, ...)
+{
 	char label[64];
+	va_list ap;
 
 	snprintf(label, sizeof(label), "%s: warning", verb);
-	put_line(label, msg);
+	va_start(ap, fmt);
+	say(label, fmt, ap);
+	va_end(ap);
 }
 
 int cli_usage_error(const char *verb, const char *fmt, ...)

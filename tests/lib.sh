@@ -117,3 +117,20 @@ PY
 meta_value() { # meta.txt key
 	awk -v k="$2" '$1 == k { print $2; exit }' "$1"
 }
+
+# long_path LENGTH NAME: print a path of exactly LENGTH bytes ending in /NAME,
+# its directories (under $WORK, none longer than 200 bytes) created: for
+# messages and opens of paths longer than fixed buffers and SQLite's limit
+long_path() {
+	local dir=$WORK/long left
+	left=$(($1 - ${#dir} - ${#2} - 1))
+	while [ "$left" -gt 0 ]; do
+		local n=$((left > 201 ? 200 : left - 1))
+		# one byte left over could not be a directory: leave two
+		[ $((left - n - 1)) -ne 1 ] || n=$((n - 1))
+		dir=$dir/$(printf "%${n}s" | tr ' ' p)
+		left=$(($1 - ${#dir} - ${#2} - 1))
+	done
+	mkdir -p "$dir"
+	printf '%s/%s' "$dir" "$2"
+}

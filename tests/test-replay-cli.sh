@@ -610,6 +610,13 @@ grep -q "no fault addresses (block events only): auto uses cluster readahead" "$
 	fail "auto's fallback without fault addresses is announced"
 "$SWAPTRACE" replay --no-store --approximate -p auto -c 3 "$pc3" 2>&1 > /dev/null | grep -q "no fault addresses" &&
 	fail "a capture with fault addresses gets no such warning"
+# a warning naming a database deep down is written whole (it was cut at 512 bytes)
+deep=$(long_path 500 blk.db)
+cp "$blkonly" "$deep"
+check_eq "$("$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$deep" 2>&1 > /dev/null |
+	grep "vma reads")" \
+	"swaptrace: replay: warning: '$deep': no fault addresses (block events only): vma reads nothing ahead" \
+	"a warning naming a long path"
 # info says which of these a capture is, before replay is tried
 info_replay() { "$SWAPTRACE" info "$1" | sed -n '/^Replay: /,$p'; }
 check_eq "$(info_replay "$db")" "Replay: every swap read is its fault's own page: an exact demand stream" \
