@@ -44,6 +44,30 @@ int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *w
 			 st->db ? sqlite3_errmsg(st->db) : "no database");
 }
 
+/*
+ * SQLite opens no database whose absolute path, with "-journal" after it,
+ * is longer than its VFS allows (512 bytes in Debian's build): relative
+ * paths in a deep directory too.  It says only "unable to open database
+ * file".  opened is the path given to SQLite: st->path, or the temporary
+ * file a new database is written to.
+ */
+static int open_error(struct swt_store *st, const char *opened, struct swt_err *err,
+		      const char *what)
+{
+	sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
+	size_t len = strlen(opened), journal = strlen("-journal");
+	char cwd[PATH_MAX];
+
+	if (opened[0] != '/')
+		len += getcwd(cwd, sizeof(cwd)) ? strlen(cwd) + 1 : sizeof(cwd);
+	if (vfs && len + journal > (size_t)vfs->mxPathname)
+		return swt_error(err, SWT_EDB, "'%s': %s: %s %zu bytes long as an absolute path, "
+				 "and SQLite opens up to %zu: use a shorter one", st->path, what,
+				 opened == st->path ? "the path is" : "its temporary file's path is",
+				 len, (size_t)vfs->mxPathname - journal);
+	return swt_store_sql_error(st, err, what);
+}
+
 int swt_store_exec(struct swt_store *st, const char *sql, struct swt_err *err)
 {
 	char *msg = NULL;
@@ -204,7 +228,7 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 	/* no mutexing: ingest hands the connection between threads explicitly */
 	if (sqlite3_open_v2(st->tmp_path, &st->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		ret = swt_store_sql_error(st, err, "open");
+		ret = open_error(st, st->tmp_path, err, "cannot create database");
 		goto out_destroy;
 	}
 	/*
@@ -296,7 +320,7 @@ int swt_store_open(const char *path, int writable, struct swt_store **out,
 	if (!st)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		ret = swt_store_sql_error(st, err, "open");
+		ret = open_error(st, st->path, err, "open");
 		goto out_destroy;
 	}
 	sqlite3_busy_timeout(st->db, 5000);
@@ -386,7 +410,7 @@ int swt_store_commit(struct swt_store *st, struct swt_err *err)
 	/* reopen so the caller may keep reading */
 	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK)
-		return swt_store_sql_error(st, err, "reopen");
+		return open_error(st, st->path, err, "reopen");
 	return 0;
 }
 

@@ -376,6 +376,22 @@ check_stderr "output is a directory" $? 1 \
 check_eq "$(ls -A "$WORK/out-is-dir")" "" "output is a directory: files left in it"
 check_eq "$(ls -A "$WORK" | grep -c 'tmp-')" 0 "output is a directory: temporary files beside it"
 
+# a path longer than SQLite opens (504 bytes, absolute, with its "-journal")
+# is said to be, not "unable to open database file"; one it opens is used
+out=$(long_path 560 cap.db)
+"$SWAPTRACE" ingest -q -o "$out" "$IN/good.blktrace.0" >/dev/null 2>"$WORK/stderr"
+check_stderr "output path too long for SQLite" $? 1 \
+	"^swaptrace: ingest: '$(re "$out")': cannot create database: its temporary file's path is 571 bytes long as an absolute path, and SQLite opens up to 504: use a shorter one\$"
+check_eq "$(ls -A "$(dirname "$out")")" "" "output path too long for SQLite: files left"
+out=$(long_path 493 cap.db)
+"$SWAPTRACE" ingest -q -o "$out" "$IN/good.blktrace.0" > /dev/null 2>&1 ||
+	fail "ingest to a path of 493 bytes (its temporary file's: 504)"
+long=$(long_path 505 cap.db)
+mv "$out" "$long"
+(cd "$(dirname "$long")" && "$SWAPTRACE" info cap.db) >/dev/null 2>"$WORK/stderr"
+check_stderr "info of a relative path too long for SQLite as an absolute one" $? 1 \
+	"^swaptrace: info: 'cap.db': open: the path is 505 bytes long as an absolute path, and SQLite opens up to 504: use a shorter one\$"
+
 # a read-only directory: root writes anywhere, so as root a read-only
 # tmpfs in a private mount namespace stands in for it
 ro=$WORK/read-only
