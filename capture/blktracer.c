@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,28 @@ int swt_blktracer_grow_buffers(struct swt_knobs *k, const char *dir, unsigned nc
 			return ret;
 	}
 	return 0;
+}
+
+unsigned swt_blktracer_buffer_kb(const char *dir, unsigned ncpus)
+{
+	uint64_t least = 0;
+
+	for (unsigned c = 0; c < ncpus; c++) {
+		char file[64], *cur = NULL;
+		uint64_t kb;
+		int bad;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%u/buffer_size_kb", c);
+		if (read_setting(dir, file, &cur, NULL))
+			return 0;
+		bad = swt_parse_u64(cur, &kb);
+		free(cur);
+		if (bad || kb > UINT_MAX)
+			return 0;
+		if (!c || kb < least)
+			least = kb;
+	}
+	return (unsigned)least;
 }
 
 int swt_blktracer_create(const struct swt_blktracer_opts *o, struct swt_knobs *knobs,

@@ -82,6 +82,12 @@ void swt_blktracer_destroy(struct swt_blktracer *s);
  * Grow the top-level ring buffer of the tracefs at dir to kb per CPU
  * (never shrink it), through knobs; create() does it (exposed for tests).
  */
+/*
+ * The smallest per-CPU buffer of the top-level ring buffer, in KiB, as the
+ * kernel sized it: at least what was asked, more when someone had it
+ * larger.  0 when it cannot be read.
+ */
+unsigned swt_blktracer_buffer_kb(const char *dir, unsigned ncpus);
 int swt_blktracer_grow_buffers(struct swt_knobs *k, const char *dir, unsigned ncpus, unsigned kb,
 			       struct swt_err *err);
 

@@ -59,7 +59,7 @@ struct swt_capture {
 	struct inst task, block;
 	struct swt_blktracer *blk;
 	int64_t *blk_lost;	/* per CPU, kept when the session ends */
-	unsigned blk_buffer_kb;	/* top-level buffer per CPU asked for --blktrace */
+	unsigned blk_buffer_kb;	/* top-level buffer per CPU --blktrace records into */
 	struct swt_swap_area *swaps;
 	size_t nr_swaps;
 	uint32_t *devs;

@@ -354,6 +354,9 @@ int swt_capture_finish(struct swt_capture *c, struct swt_capture_result *res,
 	res->trace_dat_ok = !r;
 	if (r && !ret)
 		ret = r;
+	/* a system-wide capture maps no task: no empty maps/ (rmdir takes only an empty one) */
+	if (c->maps_dir)
+		rmdir(c->maps_dir);
 	res->end = c->end;
 	res->command_status = c->target.kind == SWT_TARGET_COMMAND && c->target.exited ?
 			      c->target.status : -1;

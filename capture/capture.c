@@ -1213,12 +1213,15 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 			.buffer_kb = size_buffer(c, BLOCK_BUFFER_KB, 2), .out_prefix = prefix,
 		};
 
-		c->blk_buffer_kb = bo.buffer_kb;
 		ret = prefix ? swt_blktracer_create(&bo, &c->knobs, &c->blk, err) :
 			       swt_error(err, SWT_ENOMEM, "out of memory");
 		free(prefix);
 		if (ret)
 			goto out_destroy;
+		/* the buffer is grown, never shrunk: meta.txt says what the kernel gave */
+		c->blk_buffer_kb = swt_blktracer_buffer_kb(c->tracing_dir, c->ncpus);
+		if (!c->blk_buffer_kb)
+			c->blk_buffer_kb = bo.buffer_kb;
 	}
 	ret = open_readers(c, &c->task, err);
 	if (!ret && c->block.ti)

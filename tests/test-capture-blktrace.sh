@@ -79,6 +79,7 @@ fi
 # records.  It came back with 9 868 of 23 374 swap-ins and "0 lost events".
 top_kb=$(normalise_size "$(cat "$TRACEFS/buffer_size_kb")")
 echo 64 > "$TRACEFS/buffer_size_kb"
+given64=$(cat "$TRACEFS/buffer_size_kb")	# the kernel rounds up (67 here)
 echo 0 > "$TRACEFS/options/overwrite"
 capture_workload "$WORK/no-overwrite" --blktrace --buffer-kb 64 -- sh -c "$(workload mb=64 accesses=20000 seed=13)"
 check_eq "$?" 0 "--blktrace over a buffer that does not overwrite: exit status"
@@ -97,6 +98,20 @@ else
 	fail "--blktrace over a buffer that does not overwrite: ingest failed"
 fi
 check_host_restored "$WORK/state.before" "after a --blktrace capture over a buffer that does not overwrite"
+grep -q "^buffer_kb task=[0-9]* block=$given64$" "$WORK/no-overwrite/meta.txt" ||
+	fail "--blktrace --buffer-kb 64 on a $given64 KiB buffer: meta.txt says $(grep '^buffer_kb' "$WORK/no-overwrite/meta.txt")"
+# someone's buffer larger than asked is kept, and meta.txt says what the
+# kernel gave (it said what was asked)
+top_kb=$(normalise_size "$(cat "$TRACEFS/buffer_size_kb")")
+echo 2048 > "$TRACEFS/buffer_size_kb"
+given=$(cat "$TRACEFS/buffer_size_kb")
+swt capture --blktrace --buffer-kb 256 -o "$WORK/larger" --duration 0.5 > /dev/null 2> "$WORK/larger.err"
+check_eq "$?" 0 "--blktrace on a buffer larger than asked: exit status"
+check_eq "$(cat "$TRACEFS/buffer_size_kb")" "$given" "--blktrace on a buffer larger than asked: kept"
+echo "$top_kb" > "$TRACEFS/buffer_size_kb"
+grep -q "^buffer_kb task=[0-9]* block=$given$" "$WORK/larger/meta.txt" ||
+	fail "--blktrace on a $given KiB buffer: meta.txt says $(grep '^buffer_kb' "$WORK/larger/meta.txt")"
+check_host_restored "$WORK/state.before" "after a --blktrace capture on a buffer larger than asked"
 
 capture_workload "$CAP" --blktrace -- sh -c "$(workload mb=64 accesses=30000 seed=11)"
 check_eq "$?" 0 "--blktrace capture: exit status"

@@ -94,6 +94,7 @@ IDLE_OK=0
 check_counts "$WORK/pid" "--pid capture" "$TOL" "$IDLE_OK"
 check_counts "$WORK/all" "system-wide capture" "$TOL" "$IDLE_OK"
 check_event_counts "$WORK/all" "system-wide capture"
+[ -e "$WORK/all/maps" ] && fail "system-wide capture: an empty maps/ left ($(ls -A "$WORK/all/maps" | head -3))"
 
 # the followed process exits: the recording ends with it.  A workload the
 # OOM killer ends before the capture could follow it is started again.
