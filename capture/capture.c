@@ -405,6 +405,17 @@ static int create_instance(struct swt_capture *c, struct inst *in, const char *s
 		return swt_error(err, SWT_EIO, "instance '%s': cannot turn tracing off", in->name);
 	snprintf(value, sizeof(value), "%u", kb);
 	ret = write_inst(in, "buffer_size_kb", value, err);
+	if (!ret) {
+		/* the kernel rounds up (64 KiB gives 67): meta.txt says what it gave */
+		char *text = tracefs_instance_file_read(in->ti, "buffer_size_kb", NULL);
+		char *size = text ? swt_knob_restore_value(text) : NULL;
+		uint64_t given;
+
+		if (size && !swt_parse_u64(size, &given) && given >= kb && given <= UINT_MAX)
+			in->buffer_kb = (unsigned)given;
+		free(size);
+		free(text);
+	}
 	if (!ret && c->o.blktrace) {
 		/* blk records carry the top-level clock: use the same one */
 		char *text = tracefs_instance_file_read(NULL, "trace_clock", NULL);
