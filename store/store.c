@@ -341,8 +341,8 @@ int swt_store_open(const char *path, int writable, struct swt_store **out,
 		if (!writable) {
 			ret = swt_error(err, SWT_EVERSION,
 					"'%s': database schema version 3, this swaptrace reads 4: a "
-					"command that writes it (replay) upgrades it in place, or "
-					"ingest again", path);
+					"command that writes it (replay; report without --run or "
+					"--no-replay) upgrades it in place, or ingest again", path);
 			goto out_destroy;
 		}
 		ret = upgrade_from_3(st, err);

@@ -123,7 +123,7 @@ sqlite3 "$WORK/v3.db" "ALTER TABLE run DROP COLUMN inactive_fraction; ALTER TABL
 	max_request_kib; UPDATE swt_meta SET value = '3' WHERE key = 'schema_version';
 	PRAGMA user_version = 3;" || fail "making a version 3 database"
 check_eq "$("$SWAPTRACE" info "$WORK/v3.db" 2>&1 >/dev/null; echo "rc=$?")" \
-	"swaptrace: info: '$WORK/v3.db': database schema version 3, this swaptrace reads 4: a command that writes it (replay) upgrades it in place, or ingest again
+	"swaptrace: info: '$WORK/v3.db': database schema version 3, this swaptrace reads 4: a command that writes it (replay; report without --run or --no-replay) upgrades it in place, or ingest again
 rc=1" "a version 3 database opened read-only"
 # four writers at once: one upgrades, the others find it done ("duplicate
 # column name" failed them)
