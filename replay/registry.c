@@ -86,6 +86,57 @@ static int policy_strings_readable(const struct swt_policy *p)
 }
 
 /*
+ * Whether a plugin's create() refuses the parameters, tried in a child
+ * (create may crash, or never return: 10 s, then it is left to the run).
+ * 1 with its reason in why when it returned NULL, 0 otherwise.
+ */
+static int plugin_refuses(const struct swt_policy_choice *c, const struct swt_policy_env *env,
+			  char *why, size_t len)
+{
+	int fds[2], status, null;
+	pid_t pid;
+	long got;
+
+	if (pipe(fds) < 0)
+		return 0;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
+	}
+	if (!pid) {
+		char reason[200] = "";
+		void *inst;
+
+		close(fds[0]);
+		alarm(10);
+		null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		inst = c->policy->create(env, (const char *const *)c->keys,
+					 (const char *const *)c->values, c->nparams, reason,
+					 sizeof(reason));
+		if (inst) {
+			if (c->policy->destroy)
+				c->policy->destroy(inst);
+			_exit(0);
+		}
+		reason[sizeof(reason) - 1] = '\0';
+		swt_write_all(fds[1], reason, strlen(reason));
+		_exit(1);
+	}
+	close(fds[1]);
+	got = swt_read_full(fds[0], why, len - 1);
+	close(fds[0]);
+	why[got > 0 ? got : 0] = '\0';
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 1;
+}
+
+/*
  * The symbol must be a policy struct before anything is read from it: a
  * plugin that defines it as a char or a function would crash swaptrace.
  * "" when it is, or what it is instead.
@@ -342,11 +393,19 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 		}
 	}
 	/*
-	 * A built-in checks its values in create(): tried here once, so that
+	 * A policy checks its values in create(): tried here once, so that
 	 * history=1 is a usage error up front, like an unknown key, and not a
-	 * failure in the middle of a sweep.  Plugins are tried in their runs,
-	 * which are isolated (their create may crash).
+	 * failure in the middle of a sweep.  A plugin's is tried in a child,
+	 * as its runs are isolated (its create may crash).
 	 */
+	if (!ret && c->dl_handle && c->policy->create) {
+		struct swt_policy_env env = { .page_cluster = 3, .nr_areas = 1, .page_shift = 12 };
+		char why[200];
+
+		if (plugin_refuses(c, &env, why, sizeof(why)))
+			ret = swt_error(err, SWT_EUSAGE, "policy '%s': %s", c->policy->name,
+					why[0] ? why : "create() refused its parameters, saying nothing");
+	}
 	if (!ret && !c->dl_handle && c->policy->create) {
 		struct swt_policy_env env = { .page_cluster = 3, .nr_areas = 1, .page_shift = 12 };
 		char why[200] = "";

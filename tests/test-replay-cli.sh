@@ -237,6 +237,17 @@ check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" "$before" "a failed sweep
 expect_fail "ABI version 99" replay -p "$bad/libswt-bad-bad_abi.so" "$db"
 expect_fail "no 'swt_policy_plugin' symbol" replay -p "$bad/libswt-bad-no_symbol.so" "$db"
 expect_fail "refuses to start" replay -p "$bad/libswt-bad-fail.so" "$db"
+# a plugin refusing its parameters is a usage error, as a built-in's refusal
+# is (it exited 1: the plugin's create() was first called in the run)
+"$SWAPTRACE" replay -n -p "$bad/libswt-bad-fail.so" -p fixed "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'bad': this plugin refuses to start" \
+	"a plugin that refuses to start"
+"$SWAPTRACE" replay -n -p "$plugin:pages=abc" "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'forward': pages must be 1..63, not 'abc'" \
+	"a plugin refusing a parameter's value"
+"$SWAPTRACE" replay -n -p "leap:history=abc" "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'leap': history: not a number: 'abc'" \
+	"a built-in refusing a parameter's value"
 # what the symbol points at is read only once it is known to be a policy:
 # a char or a function there, or a name pointing nowhere, crashed swaptrace
 expect_fail "its 'swt_policy_plugin' is 1 bytes, not a struct swt_policy" \

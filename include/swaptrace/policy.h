@@ -127,7 +127,10 @@ struct swt_policy {
 	/*
 	 * Make an instance for one replay.  keys/values hold the parameters
 	 * given (already checked against params, defaults filled in).  Return
-	 * NULL and write a one-line reason into err on failure.
+	 * NULL and write a one-line reason into err on failure.  It is also
+	 * called once when the policy is chosen, before any replay (for a
+	 * plugin in a child process, with page_cluster 3, one area and no
+	 * engine services), so that refused values are a usage error up front.
 	 */
 	void *(*create)(const struct swt_policy_env *env, const char *const *keys,
 			const char *const *values, unsigned nparams, char *err, size_t errlen);
