@@ -96,6 +96,120 @@ static void cell_real(struct swt_sbuf *b, double v, const char *fmt_pct_or_num)
 		swt_sbuf_printf(b, "<td>%.1f</td>", v);
 }
 
+/* The q-quantile (0..1) of a device's read times in ms, NAN when it has none. */
+static double read_time_quantile(const struct swt_report_ctx *rc, int64_t dev, int64_t n,
+				 double q)
+{
+	sqlite3_stmt *s;
+	double v = NAN;
+
+	if (n <= 0 || sqlite3_prepare_v2(swt_store_db(rc->st),
+			"SELECT (complete_ns - issue_ns) / 1e6 FROM request"
+			" WHERE dev = ?1 AND write = 0 AND pc = 0 AND issue_ns IS NOT NULL"
+			"   AND complete_ns IS NOT NULL ORDER BY 1 LIMIT 1 OFFSET ?2",
+			-1, &s, NULL) != SQLITE_OK)
+		return v;
+	sqlite3_bind_int64(s, 1, dev);
+	/* nearest rank: the smallest time that q of the reads do not exceed */
+	sqlite3_bind_int64(s, 2, (int64_t)ceil(q * (double)n) - 1);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_double(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/*
+ * What a swap-in read cost as traced, per swap device: the price of each
+ * wait the charts count.  D2C is the device's time per request; Q2C is the
+ * wait of a page read, from its queueing to its request's completion (as
+ * btt counts them, per bio: info --latency prints the rest of btt's table).
+ */
+static void reads_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
+{
+	static const char *const heads[] = {
+		"device", "read requests", "avg request KiB", "D2C avg ms", "D2C median ms",
+		"D2C p99 ms", "Q2C avg ms (per page read)",
+	};
+	int any = 0;
+
+	swt_sbuf_puts(b, "<section id=\"reads\">\n<h2>Traced swap-in reads</h2>\n"
+			 "<p class=\"sub\">What a read from swap cost as traced, per swap "
+			 "device: the price of each wait above. D2C is the device's time per "
+			 "read request; Q2C a page read's wait, from its queueing to its "
+			 "request's completion (as btt counts them; swaptrace info --latency "
+			 "prints btt's full tables).</p>\n");
+	for (size_t i = 0; i < rc->nr_parts; i++) {
+		const struct swt_report_part *p = &rc->parts[i];
+		sqlite3_stmt *s;
+		int64_t n = 0;
+		double kib = NAN, d2c = NAN, q2c = NAN;
+		int seen = 0;
+
+		/* partitions of one device share its I/O: one row */
+		for (size_t j = 0; j < i; j++)
+			seen |= rc->parts[j].dev == p->dev;
+		if (seen)
+			continue;
+		if (sqlite3_prepare_v2(swt_store_db(rc->st),
+				"SELECT count(*), avg(nr_sectors) / 2.0, avg(complete_ns - issue_ns) / 1e6,"
+				" (SELECT avg(r.complete_ns - b.queue_ns) / 1e6 FROM bio b"
+				"    JOIN request r ON r.id = b.request_id WHERE r.dev = ?1"
+				"     AND r.write = 0 AND r.pc = 0)"
+				" FROM request WHERE dev = ?1 AND write = 0 AND pc = 0"
+				"  AND issue_ns IS NOT NULL AND complete_ns IS NOT NULL",
+				-1, &s, NULL) != SQLITE_OK)
+			continue;
+		sqlite3_bind_int64(s, 1, p->dev);
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			n = sqlite3_column_int64(s, 0);
+			if (n) {
+				kib = sqlite3_column_double(s, 1);
+				d2c = sqlite3_column_double(s, 2);
+			}
+			if (sqlite3_column_type(s, 3) != SQLITE_NULL)
+				q2c = sqlite3_column_double(s, 3);
+		}
+		sqlite3_finalize(s);
+		if (!any) {
+			swt_sbuf_puts(b, "<div class=\"wide\">\n<table>\n<tr>");
+			for (size_t k = 0; k < SWT_ARRAY_SIZE(heads); k++)
+				swt_sbuf_printf(b, "<th>%s</th>", heads[k]);
+			swt_sbuf_puts(b, "</tr>\n");
+			any = 1;
+		}
+		swt_sbuf_puts(b, "<tr><td class=\"t\">");
+		swt_sbuf_xml(b, p->path[0] ? p->path : p->name);
+		swt_sbuf_puts(b, " (");
+		swt_sbuf_xml(b, p->name);
+		swt_sbuf_puts(b, ")</td><td>");
+		html_int(b, n);
+		swt_sbuf_puts(b, "</td>");
+		cell_real(b, kib, "n");
+		if (isnan(d2c))
+			swt_sbuf_puts(b, "<td>&#8211;</td>");
+		else
+			swt_sbuf_printf(b, "<td>%.3f</td>", d2c);
+		for (int k = 0; k < 2; k++) {
+			double v = read_time_quantile(rc, p->dev, n, k ? 0.99 : 0.5);
+
+			if (isnan(v))
+				swt_sbuf_puts(b, "<td>&#8211;</td>");
+			else
+				swt_sbuf_printf(b, "<td>%.3f</td>", v);
+		}
+		if (isnan(q2c))
+			swt_sbuf_puts(b, "<td>&#8211;</td>");
+		else
+			swt_sbuf_printf(b, "<td>%.3f</td>", q2c);
+		swt_sbuf_puts(b, "</tr>\n");
+	}
+	if (any)
+		swt_sbuf_puts(b, "</table>\n</div>\n");
+	else
+		swt_sbuf_puts(b, "<p class=\"msg\">No swap devices in this capture.</p>\n");
+	swt_sbuf_puts(b, "</section>\n");
+}
+
 static void runs_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 {
 	static const char *const heads[] = {
@@ -188,7 +302,8 @@ int swt_report_html_write(const struct swt_report_ctx *rc, const struct swt_repo
 		swt_sbuf_xml(&b, entries[i].meta->title ? entries[i].meta->title : "");
 		swt_sbuf_puts(&b, "</li>\n");
 	}
-	swt_sbuf_puts(&b, "<li><a href=\"#runs\">Replay runs</a></li>\n</ol>\n</nav>\n");
+	swt_sbuf_puts(&b, "<li><a href=\"#reads\">Traced swap-in reads</a></li>\n"
+			  "<li><a href=\"#runs\">Replay runs</a></li>\n</ol>\n</nav>\n");
 	swt_report_answer_html(&b, rc);
 	for (size_t i = 0; i < n; i++) {
 		if (entries[i].meta) {
@@ -203,6 +318,7 @@ int swt_report_html_write(const struct swt_report_ctx *rc, const struct swt_repo
 			swt_sbuf_puts(&b, "</p>\n</section>\n");
 		}
 	}
+	reads_table(&b, rc);
 	runs_table(&b, rc);
 	swt_sbuf_puts(&b, "<footer><p>Drawn by swaptrace " SWT_VERSION " from '");
 	swt_sbuf_xml(&b, swt_basename(swt_store_path(rc->st)));

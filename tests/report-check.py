@@ -133,8 +133,11 @@ def main():
         return 1
     charts = []
     for sec in root.iter("section"):
-        if sec.get("id") and sec.get("id") != "runs":
+        # the two tables (traced reads, replay runs) are no charts
+        if sec.get("id") and sec.get("id") not in ("reads", "runs"):
             charts.append(sec.get("id"))
+    if not any(sec.get("id") == "reads" for sec in root.iter("section")):
+        problem("index.html has no traced reads section")
     for el in list(root.iter("img")) + list(root.iter("a")):
         ref = el.get("src") or el.get("href")
         if ref and not ref.startswith("#") and not os.path.exists(os.path.join(d, ref)):

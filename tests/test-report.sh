@@ -21,6 +21,28 @@ $RUNS | sqlite3 "$WORK/runs.db" || fail "storing synthetic runs"
 out=$("$SWAPTRACE" report -o "$WORK/r1" "$WORK/runs.db") || fail "report exited $?"
 check_eq "$(echo "$out" | tail -n 1)" "swaptrace: report: 7 charts from 30 replay runs in '$WORK/r1': open '$WORK/r1/index.html'" \
 	"report's last line says where the report is"
+# the traced reads' table: what a read cost, computed here from the tables
+python3 - "$WORK/runs.db" "$WORK/r1/index.html" <<'PY' || fail "index.html's traced reads table"
+import math, re, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+html = open(sys.argv[2]).read()
+reads = [r for (r,) in db.execute("SELECT (complete_ns - issue_ns) / 1e6 FROM request"
+                                  " WHERE write = 0 AND pc = 0 AND issue_ns IS NOT NULL"
+                                  " AND complete_ns IS NOT NULL")]
+reads.sort()
+kib = db.execute("SELECT avg(nr_sectors) / 2.0 FROM request WHERE write = 0 AND pc = 0"
+                 " AND issue_ns IS NOT NULL AND complete_ns IS NOT NULL").fetchone()[0]
+q2c = db.execute("SELECT avg(r.complete_ns - b.queue_ns) / 1e6 FROM bio b JOIN request r"
+                 " ON r.id = b.request_id WHERE r.write = 0 AND r.pc = 0").fetchone()[0]
+rank = lambda q: reads[math.ceil(q * len(reads)) - 1]
+want = ('<tr><td class="t">/dev/loop0 (7:0)</td><td>%s</td><td>%.1f</td><td>%.3f</td>'
+        '<td>%.3f</td><td>%.3f</td><td>%.3f</td></tr>'
+        % ("{:,}".format(len(reads)).replace(",", "\u00a0"), kib, sum(reads) / len(reads),
+           rank(0.5), rank(0.99), q2c))
+assert len(reads) > 1000, len(reads)
+assert want in html, (want, re.findall(r'<tr><td class="t">/dev/loop0 \(7:0\)</td>.*', html))
+assert '<a href="#reads">Traced swap-in reads</a>' in html
+PY
 cat > "$WORK/expect.json" <<'EOF'
 {
  "charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window", "layout"],
