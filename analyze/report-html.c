@@ -96,6 +96,15 @@ static void cell_real(struct swt_sbuf *b, double v, const char *fmt_pct_or_num)
 		swt_sbuf_printf(b, "<td>%.1f</td>", v);
 }
 
+/* Milliseconds to the microsecond, a dash for none. */
+static void cell_ms(struct swt_sbuf *b, double ms)
+{
+	if (isnan(ms))
+		swt_sbuf_puts(b, "<td>&#8211;</td>");
+	else
+		swt_sbuf_printf(b, "<td>%.3f</td>", ms);
+}
+
 /* The q-quantile (0..1) of a device's read times in ms, NAN when it has none. */
 static double read_time_quantile(const struct swt_report_ctx *rc, int64_t dev, int64_t n,
 				 double q)
@@ -185,22 +194,10 @@ static void reads_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 		html_int(b, n);
 		swt_sbuf_puts(b, "</td>");
 		cell_real(b, kib, "n");
-		if (isnan(d2c))
-			swt_sbuf_puts(b, "<td>&#8211;</td>");
-		else
-			swt_sbuf_printf(b, "<td>%.3f</td>", d2c);
-		for (int k = 0; k < 2; k++) {
-			double v = read_time_quantile(rc, p->dev, n, k ? 0.99 : 0.5);
-
-			if (isnan(v))
-				swt_sbuf_puts(b, "<td>&#8211;</td>");
-			else
-				swt_sbuf_printf(b, "<td>%.3f</td>", v);
-		}
-		if (isnan(q2c))
-			swt_sbuf_puts(b, "<td>&#8211;</td>");
-		else
-			swt_sbuf_printf(b, "<td>%.3f</td>", q2c);
+		cell_ms(b, d2c);
+		cell_ms(b, read_time_quantile(rc, p->dev, n, 0.5));
+		cell_ms(b, read_time_quantile(rc, p->dev, n, 0.99));
+		cell_ms(b, q2c);
 		swt_sbuf_puts(b, "</tr>\n");
 	}
 	if (any)
