@@ -276,15 +276,8 @@ static int draw_heatmap(struct swt_chart *c, const void *data, struct swt_err *e
 				    "Time counts from the capture's first event; slot 0 is the "
 				    "swap header, never used for pages.");
 	if (!d->nr_parts) {
-		if (!rc->swap_ins && !rc->swap_outs)
-			snprintf(msg, sizeof(msg), "no swap-ins or swap-outs in this capture");
-		else if (!rc->nr_parts)
-			snprintf(msg, sizeof(msg), "no swap devices in this capture");
-		else
-			snprintf(msg, sizeof(msg), rc->swap_ins + rc->swap_outs == 1 ?
-				 "only one swap event in this capture: %s" :
-				 "all swap events of this capture at one instant: %s",
-				 "nothing to map over time");
+		swt_report_no_events_message(rc, rc->nr_parts > 0, "nothing to map over time", msg,
+					     sizeof(msg));
 		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
 				  bottom - top, msg);
 		return 0;

@@ -315,15 +315,8 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 		 " (each second for the shading)");
 	bottom = swt_chart_footnote(c, d->nr_bins ? msg : NULL);
 	if (!d->nr_bins) {
-		if (!rc->swap_ins && !rc->swap_outs)
-			snprintf(msg, sizeof(msg), "no swap-ins or swap-outs in this capture");
-		else if (!d->nr_parts)
-			snprintf(msg, sizeof(msg), "no swap devices in this capture");
-		else
-			snprintf(msg, sizeof(msg), rc->swap_ins + rc->swap_outs == 1 ?
-				 "only one swap event in this capture: %s" :
-				 "all swap events of this capture at one instant: %s",
-				 "too few for a rate over time");
+		swt_report_no_events_message(rc, d->nr_parts > 0, "too few for a rate over time", msg,
+					     sizeof(msg));
 		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
 				  bottom - top, msg);
 		return 0;

@@ -32,6 +32,19 @@ struct swt_chart_legend_item swt_report_reference_item(struct swt_chart *c, cons
 	return (struct swt_chart_legend_item){ label, SWT_RGB_BLACK, mark };
 }
 
+void swt_report_no_events_message(const struct swt_report_ctx *rc, int have_parts,
+				  const char *why_not, char *msg, size_t size)
+{
+	if (!rc->swap_ins && !rc->swap_outs)
+		snprintf(msg, size, "no swap-ins or swap-outs in this capture");
+	else if (!have_parts)
+		snprintf(msg, size, "no swap devices in this capture");
+	else
+		snprintf(msg, size, rc->swap_ins + rc->swap_outs == 1 ?
+			 "only one swap event in this capture: %s" :
+			 "all swap events of this capture at one instant: %s", why_not);
+}
+
 const char *swt_report_no_runs(const struct swt_report_ctx *rc)
 {
 	if (rc->nr_runs)

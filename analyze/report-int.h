@@ -233,6 +233,13 @@ const struct swt_report_part *swt_report_part(const struct swt_report_ctx *rc, i
 
 /* Why a run chart is empty: no runs at all, or none on the traced layout. */
 const char *swt_report_no_runs(const struct swt_report_ctx *rc);
+/*
+ * Why a chart of swap events over time has nothing to draw: no events, no
+ * swap device (have_parts 0), or one event or one instant, "...: why_not"
+ * (what the chart cannot do with so little).
+ */
+void swt_report_no_events_message(const struct swt_report_ctx *rc, int have_parts,
+				  const char *why_not, char *msg, size_t size);
 
 /*
  * The unit of a time axis over span_ns (seconds, minutes past 20 minutes,
