@@ -30,14 +30,16 @@ const char cmd_info_usage[] =
 	"                 M2D, D2C, Q2C: min, avg, max seconds and count, per bio as btt\n"
 	"                 counts them) and its merge table (#Q, #D, ratio, request\n"
 	"                 sectors min/avg/max/total)\n"
-	"  -j, --json     print {\"devices\":[{\"dev\",\"reads_queued\",\"reads_dispatched\",\n"
-	"                 \"reads_completed\",\"read_merges\",\"writes_queued\",\"writes_dispatched\",\n"
-	"                 \"writes_completed\",\"write_merges\"}],\"events\":{NAME:N},\n"
-	"                 \"swap_in_pages\":N,\"swap_out_pages\":N,\"lost_events\":N|null};\n"
-	"                 with --latency each device also has \"latency\":{\"Q2C\":{\"min\",\"avg\",\n"
-	"                 \"max\",\"n\"},...} (seconds; stages with no count left out) and\n"
-	"                 \"merges\":{\"queued\",\"dispatched\",\"blk_min\",\"blk_avg\",\"blk_max\",\n"
-	"                 \"blk_total\"}, and a top-level \"latency\" holds btt's all-devices table\n";
+	"  -j, --json     print {\"devices\":[{\"dev\",\"reads_queued\",\n"
+	"                 \"reads_dispatched\",\"reads_completed\",\"read_merges\",\n"
+	"                 \"writes_queued\",\"writes_dispatched\",\"writes_completed\",\n"
+	"                 \"write_merges\"}],\"events\":{NAME:N},\"swap_in_pages\":N,\n"
+	"                 \"swap_out_pages\":N,\"lost_events\":N|null}; with --latency\n"
+	"                 each device also has \"latency\":{\"Q2C\":{\"min\",\"avg\",\"max\",\n"
+	"                 \"n\"},...} (seconds; stages with no count left out) and\n"
+	"                 \"merges\":{\"queued\",\"dispatched\",\"blk_min\",\"blk_avg\",\n"
+	"                 \"blk_max\",\"blk_total\"}, and a top-level \"latency\" holds\n"
+	"                 btt's all-devices table\n";
 
 /* btt's stages, in the order btt prints them */
 enum { Q2Q, Q2G, G2I, Q2M, I2D, M2D, D2C, Q2C, NR_STAGES };
