@@ -346,6 +346,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	if (ret)
 		goto out;
 	sum->runs = rc.nr_runs;
+	snprintf(sum->nothing_to_replay, sizeof(sum->nothing_to_replay), "%s", rc.nothing_to_replay);
 	for (size_t i = 0; i < rc.nr_runs; i++) {
 		int lacks = swt_report_run_lacks_addresses(&rc, &rc.runs[i]);
 

@@ -68,6 +68,8 @@ struct swt_report_summary {
 	size_t charts;		/* charts drawn */
 	size_t files;		/* files written, index.html included */
 	size_t runs;		/* replay runs the charts drew from */
+	/* "WHY: nothing to replay" as the run charts say it, "" when replay has faults */
+	char nothing_to_replay[160];
 	size_t approximate_runs;	/* of them, replays of an approximated demand stream */
 	size_t vma_runs_without_addresses;	/* of them, vma on a capture without fault addresses */
 	/* of them, auto there, where the traced kernel took VMA readahead */

@@ -248,10 +248,9 @@ int cmd_report(int argc, char **argv)
 		       defaults.nr_runs);
 	/* replay would refuse it as the default sweep did, which said why */
 	if (!sum.runs && !defaults.nothing_to_replay) {
-		const char *why = swt_replay_nothing_to_replay(st);
-
-		if (why)
-			cli_warnf("report", "no replay runs stored, and %s: nothing to replay", why);
+		/* the reason the run charts give, from swt_replay_nothing_to_replay */
+		if (sum.nothing_to_replay[0])
+			cli_warnf("report", "no replay runs stored, and %s", sum.nothing_to_replay);
 		else
 			cli_warn("report", "no replay runs stored: the policy charts say so "
 					   "(run swaptrace replay first)");
