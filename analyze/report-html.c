@@ -105,26 +105,35 @@ static void cell_ms(struct swt_sbuf *b, double ms)
 		swt_sbuf_printf(b, "<td>%.3f</td>", ms);
 }
 
-/* The q-quantile (0..1) of a device's read times in ms, NAN when it has none. */
-static double read_time_quantile(const struct swt_report_ctx *rc, int64_t dev, int64_t n,
-				 double q)
+/*
+ * The median and 99th percentile of a device's n read times in ms, from
+ * one sort; NAN when it has none.
+ */
+static void read_time_quantiles(const struct swt_report_ctx *rc, int64_t dev, int64_t n,
+				double *median, double *p99)
 {
 	sqlite3_stmt *s;
-	double v = NAN;
 
+	*median = *p99 = NAN;
 	if (n <= 0 || sqlite3_prepare_v2(swt_store_db(rc->st),
-			"SELECT (complete_ns - issue_ns) / 1e6 FROM request"
-			" WHERE dev = ?1 AND write = 0 AND pc = 0 AND issue_ns IS NOT NULL"
-			"   AND complete_ns IS NOT NULL ORDER BY 1 LIMIT 1 OFFSET ?2",
+			"SELECT max(CASE WHEN rank = ?2 THEN ms END), max(CASE WHEN rank = ?3 THEN ms END)"
+			"  FROM (SELECT (complete_ns - issue_ns) / 1e6 AS ms,"
+			"               row_number() OVER (ORDER BY complete_ns - issue_ns) AS rank"
+			"          FROM request WHERE dev = ?1 AND write = 0 AND pc = 0"
+			"           AND issue_ns IS NOT NULL AND complete_ns IS NOT NULL)",
 			-1, &s, NULL) != SQLITE_OK)
-		return v;
+		return;
 	sqlite3_bind_int64(s, 1, dev);
 	/* nearest rank: the smallest time that q of the reads do not exceed */
-	sqlite3_bind_int64(s, 2, (int64_t)ceil(q * (double)n) - 1);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_double(s, 0);
+	sqlite3_bind_int64(s, 2, (int64_t)ceil(0.5 * (double)n));
+	sqlite3_bind_int64(s, 3, (int64_t)ceil(0.99 * (double)n));
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		if (sqlite3_column_type(s, 0) != SQLITE_NULL)
+			*median = sqlite3_column_double(s, 0);
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
+			*p99 = sqlite3_column_double(s, 1);
+	}
 	sqlite3_finalize(s);
-	return v;
 }
 
 /*
@@ -151,7 +160,7 @@ static void reads_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 		const struct swt_report_part *p = &rc->parts[i];
 		sqlite3_stmt *s;
 		int64_t n = 0;
-		double kib = NAN, d2c = NAN, q2c = NAN;
+		double kib = NAN, d2c = NAN, q2c = NAN, median, p99;
 		int seen = 0;
 
 		/* partitions of one device share its I/O: one row */
@@ -195,8 +204,9 @@ static void reads_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 		swt_sbuf_puts(b, "</td>");
 		cell_real(b, kib, "n");
 		cell_ms(b, d2c);
-		cell_ms(b, read_time_quantile(rc, p->dev, n, 0.5));
-		cell_ms(b, read_time_quantile(rc, p->dev, n, 0.99));
+		read_time_quantiles(rc, p->dev, n, &median, &p99);
+		cell_ms(b, median);
+		cell_ms(b, p99);
 		cell_ms(b, q2c);
 		swt_sbuf_puts(b, "</tr>\n");
 	}
