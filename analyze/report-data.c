@@ -339,6 +339,81 @@ static int load_parts(struct swt_report_ctx *rc, struct swt_err *err)
 	return 0;
 }
 
+/*
+ * The read requests of swap-ins a task faulted on, on device ?1: swapoff's
+ * reads wait for no one, and a swap file's disk carries other reads too.
+ */
+#define SWAP_IN_READS \
+	"SELECT * FROM request WHERE dev = ?1 AND write = 0 AND pc = 0" \
+	"   AND issue_ns IS NOT NULL AND complete_ns IS NOT NULL" \
+	"   AND id IN (SELECT request_id FROM swap_in WHERE " SWT_NOT_SWAPOFF_SQL ")"
+
+/* A device's swap-in reads: count, size, D2C average, median, p99 and Q2C. */
+static int load_device_reads(struct swt_report_ctx *rc, struct swt_report_reads *r,
+			     struct swt_err *err)
+{
+	/*
+	 * Nearest rank, from one sort: the smallest time that half (99 %) of
+	 * the requests do not exceed, at rank ceil(n / 2) (ceil(0.99 n)) in
+	 * integers.  Q2C per bio of those requests that carried a fault's
+	 * pages.
+	 */
+	static const char sql[] =
+		"WITH r AS MATERIALIZED (" SWAP_IN_READS ")"
+		" SELECT count(*), avg(nr_sectors) / 2.0, avg(ms),"
+		"        max(CASE WHEN rank = (n + 1) / 2 THEN ms END),"
+		"        max(CASE WHEN rank = (99 * n + 99) / 100 THEN ms END),"
+		"        (SELECT avg(r.complete_ns - b.queue_ns) / 1e6 FROM bio b JOIN r ON r.id = b.request_id"
+		"          WHERE b.id IN (SELECT bio_id FROM swap_in WHERE " SWT_NOT_SWAPOFF_SQL "))"
+		"  FROM (SELECT nr_sectors, (complete_ns - issue_ns) / 1e6 AS ms,"
+		"               row_number() OVER (ORDER BY complete_ns - issue_ns) AS rank,"
+		"               count(*) OVER () AS n FROM r)";
+	sqlite3_stmt *s;
+	int ret;
+
+	ret = swt_store_prepare(rc->st, sql, &s, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(s, 1, rc->parts[r->part].dev);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return swt_store_sql_error(rc->st, err, "reading traced swap-in reads");
+	}
+	r->requests = sqlite3_column_int64(s, 0);
+	r->avg_kib = column_real(s, 1);
+	r->d2c_avg_ms = column_real(s, 2);
+	r->d2c_median_ms = column_real(s, 3);
+	r->d2c_p99_ms = column_real(s, 4);
+	r->q2c_avg_ms = column_real(s, 5);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* The traced reads of each device of the swap areas, once per device. */
+static int load_reads(struct swt_report_ctx *rc, struct swt_err *err)
+{
+	int ret;
+
+	rc->reads = calloc(rc->nr_parts ? rc->nr_parts : 1, sizeof(*rc->reads));
+	if (!rc->reads)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < rc->nr_parts; i++) {
+		int seen = 0;
+
+		/* partitions of one device share its I/O: one row */
+		for (size_t j = 0; j < i; j++)
+			seen |= rc->parts[j].dev == rc->parts[i].dev;
+		if (seen)
+			continue;
+		rc->reads[rc->nr_reads].part = i;
+		ret = load_device_reads(rc, &rc->reads[rc->nr_reads], err);
+		if (ret)
+			return ret;
+		rc->nr_reads++;
+	}
+	return 0;
+}
+
 static int selected(const struct swt_report_opts *o, int64_t id)
 {
 	if (!o->run_ids)
@@ -879,6 +954,8 @@ int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
 	if (!ret)
 		ret = load_parts(rc, err);
 	if (!ret)
+		ret = load_reads(rc, err);
+	if (!ret)
 		ret = load_runs(rc, err);
 	if (ret)
 		return ret;
@@ -899,9 +976,11 @@ void swt_report_ctx_release(struct swt_report_ctx *rc)
 		free_run(&rc->runs[i]);
 	free(rc->runs);
 	free(rc->parts);
+	free(rc->reads);
 	rc->runs = NULL;
 	rc->parts = NULL;
-	rc->nr_runs = rc->nr_parts = 0;
+	rc->reads = NULL;
+	rc->nr_runs = rc->nr_parts = rc->nr_reads = 0;
 }
 
 struct at_pc {

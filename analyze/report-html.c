@@ -106,41 +106,8 @@ static void cell_ms(struct swt_sbuf *b, double ms)
 }
 
 /*
- * The median and 99th percentile of a device's n read times in ms, from
- * one sort; NAN when it has none.
- */
-static void read_time_quantiles(const struct swt_report_ctx *rc, int64_t dev, int64_t n,
-				double *median, double *p99)
-{
-	sqlite3_stmt *s;
-
-	*median = *p99 = NAN;
-	if (n <= 0 || sqlite3_prepare_v2(swt_store_db(rc->st),
-			"SELECT max(CASE WHEN rank = ?2 THEN ms END), max(CASE WHEN rank = ?3 THEN ms END)"
-			"  FROM (SELECT (complete_ns - issue_ns) / 1e6 AS ms,"
-			"               row_number() OVER (ORDER BY complete_ns - issue_ns) AS rank"
-			"          FROM request WHERE dev = ?1 AND write = 0 AND pc = 0"
-			"           AND issue_ns IS NOT NULL AND complete_ns IS NOT NULL)",
-			-1, &s, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(s, 1, dev);
-	/* nearest rank: the smallest time that q of the reads do not exceed */
-	sqlite3_bind_int64(s, 2, (int64_t)ceil(0.5 * (double)n));
-	sqlite3_bind_int64(s, 3, (int64_t)ceil(0.99 * (double)n));
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		if (sqlite3_column_type(s, 0) != SQLITE_NULL)
-			*median = sqlite3_column_double(s, 0);
-		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
-			*p99 = sqlite3_column_double(s, 1);
-	}
-	sqlite3_finalize(s);
-}
-
-/*
  * What a swap-in read cost as traced, per swap device: the price of each
- * wait the charts count.  D2C is the device's time per request; Q2C is the
- * wait of a page read, from its queueing to its request's completion (as
- * btt counts them, per bio: info --latency prints the rest of btt's table).
+ * wait the charts count (report-data.c loads it).
  */
 static void reads_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 {
@@ -148,73 +115,42 @@ static void reads_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)
 		"device", "read requests", "avg request KiB", "D2C avg ms", "D2C median ms",
 		"D2C p99 ms", "Q2C avg ms (per page read)",
 	};
-	int any = 0;
 
 	swt_sbuf_puts(b, "<section id=\"reads\">\n<h2>Traced swap-in reads</h2>\n"
 			 "<p class=\"sub\">What a read from swap cost as traced, per swap "
 			 "device: the price of each wait above. D2C is the device's time per "
 			 "read request; Q2C a page read's wait, from its queueing to its "
 			 "request's completion (as btt counts them; swaptrace info --latency "
-			 "prints btt's full tables).</p>\n");
-	for (size_t i = 0; i < rc->nr_parts; i++) {
-		const struct swt_report_part *p = &rc->parts[i];
-		sqlite3_stmt *s;
-		int64_t n = 0;
-		double kib = NAN, d2c = NAN, q2c = NAN, median, p99;
-		int seen = 0;
+			 "prints btt's full tables, of all the devices' I/O). Only the reads "
+			 "of pages a task faulted on count: not swapoff's.</p>\n");
+	if (!rc->nr_reads) {
+		swt_sbuf_puts(b, "<p class=\"msg\">No swap devices in this capture.</p>\n"
+				 "</section>\n");
+		return;
+	}
+	swt_sbuf_puts(b, "<div class=\"wide\">\n<table>\n<tr>");
+	for (size_t k = 0; k < SWT_ARRAY_SIZE(heads); k++)
+		swt_sbuf_printf(b, "<th>%s</th>", heads[k]);
+	swt_sbuf_puts(b, "</tr>\n");
+	for (size_t i = 0; i < rc->nr_reads; i++) {
+		const struct swt_report_reads *r = &rc->reads[i];
+		const struct swt_report_part *p = &rc->parts[r->part];
 
-		/* partitions of one device share its I/O: one row */
-		for (size_t j = 0; j < i; j++)
-			seen |= rc->parts[j].dev == p->dev;
-		if (seen)
-			continue;
-		if (sqlite3_prepare_v2(swt_store_db(rc->st),
-				"SELECT count(*), avg(nr_sectors) / 2.0, avg(complete_ns - issue_ns) / 1e6,"
-				" (SELECT avg(r.complete_ns - b.queue_ns) / 1e6 FROM bio b"
-				"    JOIN request r ON r.id = b.request_id WHERE r.dev = ?1"
-				"     AND r.write = 0 AND r.pc = 0)"
-				" FROM request WHERE dev = ?1 AND write = 0 AND pc = 0"
-				"  AND issue_ns IS NOT NULL AND complete_ns IS NOT NULL",
-				-1, &s, NULL) != SQLITE_OK)
-			continue;
-		sqlite3_bind_int64(s, 1, p->dev);
-		if (sqlite3_step(s) == SQLITE_ROW) {
-			n = sqlite3_column_int64(s, 0);
-			if (n) {
-				kib = sqlite3_column_double(s, 1);
-				d2c = sqlite3_column_double(s, 2);
-			}
-			if (sqlite3_column_type(s, 3) != SQLITE_NULL)
-				q2c = sqlite3_column_double(s, 3);
-		}
-		sqlite3_finalize(s);
-		if (!any) {
-			swt_sbuf_puts(b, "<div class=\"wide\">\n<table>\n<tr>");
-			for (size_t k = 0; k < SWT_ARRAY_SIZE(heads); k++)
-				swt_sbuf_printf(b, "<th>%s</th>", heads[k]);
-			swt_sbuf_puts(b, "</tr>\n");
-			any = 1;
-		}
 		swt_sbuf_puts(b, "<tr><td class=\"t\">");
 		swt_sbuf_xml(b, p->path[0] ? p->path : p->name);
 		swt_sbuf_puts(b, " (");
 		swt_sbuf_xml(b, p->name);
 		swt_sbuf_puts(b, ")</td><td>");
-		html_int(b, n);
+		html_int(b, r->requests);
 		swt_sbuf_puts(b, "</td>");
-		cell_real(b, kib, "n");
-		cell_ms(b, d2c);
-		read_time_quantiles(rc, p->dev, n, &median, &p99);
-		cell_ms(b, median);
-		cell_ms(b, p99);
-		cell_ms(b, q2c);
+		cell_real(b, r->avg_kib, "n");
+		cell_ms(b, r->d2c_avg_ms);
+		cell_ms(b, r->d2c_median_ms);
+		cell_ms(b, r->d2c_p99_ms);
+		cell_ms(b, r->q2c_avg_ms);
 		swt_sbuf_puts(b, "</tr>\n");
 	}
-	if (any)
-		swt_sbuf_puts(b, "</table>\n</div>\n");
-	else
-		swt_sbuf_puts(b, "<p class=\"msg\">No swap devices in this capture.</p>\n");
-	swt_sbuf_puts(b, "</section>\n");
+	swt_sbuf_puts(b, "</table>\n</div>\n</section>\n");
 }
 
 static void runs_table(struct swt_sbuf *b, const struct swt_report_ctx *rc)

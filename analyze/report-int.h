@@ -51,6 +51,19 @@ struct swt_report_part {
 	int64_t slots;		/* SWT_NULL when unknown */
 };
 
+/*
+ * What swap-in reads cost on one swap device as traced (index.html's
+ * "Traced swap-in reads"): read requests carrying pages a task faulted on,
+ * not swapoff's reads nor other reads of the disk.  NaN: no such reads.
+ */
+struct swt_report_reads {
+	size_t part;			/* the device's first area in parts[] */
+	int64_t requests;		/* with an issue and a completion traced */
+	double avg_kib;
+	double d2c_avg_ms, d2c_median_ms, d2c_p99_ms;	/* per request */
+	double q2c_avg_ms;		/* per bio, as btt counts it */
+};
+
 /* A stored replay run (the run table), with its names for legends. */
 struct swt_report_run {
 	int64_t id;
@@ -102,6 +115,8 @@ struct swt_report_ctx {
 
 	struct swt_report_part *parts;
 	size_t nr_parts;
+	struct swt_report_reads *reads;	/* one per device of parts, in their order */
+	size_t nr_reads;
 	struct swt_report_run *runs;	/* the runs drawn (all, or --run), by id */
 	size_t nr_runs;
 	/*

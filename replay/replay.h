@@ -91,14 +91,6 @@ enum swt_stream_kind { SWT_STREAM_EXACT, SWT_STREAM_PROBES, SWT_STREAM_MIXED };
 enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st);
 
 /*
- * A swap_in row's condition for standing for a fault: swapoff(8) reads
- * every page back (try_to_unuse, through the same readahead), and pswpin
- * counts those reads, but no task faulted on them.  Told by the reading
- * task's name, as the trace records it.
- */
-#define SWT_NOT_SWAPOFF_SQL "(pid IS NULL OR pid NOT IN (SELECT pid FROM task WHERE comm = 'swapoff'))"
-
-/*
  * Why replay plainly has nothing to take from an ingested capture, from
  * the tables alone: "no swap areas", "no swap-in faults in this capture"
  * or "every swap-in was read by swapoff, none faulted"; NULL when it has

@@ -22,6 +22,15 @@
 #define SWT_NULL INT64_MIN
 
 /*
+ * A swap_in row's condition for standing for a fault: swapoff(8) reads
+ * every page back (try_to_unuse, through the same readahead), and pswpin
+ * counts those reads, but no task faulted on them.  Told by the reading
+ * task's name, as the trace records it.  Replay leaves these reads out of
+ * its faults, and the report out of its traced swap-in reads.
+ */
+#define SWT_NOT_SWAPOFF_SQL "(pid IS NULL OR pid NOT IN (SELECT pid FROM task WHERE comm = 'swapoff'))"
+
+/*
  * Slots per swap area the replay indexes (its slot words are 32-bit):
  * 2^32 pages of 4 KiB is 16 TiB, past any swap area in use.  A slot at or
  * beyond it is refused where it enters, before anything is sized by it.

@@ -22,8 +22,9 @@ out=$("$SWAPTRACE" report -o "$WORK/r1" "$WORK/runs.db") || fail "report exited 
 check_eq "$(echo "$out" | tail -n 1)" "swaptrace: report: 7 charts from 30 replay runs in '$WORK/r1': open '$WORK/r1/index.html'" \
 	"report's last line says where the report is"
 # the traced reads' table: what a read cost, computed here from the tables
+# (the sample's reads are all swap-ins that a task faulted on)
 python3 - "$WORK/runs.db" "$WORK/r1/index.html" <<'PY' || fail "index.html's traced reads table"
-import math, re, sqlite3, sys
+import re, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 html = open(sys.argv[2]).read()
 reads = [r for (r,) in db.execute("SELECT (complete_ns - issue_ns) / 1e6 FROM request"
@@ -34,15 +35,41 @@ kib = db.execute("SELECT avg(nr_sectors) / 2.0 FROM request WHERE write = 0 AND 
                  " AND issue_ns IS NOT NULL AND complete_ns IS NOT NULL").fetchone()[0]
 q2c = db.execute("SELECT avg(r.complete_ns - b.queue_ns) / 1e6 FROM bio b JOIN request r"
                  " ON r.id = b.request_id WHERE r.write = 0 AND r.pc = 0").fetchone()[0]
-rank = lambda q: reads[math.ceil(q * len(reads)) - 1]
+# nearest rank: the smallest time that a share q of the reads do not exceed
+rank = lambda pct: reads[(pct * len(reads) + 99) // 100 - 1]
 want = ('<tr><td class="t">/dev/loop0 (7:0)</td><td>%s</td><td>%.1f</td><td>%.3f</td>'
         '<td>%.3f</td><td>%.3f</td><td>%.3f</td></tr>'
         % ("{:,}".format(len(reads)).replace(",", "\u00a0"), kib, sum(reads) / len(reads),
-           rank(0.5), rank(0.99), q2c))
+           rank(50), rank(99), q2c))
 assert len(reads) > 1000, len(reads)
 assert want in html, (want, re.findall(r'<tr><td class="t">/dev/loop0 \(7:0\)</td>.*', html))
 assert '<a href="#reads">Traced swap-in reads</a>' in html
 PY
+# swapoff's reads and reads of the disk that are no swap-ins wait for no
+# fault: 50 of each, ten seconds long, leave the table as it was
+cp "$WORK/runs.db" "$WORK/other-reads.db"
+python3 - "$WORK/other-reads.db" <<'PY' || fail "adding swapoff's reads and other reads"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+top = db.execute("SELECT max(id) FROM request").fetchone()[0]
+db.execute("INSERT INTO task (pid, comm) VALUES (999999, 'swapoff')")
+db.execute("INSERT INTO request (source_id, dev, write, rwbs, sector, nr_sectors, nr_bios,"
+           " issue_ns, complete_ns) SELECT source_id, dev, 0, 'R', sector, nr_sectors, 1,"
+           " issue_ns, issue_ns + 10000000000 FROM request WHERE write = 0 ORDER BY id LIMIT 100")
+db.execute("INSERT INTO bio (source_id, request_id, dev, write, rwbs, sector, nr_sectors,"
+           " queue_ns, pid) SELECT source_id, id, dev, 0, 'R', sector, nr_sectors, issue_ns - 1000,"
+           " CASE WHEN id <= ?1 + 50 THEN 999999 ELSE 1 END FROM request WHERE id > ?1", (top,))
+db.execute("INSERT INTO swap_in (ts, area_id, slot, dev, pid, bio_id, request_id, demand)"
+           " SELECT b.queue_ns, (SELECT min(area_id) FROM swap_in), b.sector / 8, b.dev, 999999,"
+           " b.id, b.request_id, 1 FROM bio b WHERE b.request_id > ?1 AND b.request_id <= ?1 + 50",
+           (top,))
+db.commit()
+PY
+"$SWAPTRACE" report -f svg -o "$WORK/r-other-reads" "$WORK/other-reads.db" > /dev/null ||
+	fail "report with swapoff's reads and other reads"
+check_eq "$(grep '<tr><td class="t">/dev/loop0 (7:0)' "$WORK/r-other-reads/index.html")" \
+	"$(grep '<tr><td class="t">/dev/loop0 (7:0)' "$WORK/r1/index.html")" \
+	"the traced reads table counts only swap-ins a task faulted on"
 cat > "$WORK/expect.json" <<'EOF'
 {
  "charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window", "layout"],
