@@ -54,35 +54,104 @@ static void read_string(const char *s)
 }
 
 /*
+ * Runs fn(arg, fd) in a child that exits with what fn returns, its wait
+ * status in *status: 0, or -1 when it could not be run.  The child's
+ * stderr is /dev/null: a sanitizer's report of a crash there is no message
+ * of ours.  With msg, what the child writes to fd lands in msg (len - 1
+ * bytes at most, NUL-terminated); without, fd is -1.
+ */
+static int run_in_child(int (*fn)(const void *arg, int fd), const void *arg, char *msg,
+			size_t len, int *status)
+{
+	int fds[2] = { -1, -1 }, null;
+	pid_t pid;
+	long got;
+
+	if (msg && pipe(fds) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		if (msg) {
+			close(fds[0]);
+			close(fds[1]);
+		}
+		return -1;
+	}
+	if (!pid) {
+		if (msg)
+			close(fds[0]);
+		null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		_exit(fn(arg, fds[1]));
+	}
+	if (msg) {
+		close(fds[1]);
+		/* to EOF before the wait: a child writing more than a pipe holds blocks */
+		got = swt_read_full(fds[0], msg, len - 1);
+		close(fds[0]);
+		msg[got > 0 ? got : 0] = '\0';
+	}
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+static int read_policy_strings(const void *arg, int fd)
+{
+	const struct swt_policy *p = arg;
+
+	(void)fd;
+	read_string(p->name);
+	read_string(p->summary);
+	for (const struct swt_policy_param *q = p->params; q && q->key; q++) {
+		read_string(q->key);
+		read_string(q->default_value);
+		read_string(q->help);
+	}
+	return 0;
+}
+
+/*
  * Whether the policy's strings can be read, tried in a child: pointers to
  * nowhere would crash swaptrace itself, where a plugin's crash during the
  * replay only fails that replay (isolate.c).  1 yes (or cannot tell), 0 no.
  */
 static int policy_strings_readable(const struct swt_policy *p)
 {
-	pid_t pid = fork();
-	int status, null;
+	int status;
 
-	if (pid < 0)
+	if (run_in_child(read_policy_strings, p, NULL, 0, &status) < 0)
 		return 1;
-	if (!pid) {
-		/* a sanitizer's report of the crash is no message of ours */
-		null = open("/dev/null", O_WRONLY);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		read_string(p->name);
-		read_string(p->summary);
-		for (const struct swt_policy_param *q = p->params; q && q->key; q++) {
-			read_string(q->key);
-			read_string(q->default_value);
-			read_string(q->help);
-		}
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 1;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+struct create_try {
+	const struct swt_policy_choice *c;
+	const struct swt_policy_env *env;
+};
+
+/* exits 0 when create() made an instance, 1 with its reason on fd when not */
+static int try_create(const void *arg, int fd)
+{
+	const struct create_try *t = arg;
+	const struct swt_policy_choice *c = t->c;
+	char reason[200] = "";
+	void *inst;
+
+	alarm(10);
+	inst = c->policy->create(t->env, (const char *const *)c->keys,
+				 (const char *const *)c->values, c->nparams, reason,
+				 sizeof(reason));
+	if (inst) {
+		if (c->policy->destroy)
+			c->policy->destroy(inst);
+		return 0;
+	}
+	reason[sizeof(reason) - 1] = '\0';
+	swt_write_all(fd, reason, strlen(reason));
+	return 1;
 }
 
 /*
@@ -93,46 +162,11 @@ static int policy_strings_readable(const struct swt_policy *p)
 static int plugin_refuses(const struct swt_policy_choice *c, const struct swt_policy_env *env,
 			  char *why, size_t len)
 {
-	int fds[2], status, null;
-	pid_t pid;
-	long got;
+	struct create_try t = { .c = c, .env = env };
+	int status;
 
-	if (pipe(fds) < 0)
+	if (run_in_child(try_create, &t, why, len, &status) < 0)
 		return 0;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return 0;
-	}
-	if (!pid) {
-		char reason[200] = "";
-		void *inst;
-
-		close(fds[0]);
-		alarm(10);
-		null = open("/dev/null", O_WRONLY);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		inst = c->policy->create(env, (const char *const *)c->keys,
-					 (const char *const *)c->values, c->nparams, reason,
-					 sizeof(reason));
-		if (inst) {
-			if (c->policy->destroy)
-				c->policy->destroy(inst);
-			_exit(0);
-		}
-		reason[sizeof(reason) - 1] = '\0';
-		swt_write_all(fds[1], reason, strlen(reason));
-		_exit(1);
-	}
-	close(fds[1]);
-	got = swt_read_full(fds[0], why, len - 1);
-	close(fds[0]);
-	why[got > 0 ? got : 0] = '\0';
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 0;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 1;
 }
 
