@@ -845,6 +845,21 @@ TEST(blk_buffers_grow_and_restore)
 	CHECK_STR(t, "2048");
 	free(t);
 	swt_knobs_release(&k);
+	CHECK_INT((int)swt_blktracer_buffer_kb(dir, 2), 2048);	/* the smaller */
+	CHECK_INT((int)swt_blktracer_buffer_kb(dir, 3), 0);	/* no cpu2 */
+	/* a size that does not parse is grown, and reads back as none */
+	write_file(cpu0, "what\n", 5);
+	CHECK_INT((int)swt_blktracer_buffer_kb(dir, 2), 0);
+	swt_knobs_init(&k);
+	CHECK_INT(swt_blktracer_grow_buffers(&k, dir, 2, 4096, &err), 0);
+	t = slurp(cpu0);
+	CHECK_STR(t, "4096");
+	free(t);
+	swt_knobs_release(&k);
+	CHECK_INT((int)swt_blktracer_buffer_kb(dir, 2), 4096);
+	/* past an unsigned: none */
+	write_file(cpu1, "4294967296\n", 11);
+	CHECK_INT((int)swt_blktracer_buffer_kb(dir, 2), 0);
 }
 
 /* ---- host facts ---------------------------------------------------------- */
