@@ -257,6 +257,27 @@ static int set_knob(struct swt_knobs *k, const char *dir, const char *file, cons
 	return swt_knobs_set(k, path, value, err);
 }
 
+#define CPU_BUFFER_KB "per_cpu/cpu%u/buffer_size_kb"
+
+/*
+ * One CPU's buffer size in KiB: 0 with it in *kb, 1 when the file reads
+ * but does not parse (no error recorded: each caller judges that itself),
+ * or the negative error reading it.
+ */
+static int read_cpu_kb(const char *dir, unsigned cpu, uint64_t *kb, struct swt_err *err)
+{
+	char file[64], *text = NULL;
+	int ret;
+
+	snprintf(file, sizeof(file), CPU_BUFFER_KB, cpu);
+	ret = read_setting(dir, file, &text, err);
+	if (ret)
+		return ret;
+	ret = swt_parse_u64(text, kb) ? 1 : 0;
+	free(text);
+	return ret;
+}
+
 int swt_blktracer_grow_buffers(struct swt_knobs *k, const char *dir, unsigned ncpus, unsigned kb,
 			       struct swt_err *err)
 {
@@ -289,18 +310,16 @@ int swt_blktracer_grow_buffers(struct swt_knobs *k, const char *dir, unsigned nc
 	free(top);
 	snprintf(want, sizeof(want), "%u", kb);
 	for (unsigned c = 0; c < ncpus; c++) {
-		char file[64], *cur = NULL;
+		char file[64];
 		uint64_t now;
 
-		snprintf(file, sizeof(file), "per_cpu/cpu%u/buffer_size_kb", c);
-		ret = read_setting(dir, file, &cur, err);
-		if (ret)
+		ret = read_cpu_kb(dir, c, &now, err);
+		if (ret < 0)
 			return ret;
-		if (!swt_parse_u64(cur, &now) && now >= kb) {
-			free(cur);
+		/* a size that does not parse is no proof of room: set it */
+		if (!ret && now >= kb)
 			continue;
-		}
-		free(cur);
+		snprintf(file, sizeof(file), CPU_BUFFER_KB, c);
 		ret = set_knob(k, dir, file, want, err);
 		if (ret)
 			return ret;
@@ -313,16 +332,9 @@ unsigned swt_blktracer_buffer_kb(const char *dir, unsigned ncpus)
 	uint64_t least = 0;
 
 	for (unsigned c = 0; c < ncpus; c++) {
-		char file[64], *cur = NULL;
 		uint64_t kb;
-		int bad;
 
-		snprintf(file, sizeof(file), "per_cpu/cpu%u/buffer_size_kb", c);
-		if (read_setting(dir, file, &cur, NULL))
-			return 0;
-		bad = swt_parse_u64(cur, &kb);
-		free(cur);
-		if (bad || kb > UINT_MAX)
+		if (read_cpu_kb(dir, c, &kb, NULL) || kb > UINT_MAX)
 			return 0;
 		if (!c || kb < least)
 			least = kb;
