@@ -77,7 +77,8 @@ static void guard_pending_db(const char *path, const sigset_t *saved)
 }
 
 const char cmd_ingest_usage[] =
-	"usage: swaptrace ingest -o DB [--meta FILE] [--swap SPEC]... [--name NAME] INPUT...\n"
+	"usage: swaptrace ingest -o DB [--meta FILE] [--swap SPEC]... [--name NAME]\n"
+	"                        INPUT...\n"
 	"\n"
 	"Decode swap traces into the SQLite database DB.  An existing swaptrace database\n"
 	"(or empty file) at DB is replaced, with the replay runs stored in it (a warning\n"
@@ -93,8 +94,8 @@ const char cmd_ingest_usage[] =
 	"\n"
 	"options:\n"
 	"  -o, --output DB      database to write\n"
-	"  -m, --meta FILE      host facts (default: meta.txt in or beside the first INPUT);\n"
-	"                       format in docs/capture-format.md\n"
+	"  -m, --meta FILE      host facts (default: meta.txt in or beside the first\n"
+	"                       INPUT); format in docs/capture-format.md\n"
 	"  -s, --swap SPEC      state a swap area, replacing the metadata's; repeatable:\n"
 	"                       MAJ:MIN[,start=SECTOR][,slots=N][,size=KIB][,prio=N]\n"
 	"                       [,rotational=0|1][,sync=0|1][,path=P]\n"
