@@ -50,6 +50,24 @@ done
 has "$WORK/help-ingest" '--swap SPEC' "help ingest documents --swap"
 has "$WORK/help-ingest" 'sector 0, with a warning' "help ingest documents the assumed layout"
 
+# every help text fits an 80-column terminal, as does the policies' list
+fits_80() { # file what
+	local wide
+	wide=$(awk 'length > 80 { print length ": " $0 }' "$1")
+	[ -z "$wide" ] || fail "$2: lines over 80 columns:
+$wide"
+}
+run 0 --help
+fits_80 "$OUT" "--help"
+verbs=$(awk '/^commands:/ { on = 1; next } on && !NF { exit } on { print $1 }' "$OUT")
+grep -qx replay <<<"$verbs" || fail "--help's commands, as parsed: '$verbs'"
+for verb in $verbs; do
+	run 0 "$verb" --help
+	fits_80 "$OUT" "$verb --help"
+done
+run 0 policies
+fits_80 "$OUT" "policies"
+
 run 0 --version
 has "$OUT" '^swaptrace [0-9]+\.[0-9]+\.[0-9]+$' "--version"
 
