@@ -61,7 +61,7 @@ const char cmd_replay_usage[] =
 	"                                per CPU on SSD, every page on HDD\n"
 	"                                (default: the traced kernel's)\n"
 	"                              cluster=N slots (default 512, x86-64 THP swap; 256\n"
-	"                              without THP swap; a power of two 8..8192)\n"
+	"                                without THP swap; a power of two 8..8192)\n"
 	"                              used=N[,N...] pages on the devices at start\n"
 	"                              spread: the layout at every device offset,\n"
 	"                                used=0 or 1 per device (2^N layouts, N <= 6),\n"

@@ -2,7 +2,8 @@
 # The command line: help and version, usage errors (exit 2 with a message),
 # failures (exit 1 with one line), ingest without metadata (a warning, and
 # every device a swap area from sector 0), --swap statements (and the
-# warnings when they do not fit the trace), and info's blkparse-style text.  Runs on the bundled sample capture.
+# warnings when they do not fit the trace), info's blkparse-style text, and
+# help texts within 80 columns.  Runs on the bundled sample capture.
 . "$(dirname "$0")/lib.sh"
 need_tool sqlite3
 need_tool python3
