@@ -395,13 +395,13 @@ static void print_replay_hint(struct swt_store *st)
 	enum swt_stream_kind kind = swt_replay_stream_kind(st);
 	const char *nothing;
 	int64_t pc = swt_store_query_int(st, "SELECT page_cluster FROM capture", -1);
-	int64_t swapoff = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE NOT "
-					      SWT_NOT_SWAPOFF_SQL, 0);
+	int64_t swapoff;
 
 	printf("\nReplay: ");
 	/* the verdicts replay itself would give (replay/input.c) */
 	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture)", 0)) {
 		printf("no capture row: not an ingested database\n");
+		return;
 	} else if ((nothing = swt_replay_nothing_to_replay(st))) {
 		printf("%s: nothing to replay\n", nothing);
 		return;
@@ -424,7 +424,9 @@ static void print_replay_hint(struct swt_store *st)
 			printf("  Without fault events, replay --approximate can only let each read stand\n"
 			       "  for a fault, which counts wasted readahead as hits (docs/replay-model.md).\n");
 	}
-	if (swapoff > 0 && swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_area)", 0))
+	/* past the checks above: swap areas, and faults to replay */
+	swapoff = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE NOT " SWT_NOT_SWAPOFF_SQL, 0);
+	if (swapoff > 0)
 		printf("  %lld swap-in pages were read by swapoff, not faulted: replay leaves them out.\n",
 		       (long long)swapoff);
 }
