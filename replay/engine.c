@@ -231,6 +231,7 @@ struct engine {
 
 	/* oracle runs: its readahead pages stay cached until the fault that uses them */
 	int pin_readahead;
+	int reads_at_hits;		/* SWT_POLICY_READS_AT_HITS */
 
 	char why[200];			/* what failed in the event loop, for swt_replay_run */
 
@@ -1327,6 +1328,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->info.page_shift = in->page_shift;
 
 	e->pin_readahead = !!(cfg->policy->flags & SWT_POLICY_ORACLE);
+	e->reads_at_hits = !!(cfg->policy->flags & SWT_POLICY_READS_AT_HITS);
 	if (e->pin_readahead)
 		next_use_sync(e);	/* the oracle reads the futures on every miss */
 
@@ -1797,6 +1799,62 @@ static void series_tidy(struct swt_replay_part *p)
 	p->nr_seconds = kept + 1;
 }
 
+/* The policy's window for fault fi (e->info filled), checked against the ABI: 0 or the error. */
+static int ask_window(struct engine *e, size_t fi, struct swt_window *win)
+{
+	int ret = e->policy->on_miss(e->inst, &e->info, win);
+
+	if (ret < 0)
+		return miss_failed(e, fi, ret);
+	if (win->kind != SWT_WINDOW_SLOTS && win->kind != SWT_WINDOW_VPAGES)
+		return bad_window_kind(e, fi, win->kind);
+	if (win->list != e->win_list || win->capacity != e->win_cap)
+		return bad_window_buffer(e, fi);
+	if (win->count > win->capacity)
+		return bad_window_count(e, fi, win->count);
+	for (uint32_t k = 1; k < win->count; k++)
+		if (win->list[k] < win->list[k - 1])
+			return bad_window_order(e, fi, win, k);
+	return 0;
+}
+
+/*
+ * A hit, for a policy that reads at hits too (SWT_POLICY_READS_AT_HITS):
+ * the pages its window lists beside the cached faulting one are read
+ * ahead, in one plug.
+ */
+static __attribute__((noinline)) int read_at_hit(struct engine *e, size_t fi,
+						 const struct swt_replay_fault *f,
+						 const struct area_state *a,
+						 struct swt_replay_part *part,
+						 struct swt_replay_series_point *pt, uint64_t second)
+{
+	struct swt_window win = { .kind = SWT_WINDOW_SLOTS, .capacity = e->win_cap, .size = 1,
+				  .list = e->win_list };
+	int target_done = 1;	/* cached: not read again */
+	size_t nreads;
+	int ret;
+
+	fill_fault_info(e, f, a);
+	e->info.flags |= SWT_FAULT_HIT;
+	ret = ask_window(e, fi, &win);
+	if (ret)
+		return ret;
+	nreads = collect_reads(e, fi, f, &win, &target_done);
+	if (!nreads)
+		return 0;
+	plug_reads(e, e->reads + 1, nreads);
+	for (size_t i = 0; i < nreads; i++) {
+		const struct read *rd = &e->reads[1 + i];
+		struct swt_replay_part *p = &e->res->parts[rd->area];
+
+		cache_page(e, e->areas[rd->area].base + rd->slot, 1);
+		(p == part ? pt : series_at(e, p, second))->pages_read++;
+	}
+	shrink(e);
+	return 0;
+}
+
 /*
  * One fault.  Only what depends on the policy is counted here: faults,
  * hits, readahead pages, requests and pages read per second; misses and
@@ -1828,6 +1886,13 @@ static int on_fault(struct engine *e, size_t fi)
 		e->nodes[*word >> 1].stamp = NEVER_SCANNED;
 		*word &= ~1;
 		pt->hits++;
+		if (e->reads_at_hits) {
+			if (e->policy->on_hit) {
+				fill_fault_info(e, f, a);
+				e->policy->on_hit(e->inst, &e->info);
+			}
+			return read_at_hit(e, fi, f, a, part, pt, second);
+		}
 		if (e->policy->on_hit) {
 			if (e->fast && e->fast->quick_hit) {
 				fill_fault_brief(e, f, a);
@@ -1876,18 +1941,9 @@ static int on_fault(struct engine *e, size_t fi)
 		}
 	} else {
 		fill_fault_info(e, f, a);
-		ret = e->policy->on_miss(e->inst, &e->info, &win);
-		if (ret < 0)
-			return miss_failed(e, fi, ret);
-		if (win.kind != SWT_WINDOW_SLOTS && win.kind != SWT_WINDOW_VPAGES)
-			return bad_window_kind(e, fi, win.kind);
-		if (win.list != e->win_list || win.capacity != e->win_cap)
-			return bad_window_buffer(e, fi);
-		if (win.count > win.capacity)
-			return bad_window_count(e, fi, win.count);
-		for (uint32_t k = 1; k < win.count; k++)
-			if (win.list[k] < win.list[k - 1])
-				return bad_window_order(e, fi, &win, k);
+		ret = ask_window(e, fi, &win);
+		if (ret)
+			return ret;
 		count_window(part, win.size, win.kind);
 		is_block = window_is_block(&win, f->slot, &first);
 		count = win.count;

@@ -11,26 +11,50 @@
  * expected life of a readahead page, so pages used far later -- which no
  * real policy could keep -- are not counted.
  *
- * Reading only on misses, as the kernel does, it is no exact bound: its
- * own hits spare it misses, and with them the windows a later miss would
- * have read over pages swapped out since.  A policy that reads whole
- * windows can then gain a few hits more (docs/replay-model.md, Policies).
+ * It reads at every fault, hits too (SWT_POLICY_READS_AT_HITS).  Reading
+ * at misses only, as the kernel does (at=misses), it is no bound: its own
+ * hits spare it misses, and with them the windows a later miss would have
+ * read over pages swapped out since, so a policy that reads whole windows
+ * can gain a few hits more (docs/replay-model.md, Policies).
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "replay.h"
 
 struct oracle_state {
 	const struct swt_policy_env *env;
+	int at_misses;		/* at=misses: no reads at hits */
+};
+
+static const struct swt_policy_param oracle_params[] = {
+	{ "at", "faults", "faults: read at every fault, the bound; misses: only at misses, as the "
+			  "kernel (no bound: a policy with more misses can gain a few hits)" },
+	{ NULL, NULL, NULL },
 };
 
 static void *oracle_create(const struct swt_policy_env *env, const char *const *keys,
 			   const char *const *values, unsigned nparams, char *err, size_t errlen)
 {
-	struct oracle_state *o = calloc(1, sizeof(*o));
+	struct oracle_state *o;
+	int at_misses = 0;
 
-	if (o)
+	for (unsigned i = 0; i < nparams; i++) {
+		if (strcmp(keys[i], "at"))
+			continue;
+		if (!strcmp(values[i], "misses")) {
+			at_misses = 1;
+		} else if (strcmp(values[i], "faults")) {
+			snprintf(err, errlen, "at must be faults or misses, not '%s'", values[i]);
+			return NULL;
+		}
+	}
+	o = calloc(1, sizeof(*o));
+	if (o) {
 		o->env = env;
+		o->at_misses = at_misses;
+	}
 	return o;
 }
 
@@ -53,6 +77,8 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 	unsigned max = 1u << f->page_cluster, n;
 
 	win->count = 0;
+	if (o->at_misses && (f->flags & SWT_FAULT_HIT))
+		return 0;
 	if (max <= 1) {
 		win->kind = SWT_WINDOW_SLOTS;
 		win->size = 1;
@@ -135,10 +161,11 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 
 const struct swt_policy swt_policy_oracle = {
 	.abi_version = SWT_POLICY_ABI,
-	.flags = SWT_POLICY_ORACLE,
+	.flags = SWT_POLICY_ORACLE | SWT_POLICY_READS_AT_HITS,
 	.name = "oracle",
-	.summary = "bound: within the kernel's window limits, read only pages faulted before they "
-		   "would be evicted (whole windows can still gain a few hits: docs/replay-model.md)",
+	.summary = "bound: within the kernel's window limits, read at every fault (hits too) only "
+		   "pages faulted before they would be evicted",
+	.params = oracle_params,
 	.create = oracle_create,
 	.destroy = oracle_destroy,
 	.on_miss = oracle_on_miss,

@@ -226,7 +226,8 @@ static int load_plugin(const char *path, struct swt_policy_choice *c, struct swt
 	why = !p->name || !p->name[0] ? "has no name" :
 	      !p->create ? "has no create()" :
 	      !p->on_miss ? "has no on_miss()" :
-	      p->flags & ~(uint32_t)SWT_POLICY_ORACLE ? "sets unknown flags" : NULL;
+	      p->flags & ~(uint32_t)(SWT_POLICY_ORACLE | SWT_POLICY_READS_AT_HITS) ?
+			"sets unknown flags" : NULL;
 	if (why)
 		return swt_error(err, SWT_EPLUGIN, "policy plugin '%s' %s", path, why);
 	c->policy = p;

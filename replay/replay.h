@@ -249,8 +249,7 @@ struct swt_replay_result {
 };
 
 /*
- * Replay in->faults through cfg->policy.  Policies flagged
- * SWT_POLICY_ORACLE run twice (see policy.h).  The result is freed with
+ * Replay in->faults through cfg->policy.  The result is freed with
  * swt_replay_result_free().
  */
 int swt_replay_run(const struct swt_replay_input *in, const struct swt_replay_config *cfg,

@@ -248,6 +248,9 @@ check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'forward': pag
 "$SWAPTRACE" replay -n -p "leap:history=abc" "$db" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'leap': history: not a number: 'abc'" \
 	"a built-in refusing a parameter's value"
+"$SWAPTRACE" replay -n -p "oracle:at=hits" "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'oracle': at must be faults or misses, not 'hits'" \
+	"the oracle refusing an at= it does not know"
 # what the symbol points at is read only once it is known to be a policy:
 # a char or a function there, or a name pointing nowhere, crashed swaptrace
 expect_fail "its 'swt_policy_plugin' is 1 bytes, not a struct swt_policy" \

@@ -42,6 +42,7 @@ enum {
 	SWT_FAULT_ANY_ROTATIONAL = 1 << 2,	/* some swap area is rotational */
 	SWT_FAULT_VMA_RA_ENABLED = 1 << 3,	/* /sys/kernel/mm/swap/vma_ra_enabled was true */
 	SWT_FAULT_VPAGE_KNOWN = 1 << 4,		/* vpage (and the VMA bounds) are valid */
+	SWT_FAULT_HIT = 1 << 5,			/* a hit: on_miss asked at a hit (SWT_POLICY_READS_AT_HITS) */
 };
 
 /* A swap fault, as the policy sees it. */
@@ -115,6 +116,15 @@ struct swt_policy_param {
 enum {
 	SWT_POLICY_ORACLE = 1 << 0,	/* reads only pages a fault will use: the engine keeps
 					 * its readahead pages cached until then */
+	/*
+	 * on_miss is asked at hits too, with SWT_FAULT_HIT in the fault's
+	 * flags: the faulting page is cached already, and what the window
+	 * lists beside it is read ahead (the window-size histogram counts
+	 * misses only).  The kernel reads ahead at misses only; this is for
+	 * bounds, which must not be beaten by a policy whose extra misses open
+	 * windows.
+	 */
+	SWT_POLICY_READS_AT_HITS = 1 << 1,
 };
 
 struct swt_policy {
@@ -136,7 +146,10 @@ struct swt_policy {
 			const char *const *values, unsigned nparams, char *err, size_t errlen);
 	void (*destroy)(void *inst);
 
-	/* A fault missed the cache: list the pages to read.  0, or negative to abort. */
+	/*
+	 * A fault missed the cache (or hit it, with SWT_POLICY_READS_AT_HITS):
+	 * list the pages to read.  0, or negative to abort.
+	 */
 	int (*on_miss)(void *inst, const struct swt_fault_info *fault, struct swt_window *win);
 
 	/* A fault hit a page this policy read ahead (may be NULL). */
