@@ -125,7 +125,13 @@ struct swt_ingest {
 	int demand_known;		/* page-cluster 0: every swap read is a demand read */
 	/* pid -> index into last_faults: each task's latest user fault */
 	struct swt_map fault_index;
-	struct { int64_t id, address; } *last_faults;
+	/*
+	 * source: the one it came from.  Only a bio of the same source is
+	 * linked to it here, in time order; across sources (faults in
+	 * trace.dat, reads in blktrace files, read one after the other) the
+	 * facts link them by time (attach_faults_across_sources).
+	 */
+	struct { int64_t id, address, source; } *last_faults;
 	size_t cap_last_faults, nr_last_faults;
 	int64_t page_mask;
 	/* pid -> task index */
@@ -799,7 +805,8 @@ static int on_queue(struct swt_ingest *ing, const struct swt_event *ev)
 	if (ev->pid >= 0) {
 		uint64_t fi;
 
-		if (swt_map_get(&ing->fault_index, (uint64_t)ev->pid, 0, &fi)) {
+		if (swt_map_get(&ing->fault_index, (uint64_t)ev->pid, 0, &fi) &&
+		    ing->last_faults[fi].source == ing->source_id) {
 			ing->bios[bi].fault_id = ing->last_faults[fi].id;
 			ing->bios[bi].fault_addr = ing->last_faults[fi].address;
 		}
@@ -1132,6 +1139,7 @@ static int note_fault(struct swt_ingest *ing, int32_t pid, int64_t id, int64_t a
 	}
 	ing->last_faults[fi].id = id;
 	ing->last_faults[fi].address = address;
+	ing->last_faults[fi].source = ing->source_id;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 . "$(dirname "$0")/capture-env.sh"
 require_capture_env
 need_tool blkparse
+need_tool sqlite3
 grep -qw blk "$TRACEFS/available_tracers" || skip "this kernel has no blk tracer"
 
 add_loop_swap 512 5 || fail "cannot set up loop swap"
@@ -124,6 +125,15 @@ grep -q "^Events (swap): [1-9][0-9]* entries" "$WORK/blkparse.txt" || fail "blkp
 check_counts "$CAP" "--blktrace capture"
 check_eq "$(info_counts "$CAP.json")" "$(blkparse_counts "$CAP/blk/swap")" \
 	"per-device counters vs blkparse"
+# faults (trace.dat) and reads (blktrace files) come from two sources: each
+# read goes to its task's latest fault before it (every read once went to
+# the trace's last fault, and VMA replays of such captures read nothing ahead)
+check_eq "$(sqlite3 "$CAP.db" "SELECT count(*) FROM swap_in s WHERE fault_id IS NOT
+	(SELECT f.id FROM fault f WHERE f.pid = s.pid AND f.ts <= s.ts ORDER BY f.ts DESC LIMIT 1)")" 0 \
+	"--blktrace capture: swap-ins whose fault is not their task's latest before them"
+[ "$(sqlite3 "$CAP.db" "SELECT count(DISTINCT fault_id) > 10 FROM swap_in")" = 1 ] ||
+	fail "--blktrace capture: $(sqlite3 "$CAP.db" "SELECT count(DISTINCT fault_id) || ' faults for ' ||
+		count(*) FROM swap_in") swap-ins"
 # block I/O comes from the blktrace files only: trace.dat holds no block events
 trace-cmd report -i "$CAP/trace.dat" > "$WORK/report.txt" 2>/dev/null || fail "trace-cmd report failed"
 check_eq "$(grep -c ' block_[a-z_]*: ' "$WORK/report.txt")" 0 \

@@ -274,6 +274,40 @@ TEST(fault_association_and_demand)
 	teardown(&f);
 }
 
+/*
+ * Faults in one source (trace.dat), reads in another (blktrace files, read
+ * after it): each read goes to its task's latest fault before it, by time
+ * -- not to the last fault the first source left (every read of a
+ * --blktrace capture went to the trace's last fault).
+ */
+TEST(faults_from_another_source_by_time)
+{
+	struct fixture f;
+	struct swt_err err = { 0 };
+	struct swt_source_info info = { .path = "blk", .format = "test" };
+	uint64_t end;
+
+	setup(&f, "8:2", 0);
+	fault(&f, 11, 0x7f0000001234);			/* ts 1010 */
+	fault(&f, 11, 0x7f0000005000);			/* ts 1020 */
+	f.ts = 1100;
+	fault(&f, 11, 0x7f0000009000);			/* ts 1110 */
+	CHECK_INT(swt_ingest_end_source(f.ing, &err), 0);
+	CHECK_INT(swt_ingest_begin_source(f.ing, &info, &err), 0);
+	end = f.ts;
+	f.ts = 1010;
+	CHECK_INT(blk(&f, 'Q', 80, 8, "R", 11), 0);	/* ts 1020: after the second fault */
+	CHECK_INT(blk(&f, 'G', 80, 8, "R", 11), 0);
+	f.ts = end;
+	CHECK_INT(blk(&f, 'Q', 160, 8, "R", 11), 0);	/* after the third */
+	CHECK_INT(blk(&f, 'G', 160, 8, "R", 11), 0);
+	finish(&f);
+	CHECK_INT(q(&f, "SELECT fault_id FROM swap_in WHERE slot = 10"), 2);
+	CHECK_INT(q(&f, "SELECT address FROM swap_in WHERE slot = 10"), 0x7f0000005000);
+	CHECK_INT(q(&f, "SELECT fault_id FROM swap_in WHERE slot = 20"), 3);
+	teardown(&f);
+}
+
 TEST(misaligned_and_outside_area_io_is_not_swap)
 {
 	struct fixture f;
