@@ -1819,6 +1819,26 @@ static int ask_window(struct engine *e, size_t fi, struct swt_window *win)
 }
 
 /*
+ * Read the listed pages in one plug and cache them, the faulting page as
+ * mapped and the others as readahead, counted in their areas' seconds.
+ */
+static inline void read_listed(struct engine *e, const struct read *reads, size_t nreads,
+			       struct swt_replay_part *part, struct swt_replay_series_point *pt,
+			       uint64_t second)
+{
+	plug_reads(e, reads, nreads);
+	for (size_t i = 0; i < nreads; i++) {
+		const struct read *rd = &reads[i];
+		struct swt_replay_part *p = &e->res->parts[rd->area];
+
+		cache_page(e, e->areas[rd->area].base + rd->slot, !rd->target);
+		/* p is part (pt, its last point) or another area's, whose series may grow */
+		(p == part ? pt : series_at(e, p, second))->pages_read++;
+	}
+	shrink(e);
+}
+
+/*
  * A hit, for a policy that reads at hits too (SWT_POLICY_READS_AT_HITS):
  * the pages its window lists beside the cached faulting one are read
  * ahead, in one plug.
@@ -1841,17 +1861,8 @@ static __attribute__((noinline)) int read_at_hit(struct engine *e, size_t fi,
 	if (ret)
 		return ret;
 	nreads = collect_reads(e, fi, f, &win, &target_done);
-	if (!nreads)
-		return 0;
-	plug_reads(e, e->reads + 1, nreads);
-	for (size_t i = 0; i < nreads; i++) {
-		const struct read *rd = &e->reads[1 + i];
-		struct swt_replay_part *p = &e->res->parts[rd->area];
-
-		cache_page(e, e->areas[rd->area].base + rd->slot, 1);
-		(p == part ? pt : series_at(e, p, second))->pages_read++;
-	}
-	shrink(e);
+	if (nreads)
+		read_listed(e, e->reads + 1, nreads, part, pt, second);
 	return 0;
 }
 
@@ -1871,7 +1882,7 @@ static int on_fault(struct engine *e, size_t fi)
 	struct swt_replay_series_point *pt = series_at(e, part, second);
 	struct swt_window win;
 	struct swt_window_block b;
-	size_t nreads = 0, i;
+	size_t nreads = 0;
 	const struct read *reads;
 	uint64_t first = 0, count;
 	int ret = 0, is_block, target_done = 0;
@@ -1974,16 +1985,7 @@ collected:
 		e->reads[0].target = 1;
 		nreads++;
 	}
-	plug_reads(e, reads, nreads);
-	for (i = 0; i < nreads; i++) {
-		const struct read *rd = &reads[i];
-		struct swt_replay_part *p = &r->parts[rd->area];
-
-		cache_page(e, e->areas[rd->area].base + rd->slot, !rd->target);
-		/* p is part (pt, its last point) or another area's, whose series may grow */
-		(p == part ? pt : series_at(e, p, second))->pages_read++;
-	}
-	shrink(e);
+	read_listed(e, reads, nreads, part, pt, second);
 	return 0;
 }
 
