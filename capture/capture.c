@@ -42,9 +42,10 @@
 #define DRAIN_MS 100		/* longest wait between ring-buffer drains */
 #define TICK_MS 1000		/* target pids, maps snapshots, device checks */
 /*
- * A command's own maps, read more often: a workload that runs under a
- * second would otherwise be seen only before its exec (as the shell that
- * started it), and its mappings never.
+ * The maps of a command or a --pid process and of those they started, read
+ * more often: a workload that runs under a second would otherwise be seen
+ * only before its exec (as the shell that started it), or not at all, and
+ * its mappings never.  Written only when they changed.
  */
 #define COMMAND_MAPS_MS 100
 #define DRAIN_ROUNDS 64		/* splices per CPU per drain (64 KiB each) */
@@ -1324,8 +1325,8 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 			if (ret)
 				break;
 			next_tick = now + TICK_MS * 1000000ull;
-		} else if (c->target.kind == SWT_TARGET_COMMAND && now >= next_maps) {
-			/* one process, and written only when its maps changed */
+		} else if ((c->target.kind == SWT_TARGET_COMMAND ||
+			    c->target.kind == SWT_TARGET_PID) && now >= next_maps) {
 			ret = swt_target_snapshot(&c->target, err);
 			if (ret)
 				break;

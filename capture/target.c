@@ -628,21 +628,27 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 
 	switch (t->kind) {
 	case SWT_TARGET_COMMAND:
-		if (t->released && !t->exited)
-			ret = snapshot_proc(t, t->child, err);
-		swt_target_follow_memcg(t);
-		break;
-	case SWT_TARGET_PID:
-		/* the process and its children: VMA replay wants each one's map */
-		if (swt_process_tree(t->pid, &list))
-			break;	/* gone: its last maps stay */
-		for (const char *p = list; !ret && (pid = next_id(&p));)
-			ret = snapshot_proc(t, (pid_t)pid, err);
-		free(list);
-		list = NULL;
-		if (!t->memcg)
+	case SWT_TARGET_PID: {
+		pid_t root = t->kind == SWT_TARGET_COMMAND ? t->child : t->pid;
+
+		/*
+		 * The process and those it started: VMA replay wants the map of
+		 * every task that faults (sh -c 'a & b; wait' faults in three).
+		 */
+		if (t->kind == SWT_TARGET_COMMAND && (!t->released || t->exited))
+			root = 0;
+		if (root > 0 && !swt_process_tree(root, &list)) {
+			for (const char *p = list; !ret && (pid = next_id(&p));)
+				ret = snapshot_proc(t, (pid_t)pid, err);
+			free(list);
+			list = NULL;
+		}	/* else gone: the last maps stay */
+		if (t->kind == SWT_TARGET_COMMAND)
+			swt_target_follow_memcg(t);
+		else if (!t->memcg)
 			t->memcg = memcg_of(t, t->pid);
 		break;
+	}
 	case SWT_TARGET_CGROUP:
 		snprintf(path, sizeof(path), "%s/cgroup.procs", t->cgroup_dir);
 		list = swt_read_text(path, NULL);

@@ -6,11 +6,14 @@
  * command is started stopped on a pipe until tracing is ready, so its pid
  * can be put in set_event_pid before it runs (options/event-fork adds its
  * children); a process's threads are listed from /proc; a cgroup's tasks
- * are re-read every tick and new ones added.  The target's memory maps
- * (/proc/PID/maps) are saved at its start (taken again after an exec) and
- * refreshed every tick, so the last copy is its map at the end; VMA replay
- * needs the bounds.  The memory cgroup's limit is looked up the same way
- * (a command may join its cgroup only after it starts).
+ * are re-read every tick and new ones added.  The memory maps
+ * (/proc/PID/maps) of each of the target's processes -- a command's or a
+ * process's and those they started (their descendants when looked at), a
+ * cgroup's -- are saved when first seen (taken again after an exec) and
+ * refreshed while it runs, so the last copy is its map at the end; VMA
+ * replay needs the bounds of every task that faults.  The memory cgroup's
+ * limit is looked up the same way (a command may join its cgroup only
+ * after it starts).
  */
 #ifndef SWT_CAPTURE_TARGET_H
 #define SWT_CAPTURE_TARGET_H
@@ -96,8 +99,9 @@ int swt_proc_running(pid_t pid, uint64_t *start_ticks);
 int swt_process_tree(pid_t root, char **out);
 
 /*
- * Refresh the maps snapshots (start after an exec, end always) and the
- * memory cgroup limit.  Failures of vanished processes are not errors.
+ * Refresh the maps snapshots of the target's processes (start when first
+ * seen or after an exec, end always) and the memory cgroup limit.
+ * Failures of vanished processes are not errors.
  */
 int swt_target_snapshot(struct swt_target *t, struct swt_err *err);
 /*
