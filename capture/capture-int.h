@@ -93,6 +93,7 @@ struct swt_capture {
 	int64_t page_cluster, vma_ra, mem_total_kib;
 	uint64_t t_start, t_stop;	/* monotonic ns */
 	int recording, stopped, forwarded, created;
+	int meta_written, meta_has_exit;	/* meta.txt, and whether it holds the command's end */
 	enum swt_capture_end end;
 	uint64_t data_bytes;
 	unsigned stop_seen;

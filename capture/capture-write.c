@@ -196,9 +196,22 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 		ret = swt_error(err, SWT_EIO, "'%s': %s", final, strerror(errno));
 	if (ret)
 		unlink(path);
+	else {
+		c->meta_written = 1;
+		c->meta_has_exit = c->target.kind == SWT_TARGET_COMMAND && c->target.exited;
+	}
 	free(path);
 	free(final);
 	return ret;
+}
+
+int swt_capture_record_exit(struct swt_capture *c, struct swt_err *err)
+{
+	/* the rest is as it was: rewritten whole, renamed over the old one as before */
+	if (!c->meta_written || c->meta_has_exit || c->target.kind != SWT_TARGET_COMMAND ||
+	    !c->target.exited)
+		return 0;
+	return capture_write_meta(c, err);
 }
 
 /*

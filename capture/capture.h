@@ -99,6 +99,14 @@ int swt_capture_command_running(struct swt_capture *c);
  */
 int swt_capture_wait_command(struct swt_capture *c, struct swt_capture_stop *stop);
 
+/*
+ * After swt_capture_finish() and swt_capture_wait_command(): a command
+ * that outlived recording ended after meta.txt was written, which then
+ * lacks its command_exit (or command_signal); write meta.txt again with
+ * it.  0 also when there is nothing to add.
+ */
+int swt_capture_record_exit(struct swt_capture *c, struct swt_err *err);
+
 /* Write meta.txt, trace.dat and the blktrace files; fill *res. */
 int swt_capture_finish(struct swt_capture *c, struct swt_capture_result *res,
 		       struct swt_err *err);

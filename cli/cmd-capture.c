@@ -234,6 +234,10 @@ int cmd_capture(int argc, char **argv)
 	run_ret = swt_capture_run(cap, &stop_request, &err);
 	if (run_ret)
 		cli_fail("capture", &err);
+	/* said before the summary: the capture is written while the command goes on */
+	if (swt_capture_command_running(cap) && !quiet)
+		fprintf(stderr, "swaptrace: capture: recording stopped (--duration); the command "
+			"goes on while the capture is written\n");
 	/* whatever stopped it, keep what was recorded */
 	fin_ret = swt_capture_finish(cap, &res, &ferr);
 	if (fin_ret)
@@ -266,10 +270,13 @@ int cmd_capture(int argc, char **argv)
 			  "try a larger --buffer-kb", (long long)res.lost_events);
 	/* written while it runs: usable now, and safe from what happens to it */
 	if (swt_capture_command_running(cap) && !quiet)
-		fprintf(stderr, "swaptrace: capture: recording stopped (--duration); the command "
-			"goes on: waiting for it to exit (Ctrl-C passes on to it)\n");
+		fprintf(stderr, "swaptrace: capture: waiting for the command to exit (Ctrl-C passes "
+			"on to it)\n");
 	/* its status once it ends (it may have ended while the capture was written) */
 	status = o.argv ? swt_capture_wait_command(cap, &stop_request) : -1;
+	/* meta.txt, written before it ended, gets how it ended */
+	if (o.argv && swt_capture_record_exit(cap, &ferr))
+		cli_warnf("capture", "meta.txt does not say how the command ended: %s", ferr.msg);
 	swt_capture_destroy(cap);
 	if (run_ret || fin_ret)
 		return SWT_EXIT_FAIL;

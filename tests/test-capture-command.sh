@@ -6,7 +6,8 @@
 # the same events ingest stored, the files are private, the command's exit
 # status comes back, and the host's tracing settings, page-cluster and
 # /proc/swaps are exactly as before.  A command that forks its workload
-# gets the maps of every process of it that faulted.
+# gets the maps of every process of it that faulted.  A command that
+# --duration outlived gets its exit status in meta.txt once it ends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/capture-env.sh"
 require_capture_env
@@ -31,7 +32,7 @@ grep -qxF "swaptrace: capture: next: swaptrace ingest -o '$CAP.db' '$CAP' && swa
 # recording stops, while the command goes on (it was written only once the
 # command exited: a long-running one's capture was kept from use, and lost
 # if swaptrace was killed meanwhile); the exit status is still the command's
-"$SWAPTRACE" capture -q -o "$WORK/outlived" --duration 1 -- sh -c "sleep 5; exit 3" \
+"$SWAPTRACE" capture -o "$WORK/outlived" --duration 1 -- sh -c "sleep 5; exit 3" \
 	> /dev/null 2> "$WORK/outlived.err" &
 CAPPID=$!
 BACKGROUND+=("$CAPPID")
@@ -41,12 +42,21 @@ kill -0 "$CAPPID" 2>/dev/null || fail "outlived: swaptrace did not wait for the 
 trace-cmd report -i "$WORK/outlived/trace.dat" > /dev/null 2>&1 ||
 	fail "outlived: trace.dat unreadable while the command runs"
 swt_ingest -q -o "$WORK/outlived.db" "$WORK/outlived" || fail "outlived: ingest while the command runs"
+grep -q '^command_' "$WORK/outlived/meta.txt" && fail "outlived: meta.txt has an exit status while the command runs"
 wait_bounded "$CAPPID"
 check_eq "$?" 3 "outlived: the command's exit status"
+# meta.txt, written before the command ended, gets its exit status once it
+# has (it had none); and the messages come in the order things happened
+# (the summary was printed before "recording stopped")
+check_eq "$(meta_value "$WORK/outlived/meta.txt" command_exit)" 3 "outlived: command_exit in meta.txt"
+check_eq "$(meta_value "$WORK/outlived/meta.txt" end)" duration "outlived: recorded end"
+check_eq "$(sed -n 's/^swaptrace: capture: \(recording stopped\|wrote\|waiting\).*/\1/p' "$WORK/outlived.err" | tr '\n' ,)" \
+	"recording stopped,wrote,waiting," "outlived: the order of the messages"
 # ... also when it ends while the capture is being written (that was exit 0)
 for t in 1.0 1.03 1.06 1.1 1.2; do
 	swt capture -q -o "$WORK/outlived-$t" --duration 1 -- sh -c "sleep $t; exit 7" > /dev/null 2>&1
 	check_eq "$?" 7 "outlived by ${t}s: the command's exit status"
+	check_eq "$(meta_value "$WORK/outlived-$t/meta.txt" command_exit)" 7 "outlived by ${t}s: command_exit in meta.txt"
 done
 swt capture -o "$WORK/idle/" -- true > /dev/null 2> "$WORK/idle.err" || fail "capture of a command that does not swap"
 idle_pswpin=$(awk '/^# vmstat delta/ { s = 1; next } /^#/ { s = 0 } s && $1 == "pswpin" { print $2 }' \
