@@ -5,6 +5,7 @@
  * the capture library decides what a stop means (see capture.h).
  */
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,11 +194,19 @@ int cmd_capture(int argc, char **argv)
 			o.blktrace = 1;
 			break;
 		case 'B': {
-			int kb;
+			uint64_t kb;
 
-			if (swt_parse_int(optarg, &kb) || kb < 64)
+			/* past what an int (and then 64 bits) holds, it is too large, not too small */
+			if (optarg[0] && optarg[strspn(optarg, "0123456789")] == '\0' &&
+			    (swt_parse_u64(optarg, &kb) || kb > UINT_MAX))
+				return cli_failf("capture", SWT_EXIT_USAGE,
+						 "bad --buffer-kb '%s': too large (KiB per CPU and buffer, "
+						 "all of it pinned: at most half the memory available in all)",
+						 optarg);
+			if (swt_parse_u64(optarg, &kb) || kb < 64)
 				return cli_failf("capture", SWT_EXIT_USAGE,
 						 "bad --buffer-kb '%s': expected KiB >= 64", optarg);
+			/* the capture says whether it is more than this host can pin */
 			o.buffer_kb = (unsigned)kb;
 			break;
 		}

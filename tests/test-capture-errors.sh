@@ -50,6 +50,22 @@ check_eq "$?" 1 "--buffer-kb past the memory: exit status"
 grep -q "^swaptrace: capture: --buffer-kb 2000000000 would pin [0-9]* MiB ([0-9]* CPUs x 2 buffers), more than half the [0-9]* MiB available: give a smaller size\$" \
 	"$WORK/bufkb.err" || fail "--buffer-kb past the memory: unclear message: $(cat "$WORK/bufkb.err")"
 [ -e "$WORK/usage" ] && fail "--buffer-kb past the memory: the directory was created"
+# ... and past what an int holds it is too large too, not "expected KiB >= 64"
+# (the answer was that, although the value is above 64)
+for kb in 99999999999 99999999999999999999999; do
+	swt capture -o "$WORK/usage" --buffer-kb $kb -- true 2> "$WORK/bufkb.err"
+	check_eq "$?:$(cat "$WORK/bufkb.err")" \
+		"2:swaptrace: capture: bad --buffer-kb '$kb': too large (KiB per CPU and buffer, all of it pinned: at most half the memory available in all)" \
+		"--buffer-kb $kb"
+done
+# past 2^31 but within 32 bits, the host decides, as for 2000000000
+swt capture -o "$WORK/usage" --buffer-kb 3000000000 -- true 2> "$WORK/bufkb.err"
+grep -q "^swaptrace: capture: --buffer-kb 3000000000 would pin [0-9]* MiB" "$WORK/bufkb.err" ||
+	fail "--buffer-kb 3000000000: $(cat "$WORK/bufkb.err")"
+swt capture -o "$WORK/usage" --buffer-kb 63 -- true 2> "$WORK/bufkb.err"
+check_eq "$?:$(cat "$WORK/bufkb.err")" "2:swaptrace: capture: bad --buffer-kb '63': expected KiB >= 64" \
+	"--buffer-kb below 64"
+[ -e "$WORK/usage" ] && fail "--buffer-kb too large: the directory was created"
 check_host_restored "$WORK/state.before" "after --buffer-kb past the memory"
 
 # a directory that holds a capture is not overwritten
