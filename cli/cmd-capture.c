@@ -264,8 +264,9 @@ int cmd_capture(int argc, char **argv)
 			"pswpin %lld, pswpout %lld, %lld lost events%s; swaptrace used %.2f s of CPU\n",
 			o.out_dir, res.seconds, end_text(res.end, &o), (double)res.data_bytes / 1048576.0,
 			(long long)res.pswpin, (long long)res.pswpout, (long long)res.lost_events,
+			/* "0 lost events and those it could not write" read as if none were missing */
 			res.end == SWT_CAPTURE_END_ERROR ?
-				" and those it could not write (ingest counts them)" : "",
+				" (ingest also counts any it read but could not write)" : "",
 			cpu);
 	}
 	if (!quiet && res.trace_dat_ok && !run_ret && !fin_ret)

@@ -1181,14 +1181,15 @@ static int check_complete(const char *path, const struct swt_td_layout *l,
 				stats->lost = swt_add_sat(stats->lost,
 							  st->read_events - (int64_t)got->events);
 			if (!count_ok && st && st->read_events >= 0 && !buf->compressed &&
-			    !stats->warning[0])
+			    !stats->warning[0]) {
 				snprintf(stats->warning, sizeof(stats->warning),
 					 "'%s': buffer '%s' CPU %u: %llu events decoded where the "
-					 "file's statistics declare %lld (a size-capped recording, "
-					 "another reader of the ring buffer, or damaged data)", path,
+					 "file's statistics declare %lld", path,
 					 buffer_label(buf->name), cpu->cpu,
 					 (unsigned long long)got->events,
 					 (long long)st->read_events);
+				stats->short_count = 1;
+			}
 			if (buf->compressed && st && st->read_events >= 0 && !count_ok)
 				return swt_error(err, SWT_EFORMAT,
 						 "'%s': buffer '%s' CPU %u: %llu events decoded where the "

@@ -221,8 +221,19 @@ static int ingest_tracedat(struct swt_ingest *ing, const char *path, struct swt_
 	ret = swt_tracedat_decode_ex(path, swt_ingest_event, ing, quiesce, &stats, err);
 	if (ret)
 		return ingest_failed(ing, err, ret);
-	if (stats.warning[0])
+	if (stats.warning[0] && stats.short_count) {
+		/* meta.txt's end error (a full disk) is the likeliest cause: named first */
+		char msg[sizeof(stats.warning) + 256];
+
+		snprintf(msg, sizeof(msg), "%s (%s)", stats.warning, swt_ingest_ended_on_error(ing) ?
+			 "the capture ended on an error, as meta.txt says (end error): events it "
+			 "read and could not write; or a size-capped recording, another reader of "
+			 "the ring buffer, or damaged data" :
+			 "a size-capped recording, another reader of the ring buffer, or damaged data");
+		swt_ingest_warn(ing, msg);
+	} else if (stats.warning[0]) {
 		swt_ingest_warn(ing, stats.warning);
+	}
 	/* a capture whose writes failed read events into CPU files that stayed empty */
 	if (stats.unwritten > 0 && swt_ingest_ended_on_error(ing)) {
 		struct swt_event lost = { .type = SWT_EV_LOST, .cpu = -1, .pid = -1 };

@@ -37,6 +37,12 @@ struct swt_tracedat_stats {
 	char clock[32];
 	char compression[32];	/* "none", "zstd", "zlib" */
 	char warning[512];	/* for the user, when not empty: a doubt that is no error */
+	/*
+	 * The warning is of a CPU holding fewer events than its statistics
+	 * declare, without the causes: the caller knows whether the capture
+	 * ended on a write error, the decoder does not.
+	 */
+	int short_count;
 };
 
 /* 1 when the file starts with the trace.dat magic. */
