@@ -35,18 +35,35 @@ static int is_file(const char *path)
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-char *swt_input_find_meta(const char *input)
+static char *meta_in(const char *dir)
 {
-	char *dir = is_dir(input) ? swt_strdup(input) : swt_dirname(input), *meta;
+	char *meta = swt_path_join(dir, "meta.txt");
 
-	if (!dir)
-		return NULL;
-	meta = swt_path_join(dir, "meta.txt");
-	free(dir);
 	if (meta && is_file(meta))
 		return meta;
 	free(meta);
 	return NULL;
+}
+
+char *swt_input_find_meta(const char *input)
+{
+	int whole = is_dir(input);
+	char *dir = whole ? swt_strdup(input) : swt_dirname(input), *meta, *parent;
+
+	if (!dir)
+		return NULL;
+	meta = meta_in(dir);
+	/*
+	 * DIR/blk/NAME, the blk folder of a capture (capture's layout, the
+	 * shared ones'): DIR's meta.txt, as for DIR, which it is named after
+	 */
+	if (!meta && !whole && !strcmp(swt_basename(dir), "blk")) {
+		parent = swt_dirname(dir);
+		meta = parent ? meta_in(parent) : NULL;
+		free(parent);
+	}
+	free(dir);
+	return meta;
 }
 
 char *swt_input_capture_name(const char *input)

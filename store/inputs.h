@@ -27,7 +27,10 @@ int swt_ingest_inputs(struct swt_ingest *ing, char *const *inputs, size_t n,
  */
 int swt_input_check_output(const char *input, const char *out, struct swt_err *err);
 
-/* meta.txt inside a capture directory or beside an input file; NULL if none.  Caller frees. */
+/*
+ * meta.txt inside a capture directory or beside an input file, or in DIR for
+ * an input in DIR/blk/; NULL if none.  Caller frees.
+ */
 char *swt_input_find_meta(const char *input);
 
 /* Default capture name for an input (its directory's name).  Caller frees. */

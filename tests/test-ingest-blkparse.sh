@@ -52,6 +52,19 @@ cp "$(blk_input rnd-1dev-pc0)".blktrace.* "$WORK/mycap/blk/"
 "$SWAPTRACE" ingest -q -o "$WORK/blkname.db" --meta "$CAPTURES/rnd-1dev-pc0/meta.txt" "$WORK/mycap/blk/swap" ||
 	fail "ingest of DIR/blk/swap"
 check_eq "$(sqlite3 "$WORK/blkname.db" 'SELECT name FROM capture')" mycap "capture name of DIR/blk/swap"
+# ... and, without --meta, takes DIR/meta.txt as ingesting DIR does (it
+# looked in DIR/blk only: no page-cluster, the layout guessed with a
+# warning, and replay refused the database)
+cp "$CAPTURES/rnd-1dev-pc0/meta.txt" "$WORK/mycap/"
+if "$SWAPTRACE" ingest -q -o "$WORK/blkmeta.db" "$WORK/mycap/blk/swap" 2>"$WORK/blkmeta.err"; then
+	check_eq "$(cat "$WORK/blkmeta.err")" "" "DIR/blk/swap without --meta: warnings"
+	check_eq "$(sqlite3 "$WORK/blkmeta.db" 'SELECT name, page_cluster FROM capture')" \
+		"mycap|$(meta_value "$WORK/mycap/meta.txt" page_cluster)" \
+		"DIR/blk/swap without --meta: DIR/meta.txt's page-cluster"
+else
+	fail "ingest of DIR/blk/swap without --meta: $(cat "$WORK/blkmeta.err")"
+fi
+rm -f "$WORK/blkmeta.db"
 
 # Lost events (a ring buffer that overran): every 10th completion, or every
 # 10th issue, left out of rnd-1dev-pc0's files.  The lost count is what was
