@@ -164,8 +164,32 @@ static void run_outcome(struct answer_out *o, const struct swt_report_run *r,
 		change(o, r->read_requests, base->read_requests);
 }
 
+/*
+ * The traced kernel's own count, beside its setting replayed: the replay's
+ * figures are a model's, and read as measured without it.  Major faults
+ * are swap faults that waited for a read (and file ones: the counters are
+ * machine-wide), swap_ra_hit those served by readahead.
+ */
+static void kernel_counted(struct answer_out *o, const struct swt_report_ctx *rc)
+{
+	if (rc->vm_pgmajfault == SWT_NULL)
+		return;
+	out_text(o, " The kernel counted ");
+	out_int(o, rc->vm_pgmajfault);
+	out_text(o, " major faults");
+	if (rc->vm_swap_ra_hit != SWT_NULL && rc->vm_pgmajfault + rc->vm_swap_ra_hit > 0) {
+		out_text(o, " and ");
+		out_int(o, rc->vm_swap_ra_hit);
+		out_printf(o, " readahead hits, %.1f%% served by readahead",
+			   100.0 * swt_report_ratio(rc->vm_swap_ra_hit,
+						    rc->vm_pgmajfault + rc->vm_swap_ra_hit));
+	}
+	out_text(o, " (/proc/vmstat, machine-wide).");
+}
+
+/* counted: the capture's, to give the kernel's own count after the line */
 static void answer_line(struct answer_out *o, const char *what, const struct swt_report_run *r,
-			const struct swt_report_run *base)
+			const struct swt_report_run *base, const struct swt_report_ctx *counted)
 {
 	out_item(o, 1);
 	out_text(o, what);
@@ -177,6 +201,8 @@ static void answer_line(struct answer_out *o, const char *what, const struct swt
 	out_printf(o, " (run #%lld): ", (long long)r->id);
 	run_outcome(o, r, base);
 	out_text(o, r->approximate ? " *." : ".");
+	if (counted)
+		kernel_counted(o, counted);
 	out_item(o, 0);
 }
 
@@ -392,9 +418,9 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 		out_text(o, " pages of memory):\n");
 	}
 	if (base)
-		answer_line(o, "As traced:", base, NULL);
+		answer_line(o, "As traced, replayed:", base, NULL, rc);
 	if (p.best_auto && p.best_auto != base) {
-		answer_line(o, "The kernel's policy at its best page-cluster:", p.best_auto, base);
+		answer_line(o, "The kernel's policy at its best page-cluster:", p.best_auto, base, NULL);
 	} else if (p.best_auto) {
 		out_item(o, 1);
 		out_text(o, "The kernel's policy at its best page-cluster: as traced (no other "
@@ -402,12 +428,12 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 		out_item(o, 0);
 	}
 	if (p.best_kernel)
-		answer_line(o, "Fewest waits of the kernel's policies:", p.best_kernel, base);
+		answer_line(o, "Fewest waits of the kernel's policies:", p.best_kernel, base, NULL);
 	if (p.best_other)
-		answer_line(o, "Fewest waits of the other policies:", p.best_other, base);
+		answer_line(o, "Fewest waits of the other policies:", p.best_other, base, NULL);
 	if (p.oracle)
 		answer_line(o, "The oracle (reads only pages that will be used, in the "
-			       "kernel's windows):", p.oracle, base);
+			       "kernel's windows):", p.oracle, base, NULL);
 	if (!base && !p.best_auto && !p.best_kernel && !p.best_other && !p.oracle) {
 		int other_model = 0;
 

@@ -256,7 +256,7 @@ traced = fewest("policy = 'auto' AND page_cluster = 0")
 # page-cluster 4 has fewer waits but reads more, and is passed over
 limit = 2 * db.execute("SELECT pages_read FROM run WHERE id = ?", (traced[2],)).fetchone()[0]
 assert fewest("policy = 'fixed'")[1] == 4 and fewest("policy = 'fixed'", limit)[1] < 4
-expect = [say("As traced:", traced),
+expect = [say("As traced, replayed:", traced),
           say("The kernel's policy at its best page-cluster:", fewest("policy = 'auto'", limit)),
           say("Fewest waits of the kernel's policies:",
               fewest("policy IN ('none', 'fixed', 'adaptive', 'vma', 'auto')", limit)),
@@ -285,12 +285,29 @@ assert len(lines) == len(expect), (len(lines), lines)
 for got, want in zip(lines, expect):
     assert got.startswith(want), f"\n got: {got}\nwant: {want}"
 assert lines[-1].endswith(tail + "."), f"\n got: {lines[-1]}\nwant: ...{tail}."
+# the replayed traced setting is followed by the kernel's own count (it
+# stood alone, and read as measured)
+vm = dict(db.execute("SELECT name, delta FROM vmstat"))
+counted = (f" The kernel counted {n(vm['pgmajfault'])} major faults and {n(vm['swap_ra_hit'])} "
+           f"readahead hits, {100.0 * vm['swap_ra_hit'] / (vm['pgmajfault'] + vm['swap_ra_hit']):.1f}% "
+           f"served by readahead (/proc/vmstat, machine-wide).")
+assert lines[0].endswith(" read requests." + counted), f"\n got: {lines[0]}\nwant: ...{counted}"
+assert sum(counted in l for l in lines) == 1, lines
 # the terminal gets the same lines between its header and the report's last line
 out = open(sys.argv[3]).read().replace("\u00a0", " ").splitlines()
 assert out[0].startswith("swaptrace: report: answer (a wait: a swap fault that read from swap;"), out[0]
 assert out[-1].startswith("swaptrace: report: 8 charts from "), out[-1]
 assert [l[2:] for l in out[1:-1]] == lines, (out, lines)
 PY
+
+# without the kernel's counters the replayed line stands alone
+cp "$WORK/ans.db" "$WORK/ans-novm.db"
+sqlite3 "$WORK/ans-novm.db" "DELETE FROM vmstat" || fail "dropping the vmstat rows"
+"$SWAPTRACE" report -o "$WORK/ans-novm" "$WORK/ans-novm.db" | sed -n '2p' > "$WORK/ans-novm.txt"
+case "$(cat "$WORK/ans-novm.txt")" in
+"  As traced, replayed: auto at page-cluster 0 "*" read requests.") ;;
+*) fail "answer without vmstat counters: $(cat "$WORK/ans-novm.txt")" ;;
+esac
 
 # the traced setting already the kernel's policy at its best: said so
 cp "$WORK/sample.db" "$WORK/ans1.db"
