@@ -349,6 +349,49 @@ static void answer_memory(struct answer_out *o, const struct swt_report_ctx *rc)
 	out_item(o, 0);
 }
 
+/*
+ * Runs stored by hand (README's "replay -p auto -c 3", then report) give
+ * an answer of few lines, its "best page-cluster" picked from one: said,
+ * with the replay that gives what a database without runs gets.  Not
+ * with --run, which chose the runs.
+ */
+static void answer_few_runs(struct answer_out *o, const struct swt_report_ctx *rc)
+{
+	int pc = -1, several_pc = 0, none = 0, oracle = 0, approximate = 0, any = 0;
+
+	if (rc->opts && rc->opts->run_ids)
+		return;
+	for (size_t i = 0; i < rc->nr_runs; i++) {
+		const struct swt_report_run *r = &rc->runs[i];
+
+		if (!swt_report_run_compared(rc, r) || r->model_tuned || r->faults <= 0)
+			continue;
+		several_pc |= any && r->page_cluster != pc;
+		pc = r->page_cluster;
+		none |= in_group(r, KERNEL_ANY) && !strcmp(r->policy, "none");
+		oracle |= in_group(r, ORACLE);
+		approximate |= r->approximate;
+		any = 1;
+	}
+	if (!any || (several_pc && none && oracle))
+		return;
+	out_item(o, 1);
+	out_text(o, "Few runs to compare (");
+	if (!several_pc)
+		out_printf(o, "only page-cluster %d%s", pc, none && oracle ? "" : ", ");
+	if (!none || !oracle)
+		out_printf(o, "no %s run", !none && !oracle ? "none or oracle" : none ? "oracle" : "none");
+	out_text(o, "): replay the set a database without runs gets, ");
+	out_raw(o, o->html ? "<code>" : "");
+	out_printf(o, "swaptrace replay -p none -p fixed -p adaptive -p vma -p auto -p oracle "
+		      "-c 0-8%s '", approximate ? " --approximate" : "");
+	out_text(o, swt_store_path(rc->st));
+	out_text(o, "'");
+	out_raw(o, o->html ? "</code>" : "");
+	out_text(o, ", and report again.");
+	out_item(o, 0);
+}
+
 void swt_report_answer_picks(const struct swt_report_ctx *rc, struct swt_report_picks *p)
 {
 	const struct swt_report_run *r;
@@ -450,6 +493,7 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 	}
 	answer_layouts(o, rc);
 	answer_memory(o, rc);
+	answer_few_runs(o, rc);
 	if (o->html)
 		out_raw(o, "</ul>\n</div>\n");
 }

@@ -316,6 +316,25 @@ cp "$WORK/sample.db" "$WORK/ans1.db"
 check_eq "$(cat "$WORK/ans1.txt")" \
 	"  The kernel's policy at its best page-cluster: as traced (no other page-cluster replayed has fewer waits within twice its pages read)." \
 	"answer: the traced setting at its best"
+# ... picked from one page-cluster, without none or oracle (README's replay
+# line, then report): the answer says so, and which replay gives what a
+# database without runs gets (it said nothing); not with --run, which chose
+"$SWAPTRACE" report -o "$WORK/ans1" "$WORK/ans1.db" | sed -n '4,$p' > "$WORK/ans1.txt"
+check_eq "$(cat "$WORK/ans1.txt")" \
+	"  Few runs to compare (only page-cluster 0, no none or oracle run): replay the set a database without runs gets, swaptrace replay -p none -p fixed -p adaptive -p vma -p auto -p oracle -c 0-8 '$WORK/ans1.db', and report again.
+swaptrace: report: 5 charts from 1 replay run in '$WORK/ans1': open '$WORK/ans1/index.html'" \
+	"answer: few runs to compare"
+grep -q "<li>Few runs to compare (only page-cluster 0, no none or oracle run): .*<code>swaptrace replay -p none .* -c 0-8 &#39;$WORK/ans1.db&#39;</code>, and report again.</li>" \
+	"$WORK/ans1/index.html" || fail "index.html: few runs to compare"
+"$SWAPTRACE" report --run "$(sqlite3 "$WORK/ans1.db" 'SELECT min(id) FROM run')" -o "$WORK/ans1r" \
+	"$WORK/ans1.db" | grep "Few runs" && fail "answer with --run: few runs to compare"
+cp "$WORK/ans1.db" "$WORK/ans2.db"
+"$SWAPTRACE" replay -p none -p auto -c 0-1 "$WORK/ans2.db" > /dev/null || fail "none and auto runs"
+sqlite3 "$WORK/ans2.db" "UPDATE run SET approximate = 1" || fail "marking runs approximate"
+"$SWAPTRACE" report -o "$WORK/ans2" "$WORK/ans2.db" | grep "Few runs" > "$WORK/ans2.txt"
+check_eq "$(cat "$WORK/ans2.txt")" \
+	"  Few runs to compare (no oracle run): replay the set a database without runs gets, swaptrace replay -p none -p fixed -p adaptive -p vma -p auto -p oracle -c 0-8 --approximate '$WORK/ans2.db', and report again." \
+	"answer: few runs to compare, no oracle, approximated"
 
 # --- the default directory: DB without .db, plus -report ---
 (cd "$WORK" && "$SWAPTRACE" report runs.db >/dev/null) || fail "report with the default directory"
