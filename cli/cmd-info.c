@@ -398,17 +398,17 @@ static void print_replay_hint(struct swt_store *st)
 	int64_t swapoff;
 
 	printf("\nReplay: ");
-	/* the verdicts replay itself would give (replay/input.c) */
+	/* the verdicts replay itself would give (replay/input.c), each a sentence */
 	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture)", 0)) {
-		printf("no capture row: not an ingested database\n");
+		printf("no capture row: not an ingested database.\n");
 		return;
 	} else if ((nothing = swt_replay_nothing_to_replay(st))) {
-		printf("%s: nothing to replay\n", nothing);
+		printf("%s: nothing to replay.\n", nothing);
 		return;
 	} else if (kind == SWT_STREAM_EXACT) {
-		printf("every swap read is its fault's own page: an exact demand stream\n");
+		printf("every swap read is its fault's own page: an exact demand stream.\n");
 	} else if (kind == SWT_STREAM_PROBES) {
-		printf("swap-entry probes name every fault: an exact demand stream\n");
+		printf("swap-entry probes name every fault: an exact demand stream.\n");
 	} else {
 		if (pc >= 0)
 			printf("captured at page-cluster %lld, so the swap reads mix demand and "

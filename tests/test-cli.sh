@@ -181,7 +181,12 @@ has "$OUT" "^Span: none \\(no event times\\), [0-9]+ events, " "info: no event t
 # info's verdict on replay is replay's own
 sqlite3 "$WORK/odd.db" "DELETE FROM swap_area"
 run 0 info "$WORK/odd.db"
-has "$OUT" "^Replay: no swap areas: nothing to replay$" "info: no swap areas"
+has "$OUT" "^Replay: no swap areas: nothing to replay\\.$" "info: no swap areas"
+# every Replay: verdict is a sentence, as the readahead one was (the others
+# had no full stop)
+sqlite3 "$WORK/odd.db" "DELETE FROM capture"
+run 0 info "$WORK/odd.db"
+has "$OUT" "^Replay: no capture row: not an ingested database\\.$" "info: no capture row"
 
 # the capture is named after its directory however the path is spelt ("./",
 # "dir//trace.dat" once gave '.' and ''), and the same input twice is read once

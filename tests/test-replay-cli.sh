@@ -576,7 +576,7 @@ check_eq "$("$SWAPTRACE" info "$WORK/swapoff.db" | tail -1)" \
 	"info says swapoff's reads are left out"
 sqlite3 "$WORK/swapoff.db" "DELETE FROM swap_in WHERE pid IS NOT 999999"
 check_eq "$("$SWAPTRACE" info "$WORK/swapoff.db" | tail -1)" \
-	"Replay: every swap-in was read by swapoff, none faulted: nothing to replay" \
+	"Replay: every swap-in was read by swapoff, none faulted: nothing to replay." \
 	"info on swapoff's reads alone"
 "$SWAPTRACE" replay -n "$WORK/swapoff.db" > /dev/null 2> "$WORK/swapoff.err"
 check_eq "$?:$(tail -1 "$WORK/swapoff.err")" \
@@ -633,9 +633,9 @@ check_eq "$("$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$deep" 2>&
 	"a warning naming a long path"
 # info says which of these a capture is, before replay is tried
 info_replay() { "$SWAPTRACE" info "$1" | sed -n '/^Replay: /,$p'; }
-check_eq "$(info_replay "$db")" "Replay: every swap read is its fault's own page: an exact demand stream" \
+check_eq "$(info_replay "$db")" "Replay: every swap read is its fault's own page: an exact demand stream." \
 	"info: a page-cluster 0 capture"
-check_eq "$(info_replay "$probed")" "Replay: swap-entry probes name every fault: an exact demand stream" \
+check_eq "$(info_replay "$probed")" "Replay: swap-entry probes name every fault: an exact demand stream." \
 	"info: a capture with swap-entry probes"
 check_eq "$(info_replay "$pc3")" "Replay: captured at page-cluster 3, so the swap reads mix demand and readahead.
   replay --approximate reconstructs the demand stream from the reads and
