@@ -19,6 +19,7 @@
 struct answer_out {
 	struct swt_sbuf *b;
 	int html;
+	int starred;	/* a line was marked *: the legend follows */
 };
 
 static void out_raw(struct answer_out *o, const char *s)
@@ -201,6 +202,7 @@ static void answer_line(struct answer_out *o, const char *what, const struct swt
 	out_printf(o, " (run #%lld): ", (long long)r->id);
 	run_outcome(o, r, base);
 	out_text(o, r->approximate ? " *." : ".");
+	o->starred |= r->approximate;
 	if (counted)
 		kernel_counted(o, counted);
 	out_item(o, 0);
@@ -495,7 +497,16 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 	answer_memory(o, rc);
 	answer_few_runs(o, rc);
 	if (o->html)
-		out_raw(o, "</ul>\n</div>\n");
+		out_raw(o, "</ul>\n");
+	/* the terminal has no run table to explain it */
+	if (o->starred) {
+		out_raw(o, o->html ? "<p class=\"sub\">" : "  ");
+		out_text(o, "* replayed an approximated demand stream: the capture's reads mix "
+			    "demand and readahead (docs/replay-model.md).");
+		out_raw(o, o->html ? "</p>\n" : "\n");
+	}
+	if (o->html)
+		out_raw(o, "</div>\n");
 }
 
 void swt_report_answer_html(struct swt_sbuf *b, const struct swt_report_ctx *rc)

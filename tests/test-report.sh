@@ -331,10 +331,20 @@ grep -q "<li>Few runs to compare (only page-cluster 0, no none or oracle run): .
 cp "$WORK/ans1.db" "$WORK/ans2.db"
 "$SWAPTRACE" replay -p none -p auto -c 0-1 "$WORK/ans2.db" > /dev/null || fail "none and auto runs"
 sqlite3 "$WORK/ans2.db" "UPDATE run SET approximate = 1" || fail "marking runs approximate"
-"$SWAPTRACE" report -o "$WORK/ans2" "$WORK/ans2.db" | grep "Few runs" > "$WORK/ans2.txt"
+"$SWAPTRACE" report -o "$WORK/ans2" "$WORK/ans2.db" > "$WORK/ans2.out" 2>/dev/null
+grep "Few runs" "$WORK/ans2.out" > "$WORK/ans2.txt"
 check_eq "$(cat "$WORK/ans2.txt")" \
 	"  Few runs to compare (no oracle run): replay the set a database without runs gets, swaptrace replay -p none -p fixed -p adaptive -p vma -p auto -p oracle -c 0-8 --approximate '$WORK/ans2.db', and report again." \
 	"answer: few runs to compare, no oracle, approximated"
+# lines marked * are followed by the legend, in the terminal as in
+# index.html (only the run table's note explained it, in index.html)
+legend="* replayed an approximated demand stream: the capture's reads mix demand and readahead (docs/replay-model.md)."
+grep -q '^  As traced, replayed: .* \*\. The kernel counted' "$WORK/ans2.out" ||
+	fail "answer: approximated runs are marked *: $(cat "$WORK/ans2.out")"
+check_eq "$(tail -n 2 "$WORK/ans2.out" | head -n 1)" "  $legend" "answer: the legend of * in the terminal"
+python3 -c 'import html, sys; assert "</ul>\n<p class=\"sub\">%s</p>\n</div>" % sys.argv[2] in html.unescape(open(sys.argv[1]).read())' \
+	"$WORK/ans2/index.html" "$legend" || fail "answer: the legend of * in index.html"
+grep -qF "$legend" "$WORK/ans1.txt" && fail "answer: the legend of * without approximated runs"
 
 # --- the default directory: DB without .db, plus -report ---
 (cd "$WORK" && "$SWAPTRACE" report runs.db >/dev/null) || fail "report with the default directory"
