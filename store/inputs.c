@@ -85,6 +85,8 @@ char *swt_input_capture_name(const char *input)
 			slash = strrchr(copy, '/');
 			if (!strcmp(swt_basename(copy), "blk") && slash && slash != copy)
 				*slash = '\0';
+			else if (!strcmp(copy, "blk"))
+				strcpy(copy, ".");	/* blk/swap, from inside DIR */
 		} else {
 			name = swt_strdup(swt_basename(copy));
 			free(copy);

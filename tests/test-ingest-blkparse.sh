@@ -64,6 +64,11 @@ if "$SWAPTRACE" ingest -q -o "$WORK/blkmeta.db" "$WORK/mycap/blk/swap" 2>"$WORK/
 else
 	fail "ingest of DIR/blk/swap without --meta: $(cat "$WORK/blkmeta.err")"
 fi
+# ... and so from inside DIR, as blk/swap (named "blk")
+(cd "$WORK/mycap" && "$SWAPTRACE" ingest -q -o "$WORK/blkmeta.db" blk/swap) ||
+	fail "ingest of blk/swap from inside DIR"
+check_eq "$(sqlite3 "$WORK/blkmeta.db" 'SELECT name, page_cluster FROM capture')" \
+	"mycap|$(meta_value "$WORK/mycap/meta.txt" page_cluster)" "blk/swap from inside DIR: name and page-cluster"
 rm -f "$WORK/blkmeta.db"
 
 # Lost events (a ring buffer that overran): every 10th completion, or every
