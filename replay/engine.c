@@ -1838,6 +1838,19 @@ static inline void read_listed(struct engine *e, const struct read *reads, size_
 	shrink(e);
 }
 
+/* A hit on a page the policy read ahead: on_hit, or its fast path's quick_hit when that suffices. */
+static inline void tell_hit(struct engine *e, const struct swt_replay_fault *f,
+			    const struct area_state *a)
+{
+	if (e->fast && e->fast->quick_hit) {
+		fill_fault_brief(e, f, a);
+		if (e->fast->quick_hit(e->inst, &e->info))
+			return;
+	}
+	fill_fault_info(e, f, a);
+	e->policy->on_hit(e->inst, &e->info);
+}
+
 /*
  * A hit, for a policy that reads at hits too (SWT_POLICY_READS_AT_HITS):
  * the pages its window lists beside the cached faulting one are read
@@ -1897,23 +1910,9 @@ static int on_fault(struct engine *e, size_t fi)
 		e->nodes[*word >> 1].stamp = NEVER_SCANNED;
 		*word &= ~1;
 		pt->hits++;
-		if (e->reads_at_hits) {
-			if (e->policy->on_hit) {
-				fill_fault_info(e, f, a);
-				e->policy->on_hit(e->inst, &e->info);
-			}
-			return read_at_hit(e, fi, f, a, part, pt, second);
-		}
-		if (e->policy->on_hit) {
-			if (e->fast && e->fast->quick_hit) {
-				fill_fault_brief(e, f, a);
-				if (e->fast->quick_hit(e->inst, &e->info))
-					return 0;
-			}
-			fill_fault_info(e, f, a);
-			e->policy->on_hit(e->inst, &e->info);
-		}
-		return 0;
+		if (e->policy->on_hit)
+			tell_hit(e, f, a);
+		return e->reads_at_hits ? read_at_hit(e, fi, f, a, part, pt, second) : 0;
 	}
 	if (*word >= 0)
 		uncache(e, *word >> 1);	/* the real kernel had evicted it, when unknown */
