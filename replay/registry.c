@@ -433,28 +433,29 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 	 * failure in the middle of a sweep.  A plugin's is tried in a child,
 	 * as its runs are isolated (its create may crash).
 	 */
-	if (!ret && c->dl_handle && c->policy->create) {
-		struct swt_policy_env env = { .page_cluster = 3, .nr_areas = 1, .page_shift = 12 };
-		char why[200];
-
-		if (plugin_refuses(c, &env, why, sizeof(why)))
-			ret = swt_error(err, SWT_EUSAGE, "policy '%s': %s", c->policy->name,
-					why[0] ? why : "create() refused its parameters, saying nothing");
-	}
-	if (!ret && !c->dl_handle && c->policy->create) {
+	if (!ret && c->policy->create) {
 		struct swt_policy_env env = { .page_cluster = 3, .nr_areas = 1, .page_shift = 12 };
 		char why[200] = "";
-		void *inst = c->policy->create(&env, (const char *const *)c->keys,
-					       (const char *const *)c->values, c->nparams, why,
-					       sizeof(why));
+		void *inst;
 
-		/* a built-in says why it refuses values; silent, it had no memory */
-		if (!inst)
-			ret = why[0] ? swt_error(err, SWT_EUSAGE, "policy '%s': %s", c->policy->name, why)
-				     : swt_error(err, SWT_ENOMEM, "policy '%s': out of memory",
-						 c->policy->name);
-		else if (c->policy->destroy)
-			c->policy->destroy(inst);
+		if (c->dl_handle) {
+			if (plugin_refuses(c, &env, why, sizeof(why)))
+				ret = swt_error(err, SWT_EUSAGE, "policy '%s': %s", c->policy->name,
+						why[0] ? why : "create() refused its parameters, "
+						"saying nothing");
+		} else {
+			inst = c->policy->create(&env, (const char *const *)c->keys,
+						 (const char *const *)c->values, c->nparams, why,
+						 sizeof(why));
+			/* a built-in says why it refuses values; silent, it had no memory */
+			if (!inst)
+				ret = why[0] ? swt_error(err, SWT_EUSAGE, "policy '%s': %s",
+							 c->policy->name, why)
+					     : swt_error(err, SWT_ENOMEM, "policy '%s': out of memory",
+							 c->policy->name);
+			else if (c->policy->destroy)
+				c->policy->destroy(inst);
+		}
 	}
 	if (!ret && !c->dl_handle)
 		ret = canonical_numbers(c, err);
