@@ -244,11 +244,10 @@ static int ingest_tracedat(struct swt_ingest *ing, const char *path, struct swt_
 		/* meta.txt's end error (a full disk) is the likeliest cause: named first */
 		char msg[sizeof(stats.warning) + 256];
 
-		snprintf(msg, sizeof(msg), "%s (%s)", stats.warning, swt_ingest_ended_on_error(ing) ?
+		snprintf(msg, sizeof(msg), "%s (%sa size-capped recording, another reader of the ring "
+			 "buffer, or damaged data)", stats.warning, swt_ingest_ended_on_error(ing) ?
 			 "the capture ended on an error, as meta.txt says (end error): events it "
-			 "read and could not write; or a size-capped recording, another reader of "
-			 "the ring buffer, or damaged data" :
-			 "a size-capped recording, another reader of the ring buffer, or damaged data");
+			 "read and could not write; or " : "");
 		swt_ingest_warn(ing, msg);
 	} else if (stats.warning[0]) {
 		swt_ingest_warn(ing, stats.warning);
