@@ -140,6 +140,16 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 			fprintf(f, "maps pid=%d exe=%s start=maps/%d-start.txt end=maps/%d-end.txt\n",
 				(int)c->target.procs[i].pid, c->target.procs[i].exe,
 				(int)c->target.procs[i].pid, (int)c->target.procs[i].pid);
+	for (size_t i = 0; i < c->target.nr_procs; i++) {
+		const struct swt_target_proc *p = &c->target.procs[i];
+
+		if (!p->started || !p->nr_threads)
+			continue;
+		fprintf(f, "threads pid=%d tids=", (int)p->pid);
+		for (size_t k = 0; k < p->nr_threads; k++)
+			fprintf(f, "%s%d", k ? "," : "", (int)p->threads[k]);
+		fputc('\n', f);
+	}
 	/* extent lines name an area by its place among the swap_device lines */
 	for (size_t i = 0, area = 0; i < c->nr_swaps; i++) {
 		const struct swt_swap_area *a = &c->swaps[i];

@@ -18,6 +18,8 @@
 #include "target.h"
 
 #define MAX_MAPPED_PROCS 64
+/* a bound on meta.txt's threads line (about 8 bytes per thread) */
+#define MAX_THREADS_PER_PROC 65536
 
 void swt_target_init(struct swt_target *t)
 {
@@ -38,8 +40,10 @@ void swt_target_release(struct swt_target *t)
 			;
 		t->exited = 1;
 	}
-	for (size_t i = 0; i < t->nr_procs; i++)
+	for (size_t i = 0; i < t->nr_procs; i++) {
 		free(t->procs[i].last_maps);
+		free(t->procs[i].threads);
+	}
 	free(t->procs);
 	free(t->cgroup_dir);
 	free(t->memcg);
@@ -544,6 +548,50 @@ static int write_private(const char *path, const char *text, size_t len)
 	return ret;
 }
 
+/*
+ * Note the threads of p other than itself, so that ingest can give each
+ * thread's faults the process's maps.  A thread that starts and ends
+ * between two looks is missed: replay guesses its VMAs, as before.
+ */
+static int note_threads(struct swt_target_proc *p, struct swt_err *err)
+{
+	char path[64], *tasks = NULL;
+	const char *next;
+	long tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
+	if (list_dir_numbers(path, &tasks))
+		return 0;	/* exited meanwhile */
+	for (next = tasks; (tid = next_id(&next));) {
+		size_t lo = 0, hi = p->nr_threads;
+
+		if (tid == p->pid)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p->threads[mid] < tid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < p->nr_threads && p->threads[lo] == tid)
+			continue;
+		if (p->nr_threads >= MAX_THREADS_PER_PROC)
+			break;
+		if (swt_grow((void **)&p->threads, &p->cap_threads, p->nr_threads + 1,
+			     sizeof(*p->threads))) {
+			free(tasks);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		memmove(p->threads + lo + 1, p->threads + lo, (p->nr_threads - lo) * sizeof(*p->threads));
+		p->threads[lo] = (pid_t)tid;
+		p->nr_threads++;
+	}
+	free(tasks);
+	return 0;
+}
+
 static int snapshot_proc(struct swt_target *t, pid_t pid, struct swt_err *err)
 {
 	struct swt_target_proc *p = proc_entry(t, pid);
@@ -565,6 +613,11 @@ static int snapshot_proc(struct swt_target *t, pid_t pid, struct swt_err *err)
 	if (!maps || !len) {
 		free(maps);
 		return 0;	/* exited meanwhile: keep the last snapshot */
+	}
+	ret = note_threads(p, err);
+	if (ret) {
+		free(maps);
+		return ret;
 	}
 	if (!p->started || strcmp(p->exe, exe)) {
 		/* its start is the first look at the program it runs now */

@@ -31,6 +31,9 @@ struct swt_target_proc {
 	char exe[256];		/* /proc/PID/exe when its start map was taken */
 	char *last_maps;	/* content of the last end snapshot */
 	int started;		/* start snapshot written */
+	/* its other threads seen so far, ascending: faults carry thread ids */
+	pid_t *threads;
+	size_t nr_threads, cap_threads;
 };
 
 struct swt_target {

@@ -545,9 +545,15 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 	mappings = swt_store_query_int(st, "SELECT count(*) FROM vma", 0);
 	if (mappings > 0) {
 		long long tasks = swt_store_query_int(st, "SELECT count(DISTINCT pid) FROM vma", 0);
+		long long threads = swt_store_query_int(st, "SELECT count(*) FROM task WHERE tgid"
+							" != pid AND tgid IN (SELECT pid FROM vma)", 0);
+		char shared[64] = "";
 
-		printf("\nMemory maps: %lld mappings of %lld task%s (table vma; VMA replay takes "
-		       "its bounds from them)\n", mappings, tasks, tasks == 1 ? "" : "s");
+		if (threads > 0)
+			snprintf(shared, sizeof(shared), ", whose %lld other thread%s share them", threads,
+				 threads == 1 ? "" : "s");
+		printf("\nMemory maps: %lld mappings of %lld task%s%s (table vma; VMA replay takes "
+		       "its bounds from them)\n", mappings, tasks, tasks == 1 ? "" : "s", shared);
 	}
 	print_replay_hint(st);
 }

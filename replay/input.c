@@ -268,7 +268,8 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		       struct swt_err *err)
 {
 	static const char exact_sql[] =
-		"SELECT ts, area_id, slot, address, pid FROM swap_in WHERE demand = 1"
+		"SELECT ts, area_id, slot, address, " SWT_PROCESS_OF_SQL("swap_in")
+		" FROM swap_in WHERE demand = 1"
 		" AND " SWT_NOT_SWAPOFF_SQL " ORDER BY ts, id";
 	enum swt_stream_kind kind = swt_replay_stream_kind(st);
 	sqlite3_stmt *s;

@@ -22,8 +22,13 @@
  *   or at a random byte of its first page, so that it spans two pages (a
  *   reader of 4 KiB records at random file offsets; the shared captures'
  *   random workload faulted that way)
+ *   threads=N (1): N threads share the accesses of the measured phase, each
+ *   with its own random stream (seed + k) and, in seq mode, starting at its
+ *   own N-th of the memory -- a multi-threaded process, whose faults the
+ *   kernel's events name by thread
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,14 +90,63 @@ static double cpu_s(long *majflt)
 static void usage(void)
 {
 	fprintf(stderr, "usage: swapload [mb=N] [mode=rnd|seq|mix] [accesses=N] [seed=N] "
-			"[warmup=0|1] [align=page|byte]\n");
+			"[warmup=0|1] [align=page|byte] [threads=N]\n");
+}
+
+/* One reader of the measured phase: a thread, or the process itself. */
+struct reader {
+	const unsigned char *mem;
+	uint64_t pages, bytes, accesses, rng, pos, sum;
+	enum mode mode;
+	int byte_aligned;
+	pthread_t thread;
+};
+
+static void *read_pieces(void *arg)
+{
+	struct reader *r = arg;
+	const unsigned char *mem = r->mem;
+	uint64_t done = 0, pages = r->pages, sum = 0;
+
+	while (done < r->accesses) {
+		uint64_t first, n = 1;
+
+		switch (r->mode) {
+		case MODE_SEQ:
+			first = r->pos;
+			r->pos = (r->pos + 1) % pages;
+			break;
+		case MODE_MIX:
+			n = 1 + rng_next(&r->rng) % 16;
+			first = rng_next(&r->rng) % pages;
+			if (first + n > pages)
+				first = pages - n;
+			break;
+		default:
+			first = rng_next(&r->rng) % pages;
+			break;
+		}
+		for (uint64_t p = first; p < first + n && done < r->accesses; p++, done++) {
+			uint64_t start = p * PIECE;
+
+			if (r->byte_aligned && start + PIECE < r->bytes)
+				start += 1 + rng_next(&r->rng) % (PIECE - 1);
+			/* touch every cache line of the piece, as a reader copying it out would */
+			for (unsigned k = 0; k < PIECE; k += 64)
+				sum += mem[start + k];
+			sum += mem[start + PIECE - 1];
+		}
+	}
+	r->sum = sum;
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	uint64_t mb = 64, accesses = 0, seed = 1, warmup = 1, rng, sum = 0;
+	uint64_t mb = 64, accesses = 0, seed = 1, warmup = 1, nthreads = 1, rng, sum = 0;
 	int byte_aligned = 0;
-	uint64_t pages, bytes, i, done = 0, pos = 0;
+	uint64_t pages, bytes, i;
+	struct reader *readers;
 	enum mode mode = MODE_RND;
 	unsigned char *mem;
 	uint64_t *perm;
@@ -136,6 +190,8 @@ int main(int argc, char **argv)
 			dst = &seed;
 		else if (!strncmp(argv[a], "warmup=", 7))
 			dst = &warmup;
+		else if (!strncmp(argv[a], "threads=", 8))
+			dst = &nthreads;
 		if (!dst || parse_u64(eq + 1, dst)) {
 			usage();
 			return 2;
@@ -143,6 +199,11 @@ int main(int argc, char **argv)
 	}
 	if (!mb || mb > (1ull << 24)) {
 		fprintf(stderr, "swapload: mb=%llu is out of range\n", (unsigned long long)mb);
+		return 2;
+	}
+	if (!nthreads || nthreads > 1024) {
+		fprintf(stderr, "swapload: threads=%llu is out of range (1 to 1024)\n",
+			(unsigned long long)nthreads);
 		return 2;
 	}
 	bytes = mb << 20;
@@ -184,42 +245,49 @@ int main(int argc, char **argv)
 	}
 	free(perm);
 
+	readers = calloc(nthreads, sizeof(*readers));
+	if (!readers) {
+		fprintf(stderr, "swapload: out of memory\n");
+		return 1;
+	}
+	for (uint64_t k = 0; k < nthreads; k++) {
+		struct reader *r = &readers[k];
+		uint64_t s = seed + k;
+
+		*r = (struct reader){
+			.mem = mem, .pages = pages, .bytes = bytes, .mode = mode,
+			.byte_aligned = byte_aligned,
+			.accesses = accesses / nthreads + (k < accesses % nthreads),
+			/* one thread goes on from the warm-up's stream, as before threads= */
+			.rng = nthreads == 1 ? rng : (s ? s : 1) * 0x9e3779b97f4a7c15ull,
+			.pos = pages * k / nthreads,
+		};
+	}
 	t0 = now_s();
 	c0 = cpu_s(&f0);
-	while (done < accesses) {
-		uint64_t first, n = 1;
+	for (uint64_t k = 1; k < nthreads; k++) {
+		int err = pthread_create(&readers[k].thread, NULL, read_pieces, &readers[k]);
 
-		switch (mode) {
-		case MODE_SEQ:
-			first = pos;
-			pos = (pos + 1) % pages;
-			break;
-		case MODE_MIX:
-			n = 1 + rng_next(&rng) % 16;
-			first = rng_next(&rng) % pages;
-			if (first + n > pages)
-				first = pages - n;
-			break;
-		default:
-			first = rng_next(&rng) % pages;
-			break;
-		}
-		for (uint64_t p = first; p < first + n && done < accesses; p++, done++) {
-			uint64_t start = p * PIECE;
-
-			if (byte_aligned && start + PIECE < bytes)
-				start += 1 + rng_next(&rng) % (PIECE - 1);
-			/* touch every cache line of the piece, as a reader copying it out would */
-			for (unsigned k = 0; k < PIECE; k += 64)
-				sum += mem[start + k];
-			sum += mem[start + PIECE - 1];
+		if (err) {
+			fprintf(stderr, "swapload: cannot start thread %llu: %s\n",
+				(unsigned long long)k, strerror(err));
+			return 1;
 		}
 	}
+	read_pieces(&readers[0]);
+	for (uint64_t k = 1; k < nthreads; k++)
+		pthread_join(readers[k].thread, NULL);
+	for (uint64_t k = 0; k < nthreads; k++)
+		sum += readers[k].sum;
+	free(readers);
 	secs = now_s() - t0;
 	c0 = cpu_s(&f1) - c0;
-	printf("mode=%s mb=%llu accesses=%llu seconds=%.3f MBps=%.1f cpu=%.3f majflt=%ld\n",
+	printf("mode=%s mb=%llu accesses=%llu seconds=%.3f MBps=%.1f cpu=%.3f majflt=%ld",
 	       mode_names[mode], (unsigned long long)mb, (unsigned long long)accesses, secs,
 	       secs > 0 ? (double)accesses * PIECE / 1048576.0 / secs : 0.0, c0, f1 - f0);
+	if (nthreads > 1)
+		printf(" threads=%llu", (unsigned long long)nthreads);
+	putchar('\n');
 	/* the checksum keeps the reads from being optimised away */
 	if (sum == 42)
 		fputc('\n', stderr);

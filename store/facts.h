@@ -35,5 +35,11 @@ int swt_store_write_facts(struct swt_store *st, const struct swt_capture_facts *
  */
 int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_warn_fn warn,
 			 void *warn_ctx, struct swt_err *err);
+/*
+ * The process of each mapped process and of the threads meta.txt's
+ * "threads" lines name, into task.tgid (after the trace's task rows).
+ */
+int swt_store_write_threads(struct swt_store *st, const struct swt_meta *meta,
+			    struct swt_err *err);
 
 #endif

@@ -2,7 +2,9 @@
  * The memory maps a capture recorded of its target (maps/PID-start.txt and
  * maps/PID-end.txt, named by meta.txt's "maps" lines, in /proc/PID/maps
  * format) into table vma, so that VMA readahead is replayed inside the
- * task's real VMAs rather than ones guessed from fault addresses.
+ * task's real VMAs rather than ones guessed from fault addresses; and the
+ * threads of those processes (its "threads" lines) into task.tgid, since
+ * a fault names its thread and the maps are the process's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -201,5 +203,79 @@ int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_
 	}
 	sqlite3_finalize(ins);
 	free(dir);
+	return ret;
+}
+
+/* Parse a positive pid at *p, moving *p past it. */
+static int parse_pid(const char **p, int64_t *pid)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(*p, &end, 10);
+	if (end == *p || errno || v <= 0 || v > INT32_MAX)
+		return -1;
+	*pid = v;
+	*p = end;
+	return 0;
+}
+
+static int set_tgid(struct swt_store *st, sqlite3_stmt *up, int64_t pid, int64_t tgid,
+		    struct swt_err *err)
+{
+	sqlite3_bind_int64(up, 1, pid);
+	sqlite3_bind_int64(up, 2, tgid);
+	if (sqlite3_step(up) != SQLITE_DONE)
+		return swt_store_sql_error(st, err, "insert task");
+	sqlite3_reset(up);
+	return 0;
+}
+
+int swt_store_write_threads(struct swt_store *st, const struct swt_meta *meta,
+			    struct swt_err *err)
+{
+	const char *meta_name = meta->path ? meta->path : "metadata";
+	sqlite3_stmt *up = NULL;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < meta->nr_facts; i++) {
+		const struct swt_meta_fact *fact = &meta->facts[i];
+		const char *v = fact->value;
+		int threads = !strcmp(fact->key, "threads"), bad = 0;
+		int64_t pid, tid;
+
+		if (fact->section[0] || (!threads && strcmp(fact->key, "maps")))
+			continue;
+		if (!up) {
+			ret = swt_store_prepare(st, "INSERT INTO task (pid, tgid) VALUES (?,?) ON CONFLICT"
+						" (pid) DO UPDATE SET tgid = excluded.tgid", &up, err);
+			if (ret)
+				break;
+		}
+		/* "maps pid=N ...": the process itself (write_maps checked the line) */
+		bad = strncmp(v, "pid=", 4) || (v += 4, parse_pid(&v, &pid));
+		if (!bad)
+			ret = set_tgid(st, up, pid, pid, err);
+		/* "threads pid=N tids=T1,T2,..." */
+		if (!bad && !ret && threads) {
+			bad = strncmp(v, " tids=", 6) != 0;
+			if (!bad)
+				v += 6;
+			while (!bad && !ret) {
+				bad = parse_pid(&v, &tid);
+				if (!bad)
+					ret = set_tgid(st, up, tid, pid, err);
+				if (*v != ',')
+					break;
+				v++;
+			}
+			bad = bad || *v;
+		}
+		if (bad && !ret)
+			ret = swt_error(err, SWT_EFORMAT, "'%s': bad %s line '%s %s'", meta_name,
+					fact->key, fact->key, fact->value);
+	}
+	sqlite3_finalize(up);
 	return ret;
 }

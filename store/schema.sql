@@ -106,10 +106,12 @@ CREATE TABLE swap_extent (
 	PRIMARY KEY (area_id, first_slot)
 );
 
--- Process names by pid, from the trace (last name seen).
+-- Process names by pid, from the trace (last name seen), and the process
+-- (thread group) of a thread, from the capture's looks at /proc.
 CREATE TABLE task (
-	pid	INTEGER PRIMARY KEY,
-	comm	TEXT
+	pid	INTEGER PRIMARY KEY,	-- the kernel's pid: a thread id
+	comm	TEXT,
+	tgid	INTEGER			-- its process's pid; NULL: not recorded
 );
 
 -- The traced task's memory maps as the capture recorded them (/proc/PID/maps

@@ -275,26 +275,36 @@ out_free:
 }
 
 /*
- * Version 3 to 4: the run table records the replay's model settings
- * (inactive_fraction, max_request_kib).  Runs stored before have them NULL:
- * not recorded.  Every other table is the same, so the upgrade is in place.
+ * The in-place upgrades, by the version they start from; each only adds
+ * columns, whose values are NULL (not recorded) in what was stored before.
+ *   3 to 4: the run table records the replay's model settings.
+ *   4 to 5: a task's process (task.tgid), from a capture's threads lines.
  */
-static int upgrade_from_3(struct swt_store *st, struct swt_err *err)
+#define OLDEST_UPGRADABLE 3
+static const char *const upgrade_sql[SWT_SCHEMA_VERSION] = {
+	[3] = "ALTER TABLE run ADD COLUMN inactive_fraction REAL;"
+	      "ALTER TABLE run ADD COLUMN max_request_kib INTEGER;",
+	[4] = "ALTER TABLE task ADD COLUMN tgid INTEGER;",
+};
+
+static int upgrade_in_place(struct swt_store *st, struct swt_err *err)
 {
+	int64_t version;
+	char set[128];
 	int ret = swt_store_exec(st, "BEGIN IMMEDIATE", err);
 
 	if (ret)
 		return ret;
 	/* another writer may have upgraded it since it was read */
-	if (swt_store_query_int(st, "SELECT value FROM swt_meta WHERE key = 'schema_version'", -1) ==
-	    SWT_SCHEMA_VERSION)
-		return swt_store_exec(st, "COMMIT", err);
-	ret = swt_store_exec(st,
-			     "ALTER TABLE run ADD COLUMN inactive_fraction REAL;"
-			     "ALTER TABLE run ADD COLUMN max_request_kib INTEGER;"
-			     "UPDATE swt_meta SET value = '4' WHERE key = 'schema_version';"
-			     "PRAGMA user_version = 4;"
-			     "COMMIT", err);
+	version = swt_store_query_int(st, "SELECT value FROM swt_meta WHERE key = 'schema_version'", -1);
+	for (; !ret && version >= OLDEST_UPGRADABLE && version < SWT_SCHEMA_VERSION; version++)
+		ret = swt_store_exec(st, upgrade_sql[version], err);
+	snprintf(set, sizeof(set), "UPDATE swt_meta SET value = '%d' WHERE key = 'schema_version';"
+		 "PRAGMA user_version = %d;", SWT_SCHEMA_VERSION, SWT_SCHEMA_VERSION);
+	if (!ret)
+		ret = swt_store_exec(st, set, err);
+	if (!ret)
+		ret = swt_store_exec(st, "COMMIT", err);
 	if (ret)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	return ret;
@@ -335,17 +345,18 @@ int swt_store_open(const char *path, int writable, struct swt_store **out,
 		ret = swt_error(err, SWT_EFORMAT, "'%s': not a swaptrace database", path);
 		goto out_destroy;
 	}
-	if (version == 3 && SWT_SCHEMA_VERSION == 4 &&
-	    swt_store_query_int(st, "PRAGMA user_version", -1) == 3) {
-		/* what a writer of version 3 left: upgraded in place, its runs kept */
+	if (version >= OLDEST_UPGRADABLE && version < SWT_SCHEMA_VERSION &&
+	    swt_store_query_int(st, "PRAGMA user_version", -1) == version) {
+		/* what an older writer left: upgraded in place, its runs kept */
 		if (!writable) {
 			ret = swt_error(err, SWT_EVERSION,
-					"'%s': database schema version 3, this swaptrace reads 4: a "
+					"'%s': database schema version %lld, this swaptrace reads %d: a "
 					"command that writes it (replay; report without --run or "
-					"--no-replay) upgrades it in place, or ingest again", path);
+					"--no-replay) upgrades it in place, or ingest again", path,
+					(long long)version, SWT_SCHEMA_VERSION);
 			goto out_destroy;
 		}
-		ret = upgrade_from_3(st, err);
+		ret = upgrade_in_place(st, err);
 		if (ret)
 			goto out_destroy;
 		version = SWT_SCHEMA_VERSION;

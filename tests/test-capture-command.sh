@@ -6,8 +6,9 @@
 # the same events ingest stored, the files are private, the command's exit
 # status comes back, and the host's tracing settings, page-cluster and
 # /proc/swaps are exactly as before.  A command that forks its workload
-# gets the maps of every process of it that faulted.  A command that
-# --duration outlived gets its exit status in meta.txt once it ends.
+# gets the maps of every process of it that faulted, and a multi-threaded
+# one's threads get their process's maps.  A command that --duration
+# outlived gets its exit status in meta.txt once it ends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/capture-env.sh"
 require_capture_env
@@ -134,6 +135,34 @@ read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the cap
 [ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
 	fail "two workloads: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/two-replay.txt" || echo "none from the maps")"
 echo "two workloads: $inmaps faults in the maps, $guessed guessed"
+
+# a multi-threaded workload: the events name the faulting threads, the maps
+# are the process's.  The capture lists its threads, ingest gives each the
+# process as its tgid, and VMA replay takes their faults' bounds from the
+# process's maps (it guessed those of every thread but the first: 3 in 4)
+THR="$WORK/threads"
+if ! capture_workload "$THR" -- sh -c "$(workload mb=64 accesses=20000 seed=3 threads=4)"; then
+	cat "$WORK/err.txt" >&2
+	fail "capture of a multi-threaded workload failed"
+fi
+grep -q "^mode=rnd mb=64 accesses=20000 .* threads=4$" "$WORK/out.txt" || fail "threads: the workload's output"
+tpid=$(sed -n 's/^target command pid=//p' "$THR/meta.txt")
+tids=$(sed -n "s/^threads pid=$tpid tids=//p" "$THR/meta.txt")
+[ "$(echo "$tids" | tr ',' '\n' | grep -c .)" -ge 3 ] ||
+	fail "threads: meta.txt lists no 3 threads of $tpid: $(grep '^threads' "$THR/meta.txt")"
+swt_ingest -q -o "$THR.db" "$THR" || fail "threads: ingest"
+check_eq "$(sqlite3 "$THR.db" "SELECT count(DISTINCT pid) >= 3 FROM swap_in WHERE address IS NOT NULL")" 1 \
+	"threads: faulting threads"
+check_eq "$(sqlite3 "$THR.db" "SELECT count(*) FROM (SELECT DISTINCT s.pid FROM swap_in s
+	LEFT JOIN task t ON t.pid = s.pid WHERE s.address IS NOT NULL AND t.tgid IS NOT $tpid)")" 0 \
+	"threads: faulting threads without the process as their tgid"
+"$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$THR.db" > "$WORK/thr-replay.txt" 2> /dev/null ||
+	fail "threads: replay"
+read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the capture's memory maps, \([0-9]*\) guessed.*/\1 \2/p" \
+	"$WORK/thr-replay.txt")
+[ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
+	fail "threads: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/thr-replay.txt" || echo "none from the maps")"
+echo "threads: $inmaps faults in the maps, $guessed guessed"
 
 trace-cmd report -i "$CAP/trace.dat" > "$WORK/report.txt" 2>/dev/null || fail "trace-cmd report failed"
 for b in swaptrace swaptrace-block; do

@@ -8,6 +8,7 @@
 # known: the workload's buffer, which only the last copy holds, one narrow
 # mapping of the first copy, and a part of the buffer in neither.  A
 # missing maps file is a warning; a damaged one an error naming its line.
+# A thread's faults take its process's maps (meta.txt "threads" lines).
 . "$(dirname "$0")/lib.sh"
 
 SAMPLE="$SWT_SOURCE_DIR/samples/rnd-1dev-pc0"
@@ -78,6 +79,40 @@ SWT_TEST_NO_FAST_PATH=1 "$SWAPTRACE" replay --no-store --json -p vma -p auto -c 
 	"$SWAPTRACE" replay --no-store --json -p vma -p auto -c 3 "$DB" > "$WORK/fast.json" ||
 	fail "replay --json with maps"
 cmp -s "$WORK/slow.json" "$WORK/fast.json" || fail "fast and general paths differ with maps"
+
+# the same maps filed under a process of which the faulting task is a
+# thread: task.tgid says so, and the replay is the same as above (its
+# faults' bounds were all guessed: the maps were keyed by the thread id)
+proc=$((pid + 1000000))
+make_thread_capture() { # dir
+	make_capture "$1"
+	mv "$1/maps/$pid-start.txt" "$1/maps/$proc-start.txt"
+	mv "$1/maps/$pid-end.txt" "$1/maps/$proc-end.txt"
+	sed -i "s|^maps pid=$pid .*|maps pid=$proc exe=/usr/local/bin/swap load start=maps/$proc-start.txt end=maps/$proc-end.txt\nthreads pid=$proc tids=$((pid - 1)),$pid|" \
+		"$1/meta.txt"
+}
+CAPT="$WORK/capt"
+make_thread_capture "$CAPT"
+"$SWAPTRACE" ingest -q -o "$WORK/thread.db" "$CAPT" 2> "$WORK/err.txt" ||
+	fail "ingest with a threads line: $(cat "$WORK/err.txt")"
+check_eq "$(sqlite3 "$WORK/thread.db" "SELECT group_concat(pid || ':' || tgid || ':' || (comm IS NOT NULL), ' ')
+	FROM (SELECT * FROM task WHERE tgid IS NOT NULL ORDER BY pid)")" \
+	"$((pid - 1)):$proc:0 $pid:$proc:1 $proc:$proc:0" "threads: task rows (the trace's name kept)"
+"$SWAPTRACE" replay --no-store -p vma -c 3 "$WORK/thread.db" > "$WORK/thread.txt" || fail "replay with threads"
+"$SWAPTRACE" info "$WORK/thread.db" | grep -qx "Memory maps: 5 mappings of 1 task, whose 2 other threads share them (table vma; VMA replay takes its bounds from them)" ||
+	fail "info does not count the threads: $("$SWAPTRACE" info "$WORK/thread.db" | grep -i maps)"
+check_eq "$(cat "$WORK/thread.txt")" "$(cat "$WORK/maps.txt")" "a thread's replay with its process's maps"
+# damaged threads lines: one line naming meta.txt, no database
+for bad in "tids=" "tids=1,,2" "tids=1,x" "tids=-3" "tids=1 2" "pids=1" ""; do
+	rm -rf "$CAPT"
+	make_thread_capture "$CAPT"
+	sed -i "s/^threads pid=$proc .*/threads pid=$proc${bad:+ $bad}/" "$CAPT/meta.txt"
+	"$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAPT" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/err.txt")" \
+		"1:swaptrace: ingest: '$CAPT/meta.txt': bad threads line 'threads pid=$proc${bad:+ $bad}'" \
+		"threads line '$bad'"
+	[ -e "$WORK/bad.db" ] && fail "a database was left behind for threads line '$bad'"
+done
 
 # a missing maps file: a warning, the VMAs of its copy guessed
 CAP2="$WORK/cap2"

@@ -116,14 +116,15 @@ grep -q "The highlighted run #5 " "$WORK/model-first/index.html" ||
 	> "$WORK/model-only.out" 2>&1 || fail "model settings only: report"
 grep -q "No run replayed with the model's default settings: the answer compares only those" \
 	"$WORK/model-only.out" || fail "model settings only: the answer does not say why it is empty: $(cat "$WORK/model-only.out")"
-# a database of schema version 3 (no such columns) is upgraded in place by
-# a command that writes it, its runs kept; read-only ones say so
+# a database of schema version 3 (no such columns, nor version 4's
+# task.tgid) is upgraded in place by a command that writes it, its runs
+# kept; read-only ones say so
 cp "$WORK/model.db" "$WORK/v3.db"
 sqlite3 "$WORK/v3.db" "ALTER TABLE run DROP COLUMN inactive_fraction; ALTER TABLE run DROP COLUMN
-	max_request_kib; UPDATE swt_meta SET value = '3' WHERE key = 'schema_version';
+	max_request_kib; ALTER TABLE task DROP COLUMN tgid; UPDATE swt_meta SET value = '3' WHERE key = 'schema_version';
 	PRAGMA user_version = 3;" || fail "making a version 3 database"
 check_eq "$("$SWAPTRACE" info "$WORK/v3.db" 2>&1 >/dev/null; echo "rc=$?")" \
-	"swaptrace: info: '$WORK/v3.db': database schema version 3, this swaptrace reads 4: a command that writes it (replay; report without --run or --no-replay) upgrades it in place, or ingest again
+	"swaptrace: info: '$WORK/v3.db': database schema version 3, this swaptrace reads 5: a command that writes it (replay; report without --run or --no-replay) upgrades it in place, or ingest again
 rc=1" "a version 3 database opened read-only"
 # four writers at once: one upgrades, the others find it done ("duplicate
 # column name" failed them)
@@ -137,8 +138,9 @@ for i in 1 2 3 4; do
 done
 check_eq "$(sqlite3 "$WORK/v3.db" "SELECT (SELECT value FROM swt_meta WHERE key = 'schema_version'),
 	(SELECT user_version FROM pragma_user_version), count(*), count(inactive_fraction),
-	count(max_request_kib) FROM run")" "4|4|18|0|4" \
-	"a version 3 database upgraded: version, runs kept (settings unknown), the new runs' recorded"
+	count(max_request_kib), (SELECT count(*) FROM pragma_table_info('task')
+	WHERE name = 'tgid') FROM run")" "5|5|18|0|4|1" \
+	"a version 3 database upgraded: version, runs kept (settings unknown), the new runs' recorded, task.tgid"
 "$SWAPTRACE" info "$WORK/v3.db" > /dev/null || fail "info on an upgraded database"
 # a run of before (settings not recorded) and its repeat after are one run
 # in a report: 18 stored, the five of none at 0 one, fixed at 3 twice one
