@@ -847,11 +847,28 @@ static void follow_cgroup(struct swt_capture *c)
 	free(tids);
 }
 
+/*
+ * The maps refresh, with the tasks the instance follows for a command or a
+ * --pid process (event-fork keeps them in set_event_pid even when they
+ * leave its process tree).
+ */
+static int snapshot_target(struct swt_capture *c, struct swt_err *err)
+{
+	char *traced = NULL;
+	int ret;
+
+	if (c->task.ti && (c->target.kind == SWT_TARGET_COMMAND || c->target.kind == SWT_TARGET_PID))
+		traced = tracefs_instance_file_read(c->task.ti, "set_event_pid", NULL);
+	ret = swt_target_snapshot(&c->target, traced, err);
+	free(traced);
+	return ret;
+}
+
 static int tick(struct swt_capture *c, struct swt_err *err)
 {
 	int ret;
 
-	ret = swt_target_snapshot(&c->target, err);
+	ret = snapshot_target(c, err);
 	if (!ret)
 		ret = check_devices(c, err);
 	if (!ret && !c->new_swap_said) {
@@ -1065,7 +1082,7 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 		read_stats(c, &c->block);
 		c->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
 		c->printk = tracefs_instance_file_read(NULL, "printk_formats", NULL);
-		swt_target_snapshot(&c->target, NULL);
+		snapshot_target(c, NULL);
 		c->recording = 0;
 	}
 	close_readers(&c->task, c->ncpus);
@@ -1256,7 +1273,7 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 		if (ret)
 			goto out_destroy;
 	}
-	ret = swt_target_snapshot(&c->target, err);
+	ret = snapshot_target(c, err);
 	if (ret)
 		goto out_destroy;
 	c->created = 1;
@@ -1327,7 +1344,7 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 			next_tick = now + TICK_MS * 1000000ull;
 		} else if ((c->target.kind == SWT_TARGET_COMMAND ||
 			    c->target.kind == SWT_TARGET_PID) && now >= next_maps) {
-			ret = swt_target_snapshot(&c->target, err);
+			ret = snapshot_target(c, err);
 			if (ret)
 				break;
 			next_maps = now + COMMAND_MAPS_MS * 1000000ull;

@@ -673,7 +673,91 @@ void swt_target_follow_memcg(struct swt_target *t)
 	t->mem_limit = swt_memcg_effective_limit(t->memcg);
 }
 
-int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
+/* The process of a task, from /proc/TID/status (which threads have too); 0 if gone. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], *status, *line;
+	long tgid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	status = swt_read_text(path, NULL);
+	line = status ? strstr(status, "\nTgid:") : NULL;
+	if (line)
+		tgid = strtol(line + 6, NULL, 10);
+	free(status);
+	return tgid > 0 && tgid <= INT32_MAX ? (pid_t)tgid : 0;
+}
+
+/* Whether tid is a thread of a mapped process that a look at /proc listed. */
+static int known_thread(const struct swt_target *t, pid_t tid)
+{
+	for (size_t i = 0; i < t->nr_procs; i++) {
+		const struct swt_target_proc *p = &t->procs[i];
+		size_t lo = 0, hi = p->nr_threads;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p->threads[mid] < tid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < p->nr_threads && p->threads[lo] == tid)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether pid is in a list next_id reads. */
+static int listed(const char *list, pid_t pid)
+{
+	const char *p = list;
+	long v;
+
+	while ((v = next_id(&p)))
+		if (v == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * The processes of traced tasks outside the process tree (listed in tree,
+ * or NULL), each once.  Not swaptrace itself, which forked the command.
+ */
+static int snapshot_outside(struct swt_target *t, const char *tree, const char *traced,
+			    struct swt_err *err)
+{
+	pid_t *done = NULL;
+	size_t n = 0, cap = 0;
+	long tid;
+	int ret = 0;
+
+	for (const char *p = traced ? traced : ""; !ret && (tid = next_id(&p));) {
+		pid_t tgid;
+		size_t k;
+
+		if ((tree && listed(tree, (pid_t)tid)) || known_thread(t, (pid_t)tid))
+			continue;	/* a process of the tree or a thread seen: mapped already */
+		tgid = tgid_of((pid_t)tid);
+		if (!tgid || tgid == getpid() || (tree && listed(tree, tgid)))
+			continue;
+		for (k = 0; k < n && done[k] != tgid; k++)
+			;
+		if (k < n)
+			continue;
+		if (swt_grow((void **)&done, &cap, n + 1, sizeof(*done))) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			break;
+		}
+		done[n++] = tgid;
+		ret = snapshot_proc(t, tgid, err);
+	}
+	free(done);
+	return ret;
+}
+
+int swt_target_snapshot(struct swt_target *t, const char *traced, struct swt_err *err)
 {
 	char path[PATH_MAX + 32], *list = NULL;
 	long pid;
@@ -693,9 +777,10 @@ int swt_target_snapshot(struct swt_target *t, struct swt_err *err)
 		if (root > 0 && !swt_process_tree(root, &list)) {
 			for (const char *p = list; !ret && (pid = next_id(&p));)
 				ret = snapshot_proc(t, (pid_t)pid, err);
-			free(list);
-			list = NULL;
 		}	/* else gone: the last maps stay */
+		ret = ret ? ret : snapshot_outside(t, list, traced, err);
+		free(list);
+		list = NULL;
 		if (t->kind == SWT_TARGET_COMMAND)
 			swt_target_follow_memcg(t);
 		else if (!t->memcg)

@@ -104,9 +104,12 @@ int swt_process_tree(pid_t root, char **out);
 /*
  * Refresh the maps snapshots of the target's processes (start when first
  * seen or after an exec, end always) and the memory cgroup limit.
- * Failures of vanished processes are not errors.
+ * Failures of vanished processes are not errors.  traced, when not NULL,
+ * lists the tids the trace follows (set_event_pid): a command's or --pid
+ * process's tasks that left its process tree (a daemon that double-forked,
+ * re-parented to init) are found there, and their processes mapped too.
  */
-int swt_target_snapshot(struct swt_target *t, struct swt_err *err);
+int swt_target_snapshot(struct swt_target *t, const char *traced, struct swt_err *err);
 /*
  * A command's memory cgroup and its limit, as they are now (not when it
  * has exited: a zombie's cgroup reads as the root).  Cheap: called at every

@@ -6,8 +6,9 @@
 # the same events ingest stored, the files are private, the command's exit
 # status comes back, and the host's tracing settings, page-cluster and
 # /proc/swaps are exactly as before.  A command that forks its workload
-# gets the maps of every process of it that faulted, and a multi-threaded
-# one's threads get their process's maps.  A command that --duration
+# gets the maps of every process of it that faulted, also one that left
+# its process tree (double-forked), and a multi-threaded one's threads get
+# their process's maps.  A command that --duration
 # outlived gets its exit status in meta.txt once it ends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/capture-env.sh"
@@ -163,6 +164,31 @@ read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the cap
 [ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
 	fail "threads: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/thr-replay.txt" || echo "none from the maps")"
 echo "threads: $inmaps faults in the maps, $guessed guessed"
+
+# a workload that double-forks (a daemon): re-parented to init, it leaves
+# the command's process tree, but the trace still follows it; its maps are
+# recorded (they were not, and VMA replay guessed every bound of it)
+DBL="$WORK/double"
+if ! capture_workload "$DBL" -- sh -c "echo \$\$ > '$CGROUP_DIR/cgroup.procs' &&
+	( '$SWAPLOAD' mb=64 accesses=20000 seed=4 > '$WORK/daemon.out' & echo \$! > '$WORK/daemon.pid' ) &&
+	p=\$(cat '$WORK/daemon.pid') && while kill -0 \$p 2> /dev/null; do sleep 0.05; done"; then
+	cat "$WORK/err.txt" >&2
+	fail "capture of a double-forked workload failed"
+fi
+grep -q "^mode=rnd mb=64 accesses=20000" "$WORK/daemon.out" || fail "double fork: the workload's output"
+dpid=$(cat "$WORK/daemon.pid")
+grep -q "^maps pid=$dpid exe=$SWAPLOAD " "$DBL/meta.txt" ||
+	fail "double fork: no maps line for the daemon $dpid: $(grep '^maps' "$DBL/meta.txt")"
+swt_ingest -q -o "$DBL.db" "$DBL" || fail "double fork: ingest"
+check_eq "$(sqlite3 "$DBL.db" "SELECT count(*) > 1000 FROM swap_in WHERE pid = $dpid AND address IS NOT NULL")" 1 \
+	"double fork: the daemon's traced faults"
+"$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$DBL.db" > "$WORK/dbl-replay.txt" 2> /dev/null ||
+	fail "double fork: replay"
+read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the capture's memory maps, \([0-9]*\) guessed.*/\1 \2/p" \
+	"$WORK/dbl-replay.txt")
+[ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
+	fail "double fork: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/dbl-replay.txt" || echo "none from the maps")"
+echo "double fork: $inmaps faults in the maps, $guessed guessed"
 
 trace-cmd report -i "$CAP/trace.dat" > "$WORK/report.txt" 2>/dev/null || fail "trace-cmd report failed"
 for b in swaptrace swaptrace-block; do
