@@ -17,7 +17,12 @@
 #include "knobs.h"
 #include "target.h"
 
-#define MAX_MAPPED_PROCS 64
+/*
+ * Processes mapped at once (each look reads each one's maps), and in all
+ * (a script's short commands before its workload must not use them up).
+ */
+#define MAX_LIVE_PROCS 64
+#define MAX_MAPPED_PROCS 4096
 /* a bound on meta.txt's threads line (about 8 bytes per thread) */
 #define MAX_THREADS_PER_PROC 65536
 
@@ -523,15 +528,28 @@ static struct swt_target_proc *proc_entry(struct swt_target *t, pid_t pid)
 {
 	struct swt_target_proc *p;
 
-	for (size_t i = 0; i < t->nr_procs; i++)
-		if (t->procs[i].pid == pid)
-			return &t->procs[i];
-	if (t->nr_procs >= MAX_MAPPED_PROCS ||
+	for (size_t i = 0; i < t->nr_procs; i++) {
+		p = &t->procs[i];
+		if (p->pid != pid)
+			continue;
+		if (p->gone) {
+			/* the pid again: the same process, or a new one (its exe tells) */
+			if (t->nr_live >= MAX_LIVE_PROCS)
+				return NULL;
+			p->gone = 0;
+			t->nr_live++;
+		}
+		p->seen = t->look;
+		return p;
+	}
+	if (t->nr_live >= MAX_LIVE_PROCS || t->nr_procs >= MAX_MAPPED_PROCS ||
 	    swt_grow((void **)&t->procs, &t->cap_procs, t->nr_procs + 1, sizeof(*t->procs)))
 		return NULL;
 	p = &t->procs[t->nr_procs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	p->seen = t->look;
+	t->nr_live++;
 	return p;
 }
 
@@ -757,11 +775,31 @@ static int snapshot_outside(struct swt_target *t, const char *tree, const char *
 	return ret;
 }
 
+/*
+ * Processes this look did not see have exited (or left the cgroup): their
+ * files are final, and they no longer count against MAX_LIVE_PROCS.
+ */
+static void retire_unseen(struct swt_target *t)
+{
+	for (size_t i = 0; i < t->nr_procs; i++) {
+		struct swt_target_proc *p = &t->procs[i];
+
+		if (p->gone || p->seen == t->look)
+			continue;
+		p->gone = 1;
+		free(p->last_maps);
+		p->last_maps = NULL;
+		t->nr_live--;
+	}
+}
+
 int swt_target_snapshot(struct swt_target *t, const char *traced, struct swt_err *err)
 {
 	char path[PATH_MAX + 32], *list = NULL;
 	long pid;
 	int ret = 0;
+
+	t->look++;
 
 	switch (t->kind) {
 	case SWT_TARGET_COMMAND:
@@ -800,6 +838,8 @@ int swt_target_snapshot(struct swt_target *t, const char *traced, struct swt_err
 	default:
 		break;
 	}
+	if (!ret)
+		retire_unseen(t);
 	if (t->memcg) {
 		int64_t limit = swt_memcg_effective_limit(t->memcg);
 

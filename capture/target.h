@@ -31,6 +31,8 @@ struct swt_target_proc {
 	char exe[256];		/* /proc/PID/exe when its start map was taken */
 	char *last_maps;	/* content of the last end snapshot */
 	int started;		/* start snapshot written */
+	int gone;		/* not seen at the last look: its files are final */
+	unsigned seen;		/* the look that last saw it */
 	/* its other threads seen so far, ascending: faults carry thread ids */
 	pid_t *threads;
 	size_t nr_threads, cap_threads;
@@ -49,6 +51,8 @@ struct swt_target {
 	struct swt_map tids;	/* tids already in set_event_pid */
 	struct swt_target_proc *procs;
 	size_t nr_procs, cap_procs;
+	size_t nr_live;		/* of which not gone */
+	unsigned look;		/* looks at the processes so far */
 	char *memcg;		/* the target's memory cgroup directory, or NULL */
 	int64_t mem_limit;	/* bytes, -1 unlimited or unknown */
 	char *maps_dir;		/* where snapshots go */

@@ -8,7 +8,8 @@
 # /proc/swaps are exactly as before.  A command that forks its workload
 # gets the maps of every process of it that faulted, also one that left
 # its process tree (double-forked), and a multi-threaded one's threads get
-# their process's maps.  A command that --duration
+# their process's maps, and one started after many other processes of the
+# command (they once used up the 64 processes mapped).  A command that --duration
 # outlived gets its exit status in meta.txt once it ends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/capture-env.sh"
@@ -189,6 +190,30 @@ read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the cap
 [ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
 	fail "double fork: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/dbl-replay.txt" || echo "none from the maps")"
 echo "double fork: $inmaps faults in the maps, $guessed guessed"
+
+# a script that runs 80 other commands first (in parallel, long enough to
+# be seen; 64 processes are mapped at once): the workload after them still
+# has its maps recorded
+MANY="$WORK/many"
+if ! capture_workload "$MANY" -- sh -c "echo \$\$ > '$CGROUP_DIR/cgroup.procs' &&
+	for i in \$(seq 80); do sleep 0.5 & done; wait;
+	'$SWAPLOAD' mb=64 accesses=20000 seed=5 & echo \$! > '$WORK/many.pid'; wait \$!"; then
+	cat "$WORK/err.txt" >&2
+	fail "capture of a workload after 80 commands failed"
+fi
+[ "$(grep -c "^maps pid=[0-9]* exe=/usr/bin/sleep " "$MANY/meta.txt")" -ge 60 ] ||
+	fail "many: the sleeps were not seen: $(grep -c '^maps' "$MANY/meta.txt") maps lines"
+mpid=$(cat "$WORK/many.pid")
+grep -q "^maps pid=$mpid exe=$SWAPLOAD " "$MANY/meta.txt" ||
+	fail "many: no maps line for the workload $mpid: $(grep -c '^maps' "$MANY/meta.txt") maps lines"
+swt_ingest -q -o "$MANY.db" "$MANY" || fail "many: ingest"
+"$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$MANY.db" > "$WORK/many-replay.txt" 2> /dev/null ||
+	fail "many: replay"
+read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the capture's memory maps, \([0-9]*\) guessed.*/\1 \2/p" \
+	"$WORK/many-replay.txt")
+[ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
+	fail "many: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/many-replay.txt" || echo "none from the maps")"
+echo "many: $inmaps faults in the maps, $guessed guessed"
 
 trace-cmd report -i "$CAP/trace.dat" > "$WORK/report.txt" 2>/dev/null || fail "trace-cmd report failed"
 for b in swaptrace swaptrace-block; do
