@@ -51,20 +51,38 @@ int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *w
  * file".  opened is the path given to SQLite: st->path, or the temporary
  * file a new database is written to.
  */
+static size_t absolute_len(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return strlen(path);
+	return strlen(path) + (getcwd(cwd, sizeof(cwd)) ? strlen(cwd) + 1 : sizeof(cwd));
+}
+
+/* The longest absolute path SQLite opens a database at (SIZE_MAX: unknown). */
+static size_t sqlite_path_limit(void)
+{
+	sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
+	size_t journal = strlen("-journal");
+
+	return vfs && (size_t)vfs->mxPathname > journal ? (size_t)vfs->mxPathname - journal : SIZE_MAX;
+}
+
+static int too_long_error(struct swt_store *st, const char *opened, struct swt_err *err,
+			  const char *what)
+{
+	return swt_error(err, SWT_EDB, "'%s': %s: %s %zu bytes long as an absolute path, "
+			 "and SQLite opens up to %zu: use a shorter one", st->path, what,
+			 opened == st->path ? "the path is" : "its temporary file's path is",
+			 absolute_len(opened), sqlite_path_limit());
+}
+
 static int open_error(struct swt_store *st, const char *opened, struct swt_err *err,
 		      const char *what)
 {
-	sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
-	size_t len = strlen(opened), journal = strlen("-journal");
-	char cwd[PATH_MAX];
-
-	if (opened[0] != '/')
-		len += getcwd(cwd, sizeof(cwd)) ? strlen(cwd) + 1 : sizeof(cwd);
-	if (vfs && len + journal > (size_t)vfs->mxPathname)
-		return swt_error(err, SWT_EDB, "'%s': %s: %s %zu bytes long as an absolute path, "
-				 "and SQLite opens up to %zu: use a shorter one", st->path, what,
-				 opened == st->path ? "the path is" : "its temporary file's path is",
-				 len, (size_t)vfs->mxPathname - journal);
+	if (absolute_len(opened) > sqlite_path_limit())
+		return too_long_error(st, opened, err, what);
 	return swt_store_sql_error(st, err, what);
 }
 
@@ -205,23 +223,33 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out_free;
 	}
+	/* a database SQLite could not open once there: refused before it is written */
+	if (absolute_len(path) > sqlite_path_limit()) {
+		ret = too_long_error(st, st->path, err, "cannot create database");
+		goto out_free;
+	}
 	/*
-	 * Same directory as the target, so the final rename is atomic; a
-	 * name too long for ".tmp-XXXXXX" more gets a short one there.
+	 * Same directory as the target, so the final rename is atomic: its
+	 * name and ".tmp-XXXXXX", or, where that name or the path would be too
+	 * long (NAME_MAX; SQLite's limit), a shorter name there.
 	 */
-	if (strlen(swt_basename(path)) + 11 > NAME_MAX) {
-		size_t dir_len = (size_t)(swt_basename(path) - path);
+	{
+		size_t dir_len = (size_t)(swt_basename(path) - path), base_len = strlen(path) - dir_len;
+		size_t abs_dir = absolute_len(path) - base_len, limit = sqlite_path_limit();
 
-		snprintf(st->tmp_path, n, "%.*s.swt-tmp-XXXXXX", (int)dir_len, path);
-	} else {
-		snprintf(st->tmp_path, n, "%s.tmp-XXXXXX", path);
+		if (base_len + 11 <= NAME_MAX && abs_dir + base_len + 11 <= limit)
+			snprintf(st->tmp_path, n, "%s.tmp-XXXXXX", path);
+		else if (abs_dir + 15 <= limit)
+			snprintf(st->tmp_path, n, "%.*s.swt-tmp-XXXXXX", (int)dir_len, path);
+		else if (abs_dir + 7 <= limit)
+			snprintf(st->tmp_path, n, "%.*s.XXXXXX", (int)dir_len, path);
+		else	/* as long as a 6-byte name: what mkstemp needs */
+			snprintf(st->tmp_path, n, "%.*sXXXXXX", (int)dir_len, path);
 	}
 	fd = mkstemp(st->tmp_path);
 	if (fd < 0) {
 		ret = swt_error(err, errno == ENOENT ? SWT_ENOENT : SWT_EIO,
 				"'%s': cannot create database: %s", path, strerror(errno));
-		free(st->tmp_path);
-		st->tmp_path = NULL;
 		goto out_free;
 	}
 	close(fd);
@@ -269,6 +297,7 @@ out_destroy:
 	swt_store_destroy(st);
 	return ret;
 out_free:
+	free(st->tmp_path);
 	free(st->path);
 	free(st);
 	return ret;
