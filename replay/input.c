@@ -42,7 +42,39 @@ void swt_replay_input_free(struct swt_replay_input *in)
 	free(in->faults);
 	free(in->outs);
 	free(in->vmas);
+	swt_map_release(&in->processes);
 	free(in);
+}
+
+int32_t swt_replay_process_of(const struct swt_replay_input *in, int64_t pid)
+{
+	uint64_t tgid;
+
+	if (in->processes.len && pid > 0 && swt_map_get(&in->processes, (uint64_t)pid, 0, &tgid))
+		return (int32_t)tgid;
+	return pid < INT32_MIN || pid > INT32_MAX ? -1 : (int32_t)pid;
+}
+
+/* task.tgid of the threads a capture listed (meta.txt threads lines). */
+static int load_processes(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret, rc;
+
+	ret = swt_store_prepare(st, "SELECT pid, tgid FROM task WHERE tgid IS NOT NULL AND tgid != pid"
+				" AND pid > 0 AND tgid > 0 AND tgid <= 2147483647", &s, err);
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if ((!in->processes.slots && swt_map_init(&in->processes, 64)) ||
+		    swt_map_put(&in->processes, (uint64_t)sqlite3_column_int64(s, 0), 0,
+				(uint64_t)sqlite3_column_int64(s, 1))) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : swt_store_sql_error(st, err, "reading the tasks' processes");
 }
 
 int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in)
@@ -268,8 +300,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		       struct swt_err *err)
 {
 	static const char exact_sql[] =
-		"SELECT ts, area_id, slot, address, " SWT_PROCESS_OF_SQL("swap_in")
-		" FROM swap_in WHERE demand = 1"
+		"SELECT ts, area_id, slot, address, pid FROM swap_in WHERE demand = 1"
 		" AND " SWT_NOT_SWAPOFF_SQL " ORDER BY ts, id";
 	enum swt_stream_kind kind = swt_replay_stream_kind(st);
 	sqlite3_stmt *s;
@@ -317,7 +348,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		f->area = (uint32_t)idx;
 		f->slot = (uint64_t)sqlite3_column_int64(s, 2);
 		f->vpage = (uint64_t)swt_column_int(s, 3, 0) >> in->page_shift;
-		f->pid = (int32_t)swt_column_int(s, 4, -1);
+		f->pid = swt_replay_process_of(in, swt_column_int(s, 4, -1));
 		f->vma = -1;
 		f->out = -1;
 	}
@@ -628,6 +659,8 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 				swt_store_path(st));
 	if (!ret)
 		ret = load_outs(st, in, err);	/* before the faults: a reconstruction reads them */
+	if (!ret)
+		ret = load_processes(st, in, err);
 	if (!ret)
 		ret = load_faults(st, in, approximate, err);
 	/* every stream's loader leaves them out alike: counted once, here */

@@ -124,8 +124,7 @@ static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 	size_t cap_group_of = 0;
 	int ret, rc_step;
 
-	ret = swt_store_prepare(st, "SELECT ts, area_id, slot, address, "
-				SWT_PROCESS_OF_SQL("swap_in") ", fault_id FROM swap_in"
+	ret = swt_store_prepare(st, "SELECT ts, area_id, slot, address, pid, fault_id FROM swap_in"
 				" WHERE " SWT_NOT_SWAPOFF_SQL " ORDER BY ts, id", &s, err);
 	if (ret)
 		return ret;
@@ -166,7 +165,7 @@ static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 			grp = &rc->groups[rc->nr_groups++];
 			grp->ts = (uint64_t)sqlite3_column_int64(s, 0);
 			grp->vpage = (uint64_t)swt_column_int(s, 3, 0) >> in->page_shift;
-			grp->pid = (int32_t)swt_column_int(s, 4, -1);
+			grp->pid = swt_replay_process_of(in, swt_column_int(s, 4, -1));
 			grp->nr = 0;
 			grp->next = -1;
 			if (sqlite3_column_type(s, 5) != SQLITE_NULL &&
@@ -262,7 +261,7 @@ static int load_hits(struct swt_store *st, struct rc *rc, struct swt_err *err)
 	if (!n)
 		goto out;	/* no fault addresses: no way to tell a hit */
 	qsort(v, n, sizeof(*v), cmp_addr_event);	/* ts and ref 0: by address */
-	ret = swt_store_prepare(st, "SELECT id, ts, " SWT_PROCESS_OF_SQL("fault") ", address FROM fault", &s, err);
+	ret = swt_store_prepare(st, "SELECT id, ts, pid, address FROM fault", &s, err);
 	if (ret)
 		goto out;
 	while ((rc_step = sqlite3_step(s)) == SQLITE_ROW) {
@@ -272,7 +271,7 @@ static int load_hits(struct swt_store *st, struct rc *rc, struct swt_err *err)
 		}
 		f[nf++] = (struct rc_addr_event){
 			.ref = sqlite3_column_int64(s, 0), .ts = (uint64_t)sqlite3_column_int64(s, 1),
-			.pid = (int32_t)swt_column_int(s, 2, -1),
+			.pid = swt_replay_process_of(in, swt_column_int(s, 2, -1)),
 			.vpage = (uint64_t)sqlite3_column_int64(s, 3) >> in->page_shift,
 		};
 	}
@@ -635,9 +634,9 @@ int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, s
 	}
 	/* probes before reads of the same instant: a probe fires before its fault's reads */
 	ret = swt_store_prepare(st,
-		"SELECT ts, area_id, slot, address, " SWT_PROCESS_OF_SQL("swap_in") ", 2 AS kind,"
-		"  id FROM swap_in WHERE " SWT_NOT_SWAPOFF_SQL
-		" UNION ALL SELECT ts, area_id, slot, address, " SWT_PROCESS_OF_SQL("swap_probe") ","
+		"SELECT ts, area_id, slot, address, pid, 2 AS kind, id FROM swap_in"
+		"  WHERE " SWT_NOT_SWAPOFF_SQL
+		" UNION ALL SELECT ts, area_id, slot, address, pid,"
 		"        CASE kind WHEN 'fault' THEN 0 ELSE 1 END, id FROM swap_probe"
 		"  WHERE kind IN ('fault', 'ra_hit') AND area_id IS NOT NULL AND slot IS NOT NULL"
 		"    AND " SWT_NOT_SWAPOFF_SQL
@@ -678,7 +677,7 @@ int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, s
 		in->faults[in->nr_faults++] = (struct swt_replay_fault){
 			.ts = ts, .slot = slot, .area = (uint32_t)area,
 			.vpage = (uint64_t)swt_column_int(s, 3, 0) >> in->page_shift,
-			.pid = (int32_t)swt_column_int(s, 4, -1),
+			.pid = swt_replay_process_of(in, swt_column_int(s, 4, -1)),
 			.vma = -1, .out = -1,
 		};
 	}

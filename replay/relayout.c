@@ -724,6 +724,7 @@ static int build_output(const struct replacer *r, const struct swt_placement *p,
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	*o = *in;
 	o->prep = NULL;		/* the engine's tables hold traced slots: prepared anew below */
+	o->processes = (struct swt_map){ 0 };	/* the traced input's: its faults name processes already */
 	o->areas = calloc(p->ndevs, sizeof(*o->areas));
 	o->faults = malloc((in->nr_faults ? in->nr_faults : 1) * sizeof(*o->faults));
 	o->outs = malloc((in->nr_outs ? in->nr_outs : 1) * sizeof(*o->outs));

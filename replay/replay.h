@@ -14,6 +14,7 @@
 
 #include "store.h"
 #include "swaptrace/policy.h"
+#include "util.h"
 
 /* ---- input: what the engine replays ------------------------------------ */
 
@@ -76,6 +77,8 @@ struct swt_replay_input {
 	size_t swapoff_reads;	/* swap-ins swapoff read (SWT_NOT_SWAPOFF_SQL): left out */
 	size_t faults_in_maps;	/* faults placed in a VMA of the capture's memory maps */
 	size_t faults_inferred;	/* faults whose VMA was guessed from fault addresses */
+	/* thread -> its process (task.tgid), where a capture said; empty: none did */
+	struct swt_map processes;
 	char kernel[64];	/* the traced kernel's release, "" unknown */
 	unsigned ncpus;		/* capture.ncpus, else 1 + the highest CPU that wrote swap */
 	void *prep;		/* engine tables shared by runs (swt_replay_prepare) */
@@ -122,6 +125,12 @@ int swt_replay_reconstruct(struct swt_store *st, struct swt_replay_input *in, st
  * in->faults (reconstruct.c).
  */
 int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err);
+/*
+ * The process (address space) of the task an event names: the kernel's
+ * pid is a thread's, and maps, page tables and VMA readahead state are
+ * the process's.  The task itself where the capture did not say.
+ */
+int32_t swt_replay_process_of(const struct swt_replay_input *in, int64_t pid);
 /* The index in in->areas of swap area id, -1 when it is not one. */
 int swt_replay_area_index(const struct swt_replay_input *in, int64_t id);
 /* Whether a swap area is rotational: the traced kernel then took cluster, not VMA, readahead. */

@@ -28,14 +28,6 @@
  * task's name, as the trace records it.  Replay leaves these reads out of
  * its faults, and the report out of its traced swap-in reads.
  */
-/*
- * The process (address space) of the task in table TBL's pid column: the
- * kernel's pid in an event is a thread's, and maps and VMAs are the
- * process's.  The thread itself where the capture did not say.
- */
-#define SWT_PROCESS_OF_SQL(tbl)                                                \
-	"coalesce((SELECT t.tgid FROM task t WHERE t.pid = " tbl ".pid), " tbl ".pid)"
-
 #define SWT_NOT_SWAPOFF_SQL "(pid IS NULL OR pid NOT IN (SELECT pid FROM task WHERE comm = 'swapoff'))"
 
 /*
