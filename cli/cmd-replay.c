@@ -755,10 +755,24 @@ int cmd_replay(int argc, char **argv)
 			  in->nr_faults, in->approx_misses, in->approx_hits);
 	} else if (in->approximate &&
 		   (int64_t)in->approx_misses == swt_store_query_int(st, "SELECT count(*) FROM swap_in"
-								     " WHERE " SWT_NOT_SWAPOFF_SQL, -1)) {
+								     " WHERE " SWT_NOT_SWAPOFF_SQL, -1) &&
+		   !swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE fault_id IS NOT NULL"
+					" AND " SWT_NOT_SWAPOFF_SQL, 0)) {
 		cli_warn("replay", "approximate demand stream: the capture's reads mix demand and "
 				   "readahead, and without fault events each read stands for a fault "
 				   "(docs/replay-model.md)");
+	} else if (in->approximate &&
+		   (int64_t)in->approx_misses == swt_store_query_int(st, "SELECT count(*) FROM swap_in"
+								     " WHERE " SWT_NOT_SWAPOFF_SQL, -1)) {
+		/*
+		 * Fault events that each read one page and no fault that found
+		 * one read ahead (the kernel's readahead window shrank to one
+		 * page): the reads as traced, not a stream short of its hits
+		 */
+		cli_warnf("replay", "approximate demand stream: the capture's reads mix demand "
+			  "and readahead; %zu faults reconstructed from its reads and faults: each "
+			  "read one page, and none found a page read ahead (docs/replay-model.md)",
+			  in->nr_faults);
 	} else if (in->approximate) {
 		/* the stream the docs measure far off: say so, not "each read a fault" */
 		cli_warnf("replay", "approximate demand stream: the capture's reads mix demand "

@@ -611,6 +611,17 @@ for damage in "UPDATE swap_in SET pid = NULL" "DELETE FROM fault"; do
 	grep -q "approximate demand stream: .* faults reconstructed, one per fault that read, and no readahead hit" \
 		"$WORK/warn-damaged.txt" || fail "$damage: the stream is not described: $(cat "$WORK/warn-damaged.txt")"
 done
+# fault events whose faults each read one page and none found one read ahead
+# (a kernel whose readahead window shrank to a page on a random workload):
+# the stream is described as that, not as a capture without fault events
+cp "$db" "$WORK/one-page.db"
+sqlite3 "$WORK/one-page.db" "UPDATE swap_in SET demand = NULL; UPDATE capture SET page_cluster = 3" ||
+	fail "preparing a capture whose faults each read one page"
+"$SWAPTRACE" replay --no-store --approximate -p auto -c 3 "$WORK/one-page.db" > /dev/null \
+	2> "$WORK/warn-one-page.txt" || fail "approximate replay of one page per fault"
+check_eq "$(cat "$WORK/warn-one-page.txt")" \
+	"swaptrace: replay: warning: approximate demand stream: the capture's reads mix demand and readahead; $(sqlite3 "$db" "SELECT count(*) FROM swap_in") faults reconstructed from its reads and faults: each read one page, and none found a page read ahead (docs/replay-model.md)" \
+	"one page per fault is described as such"
 # block events alone: no faults to reconstruct from, every read a fault, and
 # no fault addresses for VMA readahead -- both said
 blkonly="$WORK/pc3-blk.db"
