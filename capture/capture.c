@@ -1204,8 +1204,12 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out_destroy;
 	}
-	if (opts->pid > 0)
+	if (opts->pid > 0) {
 		ret = swt_target_attach_pid(&c->target, opts->pid, err);
+		if (!ret && c->target.pid != opts->pid)
+			capture_note(c, 0, "%d is a thread of process %d: following the process",
+				     (int)opts->pid, (int)c->target.pid);
+	}
 	else if (opts->cgroup)
 		ret = swt_target_attach_cgroup(&c->target, opts->cgroup, err);
 	else if (opts->argv && opts->argv[0]) {

@@ -218,11 +218,23 @@ int swt_proc_running(pid_t pid, uint64_t *start_ticks)
 	return running;
 }
 
+static pid_t tgid_of(pid_t tid);
+
 int swt_target_attach_pid(struct swt_target *t, pid_t pid, struct swt_err *err)
 {
+	pid_t tgid;
+
 	if (pid <= 0 || kill(pid, 0) < 0)
 		return swt_error(err, SWT_ENOENT, "process %d: %s", (int)pid,
 				 pid <= 0 ? "not a process id" : strerror(errno));
+	/*
+	 * A thread's id (top -H, a TID in a log) stands for its process:
+	 * following the thread alone would end the recording when it exits,
+	 * and would file the process's maps and threads under the thread
+	 */
+	tgid = tgid_of(pid);
+	if (tgid > 0)
+		pid = tgid;
 	if (!swt_proc_running(pid, &t->pid_start))
 		return swt_error(err, SWT_ENOENT, "process %d: %s", (int)pid,
 				 "it has exited (a zombie its parent has not reaped)");

@@ -68,7 +68,7 @@ void swt_target_release(struct swt_target *t);
 int swt_target_spawn(struct swt_target *t, char *const *argv, struct swt_err *err);
 /* Let the command exec; fails when exec failed (with its reason). */
 int swt_target_start(struct swt_target *t, const char *name, struct swt_err *err);
-/* Check the process exists. */
+/* Check the process exists; a thread's id is taken as its process's (t->pid). */
 int swt_target_attach_pid(struct swt_target *t, pid_t pid, struct swt_err *err);
 /* Find the cgroup (absolute, or relative to the memory controller's mount). */
 int swt_target_attach_cgroup(struct swt_target *t, const char *path, struct swt_err *err);

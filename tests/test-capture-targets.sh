@@ -261,4 +261,37 @@ if cc -pthread -o "$WORK/leader" "$WORK/leader.c" 2> "$WORK/leader.cc"; then
 else
 	echo "note: the main-thread-exit case is skipped: cannot compile with cc: $(head -1 "$WORK/leader.cc")"
 fi
+
+# --pid of a thread's id (as top -H shows it) follows its process: the
+# recording goes on after that thread exits, and meta.txt names the process
+cat > "$WORK/worker.c" <<'EOF'
+#include <pthread.h>
+#include <unistd.h>
+static void *work(void *arg) { (void)arg; sleep(1); return NULL; }
+int main(void) { pthread_t t; pthread_create(&t, NULL, work, NULL); pthread_join(t, NULL); sleep(3); return 0; }
+EOF
+if cc -pthread -o "$WORK/worker" "$WORK/worker.c" 2> "$WORK/worker.cc"; then
+	"$WORK/worker" &
+	PROC=$!
+	BACKGROUND+=("$PROC")
+	TID=
+	for _ in $(seq 50); do
+		TID=$(ls "/proc/$PROC/task" 2>/dev/null | grep -vx "$PROC" | head -1)
+		[ -n "$TID" ] && break
+		sleep 0.02
+	done
+	t0=$(date +%s%N)
+	SWT_RUN_LIMIT=30 swt capture -o "$WORK/tid-cap" --pid "$TID" > /dev/null 2> "$WORK/tid.err"
+	check_eq "$?" 0 "--pid of a thread: exit status ($(cat "$WORK/tid.err"))"
+	grep -qx "swaptrace: capture: $TID is a thread of process $PROC: following the process" \
+		"$WORK/tid.err" || fail "--pid of a thread: not said: $(cat "$WORK/tid.err")"
+	check_eq "$(grep '^target ' "$WORK/tid-cap/meta.txt")" "target pid $PROC" "--pid of a thread: target"
+	grep -q "^maps pid=$PROC " "$WORK/tid-cap/meta.txt" || fail "--pid of a thread: maps not the process's"
+	[ $(( ($(date +%s%N) - t0) / 1000000 )) -ge 2000 ] ||
+		fail "--pid of a thread: recording ended when the thread exited, not the process"
+	wait "$PROC" 2>/dev/null
+	check_host_restored "$WORK/state.before" "after following a thread's process"
+else
+	echo "note: the thread-id case is skipped: cannot compile with cc: $(head -1 "$WORK/worker.cc")"
+fi
 finish
