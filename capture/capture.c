@@ -600,6 +600,14 @@ static int setup_task(struct swt_capture *c, struct swt_err *err)
 				   "address < 0x8000000000000000", err);
 	if (ret)
 		return ret;
+	/*
+	 * Each thread started (CLONE_THREAD), with its parent: ingest gives it
+	 * its process's maps also when it lived between two looks at /proc.
+	 */
+	if (tracefs_event_file_exists(NULL, "task", "task_newtask", "format"))
+		ret = enable_event(c, &c->task, "task", "task_newtask", "clone_flags & 0x10000", err);
+	if (ret)
+		return ret;
 	if (tracefs_event_file_exists(NULL, "vmscan", "mm_vmscan_write_folio", "format"))
 		ret = enable_event(c, &c->task, "vmscan", "mm_vmscan_write_folio", NULL, err);
 	else if (tracefs_event_file_exists(NULL, "vmscan", "mm_vmscan_writepage", "format"))

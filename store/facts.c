@@ -258,6 +258,8 @@ int swt_store_write_facts(struct swt_store *st, const struct swt_capture_facts *
 		ret = write_tasks(st, cf, err);
 	if (!ret && meta)
 		ret = swt_store_write_threads(st, meta, err);
+	if (!ret)
+		ret = swt_store_write_thread_events(st, err);
 	if (!ret && cf->faults_elsewhere)
 		ret = attach_faults_across_sources(st, cf->page_size, err);
 	if (!ret)

@@ -41,5 +41,11 @@ int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_
  */
 int swt_store_write_threads(struct swt_store *st, const struct swt_meta *meta,
 			    struct swt_err *err);
+/*
+ * The process of each thread a task:task_newtask event with CLONE_THREAD
+ * shows starting (table event), where task.tgid does not say already: the
+ * process of the task that started it.
+ */
+int swt_store_write_thread_events(struct swt_store *st, struct swt_err *err);
 
 #endif

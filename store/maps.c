@@ -279,3 +279,67 @@ int swt_store_write_threads(struct swt_store *st, const struct swt_meta *meta,
 	sqlite3_finalize(up);
 	return ret;
 }
+
+#define CLONE_THREAD_FLAG 0x00010000ull	/* include/uapi/linux/sched.h */
+
+/*
+ * "pid=%d comm=%s clone_flags=%lx oom_score_adj=%hd" (the kernel's print
+ * format; comm may hold spaces): the new task and whether it is a thread.
+ */
+static int parse_newtask(const char *info, int64_t *child, int *thread)
+{
+	const char *p = info, *flags = NULL, *q;
+	char *end;
+	unsigned long long f;
+
+	if (!info || strncmp(info, "pid=", 4))
+		return -1;
+	p += 4;
+	if (parse_pid(&p, child))
+		return -1;
+	for (q = p; (q = strstr(q, " clone_flags=")); q++)
+		flags = q;
+	if (!flags)
+		return -1;
+	errno = 0;
+	f = strtoull(flags + strlen(" clone_flags="), &end, 16);
+	if (errno || end == flags + strlen(" clone_flags="))
+		return -1;
+	*thread = (f & CLONE_THREAD_FLAG) != 0;
+	return 0;
+}
+
+int swt_store_write_thread_events(struct swt_store *st, struct swt_err *err)
+{
+	sqlite3_stmt *ev = NULL, *get = NULL, *up = NULL;
+	int ret, rc = SQLITE_DONE;
+
+	ret = swt_store_prepare(st, "SELECT pid, info FROM event WHERE system = 'task' AND"
+				" name = 'task_newtask' ORDER BY ts, id", &ev, err);
+	if (!ret)
+		ret = swt_store_prepare(st, "SELECT tgid FROM task WHERE pid = ?", &get, err);
+	/* what the capture's looks at /proc said stays: they saw the process */
+	if (!ret)
+		ret = swt_store_prepare(st, "INSERT INTO task (pid, tgid) VALUES (?,?) ON CONFLICT (pid)"
+					" DO UPDATE SET tgid = coalesce(task.tgid, excluded.tgid)", &up, err);
+	while (!ret && (rc = sqlite3_step(ev)) == SQLITE_ROW) {
+		int64_t parent = sqlite3_column_int64(ev, 0), child, tgid = parent;
+		int thread;
+
+		if (parse_newtask((const char *)sqlite3_column_text(ev, 1), &child, &thread) ||
+		    !thread || parent <= 0 || parent > INT32_MAX)
+			continue;	/* a fork, or a format this kernel does not print */
+		/* a thread started by a thread belongs to that thread's process */
+		sqlite3_bind_int64(get, 1, parent);
+		if (sqlite3_step(get) == SQLITE_ROW && sqlite3_column_type(get, 0) != SQLITE_NULL)
+			tgid = sqlite3_column_int64(get, 0);
+		sqlite3_reset(get);
+		ret = set_tgid(st, up, child, tgid, err);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = swt_store_sql_error(st, err, "reading task_newtask events");
+	sqlite3_finalize(ev);
+	sqlite3_finalize(get);
+	sqlite3_finalize(up);
+	return ret;
+}

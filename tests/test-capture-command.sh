@@ -165,6 +165,21 @@ read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the cap
 [ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
 	fail "threads: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/thr-replay.txt" || echo "none from the maps")"
 echo "threads: $inmaps faults in the maps, $guessed guessed"
+# the trace says the same by itself: each thread started while recording
+# (task:task_newtask with CLONE_THREAD) gets its starter's process, so a
+# thread that lived between two looks at /proc is placed too
+check_eq "$(sqlite3 "$THR.db" "SELECT count(*) >= 3 FROM event WHERE system = 'task' AND name = 'task_newtask'
+	AND pid = $tpid")" 1 "threads: task_newtask events of the workload's threads"
+cp -r "$THR" "$THR-events"
+sed -i '/^threads /d' "$THR-events/meta.txt"
+swt_ingest -q -o "$THR-events.db" "$THR-events" || fail "threads from events: ingest"
+check_eq "$(sqlite3 "$THR-events.db" "SELECT count(*) FROM (SELECT DISTINCT s.pid FROM swap_in s
+	LEFT JOIN task t ON t.pid = s.pid WHERE s.address IS NOT NULL AND s.pid != $tpid AND t.tgid IS NOT $tpid)")" 0 \
+	"threads from events: faulting threads without the process as their tgid"
+"$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$THR-events.db" > "$WORK/thr-ev-replay.txt" 2> /dev/null ||
+	fail "threads from events: replay"
+check_eq "$(cat "$WORK/thr-ev-replay.txt")" "$(cat "$WORK/thr-replay.txt")" \
+	"threads from events: the replay is the one with the capture's looks"
 
 # a workload that double-forks (a daemon): re-parented to init, it leaves
 # the command's process tree, but the trace still follows it; its maps are

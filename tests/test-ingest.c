@@ -441,4 +441,41 @@ TEST(finish_prints_nothing_and_records_its_times)
 	unlink(path);
 }
 
+static void newtask(struct fixture *f, int parent, const char *info)
+{
+	struct swt_event ev = { .type = SWT_EV_OTHER, .cpu = 0, .pid = parent };
+
+	ev.ts = f->ts += 10;
+	ev.system = "task";
+	ev.name = "task_newtask";
+	ev.name_id = 600;
+	ev.info = info;
+	CHECK_INT(swt_ingest_event(f->ing, &ev), 0);
+}
+
+/*
+ * task:task_newtask with CLONE_THREAD gives the new thread its starter's
+ * process (also a thread's thread, and with a comm holding spaces); a
+ * fork (no CLONE_THREAD) and an unreadable line give nothing.
+ */
+TEST(threads_from_task_newtask)
+{
+	struct fixture f;
+
+	setup(&f, "8:2", 0);
+	newtask(&f, 100, "pid=101 comm=worker clone_flags=3d0f00 oom_score_adj=0");
+	newtask(&f, 101, "pid=102 comm=Web Content clone_flags=3d0f00 oom_score_adj=0");
+	newtask(&f, 100, "pid=103 comm=child clone_flags=1200011 oom_score_adj=0");
+	newtask(&f, 100, "pid=104 comm=odd clone_flags=zz oom_score_adj=0");
+	newtask(&f, 103, "pid=105 comm=w clone_flags=0x3d0f00 oom_score_adj=0");
+	fault(&f, 102, 0x7f0000001000ull);
+	finish(&f);
+	CHECK_INT(q(&f, "SELECT tgid FROM task WHERE pid = 101"), 100);
+	CHECK_INT(q(&f, "SELECT tgid FROM task WHERE pid = 102"), 100);
+	CHECK_INT(q(&f, "SELECT tgid FROM task WHERE pid = 105"), 103);
+	CHECK_INT(q(&f, "SELECT count(*) FROM task WHERE pid IN (103, 104) AND tgid IS NOT NULL"), 0);
+	CHECK_INT(q(&f, "SELECT count(*) FROM task WHERE tgid IS NOT NULL"), 3);
+	teardown(&f);
+}
+
 CHECK_MAIN
