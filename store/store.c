@@ -57,7 +57,14 @@ static size_t absolute_len(const char *path)
 
 	if (path[0] == '/')
 		return strlen(path);
-	return strlen(path) + (getcwd(cwd, sizeof(cwd)) ? strlen(cwd) + 1 : sizeof(cwd));
+	if (getcwd(cwd, sizeof(cwd)))
+		return strlen(path) + strlen(cwd) + 1;
+	/*
+	 * A directory longer than PATH_MAX is at least that long; one that was
+	 * removed (ENOENT) has no length: the open says what is wrong, not
+	 * "too long"
+	 */
+	return strlen(path) + (errno == ERANGE ? sizeof(cwd) : 0);
 }
 
 /* The longest absolute path SQLite opens a database at (SIZE_MAX: unknown). */

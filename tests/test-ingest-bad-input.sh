@@ -369,6 +369,14 @@ check_stderr "missing output directory" $? 1 \
 	"^swaptrace: ingest: '$(re "$out")': cannot create database: No such file or directory\$"
 [ -e "$WORK/no-such-dir" ] && fail "missing output directory: it was created"
 
+# a working directory removed under it: no such file, not a path "4100
+# bytes long" (its length is unknown, not PATH_MAX)
+mkdir -p "$WORK/removed-cwd"
+(cd "$WORK/removed-cwd" && rmdir "$WORK/removed-cwd" &&
+	exec "$SWAPTRACE" ingest -q -o cap.db "$IN/good.blktrace.0") >/dev/null 2>"$WORK/stderr"
+check_stderr "removed working directory" $? 1 \
+	"^swaptrace: ingest: 'cap.db': cannot create database: No such file or directory\$"
+
 mkdir -p "$WORK/out-is-dir"
 "$SWAPTRACE" ingest -q -o "$WORK/out-is-dir" "$IN/good.blktrace.0" >/dev/null 2>"$WORK/stderr"
 check_stderr "output is a directory" $? 1 \
