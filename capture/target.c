@@ -578,6 +578,22 @@ static int write_private(const char *path, const char *text, size_t len)
 	return ret;
 }
 
+/* Where tid is or would go in p's threads (ascending). */
+static size_t thread_slot(const struct swt_target_proc *p, pid_t tid)
+{
+	size_t lo = 0, hi = p->nr_threads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->threads[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Note the threads of p other than itself, so that ingest can give each
  * thread's faults the process's maps.  A thread that starts and ends
@@ -593,18 +609,11 @@ static int note_threads(struct swt_target_proc *p, struct swt_err *err)
 	if (list_dir_numbers(path, &tasks))
 		return 0;	/* exited meanwhile */
 	for (next = tasks; (tid = next_id(&next));) {
-		size_t lo = 0, hi = p->nr_threads;
+		size_t lo;
 
 		if (tid == p->pid)
 			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (p->threads[mid] < tid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = thread_slot(p, (pid_t)tid);
 		if (lo < p->nr_threads && p->threads[lo] == tid)
 			continue;
 		if (p->nr_threads >= MAX_THREADS_PER_PROC)
@@ -723,16 +732,8 @@ static int known_thread(const struct swt_target *t, pid_t tid)
 {
 	for (size_t i = 0; i < t->nr_procs; i++) {
 		const struct swt_target_proc *p = &t->procs[i];
-		size_t lo = 0, hi = p->nr_threads;
+		size_t lo = thread_slot(p, tid);
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (p->threads[mid] < tid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo < p->nr_threads && p->threads[lo] == tid)
 			return 1;
 	}

@@ -7,10 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "blktracer.h"
@@ -20,6 +23,7 @@
 #include "knobs.h"
 #include "probes.h"
 #include "swaps.h"
+#include "target.h"
 #include "tracedat-writer.h"
 #include "tracedat.h"
 #include "util.h"
@@ -887,6 +891,125 @@ TEST(command_line_quoting)
 
 	CHECK_STR(s, "sh -c 'echo $$ > x; exec it'\\''s' mb=64 ''");
 	free(s);
+}
+
+static int thread_pipe[2];
+
+static void *blocked_thread(void *arg)
+{
+	char c;
+
+	*(pid_t *)arg = (pid_t)syscall(SYS_gettid);
+	while (read(thread_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static int has_thread(const struct swt_target_proc *p, pid_t tid)
+{
+	for (size_t k = 0; k < p->nr_threads; k++)
+		if (p->threads[k] == tid)
+			return 1;
+	return 0;
+}
+
+static const struct swt_target_proc *mapped(const struct swt_target *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nr_procs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	return NULL;
+}
+
+/*
+ * The maps' looks at /proc (no tracefs): a process's threads are noted;
+ * a traced task outside the process tree (a double-forked daemon) gets
+ * its process mapped, and retired when a look no longer sees it; --pid
+ * of a thread's id follows its process.
+ */
+TEST(target_threads_and_outside_processes)
+{
+	struct swt_target t, t2;
+	struct swt_err err = { 0 };
+	pthread_t th[2];
+	pid_t tids[2] = { 0, 0 }, daemon_pid = 0;
+	int daemon_pipe[2], id_pipe[2];
+	char traced[96], dir[600];
+	const struct swt_target_proc *self, *d;
+	pid_t a;
+
+	CHECK_INT(pipe(thread_pipe), 0);
+	CHECK_INT(pipe(daemon_pipe), 0);
+	CHECK_INT(pipe(id_pipe), 0);
+	for (int k = 0; k < 2; k++)
+		CHECK_INT(pthread_create(&th[k], NULL, blocked_thread, &tids[k]), 0);
+	a = fork();
+	if (a == 0) {
+		pid_t b = fork();
+
+		if (b == 0) {	/* the daemon: waits for the pipe to close */
+			char c;
+
+			close(daemon_pipe[1]);
+			close(id_pipe[0]);
+			b = getpid();
+			if (write(id_pipe[1], &b, sizeof(b)) != sizeof(b))
+				_exit(1);
+			close(id_pipe[1]);
+			while (read(daemon_pipe[0], &c, 1) < 0 && errno == EINTR)
+				;
+			_exit(0);
+		}
+		_exit(b > 0 ? 0 : 1);
+	}
+	CHECK(a > 0);
+	close(daemon_pipe[0]);
+	close(id_pipe[1]);
+	CHECK_INT(waitpid(a, NULL, 0), a);
+	CHECK_INT(read(id_pipe[0], &daemon_pid, sizeof(daemon_pid)), (long)sizeof(daemon_pid));
+	close(id_pipe[0]);
+	for (int n = 0; n < 500 && (!tids[0] || !tids[1]); n++)
+		usleep(2000);
+	CHECK(tids[0] > 0 && tids[1] > 0);
+
+	snprintf(dir, sizeof(dir), "%s/target-maps", scratch_dir());
+	CHECK_INT(mkdir(dir, 0700), 0);
+	swt_target_init(&t);
+	t.maps_dir = strdup(dir);
+	CHECK_INT(swt_target_attach_pid(&t, getpid(), &err), 0);
+	snprintf(traced, sizeof(traced), "%d\n%d\n%d\n", (int)tids[0], (int)daemon_pid, (int)tids[1]);
+	CHECK_INT(swt_target_snapshot(&t, traced, &err), 0);
+	self = mapped(&t, getpid());
+	CHECK(self && self->started && has_thread(self, tids[0]) && has_thread(self, tids[1]));
+	CHECK(!has_thread(self, getpid()));
+	d = mapped(&t, daemon_pid);
+	CHECK(d && d->started && !d->gone);
+	CHECK_INT(t.nr_procs, 2);
+	CHECK_INT(t.nr_live, 2);
+	/* a look without it: retired; and found again */
+	snprintf(traced, sizeof(traced), "%d\n", (int)tids[0]);
+	CHECK_INT(swt_target_snapshot(&t, traced, &err), 0);
+	d = mapped(&t, daemon_pid);
+	CHECK(d && d->gone);
+	CHECK_INT(t.nr_live, 1);
+	snprintf(traced, sizeof(traced), "%d\n", (int)daemon_pid);
+	CHECK_INT(swt_target_snapshot(&t, traced, &err), 0);
+	CHECK(!mapped(&t, daemon_pid)->gone);
+	CHECK_INT(t.nr_live, 2);
+	CHECK_INT(t.nr_procs, 2);
+
+	/* a thread's id stands for its process */
+	swt_target_init(&t2);
+	CHECK_INT(swt_target_attach_pid(&t2, tids[1], &err), 0);
+	CHECK_INT(t2.pid, getpid());
+	swt_target_release(&t2);
+	swt_target_release(&t);
+
+	close(daemon_pipe[1]);
+	close(thread_pipe[1]);
+	for (int k = 0; k < 2; k++)
+		pthread_join(th[k], NULL);
+	close(thread_pipe[0]);
 }
 
 CHECK_MAIN
