@@ -252,7 +252,8 @@ int main(int argc, char **argv)
 	}
 	for (uint64_t k = 0; k < nthreads; k++) {
 		struct reader *r = &readers[k];
-		uint64_t s = seed + k;
+		/* seed 0 is seed 1, as for the fill: 0 + k would give threads 0 and 1 one stream */
+		uint64_t s = (seed ? seed : 1) + k;
 
 		*r = (struct reader){
 			.mem = mem, .pages = pages, .bytes = bytes, .mode = mode,
