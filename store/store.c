@@ -48,8 +48,7 @@ int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *w
  * SQLite opens no database whose absolute path, with "-journal" after it,
  * is longer than its VFS allows (512 bytes in Debian's build): relative
  * paths in a deep directory too.  It says only "unable to open database
- * file".  opened is the path given to SQLite: st->path, or the temporary
- * file a new database is written to.
+ * file".  The length path has as an absolute one.
  */
 static size_t absolute_len(const char *path)
 {
@@ -85,6 +84,10 @@ static int too_long_error(struct swt_store *st, const char *opened, struct swt_e
 			 absolute_len(opened), sqlite_path_limit());
 }
 
+/*
+ * A failed open, said as too long where it is.  opened is the path given to
+ * SQLite: st->path, or the temporary file a new database is written to.
+ */
 static int open_error(struct swt_store *st, const char *opened, struct swt_err *err,
 		      const char *what)
 {
