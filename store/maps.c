@@ -206,12 +206,14 @@ int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_
 	return ret;
 }
 
-/* Parse a positive pid at *p, moving *p past it. */
+/* Parse a positive pid at *p (digits only), moving *p past it. */
 static int parse_pid(const char **p, int64_t *pid)
 {
 	char *end;
 	long long v;
 
+	if (**p < '0' || **p > '9')
+		return -1;	/* strtoll would take blanks and signs */
 	errno = 0;
 	v = strtoll(*p, &end, 10);
 	if (end == *p || errno || v <= 0 || v > INT32_MAX)

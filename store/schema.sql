@@ -107,7 +107,8 @@ CREATE TABLE swap_extent (
 );
 
 -- Process names by pid, from the trace (last name seen), and the process
--- (thread group) of a thread, from the capture's looks at /proc.
+-- (thread group) of a thread, from the capture's looks at /proc and the
+-- trace's task_newtask events (CLONE_THREAD).
 CREATE TABLE task (
 	pid	INTEGER PRIMARY KEY,	-- the kernel's pid: a thread id
 	comm	TEXT,

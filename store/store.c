@@ -336,8 +336,16 @@ static int upgrade_in_place(struct swt_store *st, struct swt_err *err)
 		return ret;
 	/* another writer may have upgraded it since it was read */
 	version = swt_store_query_int(st, "SELECT value FROM swt_meta WHERE key = 'schema_version'", -1);
-	for (; !ret && version >= OLDEST_UPGRADABLE && version < SWT_SCHEMA_VERSION; version++)
-		ret = swt_store_exec(st, upgrade_sql[version], err);
+	if (version != SWT_SCHEMA_VERSION &&
+	    (version < OLDEST_UPGRADABLE || version > SWT_SCHEMA_VERSION)) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return swt_error(err, SWT_EVERSION, "'%s': database schema version %lld changed while "
+				 "it was opened: ingest again", st->path, (long long)version);
+	}
+	for (; !ret && version < SWT_SCHEMA_VERSION; version++)
+		ret = upgrade_sql[version] ? swt_store_exec(st, upgrade_sql[version], err) :
+		      swt_error(err, SWT_EVERSION, "'%s': no upgrade from schema version %lld: "
+				"ingest again", st->path, (long long)version);
 	snprintf(set, sizeof(set), "UPDATE swt_meta SET value = '%d' WHERE key = 'schema_version';"
 		 "PRAGMA user_version = %d;", SWT_SCHEMA_VERSION, SWT_SCHEMA_VERSION);
 	if (!ret)

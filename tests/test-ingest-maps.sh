@@ -103,7 +103,7 @@ check_eq "$(sqlite3 "$WORK/thread.db" "SELECT group_concat(pid || ':' || tgid ||
 	fail "info does not count the threads: $("$SWAPTRACE" info "$WORK/thread.db" | grep -i maps)"
 check_eq "$(cat "$WORK/thread.txt")" "$(cat "$WORK/maps.txt")" "a thread's replay with its process's maps"
 # damaged threads lines: one line naming meta.txt, no database
-for bad in "tids=" "tids=1,,2" "tids=1,x" "tids=-3" "tids=1 2" "pids=1" ""; do
+for bad in "tids=" "tids=1,,2" "tids=1,x" "tids=-3" "tids=1 2" "tids= 6" "tids=+6" "tids=6," "pids=1" ""; do
 	rm -rf "$CAPT"
 	make_thread_capture "$CAPT"
 	sed -i "s/^threads pid=$proc .*/threads pid=$proc${bad:+ $bad}/" "$CAPT/meta.txt"

@@ -55,7 +55,7 @@ struct swt_fault_info {
 	uint64_t vma_end;
 	uint32_t area;		/* swap area index */
 	uint32_t nr_areas;
-	int32_t pid;
+	int32_t pid;		/* the faulting process (its threads share it), -1 unknown */
 	uint32_t page_cluster;	/* this run's page-cluster, 0..SWT_MAX_PAGE_CLUSTER */
 	uint32_t flags;
 	uint32_t page_shift;	/* log2 of the page size */
