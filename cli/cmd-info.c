@@ -431,6 +431,43 @@ static void print_replay_hint(struct swt_store *st)
 		       (long long)swapoff);
 }
 
+/*
+ * Who swapped in: the processes whose faults read the most pages (threads
+ * counted with their process, task.tgid), as blkparse's per-process
+ * summary answers it for I/O.  Only when some swap-in names a task.
+ */
+static void print_swapin_processes(struct swt_store *st)
+{
+	enum { TOP = 5 };
+	sqlite3_stmt *s;
+	int64_t procs;
+
+	procs = swt_store_query_int(st, "SELECT count(DISTINCT coalesce(t.tgid, s.pid)) FROM swap_in s"
+				    " LEFT JOIN task t ON t.pid = s.pid WHERE s.pid IS NOT NULL", 0);
+	if (procs <= 0 ||
+	    sqlite3_prepare_v2(swt_store_db(st),
+			       "WITH p AS (SELECT coalesce(t.tgid, s.pid) AS proc, s.pid AS tid FROM swap_in s"
+			       " LEFT JOIN task t ON t.pid = s.pid WHERE s.pid IS NOT NULL)"
+			       " SELECT proc, coalesce((SELECT comm FROM task WHERE pid = proc AND comm != ''),"
+			       " (SELECT comm FROM task WHERE tgid = proc AND comm != '' LIMIT 1), '?'),"
+			       " count(*), count(DISTINCT tid) FROM p GROUP BY proc"
+			       " ORDER BY count(*) DESC, proc LIMIT ?", -1, &s, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int(s, 1, TOP);
+	printf("  swapped in for %lld process%s%s:\n", (long long)procs, procs == 1 ? "" : "es",
+	       procs > TOP ? ", the most" : "");
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t threads = sqlite3_column_int64(s, 3);
+
+		printf("    %8lld %-16s %10lld pages", (long long)sqlite3_column_int64(s, 0),
+		       sqlite3_column_text(s, 1), (long long)sqlite3_column_int64(s, 2));
+		if (threads > 1)
+			printf(" (%lld threads)", (long long)threads);
+		printf("\n");
+	}
+	sqlite3_finalize(s);
+}
+
 static void print_text(struct swt_store *st, const struct dev_counts *devs, size_t nr,
 		       const struct stage_stats *all)
 {
@@ -542,6 +579,7 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 			printf("\n");
 		sqlite3_finalize(s);
 	}
+	print_swapin_processes(st);
 	mappings = swt_store_query_int(st, "SELECT count(*) FROM vma", 0);
 	if (mappings > 0) {
 		long long tasks = swt_store_query_int(st, "SELECT count(DISTINCT pid) FROM vma", 0);

@@ -101,6 +101,16 @@ check_eq "$(sqlite3 "$WORK/thread.db" "SELECT group_concat(pid || ':' || tgid ||
 "$SWAPTRACE" replay --no-store -p vma -c 3 "$WORK/thread.db" > "$WORK/thread.txt" || fail "replay with threads"
 "$SWAPTRACE" info "$WORK/thread.db" | grep -qx "Memory maps: 5 mappings of 1 task, whose 2 other threads share them (table vma; VMA replay takes its bounds from them)" ||
 	fail "info does not count the threads: $("$SWAPTRACE" info "$WORK/thread.db" | grep -i maps)"
+# info's who swapped in counts the thread's pages for its process, named
+# after the thread (the process has no name in the trace)
+comm=$(sqlite3 "$WORK/thread.db" "SELECT comm FROM task WHERE pid = $pid")
+n=$(sqlite3 "$WORK/thread.db" "SELECT count(*) FROM swap_in WHERE pid = $pid")
+all=$(sqlite3 "$WORK/thread.db" "SELECT count(DISTINCT pid) FROM swap_in WHERE pid IS NOT NULL AND pid != $pid")
+"$SWAPTRACE" info "$WORK/thread.db" > "$WORK/thread-info.txt"
+grep -qE "^ +$proc $comm +$n pages\$" "$WORK/thread-info.txt" ||
+	fail "info: the process's swap-ins: $(grep -A6 'swapped in for' "$WORK/thread-info.txt")"
+grep -q "^  swapped in for $((all + 1)) process" "$WORK/thread-info.txt" ||
+	fail "info: processes that swapped in: $(grep 'swapped in for' "$WORK/thread-info.txt")"
 check_eq "$(cat "$WORK/thread.txt")" "$(cat "$WORK/maps.txt")" "a thread's replay with its process's maps"
 # damaged threads lines: one line naming meta.txt, no database
 for bad in "tids=" "tids=1,,2" "tids=1,x" "tids=-3" "tids=1 2" "tids= 6" "tids=+6" "tids=6," "pids=1" ""; do
