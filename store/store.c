@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store.h"
@@ -215,6 +216,34 @@ static int check_replaceable(const char *path, struct swt_err *err)
 	return 0;
 }
 
+/*
+ * A new file in the directory tmp holds (its first dir_len bytes), named
+ * with at most len (1 to 6) characters, for where mkstemp's six do not fit
+ * under SQLite's limit: a path of 504 bytes ending in a short name.
+ */
+static int create_short_temp(char *tmp, size_t dir_len, size_t len)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned seed = (unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL);
+
+	if (len > 6)
+		len = 6;
+	for (unsigned attempt = 0; attempt < 1000; attempt++) {
+		int fd;
+
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			tmp[dir_len + i] = chars[(seed >> 16) % (sizeof(chars) - 1)];
+		}
+		tmp[dir_len + len] = '\0';
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 int swt_store_create(const char *path, struct swt_store **out, struct swt_err *err)
 {
 	struct swt_store *st;
@@ -253,10 +282,11 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 			snprintf(st->tmp_path, n, "%.*s.swt-tmp-XXXXXX", (int)dir_len, path);
 		else if (abs_dir + 7 <= limit)
 			snprintf(st->tmp_path, n, "%.*s.XXXXXX", (int)dir_len, path);
-		else	/* as long as a 6-byte name: what mkstemp needs */
-			snprintf(st->tmp_path, n, "%.*sXXXXXX", (int)dir_len, path);
+		else	/* no room for mkstemp's six: a name no longer than the target's */
+			snprintf(st->tmp_path, n, "%.*s", (int)dir_len, path);
+		fd = abs_dir + 7 <= limit ? mkstemp(st->tmp_path) :
+		     create_short_temp(st->tmp_path, dir_len, limit - abs_dir);
 	}
-	fd = mkstemp(st->tmp_path);
 	if (fd < 0) {
 		ret = swt_error(err, errno == ENOENT ? SWT_ENOENT : SWT_EIO,
 				"'%s': cannot create database: %s", path, strerror(errno));

@@ -403,6 +403,17 @@ for len in 493 494 500 504; do
 	"$SWAPTRACE" info "$out" > /dev/null || fail "info of a path of $len bytes"
 	[ "$len" = 504 ] || rm "$out"
 done
+# ... also ending in a name too short for mkstemp's six characters
+for name in f ab.db; do
+	short=$(long_path 504 $name)
+	"$SWAPTRACE" ingest -q -o "$short" "$IN/good.blktrace.0" > /dev/null 2>"$WORK/stderr" ||
+		fail "ingest to a path of 504 bytes ending in '$name': $(cat "$WORK/stderr")"
+	check_eq "$(ls -A "$(dirname "$short")")" "$name" "ingest to a path of 504 bytes ending in '$name': the files there"
+	"$SWAPTRACE" ingest -q -o "$short" "$IN/good.blktrace.0" > /dev/null 2>"$WORK/stderr" ||
+		fail "ingest again to a path of 504 bytes ending in '$name': $(cat "$WORK/stderr")"
+	check_eq "$(ls -A "$(dirname "$short")")" "$name" "ingest again to '$name': the files there"
+	rm -rf "$(dirname "$short")"
+done
 long=$(long_path 505 cap.db)
 mv "$out" "$long"
 (cd "$(dirname "$long")" && "$SWAPTRACE" info cap.db) >/dev/null 2>"$WORK/stderr"
