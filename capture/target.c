@@ -545,11 +545,20 @@ static struct swt_target_proc *proc_entry(struct swt_target *t, pid_t pid)
 		if (p->pid != pid)
 			continue;
 		if (p->gone) {
-			/* the pid again: the same process, or a new one (its exe tells) */
+			uint64_t start = p->start_ticks;
+			char state;
+
+			/* the pid again: the same process, or a new one that reused it */
 			if (t->nr_live >= MAX_LIVE_PROCS)
 				return NULL;
 			p->gone = 0;
 			t->nr_live++;
+			if (!proc_stat(pid, &state, &start) && start != p->start_ticks) {
+				/* its maps and threads start afresh, as after an exec */
+				p->start_ticks = start;
+				p->started = 0;
+				p->nr_threads = 0;
+			}
 		}
 		p->seen = t->look;
 		return p;
@@ -561,6 +570,12 @@ static struct swt_target_proc *proc_entry(struct swt_target *t, pid_t pid)
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->seen = t->look;
+	{
+		char state;
+
+		if (proc_stat(pid, &state, &p->start_ticks))
+			p->start_ticks = 0;	/* gone: snapshot_proc finds nothing */
+	}
 	t->nr_live++;
 	return p;
 }

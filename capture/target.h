@@ -33,6 +33,7 @@ struct swt_target_proc {
 	int started;		/* start snapshot written */
 	int gone;		/* not seen at the last look: its files are final */
 	unsigned seen;		/* the look that last saw it */
+	uint64_t start_ticks;	/* when it started (/proc/PID/stat): tells a reused pid */
 	/* its other threads seen so far, ascending: faults carry thread ids */
 	pid_t *threads;
 	size_t nr_threads, cap_threads;

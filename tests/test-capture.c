@@ -997,6 +997,32 @@ TEST(target_threads_and_outside_processes)
 	CHECK(!mapped(&t, daemon_pid)->gone);
 	CHECK_INT(t.nr_live, 2);
 	CHECK_INT(t.nr_procs, 2);
+	/*
+	 * found again with another start time: a new process that reused the
+	 * pid (the same program, so its exe does not tell): its start maps are
+	 * taken anew (as after an exec), its old threads dropped
+	 */
+	{
+		char start_file[700];
+		struct stat sb;
+		struct swt_target_proc *dp = (struct swt_target_proc *)mapped(&t, daemon_pid);
+
+		snprintf(traced, sizeof(traced), "%d\n", (int)tids[0]);
+		CHECK_INT(swt_target_snapshot(&t, traced, &err), 0);	/* retired */
+		CHECK(dp->gone);
+		snprintf(start_file, sizeof(start_file), "%s/%d-start.txt", dir, (int)daemon_pid);
+		CHECK_INT(truncate(start_file, 0), 0);
+		dp->start_ticks ^= 1;
+		dp->nr_threads = 0;
+		CHECK_INT(swt_grow((void **)&dp->threads, &dp->cap_threads, 1, sizeof(*dp->threads)), 0);
+		dp->threads[dp->nr_threads++] = 1;	/* a thread the old process had */
+		snprintf(traced, sizeof(traced), "%d\n", (int)daemon_pid);
+		CHECK_INT(swt_target_snapshot(&t, traced, &err), 0);
+		CHECK(!dp->gone && dp->started);
+		CHECK_INT(stat(start_file, &sb), 0);
+		CHECK(sb.st_size > 0);
+		CHECK_INT((long)dp->nr_threads, 0);
+	}
 
 	/* a thread's id stands for its process */
 	swt_target_init(&t2);
