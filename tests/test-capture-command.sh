@@ -15,6 +15,18 @@
 . "$(dirname "$0")/capture-env.sh"
 require_capture_env
 
+# VMA replay of a capture takes its bounds from the recorded maps: a
+# mapping made and gone between two looks may still be guessed, 1% at most
+vma_bounds_from_maps() { # label db out
+	local inmaps guessed
+	"$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$2" > "$3" 2> /dev/null ||
+		fail "$1: replay"
+	read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the capture's memory maps, \([0-9]*\) guessed.*/\1 \2/p" "$3")
+	[ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
+		fail "$1: VMA bounds guessed: $(grep '^# VMA bounds' "$3" || echo "none from the maps")"
+	echo "$1: $inmaps faults in the maps, $guessed guessed"
+}
+
 add_loop_swap 512 5 || fail "cannot set up loop swap"
 make_cgroup 51
 host_state > "$WORK/state.before"
@@ -129,14 +141,7 @@ for p in $(sqlite3 "$TWO.db" "SELECT DISTINCT pid FROM swap_in WHERE address IS 
 done
 check_eq "$(sqlite3 "$TWO.db" "SELECT count(DISTINCT pid) >= 2 FROM swap_in WHERE address IS NOT NULL")" 1 \
 	"two workloads: faulting pids"
-"$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$TWO.db" > "$WORK/two-replay.txt" 2> /dev/null ||
-	fail "two workloads: replay"
-# a mapping made and gone between two looks may still be guessed: 1% at most
-read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the capture's memory maps, \([0-9]*\) guessed.*/\1 \2/p" \
-	"$WORK/two-replay.txt")
-[ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
-	fail "two workloads: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/two-replay.txt" || echo "none from the maps")"
-echo "two workloads: $inmaps faults in the maps, $guessed guessed"
+vma_bounds_from_maps "two workloads" "$TWO.db" "$WORK/two-replay.txt"
 
 # a multi-threaded workload: the events name the faulting threads, the maps
 # are the process's.  The capture lists its threads, ingest gives each the
@@ -158,13 +163,7 @@ check_eq "$(sqlite3 "$THR.db" "SELECT count(DISTINCT pid) >= 3 FROM swap_in WHER
 check_eq "$(sqlite3 "$THR.db" "SELECT count(*) FROM (SELECT DISTINCT s.pid FROM swap_in s
 	LEFT JOIN task t ON t.pid = s.pid WHERE s.address IS NOT NULL AND t.tgid IS NOT $tpid)")" 0 \
 	"threads: faulting threads without the process as their tgid"
-"$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$THR.db" > "$WORK/thr-replay.txt" 2> /dev/null ||
-	fail "threads: replay"
-read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the capture's memory maps, \([0-9]*\) guessed.*/\1 \2/p" \
-	"$WORK/thr-replay.txt")
-[ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
-	fail "threads: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/thr-replay.txt" || echo "none from the maps")"
-echo "threads: $inmaps faults in the maps, $guessed guessed"
+vma_bounds_from_maps "threads" "$THR.db" "$WORK/thr-replay.txt"
 # the trace says the same by itself: each thread started while recording
 # (task:task_newtask with CLONE_THREAD) gets its starter's process, so a
 # thread that lived between two looks at /proc is placed too
@@ -198,13 +197,7 @@ grep -q "^maps pid=$dpid exe=$SWAPLOAD " "$DBL/meta.txt" ||
 swt_ingest -q -o "$DBL.db" "$DBL" || fail "double fork: ingest"
 check_eq "$(sqlite3 "$DBL.db" "SELECT count(*) > 1000 FROM swap_in WHERE pid = $dpid AND address IS NOT NULL")" 1 \
 	"double fork: the daemon's traced faults"
-"$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$DBL.db" > "$WORK/dbl-replay.txt" 2> /dev/null ||
-	fail "double fork: replay"
-read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the capture's memory maps, \([0-9]*\) guessed.*/\1 \2/p" \
-	"$WORK/dbl-replay.txt")
-[ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
-	fail "double fork: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/dbl-replay.txt" || echo "none from the maps")"
-echo "double fork: $inmaps faults in the maps, $guessed guessed"
+vma_bounds_from_maps "double fork" "$DBL.db" "$WORK/dbl-replay.txt"
 
 # a script that runs 80 other commands first (in parallel, long enough to
 # be seen; 64 processes are mapped at once): the workload after them still
@@ -222,13 +215,7 @@ mpid=$(cat "$WORK/many.pid")
 grep -q "^maps pid=$mpid exe=$SWAPLOAD " "$MANY/meta.txt" ||
 	fail "many: no maps line for the workload $mpid: $(grep -c '^maps' "$MANY/meta.txt") maps lines"
 swt_ingest -q -o "$MANY.db" "$MANY" || fail "many: ingest"
-"$SWAPTRACE" replay --no-store --approximate -p vma -c 3 "$MANY.db" > "$WORK/many-replay.txt" 2> /dev/null ||
-	fail "many: replay"
-read -r inmaps guessed < <(sed -n "s/^# VMA bounds: \([0-9]*\) faults in the capture's memory maps, \([0-9]*\) guessed.*/\1 \2/p" \
-	"$WORK/many-replay.txt")
-[ -n "$inmaps" ] && [ "$guessed" -le $(( (inmaps + guessed) / 100 )) ] ||
-	fail "many: VMA bounds guessed: $(grep '^# VMA bounds' "$WORK/many-replay.txt" || echo "none from the maps")"
-echo "many: $inmaps faults in the maps, $guessed guessed"
+vma_bounds_from_maps "many" "$MANY.db" "$WORK/many-replay.txt"
 
 trace-cmd report -i "$CAP/trace.dat" > "$WORK/report.txt" 2>/dev/null || fail "trace-cmd report failed"
 for b in swaptrace swaptrace-block; do
