@@ -244,6 +244,32 @@ static int create_short_temp(char *tmp, size_t dir_len, size_t len)
 	return -1;
 }
 
+/*
+ * The temporary file a new database at path is written to, in tmp (n
+ * bytes): in the same directory, so the final rename is atomic; path's
+ * name and ".tmp-XXXXXX", or, where that name or the path would be too
+ * long (NAME_MAX; SQLite's limit, which path itself is within), a
+ * shorter name there.
+ */
+static int create_temp_beside(const char *path, char *tmp, size_t n)
+{
+	size_t dir_len = (size_t)(swt_basename(path) - path), base_len = strlen(path) - dir_len;
+	size_t abs_dir = absolute_len(path) - base_len, limit = sqlite_path_limit();
+
+	if (base_len + 11 <= NAME_MAX && abs_dir + base_len + 11 <= limit)
+		snprintf(tmp, n, "%s.tmp-XXXXXX", path);
+	else if (abs_dir + 15 <= limit)
+		snprintf(tmp, n, "%.*s.swt-tmp-XXXXXX", (int)dir_len, path);
+	else if (abs_dir + 7 <= limit)
+		snprintf(tmp, n, "%.*s.XXXXXX", (int)dir_len, path);
+	else {
+		/* no room for mkstemp's six: a name no longer than the target's */
+		snprintf(tmp, n, "%.*s", (int)dir_len, path);
+		return create_short_temp(tmp, dir_len, limit - abs_dir);
+	}
+	return mkstemp(tmp);
+}
+
 int swt_store_create(const char *path, struct swt_store **out, struct swt_err *err)
 {
 	struct swt_store *st;
@@ -267,26 +293,7 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 		ret = too_long_error(st, st->path, err, "cannot create database");
 		goto out_free;
 	}
-	/*
-	 * Same directory as the target, so the final rename is atomic: its
-	 * name and ".tmp-XXXXXX", or, where that name or the path would be too
-	 * long (NAME_MAX; SQLite's limit), a shorter name there.
-	 */
-	{
-		size_t dir_len = (size_t)(swt_basename(path) - path), base_len = strlen(path) - dir_len;
-		size_t abs_dir = absolute_len(path) - base_len, limit = sqlite_path_limit();
-
-		if (base_len + 11 <= NAME_MAX && abs_dir + base_len + 11 <= limit)
-			snprintf(st->tmp_path, n, "%s.tmp-XXXXXX", path);
-		else if (abs_dir + 15 <= limit)
-			snprintf(st->tmp_path, n, "%.*s.swt-tmp-XXXXXX", (int)dir_len, path);
-		else if (abs_dir + 7 <= limit)
-			snprintf(st->tmp_path, n, "%.*s.XXXXXX", (int)dir_len, path);
-		else	/* no room for mkstemp's six: a name no longer than the target's */
-			snprintf(st->tmp_path, n, "%.*s", (int)dir_len, path);
-		fd = abs_dir + 7 <= limit ? mkstemp(st->tmp_path) :
-		     create_short_temp(st->tmp_path, dir_len, limit - abs_dir);
-	}
+	fd = create_temp_beside(path, st->tmp_path, n);
 	if (fd < 0) {
 		ret = swt_error(err, errno == ENOENT ? SWT_ENOENT : SWT_EIO,
 				"'%s': cannot create database: %s", path, strerror(errno));
