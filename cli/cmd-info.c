@@ -440,24 +440,24 @@ static void print_swapin_processes(struct swt_store *st)
 {
 	enum { TOP = 5 };
 	sqlite3_stmt *s;
-	int64_t procs;
+	int header = 0;
 
-	procs = swt_store_query_int(st, "SELECT count(DISTINCT coalesce(t.tgid, s.pid)) FROM swap_in s"
-				    " LEFT JOIN task t ON t.pid = s.pid WHERE s.pid IS NOT NULL", 0);
-	if (procs <= 0 ||
-	    sqlite3_prepare_v2(swt_store_db(st),
+	/* one pass: the processes' count (column 4) over the grouped rows */
+	if (sqlite3_prepare_v2(swt_store_db(st),
 			       "WITH p AS (SELECT coalesce(t.tgid, s.pid) AS proc, s.pid AS tid FROM swap_in s"
 			       " LEFT JOIN task t ON t.pid = s.pid WHERE s.pid IS NOT NULL)"
 			       " SELECT proc, coalesce((SELECT comm FROM task WHERE pid = proc AND comm != ''),"
 			       " (SELECT comm FROM task WHERE tgid = proc AND comm != '' LIMIT 1), '?'),"
-			       " count(*), count(DISTINCT tid) FROM p GROUP BY proc"
+			       " count(*), count(DISTINCT tid), count(*) OVER () FROM p GROUP BY proc"
 			       " ORDER BY count(*) DESC, proc LIMIT ?", -1, &s, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int(s, 1, TOP);
-	printf("  swapped in for %lld process%s%s:\n", (long long)procs, procs == 1 ? "" : "es",
-	       procs > TOP ? ", the most" : "");
 	while (sqlite3_step(s) == SQLITE_ROW) {
-		int64_t threads = sqlite3_column_int64(s, 3);
+		int64_t threads = sqlite3_column_int64(s, 3), procs = sqlite3_column_int64(s, 4);
+
+		if (!header++)
+			printf("  swapped in for %lld process%s%s:\n", (long long)procs,
+			       procs == 1 ? "" : "es", procs > TOP ? ", the most" : "");
 
 		printf("    %8lld %-16s %10lld pages", (long long)sqlite3_column_int64(s, 0),
 		       sqlite3_column_text(s, 1), (long long)sqlite3_column_int64(s, 2));
