@@ -50,6 +50,32 @@ static struct swt_layout_area *add_area(struct swt_layout *l, uint32_t dev,
 	return a;
 }
 
+/*
+ * An area of unknown size ends where the next area on its device begins:
+ * two partitions stated on the whole disk (--swap 8:0,start=A --swap
+ * 8:0,start=B, no slots=) otherwise gave the second's I/O to the first
+ * when the first was stated first, and the second got nothing.
+ */
+static void clip_unsized(struct swt_layout *l)
+{
+	for (size_t i = 0; i < l->nr_areas; i++) {
+		struct swt_layout_area *a = &l->areas[i];
+		uint64_t start = a->extents[0].start_sector, next = UINT64_MAX;
+
+		if (a->extents[0].nr_slots != WHOLE_DEVICE)
+			continue;
+		for (size_t j = 0; j < l->nr_areas; j++) {
+			uint64_t s = l->areas[j].extents[0].start_sector;
+
+			if (j != i && l->areas[j].dev == a->dev && s > start && s < next)
+				next = s;
+		}
+		if (next != UINT64_MAX)
+			a->extents[0].nr_slots = SWT_MIN(WHOLE_DEVICE,
+							 (next - start) / l->sectors_per_page);
+	}
+}
+
 int swt_layout_init(struct swt_layout *l, const struct swt_meta *meta, size_t *skipped)
 {
 	size_t i;
@@ -74,6 +100,7 @@ int swt_layout_init(struct swt_layout *l, const struct swt_meta *meta, size_t *s
 		/* ids are swap types: /proc/swaps order, holes and unmapped areas included */
 		l->areas[l->nr_areas - 1].id = m->swap_type >= 0 ? m->swap_type : (int64_t)i;
 	}
+	clip_unsized(l);
 	return 0;
 }
 

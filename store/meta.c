@@ -673,6 +673,17 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 		m->nr_areas = 0;
 		m->from_cmdline = 1;
 	}
+	for (size_t i = 0; i < m->nr_areas; i++) {
+		char dev[32];
+
+		/* the same sectors twice: the second area could never get any I/O */
+		if (m->areas[i].dev != tmp.dev || m->areas[i].start_sector != tmp.start_sector)
+			continue;
+		swt_dev_format(tmp.dev, dev, sizeof(dev));
+		ret = swt_error(err, SWT_EUSAGE, "bad --swap '%s': an area on %s from sector %llu "
+				"is already stated", spec, dev, (unsigned long long)tmp.start_sector);
+		goto out;
+	}
 	if (!tmp.type)
 		tmp.type = swt_strdup("partition");
 	area_fill_slots(&tmp);

@@ -320,4 +320,46 @@ TEST(swap_spec)
 	swt_meta_free(m);
 }
 
+/*
+ * Two partitions stated on the whole disk without their sizes: the first
+ * ends where the second begins, in whichever order they are given (stated
+ * first, it took the second's I/O too), and the same area twice is refused.
+ */
+TEST(unsized_areas_on_one_disk)
+{
+	static const char *const order[2][2] = {
+		{ "8:0,start=2048", "8:0,start=100000" },
+		{ "8:0,start=100000", "8:0,start=2048" },
+	};
+	struct swt_err err = { 0 };
+
+	for (size_t k = 0; k < 2; k++) {
+		struct swt_meta *m = swt_meta_alloc();
+		const struct swt_layout_area *a = NULL;
+		struct swt_layout l;
+		size_t skipped = 0;
+		int64_t slot = 0;
+
+		CHECK_INT(swt_meta_add_swap_spec(m, order[k][0], &err), 0);
+		CHECK_INT(swt_meta_add_swap_spec(m, order[k][1], &err), 0);
+		CHECK_INT(swt_layout_init(&l, m, &skipped), 0);
+		CHECK_INT(swt_layout_map(&l, swt_dev_make(8, 0), 100000 + 8, &a, &slot), 1);
+		CHECK_INT(a->meta->start_sector, 100000);
+		CHECK_INT(slot, 1);
+		CHECK_INT(swt_layout_map(&l, swt_dev_make(8, 0), 99992, &a, &slot), 1);
+		CHECK_INT(a->meta->start_sector, 2048);
+		CHECK_INT(slot, (99992 - 2048) / 8);
+		CHECK_INT(swt_layout_map(&l, swt_dev_make(8, 0), 900000, &a, &slot), 1);
+		CHECK_INT(a->meta->start_sector, 100000);
+		swt_layout_release(&l);
+
+		CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=2048,slots=64", &err), -SWT_EUSAGE);
+		CHECK_STR(err.msg, "bad --swap '8:0,start=2048,slots=64': an area on 8:0 from "
+			  "sector 2048 is already stated");
+		swt_err_clear(&err);
+		CHECK_INT(m->nr_areas, 2);
+		swt_meta_free(m);
+	}
+}
+
 CHECK_MAIN
