@@ -92,11 +92,12 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 	}
 	cache_pages = swt_replay_default_cache_pages(in);
 	if (cache_pages <= 0) {
+		/* the report approximates by itself; replay, told only --cache-pages, refused */
 		ret = swt_error(err, SWT_EUSAGE,
 				"'%s': the capture records no memory limit or working set (of a page or "
 				"more) to replay "
-				"against; run swaptrace replay --cache-pages first",
-				swt_store_path(st));
+				"against; run swaptrace replay --cache-pages PAGES%s first",
+				swt_store_path(st), in->approximate ? " --approximate" : "");
 		goto out;
 	}
 	nr_cfgs = default_configs(in, (uint64_t)cache_pages, cfgs);

@@ -356,6 +356,18 @@ report noarea2 "{$ALL6, \"runs\": 0,
 check_eq "$(cat "$WORK/noarea2.err")" \
 	"swaptrace: report: warning: no replay runs stored, and $NOAREA" "noarea: --no-replay's warning"
 grep -q "$NOAREA" "$WORK/noarea2/index.html" || fail "noarea: --no-replay: the index does not say why"
+# --- no memory to replay against: the advice runs as given (without
+# --approximate, replay refused a capture that records no page-cluster) ---
+for pc in 0 NULL; do
+	variant nomem "UPDATE capture SET mem_limit_bytes = NULL, working_set_bytes = NULL,
+		page_cluster = $pc; VACUUM"
+	"$SWAPTRACE" report -o "$WORK/nomem" "$WORK/nomem.db" >/dev/null 2>"$WORK/nomem.err"
+	advice=$(sed -n "s/.*against; run swaptrace \(replay .*\) first\$/\1/p" "$WORK/nomem.err")
+	[ -n "$advice" ] || { fail "nomem, page_cluster $pc: no advice: $(cat "$WORK/nomem.err")"; continue; }
+	# shellcheck disable=SC2086 # the advice's words
+	"$SWAPTRACE" ${advice/PAGES/52480} --no-store "$WORK/nomem.db" >/dev/null 2>"$WORK/nomem.err" ||
+		fail "nomem, page_cluster $pc: '$advice' failed: $(cat "$WORK/nomem.err")"
+done
 # swap-ins that swapoff read, none faulted: replay leaves them all out
 variant swapoff "INSERT INTO task (pid, comm) VALUES (999999, 'swapoff');
 	UPDATE swap_in SET pid = 999999;"
