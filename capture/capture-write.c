@@ -389,5 +389,7 @@ int swt_capture_finish(struct swt_capture *c, struct swt_capture_result *res,
 		res->lost_events += capture_lost_on_cpu(c, cpu);
 	res->pswpin = c->after.v[0] - c->before.v[0];
 	res->pswpout = c->after.v[1] - c->before.v[1];
+	res->oom_kills = c->before.v[SWT_VMSTAT_OOM_KILL] < 0 || c->after.v[SWT_VMSTAT_OOM_KILL] < 0 ? -1 :
+			 c->after.v[SWT_VMSTAT_OOM_KILL] - c->before.v[SWT_VMSTAT_OOM_KILL];
 	return ret;
 }

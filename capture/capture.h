@@ -69,6 +69,7 @@ struct swt_capture_result {
 	uint64_t data_bytes;	/* ring-buffer pages and blktrace records written */
 	int64_t lost_events;	/* over all buffers and CPUs */
 	int64_t pswpin, pswpout;	/* /proc/vmstat deltas over the recording */
+	int64_t oom_kills;	/* OOM kills on the host meanwhile; -1: no such counter */
 	int trace_dat_ok;	/* trace.dat was assembled */
 };
 

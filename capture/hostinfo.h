@@ -11,11 +11,15 @@
 
 #include "swaptrace/error.h"
 
-/* The counters kept, in this order. */
+/*
+ * The counters kept, in this order.  oom_kill: a workload the OOM killer
+ * ended stopped swapping early, which the trace alone does not tell.
+ */
 #define SWT_VMSTAT_NAMES \
 	{ "pswpin", "pswpout", "swap_ra", "swap_ra_hit", "pgmajfault", "pgfault", \
-	  "swpin_zero", "swpout_zero", "zswpin", "zswpout" }
-#define SWT_VMSTAT_COUNT 10
+	  "swpin_zero", "swpout_zero", "zswpin", "zswpout", "oom_kill" }
+#define SWT_VMSTAT_COUNT 11
+#define SWT_VMSTAT_OOM_KILL 10
 
 struct swt_vmstat {
 	int64_t v[SWT_VMSTAT_COUNT];	/* -1 when the kernel has no such counter */

@@ -278,6 +278,15 @@ int cmd_capture(int argc, char **argv)
 	else if (res.lost_events > 0)
 		cli_warnf("capture", "%lld events were lost (the ring buffers overflowed); "
 			  "try a larger --buffer-kb", (long long)res.lost_events);
+	/*
+	 * A --cgroup or --pid target the OOM killer ended just stops faulting,
+	 * and the summary above reads like a quiet workload's.  The counter is
+	 * machine-wide: a kill elsewhere is named as a possibility only.
+	 */
+	if (res.oom_kills > 0)
+		cli_warnf("capture", "the kernel's OOM killer ended %lld task%s on this host while "
+			  "recording (oom_kill in /proc/vmstat): if the workload was one, it stopped "
+			  "swapping early", (long long)res.oom_kills, res.oom_kills == 1 ? "" : "s");
 	/* written while it runs: usable now, and safe from what happens to it */
 	if (swt_capture_command_running(cap) && !quiet)
 		fprintf(stderr, "swaptrace: capture: waiting for the command to exit (Ctrl-C passes "

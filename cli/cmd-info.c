@@ -579,6 +579,14 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 			printf("\n");
 		sqlite3_finalize(s);
 	}
+	{
+		long long kills = swt_store_query_int(st, "SELECT delta FROM vmstat WHERE name = 'oom_kill'", 0);
+
+		/* the trace of a workload the OOM killer ended just stops */
+		if (kills > 0)
+			printf("  OOM killer: %lld kill%s on the host while recording (oom_kill): a workload "
+			       "it ended stopped swapping early\n", kills, kills == 1 ? "" : "s");
+	}
 	print_swapin_processes(st);
 	mappings = swt_store_query_int(st, "SELECT count(*) FROM vma", 0);
 	if (mappings > 0) {

@@ -873,7 +873,7 @@ TEST(vmstat_counters)
 	struct swt_vmstat vs;
 
 	swt_vmstat_parse("nr_free_pages 5\npswpin 10\npswpout 20\npgfault 7\nswap_ra 3\n"
-			 "swap_ra_hit 2\npgmajfault 1\npswpinx 99\n", &vs);
+			 "swap_ra_hit 2\npgmajfault 1\npswpinx 99\noom_kill 4\n", &vs);
 	CHECK_INT(vs.v[0], 10);
 	CHECK_INT(vs.v[1], 20);
 	CHECK_INT(vs.v[2], 3);
@@ -881,6 +881,8 @@ TEST(vmstat_counters)
 	CHECK_INT(vs.v[4], 1);
 	CHECK_INT(vs.v[5], 7);
 	CHECK_INT(vs.v[6], -1);	/* no such counter in this kernel */
+	CHECK_INT(vs.v[SWT_VMSTAT_OOM_KILL], 4);
+	CHECK_STR(swt_vmstat_name(SWT_VMSTAT_OOM_KILL), "oom_kill");
 	CHECK_STR(swt_vmstat_name(0), "pswpin");
 }
 
