@@ -596,8 +596,8 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 		char shared[64] = "";
 
 		if (threads > 0)
-			snprintf(shared, sizeof(shared), ", whose %lld other thread%s share them", threads,
-				 threads == 1 ? "" : "s");
+			snprintf(shared, sizeof(shared), ", whose %lld other thread%s them", threads,
+				 threads == 1 ? " shares" : "s share");
 		printf("\nMemory maps: %lld mappings of %lld task%s%s (table vma; VMA replay takes "
 		       "its bounds from them)\n", mappings, tasks, tasks == 1 ? "" : "s", shared);
 	}

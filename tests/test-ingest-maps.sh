@@ -101,6 +101,11 @@ check_eq "$(sqlite3 "$WORK/thread.db" "SELECT group_concat(pid || ':' || tgid ||
 "$SWAPTRACE" replay --no-store -p vma -c 3 "$WORK/thread.db" > "$WORK/thread.txt" || fail "replay with threads"
 "$SWAPTRACE" info "$WORK/thread.db" | grep -qx "Memory maps: 5 mappings of 1 task, whose 2 other threads share them (table vma; VMA replay takes its bounds from them)" ||
 	fail "info does not count the threads: $("$SWAPTRACE" info "$WORK/thread.db" | grep -i maps)"
+# ... and one thread in the singular ("whose 1 other thread share them")
+cp "$WORK/thread.db" "$WORK/one-thread.db"
+sqlite3 "$WORK/one-thread.db" "UPDATE task SET tgid = pid WHERE pid = $((pid - 1))"
+"$SWAPTRACE" info "$WORK/one-thread.db" | grep -qx "Memory maps: 5 mappings of 1 task, whose 1 other thread shares them (table vma; VMA replay takes its bounds from them)" ||
+	fail "info of one thread: $("$SWAPTRACE" info "$WORK/one-thread.db" | grep -i maps)"
 # info's who swapped in counts the thread's pages for its process, named
 # after the thread (the process has no name in the trace)
 comm=$(sqlite3 "$WORK/thread.db" "SELECT comm FROM task WHERE pid = $pid")
