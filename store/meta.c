@@ -230,8 +230,24 @@ static const char *word_value(const char *line, const char *key, char *buf, size
 }
 
 /*
- * key=value words of a swap_device/--swap statement into an area.
- * Returns 0, or -SWT_EUSAGE with *bad pointing at the offending word.
+ * The fields a swap_device/--swap word sets, aliases counted once: a
+ * statement that gives one twice is refused, not read as its last value.
+ */
+enum area_field {
+	AF_PATH, AF_TYPE, AF_DEV, AF_START, AF_ROTATIONAL, AF_SYNC, AF_PRIO, AF_SLOTS,
+	AF_SIZE, AF_USED,
+};
+
+static const char *const area_field_names[] = {
+	[AF_PATH] = "path", [AF_TYPE] = "type", [AF_DEV] = "dev", [AF_START] = "start",
+	[AF_ROTATIONAL] = "rotational", [AF_SYNC] = "sync", [AF_PRIO] = "prio",
+	[AF_SLOTS] = "slots", [AF_SIZE] = "size", [AF_USED] = "used",
+};
+
+/*
+ * key=value word of a swap_device/--swap statement into an area.
+ * Returns the field set (enum area_field), -SWT_EUSAGE for a bad word or
+ * -SWT_ENOMEM.
  */
 static int area_set_word(struct swt_meta_area *a, const char *word)
 {
@@ -241,6 +257,7 @@ static int area_set_word(struct swt_meta_area *a, const char *word)
 	size_t klen;
 	int64_t iv;
 	uint64_t uv;
+	int ret;
 
 	if (!eq)
 		return -SWT_EUSAGE;
@@ -251,44 +268,55 @@ static int area_set_word(struct swt_meta_area *a, const char *word)
 	key[klen] = '\0';
 	val = eq + 1;
 	if (!strcmp(key, "path")) {
-		int ret = set_str(&a->path, val);
-
-		if (!ret && a->path)
-			swt_unescape_octal(a->path);	/* blanks as \ooo, as /proc/swaps has them */
-		return ret;
+		ret = set_str(&a->path, val);
+		if (ret)
+			return ret;
+		swt_unescape_octal(a->path);	/* blanks as \ooo, as /proc/swaps has them */
+		return AF_PATH;
 	}
-	if (!strcmp(key, "type") || !strcmp(key, "kind"))
-		return set_str(&a->type, val);
-	if (!strcmp(key, "dev"))
-		return swt_dev_parse(val, &a->dev);
+	if (!strcmp(key, "type") || !strcmp(key, "kind")) {
+		ret = set_str(&a->type, val);
+		return ret ? ret : AF_TYPE;
+	}
+	if (!strcmp(key, "dev")) {
+		ret = swt_dev_parse(val, &a->dev);
+		return ret ? ret : AF_DEV;
+	}
 	if (!strcmp(key, "start")) {
 		if (swt_parse_u64(val, &uv))
 			return -SWT_EUSAGE;
 		a->start_sector = uv;
-		return 0;
+		return AF_START;
 	}
 	if (!strcmp(key, "rotational") || !strcmp(key, "sync") || !strcmp(key, "synchronous")) {
 		if (parse_bool(val, &iv))
 			return -SWT_EUSAGE;
-		if (key[0] == 'r')
+		if (key[0] == 'r') {
 			a->rotational = iv;
-		else
-			a->synchronous = iv;
-		return 0;
+			return AF_ROTATIONAL;
+		}
+		a->synchronous = iv;
+		return AF_SYNC;
 	}
 	if (swt_parse_i64(val, &iv))
 		return -SWT_EUSAGE;
-	if (!strcmp(key, "prio") || !strcmp(key, "priority"))
+	if (!strcmp(key, "prio") || !strcmp(key, "priority")) {
 		a->priority = iv;
-	else if (!strcmp(key, "slots") && iv > 1)
+		return AF_PRIO;
+	}
+	if (!strcmp(key, "slots") && iv > 1) {
 		a->slots = iv;
-	else if (!strcmp(key, "size") || !strcmp(key, "size_kib"))
+		return AF_SLOTS;
+	}
+	if (!strcmp(key, "size") || !strcmp(key, "size_kib")) {
 		a->size_kib = iv;
-	else if (!strcmp(key, "used") || !strcmp(key, "used_kib"))
+		return AF_SIZE;
+	}
+	if (!strcmp(key, "used") || !strcmp(key, "used_kib")) {
 		a->used_kib = iv;
-	else
-		return -SWT_EUSAGE;
-	return 0;
+		return AF_USED;
+	}
+	return -SWT_EUSAGE;
 }
 
 /* A swap area's slot count from /proc/swaps' Size (KiB, excludes the header page). */
@@ -310,7 +338,7 @@ static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
 	tmp.slots = tmp.size_kib = tmp.used_kib = SWT_META_UNKNOWN;
 	tmp.swap_type = m->swap_lines++;
 	for (w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (area_set_word(&tmp, w)) {
+		if (area_set_word(&tmp, w) < 0) {
 			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device field '%s'",
 					name, lineno, w);
 			goto out;
@@ -647,7 +675,8 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 {
 	struct swt_meta_area tmp, *a;
 	char *copy = swt_strdup(spec), *save = NULL, *w;
-	int ret = 0, first = 1;
+	unsigned seen = 1u << AF_DEV;	/* MAJ:MIN, the first word */
+	int ret = 0, first = 1, field;
 
 	if (!copy)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
@@ -661,8 +690,23 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 				goto bad;
 			continue;
 		}
-		if (area_set_word(&tmp, w))
+		field = area_set_word(&tmp, w);
+		if (field == -SWT_ENOMEM) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (field < 0)
 			goto bad;
+		if (seen & (1u << field)) {
+			if (field == AF_DEV)
+				ret = swt_error(err, SWT_EUSAGE, "bad --swap '%s': the device given "
+						"twice (MAJ:MIN and dev=)", spec);
+			else
+				ret = swt_error(err, SWT_EUSAGE, "bad --swap '%s': %s= given twice",
+						spec, area_field_names[field]);
+			goto out;
+		}
+		seen |= 1u << field;
 	}
 	if (first || !tmp.dev)
 		goto bad;

@@ -101,6 +101,9 @@ usage_error "one DB at a time" info a.db b.db
 usage_error "unknown option '-x'" info -x a.db
 run 2 ingest -o "$WORK/x.db" --swap 7:0,start=banana "$SAMPLE"
 has "$ERR" "^swaptrace: ingest: bad --swap '7:0,start=banana'" "a bad --swap"
+run 2 ingest -o "$WORK/x.db" --swap 7:0,start=8,start=16 "$SAMPLE"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --swap '7:0,start=8,start=16': start= given twice" \
+	"a --swap key given twice"
 # an empty item in a list is a slip, not a value to skip
 for args in "replay|--page-cluster|-c 1,,2" "replay|--page-cluster|-c 3," "replay|--cache-pages|-m ,100"; do
 	IFS='|' read -r verb opt arg <<< "$args"

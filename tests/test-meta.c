@@ -289,6 +289,17 @@ TEST(swap_spec)
 	CHECK(strstr(err.msg, "bad --swap 'sda2'") != NULL);
 	swt_err_clear(&err);
 	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,colour=blue", &err), -SWT_EUSAGE);
+	/* a key given twice (or under its alias) is refused, not read as its last value */
+	swt_err_clear(&err);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=8,start=16", &err), -SWT_EUSAGE);
+	CHECK_STR(err.msg, "bad --swap '8:0,start=8,start=16': start= given twice");
+	swt_err_clear(&err);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,prio=1,size=400,size_kib=800", &err), -SWT_EUSAGE);
+	CHECK_STR(err.msg, "bad --swap '8:0,prio=1,size=400,size_kib=800': size= given twice");
+	swt_err_clear(&err);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,dev=8:16", &err), -SWT_EUSAGE);
+	CHECK_STR(err.msg, "bad --swap '8:0,dev=8:16': the device given twice (MAJ:MIN and dev=)");
+	CHECK_INT(m->nr_areas, 2);
 
 	/* stated areas replace the file's */
 	file = parse(shared_4dev, &ret, &err);
