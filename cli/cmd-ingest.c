@@ -103,6 +103,8 @@ const char cmd_ingest_usage[] =
 	"                       start= is the partition's first sector when the trace\n"
 	"                       shows the whole disk; rotational and sync left out\n"
 	"                       are the metadata's for that device\n"
+	"                       size= is /proc/swaps' Size; given with slots=, it\n"
+	"                       must agree: slots = size / 4 + 1 (the header page)\n"
 	"  -n, --name NAME      capture name (default: the name of the directory the\n"
 	"                       first input is or lies in, DIR for DIR/blk/NAME; a\n"
 	"                       file given without a directory: its own name)\n"

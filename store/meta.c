@@ -320,10 +320,15 @@ static int area_set_word(struct swt_meta_area *a, const char *word)
 }
 
 /* A swap area's slot count from /proc/swaps' Size (KiB, excludes the header page). */
+static int64_t slots_of_size(int64_t size_kib)
+{
+	return size_kib / 4 + 1;
+}
+
 static void area_fill_slots(struct swt_meta_area *a)
 {
 	if (a->slots == SWT_META_UNKNOWN && a->size_kib != SWT_META_UNKNOWN && a->size_kib > 0)
-		a->slots = a->size_kib / 4 + 1;
+		a->slots = slots_of_size(a->size_kib);
 }
 
 static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
@@ -710,6 +715,14 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 	}
 	if (first || !tmp.dev)
 		goto bad;
+	/* slots= bounds the area: a size= that said otherwise was stored, silently ignored */
+	if (tmp.slots != SWT_META_UNKNOWN && tmp.size_kib != SWT_META_UNKNOWN &&
+	    (tmp.size_kib <= 0 || slots_of_size(tmp.size_kib) != tmp.slots)) {
+		ret = swt_error(err, SWT_EUSAGE, "bad --swap '%s': slots=%lld and size=%lld "
+				"disagree: slots = size / 4 + 1 (the header page)",
+				spec, (long long)tmp.slots, (long long)tmp.size_kib);
+		goto out;
+	}
 	if (!m->from_cmdline) {
 		/* stated areas replace whatever a metadata file said */
 		for (size_t i = 0; i < m->nr_areas; i++)

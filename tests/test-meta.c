@@ -299,12 +299,23 @@ TEST(swap_spec)
 	swt_err_clear(&err);
 	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,dev=8:16", &err), -SWT_EUSAGE);
 	CHECK_STR(err.msg, "bad --swap '8:0,dev=8:16': the device given twice (MAJ:MIN and dev=)");
+	/* slots= and size= that disagree are refused: slots= won, silently */
+	swt_err_clear(&err);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=4096,slots=10,size=4000", &err), -SWT_EUSAGE);
+	CHECK_STR(err.msg, "bad --swap '8:0,start=4096,slots=10,size=4000': slots=10 and size=4000 "
+		  "disagree: slots = size / 4 + 1 (the header page)");
+	swt_err_clear(&err);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=4096,slots=10,size=0", &err), -SWT_EUSAGE);
 	CHECK_INT(m->nr_areas, 2);
+	swt_err_clear(&err);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=4096,slots=1001,size=4000", &err), 0);
+	CHECK_INT(m->areas[2].slots, 1001);
+	CHECK_INT(m->areas[2].size_kib, 4000);
 
 	/* stated areas replace the file's */
 	file = parse(shared_4dev, &ret, &err);
 	swt_meta_move_areas(file, m);
-	CHECK_INT(file->nr_areas, 2);
+	CHECK_INT(file->nr_areas, 3);
 	CHECK_INT(file->areas[0].dev, swt_dev_make(8, 0));
 	CHECK_INT(m->nr_areas, 0);
 	swt_meta_free(file);
