@@ -175,6 +175,12 @@ int cmd_ingest(int argc, char **argv)
 			}
 			break;
 		case 'n':
+			/* the capture's name is what info and report call it by */
+			if (!*optarg) {
+				status = cli_failf("ingest", SWT_EXIT_USAGE,
+						   "bad --name '': an empty capture name");
+				goto out;
+			}
 			name = optarg;
 			break;
 		case 'q':

@@ -107,6 +107,8 @@ check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --swap '7:0,start=8,start=16': 
 run 2 ingest -o "$WORK/x.db" --swap 7:0,slots=10,size=4000 "$SAMPLE"
 check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --swap '7:0,slots=10,size=4000': slots=10 and size=4000 disagree: slots = size / 4 + 1 (the header page)" \
 	"--swap slots= and size= that disagree"
+run 2 ingest -o "$WORK/x.db" --name '' "$SAMPLE"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --name '': an empty capture name" "ingest --name ''"
 # an empty item in a list is a slip, not a value to skip
 for args in "replay|--page-cluster|-c 1,,2" "replay|--page-cluster|-c 3," "replay|--cache-pages|-m ,100"; do
 	IFS='|' read -r verb opt arg <<< "$args"
