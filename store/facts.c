@@ -2,6 +2,7 @@
  * The last steps of ingest: host facts (capture row, vmstat, devices, swap
  * areas and their extents, process names) and the indexes users query by.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,7 +125,8 @@ static int write_device(struct swt_store *st, sqlite3_stmt *s, uint32_t dev, con
 
 /* Devices, and the swap areas as ingest used them (stated or assumed). */
 static int write_layout(struct swt_store *st, const struct swt_capture_facts *cf,
-			swt_warn_fn warn, void *warn_ctx, struct swt_err *err)
+			const struct swt_meta *meta, swt_warn_fn warn, void *warn_ctx,
+			struct swt_err *err)
 {
 	const struct swt_layout *l = cf->layout;
 	sqlite3_stmt *dev_stmt = NULL, *area = NULL, *ext = NULL;
@@ -179,9 +181,19 @@ static int write_layout(struct swt_store *st, const struct swt_capture_facts *cf
 			ret = step_done(st, ext, err, "insert swap_extent");
 		}
 	}
-	if (!ret && l->assumed && l->nr_areas && warn)
-		warn(warn_ctx, "no swap layout given (no metadata file, no --swap): every device "
-			       "with I/O is taken as a swap area starting at sector 0");
+	if (!ret && l->assumed && l->nr_areas && warn) {
+		char msg[PATH_MAX + 200];
+
+		/* a metadata file was read: say it had no areas, not that there was none */
+		if (meta && meta->path)
+			snprintf(msg, sizeof(msg), "no swap layout given ('%s' holds no swap area%s, "
+				 "no --swap): every device with I/O is taken as a swap area starting "
+				 "at sector 0", meta->path, meta->swap_lines ? " on a block device" : "s");
+		else
+			snprintf(msg, sizeof(msg), "no swap layout given (no metadata file, no --swap): "
+				 "every device with I/O is taken as a swap area starting at sector 0");
+		warn(warn_ctx, msg);
+	}
 out:
 	sqlite3_finalize(dev_stmt);
 	sqlite3_finalize(area);
@@ -253,7 +265,7 @@ int swt_store_write_facts(struct swt_store *st, const struct swt_capture_facts *
 	if (!ret && meta)
 		ret = swt_store_write_maps(st, meta, warn, warn_ctx, err);
 	if (!ret)
-		ret = write_layout(st, cf, warn, warn_ctx, err);
+		ret = write_layout(st, cf, meta, warn, warn_ctx, err);
 	if (!ret)
 		ret = write_tasks(st, cf, err);
 	if (!ret && meta)

@@ -169,6 +169,14 @@ has "$OUT" "^swaptrace: ingest: wrote '$WORK/assumed.db': [0-9]+ events, [0-9]+ 
 check_eq "$(sqlite3 "$WORK/assumed.db" "SELECT layout_source FROM capture; SELECT dev >> 20, dev & 1048575, start_sector, assumed FROM swap_area")" \
 	"assumed
 7|0|0|1" "ingest without metadata: the assumed layout"
+# an empty metadata file: the same layout, and the warning names the file
+# (it said "no metadata file")
+run 0 ingest -q -o "$WORK/empty-meta.db" --meta /dev/null "$WORK/trace.dat"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: warning: no swap layout given ('/dev/null' holds no swap areas, no --swap): every device with I/O is taken as a swap area starting at sector 0" \
+	"ingest with an empty metadata file: warning"
+check_eq "$(sqlite3 "$WORK/empty-meta.db" "SELECT layout_source FROM capture; SELECT dev >> 20, dev & 1048575, start_sector, assumed FROM swap_area")" \
+	"assumed
+7|0|0|1" "ingest with an empty metadata file: the assumed layout"
 run 0 info --json "$WORK/assumed.db"
 cp "$OUT" "$WORK/assumed.json"
 check_eq "$(json_get "$WORK/assumed.json" 'd["swap_in_pages"]')" "$(meta_value "$SAMPLE/meta.txt" pswpin)" "assumed layout: swap-in pages"
