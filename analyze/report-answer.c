@@ -181,7 +181,8 @@ static void kernel_counted(struct answer_out *o, const struct swt_report_ctx *rc
 	if (rc->vm_swap_ra_hit != SWT_NULL && rc->vm_pgmajfault + rc->vm_swap_ra_hit > 0) {
 		out_text(o, " and ");
 		out_int(o, rc->vm_swap_ra_hit);
-		out_printf(o, " readahead hits, %.1f%% served by readahead",
+		out_printf(o, " readahead hit%s, %.1f%% served by readahead",
+			   rc->vm_swap_ra_hit == 1 ? "" : "s",
 			   100.0 * swt_report_ratio(rc->vm_swap_ra_hit,
 						    rc->vm_pgmajfault + rc->vm_swap_ra_hit));
 	}

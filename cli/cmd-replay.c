@@ -751,8 +751,9 @@ int cmd_replay(int argc, char **argv)
 	if (in->approximate && in->approx_hits) {
 		cli_warnf("replay", "approximate demand stream: the capture's reads mix demand "
 			  "and readahead; %zu faults reconstructed from its reads and faults (%zu that "
-			  "read, %zu readahead hits; docs/replay-model.md)",
-			  in->nr_faults, in->approx_misses, in->approx_hits);
+			  "read, %zu readahead hit%s; docs/replay-model.md)",
+			  in->nr_faults, in->approx_misses, in->approx_hits,
+			  in->approx_hits == 1 ? "" : "s");
 	} else if (in->approximate &&
 		   (int64_t)in->approx_misses == swt_store_query_int(st, "SELECT count(*) FROM swap_in"
 								     " WHERE " SWT_NOT_SWAPOFF_SQL, -1) &&

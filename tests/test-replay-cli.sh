@@ -594,6 +594,15 @@ expect_fail "pass --approximate" replay "$pc3"
 	fail "approximate replay"
 grep -q "approximate demand stream: .* faults reconstructed from its reads and faults" "$WORK/warn.txt" ||
 	fail "the reconstruction is announced"
+# the capture cut where one fault that did no I/O found a page read ahead:
+# "1 readahead hit" (it said "1 readahead hits")
+cp "$pc3" "$WORK/pc3-onehit.db"
+sqlite3 "$WORK/pc3-onehit.db" "DELETE FROM fault WHERE ts > 1093554004297;
+	DELETE FROM swap_in WHERE ts > 1093554004297" || fail "cutting pc3 at its first readahead hit"
+"$SWAPTRACE" replay --no-store --approximate -p auto -c 3 "$WORK/pc3-onehit.db" > /dev/null \
+	2> "$WORK/warn-onehit.txt" || fail "approximate replay of one readahead hit: $(cat "$WORK/warn-onehit.txt")"
+grep -q "faults reconstructed from its reads and faults ([0-9]* that read, 1 readahead hit; " \
+	"$WORK/warn-onehit.txt" || fail "one readahead hit: $(cat "$WORK/warn-onehit.txt")"
 cp "$pc3" "$WORK/pc3-swapoff.db"
 sqlite3 "$WORK/pc3-swapoff.db" "$SWAPOFF_READS" || fail "preparing a pc3 capture with swapoff reads"
 "$SWAPTRACE" replay --no-store --approximate --json -p auto -c 3 "$WORK/pc3-swapoff.db" > "$WORK/approx-swapoff.json" \

@@ -289,7 +289,7 @@ assert lines[-1].endswith(tail + "."), f"\n got: {lines[-1]}\nwant: ...{tail}."
 # stood alone, and read as measured)
 vm = dict(db.execute("SELECT name, delta FROM vmstat"))
 counted = (f" The kernel counted {n(vm['pgmajfault'])} major faults and {n(vm['swap_ra_hit'])} "
-           f"readahead hits, {100.0 * vm['swap_ra_hit'] / (vm['pgmajfault'] + vm['swap_ra_hit']):.1f}% "
+           f"readahead hit{'' if vm['swap_ra_hit'] == 1 else 's'}, {100.0 * vm['swap_ra_hit'] / (vm['pgmajfault'] + vm['swap_ra_hit']):.1f}% "
            f"served by readahead (/proc/vmstat, machine-wide).")
 assert lines[0].endswith(" read requests." + counted), f"\n got: {lines[0]}\nwant: ...{counted}"
 assert sum(counted in l for l in lines) == 1, lines
@@ -308,6 +308,13 @@ case "$(cat "$WORK/ans-novm.txt")" in
 "  As traced, replayed: auto at page-cluster 0 "*" read requests.") ;;
 *) fail "answer without vmstat counters: $(cat "$WORK/ans-novm.txt")" ;;
 esac
+# one readahead hit counted is "1 readahead hit" (it said "1 readahead hits")
+cp "$WORK/ans.db" "$WORK/ans-onehit.db"
+sqlite3 "$WORK/ans-onehit.db" "UPDATE vmstat SET delta = 1 WHERE name = 'swap_ra_hit'" ||
+	fail "setting one readahead hit"
+"$SWAPTRACE" report -o "$WORK/ans-onehit" "$WORK/ans-onehit.db" | sed -n '2p' > "$WORK/ans-onehit.txt"
+grep -q " major faults and 1 readahead hit, [0-9.]*% served by readahead (/proc/vmstat, machine-wide)\.$" \
+	"$WORK/ans-onehit.txt" || fail "answer with one readahead hit: $(cat "$WORK/ans-onehit.txt")"
 
 # the traced setting already the kernel's policy at its best: said so
 cp "$WORK/sample.db" "$WORK/ans1.db"
