@@ -177,7 +177,7 @@ static void kernel_counted(struct answer_out *o, const struct swt_report_ctx *rc
 		return;
 	out_text(o, " The kernel counted ");
 	out_int(o, rc->vm_pgmajfault);
-	out_text(o, " major faults");
+	out_text(o, rc->vm_pgmajfault == 1 ? " major fault" : " major faults");
 	if (rc->vm_swap_ra_hit != SWT_NULL && rc->vm_pgmajfault + rc->vm_swap_ra_hit > 0) {
 		out_text(o, " and ");
 		out_int(o, rc->vm_swap_ra_hit);

@@ -308,13 +308,19 @@ case "$(cat "$WORK/ans-novm.txt")" in
 "  As traced, replayed: auto at page-cluster 0 "*" read requests.") ;;
 *) fail "answer without vmstat counters: $(cat "$WORK/ans-novm.txt")" ;;
 esac
-# one readahead hit counted is "1 readahead hit" (it said "1 readahead hits")
+# one readahead hit counted is "1 readahead hit" (it said "1 readahead hits"),
+# and one major fault "1 major fault"
 cp "$WORK/ans.db" "$WORK/ans-onehit.db"
 sqlite3 "$WORK/ans-onehit.db" "UPDATE vmstat SET delta = 1 WHERE name = 'swap_ra_hit'" ||
 	fail "setting one readahead hit"
 "$SWAPTRACE" report -o "$WORK/ans-onehit" "$WORK/ans-onehit.db" | sed -n '2p' > "$WORK/ans-onehit.txt"
 grep -q " major faults and 1 readahead hit, [0-9.]*% served by readahead (/proc/vmstat, machine-wide)\.$" \
 	"$WORK/ans-onehit.txt" || fail "answer with one readahead hit: $(cat "$WORK/ans-onehit.txt")"
+sqlite3 "$WORK/ans-onehit.db" "UPDATE vmstat SET delta = 1 WHERE name = 'pgmajfault'" ||
+	fail "setting one major fault"
+"$SWAPTRACE" report -o "$WORK/ans-onehit" "$WORK/ans-onehit.db" | sed -n '2p' > "$WORK/ans-onehit.txt"
+grep -q " The kernel counted 1 major fault and 1 readahead hit, 50.0% served by readahead (/proc/vmstat, machine-wide)\.$" \
+	"$WORK/ans-onehit.txt" || fail "answer with one major fault: $(cat "$WORK/ans-onehit.txt")"
 
 # the traced setting already the kernel's policy at its best: said so
 cp "$WORK/sample.db" "$WORK/ans1.db"
