@@ -584,8 +584,8 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 
 		/* the trace of a workload the OOM killer ended just stops */
 		if (kills > 0)
-			printf("  OOM killer: %lld kill%s on the host while recording (oom_kill): a workload "
-			       "it ended stopped swapping early\n", kills, kills == 1 ? "" : "s");
+			printf("  OOM killer: %lld kill%s on the host while recording (oom_kill): if one "
+			       "ended the workload, its trace stops early\n", kills, kills == 1 ? "" : "s");
 	}
 	print_swapin_processes(st);
 	mappings = swt_store_query_int(st, "SELECT count(*) FROM vma", 0);
