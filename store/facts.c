@@ -182,16 +182,14 @@ static int write_layout(struct swt_store *st, const struct swt_capture_facts *cf
 		}
 	}
 	if (!ret && l->assumed && l->nr_areas && warn) {
-		char msg[PATH_MAX + 200];
+		char why[PATH_MAX + 64] = "no metadata file", msg[PATH_MAX + 200];
 
 		/* a metadata file was read: say it had no areas, not that there was none */
 		if (meta && meta->path)
-			snprintf(msg, sizeof(msg), "no swap layout given ('%s' holds no swap area%s, "
-				 "no --swap): every device with I/O is taken as a swap area starting "
-				 "at sector 0", meta->path, meta->swap_lines ? " on a block device" : "s");
-		else
-			snprintf(msg, sizeof(msg), "no swap layout given (no metadata file, no --swap): "
-				 "every device with I/O is taken as a swap area starting at sector 0");
+			snprintf(why, sizeof(why), "'%s' holds no swap area%s", meta->path,
+				 meta->swap_lines ? " on a block device" : "s");
+		snprintf(msg, sizeof(msg), "no swap layout given (%s, no --swap): every device with "
+			 "I/O is taken as a swap area starting at sector 0", why);
 		warn(warn_ctx, msg);
 	}
 out:
