@@ -72,6 +72,8 @@ struct swt_capture {
 	size_t nr_probes;
 	int probe_lock;
 	char probes_line[512];
+	/* oom:mark_victim recorded: "all" victims, "followed" (only kills a followed task made), NULL: not */
+	const char *oom_victims;
 	struct swt_target target;
 	/*
 	 * The command's tasks when its instance went, with their start times

@@ -127,6 +127,8 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 			fprintf(f, "clock %.*s\n", (int)strcspn(clock + 1, "]"), clock + 1);
 	}
 	fprintf(f, "probes %s\n", c->probes_line);
+	if (c->oom_victims)
+		fprintf(f, "oom_victims %s\n", c->oom_victims);
 	fprintf(f, "block_source %s\n", c->o.blktrace ? "blktrace blk/swap" : "tracepoints");
 	fprintf(f, "buffers %s%s\n", c->task.buffer ? c->task.buffer : "",
 		c->block.buffer ? " swaptrace-block" : "");
@@ -389,6 +391,7 @@ int swt_capture_finish(struct swt_capture *c, struct swt_capture_result *res,
 		res->lost_events += capture_lost_on_cpu(c, cpu);
 	res->pswpin = c->after.v[0] - c->before.v[0];
 	res->pswpout = c->after.v[1] - c->before.v[1];
+	res->oom_victims_recorded = c->oom_victims != NULL;
 	res->oom_kills = c->before.v[SWT_VMSTAT_OOM_KILL] < 0 || c->after.v[SWT_VMSTAT_OOM_KILL] < 0 ? -1 :
 			 c->after.v[SWT_VMSTAT_OOM_KILL] - c->before.v[SWT_VMSTAT_OOM_KILL];
 	return ret;

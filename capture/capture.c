@@ -479,6 +479,32 @@ static int event_has_field(const char *system, const char *name, const char *dec
 	return ok;
 }
 
+/*
+ * The OOM killer's victims, by pid and name: /proc/vmstat's oom_kill says
+ * only that someone on the host was killed.  The event comes from the task
+ * that ran out of memory, often not the victim, so it is recorded in a
+ * buffer no pid filter narrows where there is one.  Kernels without the
+ * event, or a failure to enable it, cost only the names.
+ */
+static int record_oom_victims(struct swt_capture *c, struct inst *in, const char *scope,
+			      struct swt_err *err)
+{
+	struct swt_err why = { 0 };
+
+	if (!tracefs_event_file_exists(NULL, "oom", "mark_victim", "format"))
+		return 0;
+	if (enable_event(c, in, "oom", "mark_victim", NULL, &why)) {
+		if (why.code == SWT_ENOMEM)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		/* no records whose format trace.dat would lack */
+		tracefs_event_disable(in->ti, "oom", "mark_victim");
+		capture_note(c, 1, "the OOM killer's victims are not recorded: %s", why.msg);
+		return 0;
+	}
+	c->oom_victims = scope;
+	return 0;
+}
+
 static int setup_block(struct swt_capture *c, struct swt_err *err)
 {
 	char *filter = NULL;
@@ -507,6 +533,8 @@ static int setup_block(struct swt_capture *c, struct swt_err *err)
 		ret = enable_event(c, &c->block, "block", block_events[i], filter, err);
 	}
 	free(filter);
+	if (!ret)
+		ret = record_oom_victims(c, &c->block, "all", err);
 	return ret;
 }
 
@@ -621,6 +649,10 @@ static int setup_task(struct swt_capture *c, struct swt_err *err)
 		free(sys);
 		free(ev);
 	}
+	/* --blktrace has no block instance: the task buffer, pid-filtered with a target */
+	if (!ret && c->o.blktrace)
+		ret = record_oom_victims(c, &c->task,
+					 c->target.kind == SWT_TARGET_SYSTEM ? "all" : "followed", err);
 	return ret;
 }
 

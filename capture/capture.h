@@ -70,6 +70,7 @@ struct swt_capture_result {
 	int64_t lost_events;	/* over all buffers and CPUs */
 	int64_t pswpin, pswpout;	/* /proc/vmstat deltas over the recording */
 	int64_t oom_kills;	/* OOM kills on the host meanwhile; -1: no such counter */
+	int oom_victims_recorded;	/* trace.dat has oom:mark_victim: ingest and info name them */
 	int trace_dat_ok;	/* trace.dat was assembled */
 };
 

@@ -286,7 +286,8 @@ int cmd_capture(int argc, char **argv)
 	if (res.oom_kills > 0)
 		cli_warnf("capture", "the kernel's OOM killer ended %lld task%s on this host while "
 			  "recording (oom_kill in /proc/vmstat): if the workload was one, it stopped "
-			  "swapping early", (long long)res.oom_kills, res.oom_kills == 1 ? "" : "s");
+			  "swapping early%s", (long long)res.oom_kills, res.oom_kills == 1 ? "" : "s",
+			  res.oom_victims_recorded ? " (swaptrace info names the victims)" : "");
 	/* written while it runs: usable now, and safe from what happens to it */
 	if (swt_capture_command_running(cap) && !quiet)
 		fprintf(stderr, "swaptrace: capture: waiting for the command to exit (Ctrl-C passes "

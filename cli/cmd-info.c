@@ -468,6 +468,82 @@ static void print_swapin_processes(struct swt_store *st)
 	sqlite3_finalize(s);
 }
 
+/*
+ * A workload the OOM killer ended just stops faulting: say who was killed.
+ * /proc/vmstat's oom_kill counts the host's kills; oom:mark_victim, where
+ * the capture recorded it (meta.txt's oom_victims) or a trace-cmd user
+ * did, names each victim, and the victim's own faults in the trace say
+ * whether it was the workload.
+ */
+static void print_oom_kills(struct swt_store *st)
+{
+	enum { MAX_NAMED = 5 };
+	long long kills = swt_store_query_int(st, "SELECT delta FROM vmstat WHERE name = 'oom_kill'", 0);
+	long long named = swt_store_query_int(st, "SELECT count(*) FROM event WHERE system = 'oom'"
+					      " AND name = 'mark_victim'", 0);
+	int scope_all = swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE"
+					    " section = '' AND key = 'oom_victims' AND value = 'all')", 0);
+	int scope_followed = swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE"
+						 " section = '' AND key = 'oom_victims' AND value = 'followed')", 0);
+	sqlite3_stmt *s = NULL, *f = NULL;
+	long long shown = 0;
+
+	if (kills <= 0 && named <= 0)
+		return;
+	if (named <= 0 && !scope_all) {
+		printf("  OOM killer: %lld kill%s on the host while recording (oom_kill): if one "
+		       "ended the workload, its trace stops early\n", kills, kills == 1 ? "" : "s");
+		return;
+	}
+	if (kills > 0)
+		printf("  OOM killer: %lld kill%s on the host while recording (oom_kill)%s\n", kills,
+		       kills == 1 ? "" : "s", named > 0 ? ":" : "");
+	else
+		printf("  OOM killer: %lld victim%s in the trace:\n", named, named == 1 ? "" : "s");
+	if (sqlite3_prepare_v2(swt_store_db(st), "SELECT ts, info FROM event WHERE system = 'oom'"
+			       " AND name = 'mark_victim' ORDER BY ts, id", -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(swt_store_db(st), "SELECT count(*) FROM fault WHERE pid = ?1 OR pid IN"
+			       " (SELECT pid FROM task WHERE tgid = ?1)", -1, &f, NULL) != SQLITE_OK)
+		goto out;
+	while (shown < MAX_NAMED && sqlite3_step(s) == SQLITE_ROW) {
+		const char *info = (const char *)sqlite3_column_text(s, 1);
+		const char *comm = info ? strstr(info, "comm=") : NULL;
+		int comm_len = 0, pid;
+		long long faults = 0;
+
+		/* "pid=%d comm=%s total-vm=...", the kernel's print format */
+		if (!info || sscanf(info, "pid=%d", &pid) != 1)
+			continue;
+		if (comm) {
+			const char *end = strstr(comm, " total-vm=");
+
+			comm += 5;
+			comm_len = (int)(end ? (size_t)(end - comm) : strlen(comm));
+		}
+		sqlite3_reset(f);
+		sqlite3_bind_int(f, 1, pid);
+		if (sqlite3_step(f) == SQLITE_ROW)
+			faults = sqlite3_column_int64(f, 0);
+		printf("    pid %d (%.*s) at %.6f s: ", pid, comm_len, comm ? comm : "",
+		       (double)sqlite3_column_int64(s, 0) / 1e9);
+		if (faults > 0)
+			printf("%lld of its faults are in the trace, which ends there for it\n", faults);
+		else
+			printf("no fault of it is in the trace\n");
+		shown++;
+	}
+	if (named > shown)
+		printf("    and %lld more victim%s\n", named - shown, named - shown == 1 ? "" : "s");
+	if (kills > named)
+		printf("    %lld kill%s not named: %s\n", kills - named, kills - named == 1 ? "" : "s",
+		       scope_followed ? "only kills that a followed task made are recorded (--blktrace "
+					"with a target)"
+				      : "outside the recording's span, or their events were lost");
+out:
+	sqlite3_finalize(s);
+	sqlite3_finalize(f);
+}
+
 static void print_text(struct swt_store *st, const struct dev_counts *devs, size_t nr,
 		       const struct stage_stats *all)
 {
@@ -579,14 +655,7 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 			printf("\n");
 		sqlite3_finalize(s);
 	}
-	{
-		long long kills = swt_store_query_int(st, "SELECT delta FROM vmstat WHERE name = 'oom_kill'", 0);
-
-		/* the trace of a workload the OOM killer ended just stops */
-		if (kills > 0)
-			printf("  OOM killer: %lld kill%s on the host while recording (oom_kill): if one "
-			       "ended the workload, its trace stops early\n", kills, kills == 1 ? "" : "s");
-	}
+	print_oom_kills(st);
 	print_swapin_processes(st);
 	mappings = swt_store_query_int(st, "SELECT count(*) FROM vma", 0);
 	if (mappings > 0) {

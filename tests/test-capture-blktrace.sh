@@ -140,4 +140,11 @@ check_eq "$(grep -c ' block_[a-z_]*: ' "$WORK/report.txt")" 0 \
 	"block tracepoints recorded next to the blk tracer"
 grep -q ' page_fault_user: ' "$WORK/report.txt" || fail "trace.dat holds no page faults"
 grep -q "^block_source blktrace" "$CAP/meta.txt" || fail "meta.txt does not name the block source"
+# no block instance: the OOM killer's victims go into the pid-filtered task
+# buffer, which holds only the kills a followed task made, and meta.txt says so
+if [ -e "$TRACEFS/events/oom/mark_victim/format" ]; then
+	grep -q "^oom_victims followed$" "$CAP/meta.txt" ||
+		fail "--blktrace with a target: meta.txt says '$(grep '^oom_victims' "$CAP/meta.txt")', not 'oom_victims followed'"
+	check_eq "$(grep -c ' mark_victim: ' "$WORK/report.txt")" 0 "--blktrace capture: OOM victims without a kill"
+fi
 finish

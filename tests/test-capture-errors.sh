@@ -206,13 +206,42 @@ else
 	swt capture -o "$WORK/oom" -- sh -c "echo \$\$ > '$OOMCG/cgroup.procs' && exec '$SWAPLOAD' mb=64 accesses=1000" \
 		> /dev/null 2> "$WORK/oom.err"
 	check_eq "$?" 137 "OOM-killed workload: exit status"
-	grep -q "^swaptrace: capture: warning: the kernel's OOM killer ended [1-9][0-9]* tasks\? on this host while recording (oom_kill in /proc/vmstat): if the workload was one, it stopped swapping early\$" \
+	# (a kernel with the oom:mark_victim event has the victims named)
+	if [ -e "$TRACEFS/events/oom/mark_victim/format" ]; then
+		NAMED=" (swaptrace info names the victims)"
+		grep -q "^oom_victims all\$" "$WORK/oom/meta.txt" ||
+			fail "OOM-killed workload: meta.txt has no 'oom_victims all': $(grep oom_victims "$WORK/oom/meta.txt")"
+	else
+		NAMED=
+		echo "note: this kernel has no oom:mark_victim event: OOM victims are not named"
+	fi
+	grep -q "^swaptrace: capture: warning: the kernel's OOM killer ended [1-9][0-9]* tasks\? on this host while recording (oom_kill in /proc/vmstat): if the workload was one, it stopped swapping early$NAMED\$" \
 		"$WORK/oom.err" || fail "OOM-killed workload: the capture does not say so: $(cat "$WORK/oom.err")"
 	[ "$(sed -n '/^# vmstat delta/,/^#/s/^oom_kill \([0-9]*\)$/\1/p' "$WORK/oom/meta.txt")" -gt 0 ] ||
 		fail "OOM-killed workload: meta.txt's vmstat delta has no oom_kill"
 	swt_ingest -q -o "$WORK/oom.db" "$WORK/oom" || fail "OOM-killed workload: ingest failed"
-	"$SWAPTRACE" info "$WORK/oom.db" | grep -q "^  OOM killer: [1-9][0-9]* kills\? on the host while recording (oom_kill)" ||
+	"$SWAPTRACE" info "$WORK/oom.db" > "$WORK/oom.info"
+	grep -q "^  OOM killer: [1-9][0-9]* kills\? on the host while recording (oom_kill)" "$WORK/oom.info" ||
 		fail "OOM-killed workload: info does not say so"
+	if [ -n "$NAMED" ]; then
+		# the workload is the victim: its pid (the command's: sh execs it), name and faults
+		victim=$(sed -n 's/^target command pid=\([0-9]*\)$/\1/p' "$WORK/oom/meta.txt")
+		grep -q "^    pid $victim (swapload) at [0-9.]* s: [1-9][0-9]* of its faults are in the trace, which ends there for it\$" "$WORK/oom.info" ||
+			fail "OOM-killed workload: info does not name it (pid '$victim'): $(grep -A3 'OOM killer' "$WORK/oom.info")"
+		# a victim outside the followed tasks: named, with none of its faults
+		rm -f "$WORK/ready"
+		( while [ ! -e "$WORK/ready" ]; do sleep 0.05; done
+		  exec sh -c "echo \$\$ > '$OOMCG/cgroup.procs' && exec '$SWAPLOAD' mb=64 accesses=1000" ) 2> /dev/null &
+		bystander=$!
+		swt capture -o "$WORK/oom-other" -- sh -c "touch '$WORK/ready'; sleep 3" > /dev/null 2> "$WORK/oom-other.err" ||
+			fail "capture beside an OOM-killed bystander failed: $(cat "$WORK/oom-other.err")"
+		wait "$bystander"
+		check_eq "$?" 137 "OOM-killed bystander: exit status"
+		swt_ingest -q -o "$WORK/oom-other.db" "$WORK/oom-other" || fail "OOM-killed bystander: ingest failed"
+		"$SWAPTRACE" info "$WORK/oom-other.db" > "$WORK/oom-other.info"
+		grep -q "^    pid $bystander (swapload) at [0-9.]* s: no fault of it is in the trace\$" "$WORK/oom-other.info" ||
+			fail "OOM-killed bystander (pid $bystander): info does not name it: $(grep -A3 'OOM killer' "$WORK/oom-other.info")"
+	fi
 fi
 # (machine-wide, so another tenant's kill would be counted; none within a 'true')
 swt capture -o "$WORK/nooom" -- true > /dev/null 2> "$WORK/nooom.err" || fail "capture of true failed"
