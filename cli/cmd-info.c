@@ -700,7 +700,8 @@ int cmd_info(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage_error("info", optind == argc ? "no DB given" :
 					       "one DB at a time");
-	if (swt_store_open(argv[optind], 0, &st, &err) || load_devices(st, &devs, &nr, &err) ||
+	if (swt_store_open(argv[optind], SWT_STORE_READ, &st, &err) ||
+	    load_devices(st, &devs, &nr, &err) ||
 	    (latency && load_latency(st, devs, nr, all, &err))) {
 		status = cli_fail("info", &err);
 		goto out;

@@ -79,7 +79,8 @@ const char cmd_replay_usage[] =
 	"                         \"totals\":M,\"partitions\":[{\"dev\",...M}]}]}, with\n"
 	"                         \"layout\" after cache_pages when --layout is given\n"
 	"      --csv              print one CSV row per run and partition\n"
-	"  -n, --no-store         do not store the runs\n"
+	"  -n, --no-store         do not store the runs (nor upgrade an older database:\n"
+	"                         it is read as it is)\n"
 	"\n"
 	"Metrics M: faults (= misses + hits), misses, hits (found in the simulated swap\n"
 	"cache), pages_read, ra_pages (swap_ra), ra_hits (swap_ra_hit), ra_wasted\n"
@@ -712,7 +713,13 @@ int cmd_replay(int argc, char **argv)
 		else
 			nchoices++;
 	}
-	if (swt_store_open(argv[optind], store, &st, &err)) {
+	/*
+	 * --no-store writes nothing, so an older database is read as it is
+	 * (replay reads nothing its upgrades add but task.tgid, which the
+	 * loader does without); the runs to store need it upgraded
+	 */
+	if (swt_store_open(argv[optind], store ? SWT_STORE_WRITE : SWT_STORE_READ_OLDER, &st,
+			   &err)) {
 		status = cli_fail("replay", &err);
 		goto out;
 	}

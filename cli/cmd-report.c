@@ -232,7 +232,8 @@ int cmd_report(int argc, char **argv)
 	ro.run_ids = nr_ids ? ids : NULL;
 	ro.nr_run_ids = nr_ids;
 	/* the default replay set is stored in the database: open it writable then */
-	if (swt_store_open(argv[optind], ro.run_defaults != NULL, &st, &err) ||
+	if (swt_store_open(argv[optind], ro.run_defaults ? SWT_STORE_WRITE : SWT_STORE_READ, &st,
+			   &err) ||
 	    swt_report_write(st, &ro, &sum, &err)) {
 		/* the default runs are stored: a database that cannot take them has another way */
 		if (ro.run_defaults && strstr(err.msg, "readonly"))

@@ -61,6 +61,13 @@ static int load_processes(struct swt_store *st, struct swt_replay_input *in, str
 	sqlite3_stmt *s;
 	int ret, rc;
 
+	/*
+	 * A database older than task.tgid (version 4, read as it is by replay
+	 * --no-store) records no thread's process: every task is its own, as
+	 * the NULL tgid its upgrade would add says
+	 */
+	if (swt_store_schema_version(st) < SWT_SCHEMA_TASK_TGID)
+		return 0;
 	ret = swt_store_prepare(st, "SELECT pid, tgid FROM task WHERE tgid IS NOT NULL AND tgid != pid"
 				" AND pid > 0 AND tgid > 0 AND tgid <= 2147483647", &s, err);
 	if (ret)

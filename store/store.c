@@ -22,6 +22,7 @@ struct swt_store {
 	char *path;		/* final path */
 	char *tmp_path;		/* temporary file while creating, else NULL */
 	int committed;
+	int version;		/* schema version: older only as SWT_STORE_READ_OLDER opened it */
 };
 
 sqlite3 *swt_store_db(struct swt_store *st)
@@ -37,6 +38,11 @@ const char *swt_store_path(struct swt_store *st)
 const char *swt_store_pending_path(struct swt_store *st)
 {
 	return st->tmp_path;
+}
+
+int swt_store_schema_version(struct swt_store *st)
+{
+	return st->version;
 }
 
 int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *what)
@@ -283,6 +289,7 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 	st = store_alloc(path);
 	if (!st)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	st->version = SWT_SCHEMA_VERSION;
 	st->tmp_path = malloc(n);
 	if (!st->tmp_path) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
@@ -394,11 +401,11 @@ static int upgrade_in_place(struct swt_store *st, struct swt_err *err)
 	return ret;
 }
 
-int swt_store_open(const char *path, int writable, struct swt_store **out,
+int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store **out,
 		   struct swt_err *err)
 {
 	struct swt_store *st;
-	int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+	int flags = mode == SWT_STORE_WRITE ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
 	int64_t version;
 	struct stat sb;
 	int ret;
@@ -432,11 +439,21 @@ int swt_store_open(const char *path, int writable, struct swt_store **out,
 	if (version >= OLDEST_UPGRADABLE && version < SWT_SCHEMA_VERSION &&
 	    swt_store_query_int(st, "PRAGMA user_version", -1) == version) {
 		/* what an older writer left: upgraded in place, its runs kept */
-		if (!writable) {
+		if (mode == SWT_STORE_READ_OLDER) {
+			/*
+			 * Read as it is, the file untouched: its reader copes with
+			 * the columns the upgrades would add (NULL in what an
+			 * upgrade keeps)
+			 */
+			st->version = (int)version;
+			*out = st;
+			return 0;
+		}
+		if (mode != SWT_STORE_WRITE) {
 			ret = swt_error(err, SWT_EVERSION,
 					"'%s': database schema version %lld, this swaptrace reads %d: a "
-					"command that writes it (replay; report without --run or "
-					"--no-replay) upgrades it in place, or ingest again", path,
+					"command that writes it (replay without --no-store; report without "
+					"--run or --no-replay) upgrades it in place, or ingest again", path,
 					(long long)version, SWT_SCHEMA_VERSION);
 			goto out_destroy;
 		}
@@ -460,6 +477,7 @@ int swt_store_open(const char *path, int writable, struct swt_store **out,
 				path, (long long)version, SWT_SCHEMA_VERSION);
 		goto out_destroy;
 	}
+	st->version = SWT_SCHEMA_VERSION;
 	*out = st;
 	return 0;
 

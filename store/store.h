@@ -14,6 +14,8 @@
 #include "swaptrace/error.h"
 
 #define SWT_SCHEMA_VERSION 5
+/* The schema version that added task.tgid (a reader of an older one does without) */
+#define SWT_SCHEMA_TASK_TGID 5
 
 /* run.max_request_kib of a replay not told otherwise: the loop devices' max_sectors_kb */
 #define SWT_DEFAULT_MAX_REQUEST_KIB 1280
@@ -52,9 +54,29 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
  */
 int64_t swt_store_runs_at(const char *path);
 
-/* Open an existing database (read-only unless writable); checks the schema version. */
-int swt_store_open(const char *path, int writable, struct swt_store **out,
+/* How swt_store_open opens a database. */
+enum swt_store_mode {
+	/* read-only, of this build's schema version only */
+	SWT_STORE_READ = 0,
+	/* read-write: an older schema version it can upgrade is upgraded in place */
+	SWT_STORE_WRITE = 1,
+	/*
+	 * Read-only, an older schema version it could upgrade read as it is
+	 * (not upgraded: the file is not written), for a reader that reads
+	 * nothing the upgrades add, or asks swt_store_schema_version first
+	 */
+	SWT_STORE_READ_OLDER = 2,
+};
+
+/* Open an existing database; checks the schema version (see the modes). */
+int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store **out,
 		   struct swt_err *err);
+
+/*
+ * The schema version of the open database: SWT_SCHEMA_VERSION, or an
+ * older one opened with SWT_STORE_READ_OLDER.
+ */
+int swt_store_schema_version(struct swt_store *st);
 
 /* Make a created database durable and move it into place. */
 int swt_store_commit(struct swt_store *st, struct swt_err *err);

@@ -124,8 +124,25 @@ sqlite3 "$WORK/v3.db" "ALTER TABLE run DROP COLUMN inactive_fraction; ALTER TABL
 	max_request_kib; ALTER TABLE task DROP COLUMN tgid; UPDATE swt_meta SET value = '3' WHERE key = 'schema_version';
 	PRAGMA user_version = 3;" || fail "making a version 3 database"
 check_eq "$("$SWAPTRACE" info "$WORK/v3.db" 2>&1 >/dev/null; echo "rc=$?")" \
-	"swaptrace: info: '$WORK/v3.db': database schema version 3, this swaptrace reads 5: a command that writes it (replay; report without --run or --no-replay) upgrades it in place, or ingest again
+	"swaptrace: info: '$WORK/v3.db': database schema version 3, this swaptrace reads 5: a command that writes it (replay without --no-store; report without --run or --no-replay) upgrades it in place, or ingest again
 rc=1" "a version 3 database opened read-only"
+# replay --no-store reads a version 3 or 4 database as it is (it was
+# refused, told that replay upgrades it): the runs of the database
+# upgraded (task.tgid NULL), the file not written
+cp "$db" "$WORK/v4.db"
+sqlite3 "$WORK/v4.db" "ALTER TABLE task DROP COLUMN tgid; UPDATE swt_meta SET value = '4' WHERE key = 'schema_version';
+	PRAGMA user_version = 4;" || fail "making a version 4 database"
+"$SWAPTRACE" replay --no-store --csv -p auto -p fixed -c 0,3 "$db" > "$WORK/v5-nostore.csv" ||
+	fail "replay --no-store on the current database"
+for v in 3 4; do
+	cp "$WORK/v$v.db" "$WORK/v$v-before.db"
+	check_eq "$("$SWAPTRACE" replay --no-store --csv -p auto -p fixed -c 0,3 "$WORK/v$v.db" \
+		2>&1 > "$WORK/v$v-nostore.csv"; echo "rc=$?")" "rc=0" "replay --no-store on a version $v database"
+	cmp -s "$WORK/v$v-nostore.csv" "$WORK/v5-nostore.csv" ||
+		fail "replay --no-store on a version $v database: not the runs of the current one"
+	cmp -s "$WORK/v$v.db" "$WORK/v$v-before.db" ||
+		fail "replay --no-store wrote the version $v database"
+done
 # four writers at once: one upgrades, the others find it done ("duplicate
 # column name" failed them)
 for i in 1 2 3 4; do
