@@ -336,18 +336,31 @@ static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
 {
 	struct swt_meta_area tmp, *a;
 	char *save = NULL, *w;
-	int ret = 0;
+	unsigned seen = 0;
+	int ret = 0, field;
 
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.priority = tmp.rotational = tmp.synchronous = SWT_META_UNKNOWN;
 	tmp.slots = tmp.size_kib = tmp.used_kib = SWT_META_UNKNOWN;
 	tmp.swap_type = m->swap_lines++;
 	for (w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (area_set_word(&tmp, w) < 0) {
+		field = area_set_word(&tmp, w);
+		if (field == -SWT_ENOMEM) {
+			ret = field;
+			goto out;
+		}
+		if (field < 0) {
 			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device field '%s'",
 					name, lineno, w);
 			goto out;
 		}
+		/* as --swap refuses it: which of the two values was meant is not ours to guess */
+		if (seen & (1u << field)) {
+			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device field '%s': "
+					"%s= given twice", name, lineno, w, area_field_names[field]);
+			goto out;
+		}
+		seen |= 1u << field;
 	}
 	if (!tmp.dev) {
 		ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: swap_device without dev=", name,

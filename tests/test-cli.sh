@@ -104,6 +104,14 @@ has "$ERR" "^swaptrace: ingest: bad --swap '7:0,start=banana'" "a bad --swap"
 run 2 ingest -o "$WORK/x.db" --swap 7:0,start=8,start=16 "$SAMPLE"
 check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --swap '7:0,start=8,start=16': start= given twice" \
 	"a --swap key given twice"
+# ... and so is one on a metadata file's swap_device line, naming the file
+# and line (the last value was kept, silently); no database is written
+printf 'kernel 6.18.44-fc-v657\npage_cluster 0\nswap_device path=/dev/loop0 dev=7:0 type=partition prio=5 start=0 slots=262144 start=8\n' \
+	> "$WORK/twice-meta.txt"
+run 1 ingest -o "$WORK/twice.db" --meta "$WORK/twice-meta.txt" "$SAMPLE/trace.dat"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: '$WORK/twice-meta.txt': line 3: bad swap_device field 'start=8': start= given twice" \
+	"a metadata file's swap_device key given twice"
+check_eq "$(cd "$WORK" && ls -A | grep '^twice\.db')" "" "a metadata file's key given twice: no database"
 run 2 ingest -o "$WORK/x.db" --swap 7:0,slots=10,size=4000 "$SAMPLE"
 check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --swap '7:0,slots=10,size=4000': slots=10 and size=4000 disagree: slots = size / 4 + 1 (the header page)" \
 	"--swap slots= and size= that disagree"

@@ -181,6 +181,41 @@ TEST(bad_lines)
 	CHECK(strstr(err.msg, "without dev=") != NULL);
 	swt_meta_free(m);
 
+	/*
+	 * a key given twice on a swap_device line (or under its alias) is
+	 * refused, as --swap refuses it: the last value was kept, silently
+	 */
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const line[] = {
+			"swap_device path=/dev/sda2 dev=8:0 start=8 slots=100 start=16\n",
+			"swap_device path=/dev/sda2 dev=8:0 size=400 size_kib=800\n",
+			"swap_device path=/dev/sda2 dev=8:0 type=partition kind=file\n",
+			"swap_device dev=8:0 path=/dev/sda2 dev=8:16\n",
+		};
+		static const char *const msg[] = {
+			"'meta.txt': line 2: bad swap_device field 'start=16': start= given twice",
+			"'meta.txt': line 2: bad swap_device field 'size_kib=800': size= given twice",
+			"'meta.txt': line 2: bad swap_device field 'kind=file': type= given twice",
+			"'meta.txt': line 2: bad swap_device field 'dev=8:16': dev= given twice",
+		};
+		char text[256];
+
+		snprintf(text, sizeof(text), "kernel 6.19.0\n%s", line[i]);
+		swt_err_clear(&err);
+		m = parse(text, &ret, &err);
+		CHECK_INT(ret, -SWT_EFORMAT);
+		CHECK_STR(err.msg, msg[i]);
+		CHECK_INT(m->nr_areas, 0);
+		swt_meta_free(m);
+	}
+	/* every key once, as capture writes the line: taken */
+	swt_err_clear(&err);
+	m = parse("swap_device path=/dev/sda2 dev=8:2 type=partition prio=-2 rotational=1 sync=0 "
+		  "start=2048 slots=1000 size_kib=3996 used_kib=0\n", &ret, &err);
+	CHECK_INT(ret, 0);
+	CHECK_INT(m->nr_areas, 1);
+	swt_meta_free(m);
+
 	swt_err_clear(&err);
 	m = parse("dev /dev/loop0 zz rotational=1\n", &ret, &err);
 	CHECK_INT(ret, -SWT_EFORMAT);
