@@ -1530,14 +1530,63 @@ static uint64_t request_bucket(const struct swt_replay_result *r, uint64_t pages
 }
 
 /*
- * Count the requests of the reads, in submission order, in the request
- * histograms (requests and merges are summed from them at the end).
+ * The plug as reads come, one at a time, in submission order: the read
+ * joins a request of its area it extends at either end (the last request
+ * while all are on one area, else the area's first), or starts one.
+ * *nrq and *multi (requests on more than one area) start at 0.
  */
+static inline void plug_add(struct engine *e, size_t *nrq, int *multi, uint64_t max,
+			    uint32_t area, uint64_t slot)
+{
+	struct plug_rq *rq = NULL;
+
+	if (*nrq) {
+		if (!*multi) {
+			rq = &e->plug[*nrq - 1];
+			if (rq->area != area)
+				rq = NULL;
+		} else {
+			for (size_t j = 0; j < *nrq; j++)
+				if (e->plug[j].area == area) {
+					rq = &e->plug[j];
+					break;
+				}
+		}
+	}
+	if (rq && rq->end - rq->start < max && slot == rq->end) {
+		rq->end++;
+	} else if (rq && rq->end - rq->start < max && slot + 1 == rq->start) {
+		rq->start--;
+	} else {
+		if (*nrq && e->plug[0].area != area)
+			*multi = 1;
+		e->plug[*nrq].area = area;
+		e->plug[*nrq].start = slot;
+		e->plug[*nrq].end = slot + 1;
+		++*nrq;
+	}
+}
+
+/* The plug's requests, into the request histograms (requests and merges are summed at the end). */
+static inline void plug_count(struct engine *e, size_t nrq)
+{
+	struct swt_replay_result *r = e->res;
+
+	for (size_t j = 0; j < nrq; j++)
+		r->parts[e->plug[j].area].request_hist[request_bucket(r, e->plug[j].end - e->plug[j].start)]++;
+}
+
+static inline uint64_t plug_max(const struct engine *e)
+{
+	return e->cfg->max_request_pages ? e->cfg->max_request_pages : 1;
+}
+
+/* Count the requests of the reads, in submission order, in the request histograms. */
 static void plug_reads(struct engine *e, const struct read *reads, size_t nreads)
 {
 	struct swt_replay_result *r = e->res;
-	unsigned max = e->cfg->max_request_pages ? e->cfg->max_request_pages : 1;
-	size_t nrq = 0, i, j;
+	uint64_t max = plug_max(e);
+	size_t nrq = 0;
 	int multi = 0;
 
 	if (nreads == 1) {
@@ -1545,38 +1594,9 @@ static void plug_reads(struct engine *e, const struct read *reads, size_t nreads
 		r->parts[reads[0].area].request_hist[request_bucket(r, 1)]++;
 		return;
 	}
-	for (i = 0; i < nreads; i++) {
-		const struct read *rd = &reads[i];
-		struct plug_rq *rq = NULL;
-
-		if (nrq) {
-			if (!multi) {
-				rq = &e->plug[nrq - 1];
-				if (rq->area != rd->area)
-					rq = NULL;
-			} else {
-				for (j = 0; j < nrq; j++)
-					if (e->plug[j].area == rd->area) {
-						rq = &e->plug[j];
-						break;
-					}
-			}
-		}
-		if (rq && rq->end - rq->start < max && rd->slot == rq->end) {
-			rq->end++;
-		} else if (rq && rq->end - rq->start < max && rd->slot + 1 == rq->start) {
-			rq->start--;
-		} else {
-			if (nrq && e->plug[0].area != rd->area)
-				multi = 1;
-			e->plug[nrq].area = rd->area;
-			e->plug[nrq].start = rd->slot;
-			e->plug[nrq].end = rd->slot + 1;
-			nrq++;
-		}
-	}
-	for (j = 0; j < nrq; j++)
-		r->parts[e->plug[j].area].request_hist[request_bucket(r, e->plug[j].end - e->plug[j].start)]++;
+	for (size_t i = 0; i < nreads; i++)
+		plug_add(e, &nrq, &multi, max, reads[i].area, reads[i].slot);
+	plug_count(e, nrq);
 }
 
 /*
@@ -1838,6 +1858,73 @@ static inline void read_listed(struct engine *e, const struct read *reads, size_
 	shrink(e);
 }
 
+/*
+ * A block of virtual pages [first, first + count) read as collect_vpage_block
+ * and read_listed would read it, in one pass: each page is plugged and
+ * cached as it is found, with no read list between.  That gives the same
+ * reads only when the faulting page is in the block (the general walk
+ * reads a page left out first), so it is done only when the block holds
+ * the faulting page's own entry: 1 then, else 0 with nothing done.  The
+ * order of the checks is the general walk's: a slot already cached in
+ * this pass reads as cached, where the walk had marked it SLOT_LISTED,
+ * and the faulting slot is read once however many PTEs hold it.  The
+ * block fits the read list's capacity (block_miss clips it), so no entry
+ * is cut off as a full list would.
+ */
+static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt_replay_fault *f,
+				   struct swt_replay_part *part, struct swt_replay_series_point *pt,
+				   uint64_t second, uint64_t first, uint32_t count)
+{
+	const struct prep *pr = e->prep;
+	int32_t own = pr->vp_idx[fi];
+	const int32_t *dense;
+	uint64_t start, end, max = plug_max(e);
+	size_t nrq = 0;
+	int multi = 0, target_done = 0;
+
+	if (f->vma < 0 || !pr->vma_pages[f->vma] || own == NIL)
+		return 0;
+	dense = pr->vma_pages[f->vma];
+	start = e->in->vmas[f->vma].start;
+	end = first + count;
+	/* clipped to the VMA's table as collect_vpage_block clips it */
+	if (first < start)
+		first = start;
+	if (end > e->in->vmas[f->vma].end)
+		end = e->in->vmas[f->vma].end;
+	if (f->vpage < first || f->vpage >= end || dense[f->vpage - start] != own)
+		return 0;
+	if (e->ptes_synced != fi)
+		ptes_sync(e);
+	for (uint64_t v = first; v < end; v++) {
+		int32_t idx = dense[v - start];
+		uint64_t pte;
+		uint32_t area;
+		int target;
+
+		if (idx == NIL)
+			continue;
+		pte = idx == own ? pte_of(f) : e->ptes[idx];
+		if (pte == PTE_NONE)
+			continue;
+		area = (uint32_t)(pte >> 32);
+		target = area == f->area && (uint32_t)pte == f->slot;
+		if (target) {
+			if (target_done)
+				continue;
+			target_done = 1;
+		} else if (e->areas[area].slots[(uint32_t)pte] != SLOT_ALLOC) {
+			continue;	/* free, already cached (before or in this pass) */
+		}
+		plug_add(e, &nrq, &multi, max, area, (uint32_t)pte);
+		cache_page(e, e->areas[area].base + (uint32_t)pte, !target);
+		(area == f->area ? pt : series_at(e, &e->res->parts[area], second))->pages_read++;
+	}
+	plug_count(e, nrq);
+	shrink(e);
+	return 1;
+}
+
 /* A hit on a page the policy read ahead: on_hit, or its fast path's quick_hit when that suffices. */
 static inline void tell_hit(struct engine *e, const struct swt_replay_fault *f,
 			    const struct area_state *a)
@@ -1937,6 +2024,8 @@ static int on_fault(struct engine *e, size_t fi)
 		first = b.first;
 		count = b.count;
 		if (b.kind == SWT_WINDOW_VPAGES) {
+			if (read_vpage_block(e, fi, f, part, pt, second, first, b.count))
+				return 0;
 			/* the general walk, unlisted */
 			nreads = collect_vpage_block(e, fi, f, first, b.count, &target_done);
 			goto collected;
