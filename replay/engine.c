@@ -1132,17 +1132,25 @@ static void vpages_sync(struct engine *e)
 	e->vpages_synced = j;
 }
 
-/* The same for the resolved PTEs. */
-static void ptes_sync(struct engine *e)
+/* The resolved PTEs as the run's first read of them finds them. */
+static __attribute__((noinline, cold)) void ptes_start(struct engine *e)
+{
+	memcpy(e->ptes, e->prep->pte_first, e->prep->nr_vpages * sizeof(*e->ptes));
+	e->ptes_synced = 0;
+}
+
+/*
+ * The same for the resolved PTEs.  Inline: VMA windows catch up on every
+ * miss, a fault or two each time, and a call cost more than the walk.
+ */
+static inline void ptes_sync(struct engine *e)
 {
 	const struct prep *pr = e->prep;
-	size_t j = e->ptes_synced;
+	size_t j;
 
-	if (j == SIZE_MAX) {
-		memcpy(e->ptes, pr->pte_first, pr->nr_vpages * sizeof(*e->ptes));
-		j = 0;
-	}
-	for (; j < e->cur; j++)
+	if (e->ptes_synced == SIZE_MAX)
+		ptes_start(e);
+	for (j = e->ptes_synced; j < e->cur; j++)
 		if (pr->vp_idx[j] != NIL)
 			e->ptes[pr->vp_idx[j]] = pr->pte_after[j];
 	e->ptes_synced = j;
@@ -1682,9 +1690,14 @@ static inline void fill_fault_brief(struct engine *e, const struct swt_replay_fa
 	e->info.flags = a->fault_flags | (f->vpage ? SWT_FAULT_VPAGE_KNOWN : 0);
 }
 
-/* The fault as policies see it; the per-run members were set by engine_init. */
-static void fill_fault_info(struct engine *e, const struct swt_replay_fault *f,
-			    const struct area_state *a)
+/*
+ * The fault as policies see it; the per-run members were set by
+ * engine_init.  Inlined: vma fills it on every fault, miss or hit, and the
+ * call (register saves and all) cost 14 instructions per fault there.
+ */
+static inline __attribute__((always_inline)) void fill_fault_info(struct engine *e,
+								  const struct swt_replay_fault *f,
+								  const struct area_state *a)
 {
 	struct swt_fault_info *info = &e->info;
 
