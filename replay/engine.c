@@ -299,19 +299,31 @@ static __attribute__((noinline)) void ring_compact(struct engine *e, struct ring
 }
 
 /*
- * A page enters the head of a ring: its node, whose slot word the caller
- * points at it.  Sizes keep a ring from filling with live nodes.
+ * Room for k (>= 1) pages to enter the head of a ring: it is compacted
+ * first if they would not fit.  Sizes keep a ring from filling with live
+ * nodes, whatever one miss reads.
  */
-static inline int32_t ring_push(struct engine *e, struct ring *r, uint32_t word, uint32_t stamp)
+static inline void ring_make_room(struct engine *e, struct ring *r, uint64_t k)
 {
-	int32_t n;
-
-	if (r->head - r->tail > r->limit)
+	if (r->head - r->tail + (k - 1) > r->limit)
 		ring_compact(e, r);
-	n = ring_node(r, r->head++);
+}
+
+/* A page enters the head of a ring with room: its node, whose slot word the caller points at it. */
+static inline int32_t ring_put(struct engine *e, struct ring *r, uint32_t word, uint32_t stamp)
+{
+	int32_t n = ring_node(r, r->head++);
+
 	e->nodes[n] = (struct node){ .word = word, .stamp = stamp };
 	r->len++;
 	return n;
+}
+
+/* The same, making room first. */
+static inline int32_t ring_push(struct engine *e, struct ring *r, uint32_t word, uint32_t stamp)
+{
+	ring_make_room(e, r, 1);
+	return ring_put(e, r, word, stamp);
 }
 
 /* The oldest page of a ring with pages (dead nodes before it are dropped). */
@@ -1391,11 +1403,14 @@ static __attribute__((noinline, cold)) void observe_read(const struct engine *e,
 		e->observer->read(e->observer->ctx, e->cur, (uint32_t)a, w - e->areas[a].base, !ra);
 }
 
-/* Cache the page of slot word w (engine.words), read ahead or not. */
-static inline void cache_page(struct engine *e, uint64_t w, int ra)
+/*
+ * Cache the page of slot word w (engine.words), read ahead or not, on an
+ * inactive ring with room for it (ring_make_room).
+ */
+static inline void cache_page_in_room(struct engine *e, uint64_t w, int ra)
 {
 	int32_t *word = &e->words[w];
-	int32_t n = ring_push(e, &e->inactive, (uint32_t)w, NEVER_SCANNED - (uint32_t)ra);	/* or STAMP_RA */
+	int32_t n = ring_put(e, &e->inactive, (uint32_t)w, NEVER_SCANNED - (uint32_t)ra);	/* or STAMP_RA */
 
 	if (OBSERVED(e))
 		observe_read(e, w, ra);
@@ -1405,6 +1420,13 @@ static inline void cache_page(struct engine *e, uint64_t w, int ra)
 		e->nr_alloc--;	/* (add_read counted a SLOT_LISTED one) */
 	*word = (int32_t)((uint32_t)n << 1 | (uint32_t)ra);
 	e->pageins++;
+}
+
+/* The same, making room first. */
+static inline void cache_page(struct engine *e, uint64_t w, int ra)
+{
+	ring_make_room(e, &e->inactive, 1);
+	cache_page_in_room(e, w, ra);
 }
 
 /*
@@ -1647,6 +1669,9 @@ static void read_block(struct engine *e, const struct swt_replay_fault *f,
 
 	if (end > e->areas[f->area].nslots)
 		end = e->areas[f->area].nslots;	/* slots past the table name no page */
+	/* room for the whole block at once: one check, not one per page */
+	if (end > first)
+		ring_make_room(e, &e->inactive, end - first);
 	for (uint64_t s = first; s < end; s++) {
 		int target = s == f->slot;
 
@@ -1660,7 +1685,7 @@ static void read_block(struct engine *e, const struct swt_replay_fault *f,
 			rq_start = s;
 			rq_len = 1;
 		}
-		cache_page(e, base + s, !target);
+		cache_page_in_room(e, base + s, !target);
 		nreads++;
 	}
 	part->request_hist[request_bucket(r, rq_len)]++;
