@@ -478,28 +478,28 @@ static void print_swapin_processes(struct swt_store *st)
 static void print_oom_kills(struct swt_store *st)
 {
 	enum { MAX_NAMED = 5 };
+	enum { UNRECORDED = 0, FOLLOWED = 1, ALL = 2 };	/* as the query below numbers them */
 	long long kills = swt_store_query_int(st, "SELECT delta FROM vmstat WHERE name = 'oom_kill'", 0);
 	long long named = swt_store_query_int(st, "SELECT count(*) FROM event WHERE system = 'oom'"
 					      " AND name = 'mark_victim'", 0);
-	int scope_all = swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE"
-					    " section = '' AND key = 'oom_victims' AND value = 'all')", 0);
-	int scope_followed = swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE"
-						 " section = '' AND key = 'oom_victims' AND value = 'followed')", 0);
+	/* which victims the capture recorded (meta.txt's oom_victims) */
+	int64_t scope = swt_store_query_int(st, "SELECT CASE value WHEN 'all' THEN 2 WHEN 'followed'"
+					    " THEN 1 ELSE 0 END FROM capture_fact WHERE section = ''"
+					    " AND key = 'oom_victims'", UNRECORDED);
 	sqlite3_stmt *s = NULL, *f = NULL;
 	long long shown = 0;
 
 	if (kills <= 0 && named <= 0)
 		return;
-	if (named <= 0 && !scope_all) {
-		printf("  OOM killer: %lld kill%s on the host while recording (oom_kill): if one "
-		       "ended the workload, its trace stops early\n", kills, kills == 1 ? "" : "s");
-		return;
-	}
+	/* no victim named where not all were recorded: the workload may have been one */
 	if (kills > 0)
 		printf("  OOM killer: %lld kill%s on the host while recording (oom_kill)%s\n", kills,
-		       kills == 1 ? "" : "s", named > 0 ? ":" : "");
+		       kills == 1 ? "" : "s", named > 0 ? ":" : scope == ALL ? "" :
+		       ": if one ended the workload, its trace stops early");
 	else
 		printf("  OOM killer: %lld victim%s in the trace:\n", named, named == 1 ? "" : "s");
+	if (named <= 0 && scope != ALL)
+		return;
 	if (sqlite3_prepare_v2(swt_store_db(st), "SELECT ts, info FROM event WHERE system = 'oom'"
 			       " AND name = 'mark_victim' ORDER BY ts, id", -1, &s, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(swt_store_db(st), "SELECT count(*) FROM fault WHERE pid = ?1 OR pid IN"
@@ -536,7 +536,7 @@ static void print_oom_kills(struct swt_store *st)
 		printf("    and %lld more victim%s\n", named - shown, named - shown == 1 ? "" : "s");
 	if (kills > named)
 		printf("    %lld kill%s not named: %s\n", kills - named, kills - named == 1 ? "" : "s",
-		       scope_followed ? "only kills that a followed task made are recorded (--blktrace "
+		       scope == FOLLOWED ? "only kills that a followed task made are recorded (--blktrace "
 					"with a target)"
 				      : "outside the recording's span, or their events were lost");
 out:
