@@ -536,6 +536,40 @@ static char *memcg_of(struct swt_target *t, pid_t pid)
 	return swt_memcg_dir(path, t->memory_mount, t->cgroup2_mount);
 }
 
+static void retire(struct swt_target *t, struct swt_target_proc *p)
+{
+	p->gone = 1;
+	free(p->last_maps);
+	p->last_maps = NULL;
+	t->nr_live--;
+}
+
+/*
+ * Room for a process that appeared while MAX_LIVE_PROCS were live: those
+ * that have exited since the last look are retired now, not at this
+ * look's end, or a workload that replaces its processes faster than the
+ * looks would have its new ones mapped a look late, or never.  Once per
+ * look, as it reads the stat of every process not seen yet.
+ */
+static int make_room(struct swt_target *t)
+{
+	if (t->nr_live < MAX_LIVE_PROCS)
+		return 1;
+	if (t->swept_look == t->look)
+		return 0;
+	t->swept_look = t->look;
+	for (size_t i = 0; i < t->nr_procs; i++) {
+		struct swt_target_proc *p = &t->procs[i];
+		uint64_t start;
+
+		if (p->gone || p->seen == t->look)
+			continue;
+		if (!swt_proc_running(p->pid, &start) || start != p->start_ticks)
+			retire(t, p);
+	}
+	return t->nr_live < MAX_LIVE_PROCS;
+}
+
 static struct swt_target_proc *proc_entry(struct swt_target *t, pid_t pid)
 {
 	struct swt_target_proc *p;
@@ -544,15 +578,20 @@ static struct swt_target_proc *proc_entry(struct swt_target *t, pid_t pid)
 		p = &t->procs[i];
 		if (p->pid != pid)
 			continue;
-		if (p->gone) {
+		if (p->seen != t->look) {
 			uint64_t start = p->start_ticks;
 			char state;
 
-			/* the pid again: the same process, or a new one that reused it */
-			if (t->nr_live >= MAX_LIVE_PROCS)
+			if (p->gone && !make_room(t))
 				return NULL;
-			p->gone = 0;
-			t->nr_live++;
+			if (p->gone) {
+				p->gone = 0;
+				t->nr_live++;
+			}
+			/*
+			 * The pid again, after a look without it or not: the same
+			 * process, or a new one that reused it since
+			 */
 			if (!proc_stat(pid, &state, &start) && start != p->start_ticks) {
 				/* its maps and threads start afresh, as after an exec */
 				p->start_ticks = start;
@@ -563,7 +602,7 @@ static struct swt_target_proc *proc_entry(struct swt_target *t, pid_t pid)
 		p->seen = t->look;
 		return p;
 	}
-	if (t->nr_live >= MAX_LIVE_PROCS || t->nr_procs >= MAX_MAPPED_PROCS ||
+	if (t->nr_procs >= MAX_MAPPED_PROCS || !make_room(t) ||
 	    swt_grow((void **)&t->procs, &t->cap_procs, t->nr_procs + 1, sizeof(*t->procs)))
 		return NULL;
 	p = &t->procs[t->nr_procs++];
@@ -812,12 +851,8 @@ static void retire_unseen(struct swt_target *t)
 	for (size_t i = 0; i < t->nr_procs; i++) {
 		struct swt_target_proc *p = &t->procs[i];
 
-		if (p->gone || p->seen == t->look)
-			continue;
-		p->gone = 1;
-		free(p->last_maps);
-		p->last_maps = NULL;
-		t->nr_live--;
+		if (!p->gone && p->seen != t->look)
+			retire(t, p);
 	}
 }
 

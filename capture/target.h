@@ -54,6 +54,7 @@ struct swt_target {
 	size_t nr_procs, cap_procs;
 	size_t nr_live;		/* of which not gone */
 	unsigned look;		/* looks at the processes so far */
+	unsigned swept_look;	/* the last look that retired exited processes to make room */
 	char *memcg;		/* the target's memory cgroup directory, or NULL */
 	int64_t mem_limit;	/* bytes, -1 unlimited or unknown */
 	char *maps_dir;		/* where snapshots go */

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1038,6 +1039,114 @@ TEST(target_threads_and_outside_processes)
 	for (int k = 0; k < 2; k++)
 		pthread_join(th[k], NULL);
 	close(thread_pipe[0]);
+}
+
+/* A child that waits for the pipe's write end to close, or dies. */
+static pid_t blocked_child(const int hold[2])
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char c;
+
+		close(hold[1]);
+		while (read(hold[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
+static int start_file_size(const char *dir, pid_t pid)
+{
+	char path[700];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%d-start.txt", dir, (int)pid);
+	return stat(path, &sb) ? -1 : (int)sb.st_size;
+}
+
+/*
+ * With as many live processes as are mapped at once (64: this one and 63
+ * children), a look that finds new ones where some have exited maps the
+ * new ones at once: the exited are retired to make room, not at the
+ * look's end (the new ones were mapped a look late, or never when they
+ * lived less than a second).  Live ones are never retired for room.  And
+ * a live pid whose start time changed between looks is a new process.
+ */
+TEST(target_full_table_makes_room)
+{
+	enum { OLD = 63, KILLED = 8, NEW = 4, EXTRA = 8 };
+	struct swt_target t;
+	struct swt_err err = { 0 };
+	pid_t old[OLD], fresh[NEW], extra[EXTRA];
+	int hold[2];
+	char dir[600];
+	int mapped_extra = 0;
+
+	CHECK_INT(pipe(hold), 0);
+	for (int k = 0; k < OLD; k++)
+		CHECK((old[k] = blocked_child(hold)) > 0);
+	snprintf(dir, sizeof(dir), "%s/full-maps", scratch_dir());
+	CHECK_INT(mkdir(dir, 0700), 0);
+	swt_target_init(&t);
+	t.maps_dir = strdup(dir);
+	CHECK_INT(swt_target_attach_pid(&t, getpid(), &err), 0);
+	CHECK_INT(swt_target_snapshot(&t, NULL, &err), 0);
+	CHECK_INT((long)t.nr_live, 64);
+	for (int k = 0; k < OLD; k++)
+		CHECK(mapped(&t, old[k]) && start_file_size(dir, old[k]) > 0);
+
+	for (int k = 0; k < KILLED; k++) {
+		CHECK_INT(kill(old[k], SIGKILL), 0);
+		CHECK_INT(waitpid(old[k], NULL, 0), old[k]);
+	}
+	for (int k = 0; k < NEW; k++)
+		CHECK((fresh[k] = blocked_child(hold)) > 0);
+	CHECK_INT(swt_target_snapshot(&t, NULL, &err), 0);
+	for (int k = 0; k < NEW; k++) {
+		const struct swt_target_proc *p = mapped(&t, fresh[k]);
+
+		CHECK(p && !p->gone && p->started);
+		CHECK(start_file_size(dir, fresh[k]) > 0);
+	}
+	for (int k = 0; k < KILLED; k++)
+		CHECK(mapped(&t, old[k])->gone);
+	CHECK_INT((long)t.nr_live, 64 - KILLED + NEW);
+
+	/* 68 live: four of the new ones wait, and no live one is retired for them */
+	for (int k = 0; k < EXTRA; k++)
+		CHECK((extra[k] = blocked_child(hold)) > 0);
+	CHECK_INT(swt_target_snapshot(&t, NULL, &err), 0);
+	CHECK_INT((long)t.nr_live, 64);
+	for (int k = 0; k < EXTRA; k++)
+		mapped_extra += mapped(&t, extra[k]) != NULL;
+	CHECK_INT(mapped_extra, EXTRA - 4);
+	for (int k = KILLED; k < OLD; k++)
+		CHECK(!mapped(&t, old[k])->gone);
+
+	/* a pid reused between two looks, its entry still live: its start maps are taken anew */
+	{
+		struct swt_target_proc *p = (struct swt_target_proc *)mapped(&t, fresh[0]);
+		char path[700];
+
+		snprintf(path, sizeof(path), "%s/%d-start.txt", dir, (int)fresh[0]);
+		CHECK_INT(truncate(path, 0), 0);
+		p->start_ticks ^= 1;
+		CHECK_INT(swt_target_snapshot(&t, NULL, &err), 0);
+		CHECK(!p->gone && p->started);
+		CHECK(start_file_size(dir, fresh[0]) > 0);
+	}
+	swt_target_release(&t);
+
+	close(hold[1]);
+	close(hold[0]);
+	for (int k = KILLED; k < OLD; k++)
+		CHECK_INT(waitpid(old[k], NULL, 0), old[k]);
+	for (int k = 0; k < NEW; k++)
+		CHECK_INT(waitpid(fresh[k], NULL, 0), fresh[k]);
+	for (int k = 0; k < EXTRA; k++)
+		CHECK_INT(waitpid(extra[k], NULL, 0), extra[k]);
 }
 
 CHECK_MAIN
