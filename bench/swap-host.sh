@@ -8,6 +8,8 @@
 SWAP_HOST_DEVS=()	# swap devices made here: swapped off and removed by teardown
 SWAP_HOST_ZRAM=()	# the zram ones among them, by number
 CG=			# the memory cgroup, once made
+SWAP_HOST_KEEPER=	# the pid keeping its statistics fresh
+. tests/memcg-stats.sh
 
 # SWAPTRACE and SWAPLOAD, built in build-bench/ (Release) unless both are given.
 swap_host_build() {
@@ -46,15 +48,19 @@ swap_host_zram() {
 		mkswap "$SWAP_HOST_DEV" >/dev/null && swapon -p 5 "$SWAP_HOST_DEV"
 }
 
-# swap_host_cgroup MB: a memory cgroup (v1 or v2) limited to MB megabytes, in CG.
+# swap_host_cgroup MB: a memory cgroup (v1 or v2) limited to MB megabytes, in
+# CG, its statistics kept fresh as the tests keep theirs (memcg-stats.sh:
+# without it reclaim now and then gives up and OOM-kills the workload).
 swap_host_cgroup() {
 	if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
 		CG=/sys/fs/cgroup/memory/swt-$BENCH-$$
-		mkdir "$CG" && echo $(($1 << 20)) > "$CG/memory.limit_in_bytes"
+		mkdir "$CG" && echo $(($1 << 20)) > "$CG/memory.limit_in_bytes" || return 1
 	else
 		CG=/sys/fs/cgroup/swt-$BENCH-$$
-		mkdir "$CG" && echo $(($1 << 20)) > "$CG/memory.max"
+		mkdir "$CG" && echo $(($1 << 20)) > "$CG/memory.max" || return 1
 	fi
+	keep_memcg_stats_fresh "$CG" &
+	SWAP_HOST_KEEPER=$!
 }
 
 # The shell command line that joins the cgroup and runs the rest (words of a command).
@@ -79,6 +85,11 @@ swap_host_teardown() {
 		done
 		rmdir "$CG" 2>/dev/null || echo "$BENCH: cannot remove cgroup $CG" >&2
 	fi
+	if [ -n "$SWAP_HOST_KEEPER" ]; then
+		kill "$SWAP_HOST_KEEPER" 2>/dev/null
+		wait "$SWAP_HOST_KEEPER" 2>/dev/null
+	fi
+	SWAP_HOST_KEEPER=
 	CG=
 	for d in "${SWAP_HOST_DEVS[@]}"; do
 		swapoff "$d" 2>/dev/null
