@@ -870,13 +870,17 @@ static void check_new_swaps(struct swt_capture *c, const char *text)
  * Tasks that joined the followed cgroup since the last look: traced from
  * now on.  Looked at on every drain (100 ms at most), not once a second:
  * a workload moved into the cgroup swapped in for up to a second untraced.
+ * Their processes are mapped then too, and looked at again at each drain
+ * for a second: a short-lived one was mapped at a look more often than not
+ * too late, or as the shell that joined before exec()ing it.
  */
-static void follow_cgroup(struct swt_capture *c)
+static int follow_cgroup(struct swt_capture *c, struct swt_err *err)
 {
 	char *tids = NULL;
+	int ret;
 
 	if (c->target.kind != SWT_TARGET_CGROUP)
-		return;
+		return 0;
 	if (!swt_target_new_tids(&c->target, &tids, NULL) && tids && tids[0] &&
 	    tracefs_instance_file_append(c->task.ti, "set_event_pid", tids) < 0 &&
 	    !c->follow_failed_said) {
@@ -884,7 +888,9 @@ static void follow_cgroup(struct swt_capture *c)
 			     strerror(errno));
 		c->follow_failed_said = 1;
 	}
+	ret = swt_target_snapshot_joined(&c->target, tids, err);
 	free(tids);
+	return ret;
 }
 
 /*
@@ -1379,7 +1385,9 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 		if (ret)
 			break;
 		swt_target_follow_memcg(&c->target);
-		follow_cgroup(c);
+		ret = follow_cgroup(c, err);
+		if (ret)
+			break;
 		now = now_ns();
 		if (now >= next_tick) {
 			ret = tick(c, err);

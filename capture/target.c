@@ -736,6 +736,49 @@ static int snapshot_proc(struct swt_target *t, pid_t pid, struct swt_err *err)
 	return ret ? swt_error(err, SWT_EIO, "'%s': %s", path, strerror(-ret)) : 0;
 }
 
+/*
+ * Drains (100 ms at most apart) at which a process that joined a followed
+ * cgroup is looked at again: the second until the next look, when it
+ * joined in a shell that exec()s its workload next.
+ */
+#define YOUNG_DRAINS 10
+
+int swt_target_snapshot_joined(struct swt_target *t, const char *joined, struct swt_err *err)
+{
+	const char *next = joined ? joined : "";
+	long tid;
+	int ret = 0;
+
+	if (t->kind != SWT_TARGET_CGROUP)
+		return 0;
+	/* the young ones first: the joined are made young below, and looked at once now */
+	for (size_t i = 0; !ret && i < t->nr_procs; i++) {
+		struct swt_target_proc *p = &t->procs[i];
+
+		if (p->gone || !p->young)
+			continue;
+		p->young--;
+		ret = snapshot_proc(t, p->pid, err);
+	}
+	while (!ret && (tid = next_id(&next))) {
+		pid_t tgid = tgid_of((pid_t)tid);
+		struct swt_target_proc *p = NULL;
+		int joined_now;
+
+		if (!tgid)
+			continue;
+		for (size_t i = 0; i < t->nr_procs && !p; i++)
+			p = t->procs[i].pid == tgid ? &t->procs[i] : NULL;
+		/* a new process, or its pid again; not another thread of one mapped */
+		joined_now = !p || p->gone;
+		ret = snapshot_proc(t, tgid, err);
+		for (size_t i = 0; !ret && joined_now && i < t->nr_procs; i++)
+			if (t->procs[i].pid == tgid && !t->procs[i].gone)
+				t->procs[i].young = YOUNG_DRAINS;
+	}
+	return ret;
+}
+
 /* A process that has exited and waits to be reaped: its /proc/PID/cgroup says the root. */
 static int is_zombie(pid_t pid)
 {

@@ -34,6 +34,7 @@ struct swt_target_proc {
 	int gone;		/* not seen at the last look: its files are final */
 	unsigned seen;		/* the look that last saw it */
 	uint64_t start_ticks;	/* when it started (/proc/PID/stat): tells a reused pid */
+	unsigned young;		/* drains left at which it is looked at again (it joined lately) */
 	/* its other threads seen so far, ascending: faults carry thread ids */
 	pid_t *threads;
 	size_t nr_threads, cap_threads;
@@ -116,6 +117,14 @@ int swt_process_tree(pid_t root, char **out);
  * re-parented to init) are found there, and their processes mapped too.
  */
 int swt_target_snapshot(struct swt_target *t, const char *traced, struct swt_err *err);
+/*
+ * For a cgroup, between the once-a-second looks: map the processes of the
+ * tasks that joined it (joined, as swt_target_new_tids listed them, or
+ * NULL), and look again at those that joined within the last second, at
+ * each call (every ring-buffer drain): a short-lived process that joined
+ * and exec()ed its workload gets that program's maps.
+ */
+int swt_target_snapshot_joined(struct swt_target *t, const char *joined, struct swt_err *err);
 /*
  * A command's memory cgroup and its limit, as they are now (not when it
  * has exited: a zombie's cgroup reads as the root).  Cheap: called at every

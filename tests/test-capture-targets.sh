@@ -181,7 +181,9 @@ check_host_restored "$WORK/state.before" "after following a cgroup that was remo
 # tasks that join a followed cgroup are traced within a drain (100 ms), not
 # at the next once-a-second look: four short-lived joiners, each faulting
 # for 0.4 s, all have faults recorded (with the look once a second, each
-# was missed more often than not)
+# was missed more often than not); and their processes are mapped as the
+# program they exec()ed after joining (mapped at the looks alone, a 0.4 s
+# one was so about two times in five)
 follow_sleeper_cgroup join "$WORK/cg-join" -q --duration 8
 JOIN_CG=$FOLLOWED_CG
 JOINERS=()
@@ -203,6 +205,8 @@ if swt_ingest -q -o "$WORK/cg-join.db" "$WORK/cg-join"; then
 	for pid in "${JOINERS[@]}"; do
 		[ "$(sqlite3 "$WORK/cg-join.db" "SELECT count(*) > 0 FROM fault WHERE pid = $pid")" = 1 ] ||
 			fail "--cgroup: the faults of task $pid, which joined for 0.4 s, were not recorded"
+		grep -q "^maps pid=$pid exe=[^ ]*/python3[^ /]* " "$WORK/cg-join/meta.txt" ||
+			fail "--cgroup: process $pid, which joined for 0.4 s, is not mapped as python3: $(grep "^maps pid=$pid " "$WORK/cg-join/meta.txt")"
 	done
 else
 	fail "--cgroup joiners: ingest"
