@@ -685,22 +685,32 @@ static int note_threads(struct swt_target_proc *p, struct swt_err *err)
 	return 0;
 }
 
+/* The program a process runs (/proc/PID/exe): 0, or -1 when gone or a kernel thread. */
+static int exe_of(pid_t pid, char *exe, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, size - 1);
+	if (n < 0)
+		return -1;
+	exe[n] = '\0';
+	return 0;
+}
+
 static int snapshot_proc(struct swt_target *t, pid_t pid, struct swt_err *err)
 {
 	struct swt_target_proc *p = proc_entry(t, pid);
 	char path[PATH_MAX], exe[256];
 	char *maps;
 	size_t len = 0;
-	ssize_t n;
 	int ret;
 
 	if (!p)
 		return 0;	/* enough processes mapped */
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n < 0)
+	if (exe_of(pid, exe, sizeof(exe)))
 		return 0;	/* gone, or a kernel thread */
-	exe[n] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	maps = swt_read_text(path, &len);
 	if (!maps || !len) {
@@ -751,13 +761,20 @@ int swt_target_snapshot_joined(struct swt_target *t, const char *joined, struct 
 
 	if (t->kind != SWT_TARGET_CGROUP)
 		return 0;
-	/* the young ones first: the joined are made young below, and looked at once now */
+	/*
+	 * The young ones first: the joined are made young below, and looked at
+	 * once now.  Only an exec() is looked for (the next look refreshes
+	 * their end maps): a readlink, where the maps cost a read of each line.
+	 */
 	for (size_t i = 0; !ret && i < t->nr_procs; i++) {
 		struct swt_target_proc *p = &t->procs[i];
+		char exe[sizeof(p->exe)];
 
 		if (p->gone || !p->young)
 			continue;
 		p->young--;
+		if (p->started && !exe_of(p->pid, exe, sizeof(exe)) && !strcmp(exe, p->exe))
+			continue;
 		ret = snapshot_proc(t, p->pid, err);
 	}
 	while (!ret && (tid = next_id(&next))) {
