@@ -104,7 +104,8 @@ const char cmd_ingest_usage[] =
 	"                       shows the whole disk; rotational and sync left out\n"
 	"                       are the metadata's for that device\n"
 	"                       size= is /proc/swaps' Size; given with slots=, it\n"
-	"                       must agree: slots = size / 4 + 1 (the header page)\n"
+	"                       must agree: slots = size / P + 1 (the header page),\n"
+	"                       P the metadata's page_size in KiB, 4 without one\n"
 	"  -n, --name NAME      capture name (default: the name of the directory the\n"
 	"                       first input is or lies in, DIR for DIR/blk/NAME; a\n"
 	"                       file given without a directory: its own name)\n"
@@ -146,8 +147,10 @@ int cmd_ingest(int argc, char **argv)
 	};
 	const char *out = NULL, *meta_path = NULL, *name = NULL;
 	char *found_meta = NULL, *default_name = NULL;
+	const char **specs = NULL;
+	size_t nr_specs = 0;
 	struct swt_err err = { 0 };
-	struct swt_meta *meta = NULL;
+	struct swt_meta *meta = NULL, *file_meta = NULL;
 	struct swt_store *st = NULL;
 	struct swt_ingest *ing = NULL;
 	int quiet = 0, c, i, ret, status = SWT_EXIT_FAIL;
@@ -156,8 +159,12 @@ int cmd_ingest(int argc, char **argv)
 	sigset_t saved_mask;
 
 	meta = swt_meta_alloc();
-	if (!meta)
+	specs = calloc((size_t)argc, sizeof(*specs));
+	if (!meta || !specs) {
+		swt_meta_free(meta);
+		free(specs);
 		return cli_failf("ingest", SWT_EXIT_FAIL, "out of memory");
+	}
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:m:s:n:q", opts, NULL)) != -1) {
@@ -169,10 +176,8 @@ int cmd_ingest(int argc, char **argv)
 			meta_path = optarg;
 			break;
 		case 's':
-			if (swt_meta_add_swap_spec(meta, optarg, &err)) {
-				status = cli_failf("ingest", SWT_EXIT_USAGE, "%s", err.msg);
-				goto out;
-			}
+			/* read once the metadata file is: its page_size sizes slots */
+			specs[nr_specs++] = optarg;
 			break;
 		case 'n':
 			/* the capture's name is what info and report call it by */
@@ -202,10 +207,8 @@ int cmd_ingest(int argc, char **argv)
 	if (!meta_path)
 		meta_path = found_meta = swt_input_find_meta(argv[optind]);
 	if (meta_path) {
-		struct swt_meta *file_meta = swt_meta_alloc();
-
+		file_meta = swt_meta_alloc();
 		if (!file_meta || swt_meta_parse_file(file_meta, meta_path, &err)) {
-			swt_meta_free(file_meta);
 			status = cli_fail("ingest", &err);
 			goto out;
 		}
@@ -215,10 +218,20 @@ int cmd_ingest(int argc, char **argv)
 				  "(end error: a full disk, a device gone): the recording "
 				  "stops early, and what it had read but not written is missing",
 				  meta_path);
+		meta->page_size = file_meta->page_size;
+	}
+	for (size_t k = 0; k < nr_specs; k++) {
+		if (swt_meta_add_swap_spec(meta, specs[k], &err)) {
+			status = cli_failf("ingest", SWT_EXIT_USAGE, "%s", err.msg);
+			goto out;
+		}
+	}
+	if (file_meta) {
 		/* areas stated with --swap win over the file's */
 		swt_meta_move_areas(file_meta, meta);
 		swt_meta_free(meta);
 		meta = file_meta;
+		file_meta = NULL;
 	}
 	if (!name)
 		name = default_name = swt_input_capture_name(argv[optind]);
@@ -277,6 +290,8 @@ out:
 	swt_ingest_free(ing);
 	swt_store_destroy(st);
 	swt_meta_free(meta);
+	swt_meta_free(file_meta);
+	free(specs);
 	free(found_meta);
 	free(default_name);
 	return status;

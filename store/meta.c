@@ -319,16 +319,41 @@ static int area_set_word(struct swt_meta_area *a, const char *word)
 	return -SWT_EUSAGE;
 }
 
-/* A swap area's slot count from /proc/swaps' Size (KiB, excludes the header page). */
-static int64_t slots_of_size(int64_t size_kib)
+/*
+ * A swap area's slot count from /proc/swaps' Size (KiB, excludes the header
+ * page): one slot a page, of the capture's page size, 4 KiB when unknown.
+ * page_size is a power of two from 512 B (parse_header_key).
+ */
+static int64_t slots_of_size(int64_t size_kib, int64_t page_size)
 {
-	return size_kib / 4 + 1;
+	if (page_size <= 0)
+		page_size = 4096;
+	if (page_size < 1024)
+		return size_kib > (INT64_MAX - 1) / (1024 / page_size) ? INT64_MAX :
+			size_kib * (1024 / page_size) + 1;
+	size_kib /= page_size / 1024;
+	return size_kib < INT64_MAX ? size_kib + 1 : size_kib;
 }
 
-static void area_fill_slots(struct swt_meta_area *a)
+/* "with 64 KiB pages, slots = size / 64 + 1": the rule as slots_of_size applies it */
+static void slots_rule(int64_t page_size, char *buf, size_t len)
+{
+	const char *given = page_size > 0 ? "" : " (no page_size given)";
+
+	if (page_size <= 0)
+		page_size = 4096;
+	if (page_size < 1024)
+		snprintf(buf, len, "with %lld-byte pages%s, slots = size * %lld + 1",
+			 (long long)page_size, given, (long long)(1024 / page_size));
+	else
+		snprintf(buf, len, "with %lld KiB pages%s, slots = size / %lld + 1",
+			 (long long)(page_size / 1024), given, (long long)(page_size / 1024));
+}
+
+static void area_fill_slots(struct swt_meta_area *a, int64_t page_size)
 {
 	if (a->slots == SWT_META_UNKNOWN && a->size_kib != SWT_META_UNKNOWN && a->size_kib > 0)
-		a->slots = slots_of_size(a->size_kib);
+		a->slots = slots_of_size(a->size_kib, page_size);
 }
 
 static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
@@ -376,7 +401,6 @@ static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
 	}
 	area_release(a);
 	*a = tmp;
-	area_fill_slots(a);
 	return 0;
 out:
 	area_release(&tmp);
@@ -473,7 +497,6 @@ static int parse_proc_swaps_row(struct swt_meta *m, char *line)
 		a->priority = prio;
 	}
 	a->used_kib = used;
-	area_fill_slots(a);
 	return 0;
 }
 
@@ -665,8 +688,13 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 			continue;
 		}
 	}
-	if (ferror(f))
+	if (ferror(f)) {
 		ret = swt_error(err, SWT_EIO, "'%s': read error", name);
+		goto out;
+	}
+	/* once the whole file is read: page_size may come after the areas */
+	for (size_t i = 0; i < m->nr_areas; i++)
+		area_fill_slots(&m->areas[i], m->page_size);
 out:
 	free(line);
 	if (ret == -SWT_ENOMEM)
@@ -730,10 +758,13 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 		goto bad;
 	/* slots= bounds the area: a size= that said otherwise was stored, silently ignored */
 	if (tmp.slots != SWT_META_UNKNOWN && tmp.size_kib != SWT_META_UNKNOWN &&
-	    (tmp.size_kib <= 0 || slots_of_size(tmp.size_kib) != tmp.slots)) {
+	    (tmp.size_kib <= 0 || slots_of_size(tmp.size_kib, m->page_size) != tmp.slots)) {
+		char rule[96];
+
+		slots_rule(m->page_size, rule, sizeof(rule));
 		ret = swt_error(err, SWT_EUSAGE, "bad --swap '%s': slots=%lld and size=%lld "
-				"disagree: slots = size / 4 + 1 (the header page)",
-				spec, (long long)tmp.slots, (long long)tmp.size_kib);
+				"disagree: %s (the header page)",
+				spec, (long long)tmp.slots, (long long)tmp.size_kib, rule);
 		goto out;
 	}
 	if (!m->from_cmdline) {
@@ -756,7 +787,7 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 	}
 	if (!tmp.type)
 		tmp.type = swt_strdup("partition");
-	area_fill_slots(&tmp);
+	area_fill_slots(&tmp, m->page_size);
 	a = new_area(m);
 	if (!a) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");

@@ -71,7 +71,9 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
  * Add or replace a swap area from a --swap statement:
  *   MAJ:MIN[,start=SECTOR][,slots=N][,size=KIB][,prio=N][,rotational=0|1]
  *          [,sync=0|1][,path=P]
- * Areas stated on the command line replace all areas from files.
+ * Areas stated on the command line replace all areas from files.  Slots
+ * from size= (and the check of slots= against it) take m->page_size, 4 KiB
+ * when unknown: set it to the metadata file's first.
  */
 int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err *err);
 

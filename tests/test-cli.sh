@@ -113,8 +113,16 @@ check_eq "$(cat "$ERR")" "swaptrace: ingest: '$WORK/twice-meta.txt': line 3: bad
 	"a metadata file's swap_device key given twice"
 check_eq "$(cd "$WORK" && ls -A | grep '^twice\.db')" "" "a metadata file's key given twice: no database"
 run 2 ingest -o "$WORK/x.db" --swap 7:0,slots=10,size=4000 "$SAMPLE"
-check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --swap '7:0,slots=10,size=4000': slots=10 and size=4000 disagree: slots = size / 4 + 1 (the header page)" \
+check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --swap '7:0,slots=10,size=4000': slots=10 and size=4000 disagree: with 4 KiB pages (no page_size given), slots = size / 4 + 1 (the header page)" \
 	"--swap slots= and size= that disagree"
+# ... with pages of the metadata file's page_size: 64 KiB pages make size / 64 + 1
+printf 'kernel 6.18.44-fc-v657\npage_cluster 0\npage_size 65536\n' > "$WORK/page64-meta.txt"
+run 2 ingest -o "$WORK/x.db" --meta "$WORK/page64-meta.txt" --swap 7:0,slots=10,size=4000 "$SAMPLE/trace.dat"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --swap '7:0,slots=10,size=4000': slots=10 and size=4000 disagree: with 64 KiB pages, slots = size / 64 + 1 (the header page)" \
+	"--swap slots= and size= that disagree, 64 KiB pages"
+run 0 ingest -q -o "$WORK/page64.db" --meta "$WORK/page64-meta.txt" --swap 7:0,size=1048512 "$SAMPLE/trace.dat"
+check_eq "$(sqlite3 "$WORK/page64.db" 'SELECT slots, size_kib FROM swap_area')" "16384|1048512" \
+	"--swap size= with 64 KiB pages: slots"
 run 2 ingest -o "$WORK/x.db" --name '' "$SAMPLE"
 check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --name '': an empty capture name" "ingest --name ''"
 # an empty item in a list is a slip, not a value to skip

@@ -127,6 +127,83 @@ TEST(capture_keys_and_vmstat_before_after)
 }
 
 /*
+ * A slot is a page of the capture's own size: on a host of 64 KiB pages
+ * (ppc64, some arm64) size / 4 + 1 made 16 times the slots the area has.
+ * page_size after the areas counts as much as before them.
+ */
+TEST(slots_take_the_page_size)
+{
+	static const char *const text[] = {
+		"page_size 65536\n"
+		"swap_device path=/dev/sda2 dev=8:2 start=2048 size_kib=524224\n"
+		"# /proc/swaps at end\n"
+		"/dev/loop0 partition 1048512 0 5\n"
+		"dev /dev/loop0 7:0 rotational=1\n",
+		"swap_device path=/dev/sda2 dev=8:2 start=2048 size_kib=524224\n"
+		"page_size 65536\n"
+		"# /proc/swaps at end\n"
+		"/dev/loop0 partition 1048512 0 5\n"
+		"dev /dev/loop0 7:0 rotational=1\n",
+	};
+	struct swt_err err = { 0 };
+	struct swt_meta *m;
+	int ret;
+
+	for (size_t i = 0; i < 2; i++) {
+		m = parse(text[i], &ret, &err);
+		CHECK_INT(ret, 0);
+		CHECK_INT(m->page_size, 65536);
+		CHECK_INT(m->nr_areas, 2);
+		CHECK_INT(m->areas[0].slots, 524224 / 64 + 1);
+		CHECK_INT(m->areas[1].slots, 1048512 / 64 + 1);
+		swt_meta_free(m);
+	}
+	/* 4 KiB pages, said or not: as before */
+	m = parse(text[0] + strlen("page_size 65536\n"), &ret, &err);
+	CHECK_INT(ret, 0);
+	CHECK_INT(m->page_size, SWT_META_UNKNOWN);
+	CHECK_INT(m->areas[0].slots, 524224 / 4 + 1);
+	CHECK_INT(m->areas[1].slots, 1048512 / 4 + 1);
+	swt_meta_free(m);
+	m = parse("page_size 4096\nswap_device dev=8:2 size_kib=524224\n", &ret, &err);
+	CHECK_INT(ret, 0);
+	CHECK_INT(m->areas[0].slots, 524224 / 4 + 1);
+	swt_meta_free(m);
+
+	/* --swap takes the page size it is given (the metadata file's) */
+	m = swt_meta_alloc();
+	m->page_size = 65536;
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,size=524224", &err), 0);
+	CHECK_INT(m->areas[0].slots, 524224 / 64 + 1);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=4096,slots=8192,size=524224", &err), 0);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=8192,slots=131057,size=524224", &err),
+		  -SWT_EUSAGE);
+	CHECK_STR(err.msg, "bad --swap '8:0,start=8192,slots=131057,size=524224': slots=131057 and "
+		  "size=524224 disagree: with 64 KiB pages, slots = size / 64 + 1 (the header page)");
+	CHECK_INT(m->nr_areas, 2);
+	swt_meta_free(m);
+	swt_err_clear(&err);
+	m = swt_meta_alloc();
+	m->page_size = 4096;
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,slots=131057,size=524224", &err), 0);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=8,slots=8192,size=524224", &err),
+		  -SWT_EUSAGE);
+	CHECK_STR(err.msg, "bad --swap '8:0,start=8,slots=8192,size=524224': slots=8192 and "
+		  "size=524224 disagree: with 4 KiB pages, slots = size / 4 + 1 (the header page)");
+	swt_meta_free(m);
+	swt_err_clear(&err);
+	m = swt_meta_alloc();
+	m->page_size = 512;
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,size=100", &err), 0);
+	CHECK_INT(m->areas[0].slots, 201);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=8,slots=26,size=100", &err), -SWT_EUSAGE);
+	CHECK_STR(err.msg, "bad --swap '8:0,start=8,slots=26,size=100': slots=26 and size=100 "
+		  "disagree: with 512-byte pages, slots = size * 2 + 1 (the header page)");
+	swt_meta_free(m);
+	swt_err_clear(&err);
+}
+
+/*
  * An area /proc/swaps lists with no block device (a swap file on btrfs)
  * still takes its swap type: the next area's id is 1, as the kernel's
  * swp_type, which swap-entry probes name.
@@ -338,7 +415,8 @@ TEST(swap_spec)
 	swt_err_clear(&err);
 	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=4096,slots=10,size=4000", &err), -SWT_EUSAGE);
 	CHECK_STR(err.msg, "bad --swap '8:0,start=4096,slots=10,size=4000': slots=10 and size=4000 "
-		  "disagree: slots = size / 4 + 1 (the header page)");
+		  "disagree: with 4 KiB pages (no page_size given), slots = size / 4 + 1 "
+		  "(the header page)");
 	swt_err_clear(&err);
 	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=4096,slots=10,size=0", &err), -SWT_EUSAGE);
 	CHECK_INT(m->nr_areas, 2);
