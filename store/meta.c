@@ -336,24 +336,31 @@ static int64_t slots_of_size(int64_t size_kib, int64_t page_size)
 }
 
 /* "with 64 KiB pages, slots = size / 64 + 1": the rule as slots_of_size applies it */
-static void slots_rule(int64_t page_size, char *buf, size_t len)
+static void slots_rule(int64_t page_size, const char *size, char *buf, size_t len)
 {
 	const char *given = page_size > 0 ? "" : " (no page_size given)";
 
 	if (page_size <= 0)
 		page_size = 4096;
 	if (page_size < 1024)
-		snprintf(buf, len, "with %lld-byte pages%s, slots = size * %lld + 1",
-			 (long long)page_size, given, (long long)(1024 / page_size));
+		snprintf(buf, len, "with %lld-byte pages%s, slots = %s * %lld + 1",
+			 (long long)page_size, given, size, (long long)(1024 / page_size));
 	else
-		snprintf(buf, len, "with %lld KiB pages%s, slots = size / %lld + 1",
-			 (long long)(page_size / 1024), given, (long long)(page_size / 1024));
+		snprintf(buf, len, "with %lld KiB pages%s, slots = %s / %lld + 1",
+			 (long long)(page_size / 1024), given, size, (long long)(page_size / 1024));
 }
 
 static void area_fill_slots(struct swt_meta_area *a, int64_t page_size)
 {
 	if (a->slots == SWT_META_UNKNOWN && a->size_kib != SWT_META_UNKNOWN && a->size_kib > 0)
 		a->slots = slots_of_size(a->size_kib, page_size);
+}
+
+/* 1 when an area states both slots and size and they say different things */
+static int area_slots_disagree(const struct swt_meta_area *a, int64_t page_size)
+{
+	return a->slots != SWT_META_UNKNOWN && a->size_kib != SWT_META_UNKNOWN &&
+	       (a->size_kib <= 0 || slots_of_size(a->size_kib, page_size) != a->slots);
 }
 
 static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
@@ -368,6 +375,7 @@ static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
 	tmp.priority = tmp.rotational = tmp.synchronous = SWT_META_UNKNOWN;
 	tmp.slots = tmp.size_kib = tmp.used_kib = SWT_META_UNKNOWN;
 	tmp.swap_type = m->swap_lines++;
+	tmp.line = lineno;
 	for (w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
 		field = area_set_word(&tmp, w);
 		if (field == -SWT_ENOMEM) {
@@ -693,8 +701,21 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 		goto out;
 	}
 	/* once the whole file is read: page_size may come after the areas */
-	for (size_t i = 0; i < m->nr_areas; i++)
-		area_fill_slots(&m->areas[i], m->page_size);
+	for (size_t i = 0; i < m->nr_areas; i++) {
+		struct swt_meta_area *a = &m->areas[i];
+
+		/* as --swap refuses it: slots= won over size_kib=, silently */
+		if (a->line && area_slots_disagree(a, m->page_size)) {
+			char rule[96];
+
+			slots_rule(m->page_size, "size_kib", rule, sizeof(rule));
+			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: swap_device slots=%lld and "
+					"size_kib=%lld disagree: %s (the header page)", name,
+					a->line, (long long)a->slots, (long long)a->size_kib, rule);
+			goto out;
+		}
+		area_fill_slots(a, m->page_size);
+	}
 out:
 	free(line);
 	if (ret == -SWT_ENOMEM)
@@ -757,11 +778,10 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 	if (first || !tmp.dev)
 		goto bad;
 	/* slots= bounds the area: a size= that said otherwise was stored, silently ignored */
-	if (tmp.slots != SWT_META_UNKNOWN && tmp.size_kib != SWT_META_UNKNOWN &&
-	    (tmp.size_kib <= 0 || slots_of_size(tmp.size_kib, m->page_size) != tmp.slots)) {
+	if (area_slots_disagree(&tmp, m->page_size)) {
 		char rule[96];
 
-		slots_rule(m->page_size, rule, sizeof(rule));
+		slots_rule(m->page_size, "size", rule, sizeof(rule));
 		ret = swt_error(err, SWT_EUSAGE, "bad --swap '%s': slots=%lld and size=%lld "
 				"disagree: %s (the header page)",
 				spec, (long long)tmp.slots, (long long)tmp.size_kib, rule);

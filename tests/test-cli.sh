@@ -112,6 +112,13 @@ run 1 ingest -o "$WORK/twice.db" --meta "$WORK/twice-meta.txt" "$SAMPLE/trace.da
 check_eq "$(cat "$ERR")" "swaptrace: ingest: '$WORK/twice-meta.txt': line 3: bad swap_device field 'start=8': start= given twice" \
 	"a metadata file's swap_device key given twice"
 check_eq "$(cd "$WORK" && ls -A | grep '^twice\.db')" "" "a metadata file's key given twice: no database"
+# ... and so are its slots= and size_kib= that disagree (slots= won, silently)
+printf 'kernel 6.18.44-fc-v657\npage_cluster 0\nswap_device path=/dev/loop0 dev=7:0 type=partition prio=5 start=0 slots=262144 size_kib=1048572\npage_size 65536\n' \
+	> "$WORK/disagree-meta.txt"
+run 1 ingest -o "$WORK/disagree.db" --meta "$WORK/disagree-meta.txt" "$SAMPLE/trace.dat"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: '$WORK/disagree-meta.txt': line 3: swap_device slots=262144 and size_kib=1048572 disagree: with 64 KiB pages, slots = size_kib / 64 + 1 (the header page)" \
+	"a metadata file's swap_device slots= and size_kib= that disagree"
+check_eq "$(cd "$WORK" && ls -A | grep '^disagree\.db')" "" "a metadata file's slots= and size_kib= that disagree: no database"
 run 2 ingest -o "$WORK/x.db" --swap 7:0,slots=10,size=4000 "$SAMPLE"
 check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --swap '7:0,slots=10,size=4000': slots=10 and size=4000 disagree: with 4 KiB pages (no page_size given), slots = size / 4 + 1 (the header page)" \
 	"--swap slots= and size= that disagree"

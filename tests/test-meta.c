@@ -285,6 +285,46 @@ TEST(bad_lines)
 		CHECK_INT(m->nr_areas, 0);
 		swt_meta_free(m);
 	}
+	/*
+	 * slots= and size_kib= (or size=) that disagree are refused, as --swap
+	 * refuses them: slots= won, silently; by the capture's page size, which
+	 * may come after the line
+	 */
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const line[] = {
+			"swap_device path=/dev/sda2 dev=8:0 start=8 slots=1000 size_kib=4000\n",
+			"swap_device path=/dev/sda2 dev=8:0 size=4000 slots=1000\n",
+			"swap_device path=/dev/sda2 dev=8:0 slots=1000 size_kib=3996\npage_size 65536\n",
+			"swap_device path=/dev/sda2 dev=8:0 slots=1000 size_kib=0\n",
+		};
+		static const char *const msg[] = {
+			"'meta.txt': line 2: swap_device slots=1000 and size_kib=4000 disagree: with "
+			"4 KiB pages (no page_size given), slots = size_kib / 4 + 1 (the header page)",
+			"'meta.txt': line 2: swap_device slots=1000 and size_kib=4000 disagree: with "
+			"4 KiB pages (no page_size given), slots = size_kib / 4 + 1 (the header page)",
+			"'meta.txt': line 2: swap_device slots=1000 and size_kib=3996 disagree: with "
+			"64 KiB pages, slots = size_kib / 64 + 1 (the header page)",
+			"'meta.txt': line 2: swap_device slots=1000 and size_kib=0 disagree: with "
+			"4 KiB pages (no page_size given), slots = size_kib / 4 + 1 (the header page)",
+		};
+		char text[256];
+
+		snprintf(text, sizeof(text), "kernel 6.19.0\n%s", line[i]);
+		swt_err_clear(&err);
+		m = parse(text, &ret, &err);
+		CHECK_INT(ret, -SWT_EFORMAT);
+		CHECK_STR(err.msg, msg[i]);
+		swt_meta_free(m);
+	}
+	/* ... and agree by the page size the file gives, wherever it gives it */
+	swt_err_clear(&err);
+	m = parse("swap_device path=/dev/sda2 dev=8:2 slots=63 size_kib=3968\n"
+		  "swap_device path=/dev/sda3 dev=8:3 slots=11 size=640\npage_size 65536\n",
+		  &ret, &err);
+	CHECK_INT(ret, 0);
+	CHECK_INT(m->areas[0].slots, 63);
+	CHECK_INT(m->areas[1].slots, 11);
+	swt_meta_free(m);
 	/* every key once, as capture writes the line: taken */
 	swt_err_clear(&err);
 	m = parse("swap_device path=/dev/sda2 dev=8:2 type=partition prio=-2 rotational=1 sync=0 "
