@@ -20,6 +20,25 @@ static struct swt_meta *parse(const char *text, int *ret, struct swt_err *err)
 	return m;
 }
 
+/*
+ * A swap_device line (and what follows it) refused with msg, areas_left
+ * areas in the failed parse (a bad field leaves none half-added).
+ */
+static void check_refused_line(const char *line, const char *msg, size_t areas_left)
+{
+	struct swt_err err = { 0 };
+	struct swt_meta *m;
+	char text[256];
+	int ret;
+
+	snprintf(text, sizeof(text), "kernel 6.19.0\n%s", line);
+	m = parse(text, &ret, &err);
+	CHECK_INT(ret, -SWT_EFORMAT);
+	CHECK_STR(err.msg, msg);
+	CHECK_INT((long)m->nr_areas, (long)areas_left);
+	swt_meta_free(m);
+}
+
 static const char shared_4dev[] =
 	"kernel 6.18.44-fc-v657\n"
 	"page_cluster 3\n"
@@ -275,15 +294,8 @@ TEST(bad_lines)
 			"'meta.txt': line 2: bad swap_device field 'kind=file': type= given twice",
 			"'meta.txt': line 2: bad swap_device field 'dev=8:16': dev= given twice",
 		};
-		char text[256];
 
-		snprintf(text, sizeof(text), "kernel 6.19.0\n%s", line[i]);
-		swt_err_clear(&err);
-		m = parse(text, &ret, &err);
-		CHECK_INT(ret, -SWT_EFORMAT);
-		CHECK_STR(err.msg, msg[i]);
-		CHECK_INT(m->nr_areas, 0);
-		swt_meta_free(m);
+		check_refused_line(line[i], msg[i], 0);
 	}
 	/*
 	 * slots= and size_kib= (or size=) that disagree are refused, as --swap
@@ -307,14 +319,8 @@ TEST(bad_lines)
 			"'meta.txt': line 2: swap_device slots=1000 and size_kib=0 disagree: with "
 			"4 KiB pages (no page_size given), slots = size_kib / 4 + 1 (the header page)",
 		};
-		char text[256];
 
-		snprintf(text, sizeof(text), "kernel 6.19.0\n%s", line[i]);
-		swt_err_clear(&err);
-		m = parse(text, &ret, &err);
-		CHECK_INT(ret, -SWT_EFORMAT);
-		CHECK_STR(err.msg, msg[i]);
-		swt_meta_free(m);
+		check_refused_line(line[i], msg[i], 1);
 	}
 	/* ... and agree by the page size the file gives, wherever it gives it */
 	swt_err_clear(&err);
