@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "replay.h"
+#include "strbuf.h"
 #include "swapsim.h"
 #include "util.h"
 
@@ -27,7 +28,8 @@ const char cmd_replay_usage[] =
 	"pages read, readahead waste, read requests and merges per swap partition would\n"
 	"each policy, page-cluster and swap layout have given?  Every combination is one\n"
 	"run; runs are printed and stored in DB (tables run, run_partition,\n"
-	"run_histogram, run_series).\n"
+	"run_histogram, run_series), but for one that repeats a stored run, settings\n"
+	"and results alike, which is said and not stored again.\n"
 	"\n"
 	"  -p, --policy SPEC      a built-in (see 'swaptrace policies') or a plugin\n"
 	"                         ./libmine.so, optionally with :key=val,...  Repeatable;\n"
@@ -102,6 +104,7 @@ struct run_out {
 	const struct layout_run *layout;
 	struct swt_replay_result *res;
 	int64_t run_id;
+	int repeated;		/* the same as stored run run_id: not stored again */
 };
 
 /* "3", "0-5", "1,3,5" into values (at most max); returns the count or -1. */
@@ -457,6 +460,41 @@ static void print_spreads(const struct run_out *runs, size_t n)
 				printf(fmt, names[k], sum[k] / (double)count, lo[k], hi[k]);
 		}
 	}
+}
+
+/*
+ * The runs that repeat stored ones, once per invocation: a sweep run
+ * again says so in one line, its ids as ranges ("1-63").
+ */
+static void note_repeats(const struct run_out *runs, size_t n)
+{
+	struct swt_sbuf ids;
+	size_t count = 0;
+
+	swt_sbuf_init(&ids);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		if (!runs[i].repeated)
+			continue;
+		/* a range of consecutive ids, in the order the runs were given */
+		while (j + 1 < n && runs[j + 1].repeated && runs[j + 1].run_id == runs[j].run_id + 1)
+			j++;
+		swt_sbuf_printf(&ids, "%s%lld", count ? ", " : "", (long long)runs[i].run_id);
+		if (j > i)
+			swt_sbuf_printf(&ids, "%s%lld", j > i + 1 ? "-" : ", ",
+					(long long)runs[j].run_id);
+		count += j - i + 1;
+		i = j;
+	}
+	if (n == 1 && count)
+		cli_notef("replay", "the run was already stored with the same results (run id %s): "
+			  "not stored again", ids.oom ? "..." : ids.s);
+	else if (count)
+		cli_notef("replay", "%zu of %zu runs %s already stored with the same results (run "
+			  "id%s %s): not stored again", count, n, count == 1 ? "was" : "were",
+			  count == 1 ? "" : "s", ids.oom ? "..." : ids.s);
+	swt_sbuf_release(&ids);
 }
 
 #define MAX_LAYOUT_SPECS 32	/* --layout options */
@@ -885,7 +923,7 @@ int cmd_replay(int argc, char **argv)
 			struct swt_replay_result *back = swt_replay_spill_get(spill, &err);
 
 			ret = back ? swt_replay_store(st, runs[i].layout->in, &runs[i].cfg, back,
-						      &runs[i].run_id, &err)
+						      &runs[i].run_id, &runs[i].repeated, &err)
 				   : -SWT_EIO;
 			swt_replay_result_free(back);
 		}
@@ -896,6 +934,7 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 		in_transaction = 0;
+		note_repeats(runs, nruns);
 	}
 	if (json)
 		print_json(runs, nruns, layouts_given);

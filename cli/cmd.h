@@ -47,6 +47,8 @@ int cli_fail(const char *verb, const struct swt_err *err);
 /* "swaptrace: VERB: printf-message" on stderr; returns status. */
 int cli_failf(const char *verb, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* "swaptrace: VERB: printf-message" on stderr: a note, no failure. */
+void cli_notef(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "swaptrace: VERB: warning: message" on stderr. */
 void cli_warn(const char *verb, const char *msg);
 void cli_warnf(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

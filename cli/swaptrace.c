@@ -104,6 +104,15 @@ void cli_json_string(const char *s)
 	swt_sbuf_release(&b);
 }
 
+void cli_notef(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(verb, fmt, ap);
+	va_end(ap);
+}
+
 void cli_warn(const char *verb, const char *msg)
 {
 	cli_warnf(verb, "%s", msg);

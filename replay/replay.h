@@ -301,11 +301,15 @@ double swt_metrics_avg_request_kib(const struct swt_replay_metrics *m, uint32_t 
 
 /*
  * Store a run and its partitions, histograms and series; *run_id set.
- * The caller wraps a batch of runs in one transaction.
+ * A run that repeats one stored before (every column of run the same but
+ * id, created, replay_ns and loop_ns, and the same rows in run_partition,
+ * run_histogram and run_series) is not stored again: *repeated is then 1
+ * and *run_id that run's, the latest such.  The caller wraps a batch of
+ * runs in one transaction; a failure leaves it as it was before the call.
  */
 int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 		     const struct swt_replay_config *cfg, const struct swt_replay_result *r,
-		     int64_t *run_id, struct swt_err *err);
+		     int64_t *run_id, int *repeated, struct swt_err *err);
 
 /*
  * Replay the default set (none, fixed, adaptive, vma, auto and oracle at

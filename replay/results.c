@@ -94,9 +94,123 @@ static int put_hist(struct swt_store *st, sqlite3_stmt *s, int64_t run, int64_t 
 	return ret;
 }
 
-int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
-		     const struct swt_replay_config *cfg, const struct swt_replay_result *r,
-		     int64_t *run_id, struct swt_err *err)
+/*
+ * A table's columns but those in skip (NULL-terminated) in *cols, to be
+ * sqlite3_free'd: a select list, or with pairs, each as a test of rows o
+ * and n (' AND o."c" IS n."c"').  Read from the schema, so that a column
+ * added later counts: a new setting is never taken for a repeat of a run
+ * made without it.
+ */
+static int columns_of(struct swt_store *st, const char *table, const char *const *skip,
+		      int pairs, char **cols, struct swt_err *err)
+{
+	sqlite3_str *list = sqlite3_str_new(swt_store_db(st));
+	sqlite3_stmt *s = NULL;
+	int n = 0, rc, ret;
+
+	*cols = NULL;
+	ret = swt_store_prepare(st, "SELECT name FROM pragma_table_info(?1) ORDER BY cid", &s, err);
+	if (ret)
+		goto out;
+	sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		size_t k;
+
+		for (k = 0; skip[k] && strcmp(skip[k], name); k++)
+			;
+		if (skip[k])
+			continue;
+		if (pairs)
+			sqlite3_str_appendf(list, " AND o.\"%w\" IS n.\"%w\"", name, name);
+		else
+			sqlite3_str_appendf(list, "%s\"%w\"", n ? ", " : "", name);
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		ret = swt_store_sql_error(st, err, "reading the run tables' columns");
+	else if (!n)
+		ret = swt_error(err, SWT_EIO, "'%s': no table %s", swt_store_path(st), table);
+out:
+	*cols = sqlite3_str_finish(list);
+	if (!ret && !*cols)
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+	if (ret) {
+		sqlite3_free(*cols);
+		*cols = NULL;
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/*
+ * The query for an earlier run o that run n (?1) repeats: every column of
+ * run the same (IS: NULLs alike) but its id, when it was stored and how
+ * long it took, and the same rows in each table keyed by the run, both
+ * ways.  The run rows are compared first, in a join: a scan of thousands
+ * of runs then costs a few milliseconds.  The latest such run, the one a
+ * report draws.
+ */
+static int prepare_repeat(struct swt_store *st, sqlite3_stmt **stmt, struct swt_err *err)
+{
+	static const char *const run_skip[] = { "id", "created", "replay_ns", "loop_ns", NULL };
+	static const char *const child_skip[] = { "run_id", NULL };
+	static const char *const children[] = { "run_partition", "run_histogram", "run_series" };
+	sqlite3_str *sql = sqlite3_str_new(swt_store_db(st));
+	char *cols = NULL, *text;
+	int ret = columns_of(st, "run", run_skip, 1, &cols, err);
+
+	if (!ret)
+		sqlite3_str_appendf(sql, "SELECT o.id FROM run o, run n"
+				    " WHERE n.id = ?1 AND o.id <> n.id%s", cols);
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(children) && !ret; i++) {
+		sqlite3_free(cols);
+		ret = columns_of(st, children[i], child_skip, 0, &cols, err);
+		if (!ret)
+			sqlite3_str_appendf(sql, " AND NOT EXISTS (SELECT %s FROM %s WHERE run_id = o.id"
+					    " EXCEPT SELECT %s FROM %s WHERE run_id = n.id)"
+					    " AND NOT EXISTS (SELECT %s FROM %s WHERE run_id = n.id"
+					    " EXCEPT SELECT %s FROM %s WHERE run_id = o.id)",
+					    cols, children[i], cols, children[i],
+					    cols, children[i], cols, children[i]);
+	}
+	sqlite3_str_appendall(sql, " ORDER BY o.id DESC LIMIT 1");
+	text = sqlite3_str_finish(sql);
+	if (!ret && !text)
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+	if (!ret)
+		ret = swt_store_prepare(st, text, stmt, err);
+	sqlite3_free(cols);
+	sqlite3_free(text);
+	return ret;
+}
+
+/*
+ * Whether the run just stored as run_id repeats one stored before: its
+ * id in *same, else 0.
+ */
+static int find_repeat(struct swt_store *st, int64_t run_id, int64_t *same, struct swt_err *err)
+{
+	sqlite3_stmt *s = NULL;
+	int ret = prepare_repeat(st, &s, err), rc;
+
+	*same = 0;
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(s, 1, run_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*same = sqlite3_column_int64(s, 0);
+	else if (rc != SQLITE_DONE)
+		ret = swt_store_sql_error(st, err, "looking for an identical stored run");
+	sqlite3_finalize(s);
+	return ret;
+}
+
+/* The run's rows as they come; *run_id set. */
+static int put_run(struct swt_store *st, const struct swt_replay_input *in,
+		   const struct swt_replay_config *cfg, const struct swt_replay_result *r,
+		   int64_t *run_id, struct swt_err *err)
 {
 	sqlite3_stmt *run = NULL, *part = NULL, *hist = NULL, *series = NULL;
 	uint64_t *all_win = NULL, *all_vpage_win = NULL, *all_req = NULL;
@@ -232,5 +346,38 @@ out:
 	sqlite3_finalize(part);
 	sqlite3_finalize(hist);
 	sqlite3_finalize(series);
+	return ret;
+}
+
+int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
+		     const struct swt_replay_config *cfg, const struct swt_replay_result *r,
+		     int64_t *run_id, int *repeated, struct swt_err *err)
+{
+	int64_t same = 0;
+	int ret;
+
+	*repeated = 0;
+	/*
+	 * Stored, then compared with SQL against what is there, and taken
+	 * back if it repeats a run: the database is then as it was, and
+	 * the next run takes the id this one had
+	 */
+	ret = swt_store_exec(st, "SAVEPOINT swt_run", err);
+	if (ret)
+		return ret;
+	ret = put_run(st, in, cfg, r, run_id, err);
+	if (!ret)
+		ret = find_repeat(st, *run_id, &same, err);
+	if (ret || same) {
+		sqlite3_exec(swt_store_db(st), "ROLLBACK TO swt_run", NULL, NULL, NULL);
+		if (!ret) {
+			*run_id = same;
+			*repeated = 1;
+		}
+	}
+	if (!ret)
+		ret = swt_store_exec(st, "RELEASE swt_run", err);
+	else
+		sqlite3_exec(swt_store_db(st), "RELEASE swt_run", NULL, NULL, NULL);
 	return ret;
 }

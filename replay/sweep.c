@@ -139,7 +139,7 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 		goto out;
 	for (size_t i = 0; i < nr_cfgs; i++) {
 		int64_t run_id;
-		int step;
+		int step, repeated = 0;
 
 		res = swt_replay_spill_get(spill, err);
 		if (!res) {
@@ -159,13 +159,14 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 			res = NULL;
 			continue;
 		}
-		ret = step == SQLITE_DONE ? swt_replay_store(st, in, &cfgs[i], res, &run_id, err)
+		ret = step == SQLITE_DONE ? swt_replay_store(st, in, &cfgs[i], res, &run_id, &repeated,
+							     err)
 					  : swt_store_sql_error(st, err, "looking up stored runs");
 		swt_replay_result_free(res);
 		res = NULL;
 		if (ret)
 			goto out;
-		(*nr_runs)++;
+		*nr_runs += !repeated;
 	}
 	in_transaction = 0;	/* the caller's now */
 out:
