@@ -344,6 +344,8 @@ CREATE VIEW request_latency AS
 --   avg_request_kib              pages_read * page KiB / read_requests
 -- partition is the swap area id for the traced layout, or the simulated
 -- device's index for another layout; -1 in run_histogram means all.
+-- A run that repeats a stored one (every run column but id, created,
+-- replay_ns and loop_ns, and its rows in the tables below) is not stored.
 
 CREATE TABLE run (
 	id		INTEGER PRIMARY KEY,
