@@ -549,20 +549,21 @@ static void retire(struct swt_target *t, struct swt_target_proc *p)
  * that have exited since the last look are retired now, not at this
  * look's end, or a workload that replaces its processes faster than the
  * looks would have its new ones mapped a look late, or never.  Once per
- * look, as it reads the stat of every process not seen yet.
+ * pass (a look, or a drain's look at joined tasks), as it reads the stat
+ * of every process the pass has not seen.
  */
 static int make_room(struct swt_target *t)
 {
 	if (t->nr_live < MAX_LIVE_PROCS)
 		return 1;
-	if (t->swept_look == t->look)
+	if (t->swept_pass == t->pass)
 		return 0;
-	t->swept_look = t->look;
+	t->swept_pass = t->pass;
 	for (size_t i = 0; i < t->nr_procs; i++) {
 		struct swt_target_proc *p = &t->procs[i];
 		uint64_t start;
 
-		if (p->gone || p->seen == t->look)
+		if (p->gone || (t->in_look && p->seen == t->look))
 			continue;
 		if (!swt_proc_running(p->pid, &start) || start != p->start_ticks)
 			retire(t, p);
@@ -761,6 +762,7 @@ int swt_target_snapshot_joined(struct swt_target *t, const char *joined, struct 
 
 	if (t->kind != SWT_TARGET_CGROUP)
 		return 0;
+	t->pass++;
 	/*
 	 * The young ones first: the joined are made young below, and looked at
 	 * once now.  Only an exec() is looked for (the next look refreshes
@@ -923,6 +925,8 @@ int swt_target_snapshot(struct swt_target *t, const char *traced, struct swt_err
 	int ret = 0;
 
 	t->look++;
+	t->pass++;
+	t->in_look = 1;
 
 	switch (t->kind) {
 	case SWT_TARGET_COMMAND:
@@ -961,6 +965,7 @@ int swt_target_snapshot(struct swt_target *t, const char *traced, struct swt_err
 	default:
 		break;
 	}
+	t->in_look = 0;
 	if (!ret)
 		retire_unseen(t);
 	if (t->memcg) {

@@ -55,7 +55,9 @@ struct swt_target {
 	size_t nr_procs, cap_procs;
 	size_t nr_live;		/* of which not gone */
 	unsigned look;		/* looks at the processes so far */
-	unsigned swept_look;	/* the last look that retired exited processes to make room */
+	unsigned pass;		/* looks and drain-time looks at joined tasks so far */
+	unsigned swept_pass;	/* the last of them that retired exited processes to make room */
+	int in_look;		/* within swt_target_snapshot: what it saw runs */
 	char *memcg;		/* the target's memory cgroup directory, or NULL */
 	int64_t mem_limit;	/* bytes, -1 unlimited or unknown */
 	char *maps_dir;		/* where snapshots go */

@@ -1149,4 +1149,108 @@ TEST(target_full_table_makes_room)
 		CHECK_INT(waitpid(extra[k], NULL, 0), extra[k]);
 }
 
+/*
+ * Between the looks at a followed cgroup, at each drain: the processes of
+ * tasks that joined are mapped at once (making room as a look does, the
+ * last look's processes included), and for a second a joined one is
+ * looked at again for an exec(): a shell that joined and then exec()ed its
+ * workload is mapped as the workload.  (The cgroup itself is not read
+ * here: the joined tasks are given, as swt_target_new_tids lists them.)
+ */
+TEST(target_joined_tasks_mapped_at_drains)
+{
+	enum { OLD = 63, KILLED = 4 };
+	struct swt_target t;
+	struct swt_err err = { 0 };
+	pid_t old[OLD], fresh[KILLED], shell;
+	int hold[2], go[2];
+	char dir[600], joined[OLD * 12 + 16], exe[256] = "";
+	size_t len = 0;
+	const struct swt_target_proc *p;
+
+	CHECK_INT(pipe(hold), 0);
+	for (int k = 0; k < OLD; k++)
+		CHECK((old[k] = blocked_child(hold)) > 0);
+	snprintf(dir, sizeof(dir), "%s/joined-maps", scratch_dir());
+	CHECK_INT(mkdir(dir, 0700), 0);
+	swt_target_init(&t);
+	t.kind = SWT_TARGET_CGROUP;
+	t.maps_dir = strdup(dir);
+	len += (size_t)snprintf(joined + len, sizeof(joined) - len, "%d", (int)getpid());
+	for (int k = 0; k < OLD; k++)
+		len += (size_t)snprintf(joined + len, sizeof(joined) - len, " %d", (int)old[k]);
+	CHECK_INT(swt_target_snapshot_joined(&t, joined, &err), 0);
+	CHECK_INT((long)t.nr_live, 64);
+	CHECK(start_file_size(dir, old[0]) > 0 && mapped(&t, old[0])->young > 0);
+
+	/*
+	 * 4 exit and 4 join: mapped at the next drain, the exited making room
+	 * though the last look (none here) saw them as much as it saw the rest
+	 */
+	for (int k = 0; k < KILLED; k++) {
+		CHECK_INT(kill(old[k], SIGKILL), 0);
+		CHECK_INT(waitpid(old[k], NULL, 0), old[k]);
+	}
+	for (int k = 0; k < KILLED; k++)
+		CHECK((fresh[k] = blocked_child(hold)) > 0);
+	len = 0;
+	for (int k = 0; k < KILLED; k++)
+		len += (size_t)snprintf(joined + len, sizeof(joined) - len, "%d ", (int)fresh[k]);
+	CHECK_INT(swt_target_snapshot_joined(&t, joined, &err), 0);
+	for (int k = 0; k < KILLED; k++) {
+		p = mapped(&t, fresh[k]);
+		CHECK(p && !p->gone && p->started && p->young > 0);
+	}
+	for (int k = 0; k < KILLED; k++)
+		CHECK(mapped(&t, old[k])->gone);
+	CHECK_INT((long)t.nr_live, 64);
+
+	/* a shell that joined, then exec()s: mapped as what it runs now */
+	CHECK_INT(pipe(go), 0);	/* after the other children: theirs would keep it open */
+	shell = fork();
+	if (shell == 0) {
+		char c;
+
+		close(go[1]);
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	CHECK(shell > 0);
+	close(go[0]);
+	CHECK_INT(kill(fresh[0], SIGKILL), 0);	/* room for it */
+	CHECK_INT(waitpid(fresh[0], NULL, 0), fresh[0]);
+	snprintf(joined, sizeof(joined), "%d", (int)shell);
+	CHECK_INT(swt_target_snapshot_joined(&t, joined, &err), 0);
+	p = mapped(&t, shell);
+	CHECK(p && p->started && !strstr(p->exe, "sleep"));
+	close(go[1]);
+	for (int n = 0; n < 500; n++) {
+		char path[64];
+		ssize_t r;
+
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)shell);
+		r = readlink(path, exe, sizeof(exe) - 1);
+		exe[r > 0 ? r : 0] = '\0';
+		if (strstr(exe, "sleep"))
+			break;
+		usleep(2000);
+	}
+	CHECK(strstr(exe, "sleep") != NULL);
+	CHECK_INT(swt_target_snapshot_joined(&t, NULL, &err), 0);
+	p = mapped(&t, shell);
+	CHECK(p && strstr(p->exe, "sleep") != NULL);
+	swt_target_release(&t);
+
+	kill(shell, SIGKILL);
+	CHECK_INT(waitpid(shell, NULL, 0), shell);
+	close(hold[1]);
+	close(hold[0]);
+	for (int k = KILLED; k < OLD; k++)
+		CHECK_INT(waitpid(old[k], NULL, 0), old[k]);
+	for (int k = 1; k < KILLED; k++)
+		CHECK_INT(waitpid(fresh[k], NULL, 0), fresh[k]);
+}
+
 CHECK_MAIN
