@@ -571,21 +571,27 @@ static int make_room(struct swt_target *t)
 	return t->nr_live < MAX_LIVE_PROCS;
 }
 
+/* The entry of a process mapped (live or gone), or NULL: no side effect. */
+static struct swt_target_proc *find_proc(struct swt_target *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nr_procs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	return NULL;
+}
+
 static struct swt_target_proc *proc_entry(struct swt_target *t, pid_t pid)
 {
-	struct swt_target_proc *p;
+	struct swt_target_proc *p = find_proc(t, pid);
 
-	for (size_t i = 0; i < t->nr_procs; i++) {
-		p = &t->procs[i];
-		if (p->pid != pid)
-			continue;
+	if (p) {
 		if (p->seen != t->look) {
 			uint64_t start = p->start_ticks;
 			char state;
 
-			if (p->gone && !make_room(t))
-				return NULL;
 			if (p->gone) {
+				if (!make_room(t))
+					return NULL;
 				p->gone = 0;
 				t->nr_live++;
 			}
@@ -781,19 +787,18 @@ int swt_target_snapshot_joined(struct swt_target *t, const char *joined, struct 
 	}
 	while (!ret && (tid = next_id(&next))) {
 		pid_t tgid = tgid_of((pid_t)tid);
-		struct swt_target_proc *p = NULL;
+		struct swt_target_proc *p;
 		int joined_now;
 
 		if (!tgid)
 			continue;
-		for (size_t i = 0; i < t->nr_procs && !p; i++)
-			p = t->procs[i].pid == tgid ? &t->procs[i] : NULL;
+		p = find_proc(t, tgid);
 		/* a new process, or its pid again; not another thread of one mapped */
 		joined_now = !p || p->gone;
 		ret = snapshot_proc(t, tgid, err);
-		for (size_t i = 0; !ret && joined_now && i < t->nr_procs; i++)
-			if (t->procs[i].pid == tgid && !t->procs[i].gone)
-				t->procs[i].young = YOUNG_DRAINS;
+		p = find_proc(t, tgid);	/* the table may have moved */
+		if (!ret && joined_now && p && !p->gone)
+			p->young = YOUNG_DRAINS;
 	}
 	return ret;
 }
