@@ -908,6 +908,15 @@ static void *blocked_thread(void *arg)
 	return NULL;
 }
 
+/* A target (its kind still to set) whose maps go to the new scratch directory NAME, its path in dir. */
+static void init_target_maps(struct swt_target *t, const char *name, char *dir, size_t size)
+{
+	snprintf(dir, size, "%s/%s", scratch_dir(), name);
+	CHECK_INT(mkdir(dir, 0700), 0);
+	swt_target_init(t);
+	t->maps_dir = strdup(dir);
+}
+
 static int has_thread(const struct swt_target_proc *p, pid_t tid)
 {
 	for (size_t k = 0; k < p->nr_threads; k++)
@@ -975,10 +984,7 @@ TEST(target_threads_and_outside_processes)
 		usleep(2000);
 	CHECK(tids[0] > 0 && tids[1] > 0);
 
-	snprintf(dir, sizeof(dir), "%s/target-maps", scratch_dir());
-	CHECK_INT(mkdir(dir, 0700), 0);
-	swt_target_init(&t);
-	t.maps_dir = strdup(dir);
+	init_target_maps(&t, "target-maps", dir, sizeof(dir));
 	CHECK_INT(swt_target_attach_pid(&t, getpid(), &err), 0);
 	snprintf(traced, sizeof(traced), "%d\n%d\n%d\n", (int)tids[0], (int)daemon_pid, (int)tids[1]);
 	CHECK_INT(swt_target_snapshot(&t, traced, &err), 0);
@@ -1057,6 +1063,19 @@ static pid_t blocked_child(const int hold[2])
 	return pid;
 }
 
+/* n blocked children into pids; and reaping pids[from..to) */
+static void start_blocked(const int hold[2], pid_t *pids, int n)
+{
+	for (int k = 0; k < n; k++)
+		CHECK((pids[k] = blocked_child(hold)) > 0);
+}
+
+static void reap(const pid_t *pids, int from, int to)
+{
+	for (int k = from; k < to; k++)
+		CHECK_INT(waitpid(pids[k], NULL, 0), pids[k]);
+}
+
 static int start_file_size(const char *dir, pid_t pid)
 {
 	char path[700];
@@ -1085,12 +1104,8 @@ TEST(target_full_table_makes_room)
 	int mapped_extra = 0;
 
 	CHECK_INT(pipe(hold), 0);
-	for (int k = 0; k < OLD; k++)
-		CHECK((old[k] = blocked_child(hold)) > 0);
-	snprintf(dir, sizeof(dir), "%s/full-maps", scratch_dir());
-	CHECK_INT(mkdir(dir, 0700), 0);
-	swt_target_init(&t);
-	t.maps_dir = strdup(dir);
+	start_blocked(hold, old, OLD);
+	init_target_maps(&t, "full-maps", dir, sizeof(dir));
 	CHECK_INT(swt_target_attach_pid(&t, getpid(), &err), 0);
 	CHECK_INT(swt_target_snapshot(&t, NULL, &err), 0);
 	CHECK_INT((long)t.nr_live, 64);
@@ -1101,8 +1116,7 @@ TEST(target_full_table_makes_room)
 		CHECK_INT(kill(old[k], SIGKILL), 0);
 		CHECK_INT(waitpid(old[k], NULL, 0), old[k]);
 	}
-	for (int k = 0; k < NEW; k++)
-		CHECK((fresh[k] = blocked_child(hold)) > 0);
+	start_blocked(hold, fresh, NEW);
 	CHECK_INT(swt_target_snapshot(&t, NULL, &err), 0);
 	for (int k = 0; k < NEW; k++) {
 		const struct swt_target_proc *p = mapped(&t, fresh[k]);
@@ -1115,8 +1129,7 @@ TEST(target_full_table_makes_room)
 	CHECK_INT((long)t.nr_live, 64 - KILLED + NEW);
 
 	/* 68 live: four of the new ones wait, and no live one is retired for them */
-	for (int k = 0; k < EXTRA; k++)
-		CHECK((extra[k] = blocked_child(hold)) > 0);
+	start_blocked(hold, extra, EXTRA);
 	CHECK_INT(swt_target_snapshot(&t, NULL, &err), 0);
 	CHECK_INT((long)t.nr_live, 64);
 	for (int k = 0; k < EXTRA; k++)
@@ -1141,12 +1154,9 @@ TEST(target_full_table_makes_room)
 
 	close(hold[1]);
 	close(hold[0]);
-	for (int k = KILLED; k < OLD; k++)
-		CHECK_INT(waitpid(old[k], NULL, 0), old[k]);
-	for (int k = 0; k < NEW; k++)
-		CHECK_INT(waitpid(fresh[k], NULL, 0), fresh[k]);
-	for (int k = 0; k < EXTRA; k++)
-		CHECK_INT(waitpid(extra[k], NULL, 0), extra[k]);
+	reap(old, KILLED, OLD);
+	reap(fresh, 0, NEW);
+	reap(extra, 0, EXTRA);
 }
 
 /*
@@ -1169,13 +1179,9 @@ TEST(target_joined_tasks_mapped_at_drains)
 	const struct swt_target_proc *p;
 
 	CHECK_INT(pipe(hold), 0);
-	for (int k = 0; k < OLD; k++)
-		CHECK((old[k] = blocked_child(hold)) > 0);
-	snprintf(dir, sizeof(dir), "%s/joined-maps", scratch_dir());
-	CHECK_INT(mkdir(dir, 0700), 0);
-	swt_target_init(&t);
+	start_blocked(hold, old, OLD);
+	init_target_maps(&t, "joined-maps", dir, sizeof(dir));
 	t.kind = SWT_TARGET_CGROUP;
-	t.maps_dir = strdup(dir);
 	len += (size_t)snprintf(joined + len, sizeof(joined) - len, "%d", (int)getpid());
 	for (int k = 0; k < OLD; k++)
 		len += (size_t)snprintf(joined + len, sizeof(joined) - len, " %d", (int)old[k]);
@@ -1191,8 +1197,7 @@ TEST(target_joined_tasks_mapped_at_drains)
 		CHECK_INT(kill(old[k], SIGKILL), 0);
 		CHECK_INT(waitpid(old[k], NULL, 0), old[k]);
 	}
-	for (int k = 0; k < KILLED; k++)
-		CHECK((fresh[k] = blocked_child(hold)) > 0);
+	start_blocked(hold, fresh, KILLED);
 	len = 0;
 	for (int k = 0; k < KILLED; k++)
 		len += (size_t)snprintf(joined + len, sizeof(joined) - len, "%d ", (int)fresh[k]);
@@ -1247,10 +1252,8 @@ TEST(target_joined_tasks_mapped_at_drains)
 	CHECK_INT(waitpid(shell, NULL, 0), shell);
 	close(hold[1]);
 	close(hold[0]);
-	for (int k = KILLED; k < OLD; k++)
-		CHECK_INT(waitpid(old[k], NULL, 0), old[k]);
-	for (int k = 1; k < KILLED; k++)
-		CHECK_INT(waitpid(fresh[k], NULL, 0), fresh[k]);
+	reap(old, KILLED, OLD);
+	reap(fresh, 1, KILLED);
 }
 
 CHECK_MAIN
