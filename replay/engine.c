@@ -181,7 +181,9 @@ struct engine {
 	struct area_state *areas;
 	uint64_t any_rotational;
 
+	struct swt_arena arena;		/* the big tables below (engine_init) */
 	int32_t *words;			/* every area's slot words, one after another */
+	int32_t *next_use;		/* per slot word: areas[].next_use */
 	struct node *nodes;		/* the inactive ring's, then the active ring's */
 	struct wide_node *wide;		/* per node, for runs 32 bits do not hold; else NULL */
 	struct ring inactive, active;
@@ -753,20 +755,11 @@ static void engine_release(struct engine *e)
 {
 	if (e->inst && e->policy->destroy)
 		e->policy->destroy(e->inst);
-	for (size_t i = 0; e->areas && i < e->in->nr_areas; i++)
-		free(e->areas[i].next_use);
 	free(e->areas);
-	free(e->words);
-	free(e->word_refault);
-	free(e->nodes);
-	free(e->wide);
-	free(e->evict_due);
-	free(e->due);
+	swt_arena_release(&e->arena);
 	free(e->win_list);
 	free(e->reads);
 	free(e->plug);
-	free(e->vpages);
-	free(e->ptes);
 	prep_free(e->own_prep, e->in->nr_areas, e->in->nr_vmas);
 	swt_replay_result_free(e->res);
 }
@@ -1203,7 +1196,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	char perr[256] = "";
 	size_t i;
 	uint64_t nr_words = 0, in_nodes = 0, nr_nodes = 0, reads_max = 0;
-	int ret;
+	int ret, wide;
 
 	memset(e, 0, sizeof(*e));
 	e->in = in;
@@ -1283,11 +1276,37 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (i = 0; i < in->nr_areas; i++)
 		nr_words += pr->nslots[i];
-	e->words = malloc((nr_words ? nr_words : 1) * sizeof(*e->words));
-	/* written by each fault before any read: no initialisation */
-	e->word_refault = malloc((nr_words ? nr_words : 1) * sizeof(*e->word_refault));
-	if (!e->words || !e->word_refault)
-		return swt_error(err, SWT_ENOMEM, "out of memory");
+	/*
+	 * A miss reads at most a window and the faulting page (win_cap + 2,
+	 * as e->reads is sized; a fast path's block is at most win_cap), so
+	 * this bounds the run's page-ins: below the stamps' STAMP_* values,
+	 * and the slot words within 32 bits, the nodes hold both.
+	 * SWT_TEST_WIDE_NODES takes the side table anyway, for the tests.
+	 */
+	wide = (uint64_t)in->nr_faults * (e->win_cap + 2) >= STAMP_DEAD ||
+	       nr_words > (uint64_t)UINT32_MAX + 1 || getenv("SWT_TEST_WIDE_NODES");
+	/* a mapping is activated once at most: one due eviction per fault */
+	e->cap_due = in->nr_faults;
+	{
+		/* the run's big tables, in one arena (util.h says why) */
+		const struct swt_arena_part parts[] = {
+			{ (void **)&e->words, nr_words * sizeof(*e->words) },
+			/* written by each fault before any read: no initialisation */
+			{ (void **)&e->word_refault, nr_words * sizeof(*e->word_refault) },
+			{ (void **)&e->next_use, nr_words * sizeof(*e->next_use) },
+			{ (void **)&e->vpages, pr->nr_vpages * sizeof(*e->vpages) },
+			{ (void **)&e->ptes, pr->nr_vpages * sizeof(*e->ptes) },
+			{ (void **)&e->nodes, nr_nodes * sizeof(*e->nodes) },
+			{ (void **)&e->wide, wide ? nr_nodes * sizeof(*e->wide) : 0 },
+			{ (void **)&e->due, e->cap_due * sizeof(*e->due) },
+			{ (void **)&e->evict_due, (in->nr_faults + 1) * sizeof(*e->evict_due) },
+		};
+
+		if (swt_arena_carve(&e->arena, parts, SWT_ARRAY_SIZE(parts)))
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		if (!wide)
+			e->wide = NULL;
+	}
 	for (i = 0, nr_words = 0; i < in->nr_areas; i++) {
 		struct area_state *a = &e->areas[i];
 		const struct swt_replay_area *ra = &in->areas[i];
@@ -1298,19 +1317,11 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 				 (ra->synchronous > 0 ? SWT_FAULT_SYNCHRONOUS : 0);
 		a->base = nr_words;
 		a->slots = e->words + nr_words;
+		a->next_use = e->next_use + a->base;
 		nr_words += a->nslots;
-		a->next_use = malloc(a->nslots * sizeof(*a->next_use));
-		if (!a->next_use)
-			return swt_error(err, SWT_ENOMEM, "out of memory");
 		memcpy(a->slots, pr->init_slots[i], a->nslots * sizeof(*a->slots));
 	}
-	e->vpages = malloc((pr->nr_vpages ? pr->nr_vpages : 1) * sizeof(*e->vpages));
-	if (!e->vpages)
-		return swt_error(err, SWT_ENOMEM, "out of memory");
 	e->vpages_synced = SIZE_MAX;
-	e->ptes = malloc((pr->nr_vpages ? pr->nr_vpages : 1) * sizeof(*e->ptes));
-	if (!e->ptes)
-		return swt_error(err, SWT_ENOMEM, "out of memory");
 	e->ptes_synced = SIZE_MAX;
 	e->next_use_synced = SIZE_MAX;
 
@@ -1318,29 +1329,10 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	/* room for a window's reads after one for a faulting page the policy left out */
 	e->reads = malloc((e->win_cap + 2) * sizeof(*e->reads));
 	e->plug = malloc((e->win_cap + 1) * sizeof(*e->plug));
-	e->nodes = malloc(nr_nodes * sizeof(*e->nodes));
-	/* a mapping is activated once at most: one due eviction per fault */
-	e->cap_due = in->nr_faults;
-	e->due = malloc((e->cap_due ? e->cap_due : 1) * sizeof(*e->due));
-	e->evict_due = malloc((in->nr_faults + 1) * sizeof(*e->evict_due));
-	if (!e->win_list || !e->reads || !e->plug || !e->nodes || !e->due ||
-	    !e->evict_due)
+	if (!e->win_list || !e->reads || !e->plug)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (size_t k = 0; k <= in->nr_faults; k++)
 		e->evict_due[k] = NIL;
-	/*
-	 * A miss reads at most a window and the faulting page (win_cap + 2,
-	 * as e->reads is sized; a fast path's block is at most win_cap), so
-	 * this bounds the run's page-ins: below the stamps' STAMP_* values,
-	 * and the slot words within 32 bits, the nodes hold both.
-	 * SWT_TEST_WIDE_NODES takes the side table anyway, for the tests.
-	 */
-	if ((uint64_t)in->nr_faults * (e->win_cap + 2) >= STAMP_DEAD ||
-	    nr_words > (uint64_t)UINT32_MAX + 1 || getenv("SWT_TEST_WIDE_NODES")) {
-		e->wide = malloc(nr_nodes * sizeof(*e->wide));
-		if (!e->wide)
-			return swt_error(err, SWT_ENOMEM, "out of memory");
-	}
 
 	/* what every fault of the run tells the policy alike */
 	e->info.nr_areas = (uint32_t)in->nr_areas;

@@ -2,12 +2,16 @@
  * The memory swaptrace may count on (swt_mem_available_kib): MemAvailable,
  * or what the memory cgroup it runs in leaves it, v1 and v2, read from
  * fake cgroup trees built here, with a fake /proc/self (SWT_TEST_PROC_SELF)
- * whose mountinfo mounts them.
+ * whose mountinfo mounts them.  Also the arena the replay's tables live in,
+ * and a few parsers.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "check.h"
 #include "util.h"
@@ -220,6 +224,51 @@ TEST(error_messages_fit_long_paths)
 	CHECK_INT((int)strlen(err.msg), (int)sizeof(err.msg) - 1);
 	CHECK(!strcmp(err.msg + sizeof(err.msg) - 4, "..."));
 	free(huge);
+}
+
+
+/* Parts are zeroed, 64-byte aligned, apart, in a 2 MiB-aligned mapping; gaps poisoned under ASan. */
+TEST(arena_parts_are_apart_aligned_and_zeroed)
+{
+	struct swt_arena a = { 0 };
+	uint32_t *small = NULL, *big = NULL;
+	char *empty = NULL, *odd = NULL;
+	const size_t nbig = (3u << 20) / sizeof(uint32_t);
+	const struct swt_arena_part parts[] = {
+		{ (void **)&small, 3 * sizeof(uint32_t) },
+		{ (void **)&empty, 0 },
+		{ (void **)&odd, 65 },
+		{ (void **)&big, nbig * sizeof(uint32_t) },
+	};
+	int zero = 1;
+
+	CHECK_INT(swt_arena_carve(&a, parts, SWT_ARRAY_SIZE(parts)), 0);
+	CHECK(small && empty && odd && big);
+	if (!small || !empty || !odd || !big)
+		return;
+	CHECK((uintptr_t)a.map % (2u << 20) == 0);
+	CHECK(a.size % (2u << 20) == 0 && a.size >= (3u << 20) + 256);
+	CHECK((char *)small == a.map);
+	CHECK((char *)empty >= (char *)(small + 3) && odd >= empty + 1);
+	CHECK((char *)big >= odd + 65 && (char *)(big + nbig) <= a.map + a.size);
+	CHECK((uintptr_t)empty % 64 == 0 && (uintptr_t)odd % 64 == 0 && (uintptr_t)big % 64 == 0);
+	for (size_t i = 0; i < nbig; i += 1021)
+		zero &= big[i] == 0;
+	CHECK(zero && small[2] == 0 && odd[64] == 0);
+	small[2] = 7;
+	odd[64] = 1;
+	big[nbig - 1] = 9;
+	CHECK(small[2] == 7 && odd[64] == 1 && big[nbig - 1] == 9);
+#if defined(__SANITIZE_ADDRESS__)
+	/* an overrun of one part is caught before it reaches the next */
+	CHECK(__asan_address_is_poisoned(small + 3));
+	CHECK(__asan_address_is_poisoned(odd + 65));
+	CHECK(!__asan_address_is_poisoned(odd + 64));
+	CHECK(__asan_address_is_poisoned(big + nbig));
+#endif
+	swt_arena_release(&a);
+	CHECK(a.map == NULL && a.size == 0);
+	swt_arena_release(&a);	/* released twice: a no-op */
 }
 
 CHECK_MAIN

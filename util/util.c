@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -355,6 +356,78 @@ long swt_read_full(int fd, void *buf, size_t len)
 		got += (size_t)n;
 	}
 	return (long)got;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define ARENA_GAP 64
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ARENA_GAP 0
+#endif
+
+#define ARENA_ALIGN 64
+#define HUGE_PAGE (2u << 20)	/* x86-64's and arm64's (4 KiB base pages) PMD size */
+
+static size_t round_up(size_t n, size_t to)
+{
+	return (n + to - 1) / to * to;
+}
+
+int swt_arena_carve(struct swt_arena *a, const struct swt_arena_part *parts, size_t n)
+{
+	size_t total = 0, off = 0, span;
+	char *raw, *map;
+
+	a->map = NULL;
+	a->size = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t part = round_up(parts[i].bytes ? parts[i].bytes : 1, ARENA_ALIGN) + ARENA_GAP;
+
+		if (part > SIZE_MAX / 2 - total)
+			return -SWT_ENOMEM;
+		total += round_up(part, ARENA_ALIGN);
+	}
+	total = round_up(total ? total : 1, HUGE_PAGE);
+	if (total > SIZE_MAX / 2)
+		return -SWT_ENOMEM;
+	/* a huge page needs a 2 MiB-aligned range: map one more and trim both ends */
+	span = total + HUGE_PAGE;
+	raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return -SWT_ENOMEM;
+	map = (char *)round_up((uintptr_t)raw, HUGE_PAGE);
+	if (map > raw)
+		munmap(raw, (size_t)(map - raw));
+	if (raw + span > map + total)
+		munmap(map + total, (size_t)(raw + span - (map + total)));
+	/* advice only: without transparent huge pages the arena is an ordinary mapping */
+	(void)madvise(map, total, MADV_HUGEPAGE);
+	a->map = map;
+	a->size = total;
+	for (size_t i = 0; i < n; i++) {
+		size_t bytes = parts[i].bytes ? parts[i].bytes : 1;
+
+		*parts[i].ptr = map + off;
+		off = round_up(off + bytes, ARENA_ALIGN);
+		ASAN_POISON_MEMORY_REGION(map + off - round_up(bytes, ARENA_ALIGN) + bytes,
+					  round_up(bytes, ARENA_ALIGN) - bytes + ARENA_GAP);
+		off += ARENA_GAP;
+	}
+	ASAN_POISON_MEMORY_REGION(map + off, total - off);
+	return 0;
+}
+
+void swt_arena_release(struct swt_arena *a)
+{
+	if (!a->map)
+		return;
+	/* the addresses may be mapped again, by malloc too */
+	ASAN_UNPOISON_MEMORY_REGION(a->map, a->size);
+	munmap(a->map, a->size);
+	a->map = NULL;
+	a->size = 0;
 }
 
 uint64_t swt_now_ns(void)

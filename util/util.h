@@ -24,6 +24,35 @@
 int swt_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 
 /*
+ * One mapping holding a job's big arrays, backed by huge pages where the
+ * kernel gives them (MADV_HUGEPAGE): a replay run first touches about a
+ * megabyte of fresh tables, and in 4 KiB pages each touch of a new page
+ * is a page fault (about 2 us in a VM: 300 of them per run of 75 000
+ * faults, a tenth of the run), where 2 MiB pages take one per 512.
+ * Embedded by value, zeroed; swt_arena_release() unmaps it (a zeroed one
+ * is a no-op).
+ */
+struct swt_arena {
+	char *map;
+	size_t size;
+};
+
+/* An array to place in the arena: *ptr is set to bytes of zeroed memory. */
+struct swt_arena_part {
+	void **ptr;
+	size_t bytes;
+};
+
+/*
+ * Map an arena for the n parts and set each part's pointer: every part
+ * 64-byte aligned, with an inaccessible gap after it under AddressSanitizer,
+ * which then still catches overruns from one array into the next.  0, or
+ * -SWT_ENOMEM with nothing mapped.
+ */
+int swt_arena_carve(struct swt_arena *a, const struct swt_arena_part *parts, size_t n);
+void swt_arena_release(struct swt_arena *a);
+
+/*
  * Open-addressing hash map from a pair of 64-bit keys to a 64-bit value,
  * embedded by value: swt_map_init() / swt_map_release().  Linear probing
  * with backward-shift deletion, so it never fills with tombstones.
