@@ -1352,6 +1352,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->env.readahead_lifetime = env_readahead_lifetime;
 	e->env.engine = e;
 	e->inst = e->policy->create(&e->env, cfg->keys, cfg->values, cfg->nparams, perr, sizeof(perr));
+	perr[sizeof(perr) - 1] = '\0';	/* a plugin may fill it to the end, with no NUL */
 	if (!e->inst)
 		return swt_error(err, SWT_EPLUGIN, "policy '%s': %s", e->policy->name,
 				 perr[0] ? perr : "cannot create an instance");

@@ -335,6 +335,12 @@ expect_fail "refuses to start" replay -p "$bad/libswt-bad-fail.so" "$db"
 "$SWAPTRACE" replay -n -p "$bad/libswt-bad-fail.so" -p fixed "$db" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'bad': this plugin refuses to start" \
 	"a plugin that refuses to start"
+# a reason that fills create()'s err to its end without a NUL, in a run
+# (the trial before it is accepted): cut at the buffer's end (the message
+# ran on into the stack past it)
+"$SWAPTRACE" replay -n -c 3 -p "$bad/libswt-bad-unterminated.so" "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" "1:swaptrace: replay: policy 'bad': $(printf 'x%.0s' $(seq 255))" \
+	"a plugin's reason with no NUL"
 "$SWAPTRACE" replay -n -p "$plugin:pages=abc" "$db" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'forward': pages must be 1..63, not 'abc'" \
 	"a plugin refusing a parameter's value"

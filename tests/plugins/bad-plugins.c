@@ -15,9 +15,12 @@
  *   HANG         on_miss never returns after a few misses
  *   COUNT_PAST   on_miss sets a count past the window's capacity
  *   DESCENDING   on_miss lists the two slots after the faulting one, the far one first
+ *   UNTERMINATED create() accepts its trial but, in a run, refuses with a reason
+ *                that fills err to its end, with no NUL
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "swaptrace/policy.h"
@@ -37,6 +40,11 @@ static void *bad_create(const struct swt_policy_env *env, const char *const *key
 {
 #ifdef FAIL
 	snprintf(err, errlen, "this plugin refuses to start");
+	return NULL;
+#elif defined(UNTERMINATED)
+	if (!env->engine)
+		return &calls;
+	memset(err, 'x', errlen);
 	return NULL;
 #else
 	return &calls;
