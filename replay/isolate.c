@@ -72,6 +72,22 @@ fail:
 	return NULL;
 }
 
+int swt_plugin_child_setup(pid_t parent)
+{
+	/*
+	 * A plugin fault must kill the child by its signal so the parent can
+	 * name it; sanitizer runtimes would otherwise turn it into exit(1).
+	 */
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGBUS, SIG_DFL);
+	signal(SIGFPE, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
+	signal(SIGABRT, SIG_DFL);
+	/* a plugin that never returns must not outlive a swaptrace killed for it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	return getppid() == parent ? 0 : -1;	/* -1: the parent died before the line above */
+}
+
 int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_replay_config *cfg,
 			    struct swt_replay_result **out, struct swt_err *err)
 {
@@ -94,19 +110,8 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 		int code;
 
 		close(fds[0]);
-		/*
-		 * A plugin fault must kill the child by its signal so the parent can
-		 * name it; sanitizer runtimes would otherwise turn it into exit(1).
-		 */
-		signal(SIGSEGV, SIG_DFL);
-		signal(SIGBUS, SIG_DFL);
-		signal(SIGFPE, SIG_DFL);
-		signal(SIGILL, SIG_DFL);
-		signal(SIGABRT, SIG_DFL);
-		/* a plugin that never returns must not outlive a swaptrace killed for it */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(2);	/* the parent died before the line above */
+		if (swt_plugin_child_setup(parent))
+			_exit(2);
 		ret = swt_replay_run(in, cfg, &r, &child_err);
 		/* status byte first: 0 and a result, or the error code and message */
 		code = ret ? -ret : 0;

@@ -64,7 +64,7 @@ static int run_in_child(int (*fn)(const void *arg, int fd), const void *arg, cha
 			size_t len, int *status)
 {
 	int fds[2] = { -1, -1 }, null;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	long got;
 
 	if (msg && pipe(fds) < 0)
@@ -80,6 +80,9 @@ static int run_in_child(int (*fn)(const void *arg, int fd), const void *arg, cha
 	if (!pid) {
 		if (msg)
 			close(fds[0]);
+		/* as a run's child: a crash in create() is a crash, a hang ends with swaptrace */
+		if (swt_plugin_child_setup(parent))
+			_exit(2);
 		null = open("/dev/null", O_WRONLY);
 		if (null >= 0)
 			dup2(null, STDERR_FILENO);

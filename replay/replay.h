@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "store.h"
 #include "swaptrace/policy.h"
@@ -294,6 +295,13 @@ struct swt_replay_result *swt_replay_spill_get(FILE *spill, struct swt_err *err)
 /* The same in a child process, so that a crashing plugin is only an error. */
 int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_replay_config *cfg,
 			    struct swt_replay_result **out, struct swt_err *err);
+
+/*
+ * In a child forked to run plugin code, before it runs: a fault there
+ * kills the child by its signal (for the parent to name), and the child
+ * dies with its parent.  0, or -1 when parent is gone already.
+ */
+int swt_plugin_child_setup(pid_t parent);
 
 double swt_metrics_accuracy(const struct swt_replay_metrics *m);	/* -1: undefined */
 double swt_metrics_coverage(const struct swt_replay_metrics *m);

@@ -411,6 +411,26 @@ elif kill -0 "$child" 2>/dev/null; then
 	kill -KILL "$child"
 	fail "the replay process of a hanging plugin outlived the swaptrace killed for it"
 fi
+# create() is tried once before the sweep, in a child set up as a run's:
+# one that never returns there dies with swaptrace too (it lived on until
+# the trial's 10 s alarm, for ever if the plugin ignored it), and a crash
+# there is a crash (a sanitizer's runtime made it exit 1: "create()
+# refused its parameters, saying nothing", a usage error)
+"$SWAPTRACE" replay -n -p "$bad/libswt-bad-create_hang.so" "$db" > /dev/null 2>&1 &
+hung=$!
+child=$(plugin_child "$hung" 100)
+sleep 0.5
+kill_replay "$hung" "$child"
+if [ -z "$child" ]; then
+	fail "the trial of a hanging create() was not found"
+elif kill -0 "$child" 2>/dev/null; then
+	kill -KILL "$child"
+	fail "the trial of a hanging create() outlived the swaptrace killed for it"
+fi
+"$SWAPTRACE" replay -n -p "$bad/libswt-bad-create_crash.so" "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" \
+	"1:swaptrace: replay: policy '$bad/libswt-bad-create_crash.so' crashed (Segmentation fault) during the replay" \
+	"a plugin whose create() crashes"
 # While a sweep replays, the database is free for others: the sweep
 # writes it only at the end, in one short transaction (one transaction
 # over the whole sweep once locked out other replays, "database is

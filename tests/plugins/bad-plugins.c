@@ -17,6 +17,8 @@
  *   DESCENDING   on_miss lists the two slots after the faulting one, the far one first
  *   UNTERMINATED create() accepts its trial but, in a run, refuses with a reason
  *                that fills err to its end, with no NUL
+ *   CREATE_CRASH create() dereferences NULL
+ *   CREATE_HANG  create() never returns
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,13 @@ static void *bad_create(const struct swt_policy_env *env, const char *const *key
 #ifdef FAIL
 	snprintf(err, errlen, "this plugin refuses to start");
 	return NULL;
+#elif defined(CREATE_CRASH)
+	*(volatile int *)(uintptr_t)(calls - calls) = 1;
+	return &calls;
+#elif defined(CREATE_HANG)
+	while (calls >= 0)
+		pause();
+	return &calls;
 #elif defined(UNTERMINATED)
 	if (!env->engine)
 		return &calls;
