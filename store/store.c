@@ -432,6 +432,12 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 				"been writing it for more than 5 s; try again when it is done", path);
 		goto out_destroy;
 	}
+	/* nor is a file cut short (a copy interrupted): SQLite can tell that one */
+	if (version < 0 && (sqlite3_errcode(st->db) & 0xff) == SQLITE_CORRUPT) {
+		ret = swt_error(err, SWT_EFORMAT, "'%s': a damaged database: %s", path,
+				sqlite3_errmsg(st->db));
+		goto out_destroy;
+	}
 	if (version < 0) {
 		ret = swt_error(err, SWT_EFORMAT, "'%s': not a swaptrace database", path);
 		goto out_destroy;

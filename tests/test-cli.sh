@@ -180,6 +180,15 @@ print("%d:%s" % (p.returncode, p.stderr.strip()))
 PY
 check_eq "$(cat "$WORK/locked.txt")" "1:swaptrace: info: '$WORK/locked.db': the database is locked: another process has been writing it for more than 5 s; try again when it is done" \
 	"info on a database locked by another process"
+# a database cut short (a copy interrupted): damaged, said so, not "not a
+# swaptrace database"
+head -c 200000 "$WORK/locked.db" > "$WORK/cut.db"
+run 1 info "$WORK/cut.db"
+check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/cut.db': a damaged database: database disk image is malformed" \
+	"info on a database cut short"
+run 1 replay -n "$WORK/cut.db"
+check_eq "$(cat "$ERR")" "swaptrace: replay: '$WORK/cut.db': a damaged database: database disk image is malformed" \
+	"replay of a database cut short"
 mkdir "$WORK/adir"
 run 1 info "$WORK/adir"
 check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/adir': is a directory, not a swaptrace database" "info on a directory"
