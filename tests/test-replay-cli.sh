@@ -466,6 +466,22 @@ check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy plugin './no/s
 "$SWAPTRACE" replay -c 40 "$db" 2>/dev/null; check_eq $? 2 "bad page-cluster is a usage error"
 "$SWAPTRACE" replay -p leap:depth=3 "$db" 2>/dev/null; check_eq $? 2 "unknown parameter is a usage error"
 expect_fail "No such file" replay "$WORK/missing.db"
+# a writable database in a directory that is not (immutable here: root
+# writes any directory whatever its mode): SQLite cannot make its journal,
+# so nothing can be stored, said up front (the sweep ran, and its first
+# insert failed: "unable to open database file"); --no-store works
+mkdir "$WORK/rodir"
+cp "$db" "$WORK/rodir/ro.db"
+if chattr +i "$WORK/rodir" 2>/dev/null; then
+	"$SWAPTRACE" replay -p fixed -c 3 "$WORK/rodir/ro.db" > "$WORK/out.txt" 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/out.txt" "$WORK/err.txt")" "1:swaptrace: replay: '$WORK/rodir/ro.db': its directory cannot be written, where SQLite keeps the database's journal: the runs cannot be stored (--no-store prints them only)" \
+		"replay into a database in a read-only directory"
+	"$SWAPTRACE" replay --no-store -p fixed -c 3 "$WORK/rodir/ro.db" > /dev/null 2> "$WORK/err.txt" ||
+		fail "replay --no-store of a database in a read-only directory: '$(cat "$WORK/err.txt")'"
+	chattr -i "$WORK/rodir"
+else
+	echo "note: the read-only directory case is skipped: chattr +i is not supported here"
+fi
 # a database edited by hand with a slot past what the slot tables index
 # (the error path once read the tables it had just freed)
 edited="$WORK/edited.db"
