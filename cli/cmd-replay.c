@@ -107,7 +107,19 @@ struct run_out {
 	int repeated;		/* the same as stored run run_id: not stored again */
 };
 
-/* "3", "0-5", "1,3,5" into values (at most max); returns the count or -1. */
+/* Whether v is among the n values. */
+static int has_value(const int64_t *values, int n, int64_t v)
+{
+	for (int i = 0; i < n; i++)
+		if (values[i] == v)
+			return 1;
+	return 0;
+}
+
+/*
+ * "3", "0-5", "1,3,5" into values (at most max), each value once, as the
+ * lists of repeated options are; returns the count or -1.
+ */
 static int parse_list(const char *text, int64_t *values, int max, int64_t lo, int64_t hi)
 {
 	char *copy = swt_strdup(text), *save = NULL, *tok;
@@ -131,6 +143,8 @@ static int parse_list(const char *text, int64_t *values, int max, int64_t lo, in
 		if (a < lo || b > hi)
 			goto bad;
 		for (int64_t v = a; v <= b; v++) {
+			if (has_value(values, n, v))
+				continue;
 			if (n >= max)
 				goto bad;
 			values[n++] = v;
@@ -196,10 +210,14 @@ static int parse_cache_list(const char *text, int64_t *values, int max)
 		size_t len = strlen(tok);
 		int64_t pct;
 
-		if (len < 2 || tok[len - 1] != '%' || n >= max)
+		if (len < 2 || tok[len - 1] != '%')
 			goto bad;
 		tok[len - 1] = '\0';
 		if (swt_parse_i64(tok, &pct) || pct < 1 || pct > 1000)
+			goto bad;
+		if (has_value(values, n, -pct))
+			continue;
+		if (n >= max)
 			goto bad;
 		values[n++] = -pct;
 	}

@@ -241,6 +241,13 @@ check_eq "$("$SWAPTRACE" report --no-replay -o "$WORK/v3-report" "$WORK/v3.db" 2
 	> "$WORK/twice.csv" || fail "settings given twice"
 check_eq "$(sed 1d "$WORK/twice.csv" | grep ',all,' | cut -d, -f1-3 | tr '\n' ' ')" \
 	"leap,3,52480 leap,1,52480 " "settings given twice are replayed once"
+# ... within one list too: 65 settings that are one are not past the 64
+# a sweep takes (they were, as they are not given in 65 options)
+"$SWAPTRACE" replay --no-store --csv -p none -c "$(printf '3,%.0s' $(seq 64))3" \
+	-m "$(printf '100%%,%.0s' $(seq 64))100%" -m "$(printf '52480,%.0s' $(seq 64))52480" "$db" \
+	> "$WORK/twice.csv" 2> "$WORK/err.txt" || fail "a setting given 65 times in a list: $(cat "$WORK/err.txt")"
+check_eq "$(sed 1d "$WORK/twice.csv" | grep ',all,' | cut -d, -f1-3 | tr '\n' ' ')" \
+	"none,3,52480 " "a setting given 65 times in a list is replayed once"
 # a built-in's numbers are decimal however spelt: stored in one spelling, so
 # that the report takes history=032 for the default run it is (and at 3
 # it repeats the sweep's run)
