@@ -274,6 +274,36 @@ static int parse_options(struct swt_placement *p, const char *spec, char *save, 
 	return 0;
 }
 
+/*
+ * Whether the spec has an empty option or list item ("4:", "4::ssd",
+ * "devices=1G,"), which strtok would skip: another spelling of a layout,
+ * stored and run as another, where a policy's parameters and the
+ * --page-cluster list refuse one.  An empty value ("used=") is left to
+ * the option's own check.
+ */
+static int has_empty_item(const char *spec)
+{
+	const char *item = spec;
+
+	for (;;) {
+		size_t len = strcspn(item, ":");
+		const char *eq = memchr(item, '=', len);
+		const char *list = eq ? eq + 1 : item;
+		size_t llen = len - (size_t)(list - item);
+
+		if (!len)
+			return 1;
+		if (llen && (list[0] == ',' || list[llen - 1] == ','))
+			return 1;
+		for (size_t k = 1; k < llen; k++)
+			if (list[k] == ',' && list[k - 1] == ',')
+				return 1;
+		if (!item[len])
+			return 0;
+		item += len + 1;
+	}
+}
+
 /* swt_placement_init, with the spec named in messages as name. */
 static int placement_parse(struct swt_placement *p, const char *spec, const char *name,
 			   const struct swt_replay_input *traced, struct swt_err *err)
@@ -306,6 +336,10 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 		p->era_assumed = 1;
 	}
 	df.traced_era = p->era;
+	if (spec[0] && has_empty_item(spec)) {
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': an empty option or list item", name);
+		goto out;
+	}
 	head = strtok_r(copy, ":", &save);
 	if (!head) {
 		ret = swt_error(err, SWT_EUSAGE, "layout '%s': empty", name);
@@ -464,6 +498,11 @@ int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, c
 	base = calloc(1, len + 1);
 	if (!copy || !base) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* "4:spread:" is "4:spread" to strtok, below */
+	if (spec[0] && has_empty_item(spec)) {
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': an empty option or list item", spec);
 		goto out;
 	}
 	/* the spec without its "spread" option */

@@ -465,6 +465,9 @@ TEST(layout_specs)
 		"4:hdd:ssd", "4:era=3.16:era=traced", "4:used=1:used=0", "4:size=1G:size=2G",
 		"4:prio=1:prio=2", "4:cluster=256:cluster=512", "devices=1G,1G:size=2G",
 		"devices=1G@3,1G@4:prio=2", "devices=1G/ssd:hdd",
+		/* an empty item, another spelling of a layout that runs as another */
+		"4:", ":4", "4::ssd", "devices=1G,", "devices=,1G", "devices=1G,,1G",
+		"4:used=1,0,,0,0", "4:used=,1",
 	};
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(bad); i++) {
 		swt_err_clear(&err);
@@ -524,7 +527,7 @@ TEST(layout_spread)
 
 	static const char *const bad[] = {
 		"traced:spread", "4:spread:used=1", "4:used=0,1,0,0:spread", "7:spread",
-		"4:spread:foo", "0:spread", "4:spread:spread",
+		"4:spread:foo", "0:spread", "4:spread:spread", "4:spread:", "4::spread",
 	};
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(bad); i++) {
 		swt_err_clear(&err);
