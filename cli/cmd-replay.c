@@ -627,21 +627,6 @@ static void warn_kind_unknown(const struct swt_replay_input *in,
 	}
 }
 
-/* Whether files can be made beside path: 1 yes (or cannot tell), 0 no. */
-static int dir_writable(const char *path)
-{
-	char *dir = swt_dirname(path);
-	int ok;
-
-	if (!dir)
-		return 1;
-	/* EACCES by mode, EPERM immutable, EROFS a read-only mount */
-	ok = access(dir[0] ? dir : "/", W_OK | X_OK) == 0 ||
-	     (errno != EACCES && errno != EPERM && errno != EROFS);
-	free(dir);
-	return ok;
-}
-
 enum { OPT_CSV = 256, OPT_INACTIVE, OPT_MAXREQ };
 
 int cmd_replay(int argc, char **argv)
@@ -795,19 +780,9 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	/* said before a sweep runs, not at its first insert */
-	if (store && sqlite3_db_readonly(swt_store_db(st), "main") == 1) {
-		status = cli_failf("replay", SWT_EXIT_FAIL, "'%s': a readonly database: the runs "
-				   "cannot be stored in it (--no-store prints them only)", argv[optind]);
-		goto out;
-	}
-	/*
-	 * nor in a writable file whose directory is not: SQLite makes its
-	 * journal there at the first insert ("unable to open database file")
-	 */
-	if (store && !dir_writable(argv[optind])) {
-		status = cli_failf("replay", SWT_EXIT_FAIL, "'%s': its directory cannot be written, "
-				   "where SQLite keeps the database's journal: the runs cannot be "
-				   "stored (--no-store prints them only)", argv[optind]);
+	if (store && swt_store_check_writable(st, &err)) {
+		status = cli_failf("replay", SWT_EXIT_FAIL, "%s: the runs cannot be stored in it "
+				   "(--no-store prints them only)", err.msg);
 		goto out;
 	}
 	if (swt_replay_input_load(st, approximate, &in, &err)) {

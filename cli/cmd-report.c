@@ -128,7 +128,12 @@ struct default_sweep {
 static int run_default_sweep(struct swt_store *st, void *ctx, struct swt_err *err)
 {
 	struct default_sweep *ds = ctx;
-	int ret = swt_replay_default_sweep(st, &ds->nr_runs, err);
+	int ret = swt_store_check_writable(st, err);
+
+	/* said before the sweep, not at its first insert */
+	if (ret)
+		return ret;
+	ret = swt_replay_default_sweep(st, &ds->nr_runs, err);
 
 	if (ret && err->code == SWT_EUSAGE) {
 		cli_warn("report", err->msg);
@@ -236,7 +241,8 @@ int cmd_report(int argc, char **argv)
 			   &err) ||
 	    swt_report_write(st, &ro, &sum, &err)) {
 		/* the default runs are stored: a database that cannot take them has another way */
-		if (ro.run_defaults && strstr(err.msg, "readonly"))
+		if (ro.run_defaults && (strstr(err.msg, "readonly") ||
+					strstr(err.msg, "directory cannot be written")))
 			snprintf(err.msg + strlen(err.msg), sizeof(err.msg) - strlen(err.msg),
 				 " (the default runs are stored in it: --no-replay draws without them)");
 		status = cli_fail("report", &err);

@@ -35,6 +35,26 @@ const char *swt_store_path(struct swt_store *st)
 	return st->path;
 }
 
+int swt_store_check_writable(struct swt_store *st, struct swt_err *err)
+{
+	char *dir;
+	int ok;
+
+	if (sqlite3_db_readonly(st->db, "main") == 1)
+		return swt_error(err, SWT_EIO, "'%s': a readonly database", st->path);
+	dir = swt_dirname(st->path);
+	if (!dir)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	/* EACCES by mode, EPERM immutable, EROFS a read-only mount; anything else: cannot tell */
+	ok = access(dir[0] ? dir : "/", W_OK | X_OK) == 0 ||
+	     (errno != EACCES && errno != EPERM && errno != EROFS);
+	free(dir);
+	if (!ok)
+		return swt_error(err, SWT_EIO, "'%s': its directory cannot be written, where SQLite "
+				 "keeps the database's journal", st->path);
+	return 0;
+}
+
 const char *swt_store_pending_path(struct swt_store *st)
 {
 	return st->tmp_path;

@@ -86,6 +86,13 @@ void swt_store_destroy(struct swt_store *st);
 
 sqlite3 *swt_store_db(struct swt_store *st);
 const char *swt_store_path(struct swt_store *st);
+/*
+ * Can rows be stored in st?  0; or -SWT_EIO with "'PATH': a readonly
+ * database", or "'PATH': its directory cannot be written, where SQLite
+ * keeps the database's journal" (SQLite makes it there at the first
+ * insert).  For commands to say so before work whose rows would be lost.
+ */
+int swt_store_check_writable(struct swt_store *st, struct swt_err *err);
 /* The temporary file a created database is built in until commit, else NULL. */
 const char *swt_store_pending_path(struct swt_store *st);
 

@@ -481,7 +481,7 @@ mkdir "$WORK/rodir"
 cp "$db" "$WORK/rodir/ro.db"
 if chattr +i "$WORK/rodir" 2>/dev/null; then
 	"$SWAPTRACE" replay -p fixed -c 3 "$WORK/rodir/ro.db" > "$WORK/out.txt" 2> "$WORK/err.txt"
-	check_eq "$?:$(cat "$WORK/out.txt" "$WORK/err.txt")" "1:swaptrace: replay: '$WORK/rodir/ro.db': its directory cannot be written, where SQLite keeps the database's journal: the runs cannot be stored (--no-store prints them only)" \
+	check_eq "$?:$(cat "$WORK/out.txt" "$WORK/err.txt")" "1:swaptrace: replay: '$WORK/rodir/ro.db': its directory cannot be written, where SQLite keeps the database's journal: the runs cannot be stored in it (--no-store prints them only)" \
 		"replay into a database in a read-only directory"
 	"$SWAPTRACE" replay --no-store -p fixed -c 3 "$WORK/rodir/ro.db" > /dev/null 2> "$WORK/err.txt" ||
 		fail "replay --no-store of a database in a read-only directory: '$(cat "$WORK/err.txt")'"

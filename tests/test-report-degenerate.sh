@@ -78,6 +78,18 @@ if chattr +i "$WORK/ro.db" 2>/dev/null; then
 	"$SWAPTRACE" replay --no-store -p fixed "$WORK/ro.db" > /dev/null 2> "$WORK/ro.err" ||
 		fail "replay --no-store of a read-only database: '$(cat "$WORK/ro.err")'"
 	chattr -i "$WORK/ro.db"
+	# a writable database in a directory that is not: SQLite could not
+	# make its journal at the first insert, so the default runs are
+	# refused before they are replayed (once: after, "unable to open
+	# database file"), and nothing is written
+	mkdir "$WORK/rodir"
+	cp "$WORK/norun.db" "$WORK/rodir/ro.db"
+	chattr +i "$WORK/rodir"
+	"$SWAPTRACE" report -o "$WORK/rodir-report" "$WORK/rodir/ro.db" > /dev/null 2> "$WORK/ro.err"
+	check_eq "$?:$(cat "$WORK/ro.err")" "1:swaptrace: report: '$WORK/rodir/ro.db': its directory cannot be written, where SQLite keeps the database's journal (the default runs are stored in it: --no-replay draws without them)" \
+		"report of a database in a read-only directory"
+	[ ! -e "$WORK/rodir-report" ] || fail "report of a database in a read-only directory left its output directory"
+	chattr -i "$WORK/rodir"
 else
 	echo "note: the read-only database case is skipped: chattr +i is not supported here"
 fi
