@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "tracedat-layout.h"
 #include "util.h"
 
@@ -228,6 +230,101 @@ static int check_cpucount(struct cursor *c, uint64_t off, uint32_t osize)
 	return 0;
 }
 
+/*
+ * The printk formats ("ADDRESS : \"FORMAT\"" lines), which libtraceevent
+ * parses when libtracecmd opens the file (1.7, tep_parse_printk_formats):
+ * it takes the format one character past the line's ':' -- past the end of
+ * the text when the last line has no ':' or nothing after it -- and looks
+ * at the format's last three characters, before its start when it has
+ * fewer (after a leading quote).  Damaged text that would do either is
+ * refused here.  It reads the text up to its first NUL, skips empty lines
+ * and stops at a line of only ':'.  at: the text's offset in the file, or
+ * in the decompressed section at offset sect (0: not compressed).
+ */
+static int check_printk(struct cursor *c, const unsigned char *text, uint64_t len, uint64_t at,
+			uint64_t sect)
+{
+	const unsigned char *nul = memchr(text, '\0', len);
+	uint64_t n = nul ? (uint64_t)(nul - text) : len, i = 0;
+
+	while (i < n) {
+		uint64_t s = i, e = i, k;
+
+		while (e < n && text[e] != '\n')
+			e++;
+		i = e + 1;
+		if (s == e)
+			continue;
+		for (k = s; k < e && text[k] == ':'; k++)
+			;
+		if (k == e)
+			return 0;	/* libtraceevent stops at an empty entry */
+		while (k < e && text[k] != ':')
+			k++;
+		/* the format starts two past the ':' (after its space) */
+		if (k + 1 < e) {
+			k += 2;
+			if (k < e && text[k] == '"')
+				k++;
+			if (e - k >= 3)
+				continue;
+		}
+		if (sect)
+			return swt_error(c->err, SWT_EFORMAT,
+					 "'%s': printk formats section at offset %llu: the line at "
+					 "offset %llu of its decompressed data is not 'ADDRESS : "
+					 "\"FORMAT\"'", c->path, (unsigned long long)sect,
+					 (unsigned long long)(at + s));
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': printk formats: the line at offset %llu is not 'ADDRESS : "
+				 "\"FORMAT\"'", c->path, (unsigned long long)(at + s));
+	}
+	return 0;
+}
+
+/*
+ * A version-7 printk formats section at sect (its header checked): a u32
+ * size and the text, compressed or not.  Compressed with zstd, it is
+ * decompressed to be checked (zlib is left to libtracecmd, as its CPU data
+ * is); a section that does not read or decompress is libtracecmd's to
+ * refuse, which it does without harm.
+ */
+static int check_printk_section(struct cursor *c, const struct swt_td_layout *l, uint64_t sect)
+{
+	uint64_t size = rd64(c, sect + 8), off = sect + 16;
+	uint32_t csize, usize, tlen;
+	unsigned char *out;
+	size_t got;
+	int ret;
+
+	if (!(rd16(c, sect + 2) & 1)) {
+		if (size < 4)
+			return 0;
+		tlen = rd32(c, off);
+		return check_printk(c, c->base + off + 4, SWT_MIN((uint64_t)tlen, size - 4), off + 4, 0);
+	}
+	if (strcmp(l->compression, "zstd") || size < 8)
+		return 0;
+	csize = rd32(c, off);
+	usize = rd32(c, off + 4);
+	if (csize > size - 8 || usize < 4 || usize > (64u << 20))
+		return 0;
+	out = malloc(usize);
+	if (!out)
+		return swt_error(c->err, SWT_ENOMEM, "out of memory");
+	got = ZSTD_decompress(out, usize, c->base + off + 8, csize);
+	ret = 0;
+	if (!ZSTD_isError(got) && got == usize) {
+		tlen = c->be ? (uint32_t)out[0] << 24 | (uint32_t)out[1] << 16 |
+			       (uint32_t)out[2] << 8 | out[3] :
+			       (uint32_t)out[3] << 24 | (uint32_t)out[2] << 16 |
+			       (uint32_t)out[1] << 8 | out[0];
+		ret = check_printk(c, out + 4, SWT_MIN((uint64_t)tlen, (uint64_t)usize - 4), 4, sect);
+	}
+	free(out);
+	return ret;
+}
+
 /* CPUSTAT text: "CPU: 0\nentries: ...\nread events: N\n" or "\nBuffer: NAME\n". */
 static void parse_cpustat(struct swt_td_layout *l, const char *text, size_t len)
 {
@@ -426,6 +523,8 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 			case 16: case 17: case 18: case 19: case 20: case 21:
 				if (osize >= 8) {
 					ret = check_section(c, rd64(c, off), oid, "section", NULL);
+					if (!ret && oid == 20)
+						ret = check_printk_section(c, l, rd64(c, off));
 					if (ret)
 						return ret;
 				}
@@ -554,6 +653,11 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 		ret = need(c, pos + 4, size, i ? "printk formats" : "kallsyms");
 		if (ret)
 			return ret;
+		if (i) {
+			ret = check_printk(c, c->base + pos + 4, size, pos + 4, 0);
+			if (ret)
+				return ret;
+		}
 		pos += 4 + size;
 	}
 	ret = need(c, pos, 8, "saved command lines");
