@@ -142,6 +142,8 @@ struct ev_info {
 	int letter;		/* block action / probe kind */
 	uint32_t name_id;
 	struct field_set f;
+	struct tep_event *event;
+	uint64_t fixed_size;	/* where its format's last fixed field ends */
 };
 
 struct child {
@@ -299,6 +301,26 @@ static const struct {
 	{ "swaptrace", "swt_swapout", K_PROBE, SWT_PROBE_SWAPOUT },
 };
 
+/*
+ * Where the last field of an event's format ends (a dynamic field's own
+ * four bytes; what they point at is not counted): libtraceevent prints a
+ * record's fields wherever its format puts them, whatever the record's
+ * size.  A negative offset or size is no place at all: UINT64_MAX.
+ */
+static uint64_t format_fixed_size(const struct tep_event *e)
+{
+	const struct tep_format_field *lists[2] = { e->format.common_fields, e->format.fields };
+	uint64_t end = 0;
+
+	for (size_t i = 0; i < 2; i++)
+		for (const struct tep_format_field *f = lists[i]; f; f = f->next) {
+			if (f->offset < 0 || f->size < 0)
+				return UINT64_MAX;
+			end = SWT_MAX(end, (uint64_t)f->offset + (uint64_t)f->size);
+		}
+	return end;
+}
+
 static struct ev_info *event_info(struct child *c, struct tep_event *e)
 {
 	struct ev_info *ei;
@@ -338,6 +360,8 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 	ei->f.pfn = tep_find_field(e, "pfn");
 	ei->f.flags = tep_find_field(e, "reclaim_flags");
 	ei->f.entry = tep_find_field(e, "entry");
+	ei->event = e;
+	ei->fixed_size = format_fixed_size(e);
 	/* an event we model but whose format lacks what we need is kept as-is */
 	if ((ei->kind == K_BLOCK && ei->letter != SWT_BA_PLUG && ei->letter != SWT_BA_UNPLUG &&
 	     (!ei->f.dev || !ei->f.sector || !ei->f.nr_sector || !ei->f.rwbs)) ||
@@ -566,6 +590,16 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 		break;
 	}
 	default:
+		/*
+		 * Its text is printed through its format: a record shorter
+		 * than the format (an event id damaged into a larger event's)
+		 * would have its last fields read past the record, and past
+		 * its page.
+		 */
+		if (rec->size < 0 || (uint64_t)rec->size < ei->fixed_size)
+			record_die(c, bufidx, cpu, rec, "holds %d bytes, fewer than the %llu of its event "
+				   "%s:%s", rec->size, (unsigned long long)ei->fixed_size,
+				   ei->event->system, ei->event->name);
 		ev.type = SWT_EV_OTHER;
 		trace_seq_reset(&c->seq);
 		tep_print_event(c->tep, &c->seq, rec, "%s", TEP_PRINT_INFO);

@@ -397,6 +397,24 @@ def cases(swaptrace, work, seeds):
     f = v6("huge-bio.dat", huge_bio)
     run("huge-bio", ["--swap", "7:0", f], (1, r"declares 4294967295 sectors, more than 4 GiB$"), f)
 
+    # an event id damaged into a larger event's (block_io_start, 64 bytes) on
+    # a shorter record at the end of a page: libtraceevent printed the
+    # larger event's last fields from past the page (ASan, now and then)
+    io_start = event_id(tds.parse(small), b"block_io_start")
+
+    def short_record(blob):
+        evs = [(off, tl) for off, tl in page_walk(blob[:4096]) if 1 <= tl < 16]
+        struct.pack_into("<H", blob, evs[-1][0] + 4, io_start)
+        return bytes(blob)
+    f = v6("short-record.dat", lambda p: swt_cpu(p, 0, short_record))
+    short = r"holds \d+ bytes, fewer than the 64 of its event block:block_io_start"
+    run("record-shorter-than-format", [f], (1, r"the record at offset \d+ " + short + "$"), f)
+    f7 = os.path.join(work, "short-record-v7z.dat")
+    convert_v7(f, f7)
+    for how, env in (("", None), ("-libtracecmd", libtracecmd)):
+        run("record-shorter-than-format-v7z" + how, [f7],
+            (1, r"the record at offset \d+ of the decompressed data " + short), f7, env)
+
     # printk formats whose line has no ':': libtraceevent took the format
     # from past the end of the text (ASan, in the decoder child); one of two
     # characters, from before its start
