@@ -700,7 +700,7 @@ int cmd_replay(int argc, char **argv)
 				return cli_failf("replay", SWT_EXIT_USAGE,
 						 "bad --cache-pages '%s': page counts, or percentages "
 						 "1%%..1000%% of the default, e.g. 50%%,100%%,150%% (one "
-						 "kind per list)", optarg);
+						 "kind per list; 64 settings at most)", optarg);
 			break;
 		case OPT_INACTIVE:
 			if (swt_parse_double(optarg, &inactive) || inactive <= 0 || inactive >= 1)
