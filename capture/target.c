@@ -658,7 +658,8 @@ static size_t thread_slot(const struct swt_target_proc *p, pid_t tid)
 /*
  * Note the threads of p other than itself, so that ingest can give each
  * thread's faults the process's maps.  A thread that starts and ends
- * between two looks is missed: replay guesses its VMAs, as before.
+ * between two looks is missed here; ingest finds its process in its
+ * task:task_newtask event, which the trace holds.
  */
 static int note_threads(struct swt_target_proc *p, struct swt_err *err)
 {
