@@ -7,56 +7,65 @@
  * a fault names its thread and the maps are the process's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "facts.h"
 #include "util.h"
+
+/*
+ * A number of the given base at *p, its digits only (strtoull would take
+ * blanks, a sign and "0x" first: " -1" as 2^64 - 1), moving *p past it.
+ */
+static int parse_digits(char **p, int base, uint64_t *out)
+{
+	size_t n = strspn(*p, base == 16 ? "0123456789abcdefABCDEF" : "0123456789");
+	unsigned long long v;
+	char *q;
+
+	if (!n)
+		return -1;
+	errno = 0;
+	v = strtoull(*p, &q, base);
+	if (errno || q != *p + n)
+		return -1;
+	*out = v;
+	*p = q;
+	return 0;
+}
 
 /* One line of /proc/PID/maps: "start-end perms offset maj:min inode   path". */
 static int parse_maps_line(char *line, uint64_t *start, uint64_t *end, char perms[5],
 			   uint64_t *offset, const char **path)
 {
-	char *p = line, *q;
-	unsigned long long v;
+	char *p = line;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(p, &q, 16);
-	if (q == p || *q != '-' || errno)
+	if (parse_digits(&p, 16, start) || *p++ != '-')
 		return -1;
-	*start = v;
-	p = q + 1;
-	v = strtoull(p, &q, 16);
-	if (q == p || *q != ' ' || errno || v <= *start)
+	if (parse_digits(&p, 16, end) || *p++ != ' ' || *end <= *start)
 		return -1;
-	*end = v;
-	p = q + 1;
-	if (strlen(p) < 5 || p[4] != ' ')
+	/* "rw-p": read, write, execute, private or shared, as the kernel prints them */
+	if (strlen(p) < 5 || !strchr("r-", p[0]) || !strchr("w-", p[1]) || !strchr("x-", p[2]) ||
+	    !strchr("ps", p[3]) || p[4] != ' ')
 		return -1;
 	memcpy(perms, p, 4);
 	perms[4] = '\0';
 	p += 5;
-	v = strtoull(p, &q, 16);
-	if (q == p || *q != ' ' || errno)
+	if (parse_digits(&p, 16, offset) || *p++ != ' ')
 		return -1;
-	*offset = v;
-	p = q + 1;
 	/* maj:min and inode: checked for shape, not kept */
-	strtoul(p, &q, 16);
-	if (q == p || *q != ':')
+	if (parse_digits(&p, 16, &v) || *p++ != ':' || parse_digits(&p, 16, &v) || *p++ != ' ')
 		return -1;
-	p = q + 1;
-	strtoul(p, &q, 16);
-	if (q == p || *q != ' ')
+	if (parse_digits(&p, 10, &v) || (*p && *p != ' '))
 		return -1;
-	p = q + 1;
-	strtoull(p, &q, 10);
-	if (q == p || (*q && *q != ' ') || errno)
-		return -1;
-	while (*q == ' ')
-		q++;
-	*path = *q ? q : NULL;
+	while (*p == ' ')
+		p++;
+	*path = *p ? p : NULL;
 	return 0;
 }
 
@@ -64,14 +73,17 @@ static int write_maps_file(struct swt_store *st, sqlite3_stmt *ins, const char *
 			   int64_t pid, const char *snapshot, swt_warn_fn warn, void *warn_ctx,
 			   struct swt_err *err)
 {
-	FILE *f = fopen(file, "r");
+	/* not blocking in open: a FIFO would wait for a writer that never comes */
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f = NULL;
+	struct stat sb;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	unsigned lineno = 0;
 	int ret = 0;
 
-	if (!f) {
+	if (fd < 0) {
 		if (errno == ENOENT) {
 			/* a capture copied without its maps: replay guesses the VMAs instead */
 			if (warn) {
@@ -84,6 +96,21 @@ static int write_maps_file(struct swt_store *st, sqlite3_stmt *ins, const char *
 			return 0;
 		}
 		return swt_error(err, SWT_EIO, "'%s': %s", file, strerror(errno));
+	}
+	/*
+	 * a copy of /proc/PID/maps is a regular file: a FIFO hung ingest, a
+	 * directory was a read error, /dev/zero one endless line read into memory
+	 */
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		ret = swt_error(err, SWT_EFORMAT, "'%s': not a regular file", file);
+		close(fd);
+		return ret;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		ret = swt_error(err, SWT_ENOMEM, "'%s': %s", file, strerror(errno));
+		close(fd);
+		return ret;
 	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		uint64_t start, end, offset;

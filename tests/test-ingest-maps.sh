@@ -140,7 +140,12 @@ check_eq "$(cat "$WORK/err.txt")" \
 check_eq "$(sqlite3 "$WORK/missing.db" "SELECT count(*) FROM vma WHERE snapshot = 'end'")" 0 "no rows from a missing file"
 
 # a damaged maps file: one line naming file and line, no database
-for bad in "zz-10 rw-p 0 00:00 0" "2000-1000 rw-p 00000000 00:00 0" "1000-2000 rw-p" "1000-2000 rwxp 0 00:00 x"; do
+# (a number is its digits only: strtoull took blanks, signs and "0x", an
+# offset of -1 stored as 2^63 - 1; and the permissions are the kernel's)
+for bad in "zz-10 rw-p 0 00:00 0" "2000-1000 rw-p 00000000 00:00 0" "1000-2000 rw-p" "1000-2000 rwxp 0 00:00 x" \
+	" 1000-2000 rw-p 0 00:00 0" "+1000-2000 rw-p 0 00:00 0" "0x1000-0x2000 rw-p 0 00:00 0" "1000- 2000 rw-p 0 00:00 0" \
+	"1000-2000 rw-p -1 00:00 0" "1000-2000 rw-p 0x10 00:00 0" "1000-2000 zzzz 0 00:00 0" "1000-2000 rw-p 0 -1:0 0" \
+	"1000-2000 rw-p 0 00:00 -1" "1000-2000 rw-p 0 00:00 +1"; do
 	CAP3="$WORK/cap3"
 	rm -rf "$CAP3"
 	make_capture "$CAP3"
@@ -151,6 +156,24 @@ for bad in "zz-10 rw-p 0 00:00 0" "2000-1000 rw-p 00000000 00:00 0" "1000-2000 r
 		"swaptrace: ingest: '$CAP3/maps/$pid-start.txt': line 3: not a /proc/PID/maps line" \
 		"error for maps line '$bad'"
 	[ -e "$WORK/bad.db" ] && fail "a database was left behind for maps line '$bad'"
+done
+# a maps file that is not a file: one line naming it, no database (a
+# FIFO hung ingest, /dev/zero was one endless line read into memory, a
+# directory a bare read error)
+for kind in fifo zero dir; do
+	CAP3="$WORK/cap3"
+	rm -rf "$CAP3"
+	make_capture "$CAP3"
+	rm "$CAP3/maps/$pid-end.txt"
+	case $kind in
+	fifo) mkfifo "$CAP3/maps/$pid-end.txt";;
+	zero) ln -s /dev/zero "$CAP3/maps/$pid-end.txt";;
+	dir) mkdir "$CAP3/maps/$pid-end.txt";;
+	esac
+	timeout 60 "$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAP3" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/err.txt")" \
+		"1:swaptrace: ingest: '$CAP3/maps/$pid-end.txt': not a regular file" "maps file that is a $kind"
+	[ -e "$WORK/bad.db" ] && fail "a database was left behind for a maps file that is a $kind"
 done
 # a damaged maps line in meta.txt
 CAP4="$WORK/cap4"
