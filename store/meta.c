@@ -667,7 +667,8 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 			struct swt_meta_vmstat *v;
 			int64_t n;
 
-			if (swt_parse_i64(value, &n)) {
+			/* INT64_MIN is SWT_META_UNKNOWN: no counter's value */
+			if (swt_parse_i64(value, &n) || n == SWT_META_UNKNOWN) {
 				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad vmstat value '%s'",
 						name, lineno, value);
 				goto out;
@@ -683,16 +684,31 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 				v->after = n;
 			else
 				v->delta = n;
+			/*
+			 * after - before out of int64_t's range was undefined (and
+			 * as INT64_MIN, no delta at all)
+			 */
 			if (v->delta == SWT_META_UNKNOWN && v->before != SWT_META_UNKNOWN &&
-			    v->after != SWT_META_UNKNOWN)
-				v->delta = v->after - v->before;
+			    v->after != SWT_META_UNKNOWN &&
+			    (__builtin_sub_overflow(v->after, v->before, &v->delta) ||
+			     v->delta == SWT_META_UNKNOWN)) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: vmstat %s: after - "
+						"before (%lld - %lld) is out of range", name, lineno,
+						key, (long long)v->after, (long long)v->before);
+				goto out;
+			}
 			continue;
 		}
 		if (lost_section) {
 			int64_t n;
 
-			if (!swt_parse_i64(value, &n) && n > 0)
-				m->lost_events = swt_add_sat(m->lost_events, n);
+			/* "cpuN COUNT": a damaged count was skipped, the events it lost uncounted */
+			if (swt_parse_i64(value, &n) || n < 0) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad lost events count "
+						"'%s'", name, lineno, value);
+				goto out;
+			}
+			m->lost_events = swt_add_sat(m->lost_events, n);
 			continue;
 		}
 	}

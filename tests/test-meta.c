@@ -271,6 +271,52 @@ TEST(bad_lines)
 	CHECK(strstr(err.msg, "line 2") != NULL);
 	swt_meta_free(m);
 
+	/*
+	 * a before and an after whose difference is beyond int64_t (signed
+	 * overflow, undefined: UBSan stopped ingest), or INT64_MIN, which is
+	 * SWT_META_UNKNOWN (the delta taken as missing), are refused
+	 */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const text[] = {
+			"# vmstat before\npswpin -2\n# vmstat after\npswpin 9223372036854775807\n",
+			"# vmstat after\npswpin -1\n# vmstat before\npswpin 9223372036854775807\n",
+			"# vmstat before\npswpin -9223372036854775808\n",
+		};
+		static const char *const msg[] = {
+			"'meta.txt': line 4: vmstat pswpin: after - before (9223372036854775807 - -2) "
+			"is out of range",
+			"'meta.txt': line 4: vmstat pswpin: after - before (-1 - 9223372036854775807) "
+			"is out of range",
+			"'meta.txt': line 2: bad vmstat value '-9223372036854775808'",
+		};
+
+		swt_err_clear(&err);
+		m = parse(text[i], &ret, &err);
+		CHECK_INT(ret, -SWT_EFORMAT);
+		CHECK_STR(err.msg, msg[i]);
+		swt_meta_free(m);
+	}
+	/* a lost events count that is not one: its events went uncounted */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const count[] = { "12x", "-5", "99999999999999999999" };
+		char text[128], msg[128];
+
+		snprintf(text, sizeof(text), "# lost events\ncpu0 1\ncpu1 %s\n", count[i]);
+		snprintf(msg, sizeof(msg), "'meta.txt': line 3: bad lost events count '%s'", count[i]);
+		swt_err_clear(&err);
+		m = parse(text, &ret, &err);
+		CHECK_INT(ret, -SWT_EFORMAT);
+		CHECK_STR(err.msg, msg);
+		swt_meta_free(m);
+	}
+	/* ... and the extremes whose difference fits are kept */
+	swt_err_clear(&err);
+	m = parse("# vmstat before\npswpin 0\n# vmstat after\npswpin 9223372036854775807\n",
+		  &ret, &err);
+	CHECK_INT(ret, 0);
+	CHECK_INT(swt_meta_vmstat_delta(m, "pswpin"), INT64_MAX);
+	swt_meta_free(m);
+
 	swt_err_clear(&err);
 	m = parse("swap_device path=/dev/x prio=1\n", &ret, &err);
 	CHECK_INT(ret, -SWT_EFORMAT);
