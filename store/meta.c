@@ -557,8 +557,16 @@ static int parse_header_key(struct swt_meta *m, const char *key, char *value,
 	    !strcmp(key, "mem_total_kib") || !strcmp(key, "mem_limit_bytes")) {
 		if (swt_parse_i64(value, &iv) || iv < 0)
 			goto bad;
-		if (!strcmp(key, "page_cluster"))
+		if (!strcmp(key, "page_cluster")) {
+			/*
+			 * vm.page-cluster is at most 31 (mm/swap.c): a larger
+			 * one, read back as an int, was another value (2^32 + 3
+			 * replayed as 3)
+			 */
+			if (iv > 31)
+				goto bad;
 			m->page_cluster = iv;
+		}
 		else if (!strcmp(key, "page_size")) {
 			/*
 			 * Swap pages are counted in 512-byte sectors per page: a

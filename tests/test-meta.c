@@ -265,6 +265,18 @@ TEST(bad_lines)
 	CHECK_STR(err.msg, "'meta.txt': line 2: bad value 'many' for page_cluster");
 	swt_meta_free(m);
 
+	/* beyond vm.page-cluster's 31: 2^32 + 3 was read back by replay as 3 */
+	swt_err_clear(&err);
+	m = parse("kernel x\npage_cluster 4294967299\n", &ret, &err);
+	CHECK_INT(ret, -SWT_EFORMAT);
+	CHECK_STR(err.msg, "'meta.txt': line 2: bad value '4294967299' for page_cluster");
+	swt_meta_free(m);
+	swt_err_clear(&err);
+	m = parse("kernel x\npage_cluster 31\n", &ret, &err);
+	CHECK_INT(ret, 0);
+	CHECK_INT(m->page_cluster, 31);
+	swt_meta_free(m);
+
 	swt_err_clear(&err);
 	m = parse("# vmstat delta\npswpin lots\n", &ret, &err);
 	CHECK_INT(ret, -SWT_EFORMAT);
