@@ -428,20 +428,20 @@ static int selected(const struct swt_report_opts *o, int64_t id)
  * What no run replay stores can be: a run row edited by hand, or written by
  * something else, would be drawn as if replayed.  Every fault is a hit or a
  * miss, every miss reads its page, the rest of the pages read are
- * readahead, and each request holds at least a page.
+ * readahead, and each request holds at least a page.  The counts are
+ * checked non-negative first, so that the differences cannot overflow
+ * (a sum of two counts near 2^63 would).  The same holds for a run's
+ * per-partition rows, which the policy chart draws.
  */
-static const char *run_row_problem(const struct swt_report_run *r)
+static const char *counts_problem(const struct swt_report_run *r)
 {
-	if (r->page_cluster < 0 || r->page_cluster > SWT_MAX_PAGE_CLUSTER)
-		return "page_cluster outside 0..16";
-	if (r->cache_pages <= 0)
-		return "cache_pages not positive";
-	if (r->faults < 0 || r->misses < 0 || r->hits < 0 || r->ra_hits < 0 || r->ra_wasted < 0 ||
-	    r->read_requests < 0 || r->read_merges < 0)
+	if (r->faults < 0 || r->misses < 0 || r->hits < 0 || r->pages_read < 0 ||
+	    r->ra_pages < 0 || r->ra_hits < 0 || r->ra_wasted < 0 || r->read_requests < 0 ||
+	    r->read_merges < 0)
 		return "a negative count";
-	if (r->faults != r->misses + r->hits)
+	if (r->faults - r->hits != r->misses)
 		return "faults are not misses + hits";
-	if (r->ra_pages != r->pages_read - r->misses || r->ra_pages < 0)
+	if (r->ra_pages != r->pages_read - r->misses)
 		return "ra_pages are not pages_read - misses";
 	if (r->ra_hits > r->ra_pages || r->ra_wasted > r->ra_pages - r->ra_hits)
 		return "more readahead hits and waste than readahead pages";
@@ -450,10 +450,59 @@ static const char *run_row_problem(const struct swt_report_run *r)
 	return NULL;
 }
 
+static const char *run_row_problem(const struct swt_report_run *r)
+{
+	if (r->page_cluster < 0 || r->page_cluster > SWT_MAX_PAGE_CLUSTER)
+		return "page_cluster outside 0..16";
+	if (r->cache_pages <= 0)
+		return "cache_pages not positive";
+	return counts_problem(r);
+}
+
+/* The first per-partition row of a drawn run that no replay stores: 0, or 1 with *id, *problem set. */
+static int partition_problem(struct swt_report_ctx *rc, int64_t *id, const char **problem,
+			     struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret, step;
+
+	*problem = NULL;
+	/* rows of a run deleted alone are no run's (schema.md): left out */
+	ret = swt_store_prepare(rc->st,
+		"SELECT run_id, faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted,"
+		" read_requests, read_merges FROM run_partition"
+		" WHERE run_id IN (SELECT id FROM run) ORDER BY run_id, partition", &s, err);
+	if (ret)
+		return ret;
+	while (!*problem && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct swt_report_run p = { .id = sqlite3_column_int64(s, 0) };
+
+		if (!selected(rc->opts, p.id))
+			continue;
+		p.faults = sqlite3_column_int64(s, 1);
+		p.misses = sqlite3_column_int64(s, 2);
+		p.hits = sqlite3_column_int64(s, 3);
+		p.pages_read = sqlite3_column_int64(s, 4);
+		p.ra_pages = sqlite3_column_int64(s, 5);
+		p.ra_hits = sqlite3_column_int64(s, 6);
+		p.ra_wasted = sqlite3_column_int64(s, 7);
+		p.read_requests = sqlite3_column_int64(s, 8);
+		p.read_merges = sqlite3_column_int64(s, 9);
+		*problem = counts_problem(&p);
+		*id = p.id;
+	}
+	sqlite3_finalize(s);
+	if (!*problem && step != SQLITE_DONE)
+		return swt_store_sql_error(rc->st, err, "reading run partitions");
+	return 0;
+}
+
 static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 {
 	sqlite3_stmt *s;
+	const char *problem;
 	size_t cap = 0;
+	int64_t id;
 	int ret, step, oom = 0;
 
 	ret = swt_store_prepare(rc->st,
@@ -469,7 +518,7 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		return ret;
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_report_run *r;
-		const char *problem;
+		int64_t pc;
 
 		if (!selected(rc->opts, sqlite3_column_int64(s, 0)))
 			continue;
@@ -482,7 +531,9 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		r->id = sqlite3_column_int64(s, 0);
 		r->policy = dup_text(s, 1, &oom);
 		r->params = dup_text(s, 2, &oom);
-		r->page_cluster = sqlite3_column_int(s, 3);
+		/* not cut to an int: 2^32 + 3 would pass as page-cluster 3 */
+		pc = sqlite3_column_int64(s, 3);
+		r->page_cluster = pc < 0 || pc > SWT_MAX_PAGE_CLUSTER ? -1 : (int)pc;
 		r->cache_pages = sqlite3_column_int64(s, 4);
 		r->layout = dup_text(s, 5, &oom);
 		r->approximate = sqlite3_column_int(s, 6);
@@ -528,6 +579,14 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	if (step != SQLITE_DONE && step != SQLITE_ROW)
 		return swt_store_sql_error(rc->st, err, "reading runs");
+	ret = partition_problem(rc, &id, &problem, err);
+	if (ret)
+		return ret;
+	if (problem)
+		return swt_error(err, SWT_EFORMAT,
+				 "'%s': a run_partition row of run %lld is not as replay stores runs (%s); "
+				 "replay it again or leave it out with --run",
+				 swt_store_path(rc->st), (long long)id, problem);
 	for (size_t i = 0; rc->opts->run_ids && i < rc->opts->nr_run_ids; i++) {
 		int found = 0;
 

@@ -69,6 +69,8 @@ def insert_run(out, rid, policy, pc, layout, parts, series):
         pn["hits"] = int(pn["hits"] * loss)
         pn["ra_hits"] = pn["hits"]
         pn["misses"] = pn["faults"] - pn["hits"]
+        # as replay stores them (report refuses others): the pages read that no miss read
+        pn["ra_pages"] = pn["pages_read"] - pn["misses"]
         pn["read_merges"] = int(pn["read_merges"] * loss)
         pn["read_requests"] = pn["pages_read"] - pn["read_merges"]
         acc, cov, kib = metrics_sql(pn)

@@ -657,7 +657,9 @@ id=$(sqlite3 "$WORK/edited.db" "SELECT max(id) FROM run")
 other=$(sqlite3 "$WORK/edited.db" "SELECT min(id) FROM run")
 for damage in "page_cluster = -3:page_cluster outside 0..16" \
 	"ra_pages = ra_pages + 1:ra_pages are not pages_read - misses" \
-	"hits = hits + 1:faults are not misses + hits"; do
+	"hits = hits + 1:faults are not misses + hits" \
+	"page_cluster = page_cluster + (1 << 32):page_cluster outside 0..16" \
+	"misses = 1 << 62, hits = 1 << 62, faults = 1:faults are not misses + hits"; do
 	cp "$WORK/edited.db" "$WORK/edited1.db"
 	sqlite3 "$WORK/edited1.db" "UPDATE run SET ${damage%%:*} WHERE id = $id" || fail "edited: damaging"
 	rm -rf "$WORK/edited1"
@@ -671,4 +673,20 @@ for damage in "page_cluster = -3:page_cluster outside 0..16" \
 	"$SWAPTRACE" report -o "$WORK/edited1" --run "$other" "$WORK/edited1.db" >/dev/null 2>&1 ||
 		fail "edited: --run $other did not leave run $id out"
 done
+# ... a run's per-partition row too (the policy chart drew -66.6% coverage),
+# but not one a run deleted alone left behind
+cp "$WORK/edited.db" "$WORK/edited1.db"
+sqlite3 "$WORK/edited1.db" "UPDATE run_partition SET hits = -1 WHERE run_id = $id" || fail "edited: damaging"
+rm -rf "$WORK/edited1"
+if "$SWAPTRACE" report -o "$WORK/edited1" "$WORK/edited1.db" >/dev/null 2>"$WORK/edited1.err"; then
+	fail "edited: a run_partition row with a negative count was drawn"
+else
+	check_eq "$(cat "$WORK/edited1.err")" \
+		"swaptrace: report: '$WORK/edited1.db': a run_partition row of run $id is not as replay stores runs (a negative count); replay it again or leave it out with --run"
+fi
+"$SWAPTRACE" report -o "$WORK/edited1" --run "$other" "$WORK/edited1.db" >/dev/null 2>&1 ||
+	fail "edited: --run $other did not leave run $id's partition row out"
+sqlite3 "$WORK/edited1.db" "DELETE FROM run WHERE id = $id" || fail "edited: deleting the run"
+"$SWAPTRACE" report -o "$WORK/edited1" "$WORK/edited1.db" >/dev/null 2>&1 ||
+	fail "edited: the partition row of a deleted run was read"
 finish
