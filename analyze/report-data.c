@@ -195,9 +195,16 @@ static int run_settings(struct swt_report_run *r)
 static int64_t vmstat(struct swt_store *st, const char *name)
 {
 	char sql[128];
+	int64_t v;
 
 	snprintf(sql, sizeof(sql), "SELECT delta FROM vmstat WHERE name = '%s'", name);
-	return swt_store_query_int(st, sql, SWT_NULL);
+	v = swt_store_query_int(st, sql, SWT_NULL);
+	/*
+	 * A delta below 0 or past 2^62 is no counter's over a capture (an
+	 * edited row): not recorded, so that the charts' sums of two deltas
+	 * (pgmajfault + swap_ra_hit) cannot overflow
+	 */
+	return v < 0 || v > ((int64_t)1 << 62) ? SWT_NULL : v;
 }
 
 static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
@@ -216,7 +223,9 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 	if (rc_step == SQLITE_ROW) {
 		copy_text(rc->name, sizeof(rc->name), s, 0);
 		copy_text(rc->kernel, sizeof(rc->kernel), s, 1);
-		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+		/* the kernel takes 0..31; read whole, 2^32 + 3 is not page-cluster 3 */
+		if (sqlite3_column_type(s, 2) != SQLITE_NULL && sqlite3_column_int64(s, 2) >= 0 &&
+		    sqlite3_column_int64(s, 2) <= 31)
 			rc->page_cluster = sqlite3_column_int(s, 2);
 		if (sqlite3_column_type(s, 3) != SQLITE_NULL)
 			rc->first_ns = sqlite3_column_int64(s, 3);

@@ -560,7 +560,7 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 			printf("Capture '%s': kernel %s", sqlite3_column_text(s, 0),
 			       sqlite3_column_text(s, 1));
 			if (sqlite3_column_type(s, 2) != SQLITE_NULL)
-				printf(", page-cluster %d", sqlite3_column_int(s, 2));
+				printf(", page-cluster %lld", (long long)sqlite3_column_int64(s, 2));
 			if (sqlite3_column_type(s, 3) != SQLITE_NULL)
 				printf(", vma_ra_enabled %s", sqlite3_column_int(s, 3) ? "true" : "false");
 			printf(", %d swap area%s (%s)\n", sqlite3_column_int(s, 5),
