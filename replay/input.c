@@ -116,7 +116,12 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 		while ((1ll << in->page_shift) < ps && in->page_shift < 20)
 			in->page_shift++;
 	}
-	in->traced_page_cluster = (int)swt_column_int(s, 1, -1);
+	{
+		/* the kernel takes 0..31; read whole, an edited 2^32 + 3 is not page-cluster 3 */
+		int64_t pc = swt_column_int(s, 1, -1);
+
+		in->traced_page_cluster = pc >= 0 && pc <= 31 ? (int)pc : -1;
+	}
 	in->vma_ra_enabled = (int)swt_column_int(s, 2, -1);
 	in->mem_limit_bytes = swt_column_int(s, 3, -1);
 	in->working_set_bytes = swt_column_int(s, 4, -1);
