@@ -407,34 +407,30 @@ kill_replay() { # pid child
 		sleep 0.1
 	done
 }
+# Replay with hanging PLUGIN, kill swaptrace: the process the plugin runs
+# in (WHAT, for messages) must be found and must die with it.
+check_dies_with_swaptrace() { # plugin what
+	local hung child
+	"$SWAPTRACE" replay -n -p "$1" "$db" > /dev/null 2>&1 &
+	hung=$!
+	child=$(plugin_child "$hung" 100)
+	sleep 0.5
+	kill_replay "$hung" "$child"
+	if [ -z "$child" ]; then
+		fail "$2 was not found"
+	elif kill -0 "$child" 2>/dev/null; then
+		kill -KILL "$child"
+		fail "$2 outlived the swaptrace killed for it"
+	fi
+}
 # a plugin that never returns dies with the swaptrace killed for it
-"$SWAPTRACE" replay -n -p "$bad/libswt-bad-hang.so" "$db" > /dev/null 2>&1 &
-hung=$!
-child=$(plugin_child "$hung" 100)
-sleep 0.5
-kill_replay "$hung" "$child"
-if [ -z "$child" ]; then
-	fail "the hanging plugin's replay process was not found"
-elif kill -0 "$child" 2>/dev/null; then
-	kill -KILL "$child"
-	fail "the replay process of a hanging plugin outlived the swaptrace killed for it"
-fi
+check_dies_with_swaptrace "$bad/libswt-bad-hang.so" "the replay process of a hanging plugin"
 # create() is tried once before the sweep, in a child set up as a run's:
 # one that never returns there dies with swaptrace too (it lived on until
 # the trial's 10 s alarm, for ever if the plugin ignored it), and a crash
 # there is a crash (a sanitizer's runtime made it exit 1: "create()
 # refused its parameters, saying nothing", a usage error)
-"$SWAPTRACE" replay -n -p "$bad/libswt-bad-create_hang.so" "$db" > /dev/null 2>&1 &
-hung=$!
-child=$(plugin_child "$hung" 100)
-sleep 0.5
-kill_replay "$hung" "$child"
-if [ -z "$child" ]; then
-	fail "the trial of a hanging create() was not found"
-elif kill -0 "$child" 2>/dev/null; then
-	kill -KILL "$child"
-	fail "the trial of a hanging create() outlived the swaptrace killed for it"
-fi
+check_dies_with_swaptrace "$bad/libswt-bad-create_hang.so" "the trial of a hanging create()"
 "$SWAPTRACE" replay -n -p "$bad/libswt-bad-create_crash.so" "$db" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?:$(cat "$WORK/err.txt")" \
 	"1:swaptrace: replay: policy '$bad/libswt-bad-create_crash.so' crashed (Segmentation fault) during the replay" \
