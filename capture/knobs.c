@@ -15,7 +15,10 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "knobs.h"
 #include "util.h"
@@ -778,6 +781,13 @@ static int write_file(const char *path, const char *value)
 	return ret;
 }
 
+static int on_tracefs(const char *path)
+{
+	struct statfs fs;
+
+	return statfs(path, &fs) == 0 && fs.f_type == TRACEFS_MAGIC;
+}
+
 int swt_knobs_set(struct swt_knobs *k, const char *path, const char *value,
 		  struct swt_err *err)
 {
@@ -814,6 +824,7 @@ int swt_knobs_set(struct swt_knobs *k, const char *path, const char *value,
 		}
 		kn->orig = cur;
 		kn->changed = 0;
+		kn->on_tracefs = on_tracefs(path);
 		k->n++;
 	} else {
 		free(cur);
@@ -856,8 +867,18 @@ int swt_knobs_restore(struct swt_knobs *k, struct swt_err *err)
 		if (!kn->changed)
 			continue;
 		ret = write_file(kn->path, kn->orig);
-		if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO) {
+		if ((ret == -ENOENT || ret == -ENODEV || ret == -ENXIO) && !kn->on_tracefs) {
 			kn->changed = 0;	/* the device went away, and its setting with it */
+			continue;
+		}
+		/* tracefs unmounted under us: the kernel keeps what we wrote (a blk tracer runs on) */
+		if (ret == -ENOENT) {
+			int code = swt_error(err, SWT_EIO, "cannot restore '%s' to '%s': it is gone "
+					     "(tracefs unmounted while recording?); the next capture "
+					     "restores it", kn->path, kn->orig);
+
+			if (!first)
+				first = code;
 			continue;
 		}
 		if (ret) {

@@ -16,6 +16,7 @@ struct swt_knob {
 	char *path;		/* absolute path of the file */
 	char *orig;		/* value to write back */
 	int changed;		/* written by us: restore it */
+	int on_tracefs;		/* a tracefs file: gone means unmounted, not removed */
 };
 
 struct swt_knobs {
@@ -39,8 +40,10 @@ int swt_knobs_set(struct swt_knobs *k, const char *path, const char *value,
 
 /*
  * Restore every changed knob, newest first.  Files that vanished (a device
- * removed meanwhile) have nothing left to restore and are skipped.  Goes on
- * after a failure and returns the first one.
+ * removed meanwhile) have nothing left to restore and are skipped, but for
+ * tracefs files: tracefs unmounted under us, the kernel still holds the
+ * value, and that is a failure.  Goes on after a failure and returns the
+ * first one.
  */
 int swt_knobs_restore(struct swt_knobs *k, struct swt_err *err);
 

@@ -409,6 +409,28 @@ elif [[ " ${MOUNTS[*]} " == *" $TRACEFS "* ]] && umount "$TRACEFS" 2>/dev/null; 
 		echo "note: the debugfs case is skipped: debugfs cannot be mounted"
 	fi
 	[ "$MADE_DEBUGFS" = 1 ] && umount "$DEBUGFS"
+	# tracefs unmounted under a --blktrace capture (umount -l: the files it
+	# holds open still work): the top-level settings cannot be written back.
+	# Their files were taken for those of a removed disk, with nothing left
+	# to restore: the blk tracer stayed set, unsaid, and the capture exited
+	# 0.  It fails now, naming what it could not restore, and its journal
+	# keeps it for the next capture.
+	"$SWAPTRACE" capture -q --blktrace -o "$WORK/lazy" > /dev/null 2> "$WORK/lazy.err" &
+	LAZY=$!
+	BACKGROUND+=("$LAZY")
+	for _ in $(seq 100); do [ "$(cat "$TRACEFS/current_tracer")" = blk ] && break; sleep 0.1; done
+	umount -l "$TRACEFS" || fail "lazy unmount: cannot unmount tracefs"
+	kill -INT "$LAZY"
+	wait_bounded "$LAZY"
+	check_eq "$?" 1 "lazy unmount: the capture's exit status"
+	grep -q "cannot restore '$TRACEFS/current_tracer' to 'nop': it is gone (tracefs unmounted while recording?); the next capture restores it" \
+		"$WORK/lazy.err" || fail "lazy unmount: the tracer left set is not said: $(cat "$WORK/lazy.err")"
+	mount -t tracefs nodev "$TRACEFS" || fail "cannot mount tracefs again"
+	grep -q "^set $TRACEFS/current_tracer	nop	blk\$" "/run/swaptrace/capture-$LAZY.undo" ||
+		fail "lazy unmount: the tracer is not in the journal kept for the next capture"
+	swt capture -q -o "$WORK/after-lazy" --duration 0.5 > /dev/null 2> "$WORK/after-lazy.err"
+	check_eq "$?" 0 "lazy unmount: the next capture's exit status"
+	[ -e "/run/swaptrace/capture-$LAZY.undo" ] && fail "lazy unmount: the journal outlived the next capture"
 	check_host_restored "$WORK/state.before" "after the unmounted tracefs case"
 fi
 finish
