@@ -978,6 +978,11 @@ static void read_stats(struct swt_capture *c, struct inst *in)
 	}
 }
 
+static void recovery_note(void *ctx, int warning, const char *msg)
+{
+	capture_note(ctx, warning, "%s", msg);
+}
+
 /*
  * 0, or -1 when the instance could not be removed: said as a warning (the
  * capture itself is whole), and left in the journal for the next capture.
@@ -1163,6 +1168,15 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	}
 	swt_blktracer_destroy(c->blk);
 	c->blk = NULL;
+	/*
+	 * A capture killed while this one recorded left its instances
+	 * recording, and perhaps the blk tracer on: put them back now rather
+	 * than at a next capture that may never come.  Ours is still locked,
+	 * so it is not among them; a tracefs the dead one mounted is left to
+	 * the tracefs_leave below.
+	 */
+	if (c->tracefs_users >= 0 || c->mounted)
+		swt_knobs_recover(SWT_UNDO_DIR, BLK_LOCK, recovery_note, c);
 	if (c->tracefs_users >= 0 || c->mounted) {
 		int mutex = swt_tracefs_mutex_lock(SWT_UNDO_DIR);
 
@@ -1181,11 +1195,6 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	else
 		swt_knobs_journal_close(&c->knobs);
 	return ret;
-}
-
-static void recovery_note(void *ctx, int warning, const char *msg)
-{
-	capture_note(ctx, warning, "%s", msg);
 }
 
 /*

@@ -351,44 +351,30 @@ elif [[ " ${MOUNTS[*]} " == *" $TRACEFS "* ]] && umount "$TRACEFS" 2>/dev/null; 
 		fail "cannot unmount tracefs for the busy case"
 	fi
 	# a capture SIGKILLed while another ran beside it: the other, ending
-	# last, unmounts the tracefs the killed one mounted, and the killed one's
-	# journal waits.  The next capture finds tracefs unmounted: it mounts it
-	# before it replays the journal (the instances could not be removed
-	# unmounted, and the journal went all the same); or finds it mounted by
-	# someone since: that one is not unmounted (the journal's path was)
-	for admin in no yes; do
-		umount "$TRACEFS" || fail "dead beside: cannot unmount tracefs"
-		capture_killed_beside() {
-			"$SWAPTRACE" capture -q -o "$WORK/dead-$admin" -- sleep 60 > /dev/null 2>&1 &
-			DEAD=$!
-			BACKGROUND+=("$DEAD")
-			for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$DEAD" ] && break; sleep 0.1; done
-			"$SWAPTRACE" capture -q -o "$WORK/beside-$admin" --duration 1 > /dev/null 2>&1 &
-			BESIDE=$!
-			BACKGROUND+=("$BESIDE")
-			sleep 0.5
-			kill -KILL "$DEAD"
-			wait "$DEAD" 2>/dev/null
-			pkill -x -P "$DEAD" sleep 2>/dev/null
-			wait_bounded "$BESIDE"
-		}
-		capture_killed_beside
-		mountpoint -q "$TRACEFS" && fail "dead beside ($admin): the capture ending last left tracefs mounted"
-		[ -e "/run/swaptrace/capture-$DEAD.undo" ] || fail "dead beside ($admin): the killed capture's journal is gone"
-		[ "$admin" = yes ] && { mount -t tracefs nodev "$TRACEFS" || fail "cannot mount tracefs as an admin would"; }
-		swt capture -q -o "$WORK/next-$admin" --duration 0.5 > /dev/null 2> "$WORK/next-$admin.err"
-		check_eq "$?" 0 "dead beside ($admin): the next capture's exit status"
-		[ -e "/run/swaptrace/capture-$DEAD.undo" ] && fail "dead beside ($admin): the journal outlived the next capture"
-		if [ "$admin" = yes ]; then
-			mountpoint -q "$TRACEFS" || { mount -t tracefs nodev "$TRACEFS";
-				fail "dead beside: the next capture unmounted a tracefs someone mounted since"; }
-		else
-			mountpoint -q "$TRACEFS" && fail "dead beside: the next capture left tracefs mounted"
-			mount -t tracefs nodev "$TRACEFS" || fail "cannot mount tracefs again"
-		fi
-		ls -d "$TRACEFS/instances/swaptrace-$DEAD"* 2>/dev/null &&
-			fail "dead beside ($admin): the killed capture's instances are still there: $(cat "$WORK/next-$admin.err")"
-	done
+	# last, replays the killed one's journal as it ends (its instances were
+	# left recording every page fault until some later capture came), then
+	# unmounts the tracefs the killed one mounted
+	umount "$TRACEFS" || fail "dead beside: cannot unmount tracefs"
+	"$SWAPTRACE" capture -q -o "$WORK/dead" -- sleep 60 > /dev/null 2>&1 &
+	DEAD=$!
+	BACKGROUND+=("$DEAD")
+	for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$DEAD" ] && break; sleep 0.1; done
+	"$SWAPTRACE" capture -q -o "$WORK/beside" --duration 1 > /dev/null 2> "$WORK/beside.err" &
+	BESIDE=$!
+	BACKGROUND+=("$BESIDE")
+	sleep 0.5
+	kill -KILL "$DEAD"
+	wait "$DEAD" 2>/dev/null
+	pkill -x -P "$DEAD" sleep 2>/dev/null
+	wait_bounded "$BESIDE"
+	check_eq "$?" 0 "dead beside: the capture ending last, exit status"
+	grep -q "was killed before it could clean up (/run/swaptrace/capture-$DEAD.undo): .*removed [1-9][0-9]* tracefs instance" \
+		"$WORK/beside.err" || fail "dead beside: the killed capture's journal not replayed at the end: $(cat "$WORK/beside.err")"
+	[ -e "/run/swaptrace/capture-$DEAD.undo" ] && fail "dead beside: the killed capture's journal outlived the capture beside it"
+	mountpoint -q "$TRACEFS" && fail "dead beside: the capture ending last left tracefs mounted"
+	mount -t tracefs nodev "$TRACEFS" || fail "cannot mount tracefs again"
+	ls -d "$TRACEFS/instances/swaptrace-$DEAD"* 2>/dev/null &&
+		fail "dead beside: the killed capture's instances are still there: $(cat "$WORK/beside.err")"
 	# debugfs mounted, tracefs not: looking for tracefs at
 	# /sys/kernel/debug/tracing triggered debugfs's automount of it there, a
 	# mount that no capture made or removed, left for good
