@@ -152,6 +152,15 @@ out:
 	return ret;
 }
 
+/* A maps or threads line of meta.txt that is not as capture writes it, by its line number. */
+static int bad_maps_line(const struct swt_meta_fact *fact, const char *meta_name,
+			 struct swt_err *err)
+{
+	return swt_error(err, SWT_EFORMAT, "'%s': line %u: bad %s line: expected %s", meta_name,
+			 fact->line, fact->key, strcmp(fact->key, "maps") ?
+			 "pid=N tids=T1,T2,..." : "pid=N exe=PATH start=FILE end=FILE");
+}
+
 /* The last occurrence of KEY in [s, limit), or NULL. */
 static const char *last_of(const char *s, const char *limit, const char *key)
 {
@@ -192,7 +201,7 @@ int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_
 		end_at = last_of(v, v_end, " end=");
 		start_at = last_of(v, end_at ? end_at : v_end, " start=");
 		if (pid <= 0 || pid > INT32_MAX || errno || !endp || *endp != ' ' || !end_at || !start_at) {
-			ret = swt_error(err, SWT_EFORMAT, "'%s': bad maps line 'maps %s'", meta_name, v);
+			ret = bad_maps_line(fact, meta_name, err);
 			break;
 		}
 		from[0] = start_at + strlen(" start=");
@@ -215,8 +224,7 @@ int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_
 			char *path = NULL;
 
 			if (len <= 0 || memchr(from[k], ' ', (size_t)len)) {
-				ret = swt_error(err, SWT_EFORMAT, "'%s': bad maps line 'maps %s'",
-						meta_name, v);
+				ret = bad_maps_line(fact, meta_name, err);
 				break;
 			}
 			if (asprintf(&path, "%s%s%.*s", from[k][0] == '/' ? "" : dir,
@@ -302,8 +310,7 @@ int swt_store_write_threads(struct swt_store *st, const struct swt_meta *meta,
 			bad = bad || *v;
 		}
 		if (bad && !ret)
-			ret = swt_error(err, SWT_EFORMAT, "'%s': bad %s line '%s %s'", meta_name,
-					fact->key, fact->key, fact->value);
+			ret = bad_maps_line(fact, meta_name, err);
 	}
 	sqlite3_finalize(up);
 	return ret;

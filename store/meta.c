@@ -105,7 +105,7 @@ static int set_str(char **dst, const char *src)
 }
 
 static int add_fact(struct swt_meta *m, const char *section, const char *key,
-		    const char *value)
+		    const char *value, unsigned lineno)
 {
 	struct swt_meta_fact *f;
 
@@ -115,6 +115,7 @@ static int add_fact(struct swt_meta *m, const char *section, const char *key,
 	f->section = swt_strdup(section);
 	f->key = swt_strdup(key);
 	f->value = swt_strdup(value);
+	f->line = lineno;
 	if (!f->section || !f->key || !f->value) {
 		free(f->section);
 		free(f->key);
@@ -624,7 +625,7 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 		if (*value)
 			*value++ = '\0';
 		value = trim(value);
-		ret = add_fact(m, section, key, value);
+		ret = add_fact(m, section, key, value, lineno);
 		if (ret)
 			goto out;
 

@@ -41,6 +41,7 @@ struct swt_meta_vmstat {
 
 struct swt_meta_fact {
 	char *section, *key, *value;
+	unsigned line;		/* in the metadata file, for errors found after its parse */
 };
 
 struct swt_meta {

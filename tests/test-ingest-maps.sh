@@ -124,7 +124,7 @@ for bad in "tids=" "tids=1,,2" "tids=1,x" "tids=-3" "tids=1 2" "tids= 6" "tids=+
 	sed -i "s/^threads pid=$proc .*/threads pid=$proc${bad:+ $bad}/" "$CAPT/meta.txt"
 	"$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAPT" > /dev/null 2> "$WORK/err.txt"
 	check_eq "$?:$(cat "$WORK/err.txt")" \
-		"1:swaptrace: ingest: '$CAPT/meta.txt': bad threads line 'threads pid=$proc${bad:+ $bad}'" \
+		"1:swaptrace: ingest: '$CAPT/meta.txt': line 3: bad threads line: expected pid=N tids=T1,T2,..." \
 		"threads line '$bad'"
 	[ -e "$WORK/bad.db" ] && fail "a database was left behind for threads line '$bad'"
 done
@@ -175,12 +175,17 @@ for kind in fifo zero dir; do
 		"1:swaptrace: ingest: '$CAP3/maps/$pid-end.txt': not a regular file" "maps file that is a $kind"
 	[ -e "$WORK/bad.db" ] && fail "a database was left behind for a maps file that is a $kind"
 done
-# a damaged maps line in meta.txt
+# a damaged maps line in meta.txt: one line naming meta.txt and its line
+# (it quoted the line, where other meta.txt errors give its number), no database
 CAP4="$WORK/cap4"
-make_capture "$CAP4"
-sed -i "s/^maps pid=$pid /maps pid=x$pid /" "$CAP4/meta.txt"
-"$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAP4" > /dev/null 2> "$WORK/err.txt"
-check_eq "$?" 1 "exit status for a bad maps line in meta.txt"
-grep -q "^swaptrace: ingest: '$CAP4/meta.txt': bad maps line 'maps pid=x$pid " "$WORK/err.txt" ||
-	fail "error for a bad maps line in meta.txt: $(cat "$WORK/err.txt")"
+for bad in "pid=x$pid " "pid=$pid exe=/x end=maps/$pid-end.txt" "pid=$pid exe=/x start= end=maps/$pid-end.txt"; do
+	rm -rf "$CAP4"
+	make_capture "$CAP4"
+	sed -i "s|^maps pid=$pid .*|maps $bad|" "$CAP4/meta.txt"
+	"$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAP4" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/err.txt")" \
+		"1:swaptrace: ingest: '$CAP4/meta.txt': line 2: bad maps line: expected pid=N exe=PATH start=FILE end=FILE" \
+		"maps line 'maps $bad'"
+	[ -e "$WORK/bad.db" ] && fail "a database was left behind for maps line 'maps $bad'"
+done
 finish
