@@ -190,17 +190,57 @@ static int parse_bool(const char *v, int64_t *out)
 	return 0;
 }
 
+/*
+ * A number of meta.txt (or --swap): its decimal digits, after a '-' where
+ * the value may be negative.  strtoll took blanks and a '+' first, so
+ * that "+3" and " 3" were 3 where maps numbers and every other reader of
+ * the format take digits only.
+ */
+static int parse_i64_digits(const char *text, int64_t *out)
+{
+	const char *digits = text + (text[0] == '-');
+
+	if (*digits < '0' || *digits > '9')
+		return -SWT_EUSAGE;
+	return swt_parse_i64(text, out);
+}
+
+static int parse_u64_digits(const char *text, uint64_t *out)
+{
+	if (*text < '0' || *text > '9')
+		return -SWT_EUSAGE;
+	return swt_parse_u64(text, out);
+}
+
+/* MAJ:MIN (or MAJ,MIN), digits only: swt_dev_parse's strtoul took blanks and signs */
+static int parse_dev_digits(const char *text, uint32_t *dev)
+{
+	size_t maj = strspn(text, "0123456789"), min;
+
+	if (!maj || (text[maj] != ':' && text[maj] != ','))
+		return -SWT_EUSAGE;
+	min = strspn(text + maj + 1, "0123456789");
+	if (!min || text[maj + 1 + min])
+		return -SWT_EUSAGE;
+	return swt_dev_parse(text, dev);
+}
+
 /* "7:0" with both numbers in hex, as `stat -c %t:%T` prints them. */
 static int parse_hex_dev(const char *text, uint32_t *dev)
 {
 	char *end;
 	unsigned long maj, min;
 
+	/* hex digits only: strtoul took blanks, signs and "0x" */
+	if (text[strspn(text, "0123456789abcdefABCDEF:")] || !isxdigit((unsigned char)text[0]))
+		return -SWT_EUSAGE;
 	errno = 0;
 	maj = strtoul(text, &end, 16);
 	if (end == text || *end != ':' || errno)
 		return -SWT_EUSAGE;
 	text = end + 1;
+	if (!isxdigit((unsigned char)text[0]))
+		return -SWT_EUSAGE;
 	min = strtoul(text, &end, 16);
 	if (end == text || *end || errno || maj >= 4096 || min >= (1ul << 20))
 		return -SWT_EUSAGE;
@@ -280,11 +320,11 @@ static int area_set_word(struct swt_meta_area *a, const char *word)
 		return ret ? ret : AF_TYPE;
 	}
 	if (!strcmp(key, "dev")) {
-		ret = swt_dev_parse(val, &a->dev);
+		ret = parse_dev_digits(val, &a->dev);
 		return ret ? ret : AF_DEV;
 	}
 	if (!strcmp(key, "start")) {
-		if (swt_parse_u64(val, &uv))
+		if (parse_u64_digits(val, &uv))
 			return -SWT_EUSAGE;
 		a->start_sector = uv;
 		return AF_START;
@@ -299,7 +339,7 @@ static int area_set_word(struct swt_meta_area *a, const char *word)
 		a->synchronous = iv;
 		return AF_SYNC;
 	}
-	if (swt_parse_i64(val, &iv))
+	if (parse_i64_digits(val, &iv))
 		return -SWT_EUSAGE;
 	if (!strcmp(key, "prio") || !strcmp(key, "priority")) {
 		a->priority = iv;
@@ -430,7 +470,7 @@ static int parse_extent(struct swt_meta *m, char *rest, const char *name, unsign
 		char *eq = strchr(w, '=');
 		uint64_t x;
 
-		if (!eq || swt_parse_u64(eq + 1, &x))
+		if (!eq || parse_u64_digits(eq + 1, &x))
 			goto bad;
 		*eq = '\0';
 		if (!strcmp(w, "area"))
@@ -556,7 +596,7 @@ static int parse_header_key(struct swt_meta *m, const char *key, char *value,
 	}
 	if (!strcmp(key, "page_cluster") || !strcmp(key, "page_size") || !strcmp(key, "ncpus") ||
 	    !strcmp(key, "mem_total_kib") || !strcmp(key, "mem_limit_bytes")) {
-		if (swt_parse_i64(value, &iv) || iv < 0)
+		if (parse_i64_digits(value, &iv) || iv < 0)
 			goto bad;
 		if (!strcmp(key, "page_cluster")) {
 			/*
@@ -677,7 +717,7 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 			int64_t n;
 
 			/* INT64_MIN is SWT_META_UNKNOWN: no counter's value */
-			if (swt_parse_i64(value, &n) || n == SWT_META_UNKNOWN) {
+			if (parse_i64_digits(value, &n) || n == SWT_META_UNKNOWN) {
 				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad vmstat value '%s'",
 						name, lineno, value);
 				goto out;
@@ -712,7 +752,7 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 			int64_t n;
 
 			/* "cpuN COUNT": a damaged count was skipped, the events it lost uncounted */
-			if (swt_parse_i64(value, &n) || n < 0) {
+			if (parse_i64_digits(value, &n) || n < 0) {
 				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad lost events count "
 						"'%s'", name, lineno, value);
 				goto out;

@@ -486,6 +486,65 @@ TEST(bad_lines)
 	}
 }
 
+/*
+ * A number is its digits, after a '-' where it may be negative, as maps
+ * numbers are: strtoll took a '+' and blanks first ("+3" was 3).
+ */
+TEST(numbers_are_digits_only)
+{
+	static const char *const text[] = {
+		"kernel x\npage_cluster +3\n",
+		"page_size +4096\n",
+		"# vmstat delta\npswpin +5\n",
+		"# lost events\ncpu0 +1\n",
+		"swap_device dev=8:0 prio=+5\n",
+		"swap_device dev=8:0 start=+8\n",
+		"swap_device dev=+8:0\n",
+		"swap_device dev=8:+0\n",
+		"swap_device path=/f dev=8:0\nextent area=0 first_slot=+0 nr_slots=8 start_sector=0\n",
+		"# /proc/swaps at end\ndev /dev/loop0 +7:0 rotational=1\n",
+		"# /proc/swaps at end\ndev /dev/loop0 7:+a rotational=1\n",
+	};
+	static const char *const msg[] = {
+		"'meta.txt': line 2: bad value '+3' for page_cluster",
+		"'meta.txt': line 1: bad value '+4096' for page_size",
+		"'meta.txt': line 2: bad vmstat value '+5'",
+		"'meta.txt': line 2: bad lost events count '+1'",
+		"'meta.txt': line 1: bad swap_device field 'prio=+5'",
+		"'meta.txt': line 1: bad swap_device field 'start=+8'",
+		"'meta.txt': line 1: bad swap_device field 'dev=+8:0'",
+		"'meta.txt': line 1: bad swap_device field 'dev=8:+0'",
+		"'meta.txt': line 2: extent needs area=N first_slot=N nr_slots=N start_sector=N",
+		"'meta.txt': line 2: bad dev line",
+		"'meta.txt': line 2: bad dev line",
+	};
+	struct swt_err err = { 0 };
+	struct swt_meta *m;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		swt_err_clear(&err);
+		m = parse(text[i], &ret, &err);
+		CHECK_INT(ret, -SWT_EFORMAT);
+		CHECK_STR(err.msg, msg[i]);
+		swt_meta_free(m);
+	}
+	/* --swap reads its words alike: " 5" was 5 */
+	m = swt_meta_alloc();
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,prio= 5", &err), -SWT_EUSAGE);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=+8", &err), -SWT_EUSAGE);
+	CHECK_INT(m->nr_areas, 0);
+	/* negative where a value may be: a priority, a vmstat delta */
+	swt_err_clear(&err);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,prio=-2", &err), 0);
+	CHECK_INT(m->areas[0].priority, -2);
+	swt_meta_free(m);
+	m = parse("# vmstat delta\npswpin -5\n", &ret, &err);
+	CHECK_INT(ret, 0);
+	CHECK_INT(swt_meta_vmstat_delta(m, "pswpin"), -5);
+	swt_meta_free(m);
+}
+
 TEST(swap_spec)
 {
 	struct swt_err err = { 0 };
