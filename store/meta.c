@@ -175,6 +175,7 @@ static struct swt_meta_vmstat *vmstat_entry(struct swt_meta *m, const char *name
 	if (!v->name)
 		return NULL;
 	v->before = v->after = v->delta = SWT_META_UNKNOWN;
+	v->before_line = v->after_line = v->delta_line = 0;
 	m->nr_vmstat++;
 	return v;
 }
@@ -633,6 +634,29 @@ bad:
 			 value, key);
 }
 
+/*
+ * The line of an earlier KEY at the top of the file, if KEY holds one value
+ * that ingest reads (a repeated one replaced the first, silently), else 0.
+ */
+static unsigned earlier_single_key(const struct swt_meta *m, const char *key)
+{
+	static const char *const single[] = {
+		"kernel", "workload", "command", "clock", "probes", "vma_ra_enabled", "page_cluster",
+		"page_size", "ncpus", "mem_total_kib", "mem_limit_bytes", "end",
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(single) / sizeof(single[0]); k++)
+		if (!strcmp(key, single[k]))
+			break;
+	if (k == sizeof(single) / sizeof(single[0]))
+		return 0;
+	for (size_t i = 0; i < m->nr_facts; i++)
+		if (!m->facts[i].section[0] && !strcmp(m->facts[i].key, key))
+			return m->facts[i].line;
+	return 0;
+}
+
 int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct swt_err *err)
 {
 	char section[256] = "", *line = NULL;
@@ -643,6 +667,7 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		char *s, *key, *value;
+		unsigned first;
 
 		lineno++;
 		if (memchr(line, '\0', (size_t)len)) {
@@ -665,6 +690,11 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 		if (*value)
 			*value++ = '\0';
 		value = trim(value);
+		if (!section[0] && (first = earlier_single_key(m, key))) {
+			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: %s given twice (first on "
+					"line %u)", name, lineno, key, first);
+			goto out;
+		}
 		ret = add_fact(m, section, key, value, lineno);
 		if (ret)
 			goto out;
@@ -714,6 +744,7 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 		}
 		if (!strncmp(section, "vmstat", 6)) {
 			struct swt_meta_vmstat *v;
+			unsigned *given;
 			int64_t n;
 
 			/* INT64_MIN is SWT_META_UNKNOWN: no counter's value */
@@ -727,6 +758,16 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 				ret = -SWT_ENOMEM;
 				goto out;
 			}
+			given = strstr(section, "before") ? &v->before_line :
+				strstr(section, "after") ? &v->after_line : &v->delta_line;
+			/* which of two values the counter had is not ours to guess */
+			if (*given) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: vmstat %s given twice "
+						"in '# %s' (first on line %u)", name, lineno, key,
+						section, *given);
+				goto out;
+			}
+			*given = lineno;
 			if (strstr(section, "before"))
 				v->before = n;
 			else if (strstr(section, "after"))

@@ -37,6 +37,7 @@ struct swt_meta_area {
 struct swt_meta_vmstat {
 	char *name;
 	int64_t before, after, delta;	/* SWT_META_UNKNOWN where absent */
+	unsigned before_line, after_line, delta_line;	/* where the file gave them; 0: not given */
 };
 
 struct swt_meta_fact {

@@ -545,6 +545,42 @@ TEST(numbers_are_digits_only)
 	swt_meta_free(m);
 }
 
+/* a key that holds one value, given twice: the last won, silently */
+TEST(key_given_twice)
+{
+	static const char *const text[] = {
+		"kernel x\npage_cluster 3\npage_cluster 0\n",
+		"page_size 4096\nkernel x\nkernel y\n",
+		"end command\n# vmstat delta\npswpin 1\n#\nend error\n",
+		"# vmstat delta\npswpin 1\npswpout 2\npswpin 3\n",
+		"# vmstat before\npswpin 1\n# vmstat after\npswpin 5\npswpin 6\n",
+	};
+	static const char *const msg[] = {
+		"'meta.txt': line 3: page_cluster given twice (first on line 2)",
+		"'meta.txt': line 3: kernel given twice (first on line 2)",
+		"'meta.txt': line 5: end given twice (first on line 1)",
+		"'meta.txt': line 4: vmstat pswpin given twice in '# vmstat delta' (first on line 2)",
+		"'meta.txt': line 5: vmstat pswpin given twice in '# vmstat after' (first on line 4)",
+	};
+	struct swt_err err = { 0 };
+	struct swt_meta *m;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		swt_err_clear(&err);
+		m = parse(text[i], &ret, &err);
+		CHECK_INT(ret, -SWT_EFORMAT);
+		CHECK_STR(err.msg, msg[i]);
+		swt_meta_free(m);
+	}
+	/* keys that come once a line of their own, and those ingest only keeps, may repeat */
+	swt_err_clear(&err);
+	m = parse("swap_unmapped path=/a reason=btrfs\nswap_unmapped path=/b reason=btrfs\n"
+		  "machine x\nmachine y\n# other\npage_cluster 1\npage_cluster 2\n", &ret, &err);
+	CHECK_INT(ret, 0);
+	swt_meta_free(m);
+}
+
 TEST(swap_spec)
 {
 	struct swt_err err = { 0 };
