@@ -161,6 +161,29 @@ static int bad_maps_line(const struct swt_meta_fact *fact, const char *meta_name
 			 "pid=N tids=T1,T2,..." : "pid=N exe=PATH start=FILE end=FILE");
 }
 
+/*
+ * 1 when a maps line's FILE (LEN bytes) names a file inside the capture
+ * directory, as capture writes it (maps/N-start.txt): an absolute path or
+ * a ".." would have ingest read any file on the host as a maps snapshot
+ * and store it.
+ */
+static int inside_capture(const char *file, size_t len)
+{
+	size_t at = 0;
+
+	if (file[0] == '/')
+		return 0;
+	while (at < len) {
+		const char *slash = memchr(file + at, '/', len - at);
+		size_t n = slash ? (size_t)(slash - (file + at)) : len - at;
+
+		if (n == 2 && !memcmp(file + at, "..", 2))
+			return 0;
+		at += n + 1;
+	}
+	return 1;
+}
+
 /* The last occurrence of KEY in [s, limit), or NULL. */
 static const char *last_of(const char *s, const char *limit, const char *key)
 {
@@ -227,8 +250,14 @@ int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_
 				ret = bad_maps_line(fact, meta_name, err);
 				break;
 			}
-			if (asprintf(&path, "%s%s%.*s", from[k][0] == '/' ? "" : dir,
-				     from[k][0] == '/' ? "" : "/", len, from[k]) < 0) {
+			if (!inside_capture(from[k], (size_t)len)) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: maps file '%.*s' is "
+						"not inside the capture directory (a path below it "
+						"without '..', as maps/N-%s.txt)", meta_name, fact->line,
+						len, from[k], snaps[k]);
+				break;
+			}
+			if (asprintf(&path, "%s/%.*s", dir, len, from[k]) < 0) {
 				ret = swt_error(err, SWT_ENOMEM, "out of memory");
 				break;
 			}

@@ -188,4 +188,18 @@ for bad in "pid=x$pid " "pid=$pid exe=/x end=maps/$pid-end.txt" "pid=$pid exe=/x
 		"maps line 'maps $bad'"
 	[ -e "$WORK/bad.db" ] && fail "a database was left behind for maps line 'maps $bad'"
 done
+# a maps file outside the capture directory (an absolute path, a ".."):
+# ingest read any file on the host as a maps snapshot; one line naming
+# meta.txt's line, no database
+printf '1000-2000 rw-p 00000000 00:00 0\n' > "$WORK/outside.txt"
+for file in "$WORK/outside.txt" "../outside.txt" "maps/../../outside.txt"; do
+	rm -rf "$CAP4"
+	make_capture "$CAP4"
+	sed -i "s|start=maps/$pid-start.txt|start=$file|" "$CAP4/meta.txt"
+	"$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAP4" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/err.txt")" \
+		"1:swaptrace: ingest: '$CAP4/meta.txt': line 2: maps file '$file' is not inside the capture directory (a path below it without '..', as maps/N-start.txt)" \
+		"maps file '$file'"
+	[ -e "$WORK/bad.db" ] && fail "a database was left behind for maps file '$file'"
+done
 finish
