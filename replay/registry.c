@@ -306,10 +306,30 @@ void swt_policy_params_text(const char *const *keys, const char *const *values, 
 
 size_t swt_policy_spec_name_len(const char *spec)
 {
-	const char *slash = strrchr(spec, '/');
+	const char *so = strstr(spec, ".so:"), *slash;
+	size_t len = strlen(spec), colon = strcspn(spec, ":");
 
-	/* a plugin's directory may hold a ':'; its parameters follow the file name */
-	return strcspn(spec + (slash ? slash - spec : 0), ":") + (size_t)(slash ? slash - spec : 0);
+	/*
+	 * A plugin's directory may hold a ':' and its parameters a '/'
+	 * (path=/x), so neither the first ':' nor the one after the last '/'
+	 * ends its file name: a file named *.so ends at its first ".so:" or
+	 * at the end.  Only a plugin not named so is cut at the first ':'
+	 * after its last '/'.  A built-in's name ends at the first ':'
+	 * whatever its values hold.  docs/schema.md and 'swaptrace help
+	 * replay' state the rule.
+	 */
+	for (size_t i = 0; swt_builtin_policies[i]; i++)
+		if (strlen(swt_builtin_policies[i]->name) == colon &&
+		    !strncmp(swt_builtin_policies[i]->name, spec, colon))
+			return colon;
+	if (so)
+		return (size_t)(so - spec) + 3;
+	if (len >= 3 && !strcmp(spec + len - 3, ".so"))
+		return len;
+	slash = strrchr(spec, '/');
+	if (!slash)
+		return colon;
+	return (size_t)(slash - spec) + strcspn(slash, ":");
 }
 
 /*

@@ -352,6 +352,27 @@ check_eq "$?:$(cat "$WORK/err.txt")" "1:swaptrace: replay: policy 'bad': $(print
 "$SWAPTRACE" replay -n -p "$plugin:pages=abc" "$db" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'forward': pages must be 1..63, not 'abc'" \
 	"a plugin refusing a parameter's value"
+# a parameter value holding a '/' does not move the end of the plugin's
+# file name (the first ':' after the last '/': '...forward.so:pages=1' was
+# loaded), nor does a ':' in its directory or in a built-in's value
+mkdir -p "$WORK/a:b"
+cp "$plugin" "$WORK/a:b/libfwd.so"
+cp "$plugin" "$WORK/a:b/fwd"
+for spec in "$plugin:pages=1/2" "$WORK/a:b/libfwd.so:pages=1/2" "$WORK/a:b/libfwd.so:pages=/x.so:1"; do
+	"$SWAPTRACE" replay -n -p "$spec" "$db" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/err.txt")" \
+		"2:swaptrace: replay: policy 'forward': pages must be 1..63, not '${spec#*.so:pages=}'" \
+		"plugin spec '$spec'"
+done
+"$SWAPTRACE" replay -n -p "leap:history=1/2" "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'leap': history: not a number: '1/2'" \
+	"a built-in's value holding a '/'"
+# ... and a plugin in a directory holding a ':', with and without parameters,
+# named *.so or not, is run
+for spec in "$WORK/a:b/libfwd.so" "$WORK/a:b/libfwd.so:pages=8" "$WORK/a:b/fwd:pages=8"; do
+	"$SWAPTRACE" replay -n --csv -p "$spec" -c 3 "$db" > "$WORK/colon.csv" 2> "$WORK/err.txt" ||
+		fail "plugin spec '$spec': $(cat "$WORK/err.txt")"
+done
 "$SWAPTRACE" replay -n -p "leap:history=abc" "$db" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'leap': history: not a number: 'abc'" \
 	"a built-in refusing a parameter's value"
