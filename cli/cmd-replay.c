@@ -43,7 +43,8 @@ const char cmd_replay_usage[] =
 	"  -m, --cache-pages LIST memory for the traced task, pages, or percentages of\n"
 	"                         the default (the capture's cgroup limit, else its\n"
 	"                         working set), e.g. 52480 or 50%,100%,150%\n"
-	"                         (one kind per list)\n"
+	"                         (one kind per list); at most 357848403 pages,\n"
+	"                         fewer with more of them inactive\n"
 	"      --inactive-fraction F  share of that memory on the inactive list, where\n"
 	"                         unused readahead pages age (default: the kernel's\n"
 	"                         inactive_ratio rule for that memory size:\n"
@@ -654,6 +655,7 @@ int cmd_replay(int argc, char **argv)
 	int64_t pcs[64] = { 3 }, caches[64], list[64];
 	int npcs = 1, ncaches = 0, pcs_given = 0, nlist;
 	double inactive = 0;
+	uint64_t max_cache;
 	int64_t max_req_kib = SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB;
 	struct swt_policy_choice choices[64];
 	int nchoices = 0;
@@ -748,6 +750,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (json && csv)
 		return cli_usage_error("replay", "--json and --csv exclude each other");
+	/* known before the capture is read: refused with the options, not as the first run starts */
+	max_cache = swt_replay_max_cache_pages(inactive);
+	for (int m = 0; m < ncaches; m++)
+		if (caches[m] > 0 && (uint64_t)caches[m] > max_cache)
+			return cli_failf("replay", SWT_EXIT_USAGE, "bad --cache-pages %lld: more memory "
+					 "than the replay handles, %llu pages at most with %s",
+					 (long long)caches[m], (unsigned long long)max_cache,
+					 inactive > 0 ? "this --inactive-fraction" : "the kernel's inactive share");
 	if (optind != argc - 1)
 		return cli_usage_error("replay", optind == argc ? "no DB given"
 							   : "more than one DB given");
@@ -855,7 +865,7 @@ int cmd_replay(int argc, char **argv)
 		ncaches = 1;
 	}
 	for (int m = 0; m < ncaches; m++) {
-		int64_t def;
+		int64_t def, pct;
 
 		if (caches[m] > 0)
 			continue;
@@ -869,7 +879,19 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 		}
 		/* a percentage of the default, rounded to the nearest page */
-		caches[m] = SWT_MAX((def * -caches[m] + 50) / 100, 1);
+		pct = -caches[m];
+		caches[m] = SWT_MAX((def * pct + 50) / 100, 1);
+		if ((uint64_t)caches[m] > max_cache) {
+			status = cli_failf("replay", SWT_EXIT_USAGE,
+					   "'%s': %lld%% of the default memory (%lld pages, the capture's "
+					   "%s) is %lld pages: more than the replay handles, %llu at most "
+					   "with %s; give --cache-pages", argv[optind], (long long)pct,
+					   (long long)def, in->mem_limit_bytes > 0 ? "memory limit" :
+					   "working set", (long long)caches[m],
+					   (unsigned long long)max_cache, inactive > 0 ?
+					   "this --inactive-fraction" : "the kernel's inactive share");
+			goto out;
+		}
 	}
 	/* 100% and the default's page count are one setting */
 	ncaches = add_values(caches, 0, caches, ncaches, 64);

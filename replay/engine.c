@@ -1189,6 +1189,27 @@ static uint64_t ring_nodes(uint64_t pages)
 	return n;
 }
 
+/* The rings' nodes are indexed in 31 bits, shifted left once in the slot words. */
+#define MAX_RING_NODES ((uint64_t)INT32_MAX >> 1)
+
+uint64_t swt_replay_max_cache_pages(double inactive_fraction)
+{
+	/* the widest window any policy may list, and the faulting page (engine_init's reads_max) */
+	uint64_t reads = ((uint64_t)1 << SWT_MAX_PAGE_CLUSTER) + 2, lo = 1, hi = UINT32_MAX;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2, inactive;
+
+		/* the kernel's rule keeps the most inactive with the smallest pages ingest takes */
+		inactive = inactive_pages(mid, 9, inactive_fraction);
+		if (ring_nodes(inactive + reads) + ring_nodes(mid + reads) <= MAX_RING_NODES)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 static int engine_init(struct engine *e, const struct swt_replay_input *in,
 		       const struct swt_replay_config *cfg, struct swt_err *err)
 {
@@ -1251,7 +1272,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 		in_nodes = ring_nodes(e->cap_inactive + reads_max);
 		nr_nodes = in_nodes + ring_nodes(e->cap_total + reads_max);
 	}
-	if (e->cap_total > UINT32_MAX || nr_nodes > (uint64_t)INT32_MAX >> 1)
+	if (e->cap_total > UINT32_MAX || nr_nodes > MAX_RING_NODES)
 		return swt_error(err, SWT_EUSAGE, "%llu pages of memory: more than the replay handles "
 				 "(about 2^28 pages; the exact bound depends on the inactive share)",
 				 (unsigned long long)e->cap_total);

@@ -165,6 +165,14 @@ uint64_t swt_replay_fault_span_seconds(const struct swt_replay_input *in, uint64
 /* Default simulated memory, in pages: the cgroup limit, else the working set. */
 int64_t swt_replay_default_cache_pages(const struct swt_replay_input *in);
 
+/*
+ * The most memory, in pages, a run can replay at any page-cluster and page
+ * size with that inactive share (0: the kernel's rule): 357848403 pages
+ * (2^28.4) by the kernel's rule, fewer with more of it inactive (180698417
+ * at 0.99).
+ */
+uint64_t swt_replay_max_cache_pages(double inactive_fraction);
+
 /* ---- configuration ---------------------------------------------------- */
 
 /*

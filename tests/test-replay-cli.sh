@@ -303,6 +303,24 @@ for bad_list in 0% 1001% 50%x % 50%,1000 -5% 50%% 1-65; do
 	check_eq "$(cat "$WORK/err.txt")" "swaptrace: replay: bad --cache-pages '$bad_list': page counts, or percentages 1%..1000% of the default, e.g. 50%,100%,150% (one kind per list; 64 settings at most)" \
 		"--cache-pages $bad_list message"
 done
+# more memory than the replay's rings index is refused with the options,
+# exit 2, the limit named (it was refused as the first run started, exit 1)
+"$SWAPTRACE" replay --no-store -m 357848404 "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: bad --cache-pages 357848404: more memory than the replay handles, 357848403 pages at most with the kernel's inactive share" \
+	"--cache-pages beyond the replay's memory"
+"$SWAPTRACE" replay --no-store -m 200000000 --inactive-fraction 0.99 "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: bad --cache-pages 200000000: more memory than the replay handles, 180698417 pages at most with this --inactive-fraction" \
+	"--cache-pages beyond the replay's memory with most of it inactive"
+# ... and so is a percentage (or the default 100%) of a capture's large limit
+big="$WORK/big-limit.db"
+cp "$db" "$big"
+sqlite3 "$big" "UPDATE capture SET mem_limit_bytes = $((1 << 42))"
+for case in 50%:536870912 :1073741824; do
+	m=${case%:*}
+	"$SWAPTRACE" replay --no-store ${m:+-m $m} "$big" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: '$big': ${m:-100%} of the default memory (1073741824 pages, the capture's memory limit) is ${case#*:} pages: more than the replay handles, 357848403 at most with the kernel's inactive share; give --cache-pages" \
+		"--cache-pages '${m:-(default)}' of a large limit"
+done
 
 # --- policies ------------------------------------------------------------------------
 "$SWAPTRACE" policies > "$WORK/policies.txt" || fail "policies"
