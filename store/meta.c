@@ -530,24 +530,45 @@ bad:
 }
 
 /* "/dev/loop0  partition  1048572  60  5" */
-static int parse_proc_swaps_row(struct swt_meta *m, char *line)
+static int parse_proc_swaps_row(struct swt_meta *m, char *line, const char *name,
+				unsigned lineno, struct swt_err *err)
 {
-	char path[4096], type[64];
-	long long size, used, prio;
+	char *word[5], *save = NULL, *w;
+	int64_t size, used, prio;
 	struct swt_meta_area *a;
+	int n = 0;
 
-	if (sscanf(line, "%4095s %63s %lld %lld %lld", path, type, &size, &used, &prio) != 5)
+	for (w = strtok_r(line, " \t", &save); w && n < 5; w = strtok_r(NULL, " \t", &save))
+		word[n++] = w;
+	if (n < 5)
 		return 0;	/* not a row; kept as a fact only */
-	a = find_area(m, path, 0);
+	/* the kernel's digits: sscanf's %lld took a '+' ("+1048572" was the size) */
+	if (parse_i64_digits(word[2], &size) || size < 0 || parse_i64_digits(word[3], &used) ||
+	    used < 0 || parse_i64_digits(word[4], &prio))
+		return swt_error(err, SWT_EFORMAT, "'%s': line %u: bad /proc/swaps row: expected "
+				 "Filename Type Size Used Priority, numbers in digits", name, lineno);
+	a = find_area(m, word[0], 0);
 	if (!a) {
 		a = new_area(m);
-		if (!a || set_str(&a->path, path) || set_str(&a->type, type))
+		if (!a || set_str(&a->path, word[0]) || set_str(&a->type, word[1]))
 			return -SWT_ENOMEM;
 		a->size_kib = size;
 		a->priority = prio;
 	}
 	a->used_kib = used;
 	return 0;
+}
+
+/* A workload size in MiB: digits, a fraction's too (strtod took '+', blanks, hex and "inf") */
+static int is_decimal(const char *text)
+{
+	size_t whole = strspn(text, "0123456789");
+
+	if (!whole)
+		return 0;
+	if (text[whole] == '.')
+		return text[whole + 1] && !text[whole + 1 + strspn(text + whole + 1, "0123456789")];
+	return !text[whole];
 }
 
 /* workload sizes in MiB: at most 2^42, so that their bytes fit an int64_t */
@@ -562,8 +583,13 @@ static int parse_header_key(struct swt_meta *m, const char *key, char *value,
 	if (!strcmp(key, "kernel"))
 		return set_str(&m->kernel, value);
 	if (!strcmp(key, "workload")) {
+		static const char *const sizes[] = { "ws_mb", "limit_mb" };
 		double mb;
 
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+			if (word_value(value, sizes[k], buf, sizeof(buf)) && !is_decimal(buf))
+				return swt_error(err, SWT_EFORMAT, "'%s': line %u: bad value '%s' "
+						 "for %s", name, lineno, buf, sizes[k]);
 		/* the range first: converting a double out of int64_t's is undefined */
 		if (word_value(value, "ws_mb", buf, sizeof(buf)) && !swt_parse_double(buf, &mb) &&
 		    mb >= 0 && mb < MAX_MB)
@@ -736,7 +762,7 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 				char row[8192];
 
 				snprintf(row, sizeof(row), "%s %s", key, value);
-				ret = parse_proc_swaps_row(m, row);
+				ret = parse_proc_swaps_row(m, row, name, lineno, err);
 				if (ret)
 					goto out;
 			}

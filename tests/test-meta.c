@@ -504,6 +504,10 @@ TEST(numbers_are_digits_only)
 		"swap_device path=/f dev=8:0\nextent area=0 first_slot=+0 nr_slots=8 start_sector=0\n",
 		"# /proc/swaps at end\ndev /dev/loop0 +7:0 rotational=1\n",
 		"# /proc/swaps at end\ndev /dev/loop0 7:+a rotational=1\n",
+		"# /proc/swaps at end\n/dev/loop0 partition +1048572 0 5\n",
+		"# /proc/swaps at start\n/dev/loop0 partition 1048572 0 +5\n",
+		"workload ws_mb=256 limit_mb=+205\n",
+		"workload ws_mb=0x100 limit_mb=205\n",
 	};
 	static const char *const msg[] = {
 		"'meta.txt': line 2: bad value '+3' for page_cluster",
@@ -517,6 +521,12 @@ TEST(numbers_are_digits_only)
 		"'meta.txt': line 2: extent needs area=N first_slot=N nr_slots=N start_sector=N",
 		"'meta.txt': line 2: bad dev line",
 		"'meta.txt': line 2: bad dev line",
+		"'meta.txt': line 2: bad /proc/swaps row: expected Filename Type Size Used Priority, "
+		"numbers in digits",
+		"'meta.txt': line 2: bad /proc/swaps row: expected Filename Type Size Used Priority, "
+		"numbers in digits",
+		"'meta.txt': line 1: bad value '+205' for limit_mb",
+		"'meta.txt': line 1: bad value '0x100' for ws_mb",
 	};
 	struct swt_err err = { 0 };
 	struct swt_meta *m;
@@ -542,6 +552,15 @@ TEST(numbers_are_digits_only)
 	m = parse("# vmstat delta\npswpin -5\n", &ret, &err);
 	CHECK_INT(ret, 0);
 	CHECK_INT(swt_meta_vmstat_delta(m, "pswpin"), -5);
+	swt_meta_free(m);
+	/* a swap area's priority; and a workload size may have a fraction */
+	m = parse("workload ws_mb=0.5 limit_mb=205\n# /proc/swaps at end\n"
+		  "/dev/loop0 partition 1048572 0 -2\n", &ret, &err);
+	CHECK_INT(ret, 0);
+	CHECK_INT(m->working_set_bytes, 524288);
+	CHECK_INT(m->mem_limit_bytes, 205 * 1048576);
+	CHECK_INT(m->nr_areas, 1);
+	CHECK_INT(m->areas[0].priority, -2);
 	swt_meta_free(m);
 }
 
