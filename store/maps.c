@@ -184,6 +184,26 @@ static int inside_capture(const char *file, size_t len)
 	return 1;
 }
 
+/*
+ * A maps file named inside the capture directory that a symlink takes out
+ * of it (maps/N-start.txt -> /etc/...) is refused as an absolute path is:
+ * 1 when PATH resolves to a file under DIR (resolved), or to none (a
+ * missing file is write_maps_file's warning), 0 with its resolved name in
+ * *real otherwise, -1 with errno when it cannot be resolved.
+ */
+static int resolves_inside(const char *path, const char *dir, char **real)
+{
+	size_t n = strlen(dir);
+
+	*real = realpath(path, NULL);
+	if (!*real)
+		return errno == ENOENT ? 1 : -1;
+	/* "/" as the capture directory holds everything */
+	if (!strncmp(*real, dir, n) && (n == 1 || (*real)[n] == '/'))
+		return 1;
+	return 0;
+}
+
 /* The last occurrence of KEY in [s, limit), or NULL. */
 static const char *last_of(const char *s, const char *limit, const char *key)
 {
@@ -202,7 +222,7 @@ int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_
 {
 	const char *meta_name = meta->path ? meta->path : "metadata";
 	sqlite3_stmt *ins = NULL;
-	char *dir = NULL;
+	char *dir = NULL, *real_dir = NULL;
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < meta->nr_facts; i++) {
@@ -237,14 +257,20 @@ int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_
 				ret = swt_error(err, SWT_ENOMEM, "out of memory");
 				break;
 			}
+			real_dir = realpath(dir, NULL);
+			if (!real_dir) {
+				ret = swt_error(err, errno == ENOMEM ? SWT_ENOMEM : SWT_EIO, "'%s': %s",
+						dir, strerror(errno));
+				break;
+			}
 			ret = swt_store_prepare(st, "INSERT INTO vma (pid, snapshot, start, end, perms,"
 						" offset, path) VALUES (?,?,?,?,?,?,?)", &ins, err);
 			if (ret)
 				break;
 		}
 		for (int k = 0; !ret && k < 2; k++) {
-			int len = (int)(to[k] - from[k]);
-			char *path = NULL;
+			int len = (int)(to[k] - from[k]), inside;
+			char *path = NULL, *real;
 
 			if (len <= 0 || memchr(from[k], ' ', (size_t)len)) {
 				ret = bad_maps_line(fact, meta_name, err);
@@ -261,11 +287,22 @@ int swt_store_write_maps(struct swt_store *st, const struct swt_meta *meta, swt_
 				ret = swt_error(err, SWT_ENOMEM, "out of memory");
 				break;
 			}
-			ret = write_maps_file(st, ins, path, pid, snaps[k], warn, warn_ctx, err);
+			inside = resolves_inside(path, real_dir, &real);
+			if (inside < 0)
+				ret = swt_error(err, SWT_EIO, "'%s': %s", path, strerror(errno));
+			else if (!inside)
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: maps file '%.*s' is "
+						"not inside the capture directory (a symlink to '%s')",
+						meta_name, fact->line, len, from[k], real);
+			else
+				ret = write_maps_file(st, ins, path, pid, snaps[k], warn, warn_ctx,
+						      err);
+			free(real);
 			free(path);
 		}
 	}
 	sqlite3_finalize(ins);
+	free(real_dir);
 	free(dir);
 	return ret;
 }

@@ -158,16 +158,15 @@ for bad in "zz-10 rw-p 0 00:00 0" "2000-1000 rw-p 00000000 00:00 0" "1000-2000 r
 	[ -e "$WORK/bad.db" ] && fail "a database was left behind for maps line '$bad'"
 done
 # a maps file that is not a file: one line naming it, no database (a
-# FIFO hung ingest, /dev/zero was one endless line read into memory, a
-# directory a bare read error)
-for kind in fifo zero dir; do
+# FIFO hung ingest, a directory was a bare read error; a symlink to
+# /dev/zero, one endless line read into memory, is outside the capture, below)
+for kind in fifo dir; do
 	CAP3="$WORK/cap3"
 	rm -rf "$CAP3"
 	make_capture "$CAP3"
 	rm "$CAP3/maps/$pid-end.txt"
 	case $kind in
 	fifo) mkfifo "$CAP3/maps/$pid-end.txt";;
-	zero) ln -s /dev/zero "$CAP3/maps/$pid-end.txt";;
 	dir) mkdir "$CAP3/maps/$pid-end.txt";;
 	esac
 	timeout 60 "$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAP3" > /dev/null 2> "$WORK/err.txt"
@@ -193,7 +192,7 @@ done
 # meta.txt's line, no database
 printf '1000-2000 rw-p 00000000 00:00 0\n' > "$WORK/outside.txt"
 for file in "$WORK/outside.txt" "../outside.txt" "maps/../../outside.txt"; do
-	rm -rf "$CAP4"
+	rm -rf "$CAP4" "$WORK/bad.db"
 	make_capture "$CAP4"
 	sed -i "s|start=maps/$pid-start.txt|start=$file|" "$CAP4/meta.txt"
 	"$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAP4" > /dev/null 2> "$WORK/err.txt"
@@ -202,4 +201,24 @@ for file in "$WORK/outside.txt" "../outside.txt" "maps/../../outside.txt"; do
 		"maps file '$file'"
 	[ -e "$WORK/bad.db" ] && fail "a database was left behind for maps file '$file'"
 done
+# ... or a symlink inside it that leads out of it
+for target in "$WORK/outside.txt" /dev/zero; do
+	rm -rf "$CAP4" "$WORK/bad.db"
+	make_capture "$CAP4"
+	ln -sf "$target" "$CAP4/maps/$pid-start.txt"
+	"$SWAPTRACE" ingest -q -o "$WORK/bad.db" "$CAP4" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/err.txt")" \
+		"1:swaptrace: ingest: '$CAP4/meta.txt': line 2: maps file 'maps/$pid-start.txt' is not inside the capture directory (a symlink to '$(realpath "$target")')" \
+		"maps file symlinked to '$target'"
+	[ -e "$WORK/bad.db" ] && fail "a database was left behind for a maps file symlinked to '$target'"
+done
+# a symlink that stays inside is read
+rm -rf "$CAP4"
+make_capture "$CAP4"
+mv "$CAP4/maps/$pid-start.txt" "$CAP4/start-copy.txt"
+ln -s ../start-copy.txt "$CAP4/maps/$pid-start.txt"
+"$SWAPTRACE" ingest -q -o "$WORK/inside.db" "$CAP4" 2> "$WORK/err.txt" ||
+	fail "a maps file symlinked inside the capture: $(cat "$WORK/err.txt")"
+check_eq "$(sqlite3 "$WORK/inside.db" "SELECT count(*) FROM vma WHERE snapshot = 'start'")" 2 \
+	"the rows of a maps file symlinked inside the capture"
 finish
