@@ -151,6 +151,19 @@ for spec in "leap:bogus=1|policy 'leap' has no parameter 'bogus' (it takes: hist
 	run 2 replay -p fixed -p "${spec%%|*}" "$WORK/x.db"
 	check_eq "$(cat "$ERR")" "swaptrace: replay: ${spec#*|}" "replay -p ${spec%%|*}"
 done
+# numbers are their digits: strtoll's blanks and '+' were taken (-c ' +3' was page-cluster 3)
+for args in "replay|-c| +3|bad --page-cluster ' +3'" "replay|-m|+52480|bad --cache-pages '+52480'" \
+	"replay|--max-request-kib|+128|bad --max-request-kib '+128'" \
+	"replay|--inactive-fraction| 0.5|bad --inactive-fraction ' 0.5'" \
+	"replay|--inactive-fraction|0x1p-1|bad --inactive-fraction '0x1p-1'" \
+	"replay|-p|leap:history=+32|policy 'leap': history: not a number: '+32'" \
+	"report|-r|+1|'+1': expected run ids"; do
+	IFS='|' read -r verb opt arg want <<< "$args"
+	run 2 $verb "$opt" "$arg" "$WORK/x.db"
+	grep -qF -- "swaptrace: $verb: $want" "$ERR" || fail "$verb $opt '$arg': not said: $(cat "$ERR")"
+done
+run 2 capture --duration +1 -o "$WORK/x.capture"
+has "$ERR" "bad --duration '\+1'" "capture --duration +1"
 run 2 report -r 1,,2 "$WORK/x.db"
 check_eq "$(cat "$ERR")" "swaptrace: report: '1,,2': an empty item in the run list" "report -r 1,,2"
 run 2 report -f png, "$WORK/x.db"

@@ -188,6 +188,27 @@ TEST(numbers_are_decimal)
 	CHECK_INT(swt_parse_i64("0x10", &i), -SWT_EUSAGE);
 	CHECK_INT(swt_parse_u64("-1", &u), -SWT_EUSAGE);
 	CHECK_INT(swt_parse_u64(" -5", &u), -SWT_EUSAGE);
+	/* digits only: strtoll's blanks and '+' were taken (-c ' +3' was page-cluster 3) */
+	CHECK_INT(swt_parse_u64("+5", &u), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_u64(" 5", &u), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_i64("+5", &i), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_i64(" -5", &i), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_i64("-", &i), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_i64("--5", &i), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_int(" 3", &n), -SWT_EUSAGE);
+	CHECK_INT(swt_parse_i64("-5", &i), 0);
+	CHECK_INT((int)i, -5);
+	{
+		static const char *const bad[] = { "+0.5", " 0.5", "0x1p-1", "inf", "-nan", ".", "-.", "" };
+		double d;
+
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+			CHECK_INT(swt_parse_double(bad[k], &d), -SWT_EUSAGE);
+		CHECK_INT(swt_parse_double("-.5", &d), 0);
+		CHECK(d == -0.5);
+		CHECK_INT(swt_parse_double("1e3", &d), 0);
+		CHECK(d == 1000.0);
+	}
 	CHECK_INT(swt_parse_u64("18446744073709551616", &u), -SWT_EUSAGE);
 }
 

@@ -1,6 +1,7 @@
 /*
  * Implementation of the shared helpers declared in util.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -188,8 +189,8 @@ int swt_parse_u64(const char *text, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	/* strtoull takes " -5" (blanks first) as 2^64 - 5 */
-	if (!text || !*text || text[strspn(text, " \t\n\v\f\r")] == '-')
+	/* strtoull takes " -5" (blanks first) as 2^64 - 5, and "+5" and " 5" as 5 */
+	if (!text || !isdigit((unsigned char)text[0]))
 		return -SWT_EUSAGE;
 	errno = 0;
 	v = strtoull(text, &end, 10);
@@ -204,7 +205,7 @@ int swt_parse_i64(const char *text, int64_t *out)
 	char *end;
 	long long v;
 
-	if (!text || !*text)
+	if (!text || !isdigit((unsigned char)text[text[0] == '-']))
 		return -SWT_EUSAGE;
 	errno = 0;
 	v = strtoll(text, &end, 10);
@@ -236,7 +237,10 @@ int swt_parse_double(const char *text, double *out)
 	char *end;
 	double v;
 
-	if (!text || !*text)
+	/* a decimal number: strtod also takes blanks, '+', hex ("0x1p-1") and "inf" */
+	if (!text || !(isdigit((unsigned char)text[text[0] == '-']) ||
+		       (text[text[0] == '-'] == '.' && isdigit((unsigned char)text[(text[0] == '-') + 1]))) ||
+	    strpbrk(text, "xX"))
 		return -SWT_EUSAGE;
 	errno = 0;
 	v = strtod(text, &end);

@@ -108,9 +108,10 @@ int swt_dev_parse(const char *text, uint32_t *dev);
 char *swt_dev_format(uint32_t dev, char *buf, size_t size);
 
 /*
- * Strict number parsing: decimal (a zero-padded 010 is ten, as every help
- * text and meta.txt mean it, not octal eight), whole string, no overflow.
- * 0 or -SWT_EUSAGE.
+ * Strict number parsing: decimal digits (a zero-padded 010 is ten, as every
+ * help text and meta.txt mean it, not octal eight), after a '-' for a signed
+ * one; no blanks or '+' (strtoll's), whole string, no overflow.  0 or
+ * -SWT_EUSAGE.
  */
 int swt_parse_u64(const char *text, uint64_t *out);
 int swt_parse_i64(const char *text, int64_t *out);
