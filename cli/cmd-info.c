@@ -21,9 +21,9 @@ const char cmd_info_usage[] =
 	"usage: swaptrace info [-j|--json] [-l|--latency] DB\n"
 	"\n"
 	"Summarise an ingested capture: per device, reads and writes queued, dispatched\n"
-	"(issued), completed and merged, with KiB (blkparse's totals); events by name\n"
-	"(as trace-cmd report names them); swap-in and swap-out pages next to the\n"
-	"kernel's pswpin/pswpout; time span; lost events; memory maps, if recorded;\n"
+	"(issued), requeued, completed and merged, with KiB (blkparse's totals); events\n"
+	"by name (as trace-cmd report names them); swap-in and swap-out pages next to\n"
+	"the kernel's pswpin/pswpout; time span; lost events; memory maps, if recorded;\n"
 	"whether replay takes it as it is or must approximate its demand stream.\n"
 	"\n"
 	"  -l, --latency  add, per device, btt's latency table (Q2Q, Q2G, G2I, Q2M, I2D,\n"
@@ -52,18 +52,18 @@ struct stage_stats {
 	double min, avg, max;	/* seconds */
 };
 
-/* [dir][kind]: dir 0 read, 1 write; kind queued, dispatched, completed, merges */
+/* [dir][kind]: dir 0 read, 1 write; kind queued, dispatched, completed, merges, requeues */
 struct dev_counts {
 	uint32_t dev;
 	char name[32];
 	char path[256];
-	int64_t n[2][4], sectors[2][4];
+	int64_t n[2][5], sectors[2][5];
 	/* --latency: btt's tables */
 	struct stage_stats stage[NR_STAGES];
 	int64_t blk_queued, blk_dispatched, blk_min, blk_max, blk_total;
 };
 
-enum { QUEUED, DISPATCHED, COMPLETED, MERGES };
+enum { QUEUED, DISPATCHED, COMPLETED, MERGES, REQUEUES };
 
 static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *nr,
 			struct swt_err *err)
@@ -77,6 +77,12 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
 	 * What block_event holds, counted from its tables one branch at a
 	 * time: through the view, every row of every branch went by (3x the
 	 * time; 150 s of a 12 GB capture's database).
+	 *
+	 * blkparse's KiB are the events' own: a request completed in parts
+	 * completed at the end only what its partial completions (block_misc)
+	 * left, not its whole extent again ('c').  Requeues ('R') are counted
+	 * for blkparse's "Requeued" line, whose sectors it takes back from
+	 * the dispatched KiB.
 	 */
 	ret = swt_store_prepare(st,
 		"SELECT e.dev, d.name, coalesce(d.path, ''), e.action, e.write, sum(e.n), sum(e.s)"
@@ -94,8 +100,13 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
 		"          FROM request WHERE complete_ns IS NOT NULL AND pc = 0 GROUP BY dev, write"
 		"        UNION ALL"
 		"        SELECT dev, action, write, count(*), coalesce(sum(nr_sectors), 0)"
-		"          FROM block_misc WHERE pc = 0 AND action IN ('Q', 'D', 'C', 'M', 'F', 'm')"
-		"         GROUP BY dev, action, write) e"
+		"          FROM block_misc WHERE pc = 0 AND action IN ('Q', 'D', 'C', 'M', 'F', 'm', 'R')"
+		"         GROUP BY dev, action, write"
+		"        UNION ALL"
+		"        SELECT m.dev, 'c', m.write, 0, -coalesce(sum(m.nr_sectors), 0)"
+		"          FROM block_misc m JOIN request r ON r.id = m.request_id"
+		"         WHERE m.pc = 0 AND m.action = 'C' AND r.complete_ns IS NOT NULL"
+		"         GROUP BY m.dev, m.write) e"
 		"  JOIN device d ON d.dev = e.dev"
 		" GROUP BY e.dev, e.action, e.write ORDER BY e.dev", &s, err);
 	if (ret)
@@ -122,7 +133,8 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
 		switch (action[0]) {
 		case 'Q': kind = QUEUED; break;
 		case 'D': kind = DISPATCHED; break;
-		case 'C': kind = COMPLETED; break;
+		case 'C': case 'c': kind = COMPLETED; break;
+		case 'R': kind = REQUEUES; break;
 		default: kind = MERGES; break;
 		}
 		d->n[w][kind] += sqlite3_column_int64(s, 5);
@@ -593,8 +605,12 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 		       d->path[0] ? ")" : "");
 		print_pair("Reads Queued:", d->n[0][QUEUED], d->sectors[0][QUEUED] / 2,
 			   "Writes Queued:", d->n[1][QUEUED], d->sectors[1][QUEUED] / 2);
-		print_pair("Read Dispatches:", d->n[0][DISPATCHED], d->sectors[0][DISPATCHED] / 2,
-			   "Write Dispatches:", d->n[1][DISPATCHED], d->sectors[1][DISPATCHED] / 2);
+		print_pair("Read Dispatches:", d->n[0][DISPATCHED],
+			   (d->sectors[0][DISPATCHED] - d->sectors[0][REQUEUES]) / 2,
+			   "Write Dispatches:", d->n[1][DISPATCHED],
+			   (d->sectors[1][DISPATCHED] - d->sectors[1][REQUEUES]) / 2);
+		printf(" %-16s %10" PRId64 "\t\t %-17s %10" PRId64 "\n", "Reads Requeued:",
+		       d->n[0][REQUEUES], "Writes Requeued:", d->n[1][REQUEUES]);
 		print_pair("Reads Completed:", d->n[0][COMPLETED], d->sectors[0][COMPLETED] / 2,
 			   "Writes Completed:", d->n[1][COMPLETED], d->sectors[1][COMPLETED] / 2);
 		print_pair("Read Merges:", d->n[0][MERGES], d->sectors[0][MERGES] / 2,

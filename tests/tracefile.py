@@ -11,6 +11,10 @@ messages are computed independently.
                                            record of action ACT (7 issue, 8 complete),
                                            as a ring buffer that overran loses them;
                                            prints how many were left out
+  tracefile.py blk-write OUT [big]          write version-7 records read from stdin,
+                                           one a line: "TIME ACTION RWBS SECTOR NSECT"
+                                           (ACTION a blkparse letter, RWBS its R, W, D,
+                                           F, S, M, A letters); CPU 0, device 8,0
   tracefile.py td-options-field FILE       offset of the v7 options-offset field
   tracefile.py td-option FILE ID [NTH]     offset of the NTH (0-based) v7 option
                                            ID's data
@@ -38,6 +42,26 @@ def blk_records(data):
         pdu_len = struct.unpack_from(end + "H", data, off + pdu_at)[0]
         yield off, pdu_len
         off += size + pdu_len
+
+
+# blkparse's action letters -> __BLK_TA_*, and the category each is traced in
+BLK_ACTIONS = {"Q": (1, 0x10), "M": (2, 0x10), "F": (3, 0x10), "G": (4, 0x10), "R": (6, 0x20),
+               "D": (7, 0x40), "C": (8, 0x80), "I": (12, 0x10)}
+BLK_RWBS = {"R": 0x1, "W": 0x2, "F": 0x4, "S": 0x8, "A": 0x800, "M": 0x1000, "D": 0x2000}
+
+
+def blk_write(out, big_endian, lines):
+    """struct blk_io_trace records, sequence numbers 1, 2, ..."""
+    end, data = ">" if big_endian else "<", bytearray()
+    for seq, line in enumerate(lines, 1):
+        t, letter, rwbs, sector, nsect = line.split()
+        act, cat = BLK_ACTIONS[letter]
+        for c in rwbs:
+            cat |= BLK_RWBS[c] if c != "R" else 0
+        data += struct.pack(end + "IIQQIIIIIHH", 0x65617407, seq, int(t), int(sector),
+                            int(nsect) * 512, (cat | 0x100) << 16 | act, 100, 8 << 20, 0, 0, 0)
+    with open(out, "wb") as f:
+        f.write(data)
 
 
 def cstr(data, off):
@@ -125,6 +149,9 @@ class TraceDat:
 
 def main(argv):
     cmd, path = argv[1], argv[2]
+    if cmd == "blk-write":
+        blk_write(path, argv[3:] == ["big"], [l for l in sys.stdin if l.strip()])
+        return
     if cmd in ("patch", "patch64"):
         value = bytes.fromhex(argv[4]) if cmd == "patch" else struct.pack("<Q", int(argv[4], 0))
         with open(path, "r+b") as f:
