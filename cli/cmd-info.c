@@ -155,6 +155,8 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
  * per bio ("IO"): a merged bio has its own Q2M and M2D and shares its
  * request's D2C; Q2G and G2I belong to the bio that started the request;
  * Q2Q spans consecutive queued bios of the device, reads and writes alike.
+ * A span of no time (two events in one nanosecond), or one that goes back
+ * (CPUs' clocks apart), is 1 ns, as btt takes it (its tdelta()).
  * Checked against btt on the shared captures (test-ingest-blkparse).
  */
 static const char latency_sql[] =
@@ -162,22 +164,23 @@ static const char latency_sql[] =
 	"                  r.issue_ns, r.complete_ns"
 	"             FROM bio b JOIN request r ON r.id = b.request_id WHERE r.pc = 0)"
 	" SELECT dev, 0, min(d), avg(d), max(d), count(*) FROM"
-	"   (SELECT dev, queue_ns - lag(queue_ns) OVER (PARTITION BY dev ORDER BY queue_ns, id) AS d"
+	"   (SELECT dev, max(queue_ns - lag(queue_ns) OVER (PARTITION BY dev ORDER BY queue_ns, id), 1)"
+	"           AS d"
 	"      FROM bio WHERE queue_ns IS NOT NULL) WHERE d IS NOT NULL GROUP BY dev"
 	" UNION ALL SELECT dev, 1, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, getrq_ns - queue_ns AS d FROM b WHERE merge IS NULL) GROUP BY dev"
+	"   (SELECT dev, max(getrq_ns - queue_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 2, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, insert_ns - getrq_ns AS d FROM b WHERE merge IS NULL) GROUP BY dev"
+	"   (SELECT dev, max(insert_ns - getrq_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 3, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, merge_ns - queue_ns AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
+	"   (SELECT dev, max(merge_ns - queue_ns, 1) AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 4, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, issue_ns - insert_ns AS d FROM b WHERE merge IS NULL) GROUP BY dev"
+	"   (SELECT dev, max(issue_ns - insert_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 5, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, issue_ns - merge_ns AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
+	"   (SELECT dev, max(issue_ns - merge_ns, 1) AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 6, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, complete_ns - issue_ns AS d FROM b) GROUP BY dev"
+	"   (SELECT dev, max(complete_ns - issue_ns, 1) AS d FROM b) GROUP BY dev"
 	" UNION ALL SELECT dev, 7, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, complete_ns - queue_ns AS d FROM b) GROUP BY dev"
+	"   (SELECT dev, max(complete_ns - queue_ns, 1) AS d FROM b) GROUP BY dev"
 	" UNION ALL SELECT dev, 100, min(nr_sectors), sum(nr_sectors), max(nr_sectors), count(*)"
 	"   FROM request WHERE issue_ns IS NOT NULL AND pc = 0 GROUP BY dev";
 
@@ -211,7 +214,7 @@ static int all_devices_latency(struct swt_store *st, const struct dev_counts *de
 	}
 	ret = swt_store_prepare(st,
 		"SELECT min(d), avg(d), max(d), count(*) FROM"
-		" (SELECT queue_ns - lag(queue_ns) OVER (ORDER BY queue_ns, id) AS d"
+		" (SELECT max(queue_ns - lag(queue_ns) OVER (ORDER BY queue_ns, id), 1) AS d"
 		"    FROM bio WHERE queue_ns IS NOT NULL) WHERE d IS NOT NULL", &s, err);
 	if (ret)
 		return ret;

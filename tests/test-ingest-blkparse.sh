@@ -146,4 +146,35 @@ EOF_RECORDS
 		"$(blkparse -i "$WORK/requeue-$order/set" 2>/dev/null | summary_lines)" \
 		"requeue and partial completion ($order-endian): info's counts and KiB vs blkparse's"
 done
+
+# Stages of no time: two requests queued in one nanosecond and one of them
+# through every stage in it.  btt takes a span of no time as 1 ns (info
+# printed min 0.000000000 for Q2Q, Q2G, G2I, I2D, D2C and Q2C).
+mkdir -p "$WORK/zero"
+TF blk-write "$WORK/zero/set.blktrace.0" <<'EOF_RECORDS' || fail "writing zero"
+1000 Q R 100 8
+1000 G R 100 8
+1000 I R 100 8
+1000 D R 100 8
+1000 C R 100 8
+1000 Q R 300 8
+1000 G R 300 8
+1000 I R 300 8
+1000 D R 300 8
+1500 C R 300 8
+1600 Q R 500 8
+1700 G R 500 8
+1800 I R 500 8
+1900 D R 500 8
+2000 C R 500 8
+EOF_RECORDS
+if "$SWAPTRACE" ingest -q -o "$WORK/zero.db" --swap 8:0 "$WORK/zero/set" 2>/dev/null &&
+	"$SWAPTRACE" info --json --latency "$WORK/zero.db" > "$WORK/zero.json" &&
+	blkparse -i "$WORK/zero/set" -d "$WORK/zero.bin" -O > /dev/null 2>&1 &&
+	(cd "$WORK" && btt -A -i zero.bin -o zero.btt > /dev/null 2>&1); then
+	python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/zero.btt.avg" "$WORK/zero.json" \
+		> "$WORK/zero.diff" || fail "stages of no time: latency tables vs btt: $(head -3 "$WORK/zero.diff")"
+else
+	fail "stages of no time: ingest, info or btt failed"
+fi
 finish
