@@ -28,24 +28,34 @@ const char cmd_info_usage[] =
 	"\n"
 	"  -l, --latency  add, per device, btt's latency table (Q2Q, Q2G, G2I, Q2M, I2D,\n"
 	"                 M2D, D2C, Q2C: min, avg, max seconds and count, per bio as btt\n"
-	"                 counts them) and its merge table (#Q, #D, ratio, request\n"
-	"                 sectors min/avg/max/total)\n"
+	"                 counts them; Q2Qdm and Q2Cdm in place of Q2Q and Q2C for the\n"
+	"                 devices btt takes for remappers, majors 9, 253 and 254) and\n"
+	"                 its merge table (#Q, #D, ratio, request sectors\n"
+	"                 min/avg/max/total)\n"
 	"  -j, --json     print {\"devices\":[{\"dev\",\"reads_queued\",\n"
 	"                 \"reads_dispatched\",\"reads_completed\",\"read_merges\",\n"
 	"                 \"writes_queued\",\"writes_dispatched\",\"writes_completed\",\n"
 	"                 \"write_merges\"}],\"events\":{NAME:N},\"swap_in_pages\":N,\n"
 	"                 \"swap_out_pages\":N,\"lost_events\":N|null}; with --latency\n"
 	"                 each device also has \"latency\":{\"Q2C\":{\"min\",\"avg\",\"max\",\n"
-	"                 \"n\"},...} (seconds; stages with no count left out) and\n"
-	"                 \"merges\":{\"queued\",\"dispatched\",\"blk_min\",\"blk_avg\",\n"
-	"                 \"blk_max\",\"blk_total\"}, and a top-level \"latency\" holds\n"
+	"                 \"n\"},...} (seconds; stages with no count left out) and,\n"
+	"                 when it queued and issued any, \"merges\":{\"queued\",\n"
+	"                 \"dispatched\",\"blk_min\",\"blk_avg\",\"blk_max\",\n"
+	"                 \"blk_total\"}, and a top-level \"latency\" holds\n"
 	"                 btt's all-devices table\n";
 
 /* btt's stages, in the order btt prints them */
-enum { Q2Q, Q2G, G2I, Q2M, I2D, M2D, D2C, Q2C, NR_STAGES };
+enum { Q2QDM, Q2CDM, Q2Q, Q2G, G2I, Q2M, I2D, M2D, D2C, Q2C, NR_STAGES };
 static const char *const stage_names[NR_STAGES] = {
-	"Q2Q", "Q2G", "G2I", "Q2M", "I2D", "M2D", "D2C", "Q2C",
+	"Q2Qdm", "Q2Cdm", "Q2Q", "Q2G", "G2I", "Q2M", "I2D", "M2D", "D2C", "Q2C",
 };
+
+/*
+ * btt's remapper devices (md 9, device-mapper 253, 254): their bios'
+ * Q2Q and Q2C go to its "dm" rows.  By major number only, as btt tells
+ * them, so a zram or other device that was given 253 or 254 is one too.
+ */
+#define REMAPPER_SQL(dev) "((" dev ") >> 20 IN (9, 253, 254))"
 
 struct stage_stats {
 	int64_t n;
@@ -156,38 +166,43 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
  * request's D2C; Q2G and G2I belong to the bio that started the request;
  * Q2Q spans consecutive queued bios of the device, reads and writes alike.
  * A span of no time (two events in one nanosecond), or one that goes back
- * (CPUs' clocks apart), is 1 ns, as btt takes it (its tdelta()).
+ * (CPUs' clocks apart), is 1 ns, as btt takes it (its tdelta()).  Stage
+ * numbers are the enum's.
  * Checked against btt on the shared captures (test-ingest-blkparse).
  */
 static const char latency_sql[] =
 	"WITH b AS (SELECT b.dev, b.queue_ns, b.merge, b.merge_ns, r.getrq_ns, r.insert_ns,"
 	"                  r.issue_ns, r.complete_ns"
 	"             FROM bio b JOIN request r ON r.id = b.request_id WHERE r.pc = 0)"
-	" SELECT dev, 0, min(d), avg(d), max(d), count(*) FROM"
+	" SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 0 ELSE 2 END, min(d), avg(d), max(d),"
+	"        count(*) FROM"
 	"   (SELECT dev, max(queue_ns - lag(queue_ns) OVER (PARTITION BY dev ORDER BY queue_ns, id), 1)"
 	"           AS d"
 	"      FROM bio WHERE queue_ns IS NOT NULL) WHERE d IS NOT NULL GROUP BY dev"
-	" UNION ALL SELECT dev, 1, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(getrq_ns - queue_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
-	" UNION ALL SELECT dev, 2, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(insert_ns - getrq_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 3, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(merge_ns - queue_ns, 1) AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
+	"   (SELECT dev, max(getrq_ns - queue_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 4, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(issue_ns - insert_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
+	"   (SELECT dev, max(insert_ns - getrq_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 5, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(issue_ns - merge_ns, 1) AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
+	"   (SELECT dev, max(merge_ns - queue_ns, 1) AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 6, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(complete_ns - issue_ns, 1) AS d FROM b) GROUP BY dev"
+	"   (SELECT dev, max(issue_ns - insert_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 7, min(d), avg(d), max(d), count(d) FROM"
+	"   (SELECT dev, max(issue_ns - merge_ns, 1) AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
+	" UNION ALL SELECT dev, 8, min(d), avg(d), max(d), count(d) FROM"
+	"   (SELECT dev, max(complete_ns - issue_ns, 1) AS d FROM b) GROUP BY dev"
+	" UNION ALL SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 1 ELSE 9 END, min(d), avg(d),"
+	"        max(d), count(d) FROM"
 	"   (SELECT dev, max(complete_ns - queue_ns, 1) AS d FROM b) GROUP BY dev"
 	" UNION ALL SELECT dev, 100, min(nr_sectors), sum(nr_sectors), max(nr_sectors), count(*)"
-	"   FROM request WHERE issue_ns IS NOT NULL AND pc = 0 GROUP BY dev";
+	"   FROM (SELECT dev, nr_sectors FROM request WHERE issue_ns IS NOT NULL AND pc = 0"
+	"         UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'D' AND pc = 0)"
+	"  GROUP BY dev";
 
 /*
  * btt's all-devices table: each stage over every device's bios together.
  * Q2Q alone is not made of the devices' own: it spans consecutive queued
- * bios of any device.
+ * bios of any device, in Q2Qdm when the later one is a remapper's.
  */
 static int all_devices_latency(struct swt_store *st, const struct dev_counts *devs, size_t nr,
 			       struct stage_stats *all, struct swt_err *err)
@@ -212,21 +227,23 @@ static int all_devices_latency(struct swt_store *st, const struct dev_counts *de
 		if (all[k].n)
 			all[k].avg = sum / (double)all[k].n;
 	}
+	all[Q2Q] = all[Q2QDM] = (struct stage_stats){ 0 };
 	ret = swt_store_prepare(st,
-		"SELECT min(d), avg(d), max(d), count(*) FROM"
-		" (SELECT max(queue_ns - lag(queue_ns) OVER (ORDER BY queue_ns, id), 1) AS d"
-		"    FROM bio WHERE queue_ns IS NOT NULL) WHERE d IS NOT NULL", &s, err);
+		"SELECT " REMAPPER_SQL("dev") " AS dm, min(d), avg(d), max(d), count(*) FROM"
+		" (SELECT dev, max(queue_ns - lag(queue_ns) OVER (ORDER BY queue_ns, id), 1) AS d"
+		"    FROM bio WHERE queue_ns IS NOT NULL) WHERE d IS NOT NULL GROUP BY dm", &s, err);
 	if (ret)
 		return ret;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		all[Q2Q].n = sqlite3_column_int64(s, 3);
-		all[Q2Q].min = sqlite3_column_double(s, 0) / 1e9;
-		all[Q2Q].avg = sqlite3_column_double(s, 1) / 1e9;
-		all[Q2Q].max = sqlite3_column_double(s, 2) / 1e9;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct stage_stats *t = &all[sqlite3_column_int(s, 0) ? Q2QDM : Q2Q];
+
+		t->n = sqlite3_column_int64(s, 4);
+		t->min = sqlite3_column_double(s, 1) / 1e9;
+		t->avg = sqlite3_column_double(s, 2) / 1e9;
+		t->max = sqlite3_column_double(s, 3) / 1e9;
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW)
+	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "latencies");
 	return 0;
 }
@@ -251,12 +268,17 @@ static int load_latency(struct swt_store *st, struct dev_counts *devs, size_t nr
 		if (!d)
 			continue;
 		if (what == 100) {
-			/* btt's #Q: every queued bio, as blkparse counts them */
+			/*
+			 * btt's #Q: every queued bio, as blkparse counts them, but
+			 * never fewer than the issues (#D: every D, a re-issue
+			 * after a requeue too)
+			 */
 			d->blk_queued = d->n[0][QUEUED] + d->n[1][QUEUED];
 			d->blk_min = sqlite3_column_int64(s, 2);
 			d->blk_total = sqlite3_column_int64(s, 3);
 			d->blk_max = sqlite3_column_int64(s, 4);
 			d->blk_dispatched = sqlite3_column_int64(s, 5);
+			d->blk_queued = SWT_MAX(d->blk_queued, d->blk_dispatched);
 		} else if (what >= 0 && what < NR_STAGES) {
 			struct stage_stats *t = &d->stage[what];
 
@@ -295,9 +317,17 @@ static void print_stages_text(const struct stage_stats *stage)
 	}
 }
 
+/* btt leaves a device out of its merge table when nothing was queued or issued on it */
+static int has_merge_row(const struct dev_counts *d)
+{
+	return d->n[0][QUEUED] + d->n[1][QUEUED] && d->blk_dispatched;
+}
+
 static void print_latency_text(const struct dev_counts *d)
 {
 	print_stages_text(d->stage);
+	if (!has_merge_row(d))
+		return;
 	printf(" Merges (as btt): #Q %lld, #D %lld, ratio %.1f; request sectors min %lld, "
 	       "avg %lld, max %lld, total %lld\n", (long long)d->blk_queued,
 	       (long long)d->blk_dispatched,
@@ -327,6 +357,8 @@ static void print_latency_json(const struct dev_counts *d)
 {
 	printf(",");
 	print_stages_json(d->stage);
+	if (!has_merge_row(d))
+		return;
 	printf(",\"merges\":{\"queued\":%lld,\"dispatched\":%lld,\"blk_min\":%lld,"
 	       "\"blk_avg\":%lld,\"blk_max\":%lld,\"blk_total\":%lld}",
 	       (long long)d->blk_queued, (long long)d->blk_dispatched, (long long)d->blk_min,

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compare `swaptrace info --json --latency` with `btt -A` on the same trace.
 
-btt's per-device latency table (Q2Q, Q2G, G2I, Q2M, I2D, D2C, Q2C), its
+btt's per-device latency table (Q2Q, Q2G, G2I, Q2M, I2D, D2C, Q2C, and
+Q2Qdm, Q2Cdm for the devices it takes for remappers), its
 all-devices table (which alone has M2D) and its merge table must match:
 counts, minimum and maximum exactly as btt prints them (9 decimals), the
 average within 2 ns (btt sums seconds in doubles, swaptrace nanoseconds).
@@ -13,7 +14,7 @@ import sys
 
 btt_text, info_json = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
 ROW = re.compile(r"^(\(\s*\d+,\s*\d+\)|\S+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s*$")
-STAGES = ("Q2Q", "Q2G", "G2I", "Q2M", "I2D", "M2D", "D2C", "Q2C")
+STAGES = ("Q2Qdm", "Q2Cdm", "Q2Q", "Q2G", "G2I", "Q2M", "I2D", "M2D", "D2C", "Q2C")
 
 
 def dev_name(label):

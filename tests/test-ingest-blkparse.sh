@@ -177,4 +177,50 @@ if "$SWAPTRACE" ingest -q -o "$WORK/zero.db" --swap 8:0 "$WORK/zero/set" 2>/dev/
 else
 	fail "stages of no time: ingest, info or btt failed"
 fi
+
+# Swap on a bio-based remapper: device-mapper (253,0) and md (9,1) bios are
+# queued and completed, the disk's (8,0) go through every stage.  btt puts
+# the remappers' Q2Q and Q2C in its Q2Qdm and Q2Cdm rows (info printed them
+# as Q2Q and Q2C, and the all-devices Q2Q and Q2C took them in), and has no
+# merge row for a device that issued nothing (info printed "#Q 0, #D 0"
+# for the three queued bios of 253,0).
+mkdir -p "$WORK/dm"
+TF blk-write "$WORK/dm/set.blktrace.0" <<'EOF_RECORDS' || fail "writing dm"
+1000 Q R 100 8 253,0
+1050 Q W 500 8 9,1
+1100 Q R 2100 8
+1200 G R 2100 8
+1300 I R 2100 8
+1400 D R 2100 8
+1500 C R 2100 8
+1600 C W 500 8 9,1
+1900 C R 100 8 253,0
+2000 Q R 108 8 253,0
+2100 Q R 2108 8
+2200 G R 2108 8
+2300 I R 2108 8
+2400 D R 2108 8
+2500 C R 2108 8
+2900 C R 108 8 253,0
+3000 Q R 116 8 253,0
+3050 Q W 508 8 9,1
+3100 Q R 2116 8
+3200 G R 2116 8
+3300 I R 2116 8
+3400 D R 2116 8
+3500 C R 2116 8
+3600 C W 508 8 9,1
+3900 C R 116 8 253,0
+EOF_RECORDS
+if "$SWAPTRACE" ingest -q -o "$WORK/dm.db" --swap 253:0 "$WORK/dm/set" 2>/dev/null &&
+	"$SWAPTRACE" info --json --latency "$WORK/dm.db" > "$WORK/dm.json" &&
+	blkparse -i "$WORK/dm/set" -d "$WORK/dm.bin" -O > /dev/null 2>&1 &&
+	(cd "$WORK" && btt -A -i dm.bin -o dm.btt > /dev/null 2>&1); then
+	python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/dm.btt.avg" "$WORK/dm.json" \
+		> "$WORK/dm.diff" || fail "remappers: latency and merge tables vs btt: $(head -4 "$WORK/dm.diff")"
+	check_eq "$(json_get "$WORK/dm.json" '[d["latency"].get("Q2Cdm", {}).get("n") for d in d["devices"]]')" \
+		"[None, 2, 3]" "remappers: Q2Cdm of 8:0, 9:1, 253:0"
+else
+	fail "remappers: ingest, info or btt failed"
+fi
 finish

@@ -12,9 +12,10 @@ messages are computed independently.
                                            as a ring buffer that overran loses them;
                                            prints how many were left out
   tracefile.py blk-write OUT [big]          write version-7 records read from stdin,
-                                           one a line: "TIME ACTION RWBS SECTOR NSECT"
-                                           (ACTION a blkparse letter, RWBS its R, W, D,
-                                           F, S, M, A letters); CPU 0, device 8,0
+                                           one a line: "TIME ACTION RWBS SECTOR NSECT
+                                           [MAJ,MIN]" (ACTION a blkparse letter, RWBS
+                                           its R, W, D, F, S, M, A letters; device 8,0
+                                           unless given); CPU 0
   tracefile.py td-options-field FILE       offset of the v7 options-offset field
   tracefile.py td-option FILE ID [NTH]     offset of the NTH (0-based) v7 option
                                            ID's data
@@ -54,12 +55,13 @@ def blk_write(out, big_endian, lines):
     """struct blk_io_trace records, sequence numbers 1, 2, ..."""
     end, data = ">" if big_endian else "<", bytearray()
     for seq, line in enumerate(lines, 1):
-        t, letter, rwbs, sector, nsect = line.split()
+        t, letter, rwbs, sector, nsect, *dev = line.split()
+        major, minor = map(int, (dev or ["8,0"])[0].split(","))
         act, cat = BLK_ACTIONS[letter]
         for c in rwbs:
             cat |= BLK_RWBS[c] if c != "R" else 0
         data += struct.pack(end + "IIQQIIIIIHH", 0x65617407, seq, int(t), int(sector),
-                            int(nsect) * 512, (cat | 0x100) << 16 | act, 100, 8 << 20, 0, 0, 0)
+                            int(nsect) * 512, (cat | 0x100) << 16 | act, 100, major << 20 | minor, 0, 0, 0)
     with open(out, "wb") as f:
         f.write(data)
 
