@@ -31,7 +31,7 @@ const char cmd_info_usage[] =
 	"                 counts them; Q2Qdm and Q2Cdm in place of Q2Q and Q2C for the\n"
 	"                 devices btt takes for remappers, majors 9, 253 and 254) and\n"
 	"                 its merge table (#Q, #D, ratio, request sectors\n"
-	"                 min/avg/max/total)\n"
+	"                 min/avg/max/total, counted at completion as btt does)\n"
 	"  -j, --json     print {\"devices\":[{\"dev\",\"reads_queued\",\n"
 	"                 \"reads_dispatched\",\"reads_completed\",\"read_merges\",\n"
 	"                 \"writes_queued\",\"writes_dispatched\",\"writes_completed\",\n"
@@ -167,7 +167,11 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
  * Q2Q spans consecutive queued bios of the device, reads and writes alike.
  * A span of no time (two events in one nanosecond), or one that goes back
  * (CPUs' clocks apart), is 1 ns, as btt takes it (its tdelta()).  Stage
- * numbers are the enum's.
+ * numbers are the enum's.  The merge table is btt's too: request sectors
+ * (100) are the completions' (a request completed in parts has each part,
+ * its last one what the others left), #D (101) every issue, a re-issue
+ * after a requeue too, #Q (102) every queued bio; btt skips I/O of no
+ * sectors (flushes) in all three.
  * Checked against btt on the shared captures (test-ingest-blkparse).
  */
 static const char latency_sql[] =
@@ -194,10 +198,22 @@ static const char latency_sql[] =
 	" UNION ALL SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 1 ELSE 9 END, min(d), avg(d),"
 	"        max(d), count(d) FROM"
 	"   (SELECT dev, max(complete_ns - queue_ns, 1) AS d FROM b) GROUP BY dev"
-	" UNION ALL SELECT dev, 100, min(nr_sectors), sum(nr_sectors), max(nr_sectors), count(*)"
-	"   FROM (SELECT dev, nr_sectors FROM request WHERE issue_ns IS NOT NULL AND pc = 0"
-	"         UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'D' AND pc = 0)"
-	"  GROUP BY dev";
+	" UNION ALL SELECT dev, 100, min(n), sum(n), max(n), count(*) FROM"
+	"   (SELECT r.dev, r.nr_sectors - coalesce(p.done, 0) AS n FROM request r"
+	"      LEFT JOIN (SELECT request_id, sum(nr_sectors) AS done FROM block_misc"
+	"                  WHERE action = 'C' AND request_id IS NOT NULL GROUP BY request_id) p"
+	"        ON p.request_id = r.id"
+	"     WHERE r.complete_ns IS NOT NULL AND r.pc = 0"
+	"    UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'C' AND pc = 0)"
+	"  WHERE n > 0 GROUP BY dev"
+	" UNION ALL SELECT dev, 101, 0, 0, 0, count(*) FROM"
+	"   (SELECT dev, nr_sectors FROM request WHERE issue_ns IS NOT NULL AND pc = 0"
+	"    UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'D' AND pc = 0)"
+	"  WHERE nr_sectors > 0 GROUP BY dev"
+	" UNION ALL SELECT dev, 102, 0, 0, 0, count(*) FROM"
+	"   (SELECT dev, nr_sectors FROM bio WHERE queue_ns IS NOT NULL"
+	"    UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'Q' AND pc = 0)"
+	"  WHERE nr_sectors > 0 GROUP BY dev";
 
 /*
  * btt's all-devices table: each stage over every device's bios together.
@@ -268,17 +284,13 @@ static int load_latency(struct swt_store *st, struct dev_counts *devs, size_t nr
 		if (!d)
 			continue;
 		if (what == 100) {
-			/*
-			 * btt's #Q: every queued bio, as blkparse counts them, but
-			 * never fewer than the issues (#D: every D, a re-issue
-			 * after a requeue too)
-			 */
-			d->blk_queued = d->n[0][QUEUED] + d->n[1][QUEUED];
 			d->blk_min = sqlite3_column_int64(s, 2);
 			d->blk_total = sqlite3_column_int64(s, 3);
 			d->blk_max = sqlite3_column_int64(s, 4);
+		} else if (what == 101) {
 			d->blk_dispatched = sqlite3_column_int64(s, 5);
-			d->blk_queued = SWT_MAX(d->blk_queued, d->blk_dispatched);
+		} else if (what == 102) {
+			d->blk_queued = sqlite3_column_int64(s, 5);
 		} else if (what >= 0 && what < NR_STAGES) {
 			struct stage_stats *t = &d->stage[what];
 
@@ -291,6 +303,10 @@ static int load_latency(struct swt_store *st, struct dev_counts *devs, size_t nr
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "latencies");
+	/* btt's #Q is never fewer than its #D, on a device that has both */
+	for (size_t i = 0; i < nr; i++)
+		if (devs[i].blk_queued)
+			devs[i].blk_queued = SWT_MAX(devs[i].blk_queued, devs[i].blk_dispatched);
 	return all_devices_latency(st, devs, nr, all, err);
 }
 
@@ -320,7 +336,7 @@ static void print_stages_text(const struct stage_stats *stage)
 /* btt leaves a device out of its merge table when nothing was queued or issued on it */
 static int has_merge_row(const struct dev_counts *d)
 {
-	return d->n[0][QUEUED] + d->n[1][QUEUED] && d->blk_dispatched;
+	return d->blk_queued && d->blk_dispatched;
 }
 
 static void print_latency_text(const struct dev_counts *d)
