@@ -171,13 +171,18 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
  * (100) are the completions' (a request completed in parts has each part,
  * its last one what the others left), #D (101) every issue, a re-issue
  * after a requeue too, #Q (102) every queued bio; btt skips I/O of no
- * sectors (flushes) in all three.
+ * sectors (flushes) in all three, and a device's events before its first
+ * queue (or remap), which it cannot follow (first_q).
  * Checked against btt on the shared captures (test-ingest-blkparse).
  */
 static const char latency_sql[] =
 	"WITH b AS (SELECT b.dev, b.queue_ns, b.merge, b.merge_ns, r.getrq_ns, r.insert_ns,"
 	"                  r.issue_ns, r.complete_ns"
-	"             FROM bio b JOIN request r ON r.id = b.request_id WHERE r.pc = 0)"
+	"             FROM bio b JOIN request r ON r.id = b.request_id WHERE r.pc = 0),"
+	"     first_q AS (SELECT dev, min(ts) AS ts FROM"
+	"                   (SELECT dev, min(queue_ns) AS ts FROM bio GROUP BY dev"
+	"                    UNION ALL SELECT dev, min(ts) FROM block_misc"
+	"                     WHERE action IN ('Q', 'A') GROUP BY dev) GROUP BY dev)"
 	" SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 0 ELSE 2 END, min(d), avg(d), max(d),"
 	"        count(*) FROM"
 	"   (SELECT dev, max(queue_ns - lag(queue_ns) OVER (PARTITION BY dev ORDER BY queue_ns, id), 1)"
@@ -198,18 +203,21 @@ static const char latency_sql[] =
 	" UNION ALL SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 1 ELSE 9 END, min(d), avg(d),"
 	"        max(d), count(d) FROM"
 	"   (SELECT dev, max(complete_ns - queue_ns, 1) AS d FROM b) GROUP BY dev"
-	" UNION ALL SELECT dev, 100, min(n), sum(n), max(n), count(*) FROM"
-	"   (SELECT r.dev, r.nr_sectors - coalesce(p.done, 0) AS n FROM request r"
+	" UNION ALL SELECT c.dev, 100, min(n), sum(n), max(n), count(*) FROM"
+	"   (SELECT r.dev, r.complete_ns AS ts, r.nr_sectors - coalesce(p.done, 0) AS n"
+	"      FROM request r"
 	"      LEFT JOIN (SELECT request_id, sum(nr_sectors) AS done FROM block_misc"
 	"                  WHERE action = 'C' AND request_id IS NOT NULL GROUP BY request_id) p"
 	"        ON p.request_id = r.id"
 	"     WHERE r.complete_ns IS NOT NULL AND r.pc = 0"
-	"    UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'C' AND pc = 0)"
-	"  WHERE n > 0 GROUP BY dev"
-	" UNION ALL SELECT dev, 101, 0, 0, 0, count(*) FROM"
-	"   (SELECT dev, nr_sectors FROM request WHERE issue_ns IS NOT NULL AND pc = 0"
-	"    UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'D' AND pc = 0)"
-	"  WHERE nr_sectors > 0 GROUP BY dev"
+	"    UNION ALL SELECT dev, ts, nr_sectors FROM block_misc WHERE action = 'C' AND pc = 0) c"
+	"   JOIN first_q f ON f.dev = c.dev"
+	"  WHERE n > 0 AND c.ts >= f.ts GROUP BY c.dev"
+	" UNION ALL SELECT d.dev, 101, 0, 0, 0, count(*) FROM"
+	"   (SELECT dev, issue_ns AS ts, nr_sectors FROM request WHERE issue_ns IS NOT NULL AND pc = 0"
+	"    UNION ALL SELECT dev, ts, nr_sectors FROM block_misc WHERE action = 'D' AND pc = 0) d"
+	"   JOIN first_q f ON f.dev = d.dev"
+	"  WHERE nr_sectors > 0 AND d.ts >= f.ts GROUP BY d.dev"
 	" UNION ALL SELECT dev, 102, 0, 0, 0, count(*) FROM"
 	"   (SELECT dev, nr_sectors FROM bio WHERE queue_ns IS NOT NULL"
 	"    UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'Q' AND pc = 0)"

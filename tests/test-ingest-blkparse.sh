@@ -273,4 +273,35 @@ if "$SWAPTRACE" ingest -q -o "$WORK/blks.db" --swap 8:0 "$WORK/blks/set" 2>/dev/
 else
 	fail "requeue, partial completion, orphans, flush: ingest, info or btt failed"
 fi
+
+# A trace that starts in the middle of I/O: btt follows a device from its
+# first queue event on and counts nothing of the issues and completions
+# before it (info had #Q 3, #D 3, sectors avg 13, total 40 where btt has
+# 2, 2, 12 and 24).
+mkdir -p "$WORK/cull"
+TF blk-write "$WORK/cull/set.blktrace.0" <<'EOF_RECORDS' || fail "writing cull"
+500 C R 40 8
+600 D R 60 8
+700 C R 60 8
+1000 Q R 100 8
+1010 G R 100 8
+1020 I R 100 8
+1030 D R 100 8
+1040 C R 100 8
+1100 C R 60 8
+2000 Q R 200 8
+2010 G R 200 8
+2020 I R 200 8
+2030 D R 200 8
+2040 C R 200 8
+EOF_RECORDS
+if "$SWAPTRACE" ingest -q -o "$WORK/cull.db" --swap 8:0 "$WORK/cull/set" 2>/dev/null &&
+	"$SWAPTRACE" info --json --latency "$WORK/cull.db" > "$WORK/cull.json" &&
+	blkparse -i "$WORK/cull/set" -d "$WORK/cull.bin" -O > /dev/null 2>&1 &&
+	(cd "$WORK" && btt -A -i cull.bin -o cull.btt > /dev/null 2>&1); then
+	python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/cull.btt.avg" "$WORK/cull.json" \
+		> "$WORK/cull.diff" || fail "I/O before the first queue: tables vs btt: $(head -3 "$WORK/cull.diff")"
+else
+	fail "I/O before the first queue: ingest, info or btt failed"
+fi
 finish
