@@ -122,12 +122,19 @@ static size_t utf8_seq(const unsigned char *s)
 	return n;
 }
 
-/* Copy the UTF-8 character at *s (U+FFFD for a bad byte) and step over it. */
+/*
+ * Copy the UTF-8 character at *s (U+FFFD for a bad byte) and step over it.
+ * U+FFFE and U+FFFF are well-formed, but no XML character: U+FFFD too, in
+ * JSON as well, so that an SVG's metadata says what its JSON file says.
+ */
 static void put_char(struct swt_sbuf *b, const char **s)
 {
 	size_t n = utf8_seq((const unsigned char *)*s);
 
-	if (n) {
+	if (n == 3 && !memcmp(*s, "\xef\xbf", 2) && ((unsigned char)(*s)[2] & 0xfe) == 0xbe) {
+		swt_sbuf_puts(b, "\xef\xbf\xbd");
+		*s += n - 1;
+	} else if (n) {
 		swt_sbuf_add(b, *s, n);
 		*s += n - 1;
 	} else {

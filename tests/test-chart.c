@@ -254,6 +254,13 @@ TEST(strbuf_escapes)
 	swt_sbuf_xml(&b, "<a href='x'>&\x01</a>");
 	CHECK_STR(b.s, "&lt;a href=&#39;x&#39;&gt;&amp; &lt;/a&gt;");
 	swt_sbuf_release(&b);
+	/* U+FFFE and U+FFFF are well-formed UTF-8 but no XML characters */
+	swt_sbuf_xml(&b, "a\xef\xbf\xbe\xef\xbf\xbf\xef\xbf\xbd");
+	CHECK_STR(b.s, "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	swt_sbuf_release(&b);
+	swt_sbuf_json(&b, "\xef\xbf\xbf");
+	CHECK_STR(b.s, "\"\xef\xbf\xbd\"");
+	swt_sbuf_release(&b);
 	swt_sbuf_json(&b, "\t\x1f");
 	CHECK_STR(b.s, "\"\\u0009\\u001f\"");
 	swt_sbuf_release(&b);

@@ -396,14 +396,15 @@ for how in default --no-replay; do
 done
 
 # --- runs at one page-cluster only, without per-second series; a policy
-# name that is not UTF-8 (U+FFFD in the charts, no complaint from pango) ---
+# name that is not UTF-8 (U+FFFD in the charts, no complaint from pango),
+# with U+FFFF (UTF-8, but no XML character: U+FFFD too) and markup ---
 variant onepc "VACUUM"
 $RUNS --one-pc 5 --no-series | sqlite3 "$WORK/onepc.db" || fail "onepc: storing runs"
-sqlite3 "$WORK/onepc.db" "UPDATE run SET policy = CAST(X'76ff6d61' AS TEXT) WHERE policy = 'vma'" ||
+sqlite3 "$WORK/onepc.db" "UPDATE run SET policy = CAST(X'76ff6d61efbfbf3c26' AS TEXT) WHERE policy = 'vma'" ||
 	fail "onepc: renaming a policy"
 report onepc "{$ONE_PC, \"runs\": 3,
  \"policy\": {\"title_has\": \"page-cluster 5\", \"messages_exactly\": true,
-            \"series\": {\"fixed\": 3, \"adaptive\": 3, \"v\\ufffdma\": 3}},
+            \"series\": {\"fixed\": 3, \"adaptive\": 3, \"v\\ufffdma\\ufffd<&\": 3}},
  \"timeline\": {\"messages\": [\"no hit/miss shading: run #1 stored no per-second series\"],
               \"messages_exactly\": true}}"
 
