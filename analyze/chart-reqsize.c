@@ -175,21 +175,26 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 	const struct swt_report_ctx *rc = d->rc;
 	const char *cats[MAX_BINS];
 	struct swt_chart_legend_item items[2];
-	char title[400], subtitle[400], sim_label[400], desc[300], traced_label[120], xlabel[64];
+	char *title = NULL, *sim_label = NULL, *desc = NULL;
+	char subtitle[400], traced_label[120], xlabel[64];
 	struct swt_chart_rgb sim_rgb = swt_chart_color(0);
-	int cols, rows;
+	int cols, rows, ret = 0;
 	size_t ni = 0;
 	double top, bottom;
 	int64_t traced_pts = 0, sim_pts = 0;
 
-	(void)err;
 	if (d->run) {
 		swt_report_series_colors(&d->run->key_color, 1, &sim_rgb);
-		swt_report_run_desc(d->run, desc, sizeof(desc));
-		snprintf(title, sizeof(title), "Read request sizes per swap device: traced vs "
-			 "simulated (%s, page-cluster %d)", d->run->label, d->run->page_cluster);
-	} else {
-		snprintf(title, sizeof(title), "Read request sizes per swap device, as traced");
+		desc = swt_report_run_desc(d->run);
+		if (asprintf(&title, "Read request sizes per swap device: traced vs simulated "
+			     "(%s, page-cluster %d)", d->run->label, d->run->page_cluster) < 0)
+			title = NULL;
+		if (desc && asprintf(&sim_label, "simulated: %s", desc) < 0)
+			sim_label = NULL;
+		if (!title || !sim_label) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
 	}
 	if (rc->page_cluster >= 0)
 		snprintf(traced_label, sizeof(traced_label),
@@ -201,7 +206,8 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 		 "Block-layer read requests to swap, counted by size in %s pages. Bigger "
 		 "requests mean readahead pages arrived together with the faulting page.",
 		 rc->page_unit);
-	top = swt_chart_header(c, title, subtitle);
+	top = swt_chart_header(c, title ? title : "Read request sizes per swap device, as traced",
+			       subtitle);
 	bottom = swt_chart_footnote(c, d->log_bins ?
 		"Sizes above 2 pages are binned by powers of two (3\xe2\x80\x93" "4 pages, "
 		"5\xe2\x80\x93" "8 pages, ...)." :
@@ -209,7 +215,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 	if (!d->nr_parts) {
 		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
 				  bottom - top, "no swap devices in this capture");
-		return 0;
+		goto out;
 	}
 	for (size_t i = 0; i < d->nr_parts; i++) {
 		for (size_t b = 0; b < d->nr_bins; b++) {
@@ -221,7 +227,6 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 		(struct swt_chart_legend_item){traced_label, traced_rgb, SWT_MARK_BOX};
 	swt_chart_meta_series(c, "traced", traced_pts);
 	if (d->run) {
-		snprintf(sim_label, sizeof(sim_label), "simulated: %s", desc);
 		items[ni++] =
 			(struct swt_chart_legend_item){sim_label, sim_rgb, SWT_MARK_BOX};
 		swt_chart_meta_series(c, "simulated", sim_pts);
@@ -302,7 +307,11 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 		}
 		swt_chart_panel_frame(c, &p);
 	}
-	return 0;
+out:
+	free(sim_label);
+	free(desc);
+	free(title);
+	return ret;
 }
 
 int swt_chart_reqsize_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,

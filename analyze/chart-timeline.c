@@ -290,15 +290,22 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 	const struct swt_report_ctx *rc = d->rc;
 	const struct swt_report_time_axis axis = swt_report_time_axis(d->span_ns);
 	struct swt_chart_legend_item items[4];
-	char title[300], desc[300], hit_label[360], miss_label[80], msg[300], out_note[200] = "";
+	char title[300], miss_label[80], msg[300], out_note[200] = "";
+	char *desc = NULL, *hit_label = NULL;
 	double top, bottom, hi = 0, hi_out = 0, bin_s = (double)d->bin_ns / 1e9, *xs = NULL, *ys = NULL;
 	double tick_h, label_h, axis_h, panel_h, y, gap = 12;
 	size_t ni = 0;
 	int64_t pts_in = 0, pts_out = 0, pts_sim = 0, total_in = 0;
-	int shade = d->run && d->have_series;
+	int shade = d->run && d->have_series, ret = 0;
 
 	if (shade) {
-		swt_report_run_desc(d->run, desc, sizeof(desc));
+		desc = swt_report_run_desc(d->run);
+		if (desc && asprintf(&hit_label, "simulated hits/s: %s", desc) < 0)
+			hit_label = NULL;
+		if (!hit_label) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
 		snprintf(title, sizeof(title), "Swap traffic per device over the capture, shaded "
 			 "with simulated readahead hits and misses");
 	} else {
@@ -319,7 +326,7 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 					     sizeof(msg));
 		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
 				  bottom - top, msg);
-		return 0;
+		goto out;
 	}
 
 	for (size_t i = 0; i < d->nr_parts; i++) {
@@ -360,7 +367,6 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 	swt_chart_meta_series(c, "swap-in pages/s", pts_in);
 	swt_chart_meta_series(c, "swap-out pages/s", pts_out);
 	if (shade) {
-		snprintf(hit_label, sizeof(hit_label), "simulated hits/s: %s", desc);
 		snprintf(miss_label, sizeof(miss_label), "simulated misses/s");
 		items[ni++] = (struct swt_chart_legend_item){hit_label, swt_chart_color(2),
 							     SWT_MARK_AREA};
@@ -404,9 +410,8 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 	xs = malloc(d->nr_bins * sizeof(*xs));
 	ys = malloc(d->nr_bins * sizeof(*ys));
 	if (!xs || !ys) {
-		free(xs);
-		free(ys);
-		return swt_error(err, SWT_ENOMEM, "out of memory");
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
 	}
 	/* each point in the middle of the time its bin covers */
 	for (size_t b = 0; b < d->nr_bins; b++)
@@ -466,9 +471,12 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 				     d->nr_bins < 30);
 		swt_chart_panel_frame(c, &p);
 	}
+out:
 	free(xs);
 	free(ys);
-	return 0;
+	free(hit_label);
+	free(desc);
+	return ret;
 }
 
 int swt_chart_timeline_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,

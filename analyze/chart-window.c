@@ -108,13 +108,13 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES];
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
 	size_t key_colors[SWT_REPORT_MAX_SERIES];
-	char names[SWT_REPORT_MAX_SERIES][300], title[200], xlabel[64];
+	char *names[SWT_REPORT_MAX_SERIES] = { NULL }, title[200], xlabel[64];
 	const char *cats[MAX_WINDOWS];
 	struct swt_chart_panel p = { 0 };
 	double top, bottom, hi = 0;
 	size_t ni = 0;
+	int ret = 0;
 
-	(void)err;
 	if (rc->chosen_pc >= 0)
 		snprintf(title, sizeof(title), "Readahead window sizes chosen on swap faults, per "
 			 "policy, at page-cluster %d", rc->chosen_pc);
@@ -133,7 +133,7 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 				  bottom - top, !d->nr_runs ? swt_report_no_runs(rc) :
 				  "the replay runs at this page-cluster stored no readahead-window "
 				  "histogram");
-		return 0;
+		goto out;
 	}
 	for (size_t r = 0; r < d->nr_runs; r++)
 		key_colors[r] = d->runs[r]->key_color;
@@ -143,7 +143,12 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 		int64_t pts = 0;
 
 		swt_chart_format_int(d->totals[r], num, sizeof(num));
-		snprintf(names[r], sizeof(names[r]), "%s (%s decisions)", d->runs[r]->label, num);
+		/* a plugin's name and parameters are as long as its user made them */
+		if (asprintf(&names[r], "%s (%s decisions)", d->runs[r]->label, num) < 0) {
+			names[r] = NULL;
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
 		items[ni++] =
 			(struct swt_chart_legend_item){names[r], colors[r], SWT_MARK_BOX};
 		for (size_t i = 0; i < d->nr_sizes; i++)
@@ -207,7 +212,10 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 		}
 	}
 	swt_chart_panel_frame(c, &p);
-	return 0;
+out:
+	for (size_t r = 0; r < SWT_REPORT_MAX_SERIES; r++)
+		free(names[r]);
+	return ret;
 }
 
 int swt_chart_window_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,

@@ -63,10 +63,14 @@ struct swt_report_time_axis swt_report_time_axis(int64_t span_ns)
 	return (struct swt_report_time_axis){ 1, "time since capture start (s)" };
 }
 
-void swt_report_run_desc(const struct swt_report_run *r, char *buf, size_t size)
+char *swt_report_run_desc(const struct swt_report_run *r)
 {
-	snprintf(buf, size, "%s at page-cluster %d (run #%lld)", r->label, r->page_cluster,
-		 (long long)r->id);
+	char *desc;
+
+	if (asprintf(&desc, "%s at page-cluster %d (run #%lld)", r->label, r->page_cluster,
+		     (long long)r->id) < 0)
+		return NULL;
+	return desc;
 }
 
 void swt_report_series_colors(const size_t *key_colors, size_t n, struct swt_chart_rgb *out)

@@ -266,8 +266,12 @@ struct swt_report_time_axis {
 };
 struct swt_report_time_axis swt_report_time_axis(int64_t span_ns);
 
-/* "policy at page-cluster N (run #id)" for the chosen run, into buf. */
-void swt_report_run_desc(const struct swt_report_run *r, char *buf, size_t size);
+/*
+ * "policy at page-cluster N (run #id)" for the chosen run, allocated (a
+ * plugin's name and parameters are as long as its user made them): the
+ * caller frees it.  NULL when out of memory.
+ */
+char *swt_report_run_desc(const struct swt_report_run *r);
 
 /* NaN-safe ratio: NaN when the denominator is not positive or a value is unknown. */
 double swt_report_ratio(int64_t num, int64_t den);

@@ -246,4 +246,37 @@ TEST(one_run_charts_show_a_run_that_read_ahead)
 	teardown(&f);
 }
 
+/*
+ * A plugin of a long file name with long parameters: request-sizes still
+ * says which page-cluster it shows, and ra-window how many decisions, after
+ * the name.
+ */
+TEST(long_policy_names_are_drawn_whole)
+{
+	struct fixture f;
+	struct swt_report_opts o = { .formats = SWT_REPORT_SVG };
+	struct swt_err err = { 0 };
+	char path[128], *json;
+
+	setup(&f);
+	o.dir = f.dir;
+	CHECK_INT(swt_store_exec(f.st,
+		"INSERT INTO run (id, created, policy, params, page_cluster, cache_pages, faults,"
+		" misses, hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests,"
+		" read_merges) VALUES (4, 'x', '/p/' || printf('%.250c', 'L')"
+		" || '.so', 'k=' || printf('%.300c', 'v'), 3, 100, 10, 8, 2, 20, 12, 2, 10, 9, 11);"
+		" INSERT INTO run_histogram (run_id, partition, kind, bucket, count)"
+		" VALUES (4, 0, 'ra_window', 8, 8)", &err), 0);
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+	snprintf(path, sizeof(path), "%s/request-sizes.json", f.dir);
+	json = read_file(path);
+	CHECK(json && strstr(json, "vvv), page-cluster 3)\""));
+	free(json);
+	snprintf(path, sizeof(path), "%s/ra-window.json", f.dir);
+	json = read_file(path);
+	CHECK(json && strstr(json, "vvv) (8 decisions)\""));
+	free(json);
+	teardown(&f);
+}
+
 CHECK_MAIN

@@ -178,6 +178,17 @@ echo '{"request-sizes": {"title_has": "vma, page-cluster 3"}, "timeline": {"seri
 $CHECK "$WORK/pol" "$PNG_CHECK" "$WORK/expect-pol.json" || fail "--policy vma"
 grep -q '<tr class="chosen"><td>22</td>' "$WORK/pol/index.html" ||
 	fail "index marks run 22 (vma, page-cluster 3) as the one shown alone"
+# a plugin of a long file name with long parameters, shown alone: the
+# legends still end with the run and its page-cluster, after the name
+cp "$WORK/runs.db" "$WORK/long.db"
+sqlite3 "$WORK/long.db" "UPDATE run SET policy = '/p/' || printf('%.250c', 'L') || '.so',
+	params = 'k=' || printf('%.300c', 'v') WHERE policy = 'vma'" || fail "long: renaming vma"
+"$SWAPTRACE" report --run 22 -o "$WORK/long" "$WORK/long.db" >/dev/null || fail "long: report"
+$CHECK "$WORK/long" "$PNG_CHECK" || fail "long: charts"
+for chart in request-sizes timeline; do
+	grep -q 'vvv) at page-cluster 3 (run #22)"' "$WORK/long/$chart.json" ||
+		fail "long: $chart's legend does not name run 22 at page-cluster 3"
+done
 
 # --- runs at several memory sizes: the memory chart draws each policy
 # replayed at two sizes or more; every other chart compares the runs at the
