@@ -724,12 +724,19 @@ static double longest_word_width(struct swt_chart *c, enum swt_chart_font f, con
 	return widest;
 }
 
-static double y_label_space(struct swt_chart *c, const struct swt_chart_panel *p)
+/*
+ * The y label runs along a plot plot_h tall and wraps there, as
+ * swt_chart_panel_axes() draws it: a short panel (under a long legend)
+ * needs room for its every line, or the second is drawn over the ticks.
+ */
+static double y_label_space(struct swt_chart *c, const struct swt_chart_panel *p, double plot_h)
 {
 	double lh = 0;
 
 	if (p->ya.label)
-		swt_chart_text_size(c, SWT_FONT_LABEL, 0, p->ya.label, NULL, &lh);
+		swt_chart_text_size(c, SWT_FONT_LABEL,
+				    longest_word_width(c, SWT_FONT_LABEL, p->ya.label) <= plot_h ?
+				    plot_h : 0, p->ya.label, NULL, &lh);
 	return p->ya.label ? lh + 8 : 0;
 }
 
@@ -740,7 +747,8 @@ static double x_labels_height(struct swt_chart *c, const struct swt_chart_panel 
 
 	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &tick_h);
 	if (p->xa.label)
-		swt_chart_text_size(c, SWT_FONT_LABEL, p->w, p->xa.label, NULL, &label_h);
+		/* wrapped at the plot's width, as swt_chart_panel_axes() draws it */
+		swt_chart_text_size(c, SWT_FONT_LABEL, right - left, p->xa.label, NULL, &label_h);
 	hmax = tick_h;
 	if (p->xa.ncats) {
 		double band = (right - left) / (double)p->xa.ncats, h;
@@ -764,10 +772,12 @@ void swt_chart_panel_fit(struct swt_chart *c, struct swt_chart_panel *p)
 	/* y ticks need the plot height, which needs the x labels, which need the width */
 	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &tick_h);
 	swt_chart_axis_ticks(&p->ya, (int)SWT_MAX(2.0, (p->y + p->h - top - 3 * tick_h) / 42));
-	left = p->x + y_label_space(c, p) + widest_tick(c, &p->ya) + 8;
+	left = p->x + y_label_space(c, p, p->y + p->h - top) + widest_tick(c, &p->ya) + 8;
 	bottom = p->y + p->h - x_labels_height(c, p, left, right);
 	swt_chart_axis_ticks(&p->ya, (int)SWT_MAX(2.0, (bottom - top) / 42));
-	left = p->x + y_label_space(c, p) + widest_tick(c, &p->ya) + 8;
+	left = p->x + y_label_space(c, p, SWT_MAX(10.0, bottom - top)) + widest_tick(c, &p->ya) + 8;
+	/* a wider y label leaves the x label less width: more lines, perhaps */
+	bottom = p->y + p->h - x_labels_height(c, p, left, right);
 	p->px = left;
 	p->py = top;
 	p->pw = SWT_MAX(10.0, right - left);

@@ -477,4 +477,94 @@ TEST(bar_label_at_capped_top)
 	rmdir(dir);
 }
 
+/*
+ * A panel as short as the policy chart's under a legend of long plugin
+ * names: its y label wraps to fit the plot's height, and the room left of
+ * the plot holds the wrapped label and the ticks side by side.  A panel as
+ * narrow as one of request-sizes' eight: its x label wraps to the plot's
+ * width, and the room below the plot holds the ticks and every line.
+ */
+static struct {
+	double room;		/* from the panel's left edge to the plot's */
+	double label_h;		/* the y label, wrapped as drawn */
+	double line_h;		/* the y label on one line */
+	double tick_w;		/* the widest y tick label */
+	double below;		/* a narrow panel: from its plot's bottom to its own */
+	double x_label_h;	/* its x label, wrapped as drawn */
+	double tick_h;		/* its x tick labels */
+} short_panel;
+
+static int draw_short_panel(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	static const char *const cats[] = { "7:0 /dev/loop0" };
+	static const char *const sizes[] = { "1", "2", "3", "4", "5", "6", "7", "8" };
+	struct swt_chart_panel p = { 0 };
+	char buf[64];
+
+	(void)data;
+	(void)err;
+	swt_chart_header(c, "Short", NULL);
+	swt_chart_panel_grid(&p, SWT_CHART_MARGIN, 420, c->width - 2 * SWT_CHART_MARGIN, 240, 3,
+			     1, 28, 0, 1);
+	p.title = "Coverage";
+	p.note = "dashed: traced kernel 0.0%";
+	p.xa = (struct swt_chart_axis){ .label = "swap device", .cats = cats, .ncats = 1 };
+	p.ya = (struct swt_chart_axis){ .label = "faults served by readahead (%)",
+					.fmt = SWT_FMT_PERCENT, .zero = 1, .hi = 0.045 };
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
+	swt_chart_panel_frame(c, &p);
+	short_panel.room = p.px - p.x;
+	swt_chart_text_size(c, SWT_FONT_LABEL, p.ph, p.ya.label, NULL, &short_panel.label_h);
+	swt_chart_text_size(c, SWT_FONT_LABEL, 0, p.ya.label, NULL, &short_panel.line_h);
+	short_panel.tick_w = 0;
+	for (double v = p.ya.min; v <= p.ya.max + p.ya.step * 1e-6; v += p.ya.step) {
+		double w;
+
+		swt_chart_axis_format(&p.ya, v, buf, sizeof(buf));
+		swt_chart_text_size(c, SWT_FONT_TICK, 0, buf, &w, NULL);
+		short_panel.tick_w = SWT_MAX(short_panel.tick_w, w);
+	}
+	/* one of eight panels of request-sizes, four to a row */
+	memset(&p, 0, sizeof(p));
+	swt_chart_panel_grid(&p, SWT_CHART_MARGIN, 100, c->width - 2 * SWT_CHART_MARGIN, 280, 4, 1,
+			     32, 16, 0);
+	p.title = "7:0 /dev/loop0";
+	p.xa = (struct swt_chart_axis){ .label = "read request size (pages of 4 KiB)",
+					.cats = sizes, .ncats = 8 };
+	p.ya = (struct swt_chart_axis){ .label = "read requests", .log = 1, .lo = 0.5,
+					.hi = 20000 };
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
+	swt_chart_panel_frame(c, &p);
+	short_panel.below = p.y + p.h - (p.py + p.ph);
+	swt_chart_text_size(c, SWT_FONT_LABEL, p.pw, p.xa.label, NULL, &short_panel.x_label_h);
+	swt_chart_text_size(c, SWT_FONT_TICK, 0, "8", NULL, &short_panel.tick_h);
+	return 0;
+}
+
+TEST(wrapped_axis_labels_clear_the_ticks)
+{
+	struct swt_chart_out out;
+	struct swt_err err = { 0 };
+	char dir[64], path[128];
+
+	snprintf(dir, sizeof(dir), "/tmp/swt-test-chart-ylabel-%d", (int)getpid());
+	CHECK_INT(mkdir(dir, 0755), 0);
+	CHECK_INT(swt_chart_out_init(&out, dir, SWT_CHART_PNG, &err), 0);
+	CHECK_INT(swt_chart_render(&out, "short", draw_short_panel, NULL, NULL, &err), 0);
+	swt_chart_out_release(&out);
+	/* the case at hand: the label does not fit on one line */
+	CHECK(short_panel.label_h > 1.5 * short_panel.line_h);
+	/* the ticks end 7 px left of the plot, as swt_chart_panel_axes() draws them */
+	CHECK(short_panel.room >= short_panel.label_h + short_panel.tick_w + 7);
+	/* and below a narrow plot, its ticks 6 px down, then the x label on its lines */
+	CHECK(short_panel.below >= 6 + short_panel.tick_h + short_panel.x_label_h);
+	snprintf(path, sizeof(path), "%s/short.png", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/short.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 CHECK_MAIN
