@@ -32,7 +32,7 @@ static void out_text(struct answer_out *o, const char *s)
 	if (o->html)
 		swt_sbuf_xml(o->b, s);
 	else
-		swt_sbuf_puts(o->b, s);
+		swt_sbuf_text(o->b, s);
 }
 
 /* Numbers and fixed words only: nothing that HTML would need escaped. */

@@ -161,6 +161,21 @@ void swt_sbuf_xml(struct swt_sbuf *b, const char *s)
 	}
 }
 
+void swt_sbuf_text(struct swt_sbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f ||
+		    (ch == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)) {
+			swt_sbuf_puts(b, " ");
+			s += ch == 0xc2;
+		} else {
+			put_char(b, &s);
+		}
+	}
+}
+
 void swt_sbuf_json(struct swt_sbuf *b, const char *s)
 {
 	if (!s) {

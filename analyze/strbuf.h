@@ -29,6 +29,12 @@ void swt_sbuf_printf(struct swt_sbuf *b, const char *fmt, ...)
  * and in swt_sbuf_json() bytes that are not UTF-8 become U+FFFD.
  */
 void swt_sbuf_xml(struct swt_sbuf *b, const char *s);
+/*
+ * s for a terminal: control characters but newline and tab (C0, DEL and
+ * C1, which a plugin's name or parameters may hold: an escape sequence
+ * would reach the user's terminal) become a blank, bad bytes U+FFFD.
+ */
+void swt_sbuf_text(struct swt_sbuf *b, const char *s);
 /* s as a JSON string literal, quotes included; NULL gives null. */
 void swt_sbuf_json(struct swt_sbuf *b, const char *s);
 

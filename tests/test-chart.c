@@ -268,6 +268,10 @@ TEST(strbuf_escapes)
 	CHECK_STR(b.s, "\"caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd(\xe2\x80\x94"
 		       "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
 	swt_sbuf_release(&b);
+	/* for the terminal: no escape sequence from a plugin's name gets through (ESC, DEL, C1 CSI) */
+	swt_sbuf_text(&b, "a\x1b[2J\tb\x7f\xc2\x9b" "1m\xc3\xa9\xc2\xa0\xff\n");
+	CHECK_STR(b.s, "a [2J\tb  1m\xc3\xa9\xc2\xa0\xef\xbf\xbd\n");
+	swt_sbuf_release(&b);
 	swt_sbuf_printf(&b, "%d-%s", 42, "x");
 	CHECK_INT(b.len, 4);
 	CHECK_STR(b.s, "42-x");
