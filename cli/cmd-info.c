@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "replay.h"
 #include "store.h"
+#include "strbuf.h"
 #include "util.h"
 
 const char cmd_info_usage[] =
@@ -507,12 +508,30 @@ static void print_replay_hint(struct swt_store *st)
  * counted with their process, task.tgid), as blkparse's per-process
  * summary answers it for I/O.  Only when some swap-in names a task.
  */
+/*
+ * A task's name as the trace holds it, for the terminal: the task sets it
+ * itself (prctl), so its control characters become blanks and no escape
+ * sequence of a workload's reaches the user's terminal.  b holds the text
+ * until released.
+ */
+static const char *comm_for_terminal(struct swt_sbuf *b, const char *comm, int len)
+{
+	char copy[64];
+
+	snprintf(copy, sizeof(copy), "%.*s", len, comm ? comm : "");
+	swt_sbuf_release(b);
+	swt_sbuf_text(b, copy);
+	return b->len && !b->oom ? b->s : "";
+}
+
 static void print_swapin_processes(struct swt_store *st)
 {
 	enum { TOP = 5 };
+	struct swt_sbuf comm;
 	sqlite3_stmt *s;
 	int header = 0;
 
+	swt_sbuf_init(&comm);
 	/* one pass: the processes' count (column 4) over the grouped rows */
 	if (sqlite3_prepare_v2(swt_store_db(st),
 			       "WITH p AS (SELECT coalesce(t.tgid, s.pid) AS proc, s.pid AS tid FROM swap_in s"
@@ -531,12 +550,14 @@ static void print_swapin_processes(struct swt_store *st)
 			       procs == 1 ? "" : "es", procs > TOP ? ", the most" : "");
 
 		printf("    %8lld %-16s %10lld pages", (long long)sqlite3_column_int64(s, 0),
-		       sqlite3_column_text(s, 1), (long long)sqlite3_column_int64(s, 2));
+		       comm_for_terminal(&comm, (const char *)sqlite3_column_text(s, 1), 63),
+		       (long long)sqlite3_column_int64(s, 2));
 		if (threads > 1)
 			printf(" (%lld threads)", (long long)threads);
 		printf("\n");
 	}
 	sqlite3_finalize(s);
+	swt_sbuf_release(&comm);
 }
 
 /*
@@ -558,8 +579,10 @@ static void print_oom_kills(struct swt_store *st)
 					    " THEN 1 ELSE 0 END FROM capture_fact WHERE section = ''"
 					    " AND key = 'oom_victims'", UNRECORDED);
 	sqlite3_stmt *s = NULL, *f = NULL;
+	struct swt_sbuf safe;
 	long long shown = 0;
 
+	swt_sbuf_init(&safe);
 	if (kills <= 0 && named <= 0)
 		return;
 	/* no victim named where not all were recorded: the workload may have been one */
@@ -595,7 +618,7 @@ static void print_oom_kills(struct swt_store *st)
 		sqlite3_bind_int(f, 1, pid);
 		if (sqlite3_step(f) == SQLITE_ROW)
 			faults = sqlite3_column_int64(f, 0);
-		printf("    pid %d (%.*s) at %.6f s: ", pid, comm_len, comm ? comm : "",
+		printf("    pid %d (%s) at %.6f s: ", pid, comm_for_terminal(&safe, comm, comm_len),
 		       (double)sqlite3_column_int64(s, 0) / 1e9);
 		if (faults > 0)
 			printf("%lld of its faults are in the trace, which ends there for it\n", faults);
@@ -613,6 +636,7 @@ static void print_oom_kills(struct swt_store *st)
 out:
 	sqlite3_finalize(s);
 	sqlite3_finalize(f);
+	swt_sbuf_release(&safe);
 }
 
 static void print_text(struct swt_store *st, const struct dev_counts *devs, size_t nr,

@@ -234,6 +234,12 @@ check_eq "$(json_get "$OUT" 'd["devices"][0]["dev"] + "|" + str(d["lost_events"]
 	"info --json: an odd device name and an unknown lost count"
 run 0 info "$WORK/odd.db"
 has "$OUT" "^Span: .* events, lost events unknown$" "info: an unknown lost count"
+# a task names itself (prctl): an escape sequence in its name reached the
+# terminal raw in info's list of processes swapped in for
+sqlite3 "$WORK/odd.db" "UPDATE task SET comm = 'sw' || char(27) || '[2J' || char(7) || 'x'"
+run 0 info "$WORK/odd.db"
+has "$OUT" "^ +[0-9]+ sw \[2J x +[0-9]+ pages" "info: a task name with control characters"
+LC_ALL=C grep -q "$(printf '\033')" "$OUT" && fail "info: an escape character reached the terminal"
 # a capture without event times (a trace.dat of no events) has no span: it
 # read "Span: 0.000000 s (0.000000 .. 0.000000)", times at 0 it never had
 sqlite3 "$WORK/odd.db" "UPDATE capture SET first_ns = NULL, last_ns = NULL"
