@@ -147,6 +147,20 @@ EOF_RECORDS
 		"requeue and partial completion ($order-endian): info's counts and KiB vs blkparse's"
 done
 
+# vs_btt NAME SWAP: ingest $WORK/NAME/set with swap area SWAP and compare
+# info's latency and merge tables (NAME.json) with btt's (NAME.btt.avg)
+# into NAME.diff.  1 when ingest, info, blkparse or btt failed; 2 when the
+# tables differ.
+vs_btt() {
+	local name=$1 swap=$2
+	"$SWAPTRACE" ingest -q -o "$WORK/$name.db" --swap "$swap" "$WORK/$name/set" 2>/dev/null &&
+		"$SWAPTRACE" info --json --latency "$WORK/$name.db" > "$WORK/$name.json" &&
+		blkparse -i "$WORK/$name/set" -d "$WORK/$name.bin" -O > /dev/null 2>&1 &&
+		(cd "$WORK" && btt -A -i "$name.bin" -o "$name.btt" > /dev/null 2>&1) || return 1
+	python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/$name.btt.avg" "$WORK/$name.json" \
+		> "$WORK/$name.diff" || return 2
+}
+
 # Stages of no time: two requests queued in one nanosecond and one of them
 # through every stage in it.  btt takes a span of no time as 1 ns (info
 # printed min 0.000000000 for Q2Q, Q2G, G2I, I2D, D2C and Q2C).
@@ -168,15 +182,11 @@ TF blk-write "$WORK/zero/set.blktrace.0" <<'EOF_RECORDS' || fail "writing zero"
 1900 D R 500 8
 2000 C R 500 8
 EOF_RECORDS
-if "$SWAPTRACE" ingest -q -o "$WORK/zero.db" --swap 8:0 "$WORK/zero/set" 2>/dev/null &&
-	"$SWAPTRACE" info --json --latency "$WORK/zero.db" > "$WORK/zero.json" &&
-	blkparse -i "$WORK/zero/set" -d "$WORK/zero.bin" -O > /dev/null 2>&1 &&
-	(cd "$WORK" && btt -A -i zero.bin -o zero.btt > /dev/null 2>&1); then
-	python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/zero.btt.avg" "$WORK/zero.json" \
-		> "$WORK/zero.diff" || fail "stages of no time: latency tables vs btt: $(head -3 "$WORK/zero.diff")"
-else
-	fail "stages of no time: ingest, info or btt failed"
-fi
+vs_btt zero 8:0
+case $? in
+1) fail "stages of no time: ingest, info or btt failed" ;;
+2) fail "stages of no time: latency tables vs btt: $(head -3 "$WORK/zero.diff")" ;;
+esac
 
 # Swap on a bio-based remapper: device-mapper (253,0) and md (9,1) bios are
 # queued and completed, the disk's (8,0) go through every stage.  btt puts
@@ -212,17 +222,13 @@ TF blk-write "$WORK/dm/set.blktrace.0" <<'EOF_RECORDS' || fail "writing dm"
 3600 C W 508 8 9,1
 3900 C R 116 8 253,0
 EOF_RECORDS
-if "$SWAPTRACE" ingest -q -o "$WORK/dm.db" --swap 253:0 "$WORK/dm/set" 2>/dev/null &&
-	"$SWAPTRACE" info --json --latency "$WORK/dm.db" > "$WORK/dm.json" &&
-	blkparse -i "$WORK/dm/set" -d "$WORK/dm.bin" -O > /dev/null 2>&1 &&
-	(cd "$WORK" && btt -A -i dm.bin -o dm.btt > /dev/null 2>&1); then
-	python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/dm.btt.avg" "$WORK/dm.json" \
-		> "$WORK/dm.diff" || fail "remappers: latency and merge tables vs btt: $(head -4 "$WORK/dm.diff")"
+vs_btt dm 253:0
+case $? in
+1) fail "remappers: ingest, info or btt failed" ;;
+*)	[ -s "$WORK/dm.diff" ] && fail "remappers: latency and merge tables vs btt: $(head -4 "$WORK/dm.diff")"
 	check_eq "$(json_get "$WORK/dm.json" '[d["latency"].get("Q2Cdm", {}).get("n") for d in d["devices"]]')" \
-		"[None, 2, 3]" "remappers: Q2Cdm of 8:0, 9:1, 253:0"
-else
-	fail "remappers: ingest, info or btt failed"
-fi
+		"[None, 2, 3]" "remappers: Q2Cdm of 8:0, 9:1, 253:0" ;;
+esac
 
 # btt's merge table counts request sectors at completion, #D at every issue
 # and neither for I/O of no sectors: a read requeued and issued again, a
@@ -262,16 +268,12 @@ TF blk-write "$WORK/blks/set.blktrace.0" <<'EOF_RECORDS' || fail "writing blks"
 6300 D R 600 8
 6400 C R 600 8
 EOF_RECORDS
-if "$SWAPTRACE" ingest -q -o "$WORK/blks.db" --swap 8:0 "$WORK/blks/set" 2>/dev/null &&
-	"$SWAPTRACE" info --json --latency "$WORK/blks.db" > "$WORK/blks.json" &&
-	blkparse -i "$WORK/blks/set" -d "$WORK/blks.bin" -O > /dev/null 2>&1 &&
-	(cd "$WORK" && btt -A -i blks.bin -o blks.btt > /dev/null 2>&1); then
-	python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/blks.btt.avg" "$WORK/blks.json" \
-		> "$WORK/blks.diff"
+vs_btt blks 8:0
+if [ $? = 1 ]; then
+	fail "requeue, partial completion, orphans, flush: ingest, info or btt failed"
+else
 	check_eq "$(grep ' merges: ' "$WORK/blks.diff")" "" "requeue, partial completion, orphans, flush: merge row vs btt"
 	grep -q '^ *(  8,  0) |' "$WORK/blks.btt.avg" || fail "requeue, partial completion, orphans, flush: btt printed no merge row"
-else
-	fail "requeue, partial completion, orphans, flush: ingest, info or btt failed"
 fi
 
 # A trace that starts in the middle of I/O: btt follows a device from its
@@ -295,13 +297,9 @@ TF blk-write "$WORK/cull/set.blktrace.0" <<'EOF_RECORDS' || fail "writing cull"
 2030 D R 200 8
 2040 C R 200 8
 EOF_RECORDS
-if "$SWAPTRACE" ingest -q -o "$WORK/cull.db" --swap 8:0 "$WORK/cull/set" 2>/dev/null &&
-	"$SWAPTRACE" info --json --latency "$WORK/cull.db" > "$WORK/cull.json" &&
-	blkparse -i "$WORK/cull/set" -d "$WORK/cull.bin" -O > /dev/null 2>&1 &&
-	(cd "$WORK" && btt -A -i cull.bin -o cull.btt > /dev/null 2>&1); then
-	python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/cull.btt.avg" "$WORK/cull.json" \
-		> "$WORK/cull.diff" || fail "I/O before the first queue: tables vs btt: $(head -3 "$WORK/cull.diff")"
-else
-	fail "I/O before the first queue: ingest, info or btt failed"
-fi
+vs_btt cull 8:0
+case $? in
+1) fail "I/O before the first queue: ingest, info or btt failed" ;;
+2) fail "I/O before the first queue: tables vs btt: $(head -3 "$WORK/cull.diff")" ;;
+esac
 finish
