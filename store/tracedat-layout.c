@@ -99,6 +99,50 @@ static struct swt_td_buffer *add_buffer(struct swt_td_layout *l, const char *nam
 	return b;
 }
 
+/*
+ * counter ticks once per event, x86-tsc once per cycle, uptime once per
+ * USER_HZ tick: taken as nanoseconds they give spans and latencies that
+ * look plausible and mean nothing, so such a file is refused where its
+ * clock is named (capture sets them to local for the same reason).
+ */
+static int check_clock(struct cursor *c, const char *name, size_t len, uint64_t off)
+{
+	static const char *const not_ns[] = { "counter", "x86-tsc", "uptime" };
+	size_t i;
+
+	for (i = 0; i < SWT_ARRAY_SIZE(not_ns); i++)
+		if (len == strlen(not_ns[i]) && !memcmp(name, not_ns[i], len))
+			return swt_error(c->err, SWT_EFORMAT,
+					 "'%s': trace clock '%s' at offset %llu does not count "
+					 "nanoseconds (record with -C local, global, mono or boot)",
+					 c->path, not_ns[i], (unsigned long long)off);
+	return 0;
+}
+
+/*
+ * TRACECLOCK: "[local] global ...", the one in brackets in use.  Version 7
+ * names each buffer's clock in its BUFFER option, which stays the one
+ * reported (set_clock 0); the top-level list is still checked.
+ */
+static int parse_traceclock(struct cursor *c, struct swt_td_layout *l, uint64_t pos,
+			    uint32_t osize, int set_clock)
+{
+	const char *t = (const char *)c->base + pos, *lb = memchr(t, '[', osize), *rb;
+	int ret;
+
+	if (!lb)
+		return 0;
+	rb = memchr(lb, ']', osize - (size_t)(lb - t));
+	if (!rb)
+		return 0;
+	ret = check_clock(c, lb + 1, (size_t)(rb - lb - 1), pos + (uint64_t)(lb + 1 - t));
+	if (ret)
+		return ret;
+	if (set_clock)
+		snprintf(l->clock, sizeof(l->clock), "%.*s", (int)(rb - lb - 1), lb + 1);
+	return 0;
+}
+
 static int add_cpu(struct swt_td_buffer *b, uint32_t cpu, uint64_t off, uint64_t size)
 {
 	struct swt_td_cpu *c;
@@ -387,6 +431,9 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 	ret = string_at(c, off, end, "buffer clock", &clen);
 	if (ret)
 		return ret;
+	ret = check_clock(c, (const char *)c->base + off, clen, off);
+	if (ret)
+		return ret;
 	if (!l->clock[0])
 		snprintf(l->clock, sizeof(l->clock), "%.*s", (int)clen, (const char *)c->base + off);
 	off += clen + 1;
@@ -512,6 +559,11 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 				break;
 			case 3:	/* BUFFER */
 				ret = parse_buffer_v7(c, l, off, off + osize);
+				if (ret)
+					return ret;
+				break;
+			case 4:	/* TRACECLOCK */
+				ret = parse_traceclock(c, l, off, osize, 0);
 				if (ret)
 					return ret;
 				break;
@@ -711,16 +763,9 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 				buffer_opts[nbuf] = pos - 6;	/* its id and size first */
 				buffer_names[nbuf++] = (char *)c->base + pos + 8;
 			} else if (oid == 4 && osize) {
-				/* TRACECLOCK: "[local] global ..." */
-				const char *t = (const char *)c->base + pos, *lb = memchr(t, '[', osize);
-
-				if (lb) {
-					const char *rb = memchr(lb, ']', osize - (size_t)(lb - t));
-
-					if (rb)
-						snprintf(l->clock, sizeof(l->clock), "%.*s",
-							 (int)(rb - lb - 1), lb + 1);
-				}
+				ret = parse_traceclock(c, l, pos, osize, 1);
+				if (ret)
+					return ret;
 			}
 			pos += osize;
 		}

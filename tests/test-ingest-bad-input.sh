@@ -170,6 +170,15 @@ TF patch64 "$f" "$o18" "$header_sect"
 expect_fail td-section-bogus \
 	"'$(re "$f")': section at offset $header_sect has section id 16, expected 18" -- "$f"
 
+# recorded with -C counter: TRACECLOCK (option 4) names "counter" in
+# brackets.  Its timestamps are event counts, not nanoseconds.
+o4=$(TF td-option "$TD" 4)
+f=$(damaged_td counter-clock.dat)
+printf 'local global [counter]' | dd of="$f" bs=1 seek="$o4" conv=notrunc status=none
+expect_fail td-counter-clock \
+	"'$(re "$f")': trace clock 'counter' at offset $((o4 + 14)) does not count nanoseconds \(record with -C local, global, mono or boot\)" \
+	-- "$f"
+
 # the swt buffer's CPU 1 data said to lie past the end of the file: its
 # chunks, after the 4-byte chunk count, run past it
 e=$(TF td-cpu-entry "$TD" swt 1)
