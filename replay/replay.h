@@ -330,7 +330,8 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 /*
  * Replay the default set (none, fixed, adaptive, vma, auto and oracle at
  * page-cluster 0..8, traced layout, default memory; auto, fixed and oracle
- * at 50..150 % of it) and store it; *nr_runs set.  What swaptrace report
+ * at 50..150 % of it, those the replay handles) and store it; *nr_runs
+ * set.  A default memory the replay cannot handle is -SWT_ENOTSUP.  What swaptrace report
  * draws when the database holds no runs.  Called outside a transaction:
  * the runs are computed with no lock held, then stored in a transaction
  * (BEGIN IMMEDIATE) that is left open on success, for the caller to

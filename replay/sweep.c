@@ -50,6 +50,7 @@ static struct swt_replay_config default_config(const struct swt_replay_input *in
 static size_t default_configs(const struct swt_replay_input *in, uint64_t cache_pages,
 			      struct swt_replay_config *cfgs)
 {
+	uint64_t max_cache = swt_replay_max_cache_pages(0);
 	unsigned memory_pc;
 	size_t n = 0;
 
@@ -62,6 +63,9 @@ static size_t default_configs(const struct swt_replay_input *in, uint64_t cache_
 		for (size_t m = 0; m < SWT_ARRAY_SIZE(memory_percents); m++) {
 			uint64_t pages = (cache_pages * memory_percents[m] + 50) / 100;
 
+			/* a default that just fits still gets its smaller sizes, not a refusal */
+			if (pages > max_cache)
+				continue;
 			cfgs[n++] = default_config(in, memory_policies[p], memory_pc,
 						   pages ? pages : 1);
 		}
@@ -98,6 +102,21 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 				"more) to replay "
 				"against; run swaptrace replay --cache-pages PAGES%s first",
 				swt_store_path(st), in->approximate ? " --approximate" : "");
+		goto out;
+	}
+	/*
+	 * Not SWT_EUSAGE, which the report takes for a capture with nothing
+	 * to replay and draws without runs: this capture has faults, and the
+	 * user has a way to replay them.
+	 */
+	if ((uint64_t)cache_pages > swt_replay_max_cache_pages(0)) {
+		ret = swt_error(err, SWT_ENOTSUP,
+				"'%s': the default memory (%lld pages, the capture's %s) is more than "
+				"the replay handles, %llu pages at most with the kernel's inactive "
+				"share; run swaptrace replay --cache-pages PAGES first",
+				swt_store_path(st), (long long)cache_pages,
+				in->mem_limit_bytes > 0 ? "memory limit" : "working set",
+				(unsigned long long)swt_replay_max_cache_pages(0));
 		goto out;
 	}
 	nr_cfgs = default_configs(in, (uint64_t)cache_pages, cfgs);

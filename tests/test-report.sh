@@ -392,6 +392,16 @@ check_eq "$?" 2 "no database is a usage error"
 msg=$("$SWAPTRACE" report -o "$WORK/bad" "$WORK/nosuch.db" 2>&1 >/dev/null)
 check_eq "$?" 1 "missing database exits 1"
 case "$msg" in "swaptrace: report: "*nosuch.db*) ;; *) fail "missing database message: $msg" ;; esac
+# a default memory beyond the replay's (a 4 TiB limit) fails before any run,
+# naming the limit (it warned "about 2^28 pages", drew no runs, exited 0)
+cp "$WORK/sample.db" "$WORK/big-limit.db"
+sqlite3 "$WORK/big-limit.db" "UPDATE capture SET mem_limit_bytes = $((1 << 42))"
+msg=$("$SWAPTRACE" report -o "$WORK/big-limit" "$WORK/big-limit.db" 2>&1 >/dev/null)
+check_eq "$?:$msg" "1:swaptrace: report: '$WORK/big-limit.db': the default memory (1073741824 pages, the capture's memory limit) is more than the replay handles, 357848403 pages at most with the kernel's inactive share; run swaptrace replay --cache-pages PAGES first" \
+	"a default memory beyond the replay's"
+check_eq "$(sqlite3 "$WORK/big-limit.db" "SELECT count(*) FROM run")" 0 \
+	"a default memory beyond the replay's stores no runs"
+[ ! -e "$WORK/big-limit/index.html" ] || fail "a default memory beyond the replay's still drew a report"
 touch "$WORK/file"
 msg=$("$SWAPTRACE" report -o "$WORK/file/sub" "$WORK/runs.db" 2>&1 >/dev/null)
 check_eq "$?" 1 "unwritable output directory exits 1"
