@@ -637,7 +637,7 @@ void swt_chart_panel_grid(struct swt_chart_panel *p, double x, double y, double 
 	p->h = ch;
 }
 
-#define MAX_TICKS 64
+#define MAX_TICKS SWT_CHART_MAX_TICKS
 
 /*
  * The tick values of a numeric axis: multiples of the step inside the range
@@ -858,6 +858,25 @@ static void panel_titles(struct swt_chart *c, const struct swt_chart_panel *p)
 		swt_chart_text(c, SWT_FONT_NOTE, p->x, y, 0, 0, 0, SWT_RGB_MUTED, p->w, p->note);
 }
 
+size_t swt_chart_y_tick_labels(struct swt_chart *c, const struct swt_chart_panel *p,
+			       double *out)
+{
+	double yt[MAX_TICKS], tick_h, last_y = 0;
+	size_t ny = tick_values(&p->ya, yt), n = 0;
+
+	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &tick_h);
+	/* from the top: the scale's largest value says most about a short panel */
+	for (size_t i = ny; i-- > 0;) {
+		double y = swt_chart_panel_y(p, yt[i]);
+
+		if (n && y - last_y < tick_h + 2)
+			continue;
+		out[n++] = yt[i];
+		last_y = y;
+	}
+	return n;
+}
+
 void swt_chart_panel_axes(struct swt_chart *c, const struct swt_chart_panel *p)
 {
 	cairo_t *cr = c->cr;
@@ -888,6 +907,7 @@ void swt_chart_panel_axes(struct swt_chart *c, const struct swt_chart_panel *p)
 	cairo_stroke(cr);
 	cairo_restore(cr);
 
+	ny = swt_chart_y_tick_labels(c, p, yt);
 	for (size_t i = 0; i < ny; i++) {
 		swt_chart_axis_format(&p->ya, yt[i], buf, sizeof(buf));
 		swt_chart_text(c, SWT_FONT_TICK, p->px - 7, swt_chart_panel_y(p, yt[i]), 1, 0.5, 0,

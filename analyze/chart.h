@@ -288,6 +288,16 @@ void swt_chart_panel_grid(struct swt_chart_panel *p, double x, double y, double 
  */
 void swt_chart_panel_fit(struct swt_chart *c, struct swt_chart_panel *p);
 
+/*
+ * The y ticks whose labels swt_chart_panel_axes() draws, top first, into
+ * out (room for SWT_CHART_MAX_TICKS); their count.  A panel too short for
+ * every label (eight devices stacked) keeps the top one and those clear of
+ * the last kept, so that labels never overlap.
+ */
+#define SWT_CHART_MAX_TICKS 64
+size_t swt_chart_y_tick_labels(struct swt_chart *c, const struct swt_chart_panel *p,
+			       double *out);
+
 /* Grid lines, tick labels, axis labels, title and note (recorded). */
 void swt_chart_panel_axes(struct swt_chart *c, const struct swt_chart_panel *p);
 /* The axis lines, drawn after the data so bars do not cover them. */

@@ -571,4 +571,75 @@ TEST(wrapped_axis_labels_clear_the_ticks)
 	rmdir(dir);
 }
 
+/*
+ * A timeline panel of sixteen devices' (about 20 px of plot): its y ticks
+ * 0, 500 and 1000 are 10 px apart, and their labels overlapped.  The labels
+ * drawn keep the top value and stand a label's height apart; a tall panel
+ * keeps every one.
+ */
+static struct {
+	double short_labels[SWT_CHART_MAX_TICKS], short_y[SWT_CHART_MAX_TICKS];
+	double short_top, tick_h;
+	size_t nr_short, nr_short_ticks, nr_tall, nr_tall_ticks;
+} stacked;
+
+static int draw_stacked_panels(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	struct swt_chart_panel p = { 0 };
+	double labels[SWT_CHART_MAX_TICKS];
+
+	(void)data;
+	(void)err;
+	swt_chart_header(c, "Stacked", NULL);
+	p.x = SWT_CHART_MARGIN;
+	p.y = 100;
+	p.w = c->width - 2 * SWT_CHART_MARGIN;
+	p.h = 44;
+	p.title = "7:0 /dev/loop0";
+	p.xa = (struct swt_chart_axis){ .hi = 10, .hide_ticks = 1 };
+	p.ya = (struct swt_chart_axis){ .label = "pages/s", .fmt = SWT_FMT_COUNT, .zero = 1,
+					.hi = 1050 };
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
+	stacked.nr_short_ticks = (size_t)count_ticks(&p.ya);
+	stacked.short_top = p.ya.max;
+	stacked.nr_short = swt_chart_y_tick_labels(c, &p, stacked.short_labels);
+	for (size_t i = 0; i < stacked.nr_short; i++)
+		stacked.short_y[i] = swt_chart_panel_y(&p, stacked.short_labels[i]);
+	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &stacked.tick_h);
+	p.y = 200;
+	p.h = 400;
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
+	stacked.nr_tall_ticks = (size_t)count_ticks(&p.ya);
+	stacked.nr_tall = swt_chart_y_tick_labels(c, &p, labels);
+	return 0;
+}
+
+TEST(stacked_panel_ticks_never_overlap)
+{
+	struct swt_chart_out out;
+	struct swt_err err = { 0 };
+	char dir[64], path[128];
+
+	snprintf(dir, sizeof(dir), "/tmp/swt-test-chart-stacked-%d", (int)getpid());
+	CHECK_INT(mkdir(dir, 0755), 0);
+	CHECK_INT(swt_chart_out_init(&out, dir, SWT_CHART_PNG, &err), 0);
+	CHECK_INT(swt_chart_render(&out, "stacked", draw_stacked_panels, NULL, NULL, &err), 0);
+	swt_chart_out_release(&out);
+	/* the case at hand: more ticks than labels fit */
+	CHECK(stacked.nr_short_ticks >= 3);
+	CHECK(stacked.nr_short >= 1);
+	CHECK(stacked.nr_short < stacked.nr_short_ticks);
+	CHECK(fabs(stacked.short_labels[0] - stacked.short_top) < 1e-9);
+	for (size_t i = 1; i < stacked.nr_short; i++)
+		CHECK(stacked.short_y[i] - stacked.short_y[i - 1] >= stacked.tick_h);
+	CHECK_INT((int)stacked.nr_tall, (int)stacked.nr_tall_ticks);
+	snprintf(path, sizeof(path), "%s/stacked.png", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/stacked.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 CHECK_MAIN
