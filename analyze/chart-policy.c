@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "strbuf.h"
 #include "util.h"
 
 enum { ACCURACY, COVERAGE, PAGES_PER_FAULT, NR_METRICS };
@@ -176,6 +177,47 @@ static void load_reference(struct policy_data *d)
 	}
 }
 
+/*
+ * Do the device names stand whole under their groups?  A category's word
+ * wider than its band is drawn a character to a line ("7:10" as 7, 1, 0
+ * with sixteen devices).
+ */
+static int names_fit(struct swt_chart *c, const struct policy_data *d, const char *const *cats,
+		     double top, double bottom)
+{
+	struct swt_chart_panel p = { 0 };
+	double band;
+
+	swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
+			     bottom - top - 6, NR_METRICS, 1, 28, 0, 0);
+	p.xa.label = "swap device";
+	p.ya.label = "readahead pages used (%)";
+	p.ya.fmt = SWT_FMT_PERCENT;
+	p.ya.zero = 1;
+	p.ya.hi = 1;
+	swt_chart_panel_fit(c, &p);
+	/* as swt_chart_panel_axes() draws a category: its band less 8 px */
+	band = p.pw / (double)d->nr_groups - 8;
+	for (size_t g = 0; g < d->nr_groups; g++) {
+		const char *s = cats[g];
+
+		while (*s) {
+			char word[sizeof(d->groups[g].label)];
+			size_t n = 0;
+			double w;
+
+			while (*s && *s != ' ' && n + 1 < sizeof(word))
+				word[n++] = *s++;
+			word[n] = '\0';
+			swt_chart_text_size(c, SWT_FONT_TICK, 0, word, &w, NULL);
+			if (w > band)
+				return 0;
+			s += *s == ' ';
+		}
+	}
+	return 1;
+}
+
 static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *err)
 {
 	static const char *const titles[NR_METRICS] = {
@@ -191,10 +233,12 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	struct swt_chart_rgb colors[SWT_REPORT_MAX_SERIES];
 	size_t key_colors[SWT_REPORT_MAX_SERIES];
 	const char **cats = NULL;
+	char (*letters)[4] = NULL;
+	struct swt_sbuf key;
 	char title[200], subtitle[600], ref_label[200];
 	size_t ni = 0;
 	double top, bottom;
-	int any_ref = 0;
+	int any_ref = 0, ret = 0;
 
 	if (rc->chosen_pc >= 0)
 		snprintf(title, sizeof(title), "Readahead policies compared per swap device, "
@@ -253,6 +297,34 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	/* device paths while the groups are wide enough for them ("/dev/" would wrap) */
 	for (size_t g = 0; g < d->nr_groups; g++)
 		cats[g] = d->nr_groups > 2 ? d->groups[g].name : d->groups[g].label;
+	if (!names_fit(c, d, cats, top, bottom)) {
+		/* letters on the axis, the devices spelled out above the panels, as layout does */
+		letters = calloc(d->nr_groups, sizeof(*letters));
+		if (!letters) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
+		swt_sbuf_init(&key);
+		swt_sbuf_puts(&key, "Devices: ");
+		for (size_t g = 0; g < d->nr_groups; g++) {
+			if (g < 26)
+				snprintf(letters[g], sizeof(letters[g]), "%c", (int)('A' + g));
+			else
+				snprintf(letters[g], sizeof(letters[g]), "%c%c",
+					 (int)('A' + g / 26 - 1), (int)('A' + g % 26));
+			cats[g] = letters[g];
+			/* the device numbers: a key of paths would push the panels off */
+			swt_sbuf_printf(&key, "%s%s = %s", g ? "; " : "", letters[g],
+					d->groups[g].name);
+		}
+		if (key.oom) {
+			swt_sbuf_release(&key);
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
+		top = swt_chart_note_line(c, top, key.s);
+		swt_sbuf_release(&key);
+	}
 	for (int m = 0; m < NR_METRICS; m++) {
 		struct swt_chart_panel p = { 0 };
 		double hi = 0;
@@ -334,8 +406,10 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		}
 		swt_chart_panel_frame(c, &p);
 	}
+out:
+	free(letters);
 	free(cats);
-	return 0;
+	return ret;
 }
 
 int swt_chart_policy_write(struct swt_report_ctx *rc, struct swt_chart_meta **meta,

@@ -279,4 +279,51 @@ TEST(long_policy_names_are_drawn_whole)
 	teardown(&f);
 }
 
+/*
+ * Sixteen devices: "7:10" is wider than its group, and was drawn a
+ * character to a line.  The groups are lettered, the devices named in a
+ * key above the panels; three devices keep their names.
+ */
+TEST(many_devices_are_lettered_with_a_key)
+{
+	static const char runs[] =
+		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
+		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
+		" VALUES (4, 'x', 'fixed', 3, 100, 160, 128, 32, 320, 192, 32, 160, 144, 176);"
+		" WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %d)"
+		" INSERT INTO run_partition (run_id, partition, dev, faults, misses, hits,"
+		" pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
+		" SELECT 4, i, '7:' || i, 10, 8, 2, 20, 12, 2, 10, 9, 11 FROM n";
+	struct fixture f;
+	struct swt_report_opts o = { .formats = SWT_REPORT_SVG };
+	struct swt_err err = { 0 };
+	char path[128], sql[sizeof(runs) + 16], *json;
+
+	setup(&f);
+	o.dir = f.dir;
+	snprintf(sql, sizeof(sql), runs, 15);
+	CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+	snprintf(path, sizeof(path), "%s/policy.json", f.dir);
+	json = read_file(path);
+	CHECK(json && strstr(json, "\"A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P\""));
+	CHECK(json && strstr(json, "\"Devices: A = 7:0; B = 7:1; C = 7:2; D = 7:3; E = 7:4; "
+				   "F = 7:5; G = 7:6; H = 7:7; I = 7:8; J = 7:9; K = 7:10; "
+				   "L = 7:11; M = 7:12; N = 7:13; O = 7:14; P = 7:15\""));
+	free(json);
+	teardown(&f);
+
+	setup(&f);
+	o.dir = f.dir;
+	snprintf(sql, sizeof(sql), runs, 2);
+	CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
+	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+	snprintf(path, sizeof(path), "%s/policy.json", f.dir);
+	json = read_file(path);
+	CHECK(json && strstr(json, "\"7:0|7:1|7:2\""));
+	CHECK(json && !strstr(json, "Devices: "));
+	free(json);
+	teardown(&f);
+}
+
 CHECK_MAIN
