@@ -290,6 +290,19 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		top = swt_chart_note_line(c, top, SWT_REPORT_APPROX_NOTE);
 	top = swt_report_address_notes(c, top, d->no_addresses);
 	top = swt_report_memory_note(d->rc, c, top);
+	/*
+	 * A run that replayed no fault on a device has nothing to divide by
+	 * there: its bars say n/a, and without this a reader could not tell
+	 * why (a run over no faults, or a device none of them reached).
+	 */
+	for (size_t i = 0; i < d->nr_runs * d->nr_groups; i++) {
+		if (isnan(d->v[i * NR_METRICS + COVERAGE])) {
+			top = swt_chart_note_line(c, top, "n/a: no swap faults replayed on that "
+					"device by that policy, so no accuracy, coverage or pages "
+					"read per fault");
+			break;
+		}
+	}
 
 	cats = calloc(d->nr_groups, sizeof(*cats));
 	if (!cats)

@@ -326,4 +326,36 @@ TEST(many_devices_are_lettered_with_a_key)
 	teardown(&f);
 }
 
+/*
+ * A run that replayed no faults: its bars say n/a, and a note says why
+ * (nothing did); a run with faults has no such note.
+ */
+TEST(zero_fault_runs_say_why_they_are_na)
+{
+	static const char runs[] =
+		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
+		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
+		" VALUES (4, 'x', 'fixed', 3, 100, %d, 0, %d, 0, 0, 0, 0, 0, 0)";
+	static const char note[] = "\"n/a: no swap faults replayed on that device by that "
+				   "policy, so no accuracy, coverage or pages read per fault\"";
+	struct fixture f;
+	struct swt_report_opts o = { .formats = SWT_REPORT_SVG };
+	struct swt_err err = { 0 };
+	char path[128], sql[sizeof(runs) + 16], *json;
+
+	for (int faults = 0; faults <= 5; faults += 5) {
+		setup(&f);
+		o.dir = f.dir;
+		snprintf(sql, sizeof(sql), runs, faults, faults);
+		CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
+		CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+		snprintf(path, sizeof(path), "%s/policy.json", f.dir);
+		json = read_file(path);
+		CHECK(json != NULL);
+		CHECK_INT(json && strstr(json, note) != NULL, faults == 0);
+		free(json);
+		teardown(&f);
+	}
+}
+
 CHECK_MAIN
