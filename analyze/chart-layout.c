@@ -241,26 +241,7 @@ static int labels_fit(struct swt_chart *c, const struct layout_data *d, const ch
 	p.ya.hi = 1e6;
 	swt_chart_panel_fit(c, &p);
 	band = p.pw / (double)(d->nr_cols ? d->nr_cols : 1) - 8;
-	for (size_t i = 0; i < d->nr_cols; i++) {
-		const char *s = cats[i];
-
-		while (*s) {
-			char word[200];
-			size_t n = 0;
-			double w;
-
-			/* words end at spaces, line breaks and the zero-width spaces */
-			while (*s && *s != ' ' && *s != '\n' && strncmp(s, SWT_CHART_BREAK, SWT_CHART_BREAK_LEN) &&
-			       n + 1 < sizeof(word))
-				word[n++] = *s++;
-			word[n] = '\0';
-			swt_chart_text_size(c, SWT_FONT_TICK, 0, word, &w, NULL);
-			if (w > band)
-				return 0;
-			s += !strncmp(s, SWT_CHART_BREAK, SWT_CHART_BREAK_LEN) ? SWT_CHART_BREAK_LEN : *s != '\0';
-		}
-	}
-	return 1;
+	return swt_chart_words_fit(c, cats, d->nr_cols, band);
 }
 
 /* Did the run read ahead by virtual address (VMA readahead) on most of its misses? */

@@ -198,24 +198,7 @@ static int names_fit(struct swt_chart *c, const struct policy_data *d, const cha
 	swt_chart_panel_fit(c, &p);
 	/* as swt_chart_panel_axes() draws a category: its band less 8 px */
 	band = p.pw / (double)d->nr_groups - 8;
-	for (size_t g = 0; g < d->nr_groups; g++) {
-		const char *s = cats[g];
-
-		while (*s) {
-			char word[sizeof(d->groups[g].label)];
-			size_t n = 0;
-			double w;
-
-			while (*s && *s != ' ' && n + 1 < sizeof(word))
-				word[n++] = *s++;
-			word[n] = '\0';
-			swt_chart_text_size(c, SWT_FONT_TICK, 0, word, &w, NULL);
-			if (w > band)
-				return 0;
-			s += *s == ' ';
-		}
-	}
-	return 1;
+	return swt_chart_words_fit(c, cats, d->nr_groups, band);
 }
 
 static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *err)

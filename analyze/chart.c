@@ -161,6 +161,30 @@ static PangoLayout *layout_text(struct swt_chart *c, enum swt_chart_font f, doub
 	return l;
 }
 
+int swt_chart_words_fit(struct swt_chart *c, const char *const *labels, size_t n, double band)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *s = labels[i];
+
+		while (*s) {
+			char word[400];
+			size_t len = 0;
+			double w;
+
+			while (*s && *s != ' ' && *s != '\n' &&
+			       strncmp(s, SWT_CHART_BREAK, SWT_CHART_BREAK_LEN) && len + 1 < sizeof(word))
+				word[len++] = *s++;
+			word[len] = '\0';
+			swt_chart_text_size(c, SWT_FONT_TICK, 0, word, &w, NULL);
+			if (w > band)
+				return 0;
+			s += !strncmp(s, SWT_CHART_BREAK, SWT_CHART_BREAK_LEN) ? SWT_CHART_BREAK_LEN
+									  : *s != '\0';
+		}
+	}
+	return 1;
+}
+
 void swt_chart_text_size(struct swt_chart *c, enum swt_chart_font f, double max_width,
 			 const char *text, double *w, double *h)
 {

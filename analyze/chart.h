@@ -172,6 +172,14 @@ void swt_chart_text_size(struct swt_chart *c, enum swt_chart_font f, double max_
 			 const char *text, double *w, double *h);
 
 /*
+ * Does every word of the n category labels fit a band of `band` px at the
+ * tick font?  swt_chart_text() breaks a wider word inside it ("512M" as
+ * "5" / "12M", "7:10" a character to a line).  Words end at spaces, line
+ * breaks and SWT_CHART_BREAK; labels are read up to 399 bytes.
+ */
+int swt_chart_words_fit(struct swt_chart *c, const char *const *labels, size_t n, double band);
+
+/*
  * White background, title and subtitle at the top left (recorded).
  * Returns the y below them.
  */
