@@ -984,18 +984,41 @@ static void recovery_note(void *ctx, int warning, const char *msg)
 }
 
 /*
- * 0, or -1 when the instance could not be removed: said as a warning (the
- * capture itself is whole), and left in the journal for the next capture.
+ * What could not be put back fails the capture, as a setting left changed
+ * does: a script must not take a host still tracing for a clean one.  The
+ * first such failure is the capture's error (unless it has one already);
+ * any more are warnings, so that each is named.
  */
-static int remove_instance(struct swt_capture *c, struct inst *in)
+static void restore_failed(struct swt_capture *c, int *ret, struct swt_err *err,
+			   const struct swt_err *why)
+{
+	if (!*ret && err && !err->code) {
+		*err = *why;
+		*ret = -why->code;
+		return;
+	}
+	capture_note(c, 1, "%s", why->msg);
+	if (!*ret)
+		*ret = -why->code;
+}
+
+/*
+ * 0, or -1 when the instance could not be removed: a failure, and left in
+ * the journal for the next capture.
+ */
+static int remove_instance(struct swt_capture *c, struct inst *in, int *failed,
+			   struct swt_err *err)
 {
 	int ret = 0;
 
 	if (!in->ti)
 		return 0;
 	if (in->created && tracefs_instance_destroy(in->ti) < 0) {
-		capture_note(c, 1, "cannot remove tracefs instance '%s/instances/%s': %s; the next "
-			     "capture removes it", c->tracing_dir, in->name, strerror(errno));
+		struct swt_err why = { 0 };
+
+		swt_error(&why, SWT_EIO, "cannot remove tracefs instance '%s/instances/%s': %s; "
+			  "the next capture removes it", c->tracing_dir, in->name, strerror(errno));
+		restore_failed(c, failed, err, &why);
 		ret = -1;
 	}
 	tracefs_instance_free(in->ti);
@@ -1147,8 +1170,8 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 			c->blk_lost[cpu] = swt_blktracer_cpu(c->blk, cpu)->lost;
 	}
 	/* what could not be put back stays in the journal, for the next capture to retry */
-	left |= remove_instance(c, &c->task);
-	left |= remove_instance(c, &c->block);
+	left |= remove_instance(c, &c->task, &ret, err);
+	left |= remove_instance(c, &c->block, &ret, err);
 	for (size_t i = 0; i < c->nr_probes; i++) {
 		if (tracefs_dynevent_destroy(c->probes[i], true) < 0) {
 			swt_error(err, SWT_EIO, "cannot remove kprobe event %s/%s: %s", SWT_PROBE_GROUP,
@@ -1161,10 +1184,13 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	if (c->probe_lock >= 0)
 		close(c->probe_lock);
 	c->probe_lock = -1;
-	if (swt_knobs_restore(&c->knobs, err)) {
-		left = -1;
-		if (!ret)
-			ret = -SWT_EIO;
+	{
+		struct swt_err why = { 0 };
+
+		if (swt_knobs_restore(&c->knobs, &why)) {
+			left = -1;
+			restore_failed(c, &ret, err, &why);
+		}
 	}
 	swt_blktracer_destroy(c->blk);
 	c->blk = NULL;

@@ -52,9 +52,12 @@ const char cmd_capture_usage[] =
 	"  -q, --quiet          no summary\n"
 	"\n"
 	"Nothing is left behind: tracing settings are restored and the private tracefs\n"
-	"instances removed on every exit path.  Open a capture with\n"
-	"`swaptrace ingest -o cap.db DIR` or `trace-cmd report -i DIR/trace.dat`;\n"
-	"the directory is described in docs/capture-format.md.\n";
+	"instances removed on every exit path.  What cannot be (an instance held open,\n"
+	"tracefs unmounted while recording) is named and fails the capture: exit 1,\n"
+	"whatever the command's status; the next capture puts it back.\n"
+	"Open a capture with `swaptrace ingest -o cap.db DIR` or\n"
+	"`trace-cmd report -i DIR/trace.dat`; the directory is described in\n"
+	"docs/capture-format.md.\n";
 
 static struct swt_capture_stop stop_request;
 

@@ -260,15 +260,19 @@ fi
 # 5b. what a capture cannot put back stays in its journal: its instance,
 # held open by a reader outside swaptrace, cannot be removed (EBUSY); the
 # next capture removes it (the journal was deleted: the instance stayed,
-# recording, for good)
+# recording, for good).  Like a setting left changed, it fails the capture
+# (it exited 0 with a warning, so a script took the host for clean).
 "$SWAPTRACE" capture -q -o "$WORK/held" --duration 1.5 > /dev/null 2> "$WORK/held.err" &
 HELD=$!
 BACKGROUND+=("$HELD")
 for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$HELD" ] && break; sleep 0.1; done
 if exec 7< "$TRACEFS/instances/swaptrace-$HELD/trace"; then
 	wait_bounded "$HELD"
-	grep -q "cannot remove tracefs instance '$TRACEFS/instances/swaptrace-$HELD'" "$WORK/held.err" ||
-		fail "held instance: not said: $(cat "$WORK/held.err")"
+	check_eq "$?" 1 "held instance: the capture's exit status"
+	grep -q "^swaptrace: capture: cannot remove tracefs instance '$TRACEFS/instances/swaptrace-$HELD': Device or resource busy; the next capture removes it\$" \
+		"$WORK/held.err" || fail "held instance: not said as the capture's error: $(cat "$WORK/held.err")"
+	[ -s "$WORK/held/trace.dat" ] && [ -s "$WORK/held/meta.txt" ] ||
+		fail "held instance: what was recorded was not written"
 	[ -e "/run/swaptrace/capture-$HELD.undo" ] || fail "held instance: the journal of what was left is gone"
 	exec 7<&-
 	swt capture -q -o "$WORK/after-held" --duration 0.5 > /dev/null 2> "$WORK/after-held.err"
