@@ -1174,8 +1174,13 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	left |= remove_instance(c, &c->block, &ret, err);
 	for (size_t i = 0; i < c->nr_probes; i++) {
 		if (tracefs_dynevent_destroy(c->probes[i], true) < 0) {
-			swt_error(err, SWT_EIO, "cannot remove kprobe event %s/%s: %s", SWT_PROBE_GROUP,
+			struct swt_err why = { 0 };
+
+			/* not in the journal: the next capture that sets probes replaces it */
+			swt_error(&why, SWT_EIO, "cannot remove kprobe event %s/%s: %s; the next "
+				  "capture with probes removes it", SWT_PROBE_GROUP,
 				  c->plan.defs[i].event, strerror(errno));
+			restore_failed(c, &ret, err, &why);
 			left = -1;
 		}
 		tracefs_dynevent_free(c->probes[i]);
