@@ -43,7 +43,29 @@ const char cmd_info_usage[] =
 	"                 when it queued and issued any, \"merges\":{\"queued\",\n"
 	"                 \"dispatched\",\"blk_min\",\"blk_avg\",\"blk_max\",\n"
 	"                 \"blk_total\"}, and a top-level \"latency\" holds\n"
-	"                 btt's all-devices table\n";
+	"                 btt's all-devices table.  The text's other facts are\n"
+	"                 keys too: each device has \"path\" (null: none),\n"
+	"                 \"reads_requeued\", \"writes_requeued\", the KiB of each count\n"
+	"                 (\"reads_queued_kib\", ..., \"write_merges_kib\"; dispatched\n"
+	"                 KiB less the requeued, as blkparse's) and\n"
+	"                 \"average_read_request_kib\" (null: no read issued); then\n"
+	"                 \"capture\":{\"name\",\"kernel\",\"page_cluster\",\n"
+	"                 \"vma_ra_enabled\",\"swap_areas\",\"layout_source\"} (null: no\n"
+	"                 capture row), \"span\":{\"first_ns\",\"last_ns\",\"seconds\"}\n"
+	"                 (null: no event times), \"total_events\", \"ended_on_error\",\n"
+	"                 \"events_by_system\":{SYSTEM:{NAME:N}}, \"vmstat\":{\"pswpin\",\n"
+	"                 \"pswpout\",\"pgmajfault\",\"swap_ra\",\"swap_ra_hit\"} (null:\n"
+	"                 not recorded), \"oom\":{\"kills\" (vmstat's oom_kill),\n"
+	"                 \"victims_recorded\" (\"all\", \"followed\" or null),\n"
+	"                 \"victims\":[{\"pid\",\"comm\",\"ts_ns\",\"faults\"}]},\n"
+	"                 \"swapin_processes\":[{\"pid\",\"comm\",\"pages\",\"threads\"}]\n"
+	"                 (all of them, most pages first), \"memory_maps\":\n"
+	"                 {\"mappings\",\"tasks\",\"threads\"} and \"replay\":{\"verdict\"\n"
+	"                 (\"exact\" or \"probes\": an exact demand stream;\n"
+	"                 \"approximate\": replay needs --approximate;\n"
+	"                 \"nothing_to_replay\"; \"no_capture\"), \"nothing_to_replay\"\n"
+	"                 (why, or null), \"fault_events\" (whether --approximate\n"
+	"                 has faults to reconstruct from), \"swapoff_pages\"}\n";
 
 /* btt's stages, in the order btt prints them */
 enum { Q2QDM, Q2CDM, Q2Q, Q2G, G2I, Q2M, I2D, M2D, D2C, Q2C, NR_STAGES };
@@ -399,6 +421,35 @@ static int lost_events(struct swt_store *st, int64_t *n)
 	return 1;
 }
 
+/* a device's facts in the text beyond blkparse's counts: its path, requeues and KiB */
+static void print_device_json_text_facts(const struct dev_counts *d)
+{
+	static const char *const kib_keys[2][4] = {
+		{ "reads_queued_kib", "reads_dispatched_kib", "reads_completed_kib", "read_merges_kib" },
+		{ "writes_queued_kib", "writes_dispatched_kib", "writes_completed_kib",
+		  "write_merges_kib" },
+	};
+
+	printf(",\"path\":");
+	cli_json_string(d->path[0] ? d->path : NULL);
+	printf(",\"reads_requeued\":%" PRId64 ",\"writes_requeued\":%" PRId64,
+	       d->n[0][REQUEUES], d->n[1][REQUEUES]);
+	for (int w = 0; w < 2; w++)
+		for (int k = 0; k < 4; k++) {
+			/* blkparse takes requeued sectors back from the dispatched KiB */
+			int64_t sectors = d->sectors[w][k] - (k == DISPATCHED ? d->sectors[w][REQUEUES] : 0);
+
+			printf(",\"%s\":%" PRId64, kib_keys[w][k], sectors / 2);
+		}
+	if (d->n[0][DISPATCHED])
+		printf(",\"average_read_request_kib\":%.1f",
+		       (double)(d->sectors[0][DISPATCHED] / 2) / (double)d->n[0][DISPATCHED]);
+	else
+		printf(",\"average_read_request_kib\":null");
+}
+
+static void print_json_text_facts(struct swt_store *st);
+
 static void print_json(struct swt_store *st, const struct dev_counts *devs, size_t nr,
 		       const struct stage_stats *all)
 {
@@ -418,6 +469,7 @@ static void print_json(struct swt_store *st, const struct dev_counts *devs, size
 		for (int w = 0; w < 2; w++)
 			for (int k = 0; k < 4; k++)
 				printf(",\"%s\":%" PRId64, keys[w][k], devs[i].n[w][k]);
+		print_device_json_text_facts(&devs[i]);
 		if (all)
 			print_latency_json(&devs[i]);
 		printf("}");
@@ -445,9 +497,11 @@ static void print_json(struct swt_store *st, const struct dev_counts *devs, size
 	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0),
 	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_out", 0));
 	if (lost_events(st, &lost))
-		printf("\"lost_events\":%lld}\n", (long long)lost);
+		printf("\"lost_events\":%lld", (long long)lost);
 	else
-		printf("\"lost_events\":null}\n");
+		printf("\"lost_events\":null");
+	print_json_text_facts(st);
+	printf("}\n");
 }
 
 static void print_pair(const char *left, int64_t ln, int64_t lkib, const char *right, int64_t rn,
@@ -462,24 +516,54 @@ static void print_pair(const char *left, int64_t ln, int64_t lkib, const char *r
  * faults' own (page-cluster 0, or swap-entry probes name every fault), or
  * they mix demand and readahead and replay must be asked to approximate.
  */
+#define SWAPOFF_PAGES_SQL "SELECT count(*) FROM swap_in WHERE NOT " SWT_NOT_SWAPOFF_SQL
+
+enum replay_verdict { NO_CAPTURE, NOTHING_TO_REPLAY, EXACT, PROBES, APPROXIMATE };
+/* --json's names for them */
+static const char *const verdict_names[] = {
+	"no_capture", "nothing_to_replay", "exact", "probes", "approximate",
+};
+
+/* the verdicts replay itself would give (replay/input.c); *nothing says why for NOTHING_TO_REPLAY */
+static enum replay_verdict replay_verdict(struct swt_store *st, const char **nothing)
+{
+	enum swt_stream_kind kind;
+
+	*nothing = NULL;
+	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture)", 0))
+		return NO_CAPTURE;
+	if ((*nothing = swt_replay_nothing_to_replay(st)))
+		return NOTHING_TO_REPLAY;
+	kind = swt_replay_stream_kind(st);
+	if (kind == SWT_STREAM_EXACT)
+		return EXACT;
+	return kind == SWT_STREAM_PROBES ? PROBES : APPROXIMATE;
+}
+
+static int has_fault_events(struct swt_store *st)
+{
+	return swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in"
+				   " WHERE fault_id IS NOT NULL)", 0) != 0;
+}
+
 static void print_replay_hint(struct swt_store *st)
 {
-	enum swt_stream_kind kind = swt_replay_stream_kind(st);
 	const char *nothing;
+	enum replay_verdict verdict = replay_verdict(st, &nothing);
 	int64_t pc = swt_store_query_int(st, "SELECT page_cluster FROM capture", -1);
 	int64_t swapoff;
 
 	printf("\nReplay: ");
-	/* the verdicts replay itself would give (replay/input.c), each a sentence */
-	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture)", 0)) {
+	/* each verdict a sentence */
+	if (verdict == NO_CAPTURE) {
 		printf("no capture row: not an ingested database.\n");
 		return;
-	} else if ((nothing = swt_replay_nothing_to_replay(st))) {
+	} else if (verdict == NOTHING_TO_REPLAY) {
 		printf("%s: nothing to replay.\n", nothing);
 		return;
-	} else if (kind == SWT_STREAM_EXACT) {
+	} else if (verdict == EXACT) {
 		printf("every swap read is its fault's own page: an exact demand stream.\n");
-	} else if (kind == SWT_STREAM_PROBES) {
+	} else if (verdict == PROBES) {
 		printf("swap-entry probes name every fault: an exact demand stream.\n");
 	} else {
 		if (pc >= 0)
@@ -488,8 +572,7 @@ static void print_replay_hint(struct swt_store *st)
 		else
 			printf("no page-cluster recorded, so the swap reads may mix demand and "
 			       "readahead.\n");
-		if (swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in"
-					" WHERE fault_id IS NOT NULL)", 0))
+		if (has_fault_events(st))
 			printf("  replay --approximate reconstructs the demand stream from the reads and\n"
 			       "  the fault events (docs/replay-model.md); report does so by itself.\n");
 		else
@@ -497,7 +580,7 @@ static void print_replay_hint(struct swt_store *st)
 			       "  for a fault, which counts wasted readahead as hits (docs/replay-model.md).\n");
 	}
 	/* past the checks above: swap areas, and faults to replay */
-	swapoff = swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE NOT " SWT_NOT_SWAPOFF_SQL, 0);
+	swapoff = swt_store_query_int(st, SWAPOFF_PAGES_SQL, 0);
 	if (swapoff > 0)
 		printf("  %lld swap-in pages were read by swapoff, not faulted: replay leaves them out.\n",
 		       (long long)swapoff);
@@ -524,6 +607,14 @@ static const char *comm_for_terminal(struct swt_sbuf *b, const char *comm, int l
 	return b->len && !b->oom ? b->s : "";
 }
 
+#define SWAPIN_PROCESSES_SQL \
+	"WITH p AS (SELECT coalesce(t.tgid, s.pid) AS proc, s.pid AS tid FROM swap_in s" \
+	" LEFT JOIN task t ON t.pid = s.pid WHERE s.pid IS NOT NULL)" \
+	" SELECT proc, coalesce((SELECT comm FROM task WHERE pid = proc AND comm != '')," \
+	" (SELECT comm FROM task WHERE tgid = proc AND comm != '' LIMIT 1), '?')," \
+	" count(*), count(DISTINCT tid), count(*) OVER () FROM p GROUP BY proc" \
+	" ORDER BY count(*) DESC, proc LIMIT ?"
+
 static void print_swapin_processes(struct swt_store *st)
 {
 	enum { TOP = 5 };
@@ -533,13 +624,7 @@ static void print_swapin_processes(struct swt_store *st)
 
 	swt_sbuf_init(&comm);
 	/* one pass: the processes' count (column 4) over the grouped rows */
-	if (sqlite3_prepare_v2(swt_store_db(st),
-			       "WITH p AS (SELECT coalesce(t.tgid, s.pid) AS proc, s.pid AS tid FROM swap_in s"
-			       " LEFT JOIN task t ON t.pid = s.pid WHERE s.pid IS NOT NULL)"
-			       " SELECT proc, coalesce((SELECT comm FROM task WHERE pid = proc AND comm != ''),"
-			       " (SELECT comm FROM task WHERE tgid = proc AND comm != '' LIMIT 1), '?'),"
-			       " count(*), count(DISTINCT tid), count(*) OVER () FROM p GROUP BY proc"
-			       " ORDER BY count(*) DESC, proc LIMIT ?", -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(swt_store_db(st), SWAPIN_PROCESSES_SQL, -1, &s, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int(s, 1, TOP);
 	while (sqlite3_step(s) == SQLITE_ROW) {
@@ -560,6 +645,51 @@ static void print_swapin_processes(struct swt_store *st)
 	swt_sbuf_release(&comm);
 }
 
+#define OOM_KILLS_SQL "SELECT delta FROM vmstat WHERE name = 'oom_kill'"
+#define OOM_VICTIMS_SQL "SELECT ts, info FROM event WHERE system = 'oom' AND name = 'mark_victim'" \
+	" ORDER BY ts, id"
+/* a victim's faults in the trace, its threads' too (?1: its pid) */
+#define VICTIM_FAULTS_SQL "SELECT count(*) FROM fault WHERE pid = ?1 OR pid IN" \
+	" (SELECT pid FROM task WHERE tgid = ?1)"
+/* which victims the capture recorded (meta.txt's oom_victims), numbered as the enum below */
+#define OOM_SCOPE_SQL "SELECT CASE value WHEN 'all' THEN 2 WHEN 'followed' THEN 1 ELSE 0 END" \
+	" FROM capture_fact WHERE section = '' AND key = 'oom_victims'"
+enum { UNRECORDED = 0, FOLLOWED = 1, ALL = 2 };
+
+/*
+ * An oom:mark_victim event's pid and comm (not NUL-terminated: comm_len
+ * bytes) from its text, "pid=%d comm=%s total-vm=...", the kernel's print
+ * format; 0 when the text is not that.
+ */
+static int parse_victim(const char *info, int *pid, const char **comm, int *comm_len)
+{
+	const char *c = info ? strstr(info, "comm=") : NULL;
+
+	*comm = NULL;
+	*comm_len = 0;
+	if (!info || sscanf(info, "pid=%d", pid) != 1)
+		return 0;
+	if (c) {
+		const char *end = strstr(c, " total-vm=");
+
+		c += 5;
+		*comm = c;
+		*comm_len = (int)(end ? (size_t)(end - c) : strlen(c));
+	}
+	return 1;
+}
+
+static long long victim_faults(sqlite3_stmt *f, int pid)
+{
+	long long faults = 0;
+
+	sqlite3_reset(f);
+	sqlite3_bind_int(f, 1, pid);
+	if (sqlite3_step(f) == SQLITE_ROW)
+		faults = sqlite3_column_int64(f, 0);
+	return faults;
+}
+
 /*
  * A workload the OOM killer ended just stops faulting: say who was killed.
  * /proc/vmstat's oom_kill counts the host's kills; oom:mark_victim, where
@@ -570,14 +700,10 @@ static void print_swapin_processes(struct swt_store *st)
 static void print_oom_kills(struct swt_store *st)
 {
 	enum { MAX_NAMED = 5 };
-	enum { UNRECORDED = 0, FOLLOWED = 1, ALL = 2 };	/* as the query below numbers them */
-	long long kills = swt_store_query_int(st, "SELECT delta FROM vmstat WHERE name = 'oom_kill'", 0);
+	long long kills = swt_store_query_int(st, OOM_KILLS_SQL, 0);
 	long long named = swt_store_query_int(st, "SELECT count(*) FROM event WHERE system = 'oom'"
 					      " AND name = 'mark_victim'", 0);
-	/* which victims the capture recorded (meta.txt's oom_victims) */
-	int64_t scope = swt_store_query_int(st, "SELECT CASE value WHEN 'all' THEN 2 WHEN 'followed'"
-					    " THEN 1 ELSE 0 END FROM capture_fact WHERE section = ''"
-					    " AND key = 'oom_victims'", UNRECORDED);
+	int64_t scope = swt_store_query_int(st, OOM_SCOPE_SQL, UNRECORDED);
 	sqlite3_stmt *s = NULL, *f = NULL;
 	struct swt_sbuf safe;
 	long long shown = 0;
@@ -594,30 +720,17 @@ static void print_oom_kills(struct swt_store *st)
 		printf("  OOM killer: %lld victim%s in the trace:\n", named, named == 1 ? "" : "s");
 	if (named <= 0 && scope != ALL)
 		return;
-	if (sqlite3_prepare_v2(swt_store_db(st), "SELECT ts, info FROM event WHERE system = 'oom'"
-			       " AND name = 'mark_victim' ORDER BY ts, id", -1, &s, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(swt_store_db(st), "SELECT count(*) FROM fault WHERE pid = ?1 OR pid IN"
-			       " (SELECT pid FROM task WHERE tgid = ?1)", -1, &f, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(swt_store_db(st), OOM_VICTIMS_SQL, -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(swt_store_db(st), VICTIM_FAULTS_SQL, -1, &f, NULL) != SQLITE_OK)
 		goto out;
 	while (shown < MAX_NAMED && sqlite3_step(s) == SQLITE_ROW) {
-		const char *info = (const char *)sqlite3_column_text(s, 1);
-		const char *comm = info ? strstr(info, "comm=") : NULL;
-		int comm_len = 0, pid;
-		long long faults = 0;
+		const char *comm;
+		int comm_len, pid;
+		long long faults;
 
-		/* "pid=%d comm=%s total-vm=...", the kernel's print format */
-		if (!info || sscanf(info, "pid=%d", &pid) != 1)
+		if (!parse_victim((const char *)sqlite3_column_text(s, 1), &pid, &comm, &comm_len))
 			continue;
-		if (comm) {
-			const char *end = strstr(comm, " total-vm=");
-
-			comm += 5;
-			comm_len = (int)(end ? (size_t)(end - comm) : strlen(comm));
-		}
-		sqlite3_reset(f);
-		sqlite3_bind_int(f, 1, pid);
-		if (sqlite3_step(f) == SQLITE_ROW)
-			faults = sqlite3_column_int64(f, 0);
+		faults = victim_faults(f, pid);
 		printf("    pid %d (%s) at %.6f s: ", pid, comm_for_terminal(&safe, comm, comm_len),
 		       (double)sqlite3_column_int64(s, 0) / 1e9);
 		if (faults > 0)
@@ -637,6 +750,196 @@ out:
 	sqlite3_finalize(s);
 	sqlite3_finalize(f);
 	swt_sbuf_release(&safe);
+}
+
+/* ,"key":N, or null for SWT_NULL (not recorded) */
+static void print_json_int(const char *key, int64_t v)
+{
+	if (v == SWT_NULL)
+		printf(",\"%s\":null", key);
+	else
+		printf(",\"%s\":%lld", key, (long long)v);
+}
+
+/* ,"key":"text" from a column, or null */
+static void print_json_column(const char *key, sqlite3_stmt *s, int col)
+{
+	printf(",\"%s\":", key);
+	cli_json_string((const char *)sqlite3_column_text(s, col));
+}
+
+/* What the text shows past the block counts, for print_json: each key with a leading ',' */
+static void print_json_text_facts(struct swt_store *st)
+{
+	static const char *const vmstat_names[] = {
+		"pswpin", "pswpout", "pgmajfault", "swap_ra", "swap_ra_hit",
+	};
+	static const char *const scope_names[] = { [FOLLOWED] = "followed", [ALL] = "all" };
+	sqlite3_stmt *s = NULL, *f = NULL;
+	struct swt_sbuf comm;
+	const char *nothing;
+	enum replay_verdict verdict;
+	int64_t scope;
+	int first;
+
+	swt_sbuf_init(&comm);
+	printf(",\"capture\":");
+	if (sqlite3_prepare_v2(swt_store_db(st),
+			       "SELECT name, kernel, page_cluster, vma_ra_enabled, layout_source,"
+			       " (SELECT count(*) FROM swap_area) FROM capture", -1, &s,
+			       NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW) {
+		printf("{\"name\":");
+		cli_json_string((const char *)sqlite3_column_text(s, 0));
+		print_json_column("kernel", s, 1);
+		print_json_int("page_cluster", sqlite3_column_type(s, 2) == SQLITE_NULL ? SWT_NULL :
+			       sqlite3_column_int64(s, 2));
+		if (sqlite3_column_type(s, 3) == SQLITE_NULL)
+			printf(",\"vma_ra_enabled\":null");
+		else
+			printf(",\"vma_ra_enabled\":%s", sqlite3_column_int(s, 3) ? "true" : "false");
+		printf(",\"swap_areas\":%lld", (long long)sqlite3_column_int64(s, 5));
+		print_json_column("layout_source", s, 4);
+		printf("}");
+	} else {
+		printf("null");
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+
+	/* a capture of no events has no times (NULL): no span, as the text says */
+	printf(",\"span\":");
+	if (swt_store_query_int(st, "SELECT first_ns IS NULL OR last_ns IS NULL FROM capture", 1)) {
+		printf("null");
+	} else {
+		int64_t first_ns = swt_store_query_int(st, "SELECT first_ns FROM capture", 0);
+		int64_t last_ns = swt_store_query_int(st, "SELECT last_ns FROM capture", 0);
+
+		printf("{\"first_ns\":%lld,\"last_ns\":%lld,\"seconds\":%.9f}", (long long)first_ns,
+		       (long long)last_ns,
+		       last_ns > first_ns ? ((double)last_ns - (double)first_ns) / 1e9 : 0.0);
+	}
+	printf(",\"total_events\":%lld",
+	       (long long)swt_store_query_int(st, "SELECT coalesce(sum(events), 0) FROM source", 0));
+	printf(",\"ended_on_error\":%s",
+	       swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE section = ''"
+				   " AND key = 'end' AND value = 'error')", 0) ? "true" : "false");
+
+	printf(",\"events_by_system\":{");
+	if (sqlite3_prepare_v2(swt_store_db(st),
+			       "SELECT system, name, sum(count) FROM event_count"
+			       " GROUP BY system, name ORDER BY system, name", -1, &s, NULL) == SQLITE_OK) {
+		const char *system = NULL;
+
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const char *sys = (const char *)sqlite3_column_text(s, 0);
+			const char *name = (const char *)sqlite3_column_text(s, 1);
+
+			sys = sys ? sys : "";
+			if (!system || strcmp(system, sys)) {
+				printf("%s", system ? "}," : "");
+				cli_json_string(sys);
+				printf(":{");
+			} else {
+				printf(",");
+			}
+			/* the row's text lives until the next step: keep the system's */
+			swt_sbuf_release(&comm);
+			swt_sbuf_puts(&comm, sys);
+			system = comm.oom || !comm.s ? "" : comm.s;
+			cli_json_string(name ? name : "");
+			printf(":%lld", (long long)sqlite3_column_int64(s, 2));
+		}
+		if (system)
+			printf("}");
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	printf("}");
+
+	/* the kernel's /proc/vmstat deltas the text shows; null where not recorded */
+	printf(",\"vmstat\":{");
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(vmstat_names); i++) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "SELECT delta FROM vmstat WHERE name = '%s'",
+			 vmstat_names[i]);
+		printf("%s\"%s\":", i ? "," : "", vmstat_names[i]);
+		if (swt_store_query_int(st, sql, SWT_NULL) == SWT_NULL)
+			printf("null");
+		else
+			printf("%lld", (long long)swt_store_query_int(st, sql, 0));
+	}
+	printf("}");
+
+	/* every victim, where the text names the first few */
+	scope = swt_store_query_int(st, OOM_SCOPE_SQL, UNRECORDED);
+	printf(",\"oom\":{\"kills\":");
+	if (swt_store_query_int(st, OOM_KILLS_SQL, SWT_NULL) == SWT_NULL)
+		printf("null");
+	else
+		printf("%lld", (long long)swt_store_query_int(st, OOM_KILLS_SQL, 0));
+	printf(",\"victims_recorded\":");
+	if (scope == UNRECORDED)
+		printf("null");
+	else
+		printf("\"%s\"", scope_names[scope]);
+	printf(",\"victims\":[");
+	first = 1;
+	if (sqlite3_prepare_v2(swt_store_db(st), OOM_VICTIMS_SQL, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(swt_store_db(st), VICTIM_FAULTS_SQL, -1, &f, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const char *victim_comm;
+			int comm_len, pid;
+
+			if (!parse_victim((const char *)sqlite3_column_text(s, 1), &pid, &victim_comm,
+					  &comm_len))
+				continue;
+			swt_sbuf_release(&comm);
+			swt_sbuf_add(&comm, victim_comm ? victim_comm : "", (size_t)comm_len);
+			printf("%s{\"pid\":%d,\"comm\":", first ? "" : ",", pid);
+			cli_json_string(comm.oom || !comm.s ? "" : comm.s);
+			printf(",\"ts_ns\":%lld,\"faults\":%lld}", (long long)sqlite3_column_int64(s, 0),
+			       victim_faults(f, pid));
+			first = 0;
+		}
+	}
+	sqlite3_finalize(s);
+	sqlite3_finalize(f);
+	s = NULL;
+	printf("]}");
+
+	/* every process swapped in for, where the text lists the first few */
+	printf(",\"swapin_processes\":[");
+	first = 1;
+	if (sqlite3_prepare_v2(swt_store_db(st), SWAPIN_PROCESSES_SQL, -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int(s, 1, -1);	/* no limit */
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			printf("%s{\"pid\":%lld,\"comm\":", first ? "" : ",",
+			       (long long)sqlite3_column_int64(s, 0));
+			cli_json_string((const char *)sqlite3_column_text(s, 1));
+			printf(",\"pages\":%lld,\"threads\":%lld}", (long long)sqlite3_column_int64(s, 2),
+			       (long long)sqlite3_column_int64(s, 3));
+			first = 0;
+		}
+	}
+	sqlite3_finalize(s);
+	printf("]");
+
+	printf(",\"memory_maps\":{\"mappings\":%lld,\"tasks\":%lld,\"threads\":%lld}",
+	       (long long)swt_store_query_int(st, "SELECT count(*) FROM vma", 0),
+	       (long long)swt_store_query_int(st, "SELECT count(DISTINCT pid) FROM vma", 0),
+	       (long long)swt_store_query_int(st, "SELECT count(*) FROM task WHERE tgid != pid"
+					      " AND tgid IN (SELECT pid FROM vma)", 0));
+
+	verdict = replay_verdict(st, &nothing);
+	printf(",\"replay\":{\"verdict\":\"%s\",\"nothing_to_replay\":", verdict_names[verdict]);
+	if (nothing)
+		cli_json_string(nothing);
+	else
+		printf("null");
+	printf(",\"fault_events\":%s,\"swapoff_pages\":%lld}", has_fault_events(st) ? "true" : "false",
+	       (long long)swt_store_query_int(st, SWAPOFF_PAGES_SQL, 0));
+	swt_sbuf_release(&comm);
 }
 
 static void print_text(struct swt_store *st, const struct dev_counts *devs, size_t nr,

@@ -21,10 +21,12 @@ NAME=rnd-4dev-pc0	# four swap devices: the per-device split matters
 CAP=$CAPTURES/$NAME
 [ -d "$CAP/blk" ] || skip "capture $NAME not found"
 
+# one capture name for all: by default each copy is named after its own
+# directory, and info --json shows the name
 ingest_info() { # db json inputs...
 	local db=$1 json=$2
 	shift 2
-	if ! "$SWAPTRACE" ingest -q -o "$db" --meta "$CAP/meta.txt" "$@"; then
+	if ! "$SWAPTRACE" ingest -q -o "$db" --meta "$CAP/meta.txt" --name "$NAME" "$@"; then
 		fail "ingest of $* failed"
 		return 1
 	fi
