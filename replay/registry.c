@@ -454,7 +454,13 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 	 * A policy checks its values in create(): tried here once, so that
 	 * history=1 is a usage error up front, like an unknown key, and not a
 	 * failure in the middle of a sweep.  A plugin's is tried in a child,
-	 * as its runs are isolated (its create may crash).
+	 * as its runs are isolated (its create may crash).  That is a
+	 * create() more than its runs make, which a plugin with side effects
+	 * outside its process sees (test-replay-cli counts them), and not
+	 * one to save: this comes before the capture is read, so no run's
+	 * env is known, and each run makes its instance in its own child, so
+	 * that a crash fails that run alone -- an instance made here could
+	 * not cross to it.
 	 */
 	if (!ret && c->policy->create) {
 		struct swt_policy_env env = { .page_cluster = 3, .nr_areas = 1, .page_shift = 12 };

@@ -13,10 +13,13 @@
  *
  * The engine calls create() once per run, on_miss() on every fault that
  * missed the simulated swap cache, on_hit() when a fault used a page this
- * policy read ahead, and destroy() at the end.  A plugin runs in a child
- * process: if it crashes or exits, swaptrace reports it and goes on
- * unharmed; one that never returns holds the replay until it is stopped
- * (Ctrl-C), and its process ends with swaptrace.
+ * policy read ahead, and destroy() at the end.  swaptrace also tries
+ * create() once before the runs, to refuse bad parameters up front, so a
+ * side effect of it outside the process (a file written) happens once
+ * more than there are runs (include/swaptrace/policy.h).  A plugin runs
+ * in a child process: if it crashes or exits, swaptrace reports it and
+ * goes on unharmed; one that never returns holds the replay until it is
+ * stopped (Ctrl-C), and its process ends with swaptrace.
  */
 #include <stdio.h>
 #include <stdlib.h>

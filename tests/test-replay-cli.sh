@@ -474,6 +474,17 @@ check_dies_with_swaptrace "$bad/libswt-bad-create_hang.so" "the trial of a hangi
 check_eq "$?:$(cat "$WORK/err.txt")" \
 	"1:swaptrace: replay: policy '$bad/libswt-bad-create_crash.so' crashed (Segmentation fault) during the replay" \
 	"a plugin whose create() crashes"
+# create() runs once more than there are replays: the trial above, in a
+# child before the capture is loaded (so no run's environment is known),
+# then once per run, each in its own child.  A side effect outside the
+# process, as this plugin's line in a file, shows each call: the trial's
+# first, then the runs' (include/swaptrace/policy.h tells plugins)
+SWT_CREATE_LOG="$WORK/create.log" "$SWAPTRACE" replay --no-store --json -p "$bad/libswt-bad-create_log.so" \
+	-c 0,3 "$db" > "$WORK/create.json" || fail "replay with a plugin that logs its create() calls"
+check_eq "$(cat "$WORK/create.log")" \
+	"trial
+$(json_get "$WORK/create.json" '"\n".join("run page-cluster %d" % r["page_cluster"] for r in d["runs"])')" \
+	"create() calls: the trial, then one per run"
 # While a sweep replays, the database is free for others: the sweep
 # writes it only at the end, in one short transaction (one transaction
 # over the whole sweep once locked out other replays, "database is

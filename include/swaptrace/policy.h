@@ -141,6 +141,13 @@ struct swt_policy {
 	 * called once when the policy is chosen, before any replay (for a
 	 * plugin in a child process, with page_cluster 3, one area and no
 	 * engine services), so that refused values are a usage error up front.
+	 * A plugin's create() therefore runs once more than there are
+	 * replays, each call in a process of its own (the trial's instance
+	 * is destroyed there): what it does outside its process, such as
+	 * writing a file, happens that once more too.  The trial cannot be
+	 * one of the replays: it comes before the capture is read, when no
+	 * replay's env is known, and a replay's instance must be made in
+	 * that replay's process, where a crash fails that replay alone.
 	 */
 	void *(*create)(const struct swt_policy_env *env, const char *const *keys,
 			const char *const *values, unsigned nparams, char *err, size_t errlen);

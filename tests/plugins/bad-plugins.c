@@ -19,6 +19,9 @@
  *                that fills err to its end, with no NUL
  *   CREATE_CRASH create() dereferences NULL
  *   CREATE_HANG  create() never returns
+ *   CREATE_LOG   create() appends a line to the file $SWT_CREATE_LOG names (a
+ *                side effect its caller's process cannot undo): "trial" in the
+ *                trial before the replays (no engine), else "run page-cluster N"
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +58,18 @@ static void *bad_create(const struct swt_policy_env *env, const char *const *key
 		return &calls;
 	memset(err, 'x', errlen);
 	return NULL;
+#elif defined(CREATE_LOG)
+	const char *path = getenv("SWT_CREATE_LOG");
+	FILE *log = path ? fopen(path, "a") : NULL;
+
+	if (log) {
+		if (env->engine)
+			fprintf(log, "run page-cluster %u\n", env->page_cluster);
+		else
+			fprintf(log, "trial\n");
+		fclose(log);
+	}
+	return &calls;
 #else
 	return &calls;
 #endif
