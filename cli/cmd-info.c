@@ -190,18 +190,55 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
  * Q2Q spans consecutive queued bios of the device, reads and writes alike.
  * A span of no time (two events in one nanosecond), or one that goes back
  * (CPUs' clocks apart), is 1 ns, as btt takes it (its tdelta()).  Stage
- * numbers are the enum's.  The merge table is btt's too: request sectors
- * (100) are the completions' (a request completed in parts has each part,
- * its last one what the others left), #D (101) every issue, a re-issue
- * after a requeue too, #Q (102) every queued bio; btt skips I/O of no
- * sectors (flushes) in all three, and a device's events before its first
- * queue (or remap), which it cannot follow (first_q).
+ * numbers are the enum's.
+ *
+ * A requeued request goes through its stages again, and btt counts each
+ * time (again: the re-inserts and re-issues of block_misc): a re-insert
+ * is a G2I of its first bio, a re-issue an I2D of it (from the latest
+ * insert; none when the request was never inserted before it) and an M2D
+ * of each merged bio, and D2C runs from the last issue.  A bio completes
+ * at the first completion whose extent holds it, so a request completed in
+ * parts completes its bios one part at a time, and a bio no part holds
+ * whole has no D2C or Q2C (btt finds a completion's bios by their extent).
+ * btt leaves out bios of no sectors (flushes) and bios it never saw queued.
+ *
+ * The merge table is btt's too: request sectors (100) are the
+ * completions' (a request completed in parts has each part, its last one
+ * what the others left), #D (101) every issue, a re-issue after a requeue
+ * too, #Q (102) every queued bio and every requeue; btt skips I/O of no
+ * sectors (flushes) in all but requeues, and a device's events before its
+ * first queue (or remap), which it cannot follow (first_q).
  * Checked against btt on the shared captures (test-ingest-blkparse).
  */
 static const char latency_sql[] =
-	"WITH b AS (SELECT b.dev, b.queue_ns, b.merge, b.merge_ns, r.getrq_ns, r.insert_ns,"
-	"                  r.issue_ns, r.complete_ns"
-	"             FROM bio b JOIN request r ON r.id = b.request_id WHERE r.pc = 0),"
+	"WITH rq AS (SELECT request_id, sum(CASE WHEN action = 'C' THEN nr_sectors END) AS done,"
+	"                   max(CASE WHEN action = 'D' THEN ts END) AS last_issue_ns,"
+	"                   count(CASE WHEN action = 'R' THEN 1 END) AS requeues"
+	"              FROM block_misc WHERE action IN ('C', 'D', 'R') AND request_id IS NOT NULL"
+	"             GROUP BY request_id),"
+	"     part_c AS (SELECT b.id, min(m.ts) AS ts FROM block_misc m"
+	"                  CROSS JOIN bio b ON b.request_id = m.request_id"
+	"                 WHERE m.action = 'C' AND m.request_id IS NOT NULL"
+	"                   AND m.sector <= b.sector"
+	"                   AND b.sector + b.nr_sectors <= m.sector + m.nr_sectors GROUP BY b.id),"
+	"     b AS (SELECT b.dev, b.request_id, b.queue_ns, b.merge, b.merge_ns, r.getrq_ns,"
+	"                  r.insert_ns, r.issue_ns, coalesce(q.last_issue_ns, r.issue_ns) AS last_issue_ns,"
+	"                  CASE WHEN q.done IS NULL THEN r.complete_ns"
+	"                       ELSE coalesce((SELECT ts FROM part_c p WHERE p.id = b.id),"
+	"                                 CASE WHEN r.sector + q.done <= b.sector AND"
+	"                                 b.sector + b.nr_sectors <= r.sector + r.nr_sectors"
+	"                                 THEN r.complete_ns END) END AS complete_ns,"
+	"                  coalesce(q.requeues, 0) AS requeues"
+	"             FROM bio b JOIN request r ON r.id = b.request_id"
+	"             LEFT JOIN rq q ON q.request_id = r.id"
+	"            WHERE r.pc = 0 AND b.queue_ns IS NOT NULL AND b.nr_sectors > 0),"
+	"     again AS (SELECT request_id, action, ts FROM block_misc"
+	"                WHERE action IN ('I', 'D') AND request_id IS NOT NULL AND pc = 0),"
+	"     ba AS (SELECT b.dev, b.request_id, b.merge, b.merge_ns, r.getrq_ns, r.insert_ns,"
+	"                   a.action, a.ts"
+	"              FROM again a CROSS JOIN bio b ON b.request_id = a.request_id"
+	"              JOIN request r ON r.id = b.request_id"
+	"             WHERE b.queue_ns IS NOT NULL AND b.nr_sectors > 0),"
 	"     first_q AS (SELECT dev, min(ts) AS ts FROM"
 	"                   (SELECT dev, min(queue_ns) AS ts FROM bio GROUP BY dev"
 	"                    UNION ALL SELECT dev, min(ts) FROM block_misc"
@@ -210,28 +247,36 @@ static const char latency_sql[] =
 	"        count(*) FROM"
 	"   (SELECT dev, max(queue_ns - lag(queue_ns) OVER (PARTITION BY dev ORDER BY queue_ns, id), 1)"
 	"           AS d"
-	"      FROM bio WHERE queue_ns IS NOT NULL) WHERE d IS NOT NULL GROUP BY dev"
+	"      FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0) WHERE d IS NOT NULL GROUP BY dev"
 	" UNION ALL SELECT dev, 3, min(d), avg(d), max(d), count(d) FROM"
 	"   (SELECT dev, max(getrq_ns - queue_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 4, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(insert_ns - getrq_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
+	"   (SELECT dev, max(insert_ns - getrq_ns, 1) AS d FROM b WHERE merge IS NULL"
+	"    UNION ALL SELECT dev, max(ts - getrq_ns, 1) FROM ba WHERE action = 'I' AND merge IS NULL)"
+	"  GROUP BY dev"
 	" UNION ALL SELECT dev, 5, min(d), avg(d), max(d), count(d) FROM"
 	"   (SELECT dev, max(merge_ns - queue_ns, 1) AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
+	/* an insert after the first issue is a requeued request's first insert */
 	" UNION ALL SELECT dev, 6, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(issue_ns - insert_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
+	"   (SELECT dev, max(issue_ns - insert_ns, 1) AS d FROM b"
+	"     WHERE merge IS NULL AND (requeues = 0 OR insert_ns <= issue_ns)"
+	"    UNION ALL SELECT dev, max(ts - coalesce((SELECT max(i.ts) FROM again i"
+	"                                             WHERE i.request_id = ba.request_id"
+	"                                               AND i.action = 'I' AND i.ts <= ba.ts),"
+	"                                            insert_ns), 1)"
+	"      FROM ba WHERE action = 'D' AND merge IS NULL) GROUP BY dev"
 	" UNION ALL SELECT dev, 7, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(issue_ns - merge_ns, 1) AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
+	"   (SELECT dev, max(issue_ns - merge_ns, 1) AS d FROM b WHERE merge IS NOT NULL"
+	"    UNION ALL SELECT dev, max(ts - merge_ns, 1) FROM ba WHERE action = 'D' AND merge IS NOT NULL)"
+	"  GROUP BY dev"
 	" UNION ALL SELECT dev, 8, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(complete_ns - issue_ns, 1) AS d FROM b) GROUP BY dev"
+	"   (SELECT dev, max(complete_ns - last_issue_ns, 1) AS d FROM b) GROUP BY dev"
 	" UNION ALL SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 1 ELSE 9 END, min(d), avg(d),"
 	"        max(d), count(d) FROM"
 	"   (SELECT dev, max(complete_ns - queue_ns, 1) AS d FROM b) GROUP BY dev"
 	" UNION ALL SELECT c.dev, 100, min(n), sum(n), max(n), count(*) FROM"
-	"   (SELECT r.dev, r.complete_ns AS ts, r.nr_sectors - coalesce(p.done, 0) AS n"
-	"      FROM request r"
-	"      LEFT JOIN (SELECT request_id, sum(nr_sectors) AS done FROM block_misc"
-	"                  WHERE action = 'C' AND request_id IS NOT NULL GROUP BY request_id) p"
-	"        ON p.request_id = r.id"
+	"   (SELECT r.dev, r.complete_ns AS ts, r.nr_sectors - coalesce(q.done, 0) AS n"
+	"      FROM request r LEFT JOIN rq q ON q.request_id = r.id"
 	"     WHERE r.complete_ns IS NOT NULL AND r.pc = 0"
 	"    UNION ALL SELECT dev, ts, nr_sectors FROM block_misc WHERE action = 'C' AND pc = 0) c"
 	"   JOIN first_q f ON f.dev = c.dev"
@@ -243,7 +288,9 @@ static const char latency_sql[] =
 	"  WHERE nr_sectors > 0 AND d.ts >= f.ts GROUP BY d.dev"
 	" UNION ALL SELECT dev, 102, 0, 0, 0, count(*) FROM"
 	"   (SELECT dev, nr_sectors FROM bio WHERE queue_ns IS NOT NULL"
-	"    UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'Q' AND pc = 0)"
+	"    UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'Q' AND pc = 0"
+	"    UNION ALL SELECT m.dev, 1 FROM block_misc m JOIN first_q f ON f.dev = m.dev"
+	"     WHERE m.action = 'R' AND m.pc = 0 AND m.ts >= f.ts)"
 	"  WHERE nr_sectors > 0 GROUP BY dev";
 
 /*
@@ -278,7 +325,8 @@ static int all_devices_latency(struct swt_store *st, const struct dev_counts *de
 	ret = swt_store_prepare(st,
 		"SELECT " REMAPPER_SQL("dev") " AS dm, min(d), avg(d), max(d), count(*) FROM"
 		" (SELECT dev, max(queue_ns - lag(queue_ns) OVER (ORDER BY queue_ns, id), 1) AS d"
-		"    FROM bio WHERE queue_ns IS NOT NULL) WHERE d IS NOT NULL GROUP BY dm", &s, err);
+		"    FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0) WHERE d IS NOT NULL"
+		" GROUP BY dm", &s, err);
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
