@@ -279,42 +279,8 @@ CREATE TABLE swap_out (
 	request_id	INTEGER
 );
 
--- Every block event, reconstructed from the lifecycle tables: the stream
--- blkparse prints (action letters as blkparse's, 'T' for UT).
-CREATE VIEW block_event AS
-	SELECT queue_ns AS ts, cpu, pid, dev, 'Q' AS action, write, rwbs,
-	       sector, nr_sectors, request_id, id AS bio_id, source_id, 0 AS pc
-	  FROM bio WHERE queue_ns IS NOT NULL
-	UNION ALL
-	SELECT merge_ns, cpu, pid, dev, merge, write, rwbs,
-	       sector, nr_sectors, request_id, id, source_id, 0
-	  FROM bio WHERE merge IS NOT NULL
-	UNION ALL
-	SELECT r.getrq_ns, r.getrq_cpu, r.getrq_pid, r.dev, 'G', r.write, r.rwbs,
-	       coalesce(b.sector, r.sector), coalesce(b.nr_sectors, r.nr_sectors),
-	       r.id, b.id, r.source_id, r.pc
-	  FROM request r LEFT JOIN bio b ON b.request_id = r.id AND b.merge IS NULL
-	 WHERE r.getrq_ns IS NOT NULL
-	UNION ALL
-	SELECT insert_ns, insert_cpu, insert_pid, dev, 'I', write, rwbs,
-	       sector, nr_sectors, id, NULL, source_id, pc
-	  FROM request WHERE insert_ns IS NOT NULL
-	UNION ALL
-	SELECT issue_ns, issue_cpu, issue_pid, dev, 'D', write, rwbs,
-	       sector, nr_sectors, id, NULL, source_id, pc
-	  FROM request WHERE issue_ns IS NOT NULL
-	UNION ALL
-	SELECT complete_ns, complete_cpu, complete_pid, dev, 'C', write, rwbs,
-	       sector, nr_sectors, id, NULL, source_id, pc
-	  FROM request WHERE complete_ns IS NOT NULL
-	UNION ALL
-	SELECT ts, cpu, pid, dev, action, write, rwbs,
-	       sector, nr_sectors, request_id, NULL, source_id, pc
-	  FROM block_misc
-	UNION ALL
-	SELECT unplug_ns, cpu, pid, dev, 'U', write, rwbs,
-	       sector, nr_sectors, request_id, NULL, source_id, pc
-	  FROM block_misc WHERE unplug_ns IS NOT NULL;
+-- The block_event view, every block event, is store/block-event.sql:
+-- schema version 6 made it anew, and upgrading a database makes it again.
 
 -- Per-request latencies in microseconds, as btt names them.
 CREATE VIEW request_latency AS

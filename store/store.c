@@ -16,6 +16,7 @@
 #include "util.h"
 
 extern const char swt_schema_sql[];
+extern const char swt_block_event_sql[];
 
 struct swt_store {
 	sqlite3 *db;
@@ -351,6 +352,8 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 	if (ret)
 		goto out_destroy;
 	ret = swt_store_exec(st, swt_schema_sql, err);
+	if (!ret)
+		ret = swt_store_exec(st, swt_block_event_sql, err);
 	if (ret)
 		goto out_destroy;
 	{
@@ -378,16 +381,20 @@ out_free:
 }
 
 /*
- * The in-place upgrades, by the version they start from; each only adds
- * columns, whose values are NULL (not recorded) in what was stored before.
+ * The in-place upgrades, by the version they start from; each adds
+ * columns, whose values are NULL (not recorded) in what was stored before,
+ * or makes a view anew.
  *   3 to 4: the run table records the replay's model settings.
  *   4 to 5: a task's process (task.tgid), from a capture's threads lines.
+ *   5 to 6: block_event's last completion of a request completed in parts
+ *           has what the parts left, not the whole extent.
  */
 #define OLDEST_UPGRADABLE 3
 static const char *const upgrade_sql[SWT_SCHEMA_VERSION] = {
 	[3] = "ALTER TABLE run ADD COLUMN inactive_fraction REAL;"
 	      "ALTER TABLE run ADD COLUMN max_request_kib INTEGER;",
 	[4] = "ALTER TABLE task ADD COLUMN tgid INTEGER;",
+	[5] = swt_block_event_sql,
 };
 
 static int upgrade_in_place(struct swt_store *st, struct swt_err *err)

@@ -13,7 +13,7 @@
 
 #include "swaptrace/error.h"
 
-#define SWT_SCHEMA_VERSION 5
+#define SWT_SCHEMA_VERSION 6
 /* The schema version that added task.tgid (a reader of an older one does without) */
 #define SWT_SCHEMA_TASK_TGID 5
 

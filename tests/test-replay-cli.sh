@@ -179,14 +179,15 @@ grep -q "The highlighted run #5 " "$WORK/model-first/index.html" ||
 grep -q "No run replayed with the model's default settings: the answer compares only those" \
 	"$WORK/model-only.out" || fail "model settings only: the answer does not say why it is empty: $(cat "$WORK/model-only.out")"
 # a database of schema version 3 (no such columns, nor version 4's
-# task.tgid) is upgraded in place by a command that writes it, its runs
-# kept; read-only ones say so
+# task.tgid, nor version 6's block_event view) is upgraded in place by a
+# command that writes it, its runs kept; read-only ones say so
 cp "$WORK/model.db" "$WORK/v3.db"
-sqlite3 "$WORK/v3.db" "ALTER TABLE run DROP COLUMN inactive_fraction; ALTER TABLE run DROP COLUMN
+sqlite3 "$WORK/v3.db" "DROP VIEW block_event; CREATE VIEW block_event AS SELECT 1 AS version_5;
+	ALTER TABLE run DROP COLUMN inactive_fraction; ALTER TABLE run DROP COLUMN
 	max_request_kib; ALTER TABLE task DROP COLUMN tgid; UPDATE swt_meta SET value = '3' WHERE key = 'schema_version';
 	PRAGMA user_version = 3;" || fail "making a version 3 database"
 check_eq "$("$SWAPTRACE" info "$WORK/v3.db" 2>&1 >/dev/null; echo "rc=$?")" \
-	"swaptrace: info: '$WORK/v3.db': database schema version 3, this swaptrace reads 5: a command that writes it (replay without --no-store; report without --run or --no-replay) upgrades it in place, or ingest again
+	"swaptrace: info: '$WORK/v3.db': database schema version 3, this swaptrace reads 6: a command that writes it (replay without --no-store; report without --run or --no-replay) upgrades it in place, or ingest again
 rc=1" "a version 3 database opened read-only"
 # replay --no-store reads a version 3 or 4 database as it is (it was
 # refused, told that replay upgrades it): the runs of the database
@@ -226,9 +227,12 @@ check_eq "$repeats" 3 "replays upgrading a version 3 database that found the run
 check_eq "$(sqlite3 "$WORK/v3.db" "SELECT (SELECT value FROM swt_meta WHERE key = 'schema_version'),
 	(SELECT user_version FROM pragma_user_version), count(*), count(inactive_fraction),
 	count(max_request_kib), (SELECT count(*) FROM pragma_table_info('task')
-	WHERE name = 'tgid') FROM run")" "5|5|14|0|1|1" \
+	WHERE name = 'tgid') FROM run")" "6|6|14|0|1|1" \
 	"a version 3 database upgraded: version, runs kept (settings unknown), the new run's recorded, task.tgid"
 "$SWAPTRACE" info "$WORK/v3.db" > /dev/null || fail "info on an upgraded database"
+check_eq "$(sqlite3 "$WORK/v3.db" "SELECT sql FROM sqlite_master WHERE name = 'block_event'")" \
+	"$(sqlite3 "$db" "SELECT sql FROM sqlite_master WHERE name = 'block_event'")" \
+	"a version 3 database upgraded: the block_event view made anew"
 # a run of before (settings not recorded) and its repeat after are one run
 # in a report: 14 stored, the two of none at 0 one
 check_eq "$("$SWAPTRACE" report --no-replay -o "$WORK/v3-report" "$WORK/v3.db" 2>&1 | tail -1)" \
