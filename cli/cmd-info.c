@@ -98,7 +98,7 @@ struct dev_counts {
 
 enum { QUEUED, DISPATCHED, COMPLETED, MERGES, REQUEUES };
 
-static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *nr,
+static int load_devices(struct swt_store *st, int latency, struct dev_counts **out, size_t *nr,
 			struct swt_err *err)
 {
 	sqlite3_stmt *s;
@@ -116,27 +116,59 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
 	 * left, not its whole extent again ('c').  Requeues ('R') are counted
 	 * for blkparse's "Requeued" line, whose sectors it takes back from
 	 * the dispatched KiB.
+	 *
+	 * With --latency (?1), the same scans count btt's merge table (bn,
+	 * bmin, bmax, bsum): #Q the queued I/O with sectors and the requeues,
+	 * #D the issues with sectors, and the request sectors of each
+	 * completion (a request completed in parts: its last one what the
+	 * others left), none of a device's events before its first queue (or
+	 * remap), which btt cannot follow (first_q), as btt counts them.
 	 */
 	ret = swt_store_prepare(st,
-		"SELECT e.dev, d.name, coalesce(d.path, ''), e.action, e.write, sum(e.n), sum(e.s)"
+		"WITH first_q AS (SELECT dev, min(ts) AS ts FROM"
+		"                   (SELECT dev, min(queue_ns) AS ts FROM bio WHERE ?1 GROUP BY dev"
+		"                    UNION ALL SELECT dev, min(ts) FROM block_misc"
+		"                     WHERE ?1 AND action IN ('Q', 'A') GROUP BY dev) GROUP BY dev)"
+		"SELECT e.dev, d.name, coalesce(d.path, ''), e.action, e.write, sum(e.n), sum(e.s),"
+		"       sum(e.bn), min(e.bmin), max(e.bmax), sum(e.bsum)"
 		"  FROM (SELECT dev, 'Q' AS action, write, count(*) AS n,"
-		"               coalesce(sum(nr_sectors), 0) AS s"
+		"               coalesce(sum(nr_sectors), 0) AS s,"
+		"               count(CASE WHEN nr_sectors > 0 THEN 1 END) AS bn, NULL AS bmin,"
+		"               NULL AS bmax, NULL AS bsum"
 		"          FROM bio WHERE queue_ns IS NOT NULL GROUP BY dev, write"
 		"        UNION ALL"
-		"        SELECT dev, merge, write, count(*), coalesce(sum(nr_sectors), 0)"
+		"        SELECT dev, merge, write, count(*), coalesce(sum(nr_sectors), 0), 0, NULL, NULL, NULL"
 		"          FROM bio WHERE merge IN ('M', 'F', 'm') GROUP BY dev, merge, write"
 		"        UNION ALL"
-		"        SELECT dev, 'D', write, count(*), coalesce(sum(nr_sectors), 0)"
-		"          FROM request WHERE issue_ns IS NOT NULL AND pc = 0 GROUP BY dev, write"
+		"        SELECT r.dev, 'D', r.write, count(*), coalesce(sum(r.nr_sectors), 0),"
+		"               count(CASE WHEN r.nr_sectors > 0 AND r.issue_ns >= f.ts THEN 1 END),"
+		"               NULL, NULL, NULL"
+		"          FROM request r LEFT JOIN first_q f ON f.dev = r.dev"
+		"         WHERE r.issue_ns IS NOT NULL AND r.pc = 0 GROUP BY r.dev, r.write"
 		"        UNION ALL"
-		"        SELECT dev, 'C', write, count(*), coalesce(sum(nr_sectors), 0)"
-		"          FROM request WHERE complete_ns IS NOT NULL AND pc = 0 GROUP BY dev, write"
+		"        SELECT dev, 'C', write, count(*), coalesce(sum(nr_sectors), 0), count(b), min(b),"
+		"               max(b), sum(b)"
+		"          FROM (SELECT r.dev, r.write, r.nr_sectors,"
+		"                       CASE WHEN r.complete_ns >= f.ts"
+		"                             AND r.nr_sectors - coalesce(p.done, 0) > 0"
+		"                            THEN r.nr_sectors - coalesce(p.done, 0) END AS b"
+		"                  FROM request r LEFT JOIN first_q f ON f.dev = r.dev"
+		"                  LEFT JOIN (SELECT request_id, sum(nr_sectors) AS done FROM block_misc"
+		"                              WHERE ?1 AND action = 'C' AND request_id IS NOT NULL"
+		"                              GROUP BY request_id) p ON p.request_id = r.id"
+		"                 WHERE r.complete_ns IS NOT NULL AND r.pc = 0)"
+		"         GROUP BY dev, write"
 		"        UNION ALL"
-		"        SELECT dev, action, write, count(*), coalesce(sum(nr_sectors), 0)"
-		"          FROM block_misc WHERE pc = 0 AND action IN ('Q', 'D', 'C', 'M', 'F', 'm', 'R')"
+		"        SELECT dev, action, write, count(*), coalesce(sum(nr_sectors), 0), count(b),"
+		"               min(b), max(b), sum(b)"
+		"          FROM (SELECT m.dev, m.action, m.write, m.nr_sectors,"
+		"                       CASE WHEN m.ts >= f.ts AND (m.action = 'R' OR m.nr_sectors > 0)"
+		"                            THEN m.nr_sectors END AS b"
+		"                  FROM block_misc m LEFT JOIN first_q f ON f.dev = m.dev"
+		"                 WHERE m.pc = 0 AND m.action IN ('Q', 'D', 'C', 'M', 'F', 'm', 'R'))"
 		"         GROUP BY dev, action, write"
 		"        UNION ALL"
-		"        SELECT m.dev, 'c', m.write, 0, -coalesce(sum(m.nr_sectors), 0)"
+		"        SELECT m.dev, 'c', m.write, 0, -coalesce(sum(m.nr_sectors), 0), 0, NULL, NULL, NULL"
 		"          FROM block_misc m JOIN request r ON r.id = m.request_id"
 		"         WHERE m.pc = 0 AND m.action = 'C' AND r.complete_ns IS NOT NULL"
 		"         GROUP BY m.dev, m.write) e"
@@ -144,6 +176,7 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
 		" GROUP BY e.dev, e.action, e.write ORDER BY e.dev", &s, err);
 	if (ret)
 		return ret;
+	sqlite3_bind_int(s, 1, latency);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
 		const char *action = (const char *)sqlite3_column_text(s, 3);
@@ -172,6 +205,19 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
 		}
 		d->n[w][kind] += sqlite3_column_int64(s, 5);
 		d->sectors[w][kind] += sqlite3_column_int64(s, 6);
+		if (!latency || action[0] == 'c')
+			continue;
+		if (kind == QUEUED || kind == REQUEUES) {
+			d->blk_queued += sqlite3_column_int64(s, 7);
+		} else if (kind == DISPATCHED) {
+			d->blk_dispatched += sqlite3_column_int64(s, 7);
+		} else if (kind == COMPLETED && sqlite3_column_int64(s, 7)) {
+			int64_t lo = sqlite3_column_int64(s, 8), hi = sqlite3_column_int64(s, 9);
+
+			d->blk_min = d->blk_total ? SWT_MIN(d->blk_min, lo) : lo;
+			d->blk_max = SWT_MAX(d->blk_max, hi);
+			d->blk_total += sqlite3_column_int64(s, 10);
+		}
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
@@ -201,13 +247,7 @@ static int load_devices(struct swt_store *st, struct dev_counts **out, size_t *n
  * parts completes its bios one part at a time, and a bio no part holds
  * whole has no D2C or Q2C (btt finds a completion's bios by their extent).
  * btt leaves out bios of no sectors (flushes) and bios it never saw queued.
- *
- * The merge table is btt's too: request sectors (100) are the
- * completions' (a request completed in parts has each part, its last one
- * what the others left), #D (101) every issue, a re-issue after a requeue
- * too, #Q (102) every queued bio and every requeue; btt skips I/O of no
- * sectors (flushes) in all but requeues, and a device's events before its
- * first queue (or remap), which it cannot follow (first_q).
+ * btt's merge table is counted with the per-device counts (load_devices).
  * Checked against btt on the shared captures (test-ingest-blkparse).
  */
 static const char latency_sql[] =
@@ -238,11 +278,7 @@ static const char latency_sql[] =
 	"                   a.action, a.ts"
 	"              FROM again a CROSS JOIN bio b ON b.request_id = a.request_id"
 	"              JOIN request r ON r.id = b.request_id"
-	"             WHERE b.queue_ns IS NOT NULL AND b.nr_sectors > 0),"
-	"     first_q AS (SELECT dev, min(ts) AS ts FROM"
-	"                   (SELECT dev, min(queue_ns) AS ts FROM bio GROUP BY dev"
-	"                    UNION ALL SELECT dev, min(ts) FROM block_misc"
-	"                     WHERE action IN ('Q', 'A') GROUP BY dev) GROUP BY dev)"
+	"             WHERE b.queue_ns IS NOT NULL AND b.nr_sectors > 0)"
 	" SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 0 ELSE 2 END, min(d), avg(d), max(d),"
 	"        count(*) FROM"
 	"   (SELECT dev, max(queue_ns - lag(queue_ns) OVER (PARTITION BY dev ORDER BY queue_ns, id), 1)"
@@ -273,25 +309,7 @@ static const char latency_sql[] =
 	"   (SELECT dev, max(complete_ns - last_issue_ns, 1) AS d FROM b) GROUP BY dev"
 	" UNION ALL SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 1 ELSE 9 END, min(d), avg(d),"
 	"        max(d), count(d) FROM"
-	"   (SELECT dev, max(complete_ns - queue_ns, 1) AS d FROM b) GROUP BY dev"
-	" UNION ALL SELECT c.dev, 100, min(n), sum(n), max(n), count(*) FROM"
-	"   (SELECT r.dev, r.complete_ns AS ts, r.nr_sectors - coalesce(q.done, 0) AS n"
-	"      FROM request r LEFT JOIN rq q ON q.request_id = r.id"
-	"     WHERE r.complete_ns IS NOT NULL AND r.pc = 0"
-	"    UNION ALL SELECT dev, ts, nr_sectors FROM block_misc WHERE action = 'C' AND pc = 0) c"
-	"   JOIN first_q f ON f.dev = c.dev"
-	"  WHERE n > 0 AND c.ts >= f.ts GROUP BY c.dev"
-	" UNION ALL SELECT d.dev, 101, 0, 0, 0, count(*) FROM"
-	"   (SELECT dev, issue_ns AS ts, nr_sectors FROM request WHERE issue_ns IS NOT NULL AND pc = 0"
-	"    UNION ALL SELECT dev, ts, nr_sectors FROM block_misc WHERE action = 'D' AND pc = 0) d"
-	"   JOIN first_q f ON f.dev = d.dev"
-	"  WHERE nr_sectors > 0 AND d.ts >= f.ts GROUP BY d.dev"
-	" UNION ALL SELECT dev, 102, 0, 0, 0, count(*) FROM"
-	"   (SELECT dev, nr_sectors FROM bio WHERE queue_ns IS NOT NULL"
-	"    UNION ALL SELECT dev, nr_sectors FROM block_misc WHERE action = 'Q' AND pc = 0"
-	"    UNION ALL SELECT m.dev, 1 FROM block_misc m JOIN first_q f ON f.dev = m.dev"
-	"     WHERE m.action = 'R' AND m.pc = 0 AND m.ts >= f.ts)"
-	"  WHERE nr_sectors > 0 GROUP BY dev";
+	"   (SELECT dev, max(complete_ns - queue_ns, 1) AS d FROM b) GROUP BY dev";
 
 /*
  * btt's all-devices table: each stage over every device's bios together.
@@ -362,15 +380,7 @@ static int load_latency(struct swt_store *st, struct dev_counts *devs, size_t nr
 				d = &devs[i];
 		if (!d)
 			continue;
-		if (what == 100) {
-			d->blk_min = sqlite3_column_int64(s, 2);
-			d->blk_total = sqlite3_column_int64(s, 3);
-			d->blk_max = sqlite3_column_int64(s, 4);
-		} else if (what == 101) {
-			d->blk_dispatched = sqlite3_column_int64(s, 5);
-		} else if (what == 102) {
-			d->blk_queued = sqlite3_column_int64(s, 5);
-		} else if (what >= 0 && what < NR_STAGES) {
+		if (what >= 0 && what < NR_STAGES) {
 			struct stage_stats *t = &d->stage[what];
 
 			t->n = sqlite3_column_int64(s, 5);
@@ -1151,7 +1161,7 @@ int cmd_info(int argc, char **argv)
 		return cli_usage_error("info", optind == argc ? "no DB given" :
 					       "one DB at a time");
 	if (swt_store_open(argv[optind], SWT_STORE_READ, &st, &err) ||
-	    load_devices(st, &devs, &nr, &err) ||
+	    load_devices(st, latency, &devs, &nr, &err) ||
 	    (latency && load_latency(st, devs, nr, all, &err))) {
 		status = cli_fail("info", &err);
 		goto out;
