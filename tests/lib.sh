@@ -87,12 +87,28 @@ json_get() {
 
 # Per-device counters as blkparse counts them, one line per device:
 # "MAJ,MIN rq rd rc rm wq wd wc wm" (queued, dispatched, completed, merges).
+# blkparse's summary leaves passthrough (PC) requests out and tells writes
+# by the W bit, which no printed field shows (a discard's RWBS is D, W bit
+# or not): so the events are read three times, all of them, those -a
+# write passes (W bit) and those -a pc passes, and the PC ones taken off.
 blkparse_counts() { # blkparse-input
-	blkparse -i "$1" -f '%M,%m %a %d\n' -o /dev/stdout 2>/dev/null | awk '
-		NF == 3 && $2 ~ /^(Q|D|C|M|F)$/ {
-			w = ($3 ~ /[WD]/) ? 1 : 0
-			k = ($2 == "F") ? "M" : $2
-			n[$1 " " k " " w]++; devs[$1] = 1
+	{
+		for mask in all write pc; do
+			blkparse -i "$1" $([ $mask = all ] || echo "-a $mask") -f "$mask %M,%m %a %d\n" \
+				-o /dev/stdout 2>/dev/null
+		done
+	} | awk '
+		NF == 4 && $3 ~ /^(Q|D|C|M|F)$/ {
+			k = $2 " " (($3 == "F") ? "M" : $3)
+			if ($1 == "all") {
+				n[k " 0"]++
+				devs[$2] = 1
+			} else if ($1 == "write") {
+				n[k " 1"]++
+				n[k " 0"]--
+			} else {
+				n[k " " (($4 ~ /W/) ? 1 : 0)]--
+			}
 		}
 		END {
 			for (d in devs)

@@ -152,6 +152,31 @@ EOF_RECORDS
 		"requeue and partial completion ($order-endian): block_event vs blkparse's events"
 done
 
+# blkparse_counts (lib.sh) counts as blkparse's summary does: a discard
+# without the W bit is a read, and passthrough (PC) requests are left out
+# (it counted the discard a write, by its RWBS letter D, and the PC
+# issues and completions as reads and writes).
+mkdir -p "$WORK/pcdisc"
+TF blk-write "$WORK/pcdisc/set.blktrace.0" <<'EOF_RECORDS' || fail "writing pcdisc"
+1000 Q D 100 8
+1010 G D 100 8
+1020 I D 100 8
+1030 D D 100 8
+1040 C D 100 8
+2000 I WP 0 0
+2010 D WP 0 0
+2020 C WP 0 0
+3000 D P 0 0
+3010 C P 0 0
+EOF_RECORDS
+"$SWAPTRACE" ingest -q -o "$WORK/pcdisc.db" --swap 8:0 "$WORK/pcdisc/set" 2>/dev/null &&
+	"$SWAPTRACE" info --json "$WORK/pcdisc.db" > "$WORK/pcdisc.json" || fail "pcdisc: ingest or info"
+check_eq "$(blkparse_counts "$WORK/pcdisc/set")" "8,0 1 1 1 0 0 0 0 0" "discard and PC requests: blkparse_counts"
+check_eq "$(info_counts "$WORK/pcdisc.json")" "$(blkparse_counts "$WORK/pcdisc/set")" \
+	"discard and PC requests: per-device counters vs blkparse"
+check_eq "$(blkparse -i "$WORK/pcdisc/set" 2>/dev/null | summary_lines)" \
+	"$("$SWAPTRACE" info "$WORK/pcdisc.db" | summary_lines)" "discard and PC requests: info's count lines vs blkparse's"
+
 # vs_btt NAME SWAP: ingest $WORK/NAME/set with swap area SWAP and compare
 # info's latency and merge tables (NAME.json) with btt's (NAME.btt.avg)
 # into NAME.diff.  1 when ingest, info, blkparse or btt failed; 2 when the

@@ -14,8 +14,9 @@ messages are computed independently.
   tracefile.py blk-write OUT [big]          write version-7 records read from stdin,
                                            one a line: "TIME ACTION RWBS SECTOR NSECT
                                            [MAJ,MIN]" (ACTION a blkparse letter, RWBS
-                                           its R, W, D, F, S, M, A letters; device 8,0
-                                           unless given); CPU 0
+                                           its R, W, D, F, S, M, A letters, P for a
+                                           passthrough request's; device 8,0 unless
+                                           given); CPU 0
   tracefile.py td-options-field FILE       offset of the v7 options-offset field
   tracefile.py td-option FILE ID [NTH]     offset of the NTH (0-based) v7 option
                                            ID's data
@@ -59,9 +60,11 @@ def blk_write(out, big_endian, lines):
         major, minor = map(int, (dev or ["8,0"])[0].split(","))
         act, cat = BLK_ACTIONS[letter]
         for c in rwbs:
-            cat |= BLK_RWBS[c] if c != "R" else 0
+            cat |= BLK_RWBS[c] if c not in "RP" else 0
+        # P: a passthrough (PC) request's event, not a file-system one's
+        cat |= 0x200 if "P" in rwbs else 0x100
         data += struct.pack(end + "IIQQIIIIIHH", 0x65617407, seq, int(t), int(sector),
-                            int(nsect) * 512, (cat | 0x100) << 16 | act, 100, major << 20 | minor, 0, 0, 0)
+                            int(nsect) * 512, cat << 16 | act, 100, major << 20 | minor, 0, 0, 0)
     with open(out, "wb") as f:
         f.write(data)
 
