@@ -265,7 +265,12 @@ fi
 "$SWAPTRACE" capture -q -o "$WORK/held" --duration 1.5 > /dev/null 2> "$WORK/held.err" &
 HELD=$!
 BACKGROUND+=("$HELD")
-for _ in $(seq 50); do [ -d "$TRACEFS/instances/swaptrace-$HELD" ] && break; sleep 0.1; done
+# held once its events are on, not as soon as it exists: a reader before
+# then makes the capture's own buffer_size_kb write fail (EBUSY)
+for _ in $(seq 50); do
+	[ "$(cat "$TRACEFS/instances/swaptrace-$HELD/events/enable" 2>/dev/null || echo 0)" != 0 ] && break
+	sleep 0.1
+done
 if exec 7< "$TRACEFS/instances/swaptrace-$HELD/trace"; then
 	wait_bounded "$HELD"
 	check_eq "$?" 1 "held instance: the capture's exit status"
