@@ -286,6 +286,20 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 			break;
 		}
 	}
+	/*
+	 * Faults but no page read ahead (none, any policy at page-cluster 0):
+	 * accuracy is 0 of 0 there, an n/a bar beside real coverage that
+	 * would otherwise read as a missing run.
+	 */
+	for (size_t i = 0; i < d->nr_runs * d->nr_groups; i++) {
+		if (isnan(d->v[i * NR_METRICS + ACCURACY]) &&
+		    !isnan(d->v[i * NR_METRICS + COVERAGE])) {
+			top = swt_chart_note_line(c, top, "Accuracy n/a: no pages read ahead on "
+					"that device by that policy (none reads none, nor does any "
+					"policy at page-cluster 0), so no accuracy");
+			break;
+		}
+	}
 
 	cats = calloc(d->nr_groups, sizeof(*cats));
 	if (!cats)

@@ -358,4 +358,53 @@ TEST(zero_fault_runs_say_why_they_are_na)
 	}
 }
 
+/*
+ * A run that read nothing ahead (none, or any policy at page-cluster 0)
+ * has coverage but no accuracy: its accuracy bar says n/a, and a note says
+ * why; a run that read ahead, or one over no faults (which has its own
+ * note), has no such note.
+ */
+TEST(runs_reading_nothing_ahead_say_why_accuracy_is_na)
+{
+	static const struct {
+		const char *policy;
+		int pc, faults, misses, pages_read, ra_pages, ra_hits, noted;
+	} cases[] = {
+		{ "none", 3, 10, 10, 10, 0, 0, 1 },
+		{ "fixed", 0, 10, 10, 10, 0, 0, 1 },
+		{ "fixed", 3, 10, 8, 20, 12, 2, 0 },
+		{ "fixed", 3, 0, 0, 0, 0, 0, 0 },
+	};
+	static const char runs[] =
+		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
+		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
+		" VALUES (4, 'x', '%s', %d, 100, %d, %d, %d, %d, %d, %d, %d, %d, 0)";
+	static const char note[] = "\"Accuracy n/a: no pages read ahead on that device by that "
+				   "policy (none reads none, nor does any policy at page-cluster "
+				   "0), so no accuracy\"";
+	struct fixture f;
+	struct swt_report_opts o = { .formats = SWT_REPORT_SVG };
+	struct swt_err err = { 0 };
+	char path[128], sql[sizeof(runs) + 128], *json;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setup(&f);
+		o.dir = f.dir;
+		snprintf(sql, sizeof(sql), runs, cases[i].policy, cases[i].pc, cases[i].faults,
+			 cases[i].misses, cases[i].faults - cases[i].misses, cases[i].pages_read,
+			 cases[i].ra_pages, cases[i].ra_hits, cases[i].ra_pages - cases[i].ra_hits,
+			 cases[i].misses);
+		CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
+		CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+		if (err.code)
+			fprintf(stderr, "%s\n", err.msg);
+		snprintf(path, sizeof(path), "%s/policy.json", f.dir);
+		json = read_file(path);
+		CHECK(json != NULL);
+		CHECK_INT(json && strstr(json, note) != NULL, cases[i].noted);
+		free(json);
+		teardown(&f);
+	}
+}
+
 CHECK_MAIN
