@@ -205,6 +205,21 @@ check_eq "$(cat "$ERR")" "swaptrace: replay: '$WORK/cut.db': a damaged database:
 mkdir "$WORK/adir"
 run 1 info "$WORK/adir"
 check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/adir': is a directory, not a swaptrace database" "info on a directory"
+# a path of more than 4 KiB: the message keeps its start and ends with the
+# cause, an ellipsis for the middle (it was cut at 4 KiB, in the path, "...")
+long=$WORK
+for i in $(seq 22); do long=$long/$(printf '%0200d' 0 | tr 0 d); done
+run 1 info "$long.db"
+check_eq "$(lines "$ERR")" 1 "info on a path of 4 KiB: one line"
+case "$(cat "$ERR")" in
+"swaptrace: info: '$WORK/ddd"*"ddd…ddd"*"ddd.db': File name too long") ;;
+*) fail "info on a path of 4 KiB: $(head -c 100 "$ERR")...$(tail -c 100 "$ERR")" ;;
+esac
+run 1 report --no-replay -o "$long" "$WORK/locked.db"
+case "$(cat "$ERR")" in
+"swaptrace: report: '$WORK/ddd"*"ddd…ddd"*"ddd': cannot create directory: File name too long") ;;
+*) fail "report -o a path of 4 KiB: $(head -c 100 "$ERR")...$(tail -c 100 "$ERR")" ;;
+esac
 
 # --- ingest without metadata: a warning, and it still ingests --------------------------
 cp "$SAMPLE/trace.dat" "$WORK/trace.dat"

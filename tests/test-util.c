@@ -215,13 +215,19 @@ TEST(numbers_are_decimal)
 
 /*
  * An error message keeps its advice after three long paths, and one too
- * long for the report ends in "..." rather than mid-word as if complete.
+ * long for the report keeps its start and its end -- the cause after a
+ * path of kilobytes -- with an ellipsis for the middle, cut between
+ * UTF-8 characters.
  */
 TEST(error_messages_fit_long_paths)
 {
+	static const char ellipsis[] = "\xe2\x80\xa6", cause[] = "': cannot create directory: "
+								      "File name too long";
 	struct swt_err err = { 0 };
 	char path[1001];
 	char *huge = malloc(3 * sizeof(err.msg));
+	const char *cut;
+	size_t len;
 
 	memset(path, 'p', sizeof(path) - 1);
 	path[sizeof(path) - 1] = '\0';
@@ -237,13 +243,34 @@ TEST(error_messages_fit_long_paths)
 	CHECK(huge != NULL);
 	if (!huge)
 		return;
-	memset(huge, 'h', 3 * sizeof(err.msg) - 1);
-	huge[3 * sizeof(err.msg) - 1] = '\0';
-	swt_err_clear(&err);
-	CHECK_INT(err.code, 0);
-	swt_error(&err, SWT_EIO, "%s", huge);
-	CHECK_INT((int)strlen(err.msg), (int)sizeof(err.msg) - 1);
-	CHECK(!strcmp(err.msg + sizeof(err.msg) - 4, "..."));
+	/* a path of 'h', then of two-byte characters at either parity */
+	for (int kind = 0; kind < 3; kind++) {
+		size_t n = 3 * sizeof(err.msg) - 1;
+
+		memset(huge, 'h', n);
+		if (kind) {
+			for (size_t i = (size_t)kind - 1; i + 1 < n; i += 2)
+				memcpy(huge + i, "\xc3\xa9", 2);	/* U+00E9 */
+			huge[n - 1] = 'h';
+		}
+		huge[n] = '\0';
+		swt_err_clear(&err);
+		CHECK_INT(err.code, 0);
+		CHECK_INT(swt_error(&err, SWT_EIO, "'%s%s", huge, cause), -SWT_EIO);
+		len = strlen(err.msg);
+		CHECK(len <= sizeof(err.msg) - 1);
+		CHECK(len + 3 >= sizeof(err.msg) - 1);
+		CHECK(len > strlen(cause) && !strcmp(err.msg + len - strlen(cause), cause));
+		CHECK(!strncmp(err.msg, "'hh", 3) || !strncmp(err.msg, "'h\xc3\xa9", 4) ||
+		      !strncmp(err.msg, "'\xc3\xa9", 3));
+		cut = strstr(err.msg, ellipsis);
+		CHECK(cut != NULL);
+		if (!cut)
+			continue;
+		/* whole characters either side of it */
+		CHECK((unsigned char)cut[-1] < 0x80 || (unsigned char)cut[-1] == 0xa9);
+		CHECK((unsigned char)cut[3] < 0x80 || (unsigned char)cut[3] == 0xc3);
+	}
 	free(huge);
 }
 

@@ -56,7 +56,9 @@ struct swt_err {
  * Record an error in err (which may be NULL) and return -code, so library
  * code can write `return swt_error(err, SWT_EFORMAT, "'%s': ...", path);`.
  * The first error recorded wins: a later call on a filled report only
- * returns -code, so the root cause is what the user sees.
+ * returns -code, so the root cause is what the user sees.  A message
+ * longer than msg keeps its start and its end (the cause), with U+2026 in
+ * UTF-8 for the middle.
  */
 int swt_error(struct swt_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
