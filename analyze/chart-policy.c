@@ -178,18 +178,28 @@ static void load_reference(struct policy_data *d)
 }
 
 /*
+ * The panels side by side (cols = NR_METRICS), or one above another
+ * (cols = 1) when even lettered devices would not fit beside each other.
+ */
+static void panel_place(struct swt_chart *c, struct swt_chart_panel *p, int cols, double top,
+			double bottom, int i)
+{
+	swt_chart_panel_grid(p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
+			     bottom - top - 6, cols, NR_METRICS / cols, 28, 16, i);
+}
+
+/*
  * Do the device names stand whole under their groups?  A category's word
  * wider than its band is drawn a character to a line ("7:10" as 7, 1, 0
  * with sixteen devices).
  */
 static int names_fit(struct swt_chart *c, const struct policy_data *d, const char *const *cats,
-		     double top, double bottom)
+		     int cols, double top, double bottom)
 {
 	struct swt_chart_panel p = { 0 };
 	double band;
 
-	swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
-			     bottom - top - 6, NR_METRICS, 1, 28, 0, 0);
+	panel_place(c, &p, cols, top, bottom, 0);
 	p.xa.label = "swap device";
 	p.ya.label = "readahead pages used (%)";
 	p.ya.fmt = SWT_FMT_PERCENT;
@@ -221,7 +231,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	char title[200], subtitle[600], ref_label[200];
 	size_t ni = 0;
 	double top, bottom;
-	int any_ref = 0, ret = 0;
+	int any_ref = 0, cols = NR_METRICS, ret = 0;
 
 	if (rc->chosen_pc >= 0)
 		snprintf(title, sizeof(title), "Readahead policies compared per swap device, "
@@ -307,7 +317,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	/* device paths while the groups are wide enough for them ("/dev/" would wrap) */
 	for (size_t g = 0; g < d->nr_groups; g++)
 		cats[g] = d->nr_groups > 2 ? d->groups[g].name : d->groups[g].label;
-	if (!names_fit(c, d, cats, top, bottom)) {
+	if (!names_fit(c, d, cats, cols, top, bottom)) {
 		/* letters on the axis, the devices spelled out above the panels, as layout does */
 		letters = calloc(d->nr_groups, sizeof(*letters));
 		if (!letters) {
@@ -334,6 +344,14 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		}
 		top = swt_chart_note_line(c, top, key.s);
 		swt_sbuf_release(&key);
+		/*
+		 * Past 26 devices two letters ("AA") are wider than a group in
+		 * a third of the width, and wrapped to a letter a line they
+		 * read as two devices: the panels take the whole width each.
+		 * One letter never wraps, however narrow its group.
+		 */
+		if (d->nr_groups > 26 && !names_fit(c, d, cats, cols, top, bottom))
+			cols = 1;
 	}
 	for (int m = 0; m < NR_METRICS; m++) {
 		struct swt_chart_panel p = { 0 };
@@ -341,8 +359,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		char label[32];
 		int labels;
 
-		swt_chart_panel_grid(&p, SWT_CHART_MARGIN, top + 6, c->width - 2 * SWT_CHART_MARGIN,
-			       bottom - top - 6, NR_METRICS, 1, 28, 0, m);
+		panel_place(c, &p, cols, top, bottom, m);
 		p.title = titles[m];
 		p.note = d->ref_note[m];
 		p.xa.label = "swap device";

@@ -4,6 +4,7 @@
  * the report; an empty database (no capture, no devices) gives charts that
  * say so; unknown --run ids and policies are errors naming them.
  */
+#include <cairo.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -324,6 +325,86 @@ TEST(many_devices_are_lettered_with_a_key)
 	CHECK(json && !strstr(json, "Devices: "));
 	free(json);
 	teardown(&f);
+}
+
+/*
+ * The bands of rows of a PNG that hold a pixel of colour rgb (0xRRGGBB):
+ * a bar chart's panels side by side share one band of bars, panels one
+ * above another have one each.  -1 when the PNG cannot be read.
+ */
+static int row_bands_with(const char *path, uint32_t rgb)
+{
+	cairo_surface_t *img = cairo_image_surface_create_from_png(path);
+	int bands = -1, in_band = 0;
+
+	if (cairo_surface_status(img) == CAIRO_STATUS_SUCCESS) {
+		const unsigned char *data = cairo_image_surface_get_data(img);
+		int stride = cairo_image_surface_get_stride(img);
+
+		bands = 0;
+		for (int y = 0; y < cairo_image_surface_get_height(img); y++) {
+			const uint32_t *row = (const uint32_t *)(const void *)(data + y * stride);
+			int has = 0;
+
+			for (int x = 0; x < cairo_image_surface_get_width(img) && !has; x++)
+				has = (row[x] & 0xffffff) == rgb;
+			bands += has && !in_band;
+			in_band = has;
+		}
+	}
+	cairo_surface_destroy(img);
+	return bands;
+}
+
+/*
+ * Thirty devices: past Z the groups are AA, AB..., which beside two other
+ * panels were wider than their groups and drawn a letter to a line ("A"
+ * over "A", read as two devices).  The panels then stand one above another,
+ * each the chart's width: fixed's orange bars are in three bands of rows
+ * (and the legend's swatch in a fourth), not in one.
+ */
+TEST(devices_past_z_are_lettered_aa_and_fit)
+{
+	static const char runs[] =
+		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
+		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
+		" VALUES (4, 'x', 'fixed', 3, 100, %d, %d, %d, %d, %d, %d, %d, %d, %d);"
+		" WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %d)"
+		" INSERT INTO run_partition (run_id, partition, dev, faults, misses, hits,"
+		" pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
+		" SELECT 4, i, '7:' || i, 10, 8, 2, 20, 12, 2, 10, 9, 11 FROM n";
+	static const struct {
+		int devices, bands;
+	} cases[] = { { 30, 4 }, { 16, 2 } };
+	struct fixture f;
+	struct swt_report_opts o = { .formats = SWT_REPORT_PNG };
+	struct swt_err err = { 0 };
+	char path[128], sql[sizeof(runs) + 128], *json;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n = cases[i].devices;
+
+		setup(&f);
+		o.dir = f.dir;
+		snprintf(sql, sizeof(sql), runs, 10 * n, 8 * n, 2 * n, 20 * n, 12 * n, 2 * n,
+			 10 * n, 9 * n, 11 * n, n - 1);
+		CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
+		CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+		if (err.code)
+			fprintf(stderr, "%s\n", err.msg);
+		snprintf(path, sizeof(path), "%s/policy.json", f.dir);
+		json = read_file(path);
+		CHECK(json != NULL);
+		if (n == 30) {
+			CHECK(json && strstr(json, "|X|Y|Z|AA|AB|AC|AD\""));
+			CHECK(json && strstr(json, "; Z = 7:25; AA = 7:26; AB = 7:27; AC = 7:28; "
+						   "AD = 7:29\""));
+		}
+		free(json);
+		snprintf(path, sizeof(path), "%s/policy.png", f.dir);
+		CHECK_INT(row_bands_with(path, 0xe69f00), cases[i].bands);
+		teardown(&f);
+	}
 }
 
 /*
