@@ -118,6 +118,7 @@ static int policy_spec(const char *spec, char **name, char **params, struct swt_
 /* What the default sweep did: runs stored, or a capture with nothing to replay. */
 struct default_sweep {
 	size_t nr_runs;
+	unsigned memory_percent;	/* the largest share of the memory replayed */
 	int nothing_to_replay;
 };
 
@@ -133,7 +134,7 @@ static int run_default_sweep(struct swt_store *st, void *ctx, struct swt_err *er
 	/* said before the sweep, not at its first insert */
 	if (ret)
 		return ret;
-	ret = swt_replay_default_sweep(st, &ds->nr_runs, err);
+	ret = swt_replay_default_sweep(st, &ds->nr_runs, &ds->memory_percent, err);
 
 	if (ret && err->code == SWT_EUSAGE) {
 		cli_warn("report", err->msg);
@@ -248,11 +249,14 @@ int cmd_report(int argc, char **argv)
 		status = cli_fail("report", &err);
 		goto out;
 	}
+	/* the memory sizes the replay handles: 125 and 150 % of a large memory may not be */
 	if (defaults.nr_runs)
 		printf("swaptrace: report: no replay runs were stored: replayed and stored the "
 		       "default set (%zu runs: none, fixed, adaptive, vma, auto, oracle at "
-		       "page-cluster 0-8; auto, fixed, oracle at 50-150 %% of the memory)\n",
-		       defaults.nr_runs);
+		       "page-cluster 0-8; auto, fixed, oracle at 50-%u %% of the memory%s)\n",
+		       defaults.nr_runs, defaults.memory_percent,
+		       defaults.memory_percent < 150 ? ", larger sizes being more than the replay "
+						       "handles" : "");
 	/* replay would refuse it as the default sweep did, which said why */
 	if (!sum.runs && !defaults.nothing_to_replay) {
 		/* the reason the run charts give, from swt_replay_nothing_to_replay */

@@ -331,7 +331,10 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
  * Replay the default set (none, fixed, adaptive, vma, auto and oracle at
  * page-cluster 0..8, traced layout, default memory; auto, fixed and oracle
  * at 50..150 % of it, those the replay handles) and store it; *nr_runs
- * set.  A default memory the replay cannot handle is -SWT_ENOTSUP.  What swaptrace report
+ * set, and *memory_percent to the largest share of the default memory
+ * replayed (150, less when larger sizes are more than the replay handles;
+ * SWT_TEST_MAX_CACHE_PAGES in the environment lowers that limit, for the
+ * tests).  A default memory the replay cannot handle is -SWT_ENOTSUP.  What swaptrace report
  * draws when the database holds no runs.  Called outside a transaction:
  * the runs are computed with no lock held, then stored in a transaction
  * (BEGIN IMMEDIATE) that is left open on success, for the caller to
@@ -339,7 +342,8 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
  * report stored meanwhile is not stored twice).  On failure nothing is
  * stored or left open.
  */
-int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_err *err);
+int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, unsigned *memory_percent,
+			     struct swt_err *err);
 
 /* ---- policies ---------------------------------------------------------- */
 

@@ -46,11 +46,29 @@ static struct swt_replay_config default_config(const struct swt_replay_input *in
 	};
 }
 
-/* The set's configurations, in the order they are stored. */
-static size_t default_configs(const struct swt_replay_input *in, uint64_t cache_pages,
-			      struct swt_replay_config *cfgs)
+/*
+ * The most memory the replay handles; for the tests, SWT_TEST_MAX_CACHE_PAGES
+ * lowers it, as a run of hundreds of millions of pages to reach the real one
+ * would take them minutes.
+ */
+static uint64_t max_cache_pages(void)
 {
-	uint64_t max_cache = swt_replay_max_cache_pages(0);
+	const char *test = getenv("SWT_TEST_MAX_CACHE_PAGES");
+	uint64_t max = swt_replay_max_cache_pages(0), lower;
+
+	if (test && !swt_parse_u64(test, &lower) && lower && lower < max)
+		return lower;
+	return max;
+}
+
+/*
+ * The set's configurations, in the order they are stored; *memory_percent
+ * the largest share of cache_pages replayed.
+ */
+static size_t default_configs(const struct swt_replay_input *in, uint64_t cache_pages,
+			      struct swt_replay_config *cfgs, unsigned *memory_percent)
+{
+	uint64_t max_cache = max_cache_pages();
 	unsigned memory_pc;
 	size_t n = 0;
 
@@ -68,12 +86,14 @@ static size_t default_configs(const struct swt_replay_input *in, uint64_t cache_
 				continue;
 			cfgs[n++] = default_config(in, memory_policies[p], memory_pc,
 						   pages ? pages : 1);
+			*memory_percent = SWT_MAX(*memory_percent, memory_percents[m]);
 		}
 	}
 	return n;
 }
 
-int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_err *err)
+int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, unsigned *memory_percent,
+			     struct swt_err *err)
 {
 	struct swt_replay_config cfgs[NR_DEFAULT_RUNS];
 	struct swt_replay_input *in = NULL;
@@ -85,6 +105,7 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 	int64_t cache_pages;
 
 	*nr_runs = 0;
+	*memory_percent = 0;
 	/* a report of a readahead capture still wants charts: approximate it */
 	ret = swt_replay_input_load(st, 1, &in, err);
 	if (ret)
@@ -109,17 +130,17 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, struct swt_e
 	 * to replay and draws without runs: this capture has faults, and the
 	 * user has a way to replay them.
 	 */
-	if ((uint64_t)cache_pages > swt_replay_max_cache_pages(0)) {
+	if ((uint64_t)cache_pages > max_cache_pages()) {
 		ret = swt_error(err, SWT_ENOTSUP,
 				"'%s': the default memory (%lld pages, the capture's %s) is more than "
 				"the replay handles, %llu pages at most with the kernel's inactive "
 				"share; run swaptrace replay --cache-pages PAGES first",
 				swt_store_path(st), (long long)cache_pages,
 				in->mem_limit_bytes > 0 ? "memory limit" : "working set",
-				(unsigned long long)swt_replay_max_cache_pages(0));
+				(unsigned long long)max_cache_pages());
 		goto out;
 	}
-	nr_cfgs = default_configs(in, (uint64_t)cache_pages, cfgs);
+	nr_cfgs = default_configs(in, (uint64_t)cache_pages, cfgs, memory_percent);
 	/*
 	 * The runs are computed with no lock held: a transaction over the
 	 * whole sweep (minutes on a long capture) would lock other writers
@@ -192,8 +213,10 @@ out:
 	sqlite3_finalize(stored);
 	if (in_transaction)
 		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
-	if (ret)
+	if (ret) {
 		*nr_runs = 0;
+		*memory_percent = 0;
+	}
 	swt_replay_result_free(res);
 	if (spill)
 		fclose(spill);

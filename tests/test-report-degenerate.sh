@@ -34,7 +34,8 @@ report() {
 	local name=$1 expect=$2 err
 	shift 2
 	echo "$expect" > "$WORK/$name.expect.json"
-	if ! "$SWAPTRACE" report -o "$WORK/$name" "$@" "$WORK/$name.db" >/dev/null 2>"$WORK/$name.err"; then
+	if ! "$SWAPTRACE" report -o "$WORK/$name" "$@" "$WORK/$name.db" >"$WORK/$name.out" \
+		2>"$WORK/$name.err"; then
 		fail "$name: report failed: $(cat "$WORK/$name.err")"
 		return
 	fi
@@ -125,6 +126,20 @@ check_eq "$(sqlite3 "$WORK/defaults.db" "SELECT group_concat(policy || ':' || pa
 	cache_pages, ' ') FROM (SELECT * FROM run WHERE cache_pages != 52480 ORDER BY id)")" \
 	"auto:3:26240 auto:3:39360 auto:3:65600 auto:3:78720 fixed:3:26240 fixed:3:39360 fixed:3:65600 fixed:3:78720 oracle:3:26240 oracle:3:39360 oracle:3:65600 oracle:3:78720" \
 	"defaults: the memory runs"
+check_eq "$(head -1 "$WORK/defaults.out")" "swaptrace: report: no replay runs were stored: replayed and stored the default set (66 runs: none, fixed, adaptive, vma, auto, oracle at page-cluster 0-8; auto, fixed, oracle at 50-150 % of the memory)" \
+	"defaults: the line on the default set"
+# sizes above the replay's limit are left out of the memory runs, and the
+# line that says what was replayed says so (it said "50-150 %" still).
+# SWT_TEST_MAX_CACHE_PAGES lowers the limit (357848403 pages, hours of
+# replay to reach) below 150 % of the sample's 52 480 pages: 78720 is out
+variant limit "VACUUM"
+out=$(SWT_TEST_MAX_CACHE_PAGES=70000 "$SWAPTRACE" report -o "$WORK/limit" "$WORK/limit.db" \
+	2>"$WORK/limit.err" | head -1)
+check_eq "$out" "swaptrace: report: no replay runs were stored: replayed and stored the default set (63 runs: none, fixed, adaptive, vma, auto, oracle at page-cluster 0-8; auto, fixed, oracle at 50-125 % of the memory, larger sizes being more than the replay handles)" \
+	"limit: the line on the default set"
+check_eq "$(sqlite3 "$WORK/limit.db" "SELECT group_concat(DISTINCT cache_pages) FROM
+	(SELECT cache_pages FROM run WHERE cache_pages != 52480 ORDER BY cache_pages)")" \
+	"26240,39360,65600" "limit: the memory runs"
 
 # --- a report that fails stores no default runs and leaves no files: an
 # output directory that cannot be made, a directory where a chart goes (both
