@@ -280,8 +280,8 @@ static int check_cpucount(struct cursor *c, uint64_t off, uint32_t osize)
  * it takes the format one character past the line's ':' -- past the end of
  * the text when the last line has no ':' or nothing after it -- and looks
  * at the format's last three characters, before its start when it has
- * fewer (after a leading quote).  Damaged text that would do either is
- * refused here.  It reads the text up to its first NUL, skips empty lines
+ * fewer (after a leading quote).  Text that would do either is refused
+ * here: damaged, or a legal format that short, which the error names as such.  It reads the text up to its first NUL, skips empty lines
  * and stops at a line of only ':'.  at: the text's offset in the file, or
  * in the decompressed section at offset sect (0: not compressed).
  */
@@ -290,6 +290,7 @@ static int check_printk(struct cursor *c, const unsigned char *text, uint64_t le
 {
 	const unsigned char *nul = memchr(text, '\0', len);
 	uint64_t n = nul ? (uint64_t)(nul - text) : len, i = 0;
+	const char *what = "is not 'ADDRESS : \"FORMAT\"'";
 
 	while (i < n) {
 		uint64_t s = i, e = i, k;
@@ -312,16 +313,17 @@ static int check_printk(struct cursor *c, const unsigned char *text, uint64_t le
 				k++;
 			if (e - k >= 3)
 				continue;
+			/* a legal line, but one libtraceevent would read before */
+			what = "has a format too short for libtraceevent to read safely (fewer "
+			       "than 3 characters after its opening quote)";
 		}
 		if (sect)
 			return swt_error(c->err, SWT_EFORMAT,
 					 "'%s': printk formats section at offset %llu: the line at "
-					 "offset %llu of its decompressed data is not 'ADDRESS : "
-					 "\"FORMAT\"'", c->path, (unsigned long long)sect,
-					 (unsigned long long)(at + s));
-		return swt_error(c->err, SWT_EFORMAT,
-				 "'%s': printk formats: the line at offset %llu is not 'ADDRESS : "
-				 "\"FORMAT\"'", c->path, (unsigned long long)(at + s));
+					 "offset %llu of its decompressed data %s", c->path,
+					 (unsigned long long)sect, (unsigned long long)(at + s), what);
+		return swt_error(c->err, SWT_EFORMAT, "'%s': printk formats: the line at offset %llu %s",
+				 c->path, (unsigned long long)(at + s), what);
 	}
 	return 0;
 }
