@@ -479,6 +479,24 @@ static int lost_events(struct swt_store *st, int64_t *n)
 	return 1;
 }
 
+/* what the text and --json both show, asked one way */
+#define NO_SPAN_SQL "SELECT first_ns IS NULL OR last_ns IS NULL FROM capture"
+#define TOTAL_EVENTS_SQL "SELECT coalesce(sum(events), 0) FROM source"
+#define ENDED_ON_ERROR_SQL "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE section = ''" \
+	" AND key = 'end' AND value = 'error')"
+#define EVENTS_BY_SYSTEM_SQL "SELECT system, name, sum(count) FROM event_count" \
+	" GROUP BY system, name ORDER BY system, name"
+#define MAPPINGS_SQL "SELECT count(*) FROM vma"
+#define MAPPED_TASKS_SQL "SELECT count(DISTINCT pid) FROM vma"
+#define MAPPED_THREADS_SQL "SELECT count(*) FROM task WHERE tgid != pid" \
+	" AND tgid IN (SELECT pid FROM vma)"
+
+/* a count's KiB as blkparse prints it: the dispatched less what was requeued */
+static int64_t count_kib(const struct dev_counts *d, int write, int kind)
+{
+	return (d->sectors[write][kind] - (kind == DISPATCHED ? d->sectors[write][REQUEUES] : 0)) / 2;
+}
+
 /* a device's facts in the text beyond blkparse's counts: its path, requeues and KiB */
 static void print_device_json_text_facts(const struct dev_counts *d)
 {
@@ -493,12 +511,8 @@ static void print_device_json_text_facts(const struct dev_counts *d)
 	printf(",\"reads_requeued\":%" PRId64 ",\"writes_requeued\":%" PRId64,
 	       d->n[0][REQUEUES], d->n[1][REQUEUES]);
 	for (int w = 0; w < 2; w++)
-		for (int k = 0; k < 4; k++) {
-			/* blkparse takes requeued sectors back from the dispatched KiB */
-			int64_t sectors = d->sectors[w][k] - (k == DISPATCHED ? d->sectors[w][REQUEUES] : 0);
-
-			printf(",\"%s\":%" PRId64, kib_keys[w][k], sectors / 2);
-		}
+		for (int k = 0; k < 4; k++)
+			printf(",\"%s\":%" PRId64, kib_keys[w][k], count_kib(d, w, k));
 	if (d->n[0][DISPATCHED])
 		printf(",\"average_read_request_kib\":%.1f",
 		       (double)(d->sectors[0][DISPATCHED] / 2) / (double)d->n[0][DISPATCHED]);
@@ -866,7 +880,7 @@ static void print_json_text_facts(struct swt_store *st)
 
 	/* a capture of no events has no times (NULL): no span, as the text says */
 	printf(",\"span\":");
-	if (swt_store_query_int(st, "SELECT first_ns IS NULL OR last_ns IS NULL FROM capture", 1)) {
+	if (swt_store_query_int(st, NO_SPAN_SQL, 1)) {
 		printf("null");
 	} else {
 		int64_t first_ns = swt_store_query_int(st, "SELECT first_ns FROM capture", 0);
@@ -877,15 +891,13 @@ static void print_json_text_facts(struct swt_store *st)
 		       last_ns > first_ns ? ((double)last_ns - (double)first_ns) / 1e9 : 0.0);
 	}
 	printf(",\"total_events\":%lld",
-	       (long long)swt_store_query_int(st, "SELECT coalesce(sum(events), 0) FROM source", 0));
+	       (long long)swt_store_query_int(st, TOTAL_EVENTS_SQL, 0));
 	printf(",\"ended_on_error\":%s",
-	       swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE section = ''"
-				   " AND key = 'end' AND value = 'error')", 0) ? "true" : "false");
+	       swt_store_query_int(st, ENDED_ON_ERROR_SQL, 0) ? "true" : "false");
 
 	printf(",\"events_by_system\":{");
 	if (sqlite3_prepare_v2(swt_store_db(st),
-			       "SELECT system, name, sum(count) FROM event_count"
-			       " GROUP BY system, name ORDER BY system, name", -1, &s, NULL) == SQLITE_OK) {
+			       EVENTS_BY_SYSTEM_SQL, -1, &s, NULL) == SQLITE_OK) {
 		const char *system = NULL;
 
 		while (sqlite3_step(s) == SQLITE_ROW) {
@@ -984,10 +996,9 @@ static void print_json_text_facts(struct swt_store *st)
 	printf("]");
 
 	printf(",\"memory_maps\":{\"mappings\":%lld,\"tasks\":%lld,\"threads\":%lld}",
-	       (long long)swt_store_query_int(st, "SELECT count(*) FROM vma", 0),
-	       (long long)swt_store_query_int(st, "SELECT count(DISTINCT pid) FROM vma", 0),
-	       (long long)swt_store_query_int(st, "SELECT count(*) FROM task WHERE tgid != pid"
-					      " AND tgid IN (SELECT pid FROM vma)", 0));
+	       (long long)swt_store_query_int(st, MAPPINGS_SQL, 0),
+	       (long long)swt_store_query_int(st, MAPPED_TASKS_SQL, 0),
+	       (long long)swt_store_query_int(st, MAPPED_THREADS_SQL, 0));
 
 	verdict = replay_verdict(st, &nothing);
 	printf(",\"replay\":{\"verdict\":\"%s\",\"nothing_to_replay\":", verdict_names[verdict]);
@@ -1025,16 +1036,15 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 		sqlite3_finalize(s);
 	}
 	/* a capture of no events has no times (NULL): not a span at time 0 */
-	if (swt_store_query_int(st, "SELECT first_ns IS NULL OR last_ns IS NULL FROM capture", 1))
+	if (swt_store_query_int(st, NO_SPAN_SQL, 1))
 		printf("Span: none (no event times), ");
 	else
 		printf("Span: %.6f s (%.6f .. %.6f), ",
 		       last > first ? ((double)last - (double)first) / 1e9 : 0.0,
 		       (double)first / 1e9, (double)last / 1e9);
 	printf("%lld events, ",
-	       (long long)swt_store_query_int(st, "SELECT coalesce(sum(events), 0) FROM source", 0));
-	if (swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM capture_fact WHERE section = ''"
-				" AND key = 'end' AND value = 'error')", 0))
+	       (long long)swt_store_query_int(st, TOTAL_EVENTS_SQL, 0));
+	if (swt_store_query_int(st, ENDED_ON_ERROR_SQL, 0))
 		printf("recording ended on an error (incomplete), ");
 	if (lost_events(st, &lost))
 		printf("%lld lost\n", (long long)lost);
@@ -1047,18 +1057,16 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 
 		printf("\nDevice %s%s%s%s\n", d->name, d->path[0] ? " (" : "", d->path,
 		       d->path[0] ? ")" : "");
-		print_pair("Reads Queued:", d->n[0][QUEUED], d->sectors[0][QUEUED] / 2,
-			   "Writes Queued:", d->n[1][QUEUED], d->sectors[1][QUEUED] / 2);
-		print_pair("Read Dispatches:", d->n[0][DISPATCHED],
-			   (d->sectors[0][DISPATCHED] - d->sectors[0][REQUEUES]) / 2,
-			   "Write Dispatches:", d->n[1][DISPATCHED],
-			   (d->sectors[1][DISPATCHED] - d->sectors[1][REQUEUES]) / 2);
+		print_pair("Reads Queued:", d->n[0][QUEUED], count_kib(d, 0, QUEUED),
+			   "Writes Queued:", d->n[1][QUEUED], count_kib(d, 1, QUEUED));
+		print_pair("Read Dispatches:", d->n[0][DISPATCHED], count_kib(d, 0, DISPATCHED),
+			   "Write Dispatches:", d->n[1][DISPATCHED], count_kib(d, 1, DISPATCHED));
 		printf(" %-16s %10" PRId64 "\t\t %-17s %10" PRId64 "\n", "Reads Requeued:",
 		       d->n[0][REQUEUES], "Writes Requeued:", d->n[1][REQUEUES]);
-		print_pair("Reads Completed:", d->n[0][COMPLETED], d->sectors[0][COMPLETED] / 2,
-			   "Writes Completed:", d->n[1][COMPLETED], d->sectors[1][COMPLETED] / 2);
-		print_pair("Read Merges:", d->n[0][MERGES], d->sectors[0][MERGES] / 2,
-			   "Write Merges:", d->n[1][MERGES], d->sectors[1][MERGES] / 2);
+		print_pair("Reads Completed:", d->n[0][COMPLETED], count_kib(d, 0, COMPLETED),
+			   "Writes Completed:", d->n[1][COMPLETED], count_kib(d, 1, COMPLETED));
+		print_pair("Read Merges:", d->n[0][MERGES], count_kib(d, 0, MERGES),
+			   "Write Merges:", d->n[1][MERGES], count_kib(d, 1, MERGES));
 		if (rreq)
 			printf(" Average read request: %.1f KiB\n", (double)rkib / (double)rreq);
 		if (all)
@@ -1071,8 +1079,7 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 
 	printf("\nEvents:\n");
 	if (sqlite3_prepare_v2(swt_store_db(st),
-			       "SELECT system, name, sum(count) FROM event_count"
-			       " GROUP BY system, name ORDER BY system, name", -1, &s, NULL) == SQLITE_OK) {
+			       EVENTS_BY_SYSTEM_SQL, -1, &s, NULL) == SQLITE_OK) {
 		while (sqlite3_step(s) == SQLITE_ROW)
 			printf("  %-12s %-28s %10lld\n", sqlite3_column_text(s, 0),
 			       sqlite3_column_text(s, 1), (long long)sqlite3_column_int64(s, 2));
@@ -1117,11 +1124,10 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 	}
 	print_oom_kills(st);
 	print_swapin_processes(st);
-	mappings = swt_store_query_int(st, "SELECT count(*) FROM vma", 0);
+	mappings = swt_store_query_int(st, MAPPINGS_SQL, 0);
 	if (mappings > 0) {
-		long long tasks = swt_store_query_int(st, "SELECT count(DISTINCT pid) FROM vma", 0);
-		long long threads = swt_store_query_int(st, "SELECT count(*) FROM task WHERE tgid"
-							" != pid AND tgid IN (SELECT pid FROM vma)", 0);
+		long long tasks = swt_store_query_int(st, MAPPED_TASKS_SQL, 0);
+		long long threads = swt_store_query_int(st, MAPPED_THREADS_SQL, 0);
 		char shared[64] = "";
 
 		if (threads > 0)
