@@ -280,8 +280,10 @@ static int check_cpucount(struct cursor *c, uint64_t off, uint32_t osize)
  * it takes the format one character past the line's ':' -- past the end of
  * the text when the last line has no ':' or nothing after it -- and looks
  * at the format's last three characters, before its start when it has
- * fewer (after a leading quote).  Text that would do either is refused
- * here: damaged, or a legal format that short, which the error names as such.  It reads the text up to its first NUL, skips empty lines
+ * fewer (after a leading quote).  Text that would do the first is refused
+ * here as damaged.  A legal format that short is read safely through
+ * printk-guard.c; were the guard not in place, it is refused, the error
+ * naming it as such.  It reads the text up to its first NUL, skips empty lines
  * and stops at a line of only ':'.  at: the text's offset in the file, or
  * in the decompressed section at offset sect (0: not compressed).
  */
@@ -311,7 +313,7 @@ static int check_printk(struct cursor *c, const unsigned char *text, uint64_t le
 			k += 2;
 			if (k < e && text[k] == '"')
 				k++;
-			if (e - k >= 3)
+			if (e - k >= 3 || swt_printk_guard_active())
 				continue;
 			/* a legal line, but one libtraceevent would read before */
 			what = "has a format too short for libtraceevent to read safely (fewer "

@@ -48,6 +48,12 @@ struct swt_td_layout {
 /* Read and bounds-check the file's structure; release with swt_td_layout_release(). */
 int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err *err);
 void swt_td_layout_release(struct swt_td_layout *l);
+
+/*
+ * Whether printk-guard.c's tep_register_print_string is the one libtracecmd
+ * calls: then a printk format under 3 characters is read safely.
+ */
+int swt_printk_guard_active(void);
 /* CPUSTAT entry for a buffer's CPU, or NULL. */
 const struct swt_td_stat *swt_td_layout_stat(const struct swt_td_layout *l, const char *buffer,
 					     int cpu);

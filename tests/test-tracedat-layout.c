@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <event-parse.h>
+
 #include "check.h"
 #include "tracedat-layout.h"
 #include "util.h"
@@ -366,7 +368,7 @@ TEST(header_checks)
  * 2 CPUs, options (BUFFER "swt", CPUSTAT), top-level flyrecord table, the
  * buffer's table, data.
  */
-static void make_v6(struct file *f, size_t *swt_table, size_t *cpus_at)
+static void make_v6_printk(struct file *f, size_t *swt_table, size_t *cpus_at, const char *printk)
 {
 	size_t buf_opt, top_table;
 
@@ -379,7 +381,8 @@ static void make_v6(struct file *f, size_t *swt_table, size_t *cpus_at)
 	put32(f, 0);	/* ftrace formats */
 	put32(f, 0);	/* event systems */
 	put32(f, 0);	/* kallsyms */
-	put32(f, 0);	/* printk */
+	put32(f, (uint32_t)strlen(printk));
+	put(f, printk, strlen(printk));
 	put64(f, 0);	/* saved cmdlines */
 	*cpus_at = f->len;
 	put32(f, 2);
@@ -417,6 +420,11 @@ static void make_v6(struct file *f, size_t *swt_table, size_t *cpus_at)
 		pad_to(f, f->len + PAGE);
 	}
 	(void)top_table;
+}
+
+static void make_v6(struct file *f, size_t *swt_table, size_t *cpus_at)
+{
+	make_v6_printk(f, swt_table, cpus_at, "");
 }
 
 TEST(v6_walk)
@@ -476,6 +484,81 @@ TEST(v6_walk)
 	make_v6(&f, &table, &cpus_at);
 	f.len = cpus_at - 3;
 	check_refused(&f, "runs past the end of the file");
+	done(&f);
+}
+
+/*
+ * printk formats under 3 characters (printk-guard.c): libtraceevent 1.7
+ * looked before its copy of one (ASan in the test build); the guard has
+ * each registered as the library registers a longer one, and the reader
+ * takes a file that holds them.
+ */
+TEST(short_printk_formats_are_read_whole)
+{
+	static const char formats[] =
+		"ffffffff81000001 : \"\"\n"
+		"ffffffff81000002 : \"x\"\n"
+		"ffffffff81000003 : \"\n"
+		"ffffffff81000004 : x\n"
+		"ffffffff81000005 : \\n\n"
+		"ffffffff81000006 : \"NQ\"\n"
+		"ffffffff81000007 : \"ab\\n\"\n"
+		"ffffffff81000008 : \"\"\"\n";
+	static const char *const want[] = {
+		"ffffffff81000001 ", "ffffffff81000002 x", "ffffffff81000003 ",
+		"ffffffff81000004 x", "ffffffff81000005 \\n", "ffffffff81000006 NQ",
+		"ffffffff81000007 ab", "ffffffff81000008 \"",
+	};
+	struct tep_handle *tep = tep_alloc();
+	FILE *out = tmpfile();
+	char line[64], *got[16] = { 0 };
+	int saved, n = 0;
+	struct file f;
+	struct swt_td_layout l;
+	struct swt_err err;
+	size_t table, cpus_at;
+
+	CHECK(swt_printk_guard_active());
+	CHECK(tep && out);
+	if (!tep || !out)
+		return;
+	CHECK_INT(tep_parse_printk_formats(tep, formats), 0);
+	/* the registered formats, as the library prints them */
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	dup2(fileno(out), STDOUT_FILENO);
+	tep_print_printk(tep);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(out);
+	while (n < 16 && fgets(line, sizeof(line), out)) {
+		line[strcspn(line, "\n")] = '\0';
+		got[n++] = strdup(line);
+	}
+	CHECK_INT(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int found = 0;
+
+		for (int k = 0; k < n; k++)
+			found |= !strcmp(got[k], want[i]);
+		if (!found) {
+			fprintf(stderr, "no registered format '%s'\n", want[i]);
+			check_failures++;
+		}
+	}
+	for (int k = 0; k < n; k++)
+		free(got[k]);
+	fclose(out);
+	tep_free(tep);
+
+	/* a version 6 file whose printk formats include short ones is read */
+	make_v6_printk(&f, &table, &cpus_at, formats);
+	CHECK_INT(read_layout(&f, &l, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	else
+		swt_td_layout_release(&l);
 	done(&f);
 }
 
