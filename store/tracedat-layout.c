@@ -27,6 +27,10 @@ struct cursor {
 	int be;
 	const char *path;
 	struct swt_err *err;
+	/* a clock that counts no nanoseconds, judged once every option is read */
+	const char *bad_clock;
+	uint64_t bad_clock_off;
+	int tsc2nsec;		/* a TSC2NSEC option with a multiplier */
 };
 
 static int out_of_bounds(struct cursor *c, uint64_t off, uint64_t len, const char *what)
@@ -103,20 +107,45 @@ static struct swt_td_buffer *add_buffer(struct swt_td_layout *l, const char *nam
  * counter ticks once per event, x86-tsc once per cycle, uptime once per
  * USER_HZ tick: taken as nanoseconds they give spans and latencies that
  * look plausible and mean nothing, so such a file is refused where its
- * clock is named (capture sets them to local for the same reason).
+ * clock is named (capture sets them to local for the same reason) -- but
+ * x86-tsc where the file also has trace-cmd's TSC2NSEC option (record
+ * --tsc2nsec), whose multiplier and shift libtracecmd converts its
+ * timestamps to nanoseconds with.  That option may come after the clock,
+ * so the clock is only noted here (the first one that no option can
+ * rescue, else the first x86-tsc) and judged by clock_verdict.
  */
-static int check_clock(struct cursor *c, const char *name, size_t len, uint64_t off)
-{
-	static const char *const not_ns[] = { "counter", "x86-tsc", "uptime" };
-	size_t i;
+static const char *const not_ns_clocks[] = { "counter", "x86-tsc", "uptime" };
 
-	for (i = 0; i < SWT_ARRAY_SIZE(not_ns); i++)
-		if (len == strlen(not_ns[i]) && !memcmp(name, not_ns[i], len))
-			return swt_error(c->err, SWT_EFORMAT,
-					 "'%s': trace clock '%s' at offset %llu does not count "
-					 "nanoseconds (record with -C local, global, mono or boot)",
-					 c->path, not_ns[i], (unsigned long long)off);
-	return 0;
+static void check_clock(struct cursor *c, const char *name, size_t len, uint64_t off)
+{
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(not_ns_clocks); i++) {
+		const char *clock = not_ns_clocks[i];
+
+		if (len != strlen(clock) || memcmp(name, clock, len))
+			continue;
+		if (!c->bad_clock || (!strcmp(c->bad_clock, "x86-tsc") && strcmp(clock, "x86-tsc"))) {
+			c->bad_clock = clock;
+			c->bad_clock_off = off;
+		}
+		return;
+	}
+}
+
+static int clock_verdict(struct cursor *c)
+{
+	if (!c->bad_clock || (c->tsc2nsec && !strcmp(c->bad_clock, "x86-tsc")))
+		return 0;
+	return swt_error(c->err, SWT_EFORMAT,
+			 "'%s': trace clock '%s' at offset %llu does not count nanoseconds "
+			 "(record with -C local, global, mono or boot)", c->path, c->bad_clock,
+			 (unsigned long long)c->bad_clock_off);
+}
+
+/* TSC2NSEC: u32 multiplier, u32 shift, u64 offset; libtracecmd takes 16 bytes or more */
+static void note_tsc2nsec(struct cursor *c, uint64_t off, uint32_t osize)
+{
+	if (osize >= 16 && rd32(c, off))
+		c->tsc2nsec = 1;
 }
 
 /*
@@ -124,23 +153,19 @@ static int check_clock(struct cursor *c, const char *name, size_t len, uint64_t 
  * names each buffer's clock in its BUFFER option, which stays the one
  * reported (set_clock 0); the top-level list is still checked.
  */
-static int parse_traceclock(struct cursor *c, struct swt_td_layout *l, uint64_t pos,
-			    uint32_t osize, int set_clock)
+static void parse_traceclock(struct cursor *c, struct swt_td_layout *l, uint64_t pos,
+			     uint32_t osize, int set_clock)
 {
 	const char *t = (const char *)c->base + pos, *lb = memchr(t, '[', osize), *rb;
-	int ret;
 
 	if (!lb)
-		return 0;
+		return;
 	rb = memchr(lb, ']', osize - (size_t)(lb - t));
 	if (!rb)
-		return 0;
-	ret = check_clock(c, lb + 1, (size_t)(rb - lb - 1), pos + (uint64_t)(lb + 1 - t));
-	if (ret)
-		return ret;
+		return;
+	check_clock(c, lb + 1, (size_t)(rb - lb - 1), pos + (uint64_t)(lb + 1 - t));
 	if (set_clock)
 		snprintf(l->clock, sizeof(l->clock), "%.*s", (int)(rb - lb - 1), lb + 1);
-	return 0;
 }
 
 static int add_cpu(struct swt_td_buffer *b, uint32_t cpu, uint64_t off, uint64_t size)
@@ -435,9 +460,7 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 	ret = string_at(c, off, end, "buffer clock", &clen);
 	if (ret)
 		return ret;
-	ret = check_clock(c, (const char *)c->base + off, clen, off);
-	if (ret)
-		return ret;
+	check_clock(c, (const char *)c->base + off, clen, off);
 	if (!l->clock[0])
 		snprintf(l->clock, sizeof(l->clock), "%.*s", (int)clen, (const char *)c->base + off);
 	off += clen + 1;
@@ -567,14 +590,15 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 					return ret;
 				break;
 			case 4:	/* TRACECLOCK */
-				ret = parse_traceclock(c, l, off, osize, 0);
-				if (ret)
-					return ret;
+				parse_traceclock(c, l, off, osize, 0);
 				break;
 			case 8:	/* CPUCOUNT */
 				ret = check_cpucount(c, off, osize);
 				if (ret)
 					return ret;
+				break;
+			case 14:	/* TSC2NSEC */
+				note_tsc2nsec(c, off, osize);
 				break;
 			case 16: case 17: case 18: case 19: case 20: case 21:
 				if (osize >= 8) {
@@ -767,9 +791,9 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 				buffer_opts[nbuf] = pos - 6;	/* its id and size first */
 				buffer_names[nbuf++] = (char *)c->base + pos + 8;
 			} else if (oid == 4 && osize) {
-				ret = parse_traceclock(c, l, pos, osize, 1);
-				if (ret)
-					return ret;
+				parse_traceclock(c, l, pos, osize, 1);
+			} else if (oid == 14) {
+				note_tsc2nsec(c, pos, osize);
 			}
 			pos += osize;
 		}
@@ -860,6 +884,8 @@ int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err
 	}
 	pos += 6;
 	ret = l->version == 7 ? parse_v7(&c, l, pos) : parse_v6(&c, l, pos);
+	if (!ret)
+		ret = clock_verdict(&c);
 out:
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)sb.st_size);

@@ -179,6 +179,35 @@ expect_fail td-counter-clock \
 	"'$(re "$f")': trace clock 'counter' at offset $((o4 + 14)) does not count nanoseconds \(record with -C local, global, mono or boot\)" \
 	-- "$f"
 
+# recorded on x86-tsc (cycles, not nanoseconds): refused as counter is ...
+f=$(damaged_td tsc-clock.dat)
+printf 'local global [x86-tsc]' | dd of="$f" bs=1 seek="$o4" conv=notrunc status=none
+expect_fail td-tsc-clock \
+	"'$(re "$f")': trace clock 'x86-tsc' at offset $((o4 + 14)) does not count nanoseconds \(record with -C local, global, mono or boot\)" \
+	-- "$f"
+# ... unless the file has trace-cmd's TSC2NSEC option (record --tsc2nsec:
+# u32 multiplier, u32 shift, u64 offset), with which libtracecmd converts
+# every timestamp to nanoseconds, and trace-cmd report shows them so.  Here
+# the UNAME option (5) becomes a TSC2NSEC that doubles them (2048 >> 10):
+# ingest takes the file, each fault at twice its time, at the time
+# trace-cmd report gives.
+o5=$(TF td-option "$TD" 5)
+TF patch "$f" $((o5 - 6)) 0e00
+TF patch "$f" "$o5" 000800000a0000000000000000000000
+if "$SWAPTRACE" ingest -q -o "$WORK/tsc.db" --swap 7:0 "$f" 2>"$WORK/stderr" &&
+	"$SWAPTRACE" ingest -q -o "$WORK/undoubled.db" --swap 7:0 "$TD" 2>>"$WORK/stderr"; then
+	check_eq "$(sqlite3 "$WORK/tsc.db" "ATTACH '$WORK/undoubled.db' AS o;
+		SELECT (SELECT count(*) FROM fault) = (SELECT count(*) FROM o.fault),
+		       count(*) FROM fault t JOIN o.fault u USING (id) WHERE t.ts = 2 * u.ts")" \
+		"1|$(sqlite3 "$WORK/undoubled.db" "SELECT count(*) FROM fault")" \
+		"td-tsc2nsec: faults at twice their times"
+	first=$(trace-cmd report -i "$f" 2>/dev/null | awk '/ page_fault_user: / { print $4; exit }')
+	check_eq "$(sqlite3 "$WORK/tsc.db" "SELECT printf('%d.%06d:', ts / 1000000000, ts / 1000 % 1000000)
+		FROM fault ORDER BY ts, id LIMIT 1")" "$first" "td-tsc2nsec: the first fault's time against trace-cmd report"
+else
+	fail "td-tsc2nsec: ingest refused it: $(head -c 400 "$WORK/stderr")"
+fi
+
 # the swt buffer's CPU 1 data said to lie past the end of the file: its
 # chunks, after the 4-byte chunk count, run past it
 e=$(TF td-cpu-entry "$TD" swt 1)
