@@ -91,7 +91,8 @@ struct v7_spots {
 	size_t options_field, buffer_opt, buffer_size_at, cpu_entry[2], fly_sect, data[2];
 };
 
-static void make_v7(struct file *f, int compressed, struct v7_spots *sp)
+static void make_v7_clock(struct file *f, int compressed, struct v7_spots *sp, const char *clock,
+			  int tsc2nsec)
 {
 	size_t sect, size_at, opt_size_at;
 
@@ -123,7 +124,7 @@ static void make_v7(struct file *f, int compressed, struct v7_spots *sp)
 	sp->buffer_size_at = opt_size_at;
 	put64(f, sp->fly_sect);
 	puts0(f, "swt");
-	puts0(f, "local");
+	puts0(f, clock);
 	put32(f, PAGE);
 	put32(f, 2);
 	for (int i = 0; i < 2; i++) {
@@ -133,6 +134,14 @@ static void make_v7(struct file *f, int compressed, struct v7_spots *sp)
 		put64(f, 0);	/* data size */
 	}
 	option_end(f, opt_size_at);
+	if (tsc2nsec) {
+		/* multiplier, shift, offset: after the BUFFER option that names the clock */
+		opt_size_at = option(f, 14);
+		put32(f, (uint32_t)tsc2nsec);
+		put32(f, 10);
+		put64(f, 0);
+		option_end(f, opt_size_at);
+	}
 	opt_size_at = option(f, 0);	/* DONE: no next section */
 	put64(f, 0);
 	option_end(f, opt_size_at);
@@ -157,6 +166,11 @@ static void make_v7(struct file *f, int compressed, struct v7_spots *sp)
 			set64(f, sp->cpu_entry[i] + 12, (uint64_t)(i + 1) * PAGE);
 		}
 	}
+}
+
+static void make_v7(struct file *f, int compressed, struct v7_spots *sp)
+{
+	make_v7_clock(f, compressed, sp, "local", 0);
 }
 
 static int read_layout(struct file *f, struct swt_td_layout *l, struct swt_err *err)
@@ -285,6 +299,30 @@ TEST(v7_damaged_structure)
 {
 	struct file f;
 	struct v7_spots sp;
+
+	/*
+	 * a buffer's clock that counts no nanoseconds, named in its BUFFER
+	 * option; x86-tsc is taken with a TSC2NSEC option that has a
+	 * multiplier, even one that comes after the clock
+	 */
+	make_v7_clock(&f, 0, &sp, "counter", 2048);
+	check_refused(&f, "trace clock 'counter' at offset");
+	done(&f);
+	make_v7_clock(&f, 0, &sp, "x86-tsc", 0);
+	check_refused(&f, "trace clock 'x86-tsc' at offset");
+	done(&f);
+	{
+		struct swt_td_layout l;
+		struct swt_err err;
+
+		make_v7_clock(&f, 0, &sp, "x86-tsc", 2048);
+		CHECK_INT(read_layout(&f, &l, &err), 0);
+		if (err.code)
+			fprintf(stderr, "%s\n", err.msg);
+		else
+			swt_td_layout_release(&l);
+		done(&f);
+	}
 
 	/* options offset past the end */
 	make_v7(&f, 0, &sp);
