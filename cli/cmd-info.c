@@ -122,13 +122,15 @@ static int load_devices(struct swt_store *st, int latency, struct dev_counts **o
 	 * #D the issues with sectors, and the request sectors of each
 	 * completion (a request completed in parts: its last one what the
 	 * others left), none of a device's events before its first queue (or
-	 * remap), which btt cannot follow (first_q), as btt counts them.
+	 * remap), which btt cannot follow (first_q; btt drops passthrough
+	 * events unread), as btt counts them.
 	 */
 	ret = swt_store_prepare(st,
 		"WITH first_q AS (SELECT dev, min(ts) AS ts FROM"
 		"                   (SELECT dev, min(queue_ns) AS ts FROM bio WHERE ?1 GROUP BY dev"
 		"                    UNION ALL SELECT dev, min(ts) FROM block_misc"
-		"                     WHERE ?1 AND action IN ('Q', 'A') GROUP BY dev) GROUP BY dev)"
+		"                     WHERE ?1 AND action IN ('Q', 'A') AND pc = 0 GROUP BY dev)"
+		"                GROUP BY dev)"
 		"SELECT e.dev, d.name, coalesce(d.path, ''), e.action, e.write, sum(e.n), sum(e.s),"
 		"       sum(e.bn), min(e.bmin), max(e.bmax), sum(e.bsum)"
 		"  FROM (SELECT dev, 'Q' AS action, write, count(*) AS n,"

@@ -1080,6 +1080,12 @@ static int on_block(struct swt_ingest *ing, const struct swt_event *ev)
 		ing->block_sources = ing->block_sources ? -1 : ing->source_id;
 	switch (ev->block.action) {
 	case SWT_BA_QUEUE:
+		/*
+		 * bio rows are file-system I/O, swap pages among them: a
+		 * passthrough request's queue event is its own, in block_misc
+		 */
+		if (ev->block.pc)
+			return put_misc(ing, ev, SWT_NULL);
 		return on_queue(ing, ev);
 	case SWT_BA_GETRQ:
 		return on_getrq(ing, ev);

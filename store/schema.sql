@@ -176,7 +176,8 @@ CREATE TABLE bio (
 
 -- Block events outside the request lifecycle: plugs, unplugs, requeues,
 -- remaps, splits, repeated stages (re-issue after requeue, partial
--- completion), request merges.  action is blkparse's letter ('T' = UT).
+-- completion), request merges, a passthrough request's queue (bio holds
+-- file-system I/O only).  action is blkparse's letter ('T' = UT).
 -- A plug and the unplug that ended it (same device, task and CPU) share
 -- the plug's row: unplug_ns is the unplug's time and arg its request
 -- count; an unplug without such a plug has a row of its own.

@@ -177,6 +177,39 @@ check_eq "$(info_counts "$WORK/pcdisc.json")" "$(blkparse_counts "$WORK/pcdisc/s
 check_eq "$(blkparse -i "$WORK/pcdisc/set" 2>/dev/null | summary_lines)" \
 	"$("$SWAPTRACE" info "$WORK/pcdisc.db" | summary_lines)" "discard and PC requests: info's count lines vs blkparse's"
 
+# A passthrough (PC) request's queue event is its own, not a file-system
+# bio's: a PC read queued at a swap slot, one written with no data, next
+# to a file-system read of slot 1.  Before, both PC queues were bios: the
+# block_event view had them with pc 0, info counted them as Reads and
+# Writes Queued (blkparse: 1 and 0), and the PC read was a swap-in page.
+mkdir -p "$WORK/pcq"
+TF blk-write "$WORK/pcq/set.blktrace.0" <<'EOF_RECORDS' || fail "writing pcq"
+1000 Q R 8 8
+1010 G R 8 8
+1020 I R 8 8
+1030 D R 8 8
+1040 C R 8 8
+2000 Q P 16 8
+2010 G P 16 8
+2020 I P 16 8
+2030 D P 16 8
+2040 C P 16 8
+3000 Q WP 0 0
+3010 G WP 0 0
+3020 I WP 0 0
+3030 D WP 0 0
+3040 C WP 0 0
+EOF_RECORDS
+"$SWAPTRACE" ingest -q -o "$WORK/pcq.db" --swap 8:0 "$WORK/pcq/set" 2>/dev/null &&
+	"$SWAPTRACE" info --json "$WORK/pcq.db" > "$WORK/pcq.json" || fail "pcq: ingest or info"
+check_eq "$(sqlite3 -separator ' ' "$WORK/pcq.db" 'SELECT action, write FROM block_event WHERE pc = 1 ORDER BY ts')" \
+	"$(blkparse -i "$WORK/pcq/set" -a pc -f '%a %d\n' -o /dev/stdout 2>/dev/null |
+		awk 'NF == 2 && $1 ~ /^[A-Z]$/ { print $1, ($2 ~ /W/) ? 1 : 0 }')" \
+	"PC queue events: block_event's passthrough events vs blkparse's"
+check_eq "$(info_counts "$WORK/pcq.json")" "$(blkparse_counts "$WORK/pcq/set")" \
+	"PC queue events: per-device counters vs blkparse"
+check_eq "$(json_get "$WORK/pcq.json" 'd["swap_in_pages"]')" 1 "PC queue events: swap-in pages"
+
 # vs_btt NAME SWAP: ingest $WORK/NAME/set with swap area SWAP and compare
 # info's latency and merge tables (NAME.json) with btt's (NAME.btt.avg)
 # into NAME.diff.  1 when ingest, info, blkparse or btt failed; 2 when the
@@ -379,9 +412,11 @@ check_eq "$(json_get "$WORK/again.json" '[d["devices"][0]["latency"][k]["n"] for
 # A trace that starts in the middle of I/O: btt follows a device from its
 # first queue event on and counts nothing of the issues and completions
 # before it (info had #Q 3, #D 3, sectors avg 13, total 40 where btt has
-# 2, 2, 12 and 24).
+# 2, 2, 12 and 24).  btt drops passthrough events unread: a PC request
+# queued first does not start the device's I/O for it.
 mkdir -p "$WORK/cull"
 TF blk-write "$WORK/cull/set.blktrace.0" <<'EOF_RECORDS' || fail "writing cull"
+400 Q P 0 0
 500 C R 40 8
 600 D R 60 8
 700 C R 60 8
