@@ -22,7 +22,8 @@ const char cmd_info_usage[] =
 	"usage: swaptrace info [-j|--json] [-l|--latency] DB\n"
 	"\n"
 	"Summarise an ingested capture: per device, reads and writes queued, dispatched\n"
-	"(issued), requeued, completed and merged, with KiB (blkparse's totals); events\n"
+	"(issued), requeued, completed and merged, with KiB (blkparse's totals), and\n"
+	"blkparse's PC lines when there were passthrough requests; events\n"
 	"by name (as trace-cmd report names them); swap-in and swap-out pages next to\n"
 	"the kernel's pswpin/pswpout; time span; lost events; memory maps, if recorded;\n"
 	"whether replay takes it as it is or must approximate its demand stream.\n"
@@ -48,7 +49,12 @@ const char cmd_info_usage[] =
 	"                 \"reads_requeued\", \"writes_requeued\", the KiB of each count\n"
 	"                 (\"reads_queued_kib\", ..., \"write_merges_kib\"; dispatched\n"
 	"                 KiB less the requeued, as blkparse's) and\n"
-	"                 \"average_read_request_kib\" (null: no read issued); then\n"
+	"                 \"average_read_request_kib\" (null: no read issued), the PC\n"
+	"                 lines' \"pc_reads_queued\", \"pc_reads_dispatched\",\n"
+	"                 \"pc_reads_requeued\", \"pc_reads_completed\" (and writes),\n"
+	"                 \"pc_reads_queued_kib\", \"pc_reads_dispatched_kib\" (and writes;\n"
+	"                 as blkparse, a PC read's queued KiB are in \"reads_queued_kib\");\n"
+	"                 then\n"
 	"                 \"capture\":{\"name\",\"kernel\",\"page_cluster\",\n"
 	"                 \"vma_ra_enabled\",\"swap_areas\",\"layout_source\"} (null: no\n"
 	"                 capture row), \"span\":{\"first_ns\",\"last_ns\",\"seconds\"}\n"
@@ -86,11 +92,16 @@ struct stage_stats {
 };
 
 /* [dir][kind]: dir 0 read, 1 write; kind queued, dispatched, completed, merges, requeues */
+struct io_counts {
+	int64_t n[2][5], sectors[2][5];
+};
+
 struct dev_counts {
 	uint32_t dev;
 	char name[32];
 	char path[256];
-	int64_t n[2][5], sectors[2][5];
+	/* blkparse's two summaries: file-system I/O, and passthrough (PC) requests */
+	struct io_counts fs, pc;
 	/* --latency: btt's tables */
 	struct stage_stats stage[NR_STAGES];
 	int64_t blk_queued, blk_dispatched, blk_min, blk_max, blk_total;
@@ -115,7 +126,8 @@ static int load_devices(struct swt_store *st, int latency, struct dev_counts **o
 	 * completed at the end only what its partial completions (block_misc)
 	 * left, not its whole extent again ('c').  Requeues ('R') are counted
 	 * for blkparse's "Requeued" line, whose sectors it takes back from
-	 * the dispatched KiB.
+	 * the dispatched KiB.  Passthrough (pc) requests are counted apart,
+	 * for blkparse's PC lines, which have no merges nor completed KiB.
 	 *
 	 * With --latency (?1), the same scans count btt's merge table (bn,
 	 * bmin, bmax, bsum): #Q the queued I/O with sectors and the requeues,
@@ -132,25 +144,26 @@ static int load_devices(struct swt_store *st, int latency, struct dev_counts **o
 		"                     WHERE ?1 AND action IN ('Q', 'A') AND pc = 0 GROUP BY dev)"
 		"                GROUP BY dev)"
 		"SELECT e.dev, d.name, coalesce(d.path, ''), e.action, e.write, sum(e.n), sum(e.s),"
-		"       sum(e.bn), min(e.bmin), max(e.bmax), sum(e.bsum)"
-		"  FROM (SELECT dev, 'Q' AS action, write, count(*) AS n,"
+		"       sum(e.bn), min(e.bmin), max(e.bmax), sum(e.bsum), e.pc"
+		"  FROM (SELECT dev, 'Q' AS action, write, 0 AS pc, count(*) AS n,"
 		"               coalesce(sum(nr_sectors), 0) AS s,"
 		"               count(CASE WHEN nr_sectors > 0 THEN 1 END) AS bn, NULL AS bmin,"
 		"               NULL AS bmax, NULL AS bsum"
 		"          FROM bio WHERE queue_ns IS NOT NULL GROUP BY dev, write"
 		"        UNION ALL"
-		"        SELECT dev, merge, write, count(*), coalesce(sum(nr_sectors), 0), 0, NULL, NULL, NULL"
+		"        SELECT dev, merge, write, 0, count(*), coalesce(sum(nr_sectors), 0), 0, NULL, NULL,"
+		"               NULL"
 		"          FROM bio WHERE merge IN ('M', 'F', 'm') GROUP BY dev, merge, write"
 		"        UNION ALL"
-		"        SELECT r.dev, 'D', r.write, count(*), coalesce(sum(r.nr_sectors), 0),"
+		"        SELECT r.dev, 'D', r.write, r.pc, count(*), coalesce(sum(r.nr_sectors), 0),"
 		"               count(CASE WHEN r.nr_sectors > 0 AND r.issue_ns >= f.ts THEN 1 END),"
 		"               NULL, NULL, NULL"
 		"          FROM request r LEFT JOIN first_q f ON f.dev = r.dev"
-		"         WHERE r.issue_ns IS NOT NULL AND r.pc = 0 GROUP BY r.dev, r.write"
+		"         WHERE r.issue_ns IS NOT NULL GROUP BY r.dev, r.write, r.pc"
 		"        UNION ALL"
-		"        SELECT dev, 'C', write, count(*), coalesce(sum(nr_sectors), 0), count(b), min(b),"
-		"               max(b), sum(b)"
-		"          FROM (SELECT r.dev, r.write, r.nr_sectors,"
+		"        SELECT dev, 'C', write, pc, count(*), coalesce(sum(nr_sectors), 0), count(b),"
+		"               min(b), max(b), sum(b)"
+		"          FROM (SELECT r.dev, r.write, r.pc, r.nr_sectors,"
 		"                       CASE WHEN r.complete_ns >= f.ts"
 		"                             AND r.nr_sectors - coalesce(p.done, 0) > 0"
 		"                            THEN r.nr_sectors - coalesce(p.done, 0) END AS b"
@@ -158,31 +171,33 @@ static int load_devices(struct swt_store *st, int latency, struct dev_counts **o
 		"                  LEFT JOIN (SELECT request_id, sum(nr_sectors) AS done FROM block_misc"
 		"                              WHERE ?1 AND action = 'C' AND request_id IS NOT NULL"
 		"                              GROUP BY request_id) p ON p.request_id = r.id"
-		"                 WHERE r.complete_ns IS NOT NULL AND r.pc = 0)"
-		"         GROUP BY dev, write"
+		"                 WHERE r.complete_ns IS NOT NULL)"
+		"         GROUP BY dev, write, pc"
 		"        UNION ALL"
-		"        SELECT dev, action, write, count(*), coalesce(sum(nr_sectors), 0), count(b),"
+		"        SELECT dev, action, write, pc, count(*), coalesce(sum(nr_sectors), 0), count(b),"
 		"               min(b), max(b), sum(b)"
-		"          FROM (SELECT m.dev, m.action, m.write, m.nr_sectors,"
+		"          FROM (SELECT m.dev, m.action, m.write, m.pc, m.nr_sectors,"
 		"                       CASE WHEN m.ts >= f.ts AND (m.action = 'R' OR m.nr_sectors > 0)"
 		"                            THEN m.nr_sectors END AS b"
 		"                  FROM block_misc m LEFT JOIN first_q f ON f.dev = m.dev"
-		"                 WHERE m.pc = 0 AND m.action IN ('Q', 'D', 'C', 'M', 'F', 'm', 'R'))"
-		"         GROUP BY dev, action, write"
+		"                 WHERE m.action IN ('Q', 'D', 'C', 'M', 'F', 'm', 'R'))"
+		"         GROUP BY dev, action, write, pc"
 		"        UNION ALL"
-		"        SELECT m.dev, 'c', m.write, 0, -coalesce(sum(m.nr_sectors), 0), 0, NULL, NULL, NULL"
+		"        SELECT m.dev, 'c', m.write, 0, 0, -coalesce(sum(m.nr_sectors), 0), 0, NULL, NULL,"
+		"               NULL"
 		"          FROM block_misc m JOIN request r ON r.id = m.request_id"
 		"         WHERE m.pc = 0 AND m.action = 'C' AND r.complete_ns IS NOT NULL"
 		"         GROUP BY m.dev, m.write) e"
 		"  JOIN device d ON d.dev = e.dev"
-		" GROUP BY e.dev, e.action, e.write ORDER BY e.dev", &s, err);
+		" GROUP BY e.dev, e.action, e.write, e.pc ORDER BY e.dev", &s, err);
 	if (ret)
 		return ret;
 	sqlite3_bind_int(s, 1, latency);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
 		const char *action = (const char *)sqlite3_column_text(s, 3);
-		int w = sqlite3_column_int(s, 4) ? 1 : 0, kind;
+		int w = sqlite3_column_int(s, 4) ? 1 : 0, pc = sqlite3_column_int(s, 11), kind;
+		int64_t sectors = sqlite3_column_int64(s, 6);
 		struct dev_counts *d;
 
 		if (!n || devs[n - 1].dev != dev) {
@@ -205,8 +220,21 @@ static int load_devices(struct swt_store *st, int latency, struct dev_counts **o
 		case 'R': kind = REQUEUES; break;
 		default: kind = MERGES; break;
 		}
-		d->n[w][kind] += sqlite3_column_int64(s, 5);
-		d->sectors[w][kind] += sqlite3_column_int64(s, 6);
+		if (pc) {
+			d->pc.n[w][kind] += sqlite3_column_int64(s, 5);
+			/*
+			 * blkparse adds a passthrough read's queued KiB to the
+			 * file-system reads' (its __account_pc_queue): so do we,
+			 * for the summaries to read alike
+			 */
+			if (kind == QUEUED && !w)
+				d->fs.sectors[0][QUEUED] += sectors;
+			else
+				d->pc.sectors[w][kind] += sectors;
+			continue;
+		}
+		d->fs.n[w][kind] += sqlite3_column_int64(s, 5);
+		d->fs.sectors[w][kind] += sectors;
 		if (!latency || action[0] == 'c')
 			continue;
 		if (kind == QUEUED || kind == REQUEUES) {
@@ -494,9 +522,9 @@ static int lost_events(struct swt_store *st, int64_t *n)
 	" AND tgid IN (SELECT pid FROM vma)"
 
 /* a count's KiB as blkparse prints it: the dispatched less what was requeued */
-static int64_t count_kib(const struct dev_counts *d, int write, int kind)
+static int64_t count_kib(const struct io_counts *c, int write, int kind)
 {
-	return (d->sectors[write][kind] - (kind == DISPATCHED ? d->sectors[write][REQUEUES] : 0)) / 2;
+	return (c->sectors[write][kind] - (kind == DISPATCHED ? c->sectors[write][REQUEUES] : 0)) / 2;
 }
 
 /* a device's facts in the text beyond blkparse's counts: its path, requeues and KiB */
@@ -511,15 +539,34 @@ static void print_device_json_text_facts(const struct dev_counts *d)
 	printf(",\"path\":");
 	cli_json_string(d->path[0] ? d->path : NULL);
 	printf(",\"reads_requeued\":%" PRId64 ",\"writes_requeued\":%" PRId64,
-	       d->n[0][REQUEUES], d->n[1][REQUEUES]);
+	       d->fs.n[0][REQUEUES], d->fs.n[1][REQUEUES]);
 	for (int w = 0; w < 2; w++)
 		for (int k = 0; k < 4; k++)
-			printf(",\"%s\":%" PRId64, kib_keys[w][k], count_kib(d, w, k));
-	if (d->n[0][DISPATCHED])
+			printf(",\"%s\":%" PRId64, kib_keys[w][k], count_kib(&d->fs, w, k));
+	if (d->fs.n[0][DISPATCHED])
 		printf(",\"average_read_request_kib\":%.1f",
-		       (double)(d->sectors[0][DISPATCHED] / 2) / (double)d->n[0][DISPATCHED]);
+		       (double)(d->fs.sectors[0][DISPATCHED] / 2) / (double)d->fs.n[0][DISPATCHED]);
 	else
 		printf(",\"average_read_request_kib\":null");
+}
+
+/* blkparse's PC lines' counts and KiB, zero where the device had no passthrough request */
+static void print_device_json_pc(const struct dev_counts *d)
+{
+	static const char *const dirs[2] = { "reads", "writes" };
+	static const char *const kinds[] = {
+		[QUEUED] = "queued", [DISPATCHED] = "dispatched", [REQUEUES] = "requeued",
+		[COMPLETED] = "completed",
+	};
+	static const int shown[] = { QUEUED, DISPATCHED, REQUEUES, COMPLETED };
+
+	for (int w = 0; w < 2; w++) {
+		for (size_t i = 0; i < SWT_ARRAY_SIZE(shown); i++)
+			printf(",\"pc_%s_%s\":%" PRId64, dirs[w], kinds[shown[i]],
+			       d->pc.n[w][shown[i]]);
+		for (int k = QUEUED; k <= DISPATCHED; k++)
+			printf(",\"pc_%s_%s_kib\":%" PRId64, dirs[w], kinds[k], count_kib(&d->pc, w, k));
+	}
 }
 
 static void print_json_text_facts(struct swt_store *st);
@@ -542,8 +589,9 @@ static void print_json(struct swt_store *st, const struct dev_counts *devs, size
 		cli_json_string(devs[i].name);
 		for (int w = 0; w < 2; w++)
 			for (int k = 0; k < 4; k++)
-				printf(",\"%s\":%" PRId64, keys[w][k], devs[i].n[w][k]);
+				printf(",\"%s\":%" PRId64, keys[w][k], devs[i].fs.n[w][k]);
 		print_device_json_text_facts(&devs[i]);
+		print_device_json_pc(&devs[i]);
 		if (all)
 			print_latency_json(&devs[i]);
 		printf("}");
@@ -583,6 +631,44 @@ static void print_pair(const char *left, int64_t ln, int64_t lkib, const char *r
 {
 	printf(" %-16s %10" PRId64 ", %10" PRId64 "KiB\t %-17s %10" PRId64 ", %10" PRId64 "KiB\n",
 	       left, ln, lkib, right, rn, rkib);
+}
+
+/* a pair of counts without KiB, as blkparse's requeue lines */
+static void print_count_pair(const char *left, int64_t ln, const char *right, int64_t rn)
+{
+	printf(" %-16s %10" PRId64 "\t\t %-17s %10" PRId64 "\n", left, ln, right, rn);
+}
+
+/* blkparse's summary of a device's I/O: its PC lines only when it had passthrough requests */
+static void print_counts_text(const struct dev_counts *d)
+{
+	const struct io_counts *c = &d->fs;
+	int pc = 0;
+
+	print_pair("Reads Queued:", c->n[0][QUEUED], count_kib(c, 0, QUEUED),
+		   "Writes Queued:", c->n[1][QUEUED], count_kib(c, 1, QUEUED));
+	print_pair("Read Dispatches:", c->n[0][DISPATCHED], count_kib(c, 0, DISPATCHED),
+		   "Write Dispatches:", c->n[1][DISPATCHED], count_kib(c, 1, DISPATCHED));
+	print_count_pair("Reads Requeued:", c->n[0][REQUEUES], "Writes Requeued:",
+			 c->n[1][REQUEUES]);
+	print_pair("Reads Completed:", c->n[0][COMPLETED], count_kib(c, 0, COMPLETED),
+		   "Writes Completed:", c->n[1][COMPLETED], count_kib(c, 1, COMPLETED));
+	print_pair("Read Merges:", c->n[0][MERGES], count_kib(c, 0, MERGES),
+		   "Write Merges:", c->n[1][MERGES], count_kib(c, 1, MERGES));
+
+	c = &d->pc;
+	for (int w = 0; w < 2; w++)
+		pc |= c->n[w][QUEUED] || c->n[w][DISPATCHED] || c->n[w][REQUEUES] ||
+		      c->n[w][COMPLETED];
+	if (!pc)
+		return;
+	print_pair("PC Reads Queued:", c->n[0][QUEUED], count_kib(c, 0, QUEUED),
+		   "PC Writes Queued:", c->n[1][QUEUED], count_kib(c, 1, QUEUED));
+	print_pair("PC Read Disp.:", c->n[0][DISPATCHED], count_kib(c, 0, DISPATCHED),
+		   "PC Write Disp.:", c->n[1][DISPATCHED], count_kib(c, 1, DISPATCHED));
+	print_count_pair("PC Reads Req.:", c->n[0][REQUEUES], "PC Writes Req.:", c->n[1][REQUEUES]);
+	print_count_pair("PC Reads Compl.:", c->n[0][COMPLETED], "PC Writes Compl.:",
+			 c->n[1][COMPLETED]);
 }
 
 /*
@@ -1055,20 +1141,11 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct dev_counts *d = &devs[i];
-		int64_t rreq = d->n[0][DISPATCHED], rkib = d->sectors[0][DISPATCHED] / 2;
+		int64_t rreq = d->fs.n[0][DISPATCHED], rkib = d->fs.sectors[0][DISPATCHED] / 2;
 
 		printf("\nDevice %s%s%s%s\n", d->name, d->path[0] ? " (" : "", d->path,
 		       d->path[0] ? ")" : "");
-		print_pair("Reads Queued:", d->n[0][QUEUED], count_kib(d, 0, QUEUED),
-			   "Writes Queued:", d->n[1][QUEUED], count_kib(d, 1, QUEUED));
-		print_pair("Read Dispatches:", d->n[0][DISPATCHED], count_kib(d, 0, DISPATCHED),
-			   "Write Dispatches:", d->n[1][DISPATCHED], count_kib(d, 1, DISPATCHED));
-		printf(" %-16s %10" PRId64 "\t\t %-17s %10" PRId64 "\n", "Reads Requeued:",
-		       d->n[0][REQUEUES], "Writes Requeued:", d->n[1][REQUEUES]);
-		print_pair("Reads Completed:", d->n[0][COMPLETED], count_kib(d, 0, COMPLETED),
-			   "Writes Completed:", d->n[1][COMPLETED], count_kib(d, 1, COMPLETED));
-		print_pair("Read Merges:", d->n[0][MERGES], count_kib(d, 0, MERGES),
-			   "Write Merges:", d->n[1][MERGES], count_kib(d, 1, MERGES));
+		print_counts_text(d);
 		if (rreq)
 			printf(" Average read request: %.1f KiB\n", (double)rkib / (double)rreq);
 		if (all)

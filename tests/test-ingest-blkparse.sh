@@ -210,6 +210,75 @@ check_eq "$(info_counts "$WORK/pcq.json")" "$(blkparse_counts "$WORK/pcq/set")" 
 	"PC queue events: per-device counters vs blkparse"
 check_eq "$(json_get "$WORK/pcq.json" 'd["swap_in_pages"]')" 1 "PC queue events: swap-in pages"
 
+# Passthrough (PC) requests as a real host has them (smartctl's 512-byte
+# SMART reads, hdparm's flushes of no data, a read requeued and issued
+# again), a PC write with data and a PC read queued: info prints
+# blkparse's PC lines, and --json has their counts and KiB (info had
+# no PC lines, nor keys).  blkparse adds a PC read's queued KiB to the
+# file-system Reads Queued KiB: info's do as blkparse's.
+pc_lines() { # the PC count lines of blkparse's or info's text
+	sed -n 's/^ \(PC .*\)$/\1/p' | tr -s ' \t' ' '
+}
+mkdir -p "$WORK/pcio"
+TF blk-write "$WORK/pcio/set.blktrace.0" <<'EOF_RECORDS' || fail "writing pcio"
+1000 Q R 8 8
+1010 G R 8 8
+1020 I R 8 8
+1030 D R 8 8
+1040 C R 8 8
+2000 I P 0 1
+2010 D P 0 1
+2020 C P 0 1
+3000 I P 0 1
+3010 D P 0 1
+3020 C P 0 1
+4000 I WP 0 0
+4010 D WP 0 0
+4020 C WP 0 0
+5000 I P 0 8
+5010 D P 0 8
+5020 R P 0 8
+5030 I P 0 8
+5040 D P 0 8
+5050 C P 0 8
+6000 I WP 0 16
+6010 D WP 0 16
+6020 C WP 0 16
+7000 Q P 0 8
+7010 G P 0 8
+7020 I P 0 8
+7030 D P 0 8
+7040 C P 0 8
+EOF_RECORDS
+"$SWAPTRACE" ingest -q -o "$WORK/pcio.db" --swap 8:0 "$WORK/pcio/set" 2>/dev/null &&
+	"$SWAPTRACE" info "$WORK/pcio.db" > "$WORK/pcio.txt" &&
+	"$SWAPTRACE" info --json "$WORK/pcio.db" > "$WORK/pcio.json" || fail "pcio: ingest or info"
+blkparse -i "$WORK/pcio/set" > "$WORK/pcio.blkparse" 2>/dev/null || fail "pcio: blkparse"
+check_eq "$(pc_lines < "$WORK/pcio.txt")" "$(pc_lines < "$WORK/pcio.blkparse")" \
+	"PC requests: info's PC lines vs blkparse's"
+[ "$(pc_lines < "$WORK/pcio.blkparse" | wc -l)" = 4 ] || fail "PC requests: blkparse printed no PC lines"
+check_eq "$(summary_lines < "$WORK/pcio.txt")" "$(summary_lines < "$WORK/pcio.blkparse")" \
+	"PC requests: info's count lines vs blkparse's"
+# --json's keys, written out as blkparse's lines
+check_eq "$(python3 - "$WORK/pcio.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"][0]
+for left, right, kib in (("PC Reads Queued:", "PC Writes Queued:", "queued"),
+                         ("PC Read Disp.:", "PC Write Disp.:", "dispatched"),
+                         ("PC Reads Req.:", "PC Writes Req.:", "requeued"),
+                         ("PC Reads Compl.:", "PC Writes Compl.:", "completed")):
+    line = []
+    for label, rw in ((left, "reads"), (right, "writes")):
+        n = d["pc_%s_%s" % (rw, kib)]
+        k = d.get("pc_%s_%s_kib" % (rw, kib))
+        line.append("%s %d%s" % (label, n, "" if k is None else ", %dKiB" % k))
+    print(" ".join(line))
+PY
+)" "$(pc_lines < "$WORK/pcio.blkparse")" "PC requests: info --json's PC counts vs blkparse's lines"
+# no PC lines where blkparse has none
+check_eq "$("$SWAPTRACE" info "$WORK/requeue-little.db" | pc_lines)" \
+	"$(blkparse -i "$WORK/requeue-little/set" 2>/dev/null | pc_lines)" "no PC requests: no PC lines"
+
 # vs_btt NAME SWAP: ingest $WORK/NAME/set with swap area SWAP and compare
 # info's latency and merge tables (NAME.json) with btt's (NAME.btt.avg)
 # into NAME.diff.  1 when ingest, info, blkparse or btt failed; 2 when the
