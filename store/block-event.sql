@@ -1,12 +1,9 @@
--- The block_event view: every block event, reconstructed from the
--- lifecycle tables, the stream blkparse prints (action letters as
--- blkparse's, 'T' for UT).  A request completed in parts (its partial
--- completions in block_misc) has its last completion with what the parts
--- left, as the event carried it, not its whole extent again.  Run when a
--- database is created and, dropping the view first, when one of an older
--- schema version is upgraded (store.c).
-DROP VIEW IF EXISTS block_event;
-CREATE VIEW block_event AS
+-- block_event (store.c makes the view of this query): every block event,
+-- reconstructed from the lifecycle tables, the stream blkparse prints
+-- (action letters as blkparse's, 'T' for UT).  A request completed in
+-- parts (its partial completions in block_misc) has its last completion
+-- with what the parts left, as the event carried it, not its whole
+-- extent again.
 	SELECT queue_ns AS ts, cpu, pid, dev, 'Q' AS action, write, rwbs,
 	       sector, nr_sectors, request_id, id AS bio_id, source_id, 0 AS pc
 	  FROM bio WHERE queue_ns IS NOT NULL

@@ -66,6 +66,25 @@ int swt_store_schema_version(struct swt_store *st)
 	return st->version;
 }
 
+/*
+ * Make the block_event view, this version's (block-event.sql), in schema
+ * "main" (anew: when a database is created or upgraded) or "temp" (over
+ * the stored one, for this connection only: a database read as it is).
+ */
+static int make_block_event_view(struct swt_store *st, const char *schema, struct swt_err *err)
+{
+	char *sql = sqlite3_mprintf("DROP VIEW IF EXISTS %s.block_event;"
+				    "CREATE VIEW %s.block_event AS\n%s", schema, schema,
+				    swt_block_event_sql);
+	int ret;
+
+	if (!sql)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	ret = swt_store_exec(st, sql, err);
+	sqlite3_free(sql);
+	return ret;
+}
+
 int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *what)
 {
 	return swt_error(err, SWT_EDB, "'%s': %s: %s", st->path, what,
@@ -353,7 +372,7 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 		goto out_destroy;
 	ret = swt_store_exec(st, swt_schema_sql, err);
 	if (!ret)
-		ret = swt_store_exec(st, swt_block_event_sql, err);
+		ret = make_block_event_view(st, "main", err);
 	if (ret)
 		goto out_destroy;
 	{
@@ -383,18 +402,22 @@ out_free:
 /*
  * The in-place upgrades, by the version they start from; each adds
  * columns, whose values are NULL (not recorded) in what was stored before,
- * or makes a view anew.
+ * or changes only the views, which every upgrade makes anew.
  *   3 to 4: the run table records the replay's model settings.
  *   4 to 5: a task's process (task.tgid), from a capture's threads lines.
  *   5 to 6: block_event's last completion of a request completed in parts
  *           has what the parts left, not the whole extent.
+ * From OLDEST_VIEWS_ONLY on, only the views changed: a read-only open
+ * makes this version's as TEMP views over the stored ones, the file as
+ * it is.
  */
 #define OLDEST_UPGRADABLE 3
+#define OLDEST_VIEWS_ONLY 5
 static const char *const upgrade_sql[SWT_SCHEMA_VERSION] = {
 	[3] = "ALTER TABLE run ADD COLUMN inactive_fraction REAL;"
 	      "ALTER TABLE run ADD COLUMN max_request_kib INTEGER;",
 	[4] = "ALTER TABLE task ADD COLUMN tgid INTEGER;",
-	[5] = swt_block_event_sql,
+	[5] = "",
 };
 
 static int upgrade_in_place(struct swt_store *st, struct swt_err *err)
@@ -413,10 +436,15 @@ static int upgrade_in_place(struct swt_store *st, struct swt_err *err)
 		return swt_error(err, SWT_EVERSION, "'%s': database schema version %lld changed while "
 				 "it was opened: ingest again", st->path, (long long)version);
 	}
-	for (; !ret && version < SWT_SCHEMA_VERSION; version++)
-		ret = upgrade_sql[version] ? swt_store_exec(st, upgrade_sql[version], err) :
-		      swt_error(err, SWT_EVERSION, "'%s': no upgrade from schema version %lld: "
-				"ingest again", st->path, (long long)version);
+	/* the views made anew after the upgrades, none when another writer did it all */
+	if (version < SWT_SCHEMA_VERSION) {
+		for (; !ret && version < SWT_SCHEMA_VERSION; version++)
+			ret = upgrade_sql[version] ? swt_store_exec(st, upgrade_sql[version], err) :
+			      swt_error(err, SWT_EVERSION, "'%s': no upgrade from schema version %lld: "
+					"ingest again", st->path, (long long)version);
+		if (!ret)
+			ret = make_block_event_view(st, "main", err);
+	}
 	snprintf(set, sizeof(set), "UPDATE swt_meta SET value = '%d' WHERE key = 'schema_version';"
 		 "PRAGMA user_version = %d;", SWT_SCHEMA_VERSION, SWT_SCHEMA_VERSION);
 	if (!ret)
@@ -472,6 +500,15 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 	if (version >= OLDEST_UPGRADABLE && version < SWT_SCHEMA_VERSION &&
 	    swt_store_query_int(st, "PRAGMA user_version", -1) == version) {
 		/* what an older writer left: upgraded in place, its runs kept */
+		if (mode != SWT_STORE_WRITE && version >= OLDEST_VIEWS_ONLY) {
+			/* read as this version's: its views over the stored ones */
+			ret = make_block_event_view(st, "temp", err);
+			if (ret)
+				goto out_destroy;
+			st->version = SWT_SCHEMA_VERSION;
+			*out = st;
+			return 0;
+		}
 		if (mode == SWT_STORE_READ_OLDER) {
 			/*
 			 * Read as it is, the file untouched: its reader copes with

@@ -56,7 +56,11 @@ int64_t swt_store_runs_at(const char *path);
 
 /* How swt_store_open opens a database. */
 enum swt_store_mode {
-	/* read-only, of this build's schema version only */
+	/*
+	 * read-only, of this build's schema version, or of an older one that
+	 * differs by its views alone: read through this version's views, made
+	 * TEMP over the stored ones for the connection (the file not written)
+	 */
 	SWT_STORE_READ = 0,
 	/* read-write: an older schema version it can upgrade is upgraded in place */
 	SWT_STORE_WRITE = 1,

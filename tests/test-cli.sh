@@ -488,6 +488,33 @@ run 1 info "$WORK/v2.db"
 check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/v2.db': database schema version 2, this swaptrace reads $V; ingest again" \
 	"info on a database whose swt_meta schema version is not the schema's"
 
+# a version 5 database (it differs by the block_event view alone) is read
+# as it is, the file untouched: info's text and --json are those of the
+# same database upgraded in place (info refused it, "a command that
+# writes it ... upgrades it in place"); versions 3 and 4 are still refused
+"$SWAPTRACE" ingest -q -o "$WORK/v5.db" "$SAMPLE" || fail "ingest for a version 5 database"
+sqlite3 "$WORK/v5.db" "DROP VIEW block_event; CREATE VIEW block_event AS SELECT 1 AS version_5;
+	UPDATE swt_meta SET value = '5' WHERE key = 'schema_version'; PRAGMA user_version = 5;" ||
+	fail "making a version 5 database"
+cp "$WORK/v5.db" "$WORK/v5-before.db"
+run 0 info "$WORK/v5.db"
+cp "$OUT" "$WORK/v5.txt"
+run 0 info --json "$WORK/v5.db"
+cp "$OUT" "$WORK/v5.json"
+cmp -s "$WORK/v5.db" "$WORK/v5-before.db" || fail "info changed the version 5 database"
+cp "$WORK/v5.db" "$WORK/v5-up.db"
+"$SWAPTRACE" replay -p none -c 0 "$WORK/v5-up.db" > /dev/null || fail "replay upgrading a version 5 database"
+check_eq "$(sqlite3 "$WORK/v5-up.db" 'PRAGMA user_version')" "$V" "a version 5 database upgraded"
+run 0 info "$WORK/v5-up.db"
+cmp -s "$OUT" "$WORK/v5.txt" || fail "info on a version 5 database: not the text of it upgraded: $(diff "$WORK/v5.txt" "$OUT" | head -5)"
+run 0 info --json "$WORK/v5-up.db"
+cmp -s "$OUT" "$WORK/v5.json" || fail "info --json on a version 5 database: not that of it upgraded"
+sqlite3 "$WORK/v5.db" "ALTER TABLE task DROP COLUMN tgid; UPDATE swt_meta SET value = '4' WHERE key = 'schema_version';
+	PRAGMA user_version = 4;" || fail "making a version 4 database"
+run 1 info "$WORK/v5.db"
+check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/v5.db': database schema version 4, this swaptrace reads $V: a command that writes it (replay without --no-store; report without --run or --no-replay) upgrades it in place, or ingest again" \
+	"info on a version 4 database"
+
 # --- --swap states the layout, over the metadata file's -----------------------------
 run 0 ingest -q -o "$WORK/swap.db" --swap 7:0,start=0 --meta "$SAMPLE/meta.txt" "$WORK/trace.dat"
 check_eq "$(lines "$ERR")$(lines "$OUT")" 00 "ingest -q --swap: no output"
