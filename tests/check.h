@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct check_case {
@@ -69,6 +70,31 @@ extern int check_count;
 	} while (0)
 
 /* Define once, in one file per test program. */
+/* A file's bytes, NUL-terminated, malloc'd; their count in *len (may be NULL); NULL: unreadable */
+static inline char *check_read_file(const char *path, long *len)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (len)
+		*len = -1;
+	if (!fp)
+		return NULL;
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	buf = n < 0 ? NULL : calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(fp);
+	if (len && buf)
+		*len = n;
+	return buf;
+}
+
 #define CHECK_MAIN                                                              \
 	int check_failures;                                                     \
 	struct check_case check_cases[CHECK_MAX_CASES];                         \

@@ -478,26 +478,6 @@ TEST(threads_from_task_newtask)
 	teardown(&f);
 }
 
-/* A file's bytes, malloc'd; NULL when it cannot be read. */
-static unsigned char *file_bytes(const char *path, long *len)
-{
-	FILE *fp = fopen(path, "rb");
-	unsigned char *buf = NULL;
-
-	*len = -1;
-	if (!fp)
-		return NULL;
-	if (!fseek(fp, 0, SEEK_END) && (*len = ftell(fp)) >= 0 && !fseek(fp, 0, SEEK_SET)) {
-		buf = malloc((size_t)*len + 1);
-		if (buf && fread(buf, 1, (size_t)*len, fp) != (size_t)*len) {
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(fp);
-	return buf;
-}
-
 /*
  * A database of schema version 5, whose block_event view gave a request
  * completed in parts its whole extent at the end (a stand-in here), opened
@@ -509,7 +489,7 @@ TEST(version_5_read_through_this_versions_view)
 	struct fixture f;
 	struct swt_store *st = NULL;
 	struct swt_err err = { 0 };
-	unsigned char *before, *after;
+	char *before, *after;
 	long len_before, len_after;
 	sqlite3_stmt *s;
 
@@ -529,7 +509,7 @@ TEST(version_5_read_through_this_versions_view)
 			       "PRAGMA user_version = 5;", NULL, NULL, NULL), SQLITE_OK);
 	swt_store_destroy(f.st);
 	f.st = NULL;
-	before = file_bytes(f.path, &len_before);
+	before = check_read_file(f.path, &len_before);
 	CHECK(before != NULL);
 
 	CHECK_INT(swt_store_open(f.path, SWT_STORE_READ, &st, &err), 0);
@@ -544,7 +524,7 @@ TEST(version_5_read_through_this_versions_view)
 		sqlite3_finalize(s);
 		swt_store_destroy(st);
 	}
-	after = file_bytes(f.path, &len_after);
+	after = check_read_file(f.path, &len_after);
 	CHECK(after != NULL && len_after == len_before && !memcmp(before, after, (size_t)len_before));
 	free(before);
 	free(after);

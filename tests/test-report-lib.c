@@ -84,26 +84,6 @@ static int store_one_run(struct swt_store *st, void *ctx, struct swt_err *err)
 		" 9, 11)", err);
 }
 
-static char *read_file(const char *path)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!fp)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(fp);
-	return buf;
-}
-
 TEST(defaults_called_when_no_runs)
 {
 	struct fixture f;
@@ -128,7 +108,7 @@ TEST(defaults_called_when_no_runs)
 	snprintf(path, sizeof(path), "%s/index.html", f.dir);
 	CHECK_STR(sum.index, path);
 	snprintf(path, sizeof(path), "%s/policy.json", f.dir);
-	json = read_file(path);
+	json = check_read_file(path, NULL);
 	CHECK(json && strstr(json, "\"name\": \"adaptive\""));
 	free(json);
 
@@ -172,15 +152,15 @@ TEST(empty_database_says_so)
 	CHECK_INT(sum.runs, 0);
 	CHECK_INT(sum.ran_defaults, 0);
 	snprintf(path, sizeof(path), "%s/timeline.json", f.dir);
-	json = read_file(path);
+	json = check_read_file(path, NULL);
 	CHECK(json && strstr(json, "no swap-ins or swap-outs in this capture"));
 	free(json);
 	snprintf(path, sizeof(path), "%s/request-sizes.json", f.dir);
-	json = read_file(path);
+	json = check_read_file(path, NULL);
 	CHECK(json && strstr(json, "no swap devices in this capture"));
 	free(json);
 	snprintf(path, sizeof(path), "%s/policy.json", f.dir);
-	json = read_file(path);
+	json = check_read_file(path, NULL);
 	CHECK(json && strstr(json, "no swap-in faults in this capture: nothing to replay"));
 	free(json);
 	teardown(&f);
@@ -230,18 +210,18 @@ TEST(one_run_charts_show_a_run_that_read_ahead)
 		" (5, 'x', 'fixed', 3, 100, 10, 7, 3, 30, 23, 3, 20, 9, 21)", &err), 0);
 	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
 	snprintf(path, sizeof(path), "%s/index.html", f.dir);
-	html = read_file(path);
+	html = check_read_file(path, NULL);
 	CHECK(html && strstr(html, "<tr class=\"chosen\"><td>4</td>"));
 	free(html);
 	snprintf(path, sizeof(path), "%s/request-sizes.json", f.dir);
-	json = read_file(path);
+	json = check_read_file(path, NULL);
 	CHECK(json && strstr(json, "traced vs simulated (auto, page-cluster 3)"));
 	free(json);
 
 	/* --policy wins, even for a policy without readahead */
 	o.policy = "none";
 	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
-	json = read_file(path);
+	json = check_read_file(path, NULL);
 	CHECK(json && strstr(json, "traced vs simulated (none, page-cluster 3)"));
 	free(json);
 	teardown(&f);
@@ -270,11 +250,11 @@ TEST(long_policy_names_are_drawn_whole)
 		" VALUES (4, 0, 'ra_window', 8, 8)", &err), 0);
 	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
 	snprintf(path, sizeof(path), "%s/request-sizes.json", f.dir);
-	json = read_file(path);
+	json = check_read_file(path, NULL);
 	CHECK(json && strstr(json, "vvv), page-cluster 3)\""));
 	free(json);
 	snprintf(path, sizeof(path), "%s/ra-window.json", f.dir);
-	json = read_file(path);
+	json = check_read_file(path, NULL);
 	CHECK(json && strstr(json, "vvv) (8 decisions)\""));
 	free(json);
 	teardown(&f);
@@ -306,7 +286,7 @@ TEST(many_devices_are_lettered_with_a_key)
 	CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
 	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
 	snprintf(path, sizeof(path), "%s/policy.json", f.dir);
-	json = read_file(path);
+	json = check_read_file(path, NULL);
 	CHECK(json && strstr(json, "\"A|B|C|D|E|F|G|H|I|J|K|L|M|N|O|P\""));
 	CHECK(json && strstr(json, "\"Devices: A = 7:0; B = 7:1; C = 7:2; D = 7:3; E = 7:4; "
 				   "F = 7:5; G = 7:6; H = 7:7; I = 7:8; J = 7:9; K = 7:10; "
@@ -320,7 +300,7 @@ TEST(many_devices_are_lettered_with_a_key)
 	CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
 	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
 	snprintf(path, sizeof(path), "%s/policy.json", f.dir);
-	json = read_file(path);
+	json = check_read_file(path, NULL);
 	CHECK(json && strstr(json, "\"7:0|7:1|7:2\""));
 	CHECK(json && !strstr(json, "Devices: "));
 	free(json);
@@ -393,7 +373,7 @@ TEST(devices_past_z_are_lettered_aa_and_fit)
 		if (err.code)
 			fprintf(stderr, "%s\n", err.msg);
 		snprintf(path, sizeof(path), "%s/policy.json", f.dir);
-		json = read_file(path);
+		json = check_read_file(path, NULL);
 		CHECK(json != NULL);
 		if (n == 30) {
 			CHECK(json && strstr(json, "|X|Y|Z|AA|AB|AC|AD\""));
@@ -431,7 +411,7 @@ TEST(zero_fault_runs_say_why_they_are_na)
 		CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
 		CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
 		snprintf(path, sizeof(path), "%s/policy.json", f.dir);
-		json = read_file(path);
+		json = check_read_file(path, NULL);
 		CHECK(json != NULL);
 		CHECK_INT(json && strstr(json, note) != NULL, faults == 0);
 		free(json);
@@ -480,7 +460,7 @@ TEST(runs_reading_nothing_ahead_say_why_accuracy_is_na)
 		if (err.code)
 			fprintf(stderr, "%s\n", err.msg);
 		snprintf(path, sizeof(path), "%s/policy.json", f.dir);
-		json = read_file(path);
+		json = check_read_file(path, NULL);
 		CHECK(json != NULL);
 		CHECK_INT(json && strstr(json, note) != NULL, cases[i].noted);
 		free(json);
