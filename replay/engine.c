@@ -805,10 +805,11 @@ static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
 {
 	if (!pr)
 		return;
-	for (size_t i = 0; pr->init_slots && i < nr_areas; i++) {
+	/* each on its own: out of memory, one table can be there without the other */
+	for (size_t i = 0; pr->init_slots && i < nr_areas; i++)
 		free(pr->init_slots[i]);
+	for (size_t i = 0; pr->first_use && i < nr_areas; i++)
 		free(pr->first_use[i]);
-	}
 	for (size_t i = 0; pr->vma_pages && i < nr_vmas; i++)
 		free(pr->vma_pages[i]);
 	free(pr->nslots);
