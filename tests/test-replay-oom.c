@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "replay.h"
+#include "swapsim.h"
 #include "util.h"
 
 extern const struct swt_policy swt_policy_fixed, swt_policy_vma;
@@ -41,88 +42,149 @@ void *__wrap_realloc(void *p, size_t size)
 	return fails_now() ? NULL : __real_realloc(p, size);
 }
 
-/* Two areas, a VMA, swap-outs and faults on both: every table prep_build sizes. */
-static void build_input(struct swt_replay_input *in, struct swt_replay_area *areas,
-			struct swt_replay_fault *faults, struct swt_replay_swapout *outs,
-			struct swt_replay_vma *vma, size_t n)
+/*
+ * Two areas, a VMA, swap-outs and the faults on their pages, and as many
+ * faults on pages written before the trace: every table the replay and a
+ * re-placement size.
+ */
+struct oom_input {
+	struct swt_replay_input in;
+	struct swt_replay_area areas[2];
+	struct swt_replay_swapout outs[16];
+	struct swt_replay_fault faults[32];
+	struct swt_replay_vma vma;
+};
+
+static void build_input(struct oom_input *x)
 {
+	const size_t n = SWT_ARRAY_SIZE(x->outs);
 	uint64_t ts = 1000;
 
+	memset(x, 0, sizeof(*x));
 	for (uint32_t a = 0; a < 2; a++) {
-		areas[a].id = a;
-		snprintf(areas[a].dev, sizeof(areas[a].dev), "8:%u", a * 16);
-		areas[a].slots = 1000;
-		areas[a].rotational = 1;
+		x->areas[a].id = a;
+		snprintf(x->areas[a].dev, sizeof(x->areas[a].dev), "8:%u", a * 16);
+		x->areas[a].slots = 1000;
+		x->areas[a].rotational = 1;
 	}
-	*vma = (struct swt_replay_vma){ .pid = 1, .start = 0x1000, .end = 0x1100 };
+	x->vma = (struct swt_replay_vma){ .pid = 1, .start = 0x1000, .end = 0x1100 };
 	for (size_t i = 0; i < n; i++)
-		outs[i] = (struct swt_replay_swapout){
+		x->outs[i] = (struct swt_replay_swapout){
 			.ts = ts += 1000, .slot = 8 + i, .area = (uint32_t)(i & 1), .pid = 1,
 		};
-	for (size_t i = 0; i < n; i++)
-		faults[i] = (struct swt_replay_fault){
-			.ts = ts += 1000, .slot = 8 + i, .area = (uint32_t)(i & 1), .pid = 1,
-			.vpage = 0x1000 + i, .vma = 0, .out = -1,
+	for (size_t i = 0; i < 2 * n; i++)
+		x->faults[i] = (struct swt_replay_fault){
+			.ts = ts += 1000, .slot = i < n ? 8 + i : 200 + i,
+			.area = (uint32_t)(i & 1), .pid = 1, .vpage = 0x1000 + i, .vma = 0,
+			.out = i < n ? (int32_t)i : -1,
 		};
-	*in = (struct swt_replay_input){
-		.areas = areas, .nr_areas = 2, .faults = faults, .nr_faults = n,
-		.outs = outs, .nr_outs = n, .vmas = vma, .nr_vmas = 1, .page_shift = 12,
+	x->in = (struct swt_replay_input){
+		.areas = x->areas, .nr_areas = 2, .faults = x->faults, .nr_faults = 2 * n,
+		.outs = x->outs, .nr_outs = n, .vmas = &x->vma, .nr_vmas = 1, .page_shift = 12,
 		.vma_ra_enabled = 1,
 	};
 }
 
-/* Fail allocation 1, 2, ... of one run until a run needs fewer; each must fail cleanly. */
-static void fail_each_allocation(const struct swt_policy *p)
+/*
+ * Fail allocation 1, 2, ... of attempt() until it needs fewer; each failed
+ * attempt must return an error with its message.  attempt() frees what it
+ * got and says whether it was handed anything on an error (it must not be).
+ */
+static void fail_each_allocation(const char *what, const struct oom_input *x,
+				 int (*attempt)(const struct oom_input *x, int *got,
+						struct swt_err *err))
 {
-	struct swt_replay_area areas[2];
-	struct swt_replay_fault faults[16];
-	struct swt_replay_swapout outs[16];
-	struct swt_replay_vma vma;
-	struct swt_replay_input in;
-	struct swt_replay_config cfg = {
-		.policy = p, .policy_spec = p->name, .page_cluster = 3, .cache_pages = 8,
-		.inactive_fraction = 0.5, .max_request_pages = 320, .layout_name = "traced",
-	};
 	unsigned long k, failed = 0;
 
-	build_input(&in, areas, faults, outs, &vma, SWT_ARRAY_SIZE(faults));
 	for (k = 1; k < 10000; k++) {
-		struct swt_replay_result *r = NULL;
 		struct swt_err err = { 0 };
-		int ret;
+		int ret, got = 0;
 
 		nr_allocs = 0;
 		fail_at = k;
-		ret = swt_replay_run(&in, &cfg, &r, &err);
+		ret = attempt(x, &got, &err);
 		fail_at = 0;
-		if (nr_allocs < k) {	/* the run needed fewer: it failed nothing */
+		if (nr_allocs < k) {	/* it needed fewer: nothing failed */
 			CHECK_INT(ret, 0);
-			CHECK(r != NULL);
-			swt_replay_result_free(r);
+			CHECK(got);
 			break;
 		}
 		/* a policy's create() or on_miss() says only that it failed, not why */
-		if (ret >= 0 || r || !err.msg[0]) {
-			fprintf(stderr, "%s: allocation %lu failed: returned %d, %s, '%s'\n", p->name,
-				k, ret, r ? "a result" : "no result", err.msg);
+		if (ret >= 0 || got || !err.msg[0]) {
+			fprintf(stderr, "%s: allocation %lu failed: returned %d, %s, '%s'\n", what, k,
+				ret, got ? "an output" : "no output", err.msg);
 			check_failures++;
 		}
-		swt_replay_result_free(r);
 		failed++;
 	}
-	/* the loop reached a run that succeeded, past allocations it did fail */
+	/* it reached a run that succeeded, past allocations it did fail */
 	CHECK(k < 10000);
 	CHECK(failed > 10);
 }
 
+static int run_policy(const struct oom_input *x, const struct swt_policy *p, int *got,
+		      struct swt_err *err)
+{
+	struct swt_replay_config cfg = {
+		.policy = p, .policy_spec = p->name, .page_cluster = 3, .cache_pages = 8,
+		.inactive_fraction = 0.5, .max_request_pages = 320, .layout_name = "traced",
+	};
+	struct swt_replay_result *r = NULL;
+	int ret = swt_replay_run(&x->in, &cfg, &r, err);
+
+	*got = r != NULL;
+	swt_replay_result_free(r);
+	return ret;
+}
+
+static int run_fixed(const struct oom_input *x, int *got, struct swt_err *err)
+{
+	return run_policy(x, &swt_policy_fixed, got, err);
+}
+
+static int run_vma(const struct oom_input *x, int *got, struct swt_err *err)
+{
+	return run_policy(x, &swt_policy_vma, got, err);
+}
+
+/* A layout parsed and applied: a new input with its pages re-placed. */
+static int replace_pages(const struct oom_input *x, int *got, struct swt_err *err)
+{
+	struct swt_placement p;
+	struct swt_replay_input *o = NULL;
+	int ret = swt_placement_init(&p, "2:cluster=8", &x->in, err);
+
+	if (!ret) {
+		ret = swt_placement_apply(&x->in, &p, &o, NULL, err);
+		swt_placement_release(&p);
+	}
+	*got = o != NULL;
+	swt_replay_input_free(o);
+	return ret;
+}
+
 TEST(fixed_run_fails_cleanly_at_each_allocation)
 {
-	fail_each_allocation(&swt_policy_fixed);
+	struct oom_input x;
+
+	build_input(&x);
+	fail_each_allocation("fixed", &x, run_fixed);
 }
 
 TEST(vma_run_fails_cleanly_at_each_allocation)
 {
-	fail_each_allocation(&swt_policy_vma);
+	struct oom_input x;
+
+	build_input(&x);
+	fail_each_allocation("vma", &x, run_vma);
+}
+
+TEST(replacement_fails_cleanly_at_each_allocation)
+{
+	struct oom_input x;
+
+	build_input(&x);
+	fail_each_allocation("layout 2:cluster=8", &x, replace_pages);
 }
 
 CHECK_MAIN
