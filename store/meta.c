@@ -940,7 +940,7 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 	if (!tmp.type)
 		tmp.type = swt_strdup("partition");
 	area_fill_slots(&tmp, m->page_size);
-	a = new_area(m);
+	a = tmp.type ? new_area(m) : NULL;
 	if (!a) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out;

@@ -1,14 +1,16 @@
 /*
- * The replay when memory runs out: each allocation the replay library
- * makes is failed in turn (the test is linked with --wrap=malloc, calloc
- * and realloc, so only swaptrace's own calls are counted, not libc's), and
- * every run must end in an error with its message -- no crash, no result,
- * nothing leaked (the sanitizer build's leak check) -- until a run needs
- * fewer allocations than the one failed, and succeeds.
+ * Replays, re-placements and meta.txt parsing when memory runs out: each
+ * allocation the libraries make is failed in turn (the test is linked
+ * with --wrap=malloc, calloc and realloc, so only swaptrace's own calls
+ * are counted, not libc's or SQLite's), and every attempt must end in an
+ * error with its message -- no crash, no output, nothing leaked (the
+ * sanitizer build's leak check) -- until one needs fewer allocations than
+ * the one failed, and succeeds.
  */
 #include <stdlib.h>
 
 #include "check.h"
+#include "meta.h"
 #include "replay.h"
 #include "swapsim.h"
 #include "util.h"
@@ -105,6 +107,8 @@ static void fail_each_allocation(const char *what, const struct oom_input *x,
 		ret = attempt(x, &got, &err);
 		fail_at = 0;
 		if (nr_allocs < k) {	/* it needed fewer: nothing failed */
+			if (ret)
+				fprintf(stderr, "%s: %s\n", what, err.msg);
 			CHECK_INT(ret, 0);
 			CHECK(got);
 			break;
@@ -161,6 +165,57 @@ static int replace_pages(const struct oom_input *x, int *got, struct swt_err *er
 	*got = o != NULL;
 	swt_replay_input_free(o);
 	return ret;
+}
+
+/* A capture's meta.txt parsed, with a --swap statement over its areas. */
+static int parse_meta(const struct oom_input *x, int *got, struct swt_err *err)
+{
+	static const char text[] =
+		"swaptrace-capture 1\n"
+		"kernel 6.19.0\n"
+		"page_size 4096\n"
+		"ncpus 2\n"
+		"workload ws_mb=256 limit_mb=205 mode=rnd accesses=120000 seed=21\n"
+		"command /bin/true x\n"
+		"swap_device path=/dev/sda2 dev=8:2 type=partition prio=-2 rotational=1 sync=0 "
+		"start=2048 slots=1000 size_kib=3996 used_kib=0\n"
+		"swap_device path=/swap\\040files/a dev=8:1 type=file prio=-3 rotational=0 "
+		"sync=0 start=0 slots=300\n"
+		"extent area=1 first_slot=1 nr_slots=100 start_sector=80000\n"
+		"extent area=1 first_slot=101 nr_slots=199 start_sector=90000\n"
+		"# /proc/swaps at end\n"
+		"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+		"/dev/loop0                              partition\t262140\t\t8\t\t5\n"
+		"dev /dev/loop0 7:0 rotational=1\n"
+		"# vmstat before\n"
+		"pswpin 10\n"
+		"# vmstat after\n"
+		"pswpin 25\n"
+		"# lost events\n"
+		"cpu0 3\n";
+	struct swt_meta *m = swt_meta_alloc();
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	(void)x;
+	if (!m || !f) {
+		swt_meta_free(m);
+		if (f)
+			fclose(f);
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	ret = swt_meta_parse_stream(m, f, "meta.txt", err);
+	if (!ret)
+		ret = swt_meta_add_swap_spec(m, "8:2,rotational=0", err);
+	fclose(f);
+	*got = !ret;	/* the parsed metadata, freed here either way */
+	swt_meta_free(m);
+	return ret;
+}
+
+TEST(meta_parse_fails_cleanly_at_each_allocation)
+{
+	fail_each_allocation("meta.txt", NULL, parse_meta);
 }
 
 TEST(fixed_run_fails_cleanly_at_each_allocation)
