@@ -1,15 +1,19 @@
 /*
- * Replays, re-placements and meta.txt parsing when memory runs out: each
- * allocation the libraries make is failed in turn (the test is linked
- * with --wrap=malloc, calloc and realloc, so only swaptrace's own calls
- * are counted, not libc's or SQLite's), and every attempt must end in an
- * error with its message -- no crash, no output, nothing leaked (the
- * sanitizer build's leak check) -- until one needs fewer allocations than
- * the one failed, and succeeds.
+ * Replays, re-placements, policy choices, meta.txt parsing and an ingest
+ * when memory runs out: each allocation the libraries make is failed in
+ * turn (the test is linked with --wrap=malloc, calloc and realloc, so only
+ * swaptrace's own calls are counted, not libc's or SQLite's).  Every
+ * attempt must end in an error with its message and no output, or, where
+ * the code works around the failure, in the right output -- no crash,
+ * nothing leaked (the sanitizer build's leak check) -- until one needs
+ * fewer allocations than the one failed.
  */
+#include <glob.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
+#include "ingest.h"
 #include "meta.h"
 #include "replay.h"
 #include "swapsim.h"
@@ -24,9 +28,12 @@ void *__real_realloc(void *p, size_t size);
 /* the allocation to fail, counted from 1 while armed; 0: none */
 static unsigned long fail_at, nr_allocs;
 
+/* atomic: the ingest's writer thread allocates too */
 static int fails_now(void)
 {
-	return fail_at && ++nr_allocs == fail_at;
+	unsigned long at = __atomic_load_n(&fail_at, __ATOMIC_SEQ_CST);
+
+	return at && __atomic_add_fetch(&nr_allocs, 1, __ATOMIC_SEQ_CST) == at;
 }
 
 void *__wrap_malloc(size_t size)
@@ -88,35 +95,39 @@ static void build_input(struct oom_input *x)
 }
 
 /*
- * Fail allocation 1, 2, ... of attempt() until it needs fewer; each failed
- * attempt must return an error with its message.  attempt() frees what it
- * got and says whether it was handed anything on an error (it must not be).
+ * Fail allocation 1, 2, ... of attempt() until it needs fewer.  An attempt
+ * that fails must return an error with its message; one that succeeds
+ * anyway (a failure worked around, as the ingest's writer waits for a
+ * buffer) must give the right output.  attempt() frees what it was given
+ * and sets *ok: on success, whether its output is right; on an error,
+ * whether it was handed nothing.
  */
 static void fail_each_allocation(const char *what, const struct oom_input *x,
-				 int (*attempt)(const struct oom_input *x, int *got,
+				 int (*attempt)(const struct oom_input *x, int *ok,
 						struct swt_err *err))
 {
 	unsigned long k, failed = 0;
 
 	for (k = 1; k < 10000; k++) {
 		struct swt_err err = { 0 };
-		int ret, got = 0;
+		int ret, ok = 0;
 
 		nr_allocs = 0;
 		fail_at = k;
-		ret = attempt(x, &got, &err);
+		ret = attempt(x, &ok, &err);
 		fail_at = 0;
 		if (nr_allocs < k) {	/* it needed fewer: nothing failed */
 			if (ret)
 				fprintf(stderr, "%s: %s\n", what, err.msg);
 			CHECK_INT(ret, 0);
-			CHECK(got);
+			CHECK(ok);
 			break;
 		}
 		/* a policy's create() or on_miss() says only that it failed, not why */
-		if (ret >= 0 || got || !err.msg[0]) {
+		if (ret > 0 || !ok || (ret < 0 && !err.msg[0])) {
 			fprintf(stderr, "%s: allocation %lu failed: returned %d, %s, '%s'\n", what, k,
-				ret, got ? "an output" : "no output", err.msg);
+				ret, ok ? "right output" : ret ? "an output" : "wrong output",
+				err.msg);
 			check_failures++;
 		}
 		failed++;
@@ -126,7 +137,7 @@ static void fail_each_allocation(const char *what, const struct oom_input *x,
 	CHECK(failed > 10);
 }
 
-static int run_policy(const struct oom_input *x, const struct swt_policy *p, int *got,
+static int run_policy(const struct oom_input *x, const struct swt_policy *p, int *ok,
 		      struct swt_err *err)
 {
 	struct swt_replay_config cfg = {
@@ -136,23 +147,23 @@ static int run_policy(const struct oom_input *x, const struct swt_policy *p, int
 	struct swt_replay_result *r = NULL;
 	int ret = swt_replay_run(&x->in, &cfg, &r, err);
 
-	*got = r != NULL;
+	*ok = ret ? !r : r && r->total.faults == x->in.nr_faults;
 	swt_replay_result_free(r);
 	return ret;
 }
 
-static int run_fixed(const struct oom_input *x, int *got, struct swt_err *err)
+static int run_fixed(const struct oom_input *x, int *ok, struct swt_err *err)
 {
-	return run_policy(x, &swt_policy_fixed, got, err);
+	return run_policy(x, &swt_policy_fixed, ok, err);
 }
 
-static int run_vma(const struct oom_input *x, int *got, struct swt_err *err)
+static int run_vma(const struct oom_input *x, int *ok, struct swt_err *err)
 {
-	return run_policy(x, &swt_policy_vma, got, err);
+	return run_policy(x, &swt_policy_vma, ok, err);
 }
 
 /* A layout parsed and applied: a new input with its pages re-placed. */
-static int replace_pages(const struct oom_input *x, int *got, struct swt_err *err)
+static int replace_pages(const struct oom_input *x, int *ok, struct swt_err *err)
 {
 	struct swt_placement p;
 	struct swt_replay_input *o = NULL;
@@ -162,13 +173,13 @@ static int replace_pages(const struct oom_input *x, int *got, struct swt_err *er
 		ret = swt_placement_apply(&x->in, &p, &o, NULL, err);
 		swt_placement_release(&p);
 	}
-	*got = o != NULL;
+	*ok = ret ? !o : o && o->nr_faults == x->in.nr_faults && o->nr_outs == x->in.nr_outs;
 	swt_replay_input_free(o);
 	return ret;
 }
 
 /* A capture's meta.txt parsed, with a --swap statement over its areas. */
-static int parse_meta(const struct oom_input *x, int *got, struct swt_err *err)
+static int parse_meta(const struct oom_input *x, int *ok, struct swt_err *err)
 {
 	static const char text[] =
 		"swaptrace-capture 1\n"
@@ -198,6 +209,7 @@ static int parse_meta(const struct oom_input *x, int *got, struct swt_err *err)
 	int ret;
 
 	(void)x;
+	*ok = 1;
 	if (!m || !f) {
 		swt_meta_free(m);
 		if (f)
@@ -208,7 +220,9 @@ static int parse_meta(const struct oom_input *x, int *got, struct swt_err *err)
 	if (!ret)
 		ret = swt_meta_add_swap_spec(m, "8:2,rotational=0", err);
 	fclose(f);
-	*got = !ret;	/* the parsed metadata, freed here either way */
+	/* the stated area replaces the file's two, a partition unless it says */
+	*ok = ret || (m->nr_areas == 1 && m->areas[0].type &&
+		      !strcmp(m->areas[0].type, "partition") && m->areas[0].rotational == 0);
 	swt_meta_free(m);
 	return ret;
 }
@@ -216,6 +230,122 @@ static int parse_meta(const struct oom_input *x, int *got, struct swt_err *err)
 TEST(meta_parse_fails_cleanly_at_each_allocation)
 {
 	fail_each_allocation("meta.txt", NULL, parse_meta);
+}
+
+/* A policy chosen by a spec with parameters, and run through them. */
+static int choose_policy(const struct oom_input *x, int *ok, struct swt_err *err)
+{
+	struct swt_policy_choice c = { 0 };
+	int ret = swt_policy_choose("leap:history=64,min_window=8", &c, err);
+
+	*ok = 1;
+	if (!ret) {
+		struct swt_replay_config cfg = {
+			.policy = c.policy, .policy_spec = c.spec, .page_cluster = 3,
+			.cache_pages = 8, .inactive_fraction = 0.5, .max_request_pages = 320,
+			.layout_name = "traced", .keys = (const char *const *)c.keys,
+			.values = (const char *const *)c.values, .nparams = c.nparams,
+		};
+		struct swt_replay_result *r = NULL;
+
+		ret = swt_replay_run(&x->in, &cfg, &r, err);
+		*ok = ret ? !r : r && r->total.faults == x->in.nr_faults;
+		swt_replay_result_free(r);
+	}
+	swt_policy_choice_release(&c);
+	return ret;
+}
+
+TEST(chosen_policy_fails_cleanly_at_each_allocation)
+{
+	struct oom_input x;
+
+	build_input(&x);
+	fail_each_allocation("leap:history=64,min_window=8", &x, choose_policy);
+}
+
+static int ingest_event(struct swt_ingest *ing, struct swt_event *ev, uint64_t *ts)
+{
+	ev->ts = *ts += 10;
+	return swt_ingest_event(ing, ev);
+}
+
+/* Swap-in reads, each behind a fault, of 8:2: its requests, pages and facts. */
+static int ingest_events(struct swt_ingest *ing, struct swt_err *err)
+{
+	const struct swt_source_info info = { .path = "crafted", .format = "test" };
+	static const char actions[] = "QGIDC";
+	uint64_t ts = 1000;
+	int ret = swt_ingest_begin_source(ing, &info, err);
+
+	for (unsigned i = 0; !ret && i < 8; i++) {
+		struct swt_event ev = {
+			.type = SWT_EV_FAULT, .pid = 10, .system = "exceptions",
+			.name = "page_fault_user", .name_id = 500,
+			.fault = { .address = 0x7f0000000000ull + i * 4096, .error_code = 4 },
+		};
+
+		ret = ingest_event(ing, &ev, &ts);
+		for (const char *a = actions; ret >= 0 && *a; a++) {
+			ev = (struct swt_event){
+				.type = SWT_EV_BLOCK, .pid = 10, .system = "block",
+				.name = swt_block_action_event_name(*a), .name_id = (uint32_t)*a,
+				.block = { .action = (uint8_t)*a, .dev = (8u << 20) | 2,
+					   .sector = 2048 + 8 + i * 8, .nr_sectors = 8, .rwbs = "R" },
+			};
+			ret = ingest_event(ing, &ev, &ts);
+		}
+		if (ret < 0)
+			*err = *swt_ingest_error(ing);
+	}
+	return ret < 0 ? ret : swt_ingest_end_source(ing, err);
+}
+
+/* A crafted trace ingested into a new database, up to its commit. */
+static int ingest(const struct oom_input *x, int *ok, struct swt_err *err)
+{
+	char path[64], tmp[80];
+	glob_t left;
+	struct swt_meta *m = swt_meta_alloc();
+	struct swt_store *st = NULL;
+	struct swt_ingest *ing = NULL;
+	int ret;
+
+	(void)x;
+	*ok = 1;
+	snprintf(path, sizeof(path), "/tmp/swt-test-oom-%d.db", (int)getpid());
+	unlink(path);
+	if (!m)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	m->page_cluster = 3;
+	ret = swt_meta_add_swap_spec(m, "8:2,start=2048", err);
+	if (!ret)
+		ret = swt_store_create(path, &st, err);
+	if (!ret)
+		ret = swt_ingest_alloc(st, m, NULL, NULL, &ing, err);
+	if (!ret)
+		ret = ingest_events(ing, err);
+	if (!ret)
+		ret = swt_ingest_finish(ing, m, "crafted", err);
+	if (!ret)
+		ret = swt_store_commit(st, err);
+	if (!ret)
+		*ok = swt_store_query_int(st, "SELECT count(*) FROM swap_in", -1) == 8;
+	swt_ingest_free(ing);
+	swt_store_destroy(st);
+	swt_meta_free(m);
+	/* a failed ingest leaves no database behind, nor the file it was writing */
+	snprintf(tmp, sizeof(tmp), "%s.tmp-*", path);
+	if (glob(tmp, 0, NULL, &left) != GLOB_NOMATCH || (ret && access(path, F_OK) == 0))
+		*ok = 0;
+	globfree(&left);
+	unlink(path);
+	return ret;
+}
+
+TEST(ingest_fails_cleanly_at_each_allocation)
+{
+	fail_each_allocation("ingest", NULL, ingest);
 }
 
 TEST(fixed_run_fails_cleanly_at_each_allocation)
