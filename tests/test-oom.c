@@ -301,10 +301,20 @@ static int ingest_events(struct swt_ingest *ing, struct swt_err *err)
 	return ret < 0 ? ret : swt_ingest_end_source(ing, err);
 }
 
-/* A crafted trace ingested into a new database, up to its commit. */
+/* The database the ingest writes: this process's own. */
+static const char *db_path(void)
+{
+	static char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/swt-test-oom-%d.db", (int)getpid());
+	return path;
+}
+
+/* A crafted trace ingested into a new database at db_path(), up to its commit. */
 static int ingest(const struct oom_input *x, int *ok, struct swt_err *err)
 {
-	char path[64], tmp[80];
+	const char *path = db_path();
+	char tmp[80];
 	glob_t left;
 	struct swt_meta *m = swt_meta_alloc();
 	struct swt_store *st = NULL;
@@ -313,7 +323,6 @@ static int ingest(const struct oom_input *x, int *ok, struct swt_err *err)
 
 	(void)x;
 	*ok = 1;
-	snprintf(path, sizeof(path), "/tmp/swt-test-oom-%d.db", (int)getpid());
 	unlink(path);
 	if (!m)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
@@ -339,13 +348,46 @@ static int ingest(const struct oom_input *x, int *ok, struct swt_err *err)
 	if (glob(tmp, 0, NULL, &left) != GLOB_NOMATCH || (ret && access(path, F_OK) == 0))
 		*ok = 0;
 	globfree(&left);
-	unlink(path);
 	return ret;
 }
 
 TEST(ingest_fails_cleanly_at_each_allocation)
 {
 	fail_each_allocation("ingest", NULL, ingest);
+	unlink(db_path());
+}
+
+/*
+ * The ingested database read for a replay: at page-cluster 3 its reads
+ * mix demand and readahead, so the faults are reconstructed (--approximate),
+ * then the replay's tables sized.
+ */
+static int load(const struct oom_input *x, int *ok, struct swt_err *err)
+{
+	struct swt_store *st = NULL;
+	struct swt_replay_input *in = NULL;
+	int ret = swt_store_open(db_path(), SWT_STORE_READ, &st, err);
+
+	(void)x;
+	if (!ret)
+		ret = swt_replay_input_load(st, 1, &in, err);
+	if (!ret)
+		ret = swt_replay_prepare(in, err);
+	*ok = ret || (in->approximate && in->nr_faults == 8);
+	swt_replay_input_free(in);
+	swt_store_destroy(st);
+	return ret;
+}
+
+TEST(load_fails_cleanly_at_each_allocation)
+{
+	struct swt_err err = { 0 };
+	int ok = 0;
+
+	CHECK_INT(ingest(NULL, &ok, &err), 0);
+	CHECK(ok);
+	fail_each_allocation("load --approximate", NULL, load);
+	unlink(db_path());
 }
 
 TEST(fixed_run_fails_cleanly_at_each_allocation)
