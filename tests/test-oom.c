@@ -16,6 +16,7 @@
 #include "ingest.h"
 #include "meta.h"
 #include "replay.h"
+#include "report.h"
 #include "swapsim.h"
 #include "util.h"
 
@@ -388,6 +389,54 @@ TEST(load_fails_cleanly_at_each_allocation)
 	CHECK(ok);
 	fail_each_allocation("load --approximate", NULL, load);
 	unlink(db_path());
+}
+
+/* The report's directory: this process's own. */
+static const char *report_dir(void)
+{
+	static char dir[64];
+
+	snprintf(dir, sizeof(dir), "/tmp/swt-test-oom-%d-report", (int)getpid());
+	return dir;
+}
+
+/* The report of the ingested database with three runs, its charts as SVG. */
+static int report(const struct oom_input *x, int *ok, struct swt_err *err)
+{
+	struct swt_report_opts o = { .formats = SWT_REPORT_SVG, .dir = report_dir() };
+	struct swt_report_summary sum = { 0 };
+	struct swt_store *st = NULL;
+	int ret = swt_store_open(db_path(), SWT_STORE_WRITE, &st, err);
+
+	(void)x;
+	if (!ret)
+		ret = swt_report_write(st, &o, &sum, err);
+	*ok = ret || (sum.runs == 3 && sum.charts > 0);
+	swt_store_destroy(st);
+	return ret;
+}
+
+TEST(report_fails_cleanly_at_each_allocation)
+{
+	struct swt_err err = { 0 };
+	struct swt_store *st = NULL;
+	char cmd[128];
+	int ok = 0;
+
+	CHECK_INT(ingest(NULL, &ok, &err), 0);
+	CHECK(ok);
+	CHECK_INT(swt_store_open(db_path(), SWT_STORE_WRITE, &st, &err), 0);
+	CHECK_INT(swt_store_exec(st,
+		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
+		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges) VALUES"
+		" (3, 'x', 'none', 3, 100, 10, 10, 0, 10, 0, 0, 0, 10, 0),"
+		" (4, 'x', 'auto', 3, 100, 10, 8, 2, 20, 12, 2, 10, 9, 11),"
+		" (5, 'x', 'fixed', 3, 100, 10, 7, 3, 30, 23, 3, 20, 9, 21)", &err), 0);
+	swt_store_destroy(st);
+	fail_each_allocation("report", NULL, report);
+	unlink(db_path());
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", report_dir());
+	CHECK_INT(system(cmd), 0);
 }
 
 TEST(fixed_run_fails_cleanly_at_each_allocation)
