@@ -71,39 +71,69 @@ char *swt_report_default_dir(const char *db_path)
 	return dir;
 }
 
-/* mkdir -p; *created says whether dir itself was made here. */
-static int make_dir(const char *dir, int *created, struct swt_err *err)
+/*
+ * The directories make_dir made, each as the length of the output path's
+ * prefix that names it, shallowest first: a report that fails removes
+ * them and only them.  Not "every component below the first one made":
+ * in a/../old/new, old existed before.
+ */
+struct made_dirs {
+	size_t *lens;
+	size_t nr, cap;
+};
+
+/* mkdir -p, noting in *made each directory made here. */
+static int make_dir(const char *dir, struct made_dirs *made, struct swt_err *err)
 {
 	char *path = swt_strdup(dir);
 	struct stat sb;
 	int ret = 0;
 
-	*created = 0;
 	if (!path)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (char *p = path + 1;; p++) {
 		char saved = *p;
-		int made;
 
 		if (*p != '/' && *p != '\0')
 			continue;
 		*p = '\0';
-		made = !mkdir(path, 0755);
-		if (!made && errno != EEXIST) {
+		if (!mkdir(path, 0755)) {
+			if (swt_grow((void **)&made->lens, &made->cap, made->nr + 1,
+				     sizeof(*made->lens))) {
+				rmdir(path);
+				ret = swt_error(err, SWT_ENOMEM, "out of memory");
+				break;
+			}
+			made->lens[made->nr++] = (size_t)(p - path);
+		} else if (errno != EEXIST) {
 			ret = swt_error(err, errno == EACCES ? SWT_EPERM : SWT_EIO,
 					"'%s': cannot create directory: %s", path, strerror(errno));
 			break;
 		}
 		*p = saved;
-		if (!saved) {
-			*created = made;
+		if (!saved)
 			break;
-		}
 	}
 	if (!ret && (stat(dir, &sb) || !S_ISDIR(sb.st_mode)))
 		ret = swt_error(err, SWT_EIO, "'%s': not a directory", dir);
 	free(path);
 	return ret;
+}
+
+/*
+ * After a report that failed: remove the directories make_dir made, the
+ * deepest first.  rmdir leaves one that is not empty (something else wrote
+ * there meanwhile), and its parents with it.
+ */
+static void remove_made_dirs(const char *dir, const struct made_dirs *made)
+{
+	char *path = swt_strdup(dir);
+
+	for (size_t i = made->nr; path && i-- > 0;) {
+		path[made->lens[i]] = '\0';
+		rmdir(path);
+	}
+	free(path);
 }
 
 /* A path the report writes must be a regular file, or nothing yet. */
@@ -271,7 +301,8 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	struct swt_report_summary local;
 	unsigned formats = opts->formats ? opts->formats : SWT_REPORT_PNG | SWT_REPORT_SVG;
 	int64_t runs;
-	int ret, created = 0, dir_checked = 0, in_transaction = 0;
+	struct made_dirs made = { 0 };
+	int ret, dir_checked = 0, in_transaction = 0;
 	char *staging = NULL;
 
 	if (!sum)
@@ -293,7 +324,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		 * directory is checked first, so that an unwritable one fails
 		 * before the replay, not after.
 		 */
-		ret = make_dir(opts->dir, &created, err);
+		ret = make_dir(opts->dir, &made, err);
 		if (!ret)
 			ret = check_dir(opts->dir, formats, err);
 		if (ret)
@@ -310,7 +341,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	if (ret)
 		goto out;
 	if (!dir_checked) {
-		ret = make_dir(opts->dir, &created, err);
+		ret = make_dir(opts->dir, &made, err);
 		if (!ret)
 			ret = check_dir(opts->dir, formats, err);
 		if (ret)
@@ -376,11 +407,12 @@ out:
 	}
 	if (in_transaction && !sqlite3_get_autocommit(swt_store_db(st)))
 		sqlite3_exec(swt_store_db(st), "ROLLBACK", NULL, NULL, NULL);
-	/* a directory made for a report that failed goes again, when still empty */
-	if (ret && created)
-		rmdir(opts->dir);
-	if (ret)
+	/* a report that failed leaves no directory it made (mkdir -p's parents too) */
+	if (ret) {
+		remove_made_dirs(opts->dir, &made);
 		sum->ran_defaults = 0;
+	}
+	free(made.lens);
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(charts); i++)
 		swt_chart_meta_free(entries[i].meta);
 	swt_report_ctx_release(&rc);

@@ -153,6 +153,22 @@ check_eq "$?" 1 "failed: an output directory that cannot be made exits 1"
 check_eq "$msg" "swaptrace: report: '/proc/nope': cannot create directory: No such file or directory" \
 	"failed: message for an output directory that cannot be made"
 check_eq "$(runs_stored)" 0 "failed: runs stored by a report that could not make its directory"
+# mkdir -p's parents go too, and only the directories the report made: a
+# deeper name that cannot be made (over 255 bytes), then a failure once the
+# directory is made and the default set replayed (a policy without runs),
+# through a directory that existed before and stays
+long=$(printf 'x%.0s' $(seq 300))
+"$SWAPTRACE" report -o "$WORK/made/a/$long/b" "$WORK/failed.db" >/dev/null 2>&1
+check_eq "$?" 1 "failed: a name too long in the output directory exits 1"
+check_eq "$(cd "$WORK" && find made 2>/dev/null)" "" \
+	"failed: directories left by a report that could not make its directory"
+mkdir "$WORK/kept"
+msg=$("$SWAPTRACE" report -p nosuch -o "$WORK/made/../kept/a/b" "$WORK/failed.db" 2>&1 >/dev/null)
+check_eq "$?:$msg" "1:swaptrace: report: policy 'nosuch' has no replay run in '$WORK/failed.db'" \
+	"failed: a policy without runs, after the default set"
+check_eq "$(cd "$WORK" && find made kept 2>/dev/null)" "kept" \
+	"failed: directories left by a report that failed after making its directory"
+check_eq "$(runs_stored)" 0 "failed: runs stored by a report with a policy without runs"
 mkdir -p "$WORK/failed-report/sweep.png"
 msg=$("$SWAPTRACE" report "$WORK/failed.db" 2>&1 >/dev/null)
 check_eq "$?" 1 "failed: a directory in the way of a chart exits 1"
