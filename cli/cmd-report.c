@@ -241,12 +241,17 @@ int cmd_report(int argc, char **argv)
 	if (swt_store_open(argv[optind], ro.run_defaults ? SWT_STORE_WRITE : SWT_STORE_READ, &st,
 			   &err) ||
 	    swt_report_write(st, &ro, &sum, &err)) {
-		/* the default runs are stored: a database that cannot take them has another way */
+		/*
+		 * the default runs are stored: a database that cannot take them
+		 * has another way, said after the message, not inside err.msg,
+		 * which a long path fills and the advice was cut from
+		 */
 		if (ro.run_defaults && (strstr(err.msg, "readonly") ||
 					strstr(err.msg, "directory cannot be written")))
-			snprintf(err.msg + strlen(err.msg), sizeof(err.msg) - strlen(err.msg),
-				 " (the default runs are stored in it: --no-replay draws without them)");
-		status = cli_fail("report", &err);
+			status = cli_failf("report", SWT_EXIT_FAIL, "%s (the default runs are stored "
+					   "in it: --no-replay draws without them)", err.msg);
+		else
+			status = cli_fail("report", &err);
 		goto out;
 	}
 	/* the memory sizes the replay handles: 125 and 150 % of a large memory may not be */

@@ -71,6 +71,16 @@ if chattr +i "$WORK/ro.db" 2>/dev/null; then
 	check_eq "$status" 1 "report of a database it cannot write: exit status"
 	grep -q "readonly database (the default runs are stored in it: --no-replay draws without them)" \
 		"$WORK/ro.err" || fail "report of a read-only database: '$(cat "$WORK/ro.err")'"
+	# named by a path of 4 KiB ("./" over and over, which SQLite opens),
+	# the message keeps its cause and the advice after it: the advice was
+	# appended into the message's 4 KiB, which the path had filled
+	long=$WORK/$(printf './%.0s' $(seq $(( (4080 - ${#WORK}) / 2 ))))ro.db
+	"$SWAPTRACE" report -o "$WORK/ro" "$long" > /dev/null 2> "$WORK/ro.err"
+	check_eq "$?:$(wc -l < "$WORK/ro.err")" "1:1" "report of a read-only database by a long path: exit status, lines"
+	case "$(cat "$WORK/ro.err")" in
+	"swaptrace: report: '$WORK/./"*"…"*"/./ro.db': a readonly database (the default runs are stored in it: --no-replay draws without them)") ;;
+	*) fail "report of a read-only database by a long path: $(head -c 80 "$WORK/ro.err")...$(tail -c 120 "$WORK/ro.err")" ;;
+	esac
 	"$SWAPTRACE" report --no-replay -o "$WORK/ro" "$WORK/ro.db" > /dev/null 2> "$WORK/ro.err" ||
 		fail "report --no-replay of a read-only database: '$(cat "$WORK/ro.err")'"
 	"$SWAPTRACE" replay -p fixed "$WORK/ro.db" > /dev/null 2> "$WORK/ro.err"
