@@ -16,6 +16,19 @@
 
 enum { ACCURACY, COVERAGE, PAGES_PER_FAULT, NR_METRICS };
 
+static const char *const titles[NR_METRICS] = {
+	"Accuracy", "Coverage", "Pages read per fault"
+};
+static const char *const ylabels[NR_METRICS] = {
+	"readahead pages used (%)", "faults served by readahead (%)", "pages read per swap fault",
+};
+
+/*
+ * Staggered rows of device letters at most: two hold them at 64 devices;
+ * past about 100 the chart runs out of height before width.
+ */
+#define MAX_LABEL_ROWS 4
+
 struct group {
 	int64_t partition;	/* -1: runs' totals over several devices (no partition rows) */
 	char label[320];	/* "7:0 /dev/loop0" */
@@ -189,37 +202,33 @@ static void panel_place(struct swt_chart *c, struct swt_chart_panel *p, int cols
 }
 
 /*
- * Do the device names stand whole under their groups?  A category's word
- * wider than its band is drawn a character to a line ("7:10" as 7, 1, 0
- * with sixteen devices).
+ * Do the device names stand whole under their groups, drawn in `rows`
+ * staggered rows?  A category's word wider than its band is drawn a
+ * character to a line ("7:10" as 7, 1, 0 with sixteen devices).
  */
 static int names_fit(struct swt_chart *c, const struct policy_data *d, const char *const *cats,
-		     int cols, double top, double bottom)
+		     int cols, int rows, double top, double bottom)
 {
 	struct swt_chart_panel p = { 0 };
 	double band;
 
 	panel_place(c, &p, cols, top, bottom, 0);
+	/* the accuracy panel, as draw_policy() fits it */
+	p.title = titles[ACCURACY];
+	p.ya.across = cols == 1;
 	p.xa.label = "swap device";
-	p.ya.label = "readahead pages used (%)";
+	p.ya.label = ylabels[ACCURACY];
 	p.ya.fmt = SWT_FMT_PERCENT;
 	p.ya.zero = 1;
 	p.ya.hi = 1;
 	swt_chart_panel_fit(c, &p);
-	/* as swt_chart_panel_axes() draws a category: its band less 8 px */
-	band = p.pw / (double)d->nr_groups - 8;
+	/* as swt_chart_panel_axes() draws a category: its band(s) less 8 px */
+	band = p.pw / (double)d->nr_groups * rows - 8;
 	return swt_chart_words_fit(c, cats, d->nr_groups, band);
 }
 
 static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *err)
 {
-	static const char *const titles[NR_METRICS] = {
-		"Accuracy", "Coverage", "Pages read per fault"
-	};
-	static const char *const ylabels[NR_METRICS] = {
-		"readahead pages used (%)", "faults served by readahead (%)",
-		"pages read per swap fault",
-	};
 	const struct policy_data *d = data;
 	const struct swt_report_ctx *rc = d->rc;
 	struct swt_chart_legend_item items[SWT_REPORT_MAX_SERIES + 1];
@@ -231,7 +240,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	char title[200], subtitle[600], ref_label[200];
 	size_t ni = 0;
 	double top, bottom;
-	int any_ref = 0, cols = NR_METRICS, ret = 0;
+	int any_ref = 0, cols = NR_METRICS, rows = 1, ret = 0;
 
 	if (rc->chosen_pc >= 0)
 		snprintf(title, sizeof(title), "Readahead policies compared per swap device, "
@@ -317,7 +326,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 	/* device paths while the groups are wide enough for them ("/dev/" would wrap) */
 	for (size_t g = 0; g < d->nr_groups; g++)
 		cats[g] = d->nr_groups > 2 ? d->groups[g].name : d->groups[g].label;
-	if (!names_fit(c, d, cats, cols, top, bottom)) {
+	if (!names_fit(c, d, cats, cols, 1, top, bottom)) {
 		/* letters on the axis, the devices spelled out above the panels, as layout does */
 		letters = calloc(d->nr_groups, sizeof(*letters));
 		if (!letters) {
@@ -350,8 +359,16 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		 * read as two devices: the panels take the whole width each.
 		 * One letter never wraps, however narrow its group.
 		 */
-		if (d->nr_groups > 26 && !names_fit(c, d, cats, cols, top, bottom))
+		if (d->nr_groups > 26 && !names_fit(c, d, cats, cols, 1, top, bottom))
 			cols = 1;
+		/*
+		 * Past about 44 devices two letters are wider than a group
+		 * of the whole width too: the letters stand in staggered
+		 * rows, each over the width of as many groups as rows.
+		 */
+		while (cols == 1 && rows < MAX_LABEL_ROWS &&
+		       !names_fit(c, d, cats, cols, rows, top, bottom))
+			rows++;
 	}
 	for (int m = 0; m < NR_METRICS; m++) {
 		struct swt_chart_panel p = { 0 };
@@ -362,9 +379,12 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		panel_place(c, &p, cols, top, bottom, m);
 		p.title = titles[m];
 		p.note = d->ref_note[m];
+		/* one above another, the panels' labels alike, and their plots as wide */
+		p.ya.across = cols == 1;
 		p.xa.label = "swap device";
 		p.xa.cats = cats;
 		p.xa.ncats = d->nr_groups;
+		p.xa.cat_rows = rows;
 		p.ya.label = ylabels[m];
 		p.ya.fmt = m == PAGES_PER_FAULT ? SWT_FMT_NUMBER : SWT_FMT_PERCENT;
 		p.ya.zero = 1;

@@ -731,6 +731,9 @@ static double panel_top_of_plot(struct swt_chart *c, const struct swt_chart_pane
 	return top;
 }
 
+/* px between a panel's title and a y label standing across after it */
+#define Y_LABEL_GAP 12
+
 static double longest_word_width(struct swt_chart *c, enum swt_chart_font f, const char *text)
 {
 	double widest = 0;
@@ -749,19 +752,63 @@ static double longest_word_width(struct swt_chart *c, enum swt_chart_font f, con
 }
 
 /*
+ * Whether the y label of a plot plot_h tall stands across, after the
+ * title: asked for, or a word of it is longer than the plot is tall; and
+ * the title line has room for it.  A panel without a title, or without
+ * that room, goes without a label too long (swt_chart_panel_axes()).
+ */
+static int y_label_goes_across(struct swt_chart *c, const struct swt_chart_panel *p,
+			       double plot_h)
+{
+	double title_w, label_w;
+
+	if (!p->ya.label || !p->title ||
+	    (!p->ya.across && longest_word_width(c, SWT_FONT_LABEL, p->ya.label) <= plot_h))
+		return 0;
+	swt_chart_text_size(c, SWT_FONT_PANEL, 0, p->title, &title_w, NULL);
+	swt_chart_text_size(c, SWT_FONT_LABEL, 0, p->ya.label, &label_w, NULL);
+	return title_w + Y_LABEL_GAP + label_w <= p->w;
+}
+
+/*
  * The y label runs along a plot plot_h tall and wraps there, as
  * swt_chart_panel_axes() draws it: a short panel (under a long legend)
  * needs room for its every line, or the second is drawn over the ticks.
+ * Standing across, it needs none.
  */
 static double y_label_space(struct swt_chart *c, const struct swt_chart_panel *p, double plot_h)
 {
 	double lh = 0;
 
+	if (y_label_goes_across(c, p, plot_h))
+		return 0;
 	if (p->ya.label)
 		swt_chart_text_size(c, SWT_FONT_LABEL,
 				    longest_word_width(c, SWT_FONT_LABEL, p->ya.label) <= plot_h ?
 				    plot_h : 0, p->ya.label, NULL, &lh);
 	return p->ya.label ? lh + 8 : 0;
+}
+
+static int label_rows(const struct swt_chart_axis *a)
+{
+	return a->cat_rows > 1 ? a->cat_rows : 1;
+}
+
+/*
+ * The tallest category label under a plot pw wide, each wrapped inside
+ * its band (cat_rows bands, staggered), as swt_chart_panel_axes() draws
+ * them; at least a tick label's height.
+ */
+static double cat_label_height(struct swt_chart *c, const struct swt_chart_axis *a, double pw)
+{
+	double band = pw / (double)a->ncats * label_rows(a), hmax, h;
+
+	swt_chart_text_size(c, SWT_FONT_TICK, 0, "0", NULL, &hmax);
+	for (size_t i = 0; i < a->ncats; i++) {
+		swt_chart_text_size(c, SWT_FONT_TICK, band - 8, a->cats[i], NULL, &h);
+		hmax = SWT_MAX(hmax, h);
+	}
+	return hmax;
 }
 
 static double x_labels_height(struct swt_chart *c, const struct swt_chart_panel *p, double left,
@@ -774,16 +821,8 @@ static double x_labels_height(struct swt_chart *c, const struct swt_chart_panel 
 		/* wrapped at the plot's width, as swt_chart_panel_axes() draws it */
 		swt_chart_text_size(c, SWT_FONT_LABEL, right - left, p->xa.label, NULL, &label_h);
 	hmax = tick_h;
-	if (p->xa.ncats) {
-		double band = (right - left) / (double)p->xa.ncats, h;
-
-		/* category labels wrap inside their band, as swt_chart_panel_axes() draws them */
-		for (size_t i = 0; i < p->xa.ncats; i++) {
-			swt_chart_text_size(c, SWT_FONT_TICK, band - 8, p->xa.cats[i], NULL,
-					    &h);
-			hmax = SWT_MAX(hmax, h);
-		}
-	}
+	if (p->xa.ncats)
+		hmax = label_rows(&p->xa) * cat_label_height(c, &p->xa, right - left);
 	return (p->xa.hide_ticks ? 0 : hmax + 8) + (p->xa.label ? label_h + 6 : 0);
 }
 
@@ -800,6 +839,8 @@ void swt_chart_panel_fit(struct swt_chart *c, struct swt_chart_panel *p)
 	bottom = p->y + p->h - x_labels_height(c, p, left, right);
 	swt_chart_axis_ticks(&p->ya, (int)SWT_MAX(2.0, (bottom - top) / 42));
 	left = p->x + y_label_space(c, p, SWT_MAX(10.0, bottom - top)) + widest_tick(c, &p->ya) + 8;
+	/* as the room left of the plot was reserved, whatever the final height */
+	p->y_label_across = y_label_goes_across(c, p, SWT_MAX(10.0, bottom - top));
 	/* a wider y label leaves the x label less width: more lines, perhaps */
 	bottom = p->y + p->h - x_labels_height(c, p, left, right);
 	p->px = left;
@@ -939,12 +980,16 @@ void swt_chart_panel_axes(struct swt_chart *c, const struct swt_chart_panel *p)
 	}
 	if (!p->xa.hide_ticks) {
 		if (p->xa.ncats) {
+			int rows = label_rows(&p->xa);
+			double row_h = rows > 1 ? cat_label_height(c, &p->xa, p->pw) : 0;
+
 			for (size_t i = 0; i < p->xa.ncats; i++) {
 				double x0, x1;
 
 				swt_chart_panel_band(p, i, &x0, &x1);
-				swt_chart_text(c, SWT_FONT_TICK, (x0 + x1) / 2, p->py + p->ph + 6,
-					       0.5, 0, 0, SWT_RGB_TEXT, (x1 - x0) - 8,
+				swt_chart_text(c, SWT_FONT_TICK, (x0 + x1) / 2,
+					       p->py + p->ph + 6 + row_h * (double)(i % (size_t)rows),
+					       0.5, 0, 0, SWT_RGB_TEXT, (x1 - x0) * rows - 8,
 					       p->xa.cats[i]);
 			}
 		} else {
@@ -957,12 +1002,20 @@ void swt_chart_panel_axes(struct swt_chart *c, const struct swt_chart_panel *p)
 	}
 	/*
 	 * A panel too short for the label's longest word (eight devices
-	 * stacked) goes without rather than show "pa- ge- s/": its units are
-	 * in the legend or title too
+	 * stacked) has it across, after its title; without a title, or room
+	 * there, it goes without rather than show "pa- ge- s/": its units
+	 * are in the legend or title too
 	 */
-	if (p->ya.label && longest_word_width(c, SWT_FONT_LABEL, p->ya.label) <= p->ph)
+	if (p->y_label_across) {
+		double title_w, title_h;
+
+		swt_chart_text_size(c, SWT_FONT_PANEL, 0, p->title, &title_w, &title_h);
+		swt_chart_text(c, SWT_FONT_LABEL, p->x + title_w + Y_LABEL_GAP, p->y + title_h,
+			       0, 1, 0, SWT_RGB_TEXT, 0, p->ya.label);
+	} else if (p->ya.label && longest_word_width(c, SWT_FONT_LABEL, p->ya.label) <= p->ph) {
 		swt_chart_text(c, SWT_FONT_LABEL, p->x, p->py + p->ph / 2, 0.5, 0, M_PI / 2,
 			       SWT_RGB_TEXT, p->ph, p->ya.label);
+	}
 	if (p->xa.label)
 		swt_chart_text(c, SWT_FONT_LABEL, p->px + p->pw / 2, p->y + p->h, 0.5, 1, 0,
 			       SWT_RGB_TEXT, p->pw, p->xa.label);

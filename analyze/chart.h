@@ -248,7 +248,16 @@ struct swt_chart_axis {
 	double min, max, step;	/* chosen by swt_chart_axis_ticks(): range and tick step */
 	const char *const *cats;	/* category axis when ncats > 0 */
 	size_t ncats;
+	/*
+	 * Category labels in this many rows (0: one), label i in row
+	 * i % cat_rows and as wide as cat_rows bands: labels wider than
+	 * their band ("AA" under 64 groups) stand whole, staggered, instead
+	 * of a letter to a line.
+	 */
+	int cat_rows;
 	int hide_ticks;		/* draw no tick labels (shared with a panel below) */
+	/* a y label across, after the panel's title, where it has room (panels stacked, alike) */
+	int across;
 	/*
 	 * Ticks at these values (ascending) instead of chosen ones, on a log
 	 * axis whose range is then lo..hi as given: the sizes a sweep
@@ -281,6 +290,13 @@ struct swt_chart_panel {
 	struct swt_chart_axis xa, ya;
 	const char *title;	/* above the plot area; NULL: none */
 	const char *note;	/* small grey line under the title; NULL: none */
+	/*
+	 * Set by swt_chart_panel_fit(): the y label stands across, after the
+	 * title, instead of along the plot -- asked for (ya.across), or a
+	 * word of it is longer than the plot is tall, which would leave it
+	 * out; and the title line has room for it.
+	 */
+	int y_label_across;
 };
 
 /* Columns and rows for n small multiples: wide figures, at most max_cols across. */

@@ -572,6 +572,102 @@ TEST(wrapped_axis_labels_clear_the_ticks)
 }
 
 /*
+ * A panel as short as the policy chart's three stacked under thirty
+ * devices (about 60 px of plot): "readahead" is longer than the plot is
+ * tall, and the y label was left out.  It stands across, after the title:
+ * the figure drawn with it has more ink than the one without, by the
+ * label's.  ya.across asks for that in a panel tall enough for the label
+ * along it, which otherwise has it along, as before.
+ */
+struct titled_panel {
+	const char *label;
+	int across, tall;
+	int drawn_across;	/* the panel's y_label_across, once fitted */
+};
+
+static int draw_titled_panel(struct swt_chart *c, const void *data, struct swt_err *err)
+{
+	static const char *const cats[] = { "A", "B", "C" };
+	struct titled_panel *t = (struct titled_panel *)data;
+	struct swt_chart_panel p = { 0 };
+
+	(void)err;
+	swt_chart_header(c, "Titled", NULL);
+	swt_chart_panel_grid(&p, SWT_CHART_MARGIN, 100, c->width - 2 * SWT_CHART_MARGIN,
+			     t->tall ? 400 : 150, 1, 1, 28, 16, 0);
+	p.title = "Accuracy";
+	p.note = "traced kernel: no readahead pages (swap_ra = 0)";
+	p.xa = (struct swt_chart_axis){ .label = "swap device", .cats = cats, .ncats = 3 };
+	p.ya = (struct swt_chart_axis){ .label = t->label, .fmt = SWT_FMT_PERCENT, .zero = 1,
+					.hi = 0.2, .across = t->across };
+	swt_chart_panel_fit(c, &p);
+	swt_chart_panel_axes(c, &p);
+	swt_chart_panel_frame(c, &p);
+	t->drawn_across = p.y_label_across;
+	return 0;
+}
+
+/* Dark pixels of a PNG (text; grid lines and axes are lighter); -1 when unreadable. */
+static long dark_pixels(const char *path)
+{
+	cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+	long dark = -1;
+
+	if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS) {
+		const unsigned char *px = cairo_image_surface_get_data(s);
+		int stride = cairo_image_surface_get_stride(s);
+
+		dark = 0;
+		for (int y = 0; y < cairo_image_surface_get_height(s); y++) {
+			for (int x = 0; x < cairo_image_surface_get_width(s); x++) {
+				uint32_t p;
+
+				memcpy(&p, px + (size_t)y * (size_t)stride + (size_t)x * 4, 4);
+				dark += ((p >> 16) & 0xff) < 100 && ((p >> 8) & 0xff) < 100 &&
+					(p & 0xff) < 100;
+			}
+		}
+	}
+	cairo_surface_destroy(s);
+	return dark;
+}
+
+TEST(short_panel_y_label_stands_across)
+{
+	static const char label[] = "readahead pages used (%)";
+	/* short, short without the label, tall asked across, the same without, tall */
+	struct titled_panel t[] = {
+		{ label, 0, 0, -1 }, { NULL, 0, 0, -1 }, { label, 1, 1, -1 }, { NULL, 1, 1, -1 },
+		{ label, 0, 1, -1 },
+	};
+	struct swt_chart_out out;
+	struct swt_err err = { 0 };
+	char dir[64], path[128];
+	long dark[5];
+
+	snprintf(dir, sizeof(dir), "/tmp/swt-test-chart-across-%d", (int)getpid());
+	CHECK_INT(mkdir(dir, 0755), 0);
+	CHECK_INT(swt_chart_out_init(&out, dir, SWT_CHART_PNG, &err), 0);
+	for (size_t i = 0; i < 5; i++) {
+		CHECK_INT(swt_chart_render(&out, "titled", draw_titled_panel, &t[i], NULL, &err), 0);
+		snprintf(path, sizeof(path), "%s/titled.png", dir);
+		dark[i] = dark_pixels(path);
+		CHECK(dark[i] > 0);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/titled.json", dir);
+		unlink(path);
+	}
+	swt_chart_out_release(&out);
+	/* "readahead pages used (%)" is a few hundred dark pixels */
+	CHECK(dark[0] - dark[1] > 100);
+	CHECK(dark[2] - dark[3] > 100);
+	CHECK_INT(t[0].drawn_across, 1);
+	CHECK_INT(t[2].drawn_across, 1);
+	CHECK_INT(t[4].drawn_across, 0);
+	rmdir(dir);
+}
+
+/*
  * A timeline panel of sixteen devices' (about 20 px of plot): its y ticks
  * 0, 500 and 1000 are 10 px apart, and their labels overlapped.  The labels
  * drawn keep the top value and stand a label's height apart; a tall panel

@@ -261,29 +261,44 @@ TEST(long_policy_names_are_drawn_whole)
 }
 
 /*
+ * The many-device charts' set-up: a 'fixed' run over n swap devices, 7:0
+ * to 7:(n-1), each with the same counts, and its totals their sum.
+ */
+static void store_devices(struct fixture *f, int n)
+{
+	static const char runs[] =
+		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
+		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
+		" VALUES (4, 'x', 'fixed', 3, 100, %d, %d, %d, %d, %d, %d, %d, %d, %d);"
+		" WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %d)"
+		" INSERT INTO run_partition (run_id, partition, dev, faults, misses, hits,"
+		" pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
+		" SELECT 4, i, '7:' || i, 10, 8, 2, 20, 12, 2, 10, 9, 11 FROM n";
+	struct swt_err err = { 0 };
+	char sql[sizeof(runs) + 128];
+
+	snprintf(sql, sizeof(sql), runs, 10 * n, 8 * n, 2 * n, 20 * n, 12 * n, 2 * n, 10 * n,
+		 9 * n, 11 * n, n - 1);
+	CHECK_INT(swt_store_exec(f->st, sql, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+}
+
+/*
  * Sixteen devices: "7:10" is wider than its group, and was drawn a
  * character to a line.  The groups are lettered, the devices named in a
  * key above the panels; three devices keep their names.
  */
 TEST(many_devices_are_lettered_with_a_key)
 {
-	static const char runs[] =
-		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
-		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
-		" VALUES (4, 'x', 'fixed', 3, 100, 160, 128, 32, 320, 192, 32, 160, 144, 176);"
-		" WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %d)"
-		" INSERT INTO run_partition (run_id, partition, dev, faults, misses, hits,"
-		" pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
-		" SELECT 4, i, '7:' || i, 10, 8, 2, 20, 12, 2, 10, 9, 11 FROM n";
 	struct fixture f;
 	struct swt_report_opts o = { .formats = SWT_REPORT_SVG };
 	struct swt_err err = { 0 };
-	char path[128], sql[sizeof(runs) + 16], *json;
+	char path[128], *json;
 
 	setup(&f);
 	o.dir = f.dir;
-	snprintf(sql, sizeof(sql), runs, 15);
-	CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
+	store_devices(&f, 16);
 	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
 	snprintf(path, sizeof(path), "%s/policy.json", f.dir);
 	json = check_read_file(path, NULL);
@@ -296,8 +311,7 @@ TEST(many_devices_are_lettered_with_a_key)
 
 	setup(&f);
 	o.dir = f.dir;
-	snprintf(sql, sizeof(sql), runs, 2);
-	CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
+	store_devices(&f, 3);
 	CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
 	snprintf(path, sizeof(path), "%s/policy.json", f.dir);
 	json = check_read_file(path, NULL);
@@ -345,30 +359,20 @@ static int row_bands_with(const char *path, uint32_t rgb)
  */
 TEST(devices_past_z_are_lettered_aa_and_fit)
 {
-	static const char runs[] =
-		"INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults, misses,"
-		" hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
-		" VALUES (4, 'x', 'fixed', 3, 100, %d, %d, %d, %d, %d, %d, %d, %d, %d);"
-		" WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %d)"
-		" INSERT INTO run_partition (run_id, partition, dev, faults, misses, hits,"
-		" pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)"
-		" SELECT 4, i, '7:' || i, 10, 8, 2, 20, 12, 2, 10, 9, 11 FROM n";
 	static const struct {
 		int devices, bands;
 	} cases[] = { { 30, 4 }, { 16, 2 } };
 	struct fixture f;
 	struct swt_report_opts o = { .formats = SWT_REPORT_PNG };
 	struct swt_err err = { 0 };
-	char path[128], sql[sizeof(runs) + 128], *json;
+	char path[128], *json;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int n = cases[i].devices;
 
 		setup(&f);
 		o.dir = f.dir;
-		snprintf(sql, sizeof(sql), runs, 10 * n, 8 * n, 2 * n, 20 * n, 12 * n, 2 * n,
-			 10 * n, 9 * n, 11 * n, n - 1);
-		CHECK_INT(swt_store_exec(f.st, sql, &err), 0);
+		store_devices(&f, n);
 		CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
 		if (err.code)
 			fprintf(stderr, "%s\n", err.msg);
@@ -383,6 +387,115 @@ TEST(devices_past_z_are_lettered_aa_and_fit)
 		free(json);
 		snprintf(path, sizeof(path), "%s/policy.png", f.dir);
 		CHECK_INT(row_bands_with(path, 0xe69f00), cases[i].bands);
+		teardown(&f);
+	}
+}
+
+/*
+ * A pixel of text, its edges included (a stem half a pixel off the grid
+ * is mid grey); grid lines are lighter, bars coloured.
+ */
+static int is_ink(const unsigned char *data, int stride, int x, int y)
+{
+	uint32_t px;
+
+	memcpy(&px, data + (size_t)y * (size_t)stride + (size_t)x * 4, 4);
+	return ((px >> 16) & 0xff) < 160 && ((px >> 8) & 0xff) < 160 && (px & 0xff) < 160;
+}
+
+static int is_rgb(const unsigned char *data, int stride, int x, int y, uint32_t rgb)
+{
+	uint32_t px;
+
+	memcpy(&px, data + (size_t)y * (size_t)stride + (size_t)x * 4, 4);
+	return (px & 0xffffff) == rgb;
+}
+
+/*
+ * Under each bar of the PNG's lowest bars of colour rgb (the bottom
+ * panel's), the lines of text within the bar's width less 2 px a side,
+ * down to depth px below the bars' foot: a label standing whole is one
+ * line, a label wrapped a letter a line two.  Bars under the middle third,
+ * where the x label is, are left out.  Into *bars the bars looked at,
+ * *missing those with no line of text, *split those with more than one.
+ */
+#define LINE_GAP 3	/* px without ink inside a letter; wrapped lines are further apart */
+
+static void label_lines_under_bars(const char *path, uint32_t rgb, int depth, int *bars,
+				   int *missing, int *split)
+{
+	cairo_surface_t *img = cairo_image_surface_create_from_png(path);
+	const unsigned char *data;
+	int stride, w, h, foot = -1;
+
+	*bars = *missing = *split = 0;
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS)
+		goto out;
+	data = cairo_image_surface_get_data(img);
+	stride = cairo_image_surface_get_stride(img);
+	w = cairo_image_surface_get_width(img);
+	h = cairo_image_surface_get_height(img);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w && foot < y; x++)
+			if (is_rgb(data, stride, x, y, rgb))
+				foot = y;
+	for (int x = 0; foot >= 0 && x < w; x++) {
+		int x0 = x, lines = 0, last_ink = -100;
+
+		if (!is_rgb(data, stride, x, foot, rgb))
+			continue;
+		while (x < w && is_rgb(data, stride, x, foot, rgb))
+			x++;
+		if (x0 > w / 3 && x < 2 * w / 3)
+			continue;
+		/* below the axis line */
+		for (int y = foot + 3; y <= foot + depth && y < h; y++) {
+			int ink = 0;
+
+			for (int ix = x0 + 2; ix < x - 2 && !ink; ix++)
+				ink = is_ink(data, stride, ix, y);
+			/* a line of text, less than a line's gap inside a letter (G, S) */
+			lines += ink && y - last_ink > LINE_GAP;
+			if (ink)
+				last_ink = y;
+		}
+		(*bars)++;
+		*missing += lines == 0;
+		*split += lines > 1;
+	}
+out:
+	cairo_surface_destroy(img);
+}
+
+/*
+ * Past about 44 devices two letters were wider than a group even of the
+ * chart's whole width, and wrapped a letter a line again ("A" over "B"
+ * for AB).  Up to 64 devices every letter stands whole under its bar, in
+ * staggered rows: one line of text under each bar, none missing.
+ */
+TEST(two_letter_devices_stand_whole_up_to_64)
+{
+	static const int devices[] = { 30, 50, 64 };
+	struct fixture f;
+	struct swt_report_opts o = { .formats = SWT_REPORT_PNG };
+	struct swt_err err = { 0 };
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
+		int bars, missing, split;
+
+		setup(&f);
+		o.dir = f.dir;
+		store_devices(&f, devices[i]);
+		CHECK_INT(swt_report_write(f.st, &o, NULL, &err), 0);
+		if (err.code)
+			fprintf(stderr, "%s\n", err.msg);
+		snprintf(path, sizeof(path), "%s/policy.png", f.dir);
+		/* the device letters, above the footnote */
+		label_lines_under_bars(path, 0xe69f00, 44, &bars, &missing, &split);
+		CHECK(bars > devices[i] / 2);
+		CHECK_INT(missing, 0);
+		CHECK_INT(split, 0);
 		teardown(&f);
 	}
 }
