@@ -194,6 +194,19 @@ static void done(struct file *f)
 	free(f->data);
 }
 
+/* The layout must be read. */
+static void check_taken(struct file *f)
+{
+	struct swt_td_layout l;
+	struct swt_err err;
+
+	CHECK_INT(read_layout(f, &l, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	else
+		swt_td_layout_release(&l);
+}
+
 /* The layout must be refused with a message containing want. */
 static void check_refused(struct file *f, const char *want)
 {
@@ -311,18 +324,9 @@ TEST(v7_damaged_structure)
 	make_v7_clock(&f, 0, &sp, "x86-tsc", 0);
 	check_refused(&f, "trace clock 'x86-tsc' at offset");
 	done(&f);
-	{
-		struct swt_td_layout l;
-		struct swt_err err;
-
-		make_v7_clock(&f, 0, &sp, "x86-tsc", 2048);
-		CHECK_INT(read_layout(&f, &l, &err), 0);
-		if (err.code)
-			fprintf(stderr, "%s\n", err.msg);
-		else
-			swt_td_layout_release(&l);
-		done(&f);
-	}
+	make_v7_clock(&f, 0, &sp, "x86-tsc", 2048);
+	check_taken(&f);
+	done(&f);
 
 	/* options offset past the end */
 	make_v7(&f, 0, &sp);
@@ -552,8 +556,6 @@ TEST(short_printk_formats_are_read_whole)
 	char line[64], *got[16] = { 0 };
 	int saved, n = 0;
 	struct file f;
-	struct swt_td_layout l;
-	struct swt_err err;
 	size_t table, cpus_at;
 
 	CHECK(swt_printk_guard_active());
@@ -592,11 +594,7 @@ TEST(short_printk_formats_are_read_whole)
 
 	/* a version 6 file whose printk formats include short ones is read */
 	make_v6_printk(&f, &table, &cpus_at, formats);
-	CHECK_INT(read_layout(&f, &l, &err), 0);
-	if (err.code)
-		fprintf(stderr, "%s\n", err.msg);
-	else
-		swt_td_layout_release(&l);
+	check_taken(&f);
 	done(&f);
 }
 
