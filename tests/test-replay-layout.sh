@@ -9,13 +9,12 @@
 #    and priorities, the traced kernel's allocator) keeps every swap-out on
 #    its traced device and gives the same faults per device; where the
 #    allocator also reproduces every slot the replay is identical too
-#    (rnd-1dev-pc0, rnd-1ssd-vma-pc0; not rnd-4dev-pc0, whose device 0 had
-#    slot 1 taken before the trace, nor seq-1dev-pc0, whose last swap-out
-#    writes slot 23, which the kernel had allocated long before when it
-#    refilled cluster 0: a write the trace shows late); with that slot declared
-#    (4:used=1,0,0,0) rnd-4dev-pc0 is reproduced exactly as well.
+#    (all but rnd-4dev-pc0, whose device 0 had slot 1 taken before the
+#    trace); with that slot declared (4:used=1,0,0,0) rnd-4dev-pc0 is
+#    reproduced exactly as well.
 #  The share of swap-outs placed on the traced device and slot is printed
-#  for every capture, pc3 twins included.
+#  for every capture, pc3 twins included, and is docs/layouts.md's table of
+#  it, row for row.
 . "$(dirname "$0")/lib.sh"
 
 # totals and partition metrics of run i, partition names left out
@@ -187,6 +186,26 @@ cmp -s "$WORK/doc-spread.txt" "$WORK/spread-now.txt" ||
 
 # ---- the shared captures ---------------------------------------------------
 find_captures
+
+# docs/layouts.md's row for this re-placement says what it gives: swap-outs,
+# the shares on their traced device and slot (a slot count after the share
+# left out) and the replay's verdict (its numbers went stale once: hits
+# +45 % where the replay gave +47.0 %)
+doc_row() { # first-cell swap-outs on-device on-slot replay-cell
+	python3 - "$SWT_SOURCE_DIR/docs/layouts.md" "$@" <<'PY' || fail "docs/layouts.md, row $1: not this build's"
+import sys
+doc, cap, outs, dev, slot, replay = sys.argv[1:]
+rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+        for line in open(doc) if line.startswith("| %s | " % cap)]
+if not rows:
+    sys.exit("no row '%s' in the table of re-placements" % cap)
+share = lambda n: "100 %" if n == outs else "%.2f %%" % (100.0 * int(n) / int(outs))
+want = [cap, format(int(outs), ",").replace(",", " "), share(dev), share(slot), replay]
+got = rows[0][:3] + [rows[0][3].split(" (")[0]] + rows[0][4:5]
+if got != want:
+    sys.exit("got %s, this build gives %s" % (" | ".join(got), " | ".join(want)))
+PY
+}
 printf '%-18s %-16s %8s %8s %8s  %s\n' capture layout swap-outs "device %" "slot %" replay
 for cap in rnd-1dev-pc0 rnd-4dev-pc0 seq-1dev-pc0 rnd-1ssd-vma-pc0 \
 	   rnd-1dev-pc3 rnd-4dev-pc3 seq-1dev-pc3 rnd-1ssd-vma-pc3; do
@@ -206,6 +225,7 @@ for cap in rnd-1dev-pc0 rnd-4dev-pc0 seq-1dev-pc0 rnd-1ssd-vma-pc0 \
 		"$(pct "$same_slot" "$outs")" "$3"; }
 	case $cap in *-pc3)
 		row "$cap" "$n" "(placement only)"
+		doc_row "$cap" "$outs" "$same_dev" "$same_slot" ""
 		continue ;;
 	esac
 
@@ -221,16 +241,20 @@ for cap in rnd-1dev-pc0 rnd-4dev-pc0 seq-1dev-pc0 rnd-1ssd-vma-pc0 \
 		check_eq "$(metrics "$WORK/$cap-lay.json" 1)" "$(metrics "$WORK/$cap-plain.json" 0)" \
 			"$cap: layout $n (every slot reproduced) against the plain replay"
 		verdict="identical to the traced replay"
+		doc_verdict=identical
 	else
-		verdict=$(python3 - "$WORK/$cap-lay.json" <<'PY'
+		changes=$(python3 - "$WORK/$cap-lay.json" <<'PY'
 import json, sys
 t, l = (r["totals"] for r in json.load(open(sys.argv[1]))["runs"])
-print("ra_hits %+.1f %%, read_merges %+.1f %%, avg_request_kib %+.1f %% vs traced" % tuple(
-      100 * (l[k] / t[k] - 1) for k in ("ra_hits", "read_merges", "avg_request_kib")))
+print(" ".join("%+.1f" % (100 * (l[k] / t[k] - 1)) for k in ("ra_hits", "read_merges", "avg_request_kib")))
 PY
 )
+		read -r hits merges size <<< "$changes"
+		verdict="ra_hits $hits %, read_merges $merges %, avg_request_kib $size % vs traced"
+		doc_verdict="hits $hits %, merges $merges %, request size $size %"
 	fi
 	row "$cap" "$n" "$verdict"
+	doc_row "$cap" "$outs" "$same_dev" "$same_slot" "$doc_verdict"
 done
 
 # rnd-4dev-pc0 with its pre-trace page declared: every slot, and the same replay
@@ -245,6 +269,7 @@ if [ -s "$db" ]; then
 	check_eq "$(metrics "$WORK/used.json" 0)" "$(metrics "$WORK/rnd-4dev-pc0-plain.json" 0)" \
 		"rnd-4dev-pc0: $spec against the plain replay"
 	row rnd-4dev-pc0 "$spec" "identical to the traced replay"
+	doc_row "rnd-4dev-pc0, \`$spec\`" "$outs" "$same_dev" "$same_slot" identical
 fi
 
 # auto on rnd-1ssd-vma-pc0 (non-rotational, vma_ra_enabled): VMA readahead
