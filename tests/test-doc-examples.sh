@@ -3,7 +3,8 @@
 # as written, one after the other, from a checkout alone: schema.md builds
 # cap.db, README's and layouts.md's replay, report and info lines use it.
 # (A cap.db ingested from a capture whose reads need --approximate made
-# every replay line fail.)
+# every replay line fail.)  With the shared captures, schema.md's example
+# queries also print the outputs it shows, on the captures it names.
 . "$(dirname "$0")/lib.sh"
 need_tool sqlite3
 
@@ -55,4 +56,52 @@ for doc in README.md docs/layouts.md; do
 	done <<< "$(examples "$SWT_SOURCE_DIR/$doc")"
 	[ "$n" -gt 0 ] || fail "$doc: no cap.db examples found"
 done
+
+# schema.md's example queries: each ```sql block followed by an output block
+# prints that output (a line '...' stands for any lines, blank lines left
+# out) on the capture the paragraph before it names, rnd-1dev-pc3 unless it
+# names another: rnd-1ssd-vma-pc0's capture directory, or the blktrace
+# files of rnd-4dev-pc3, whose trace.dat has no plugs (the doc once said
+# every example was ingested from its capture directory, which gives the
+# plugs query no rows)
+if [ ! -d "$WORK/shared/captures" ]; then
+	echo "shared captures not found: schema.md's example outputs not checked"
+	finish
+fi
+CAPTURES=$WORK/shared/captures
+for cap in rnd-1dev-pc3 rnd-1ssd-vma-pc0; do
+	"$SWAPTRACE" ingest -q -o "$WORK/$cap.db" "$CAPTURES/$cap/" || fail "$cap: ingest"
+done
+"$SWAPTRACE" ingest -q -o "$WORK/rnd-4dev-pc3.db" --meta "$CAPTURES/rnd-4dev-pc3/meta.txt" \
+	"$(blk_input rnd-4dev-pc3)" || fail "rnd-4dev-pc3 blktrace files: ingest"
+python3 - "$SWT_SOURCE_DIR/docs/schema.md" "$WORK" <<'PY' || FAILURES=$((FAILURES + 1))
+import re, subprocess, sys
+
+doc, work = sys.argv[1], sys.argv[2]
+text = open(doc).read()
+text = text[text.index("## Example queries"):]
+blocks = re.finditer(r"(?s)(?P<before>(?:(?!```).)*)```sql\n(?P<sql>.*?)```\n```\n(?P<out>.*?)```", text)
+bad = n = 0
+for m in blocks:
+    n += 1
+    before = m.group("before").strip().split("\n\n")[-1]	# its own paragraph
+    cap = "rnd-1dev-pc3"
+    for other in ("rnd-1ssd-vma-pc0", "rnd-4dev-pc3"):
+        if "`%s`" % other in before:
+            cap = other
+    got = subprocess.run(["sqlite3", "-header", "-column", "%s/%s.db" % (work, cap)],
+                         input=m.group("sql"), capture_output=True, text=True)
+    lines = lambda t: [l.rstrip() for l in t.splitlines() if l.strip()]
+    want, have = lines(m.group("out")), lines(got.stdout + got.stderr)
+    pattern = "".join("(?:.*\n)*" if l == "..." else re.escape(l) + "\n" for l in want)
+    if not re.fullmatch(pattern, "".join(l + "\n" for l in have)):
+        bad += 1
+        print("docs/schema.md: on %s, %s\nprints\n%s\nwhere the doc shows\n%s\n" % (
+              cap, m.group("sql").strip().splitlines()[0], "\n".join(have), "\n".join(want)))
+if n < 10:
+    print("docs/schema.md: only %d example queries with outputs found" % n)
+    bad += 1
+print("docs/schema.md: %d example outputs checked, %d differ" % (n, bad))
+sys.exit(1 if bad else 0)
+PY
 finish
