@@ -485,8 +485,12 @@ static int parse_extent(struct swt_meta *m, char *rest, const char *name, unsign
 		else
 			goto bad;
 	}
-	if (have != 7 || area < 0 || (size_t)area >= m->nr_areas)
+	if (have != 7 || area < 0)
 		goto bad;
+	if ((size_t)area >= m->nr_areas)
+		return swt_error(err, SWT_EFORMAT,
+				 "'%s': line %u: extent area=%lld: no swap area %lld stated before it",
+				 name, lineno, (long long)area, (long long)area);
 	a = &m->areas[area];
 	/*
 	 * An area's slots map to one sector each: extents that are empty,
@@ -495,8 +499,14 @@ static int parse_extent(struct swt_meta *m, char *rest, const char *name, unsign
 	 * past SWT_SLOT_LIMIT are refused here, naming the line, rather than
 	 * by the replay of the database they would be ingested into.
 	 */
-	if (!v[1] || v[0] + v[1] < v[0])
-		goto bad;
+	if (!v[1])
+		return swt_error(err, SWT_EFORMAT, "'%s': line %u: extent of no slots (nr_slots=0)",
+				 name, lineno);
+	if (v[0] + v[1] < v[0])
+		return swt_error(err, SWT_EFORMAT,
+				 "'%s': line %u: extent slots from %llu, %llu of them: beyond what "
+				 "the replay handles (2^32)", name, lineno,
+				 (unsigned long long)v[0], (unsigned long long)v[1]);
 	if (v[0] + v[1] > SWT_SLOT_LIMIT)
 		return swt_error(err, SWT_EFORMAT,
 				 "'%s': line %u: extent slots %llu-%llu: beyond what the replay "

@@ -430,16 +430,28 @@ TEST(bad_lines)
 		  "extent area=0 first_slot=4294967295 nr_slots=1 start_sector=0\n", &ret, &err);
 	CHECK_INT(ret, 0);
 	swt_meta_free(m);
-	for (size_t i = 0; i < 2; i++) {
+	/*
+	 * ... and, after the first two, an extent of no slots, one whose slots
+	 * wrap and one naming no area say which: all three were "extent needs
+	 * area=N first_slot=N nr_slots=N start_sector=N", on a line giving all four
+	 */
+	for (size_t i = 0; i < 5; i++) {
 		static const char *const ext[] = {
 			"extent area=0 first_slot=4294967295 nr_slots=2 start_sector=0\n",
 			"extent area=0 first_slot=4611686018427387904 nr_slots=8 start_sector=0\n",
+			"extent area=0 first_slot=8 nr_slots=0 start_sector=99\n",
+			"extent area=0 first_slot=18446744073709551615 nr_slots=8 start_sector=0\n",
+			"extent area=1 first_slot=8 nr_slots=8 start_sector=99\n",
 		};
 		static const char *const msg[] = {
 			"'meta.txt': line 3: extent slots 4294967295-4294967296: beyond what the "
 			"replay handles (2^32)",
 			"'meta.txt': line 3: extent slots 4611686018427387904-4611686018427387911: "
 			"beyond what the replay handles (2^32)",
+			"'meta.txt': line 3: extent of no slots (nr_slots=0)",
+			"'meta.txt': line 3: extent slots from 18446744073709551615, 8 of them: "
+			"beyond what the replay handles (2^32)",
+			"'meta.txt': line 3: extent area=1: no swap area 1 stated before it",
 		};
 		char text[512];
 
