@@ -216,16 +216,24 @@ normalise_size() {
 
 # Everything a capture may change, as text: diff two of these.
 host_state() {
-	local f d b
+	local f d b top cpu_kb
 	echo "instances: $(ls "$TRACEFS/instances" | tr '\n' ' ')"
 	for f in current_tracer tracing_on trace_clock buffer_percent set_event set_event_pid \
 		 dynamic_events tracing_cpumask; do
 		echo "$f: $(tr '\n' ' ' 2>/dev/null < "$TRACEFS/$f")"
 	done
-	# an unexpanded top-level buffer ends expanded once a tracer used it (--blktrace)
-	echo "buffer_size_kb: $(normalise_size "$(cat "$TRACEFS/buffer_size_kb")")"
+	# an unexpanded top-level buffer ends expanded once a tracer used it
+	# (--blktrace), which nothing can undo.  Its CPUs' files read their boot
+	# size alone ("7"), without the "(expanded: M)" the top level shows:
+	# they count as the expanded size too.
+	top=$(cat "$TRACEFS/buffer_size_kb")
+	echo "buffer_size_kb: $(normalise_size "$top")"
 	for d in "$TRACEFS"/per_cpu/cpu*; do
-		echo "$(basename "$d") buffer_size_kb: $(normalise_size "$(cat "$d/buffer_size_kb")")"
+		case "$top" in
+		*"(expanded: "*) cpu_kb=$(normalise_size "$top") ;;
+		*) cpu_kb=$(cat "$d/buffer_size_kb") ;;
+		esac
+		echo "$(basename "$d") buffer_size_kb: $cpu_kb"
 	done
 	(cd "$TRACEFS/options" && grep -H . ./* 2>/dev/null)
 	(cd "$TRACEFS/events" && grep -H . ./*/*/enable 2>/dev/null | grep -v ':0$')
