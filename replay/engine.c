@@ -450,14 +450,19 @@ static double rand01(struct engine *e)
  * task faults on its swapped-out pages, per page: faults per page read,
  * over the pages swapped out now.
  */
-static int sample_touched(struct engine *e, uint64_t since)
+static inline __attribute__((always_inline)) int sample_touched(struct engine *e, uint64_t since,
+								 double per_pagein)
 {
 	double lambda, mean, r;
 
 	if (!e->nr_alloc || !e->pageins)
 		return 0;
-	/* counts below 2^63 convert the same through int64_t, in fewer instructions */
-	lambda = (double)(int64_t)e->cur / (double)(int64_t)e->pageins / (double)(int64_t)e->nr_alloc;
+	/*
+	 * per_pagein is cur / pageins, which stay put while the lists shrink:
+	 * the caller divides once.  Counts below 2^63 convert the same
+	 * through int64_t, in fewer instructions.
+	 */
+	lambda = per_pagein / (double)(int64_t)e->nr_alloc;
 	/* touches expected over the page-ins since it was spared */
 	mean = lambda * (double)(int64_t)since;
 	r = rand01(e);
@@ -543,42 +548,38 @@ static __attribute__((noinline)) void evict_due(struct engine *e, int32_t k)
  * activated if it was touched since, else reclaimed.  An overfull active
  * list gives up its oldest pages.
  */
-/*
- * Out of line: shrink() runs on every miss, but shrink_lists only when a
- * list is over its size; inlined, its register saves would cost every call.
- */
-static __attribute__((noinline)) void shrink_lists(struct engine *e)
+static inline __attribute__((always_inline)) void shrink_body(struct engine *e, int wide, int pin)
 {
 	struct ring *in = &e->inactive, *act = &e->active;
-
+	double per_pagein = e->pageins ? (double)(int64_t)e->cur / (double)(int64_t)e->pageins : 0;
 	uint64_t spins = 0;
 
 	while (in->len > e->cap_inactive) {
 		int32_t n = ring_tail(e, in);
 		uint32_t stamp = e->nodes[n].stamp;
 
-		if (stamp == STAMP_RA && e->pin_readahead && spins++ < in->len) {
+		if (stamp == NEVER_SCANNED) {
+			/* spared once: PG_referenced */
+			if (wide)
+				e->wide[n].stamp = e->pageins;
+			ring_requeue_tail(e, in, n, wide ? 0 : (uint32_t)e->pageins);
+		} else if (pin && stamp == STAMP_RA && spins++ < in->len) {
 			/* the oracle read it because a fault will use it: it waits */
 			ring_requeue_tail(e, in, n, STAMP_RA);
-		} else if (stamp == STAMP_RA) {
-			forget_node(e, n);	/* wasted */
-			ring_drop_tail(in);
-		} else if (stamp == NEVER_SCANNED) {
-			/* spared once: PG_referenced */
-			if (e->wide)
-				e->wide[n].stamp = e->pageins;
-			ring_requeue_tail(e, in, n, e->wide ? 0 : (uint32_t)e->pageins);
-		} else if (sample_touched(e, e->pageins - (e->wide ? e->wide[n].stamp : stamp))) {
+		} else if (stamp != STAMP_RA &&
+			   sample_touched(e, e->pageins - (wide ? e->wide[n].stamp : stamp), per_pagein)) {
 			int32_t m;
 
 			ring_drop_tail(in);
 			m = ring_push(e, act, e->nodes[n].word, STAMP_ACTIVE);
-			if (e->wide)
+			if (wide)
 				e->wide[m] = e->wide[n];
 			follow_node(e, m);
-			schedule_eviction(e, node_word(e, m));
+			schedule_eviction(e, wide ? e->wide[m].word : e->nodes[m].word);
 		} else {
-			forget_node(e, n);
+			/* an unused readahead page (wasted), or a mapped one not touched */
+			e->words[wide ? e->wide[n].word : e->nodes[n].word] = SLOT_ALLOC;
+			e->nr_alloc++;
 			ring_drop_tail(in);
 		}
 	}
@@ -586,6 +587,69 @@ static __attribute__((noinline)) void shrink_lists(struct engine *e)
 		forget_node(e, ring_tail(e, act));
 		ring_drop_tail(act);
 	}
+}
+
+/*
+ * shrink_body for the common run: 32-bit nodes, no pinned readahead.  At
+ * the inactive tail, which page comes next (a readahead page never used,
+ * a mapped page not yet spared, one spared before) follows no pattern a
+ * branch predictor learns, so the first two, which only move or drop the
+ * node, share one path of selects: the node is copied to the head either
+ * way (outside the ring's nodes in use when dropped; the ring may be full,
+ * but then the head's node is the tail's own, which is read first).
+ */
+static inline __attribute__((always_inline)) void shrink_plain(struct engine *e)
+{
+	struct ring *in = &e->inactive, *act = &e->active;
+	double per_pagein = e->pageins ? (double)(int64_t)e->cur / (double)(int64_t)e->pageins : 0;
+	uint32_t spared_stamp = (uint32_t)e->pageins;
+
+	while (in->len > e->cap_inactive) {
+		int32_t n = ring_tail(e, in);
+		struct node node = e->nodes[n];
+
+		if (node.stamp >= STAMP_RA) {
+			/* NEVER_SCANNED: spared once (PG_referenced); STAMP_RA: wasted */
+			uint64_t spared = node.stamp == NEVER_SCANNED;
+			int32_t m = ring_node(in, in->head);
+
+			e->nodes[m] = (struct node){ .word = node.word, .stamp = spared_stamp };
+			e->words[node.word] = spared ? (int32_t)((uint32_t)m << 1) : SLOT_ALLOC;
+			in->head += spared;
+			in->tail++;
+			in->len -= 1 - spared;
+			e->nr_alloc += 1 - spared;
+		} else if (sample_touched(e, e->pageins - node.stamp, per_pagein)) {
+			int32_t m;
+
+			ring_drop_tail(in);
+			m = ring_push(e, act, node.word, STAMP_ACTIVE);
+			follow_node(e, m);
+			schedule_eviction(e, node.word);
+		} else {
+			e->words[node.word] = SLOT_ALLOC;	/* not touched since it was spared */
+			e->nr_alloc++;
+			ring_drop_tail(in);
+		}
+	}
+	while (in->len + act->len > e->cap_total && act->len) {
+		forget_node(e, ring_tail(e, act));
+		ring_drop_tail(act);
+	}
+}
+
+/*
+ * Out of line: shrink() runs on every miss, but shrink_lists only when a
+ * list is over its size; inlined, its register saves would cost every call.
+ * The common run (32-bit nodes, no pinned readahead) has a body of its own,
+ * free of the checks for the others.
+ */
+static __attribute__((noinline)) void shrink_lists(struct engine *e)
+{
+	if (!e->wide && !e->pin_readahead)
+		shrink_plain(e);
+	else
+		shrink_body(e, e->wide != NULL, e->pin_readahead);
 }
 
 /* After pages were read: shrink the lists if they are over their sizes (not while memory fills). */
@@ -1431,8 +1495,7 @@ static inline void cache_page_in_room(struct engine *e, uint64_t w, int ra)
 		observe_read(e, w, ra);
 	if (e->wide)
 		e->wide[n].word = w;
-	if (*word == SLOT_ALLOC)
-		e->nr_alloc--;	/* (add_read counted a SLOT_LISTED one) */
+	e->nr_alloc -= *word == SLOT_ALLOC;	/* (add_read counted a SLOT_LISTED one) */
 	*word = (int32_t)((uint32_t)n << 1 | (uint32_t)ra);
 	e->pageins++;
 }
@@ -1672,6 +1735,44 @@ static int window_is_block(const struct swt_window *w, uint64_t target, uint64_t
  * consecutive and below the size limit; each slot's word is read before
  * any later slot is cached, as in the general walk.
  */
+/*
+ * read_block for a block of at most 64 slots holding the faulting one.
+ * Which slots are read is data no branch predictor learns (about one
+ * mispredicted branch per slot, walked one by one), so the block's slots
+ * become a bit mask first: the pages are cached bit by bit, and the
+ * requests are its runs of set bits, cut at the size limit.  Every
+ * word is read before any page is cached, which reads the same: caching
+ * a slot changes only its own word.
+ */
+static inline void read_block_mask(struct engine *e, const struct swt_replay_fault *f,
+				   struct swt_replay_part *part, struct swt_replay_series_point *pt,
+				   uint64_t first, uint64_t n, uint64_t max)
+{
+	const struct swt_replay_result *r = e->res;
+	const int32_t *words = e->areas[f->area].slots + first;
+	uint64_t base = e->areas[f->area].base + first, target = f->slot - first;
+	uint64_t mask = (uint64_t)1 << target, m, nreads = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		mask |= (uint64_t)(words[i] == SLOT_ALLOC) << i;
+	for (m = mask; m; m &= m - 1) {
+		uint64_t i = (uint64_t)__builtin_ctzll(m);
+
+		cache_page_in_room(e, base + i, i != target);
+		nreads++;
+	}
+	pt->pages_read += nreads;
+	for (m = mask; m;) {
+		uint64_t start = (uint64_t)__builtin_ctzll(m), rest = ~(m >> start), run;
+
+		run = rest ? (uint64_t)__builtin_ctzll(rest) : 64 - start;
+		m = start + run >= 64 ? 0 : m & (~(uint64_t)0 << (start + run));
+		for (; run > max; run -= max)
+			part->request_hist[request_bucket(r, max)]++;
+		part->request_hist[request_bucket(r, run)]++;
+	}
+}
+
 static void read_block(struct engine *e, const struct swt_replay_fault *f,
 		       struct swt_replay_part *part, struct swt_replay_series_point *pt,
 		       uint64_t first, uint64_t count)
@@ -1687,6 +1788,10 @@ static void read_block(struct engine *e, const struct swt_replay_fault *f,
 	/* room for the whole block at once: one check, not one per page */
 	if (end > first)
 		ring_make_room(e, &e->inactive, end - first);
+	if (end - first <= 64 && f->slot - first < end - first) {
+		read_block_mask(e, f, part, pt, first, end - first, max);
+		return;
+	}
 	for (uint64_t s = first; s < end; s++) {
 		int target = s == f->slot;
 
@@ -1931,7 +2036,7 @@ static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt
 	const struct prep *pr = e->prep;
 	int32_t own = pr->vp_idx[fi];
 	const int32_t *dense;
-	uint64_t start, end, max = plug_max(e);
+	uint64_t start, end, max = plug_max(e), own_pages = 0;
 	size_t nrq = 0;
 	int multi = 0, target_done = 0;
 
@@ -1957,7 +2062,9 @@ static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt
 
 		if (idx == NIL)
 			continue;
-		pte = idx == own ? pte_of(f) : e->ptes[idx];
+		/* a select, not a branch: which page is the fault's own is no pattern */
+		pte = e->ptes[idx];
+		pte = idx == own ? pte_of(f) : pte;
 		if (pte == PTE_NONE)
 			continue;
 		area = (uint32_t)(pte >> 32);
@@ -1971,8 +2078,12 @@ static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt
 		}
 		plug_add(e, &nrq, &multi, max, area, (uint32_t)pte);
 		cache_page(e, e->areas[area].base + (uint32_t)pte, !target);
-		(area == f->area ? pt : series_at(e, &e->res->parts[area], second))->pages_read++;
+		if (area == f->area)
+			own_pages++;
+		else
+			series_at(e, &e->res->parts[area], second)->pages_read++;
 	}
+	pt->pages_read += own_pages;
 	plug_count(e, nrq);
 	shrink(e);
 	return 1;
