@@ -577,6 +577,66 @@ TEST(plug_merges_front_and_back)
 	}
 }
 
+/*
+ * Windows of up to 64 slots are read from a bit mask of their slots: a
+ * free slot ends a request, runs are cut at the size limit, and a run
+ * may reach the window's last slot or fill the window.
+ */
+TEST(block_window_requests)
+{
+	struct scenario s;
+	struct swt_replay_result *r;
+	struct swt_replay_config cfg = {
+		.policy = &swt_policy_fixed, .policy_spec = "fixed", .page_cluster = 6,
+		.cache_pages = 1000, .inactive_fraction = 0.5, .max_request_pages = 5,
+		.layout_name = "traced",
+	};
+	struct swt_err err = { 0 };
+
+	scenario_init(&s, 1);
+	for (uint64_t slot = 1; slot <= 127; slot++)
+		if (slot != 70)
+			out(&s, slot);
+	fault(&s, 100, 0);
+	/* the block 64..127 without slot 70: runs 64..69 (5 + 1) and 71..127 (11 x 5 + 2) */
+	CHECK_INT(swt_replay_run(&s.in, &cfg, &r, &err), 0);
+	CHECK_INT(r->total.pages_read, 63);
+	CHECK_INT(r->total.ra_pages, 62);
+	CHECK_INT(r->total.read_requests, 14);
+	CHECK_INT(r->parts[0].request_hist[5], 12);
+	CHECK_INT(r->parts[0].request_hist[1], 1);
+	CHECK_INT(r->parts[0].request_hist[2], 1);
+	CHECK_INT(r->total.read_merges, 63 - 14);
+	swt_replay_result_free(r);
+
+	/* every slot of the block: one run of 64, cut at 5, and uncut at the default limit */
+	scenario_init(&s, 1);
+	for (uint64_t slot = 64; slot <= 127; slot++)
+		out(&s, slot);
+	fault(&s, 64, 0);
+	CHECK_INT(swt_replay_run(&s.in, &cfg, &r, &err), 0);
+	CHECK_INT(r->total.pages_read, 64);
+	CHECK_INT(r->total.read_requests, 13);
+	CHECK_INT(r->parts[0].request_hist[5], 12);
+	CHECK_INT(r->parts[0].request_hist[4], 1);
+	swt_replay_result_free(r);
+	r = run(&s, &swt_policy_fixed, 6, 1000);
+	CHECK_INT(r->total.read_requests, 1);
+	CHECK_INT(r->parts[0].request_hist[64], 1);
+	swt_replay_result_free(r);
+
+	/* the faulting slot as the block's last, one other slot apart: two requests */
+	scenario_init(&s, 1);
+	out(&s, 127);
+	out(&s, 125);
+	fault(&s, 127, 0);
+	r = run(&s, &swt_policy_fixed, 6, 1000);
+	CHECK_INT(r->total.pages_read, 2);
+	CHECK_INT(r->total.read_requests, 2);
+	CHECK_INT(r->parts[0].request_hist[1], 2);
+	swt_replay_result_free(r);
+}
+
 /* Windows above 4096 pages are read whole (they were cut to 4096 from the aligned start). */
 TEST(large_page_cluster_windows_are_whole)
 {
