@@ -15,7 +15,7 @@
 
 const char cmd_report_usage[] =
 	"usage: swaptrace report [-o DIR] [--format png,svg] [--run ID,...]\n"
-	"                        [--policy NAME] [--no-replay] DB\n"
+	"                        [--policy NAME[:key=val,...]] [--no-replay] DB\n"
 	"\n"
 	"Draw what the capture and the stored replay runs say, as charts of 1200x700 px:\n"
 	"  policy         accuracy, coverage and pages read per fault, per policy and\n"
