@@ -418,9 +418,18 @@ static int ingest_capture_dir(struct swt_ingest *ing, const char *dir, struct sw
 		free(sets);
 		free(sub);
 	}
-	if (!ret && !used)
-		ret = swt_error(err, SWT_ENOENT,
+	if (!ret && !used) {
+		/* raw/ with no pages: a capture stopped before its buffers gave any */
+		char *raw = swt_path_join(dir, "raw");
+		int empty_raw = raw && is_dir(raw);
+
+		free(raw);
+		ret = swt_error(err, SWT_ENOENT, empty_raw ?
+				"'%s': an unfinished swaptrace capture (raw/ holds no ring-buffer "
+				"pages, and there is no trace.dat): it was stopped before it "
+				"recorded anything" :
 				"'%s': no trace.dat and no uncompressed blktrace files in it", dir);
+	}
 	return ret;
 }
 

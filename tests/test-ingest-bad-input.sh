@@ -511,6 +511,10 @@ expect_fail killed-writing-tracedat "'$(re "$IN/killed")': an unfinished swaptra
 head -c 4096 /dev/zero > "$IN/killed/trace.dat.head"
 expect_fail tracedat-not-assembled "'$(re "$IN/killed")': a swaptrace capture whose trace\.dat was not assembled \(raw/ and trace\.dat\.head, but no trace\.dat\): finish it with the command capture printed \(cat trace\.dat\.head raw/\.\.\. > trace\.dat\), then ingest it" \
 	-- "$IN/killed"
+# one stopped before its buffers gave a page: an empty raw/ and nothing else
+mkdir -p "$IN/killed-early/raw"
+expect_fail killed-before-any-page "'$(re "$IN/killed-early")': an unfinished swaptrace capture \(raw/ holds no ring-buffer pages, and there is no trace\.dat\): it was stopped before it recorded anything" \
+	-- "$IN/killed-early"
 
 # a disk that fills up while rows are written (root only: a small tmpfs in
 # a private mount namespace); what is left on it is listed from inside
