@@ -1728,14 +1728,6 @@ static int window_is_block(const struct swt_window *w, uint64_t target, uint64_t
 }
 
 /*
- * Read a block window [first, first + count) on the faulting area: what
- * the general walk (resolve, plug_reads) does for ascending slots of one
- * area, in one pass.  The eligible slots come in ascending order, so the
- * plug holds one request at a time, which grows while slots are
- * consecutive and below the size limit; each slot's word is read before
- * any later slot is cached, as in the general walk.
- */
-/*
  * read_block for a block of at most 64 slots holding the faulting one.
  * Which slots are read is data no branch predictor learns (about one
  * mispredicted branch per slot, walked one by one), so the block's slots
@@ -1773,6 +1765,14 @@ static inline void read_block_mask(struct engine *e, const struct swt_replay_fau
 	}
 }
 
+/*
+ * Read a block window [first, first + count) on the faulting area: what
+ * the general walk (resolve, plug_reads) does for ascending slots of one
+ * area, in one pass.  The eligible slots come in ascending order, so the
+ * plug holds one request at a time, which grows while slots are
+ * consecutive and below the size limit; each slot's word is read before
+ * any later slot is cached, as in the general walk.
+ */
 static void read_block(struct engine *e, const struct swt_replay_fault *f,
 		       struct swt_replay_part *part, struct swt_replay_series_point *pt,
 		       uint64_t first, uint64_t count)
@@ -2036,7 +2036,7 @@ static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt
 	const struct prep *pr = e->prep;
 	int32_t own = pr->vp_idx[fi];
 	const int32_t *dense;
-	uint64_t start, end, max = plug_max(e), own_pages = 0;
+	uint64_t start, end, max = plug_max(e);
 	size_t nrq = 0;
 	int multi = 0, target_done = 0;
 
@@ -2062,9 +2062,7 @@ static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt
 
 		if (idx == NIL)
 			continue;
-		/* a select, not a branch: which page is the fault's own is no pattern */
-		pte = e->ptes[idx];
-		pte = idx == own ? pte_of(f) : pte;
+		pte = idx == own ? pte_of(f) : e->ptes[idx];
 		if (pte == PTE_NONE)
 			continue;
 		area = (uint32_t)(pte >> 32);
@@ -2078,12 +2076,8 @@ static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt
 		}
 		plug_add(e, &nrq, &multi, max, area, (uint32_t)pte);
 		cache_page(e, e->areas[area].base + (uint32_t)pte, !target);
-		if (area == f->area)
-			own_pages++;
-		else
-			series_at(e, &e->res->parts[area], second)->pages_read++;
+		(area == f->area ? pt : series_at(e, &e->res->parts[area], second))->pages_read++;
 	}
-	pt->pages_read += own_pages;
 	plug_count(e, nrq);
 	shrink(e);
 	return 1;
