@@ -120,6 +120,7 @@ struct default_sweep {
 	size_t nr_runs;
 	unsigned memory_percent;	/* the largest share of the memory replayed */
 	int nothing_to_replay;
+	int unwritable;			/* the database cannot take the runs */
 };
 
 /*
@@ -132,8 +133,10 @@ static int run_default_sweep(struct swt_store *st, void *ctx, struct swt_err *er
 	int ret = swt_store_check_writable(st, err);
 
 	/* said before the sweep, not at its first insert */
-	if (ret)
+	if (ret) {
+		ds->unwritable = 1;
 		return ret;
+	}
 	ret = swt_replay_default_sweep(st, &ds->nr_runs, &ds->memory_percent, err);
 
 	if (ret && err->code == SWT_EUSAGE) {
@@ -246,8 +249,7 @@ int cmd_report(int argc, char **argv)
 		 * has another way, said after the message, not inside err.msg,
 		 * which a long path fills and the advice was cut from
 		 */
-		if (ro.run_defaults && (strstr(err.msg, "readonly") ||
-					strstr(err.msg, "directory cannot be written")))
+		if (defaults.unwritable)
 			status = cli_failf("report", SWT_EXIT_FAIL, "%s (the default runs are stored "
 					   "in it: --no-replay draws without them)", err.msg);
 		else

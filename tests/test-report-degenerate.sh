@@ -61,6 +61,12 @@ grep -q "warning: no replay runs stored" "$WORK/norun.err" || fail "norun: no wa
 grep -q "$NO_RUNS" "$WORK/norun/index.html" || fail "norun: index does not say there are no runs"
 [ "$(sqlite3 "$WORK/norun.db" 'SELECT count(*) FROM run')" = 0 ] ||
 	fail "norun: --no-replay stored runs"
+# The advice is for a database that cannot take the runs, not for a path
+# that says "readonly": a file that is no database gets its error alone
+head -c 4096 /dev/zero | tr '\0' 'x' > "$WORK/readonly.db"
+"$SWAPTRACE" report -o "$WORK/readonly" "$WORK/readonly.db" > /dev/null 2> "$WORK/readonly.err"
+check_eq "$?:$(cat "$WORK/readonly.err")" "1:swaptrace: report: '$WORK/readonly.db': not a swaptrace database" \
+	"report of a file that is no database, named readonly.db"
 # A database that cannot be written (immutable here: root writes any file
 # whatever its mode): the default runs cannot be stored, and the message
 # says how to draw without them; --no-replay then works.
