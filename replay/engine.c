@@ -458,9 +458,9 @@ static inline __attribute__((always_inline)) int sample_touched(struct engine *e
 	if (!e->nr_alloc || !e->pageins)
 		return 0;
 	/*
-	 * per_pagein is cur / pageins, which stay put while the lists shrink:
-	 * the caller divides once.  Counts below 2^63 convert the same
-	 * through int64_t, in fewer instructions.
+	 * per_pagein is cur / pageins, divided once per shrink (shrink_lists).
+	 * Counts below 2^63 convert the same through int64_t, in fewer
+	 * instructions.
 	 */
 	lambda = per_pagein / (double)(int64_t)e->nr_alloc;
 	/* touches expected over the page-ins since it was spared */
@@ -548,10 +548,10 @@ static __attribute__((noinline)) void evict_due(struct engine *e, int32_t k)
  * activated if it was touched since, else reclaimed.  An overfull active
  * list gives up its oldest pages.
  */
-static inline __attribute__((always_inline)) void shrink_body(struct engine *e, int wide, int pin)
+static inline __attribute__((always_inline)) void shrink_body(struct engine *e, int wide, int pin,
+								double per_pagein)
 {
 	struct ring *in = &e->inactive, *act = &e->active;
-	double per_pagein = e->pageins ? (double)(int64_t)e->cur / (double)(int64_t)e->pageins : 0;
 	uint64_t spins = 0;
 
 	while (in->len > e->cap_inactive) {
@@ -575,11 +575,9 @@ static inline __attribute__((always_inline)) void shrink_body(struct engine *e, 
 			if (wide)
 				e->wide[m] = e->wide[n];
 			follow_node(e, m);
-			schedule_eviction(e, wide ? e->wide[m].word : e->nodes[m].word);
+			schedule_eviction(e, node_word(e, m));
 		} else {
-			/* an unused readahead page (wasted), or a mapped one not touched */
-			e->words[wide ? e->wide[n].word : e->nodes[n].word] = SLOT_ALLOC;
-			e->nr_alloc++;
+			forget_node(e, n);	/* an unused readahead page (wasted), or a mapped one not touched */
 			ring_drop_tail(in);
 		}
 	}
@@ -598,10 +596,9 @@ static inline __attribute__((always_inline)) void shrink_body(struct engine *e, 
  * way (outside the ring's nodes in use when dropped; the ring may be full,
  * but then the head's node is the tail's own, which is read first).
  */
-static inline __attribute__((always_inline)) void shrink_plain(struct engine *e)
+static inline __attribute__((always_inline)) void shrink_plain(struct engine *e, double per_pagein)
 {
 	struct ring *in = &e->inactive, *act = &e->active;
-	double per_pagein = e->pageins ? (double)(int64_t)e->cur / (double)(int64_t)e->pageins : 0;
 	uint32_t spared_stamp = (uint32_t)e->pageins;
 
 	while (in->len > e->cap_inactive) {
@@ -627,8 +624,7 @@ static inline __attribute__((always_inline)) void shrink_plain(struct engine *e)
 			follow_node(e, m);
 			schedule_eviction(e, node.word);
 		} else {
-			e->words[node.word] = SLOT_ALLOC;	/* not touched since it was spared */
-			e->nr_alloc++;
+			forget_node(e, n);	/* not touched since it was spared */
 			ring_drop_tail(in);
 		}
 	}
@@ -646,10 +642,13 @@ static inline __attribute__((always_inline)) void shrink_plain(struct engine *e)
  */
 static __attribute__((noinline)) void shrink_lists(struct engine *e)
 {
+	/* cur and page-ins stay put while the lists shrink: the touch draws' ratio, once */
+	double per_pagein = e->pageins ? (double)(int64_t)e->cur / (double)(int64_t)e->pageins : 0;
+
 	if (!e->wide && !e->pin_readahead)
-		shrink_plain(e);
+		shrink_plain(e, per_pagein);
 	else
-		shrink_body(e, e->wide != NULL, e->pin_readahead);
+		shrink_body(e, e->wide != NULL, e->pin_readahead, per_pagein);
 }
 
 /* After pages were read: shrink the lists if they are over their sizes (not while memory fills). */
