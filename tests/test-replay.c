@@ -226,20 +226,30 @@ static void fault(struct scenario *s, uint64_t slot, uint64_t vpage)
 	f->out = -1;
 }
 
+/* The settings of a run with the defaults of these tests, for a test to change. */
+static struct swt_replay_config config(const struct swt_policy *p, unsigned pc, uint64_t cache)
+{
+	return (struct swt_replay_config){
+		.policy = p, .policy_spec = p->name, .page_cluster = pc, .cache_pages = cache,
+		.inactive_fraction = 0.5, .max_request_pages = 320, .layout_name = "traced",
+	};
+}
+
 /* A run with one parameter (key NULL: none). */
 static struct swt_replay_result *run_with(struct scenario *s, const struct swt_policy *p,
 					  unsigned pc, uint64_t cache, const char *key,
 					  const char *value)
 {
 	const char *const keys[] = { key }, *const values[] = { value };
-	struct swt_replay_config cfg = {
-		.policy = p, .policy_spec = p->name, .page_cluster = pc, .cache_pages = cache,
-		.inactive_fraction = 0.5, .max_request_pages = 320, .layout_name = "traced",
-		.keys = key ? keys : NULL, .values = key ? values : NULL, .nparams = key ? 1 : 0,
-	};
+	struct swt_replay_config cfg = config(p, pc, cache);
 	struct swt_replay_result *r = NULL;
 	struct swt_err err = { 0 };
 
+	if (key) {
+		cfg.keys = keys;
+		cfg.values = values;
+		cfg.nparams = 1;
+	}
 	CHECK_INT(swt_replay_run(&s->in, &cfg, &r, &err), 0);
 	if (err.code)
 		fprintf(stderr, "%s\n", err.msg);
@@ -392,14 +402,11 @@ TEST(unused_readahead_is_evicted_and_counted_wasted)
 TEST(activated_page_that_faults_again_is_evicted_before)
 {
 	struct scenario s;
-	struct swt_replay_config cfg = {
-		.policy = &swt_policy_fixed, .policy_spec = "fixed", .page_cluster = 1,
-		.cache_pages = 500, .inactive_fraction = 0.1, .max_request_pages = 320,
-		.layout_name = "traced",
-	};
+	struct swt_replay_config cfg = config(&swt_policy_fixed, 1, 500);
 	struct swt_replay_result *r = NULL;
 	struct swt_err err = { 0 };
 
+	cfg.inactive_fraction = 0.1;
 	scenario_init(&s, 1);
 	out(&s, 100);		/* the page */
 	out(&s, 101);		/* its neighbour in the 2-slot window */
@@ -562,13 +569,10 @@ TEST(plug_merges_front_and_back)
 
 	/* split at the request size limit */
 	{
-		struct swt_replay_config cfg = {
-			.policy = &swt_policy_fixed, .policy_spec = "fixed", .page_cluster = 8,
-			.cache_pages = 1000, .inactive_fraction = 0.5, .max_request_pages = 32,
-			.layout_name = "traced",
-		};
+		struct swt_replay_config cfg = config(&swt_policy_fixed, 8, 1000);
 		struct swt_err err = { 0 };
 
+		cfg.max_request_pages = 32;
 		CHECK_INT(swt_replay_run(&s.in, &cfg, &r, &err), 0);
 		CHECK_INT(r->total.read_requests, 8);
 		CHECK_INT(r->parts[0].request_hist[32], 7);
@@ -586,13 +590,10 @@ TEST(block_window_requests)
 {
 	struct scenario s;
 	struct swt_replay_result *r;
-	struct swt_replay_config cfg = {
-		.policy = &swt_policy_fixed, .policy_spec = "fixed", .page_cluster = 6,
-		.cache_pages = 1000, .inactive_fraction = 0.5, .max_request_pages = 5,
-		.layout_name = "traced",
-	};
+	struct swt_replay_config cfg = config(&swt_policy_fixed, 6, 1000);
 	struct swt_err err = { 0 };
 
+	cfg.max_request_pages = 5;
 	scenario_init(&s, 1);
 	for (uint64_t slot = 1; slot <= 127; slot++)
 		if (slot != 70)
@@ -642,11 +643,7 @@ TEST(large_page_cluster_windows_are_whole)
 {
 	static struct scenario s;	/* static: the windows want room */
 	struct swt_replay_result *r;
-	struct swt_replay_config cfg = {
-		.policy = &swt_policy_fixed, .policy_spec = "fixed", .page_cluster = 13,
-		.cache_pages = 20000, .inactive_fraction = 0.5, .max_request_pages = 320,
-		.layout_name = "traced",
-	};
+	struct swt_replay_config cfg = config(&swt_policy_fixed, 13, 20000);
 	struct swt_err err = { 0 };
 
 	scenario_init(&s, 1);
