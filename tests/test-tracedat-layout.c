@@ -5,6 +5,7 @@
  * refuse before libtracecmd sees a file.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -529,6 +530,7 @@ TEST(v6_walk)
 	done(&f);
 }
 
+#ifndef SWT_TEST_UNGUARDED
 /*
  * printk formats under 3 characters (printk-guard.c): libtraceevent 1.7
  * looked before its copy of one (ASan in the test build); the guard has
@@ -597,5 +599,42 @@ TEST(short_printk_formats_are_read_whole)
 	check_taken(&f);
 	done(&f);
 }
+#else
+/*
+ * Built with tests/printk-unguarded.c instead of the guard: a file with a
+ * printk format under 3 characters is refused, naming the file and the
+ * line's offset, before libtraceevent could read before its copy; longer
+ * formats are still read.
+ */
+TEST(short_printk_formats_are_refused_unguarded)
+{
+	static const char formats[] =
+		"ffffffff81000001 : \"long enough\"\n"
+		"ffffffff81000002 : \"x\"\n";
+	const char *second = strchr(formats, '\n') + 1;
+	char want[160];
+	const unsigned char *at;
+	struct file f;
+	size_t table, cpus_at;
+
+	CHECK(!swt_printk_guard_active());
+	make_v6_printk(&f, &table, &cpus_at, formats);
+	at = memmem(f.data, f.len, formats, strlen(formats));
+	CHECK(at != NULL);
+	if (!at) {
+		done(&f);
+		return;
+	}
+	snprintf(want, sizeof(want),
+		 "printk formats: the line at offset %zu has a format too short for "
+		 "libtraceevent to read safely", (size_t)(at - f.data) + (size_t)(second - formats));
+	check_refused(&f, want);
+	done(&f);
+
+	make_v6_printk(&f, &table, &cpus_at, "ffffffff81000001 : \"abc\"\n");
+	check_taken(&f);
+	done(&f);
+}
+#endif
 
 CHECK_MAIN
