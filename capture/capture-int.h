@@ -93,6 +93,7 @@ struct swt_capture {
 	size_t kallsyms_len;
 	struct utsname uts;
 	int64_t page_cluster, vma_ra, mem_total_kib;
+	char lru_gen[24];	/* /sys/kernel/mm/lru_gen/enabled, "absent", or "" unreadable */
 	uint64_t t_start, t_stop;	/* monotonic ns */
 	int recording, stopped, forwarded, created;
 	int meta_written, meta_has_exit;	/* meta.txt, and whether it holds the command's end */

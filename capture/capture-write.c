@@ -95,6 +95,8 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 		fprintf(f, "page_cluster %lld\n", (long long)c->page_cluster);
 	if (c->vma_ra >= 0)
 		fprintf(f, "vma_ra_enabled %s\n", c->vma_ra ? "true" : "false");
+	if (c->lru_gen[0])
+		fprintf(f, "lru_gen %s\n", c->lru_gen);
 	if (c->mem_total_kib >= 0)
 		fprintf(f, "mem_total_kib %lld\n", (long long)c->mem_total_kib);
 	if (c->target.memcg)

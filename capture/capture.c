@@ -733,6 +733,16 @@ static int read_host(struct swt_capture *c, struct swt_err *err)
 	text = swt_read_text("/sys/kernel/mm/swap/vma_ra_enabled", NULL);
 	c->vma_ra = text ? !strncmp(text, "true", 4) : -1;
 	free(text);
+	/*
+	 * The multi-gen LRU ages pages by generations, not by the two lists
+	 * replay models: a replay says so when the traced kernel ran it.
+	 */
+	text = swt_read_text("/sys/kernel/mm/lru_gen/enabled", NULL);
+	if (text)
+		snprintf(c->lru_gen, sizeof(c->lru_gen), "%.*s", (int)strcspn(text, " \t\n"), text);
+	else if (errno == ENOENT)
+		snprintf(c->lru_gen, sizeof(c->lru_gen), "absent");	/* built without it */
+	free(text);
 	c->mem_total_kib = swt_meminfo_kib("MemTotal");
 	return 0;
 }

@@ -56,8 +56,10 @@ const char cmd_info_usage[] =
 	"                 as blkparse, a PC read's queued KiB are in \"reads_queued_kib\");\n"
 	"                 then\n"
 	"                 \"capture\":{\"name\",\"kernel\",\"page_cluster\",\n"
-	"                 \"vma_ra_enabled\",\"swap_areas\",\"layout_source\"} (null: no\n"
-	"                 capture row), \"span\":{\"first_ns\",\"last_ns\",\"seconds\"}\n"
+	"                 \"vma_ra_enabled\",\"multigen_lru\" (the traced kernel's\n"
+	"                 multi-gen LRU on; null: not recorded),\"swap_areas\",\n"
+	"                 \"layout_source\"} (null: no capture row),\n"
+	"                 \"span\":{\"first_ns\",\"last_ns\",\"seconds\"}\n"
 	"                 (null: no event times), \"total_events\", \"ended_on_error\",\n"
 	"                 \"events_by_system\":{SYSTEM:{NAME:N}}, \"vmstat\":{\"pswpin\",\n"
 	"                 \"pswpout\",\"pgmajfault\",\"swap_ra\",\"swap_ra_hit\"} (null:\n"
@@ -712,6 +714,7 @@ static void print_replay_hint(struct swt_store *st)
 	enum replay_verdict verdict = replay_verdict(st, &nothing);
 	int64_t pc = swt_store_query_int(st, "SELECT page_cluster FROM capture", -1);
 	int64_t swapoff;
+	char lru[64];
 
 	printf("\nReplay: ");
 	/* each verdict a sentence */
@@ -739,6 +742,9 @@ static void print_replay_hint(struct swt_store *st)
 			printf("  Without fault events, replay --approximate can only let each read stand\n"
 			       "  for a fault, which counts wasted readahead as hits (docs/replay-model.md).\n");
 	}
+	if (swt_replay_multigen_lru(st, lru, sizeof(lru)) == 1)
+		printf("  The traced kernel ran the multi-gen LRU (lru_gen %s); replay models the\n"
+		       "  two-list LRU, so its readahead accuracy and waste are less certain.\n", lru);
 	/* past the checks above: swap areas, and faults to replay */
 	swapoff = swt_store_query_int(st, SWAPOFF_PAGES_SQL, 0);
 	if (swapoff > 0)
@@ -957,6 +963,12 @@ static void print_json_text_facts(struct swt_store *st)
 			printf(",\"vma_ra_enabled\":null");
 		else
 			printf(",\"vma_ra_enabled\":%s", sqlite3_column_int(s, 3) ? "true" : "false");
+		{
+			char value[64];
+			int lru = swt_replay_multigen_lru(st, value, sizeof(value));
+
+			printf(",\"multigen_lru\":%s", lru < 0 ? "null" : lru ? "true" : "false");
+		}
 		printf(",\"swap_areas\":%lld", (long long)sqlite3_column_int64(s, 5));
 		print_json_column("layout_source", s, 4);
 		printf("}");
@@ -1118,6 +1130,13 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 				printf(", page-cluster %lld", (long long)sqlite3_column_int64(s, 2));
 			if (sqlite3_column_type(s, 3) != SQLITE_NULL)
 				printf(", vma_ra_enabled %s", sqlite3_column_int(s, 3) ? "true" : "false");
+			{
+				char value[64];
+				int lru = swt_replay_multigen_lru(st, value, sizeof(value));
+
+				if (lru >= 0)
+					printf(", multi-gen LRU %s", lru ? "on" : "off");
+			}
 			printf(", %d swap area%s (%s)\n", sqlite3_column_int(s, 5),
 			       sqlite3_column_int(s, 5) == 1 ? "" : "s", sqlite3_column_text(s, 4));
 		}

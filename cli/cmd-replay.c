@@ -631,6 +631,22 @@ static void warn_kind_unknown(const struct swt_replay_input *in,
 	}
 }
 
+/*
+ * The model is the kernel's two-list LRU (docs/replay-model.md, Memory); a
+ * kernel running the multi-gen LRU ages and evicts swapped-in pages by
+ * generations instead, so what memory does to readahead pages is less
+ * certain there.
+ */
+static void warn_multigen_lru(const char *db, struct swt_store *st)
+{
+	char value[64];
+
+	if (swt_replay_multigen_lru(st, value, sizeof(value)) == 1)
+		cli_warnf("replay", "'%s': the traced kernel ran the multi-gen LRU (lru_gen %s); "
+			  "the replay models the two-list active/inactive LRU, so its readahead "
+			  "accuracy and waste are less certain (docs/replay-model.md)", db, value);
+}
+
 enum { OPT_CSV = 256, OPT_INACTIVE, OPT_MAXREQ };
 
 int cmd_replay(int argc, char **argv)
@@ -860,6 +876,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	warn_without_addresses(argv[optind], in, choices, nchoices);
 	warn_kind_unknown(in, choices, nchoices);
+	warn_multigen_lru(argv[optind], st);
 	if (!ncaches) {
 		caches[0] = -100;
 		ncaches = 1;

@@ -9,6 +9,7 @@
  * approximation, a stream reconstructed from the reads and the faults
  * (reconstruct.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +294,34 @@ const char *swt_replay_nothing_to_replay(struct swt_store *st)
 				 SWT_NOT_SWAPOFF_SQL ")", 0))
 		return "every swap-in was read by swapoff, none faulted";
 	return NULL;
+}
+
+int swt_replay_multigen_lru(struct swt_store *st, char *value, size_t len)
+{
+	sqlite3_stmt *s;
+	int on = -1;
+
+	if (len)
+		value[0] = '\0';
+	if (sqlite3_prepare_v2(swt_store_db(st), "SELECT value FROM capture_fact WHERE section = ''"
+			       " AND key = 'lru_gen' ORDER BY seq DESC LIMIT 1", -1, &s,
+			       NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_TEXT) {
+		const char *text = (const char *)sqlite3_column_text(s, 0);
+		char *end;
+		unsigned long long bits;
+
+		snprintf(value, len, "%s", text);
+		errno = 0;
+		bits = strtoull(text, &end, 0);
+		if (!strcmp(text, "absent"))
+			on = 0;
+		else if (end != text && !*end && !errno && text[0] != '-')
+			on = bits & 1;	/* bit 0: the main switch */
+	}
+	sqlite3_finalize(s);
+	return on;
 }
 
 enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st)

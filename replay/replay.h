@@ -105,6 +105,14 @@ enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st);
 const char *swt_replay_nothing_to_replay(struct swt_store *st);
 
 /*
+ * Whether the traced kernel ran the multi-gen LRU, from the capture's
+ * lru_gen fact (/sys/kernel/mm/lru_gen/enabled, "absent" where the kernel
+ * was built without it): 1 on, 0 off, -1 not recorded (or not readable).
+ * The fact's text goes to value.  Replay models the two-list LRU.
+ */
+int swt_replay_multigen_lru(struct swt_store *st, char *value, size_t len);
+
+/*
  * Load the demand stream and swap-outs of an ingested capture.  A capture
  * whose reads mix demand and readahead (page-cluster > 0, no swap-entry
  * probes) is refused unless approximate is set: then the stream is

@@ -677,7 +677,8 @@ bad:
 static unsigned earlier_single_key(const struct swt_meta *m, const char *key)
 {
 	static const char *const single[] = {
-		"kernel", "workload", "command", "clock", "probes", "vma_ra_enabled", "page_cluster",
+		"kernel", "workload", "command", "clock", "probes", "vma_ra_enabled", "lru_gen",
+		"page_cluster",
 		"page_size", "ncpus", "mem_total_kib", "mem_limit_bytes", "end",
 	};
 	size_t k;

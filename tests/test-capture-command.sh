@@ -99,6 +99,12 @@ grep -q "^probes none (" "$CAP/meta.txt" || grep -q "^probes kprobe " "$CAP/meta
 	fail "meta.txt does not say which probes were used"
 check_eq "$(meta_value "$CAP/meta.txt" mem_limit_bytes)" $((51 << 20)) "memory cgroup limit"
 check_eq "$(meta_value "$CAP/meta.txt" command_exit)" 0 "recorded exit status"
+# the multi-gen LRU's switch as the host has it, or "absent" where the kernel lacks it
+if [ -e /sys/kernel/mm/lru_gen/enabled ]; then
+	check_eq "$(meta_value "$CAP/meta.txt" lru_gen)" "$(cat /sys/kernel/mm/lru_gen/enabled)" "lru_gen"
+else
+	check_eq "$(meta_value "$CAP/meta.txt" lru_gen)" absent "lru_gen without the multi-gen LRU"
+fi
 pid=$(sed -n 's/^target command pid=//p' "$CAP/meta.txt")
 grep -q "^maps pid=$pid exe=$SWAPLOAD " "$CAP/meta.txt" || fail "no maps line for the workload"
 grep -q "rw-p" "$CAP/maps/$pid-end.txt" || fail "the workload's end map is missing"

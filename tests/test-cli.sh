@@ -284,16 +284,16 @@ def same(what, got, want):
     if got != want:
         bad.append("%s: json %r, text %r" % (what, got, want))
 c = d["capture"]
-m = [re.match(r"^Capture '(.*)': kernel (\S+)(?:, page-cluster (\d+))?(?:, vma_ra_enabled (\w+))?, (\d+) swap areas? \((\S+)\)$", l) for l in text]
+m = [re.match(r"^Capture '(.*)': kernel (\S+)(?:, page-cluster (\d+))?(?:, vma_ra_enabled (\w+))?(?:, multi-gen LRU (on|off))?, (\d+) swap areas? \((\S+)\)$", l) for l in text]
 m = [x for x in m if x]
 if not m:
     same("capture", c, None)
 else:
-    name, kernel, pc, vma, areas, source = m[0].groups()
+    name, kernel, pc, vma, lru, areas, source = m[0].groups()
     # the text's '?' is an unrecorded name or kernel
-    same("capture", (c["name"], c["kernel"], c["page_cluster"], c["vma_ra_enabled"], c["swap_areas"], c["layout_source"]),
+    same("capture", (c["name"], c["kernel"], c["page_cluster"], c["vma_ra_enabled"], c["multigen_lru"], c["swap_areas"], c["layout_source"]),
          (None if name == "?" else name, None if kernel == "?" else kernel, None if pc is None else int(pc),
-          None if vma is None else vma == "true", int(areas), source))
+          None if vma is None else vma == "true", None if lru is None else lru == "on", int(areas), source))
 span = [l for l in text if l.startswith("Span: ")][0]
 m = re.match(r"^Span: ([0-9.]+) s \(([0-9.]+) \.\. ([0-9.]+)\), (\d+) events, ", span)
 if m:
@@ -415,6 +415,21 @@ check_eq "$(json_get "$WORK/vs.json" 'len(d["oom"]["victims"]), d["oom"]["kills"
 		(SELECT count(*) FROM fault WHERE pid = $VICTIM OR pid IN (SELECT pid FROM task WHERE tgid = $VICTIM))")" \
 	"info --json: OOM victims against the tables"
 has "$WORK/vs.txt" "^    pid $VICTIM \\(swap load\\) at " "info: the OOM victim named"
+# the multi-gen LRU as the capture recorded it (lru_gen): on, off, or a
+# kernel without it; the replay verdict says what it means for replay
+for lru in 0x0007:on 0x0006:off absent:off; do
+	cp "$WORK/assumed.db" "$WORK/lru.db"
+	sqlite3 "$WORK/lru.db" "INSERT INTO capture_fact (section, key, value) VALUES ('', 'lru_gen', '${lru%%:*}')"
+	info_json_vs_text "$WORK/lru.db" "lru_gen ${lru%%:*}"
+	has "$WORK/vs.txt" "^Capture .*, multi-gen LRU ${lru#*:}, 1 swap area " "info: lru_gen ${lru%%:*}"
+	if [ "${lru#*:}" = on ]; then
+		has "$WORK/vs.txt" "^  The traced kernel ran the multi-gen LRU \\(lru_gen 0x0007\\); replay models the$" \
+			"info: what the multi-gen LRU means for replay"
+	elif grep -q "multi-gen LRU (lru_gen" "$WORK/vs.txt"; then
+		fail "info: a multi-gen LRU note for lru_gen ${lru%%:*}"
+	fi
+done
+check_eq "$(json_get "$WORK/vs.json" 'd["capture"]["multigen_lru"]')" False "info --json: lru_gen absent"
 # nothing to replay, and no capture row: the verdicts, no capture or span
 cp "$WORK/assumed.db" "$WORK/none.db"
 sqlite3 "$WORK/none.db" "DELETE FROM swap_area"

@@ -585,6 +585,7 @@ TEST(key_given_twice)
 		"end command\n# vmstat delta\npswpin 1\n#\nend error\n",
 		"# vmstat delta\npswpin 1\npswpout 2\npswpin 3\n",
 		"# vmstat before\npswpin 1\n# vmstat after\npswpin 5\npswpin 6\n",
+		"kernel x\nlru_gen 0x0007\nlru_gen absent\n",
 	};
 	static const char *const msg[] = {
 		"'meta.txt': line 3: page_cluster given twice (first on line 2)",
@@ -592,6 +593,7 @@ TEST(key_given_twice)
 		"'meta.txt': line 5: end given twice (first on line 1)",
 		"'meta.txt': line 4: vmstat pswpin given twice in '# vmstat delta' (first on line 2)",
 		"'meta.txt': line 5: vmstat pswpin given twice in '# vmstat after' (first on line 4)",
+		"'meta.txt': line 3: lru_gen given twice (first on line 2)",
 	};
 	struct swt_err err = { 0 };
 	struct swt_meta *m;

@@ -726,6 +726,23 @@ check_eq "$(cat "$WORK/kind.err")" "swaptrace: replay: warning: swap area 7:0: n
 check_eq "$(awk -F, '$5 == "all" { print $1 "=" $8 }' "$WORK/ssd.csv" | sort | tr '\n' ' ')$(cat "$WORK/ssd.err")" \
 	"auto=21791 vma=21791 " "auto on a device said to be an SSD: VMA readahead, no warning"
 
+# --- a kernel that ran the multi-gen LRU ---------------------------------------------
+# meta.txt's lru_gen (capture records /sys/kernel/mm/lru_gen/enabled) reaches
+# replay through ingest: on (bit 0 set), replay warns that it models the
+# two-list LRU; off, or a kernel without it, no warning; same results.
+for lru in 0x0007 0x0006 absent; do
+	# a host fact: in the file's header, before its sections
+	sed "1a lru_gen $lru" "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/meta.txt" > "$WORK/lru-meta.txt"
+	"$SWAPTRACE" ingest -q -o "$WORK/lru-$lru.db" --meta "$WORK/lru-meta.txt" \
+		"$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/trace.dat" || fail "ingest with lru_gen $lru"
+	"$SWAPTRACE" replay -n --csv -p auto "$WORK/lru-$lru.db" > "$WORK/lru-$lru.csv" 2> "$WORK/lru-$lru.err" ||
+		fail "replay with lru_gen $lru: $(cat "$WORK/lru-$lru.err")"
+done
+check_eq "$(cat "$WORK/lru-0x0007.err")" "swaptrace: replay: warning: '$WORK/lru-0x0007.db': the traced kernel ran the multi-gen LRU (lru_gen 0x0007); the replay models the two-list active/inactive LRU, so its readahead accuracy and waste are less certain (docs/replay-model.md)" \
+	"the warning for a kernel that ran the multi-gen LRU"
+check_eq "$(cat "$WORK/lru-0x0006.err" "$WORK/lru-absent.err")" "" "no warning where the multi-gen LRU was off or absent"
+cmp -s "$WORK/lru-0x0007.csv" "$WORK/lru-absent.csv" || fail "the multi-gen LRU changed replay's results"
+
 # --- swap-entry probes make any capture's demand stream exact ---------------------------
 # The sample's demand reads restated as swt_fault probes, with demand
 # unknown as at page-cluster 3: replayed without --approximate, and with
