@@ -506,6 +506,14 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 			    "demand and readahead (docs/replay-model.md).");
 		out_raw(o, o->html ? "</p>\n" : "\n");
 	}
+	if (rc->multigen_lru == 1) {
+		out_raw(o, o->html ? "<p class=\"sub\">" : "  ");
+		out_text(o, "The traced kernel ran the multi-gen LRU (lru_gen ");
+		out_text(o, rc->lru_gen);
+		out_text(o, "); the replay models the two-list active/inactive LRU, so its "
+			    "readahead accuracy and waste are less certain (docs/replay-model.md).");
+		out_raw(o, o->html ? "</p>\n" : "\n");
+	}
 	if (o->html)
 		out_raw(o, "</div>\n");
 }

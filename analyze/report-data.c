@@ -251,6 +251,8 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 	/* trace clocks count up from boot: anything else is a hand-edited capture row */
 	if (rc->first_ns < 0 || rc->last_ns < 0 || rc->last_ns < rc->first_ns)
 		rc->first_ns = rc->last_ns = SWT_NULL;
+	rc->multigen_lru = rc->opts->multigen_lru ?
+			   rc->opts->multigen_lru(rc->st, rc->lru_gen, sizeof(rc->lru_gen)) : -1;
 	rc->swap_ins = swt_store_query_int(rc->st, "SELECT count(*) FROM swap_in", 0);
 	rc->swap_outs = swt_store_query_int(rc->st, "SELECT count(*) FROM swap_out", 0);
 	if (rc->opts->nothing_to_replay) {

@@ -110,6 +110,8 @@ struct swt_report_ctx {
 	char nothing_to_replay[160];	/* "... : nothing to replay", "" when replay has faults */
 	int no_fault_addresses;		/* swap-ins, none with the address of its fault */
 	int auto_takes_vma;		/* the traced kernel took VMA readahead (auto does too) */
+	int multigen_lru;		/* the traced kernel ran the multi-gen LRU: 1, else 0 or -1 */
+	char lru_gen[32];		/* its lru_gen fact, as recorded */
 	/* /proc/vmstat deltas over the capture (machine-wide); SWT_NULL when absent */
 	int64_t vm_pswpin, vm_pgmajfault, vm_swap_ra, vm_swap_ra_hit;
 

@@ -61,6 +61,12 @@ struct swt_report_opts {
 	 * has nothing to replay.
 	 */
 	const char *(*nothing_to_replay)(struct swt_store *st);
+	/*
+	 * Whether the traced kernel ran the multi-gen LRU, which replay does
+	 * not model (swt_replay_multigen_lru: 1 on, 0 off, -1 not recorded;
+	 * its fact's text in value): the answer says so.  NULL: not asked.
+	 */
+	int (*multigen_lru)(struct swt_store *st, char *value, size_t len);
 };
 
 /* What swt_report_write() produced. */

@@ -238,6 +238,7 @@ int cmd_report(int argc, char **argv)
 	}
 	ro.params_are_defaults = swt_policy_params_are_defaults;
 	ro.nothing_to_replay = swt_replay_nothing_to_replay;
+	ro.multigen_lru = swt_replay_multigen_lru;
 	ro.run_ids = nr_ids ? ids : NULL;
 	ro.nr_run_ids = nr_ids;
 	/* the default replay set is stored in the database: open it writable then */

@@ -340,6 +340,16 @@ cp "$WORK/sample.db" "$WORK/ans1.db"
 check_eq "$(cat "$WORK/ans1.txt")" \
 	"  The kernel's policy at its best page-cluster: as traced (no other page-cluster replayed has fewer waits within twice its pages read)." \
 	"answer: the traced setting at its best"
+grep -q "multi-gen LRU" "$WORK/ans1/index.html" && fail "answer: a multi-gen LRU line for a capture that did not record it"
+# a kernel that ran the multi-gen LRU (meta.txt lru_gen, bit 0 set): the
+# answer, in the terminal and in index.html, says what that means for replay
+sed "1a lru_gen 0x0007" "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/meta.txt" > "$WORK/lru-meta.txt"
+"$SWAPTRACE" ingest -q -o "$WORK/lru.db" --meta "$WORK/lru-meta.txt" "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/trace.dat" &&
+	"$SWAPTRACE" replay -p auto -c 0 "$WORK/lru.db" > /dev/null 2>&1 || fail "lru: ingest and replay"
+"$SWAPTRACE" report --run 1 -o "$WORK/lru" "$WORK/lru.db" > "$WORK/lru.out" || fail "lru: report"
+lru_line="The traced kernel ran the multi-gen LRU (lru_gen 0x0007); the replay models the two-list active/inactive LRU, so its readahead accuracy and waste are less certain (docs/replay-model.md)."
+grep -qxF "  $lru_line" "$WORK/lru.out" || fail "lru: the answer's line in the terminal: $(cat "$WORK/lru.out")"
+grep -qF "<p class=\"sub\">$lru_line</p>" "$WORK/lru/index.html" || fail "lru: the answer's line in index.html"
 # ... picked from one page-cluster, without none or oracle (README's replay
 # line, then report): the answer says so, and which replay gives what a
 # database without runs gets (it said nothing); not with --run, which chose
