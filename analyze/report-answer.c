@@ -506,6 +506,23 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 			    "demand and readahead (docs/replay-model.md).");
 		out_raw(o, o->html ? "</p>\n" : "\n");
 	}
+	if (rc->vm_swpin_zero > 0 || rc->vm_zswpin > 0) {
+		out_raw(o, o->html ? "<p class=\"sub\">" : "  ");
+		out_text(o, "Swap-ins took no block I/O on the traced host (/proc/vmstat, machine-wide:");
+		if (rc->vm_swpin_zero > 0) {
+			out_text(o, " swpin_zero ");
+			out_int(o, rc->vm_swpin_zero);
+			out_text(o, " zero-filled pages");
+		}
+		if (rc->vm_zswpin > 0) {
+			out_text(o, rc->vm_swpin_zero > 0 ? ", zswpin " : " zswpin ");
+			out_int(o, rc->vm_zswpin);
+			out_text(o, " from zswap");
+		}
+		out_text(o, "): the block trace shows neither them nor their swap-outs, so the "
+			    "replays lack those of the workload.");
+		out_raw(o, o->html ? "</p>\n" : "\n");
+	}
 	if (rc->multigen_lru == 1) {
 		out_raw(o, o->html ? "<p class=\"sub\">" : "  ");
 		out_text(o, "The traced kernel ran the multi-gen LRU (lru_gen ");

@@ -296,6 +296,8 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 	rc->vm_pgmajfault = vmstat(rc->st, "pgmajfault");
 	rc->vm_swap_ra = vmstat(rc->st, "swap_ra");
 	rc->vm_swap_ra_hit = vmstat(rc->st, "swap_ra_hit");
+	rc->vm_swpin_zero = vmstat(rc->st, "swpin_zero");
+	rc->vm_zswpin = vmstat(rc->st, "zswpin");
 	return 0;
 }
 

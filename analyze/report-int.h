@@ -114,6 +114,8 @@ struct swt_report_ctx {
 	char lru_gen[32];		/* its lru_gen fact, as recorded */
 	/* /proc/vmstat deltas over the capture (machine-wide); SWT_NULL when absent */
 	int64_t vm_pswpin, vm_pgmajfault, vm_swap_ra, vm_swap_ra_hit;
+	/* swap-ins without block I/O: zero-filled pages, and pages zswap held */
+	int64_t vm_swpin_zero, vm_zswpin;
 
 	struct swt_report_part *parts;
 	size_t nr_parts;

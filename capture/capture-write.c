@@ -364,6 +364,12 @@ out:
 	return ret;
 }
 
+/* A counter's growth over the recording; -1 where the kernel has no such counter. */
+static int64_t vmstat_delta(const struct swt_capture *c, unsigned i)
+{
+	return c->before.v[i] < 0 || c->after.v[i] < 0 ? -1 : c->after.v[i] - c->before.v[i];
+}
+
 int swt_capture_finish(struct swt_capture *c, struct swt_capture_result *res,
 		       struct swt_err *err)
 {
@@ -394,7 +400,8 @@ int swt_capture_finish(struct swt_capture *c, struct swt_capture_result *res,
 	res->pswpin = c->after.v[0] - c->before.v[0];
 	res->pswpout = c->after.v[1] - c->before.v[1];
 	res->oom_victims_recorded = c->oom_victims != NULL;
-	res->oom_kills = c->before.v[SWT_VMSTAT_OOM_KILL] < 0 || c->after.v[SWT_VMSTAT_OOM_KILL] < 0 ? -1 :
-			 c->after.v[SWT_VMSTAT_OOM_KILL] - c->before.v[SWT_VMSTAT_OOM_KILL];
+	res->oom_kills = vmstat_delta(c, SWT_VMSTAT_OOM_KILL);
+	res->zero_swapins = vmstat_delta(c, SWT_VMSTAT_SWPIN_ZERO);
+	res->zswap_swapins = vmstat_delta(c, SWT_VMSTAT_ZSWPIN);
 	return ret;
 }

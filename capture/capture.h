@@ -70,6 +70,12 @@ struct swt_capture_result {
 	int64_t lost_events;	/* over all buffers and CPUs */
 	int64_t pswpin, pswpout;	/* /proc/vmstat deltas over the recording */
 	int64_t oom_kills;	/* OOM kills on the host meanwhile; -1: no such counter */
+	/*
+	 * Swap-ins on the host meanwhile that took no block I/O, so that no
+	 * block trace shows them: zero-filled pages (swpin_zero, 6.12+) and
+	 * pages zswap held (zswpin); -1: no such counter.
+	 */
+	int64_t zero_swapins, zswap_swapins;
 	int oom_victims_recorded;	/* trace.dat has oom:mark_victim: ingest and info name them */
 	int trace_dat_ok;	/* trace.dat was assembled */
 };

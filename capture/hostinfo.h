@@ -19,6 +19,8 @@
 	{ "pswpin", "pswpout", "swap_ra", "swap_ra_hit", "pgmajfault", "pgfault", \
 	  "swpin_zero", "swpout_zero", "zswpin", "zswpout", "oom_kill" }
 #define SWT_VMSTAT_COUNT 11
+#define SWT_VMSTAT_SWPIN_ZERO 6
+#define SWT_VMSTAT_ZSWPIN 8
 #define SWT_VMSTAT_OOM_KILL 10
 
 struct swt_vmstat {

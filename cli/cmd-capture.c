@@ -291,6 +291,19 @@ int cmd_capture(int argc, char **argv)
 			  "recording (oom_kill in /proc/vmstat): if the workload was one, it stopped "
 			  "swapping early%s", (long long)res.oom_kills, res.oom_kills == 1 ? "" : "s",
 			  res.oom_victims_recorded ? " (swaptrace info names the victims)" : "");
+	/*
+	 * Zero-filled pages (6.12+) and pages zswap held come back without
+	 * block I/O: no block trace shows them, so replay would lack them.
+	 * Machine-wide counters: said as this host's, not the workload's.
+	 */
+	if (res.zero_swapins > 0 || res.zswap_swapins > 0) {
+		char unseen[128];
+
+		cli_unseen_swapins(unseen, sizeof(unseen), res.zero_swapins, res.zswap_swapins);
+		cli_warnf("capture", "swap-ins on this host took no block I/O while recording "
+			  "(/proc/vmstat: %s): the block trace shows none of them, so a replay of "
+			  "this capture lacks those of the workload", unseen);
+	}
 	/* written while it runs: usable now, and safe from what happens to it */
 	if (swt_capture_command_running(cap) && !quiet)
 		fprintf(stderr, "swaptrace: capture: waiting for the command to exit (Ctrl-C passes "

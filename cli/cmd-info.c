@@ -62,7 +62,8 @@ const char cmd_info_usage[] =
 	"                 \"span\":{\"first_ns\",\"last_ns\",\"seconds\"}\n"
 	"                 (null: no event times), \"total_events\", \"ended_on_error\",\n"
 	"                 \"events_by_system\":{SYSTEM:{NAME:N}}, \"vmstat\":{\"pswpin\",\n"
-	"                 \"pswpout\",\"pgmajfault\",\"swap_ra\",\"swap_ra_hit\"} (null:\n"
+	"                 \"pswpout\",\"pgmajfault\",\"swap_ra\",\"swap_ra_hit\",\n"
+	"                 \"swpin_zero\",\"zswpin\"} (swap-ins without block I/O; null:\n"
 	"                 not recorded), \"oom\":{\"kills\" (vmstat's oom_kill),\n"
 	"                 \"victims_recorded\" (\"all\", \"followed\" or null),\n"
 	"                 \"victims\":[{\"pid\",\"comm\",\"ts_ns\",\"faults\"}]},\n"
@@ -708,6 +709,23 @@ static int has_fault_events(struct swt_store *st)
 				   " WHERE fault_id IS NOT NULL)", 0) != 0;
 }
 
+/*
+ * Zero-filled pages and pages zswap held come back without block I/O: the
+ * kernel counted them (machine-wide), no block trace shows them.
+ */
+static void print_unseen_swapins(struct swt_store *st)
+{
+	int64_t zero, zswap;
+	char unseen[128];
+
+	if (swt_replay_unseen_swapins(st, &zero, &zswap) <= 0)
+		return;
+	cli_unseen_swapins(unseen, sizeof(unseen), zero, zswap);
+	printf("  Swap-ins without block I/O (%s, machine-wide): the block\n"
+	       "  trace shows neither them nor their swap-outs, so replay lacks the workload's.\n",
+	       unseen);
+}
+
 static void print_replay_hint(struct swt_store *st)
 {
 	const char *nothing;
@@ -723,6 +741,7 @@ static void print_replay_hint(struct swt_store *st)
 		return;
 	} else if (verdict == NOTHING_TO_REPLAY) {
 		printf("%s: nothing to replay.\n", nothing);
+		print_unseen_swapins(st);	/* perhaps why */
 		return;
 	} else if (verdict == EXACT) {
 		printf("every swap read is its fault's own page: an exact demand stream.\n");
@@ -742,6 +761,7 @@ static void print_replay_hint(struct swt_store *st)
 			printf("  Without fault events, replay --approximate can only let each read stand\n"
 			       "  for a fault, which counts wasted readahead as hits (docs/replay-model.md).\n");
 	}
+	print_unseen_swapins(st);
 	if (swt_replay_multigen_lru(st, lru, sizeof(lru)) == 1)
 		printf("  The traced kernel ran the multi-gen LRU (lru_gen %s); replay models the\n"
 		       "  two-list LRU, so its readahead accuracy and waste are less certain.\n", lru);
@@ -938,7 +958,7 @@ static void print_json_column(const char *key, sqlite3_stmt *s, int col)
 static void print_json_text_facts(struct swt_store *st)
 {
 	static const char *const vmstat_names[] = {
-		"pswpin", "pswpout", "pgmajfault", "swap_ra", "swap_ra_hit",
+		"pswpin", "pswpout", "pgmajfault", "swap_ra", "swap_ra_hit", "swpin_zero", "zswpin",
 	};
 	static const char *const scope_names[] = { [FOLLOWED] = "followed", [ALL] = "all" };
 	sqlite3_stmt *s = NULL, *f = NULL;
@@ -1207,7 +1227,8 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 	}
 	if (sqlite3_prepare_v2(swt_store_db(st),
 			       "SELECT name, delta FROM vmstat WHERE name IN"
-			       " ('pgmajfault', 'swap_ra', 'swap_ra_hit') ORDER BY name", -1, &s,
+			       " ('pgmajfault', 'swap_ra', 'swap_ra_hit', 'swpin_zero', 'zswpin')"
+			       " ORDER BY name", -1, &s,
 			       NULL) == SQLITE_OK) {
 		int any = 0;
 

@@ -647,6 +647,25 @@ static void warn_multigen_lru(const char *db, struct swt_store *st)
 			  "accuracy and waste are less certain (docs/replay-model.md)", db, value);
 }
 
+/*
+ * Zero-filled pages and pages zswap held come back without block I/O: the
+ * demand stream, made of block reads, lacks them, and the slots they left
+ * look free (their swap-outs wrote nothing either).
+ */
+static void warn_unseen_swapins(const char *db, struct swt_store *st)
+{
+	int64_t zero, zswap, n = swt_replay_unseen_swapins(st, &zero, &zswap);
+	char unseen[128];
+
+	if (n <= 0)
+		return;
+	cli_unseen_swapins(unseen, sizeof(unseen), zero, zswap);
+	cli_warnf("replay", "'%s': %lld swap-ins on the traced host took no block I/O "
+		  "(/proc/vmstat, machine-wide: %s): the block trace shows neither them nor their "
+		  "swap-outs, so the replay's demand stream and slot occupancy lack those of the "
+		  "workload", db, (long long)n, unseen);
+}
+
 enum { OPT_CSV = 256, OPT_INACTIVE, OPT_MAXREQ };
 
 int cmd_replay(int argc, char **argv)
@@ -877,6 +896,7 @@ int cmd_replay(int argc, char **argv)
 	warn_without_addresses(argv[optind], in, choices, nchoices);
 	warn_kind_unknown(in, choices, nchoices);
 	warn_multigen_lru(argv[optind], st);
+	warn_unseen_swapins(argv[optind], st);
 	if (!ncaches) {
 		caches[0] = -100;
 		ncaches = 1;

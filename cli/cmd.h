@@ -5,6 +5,8 @@
 #ifndef SWT_CMD_H
 #define SWT_CMD_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "swaptrace/error.h"
@@ -66,5 +68,10 @@ int cli_bad_option(const char *verb, int c, char **argv);
 int cli_wants_help(int argc, char **argv);
 /* s as a JSON string, quoted and escaped, on stdout. */
 void cli_json_string(const char *s);
+/*
+ * The swap-ins no block trace shows (/proc/vmstat deltas; -1 or 0: none
+ * said), as "swpin_zero N zero-filled pages, zswpin N from zswap" into buf.
+ */
+void cli_unseen_swapins(char *buf, size_t len, int64_t zero, int64_t zswap);
 
 #endif

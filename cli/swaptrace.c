@@ -104,6 +104,19 @@ void cli_json_string(const char *s)
 	swt_sbuf_release(&b);
 }
 
+void cli_unseen_swapins(char *buf, size_t len, int64_t zero, int64_t zswap)
+{
+	int n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (zero > 0)
+		n = snprintf(buf, len, "swpin_zero %lld zero-filled pages", (long long)zero);
+	if (zswap > 0 && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%szswpin %lld from zswap", n ? ", " : "",
+			 (long long)zswap);
+}
+
 void cli_notef(const char *verb, const char *fmt, ...)
 {
 	va_list ap;

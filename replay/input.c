@@ -324,6 +324,13 @@ int swt_replay_multigen_lru(struct swt_store *st, char *value, size_t len)
 	return on;
 }
 
+int64_t swt_replay_unseen_swapins(struct swt_store *st, int64_t *zero, int64_t *zswap)
+{
+	*zero = swt_store_query_int(st, "SELECT delta FROM vmstat WHERE name = 'swpin_zero'", -1);
+	*zswap = swt_store_query_int(st, "SELECT delta FROM vmstat WHERE name = 'zswpin'", -1);
+	return (*zero > 0 ? *zero : 0) + (*zswap > 0 ? *zswap : 0);
+}
+
 enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st)
 {
 	int64_t total = swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0);

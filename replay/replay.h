@@ -113,6 +113,15 @@ const char *swt_replay_nothing_to_replay(struct swt_store *st);
 int swt_replay_multigen_lru(struct swt_store *st, char *value, size_t len);
 
 /*
+ * Swap-ins on the traced host that took no block I/O, so that no block
+ * trace shows them nor the swap-outs before them: the capture's /proc/vmstat
+ * deltas of swpin_zero (zero-filled pages, kernels 6.12+) into *zero and
+ * zswpin (pages zswap held) into *zswap, -1 each where not recorded.
+ * Machine-wide.  Returns the sum of those above 0.
+ */
+int64_t swt_replay_unseen_swapins(struct swt_store *st, int64_t *zero, int64_t *zswap);
+
+/*
  * Load the demand stream and swap-outs of an ingested capture.  A capture
  * whose reads mix demand and readahead (page-cluster > 0, no swap-entry
  * probes) is refused unless approximate is set: then the stream is

@@ -430,6 +430,17 @@ for lru in 0x0007:on 0x0006:off absent:off; do
 	fi
 done
 check_eq "$(json_get "$WORK/vs.json" 'd["capture"]["multigen_lru"]')" False "info --json: lru_gen absent"
+# swap-ins without block I/O (zero-filled pages, zswap): counted, and what
+# they mean for replay said; 0 of them counted but not remarked on
+cp "$WORK/assumed.db" "$WORK/unseen.db"
+sqlite3 "$WORK/unseen.db" "INSERT INTO vmstat (name, delta) VALUES ('swpin_zero', 1234), ('zswpin', 0)"
+info_json_vs_text "$WORK/unseen.db" "swpin_zero"
+has "$WORK/vs.txt" "^  kernel:( .*,)? swpin_zero 1234, zswpin 0$" "info: swpin_zero and zswpin counted"
+has "$WORK/vs.txt" "^  Swap-ins without block I/O \\(swpin_zero 1234 zero-filled pages, machine-wide\\): the block$" \
+	"info: what swap-ins without block I/O mean for replay"
+sqlite3 "$WORK/unseen.db" "UPDATE vmstat SET delta = 0 WHERE name = 'swpin_zero'"
+"$SWAPTRACE" info "$WORK/unseen.db" > "$WORK/vs.txt" 2>&1
+grep -q "Swap-ins without block I/O" "$WORK/vs.txt" && fail "info: swap-ins without block I/O remarked on at 0"
 # nothing to replay, and no capture row: the verdicts, no capture or span
 cp "$WORK/assumed.db" "$WORK/none.db"
 sqlite3 "$WORK/none.db" "DELETE FROM swap_area"

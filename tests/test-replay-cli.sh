@@ -743,6 +743,16 @@ check_eq "$(cat "$WORK/lru-0x0007.err")" "swaptrace: replay: warning: '$WORK/lru
 check_eq "$(cat "$WORK/lru-0x0006.err" "$WORK/lru-absent.err")" "" "no warning where the multi-gen LRU was off or absent"
 cmp -s "$WORK/lru-0x0007.csv" "$WORK/lru-absent.csv" || fail "the multi-gen LRU changed replay's results"
 
+# --- swap-ins the block trace cannot show ------------------------------------------
+# zero-filled pages (swpin_zero) and zswap (zswpin) come back without block
+# I/O: replay says its demand stream lacks them (the counters are the
+# capture's /proc/vmstat deltas; capture tests them live)
+cp "$WORK/lru-absent.db" "$WORK/unseen.db"
+sqlite3 "$WORK/unseen.db" "INSERT INTO vmstat (name, delta) VALUES ('swpin_zero', 0), ('zswpin', 77)"
+"$SWAPTRACE" replay -n --csv -p auto "$WORK/unseen.db" > /dev/null 2> "$WORK/unseen.err" || fail "replay: unseen swap-ins"
+check_eq "$(cat "$WORK/unseen.err")" "swaptrace: replay: warning: '$WORK/unseen.db': 77 swap-ins on the traced host took no block I/O (/proc/vmstat, machine-wide: zswpin 77 from zswap): the block trace shows neither them nor their swap-outs, so the replay's demand stream and slot occupancy lack those of the workload" \
+	"the warning for swap-ins without block I/O"
+
 # --- swap-entry probes make any capture's demand stream exact ---------------------------
 # The sample's demand reads restated as swt_fault probes, with demand
 # unknown as at page-cluster 3: replayed without --approximate, and with

@@ -350,6 +350,13 @@ sed "1a lru_gen 0x0007" "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/meta.txt" > "$WORK
 lru_line="The traced kernel ran the multi-gen LRU (lru_gen 0x0007); the replay models the two-list active/inactive LRU, so its readahead accuracy and waste are less certain (docs/replay-model.md)."
 grep -qxF "  $lru_line" "$WORK/lru.out" || fail "lru: the answer's line in the terminal: $(cat "$WORK/lru.out")"
 grep -qF "<p class=\"sub\">$lru_line</p>" "$WORK/lru/index.html" || fail "lru: the answer's line in index.html"
+# swap-ins the block trace cannot show (zero-filled pages, zswap): said too
+sqlite3 "$WORK/lru.db" "INSERT INTO vmstat (name, delta) VALUES ('swpin_zero', 1234), ('zswpin', 56)" ||
+	fail "unseen: vmstat rows"
+"$SWAPTRACE" report --run 1 -o "$WORK/unseen" "$WORK/lru.db" > "$WORK/unseen.out" || fail "unseen: report"
+unseen_line="Swap-ins took no block I/O on the traced host (/proc/vmstat, machine-wide: swpin_zero 1234 zero-filled pages, zswpin 56 from zswap): the block trace shows neither them nor their swap-outs, so the replays lack those of the workload."
+grep -qxF "  $unseen_line" "$WORK/unseen.out" || fail "unseen: the answer's line in the terminal: $(cat "$WORK/unseen.out")"
+grep -qF "<p class=\"sub\">$unseen_line</p>" "$WORK/unseen/index.html" || fail "unseen: the answer's line in index.html"
 # ... picked from one page-cluster, without none or oracle (README's replay
 # line, then report): the answer says so, and which replay gives what a
 # database without runs gets (it said nothing); not with --run, which chose
