@@ -434,13 +434,78 @@ void swt_report_answer_picks(const struct swt_report_ctx *rc, struct swt_report_
 	p->oracle = fewest_waits(rc, ORACLE, INT64_MAX);
 }
 
+/* Trailing notes: what the trace leaves out, whatever was replayed. */
+static int answer_has_notes(const struct swt_report_ctx *rc)
+{
+	return rc->vm_swpin_zero > 0 || rc->vm_zswpin > 0 || rc->multigen_lru == 1;
+}
+
+static void answer_notes(struct answer_out *o, const struct swt_report_ctx *rc)
+{
+	if (rc->vm_swpin_zero > 0 || rc->vm_zswpin > 0) {
+		out_raw(o, o->html ? "<p class=\"sub\">" : "  ");
+		out_text(o, "Swap-ins took no block I/O on the traced host (/proc/vmstat, machine-wide:");
+		if (rc->vm_swpin_zero > 0) {
+			out_text(o, " swpin_zero ");
+			out_int(o, rc->vm_swpin_zero);
+			out_text(o, " zero-filled pages");
+		}
+		if (rc->vm_zswpin > 0) {
+			out_text(o, rc->vm_swpin_zero > 0 ? ", zswpin " : " zswpin ");
+			out_int(o, rc->vm_zswpin);
+			out_text(o, " from zswap");
+		}
+		out_text(o, "): the block trace shows neither them nor their swap-outs, so the "
+			    "replays lack those of the workload.");
+		out_raw(o, o->html ? "</p>\n" : "\n");
+	}
+	if (rc->multigen_lru == 1) {
+		out_raw(o, o->html ? "<p class=\"sub\">" : "  ");
+		out_text(o, "The traced kernel ran the multi-gen LRU (lru_gen ");
+		out_text(o, rc->lru_gen);
+		out_text(o, "); the replay models the two-list active/inactive LRU, so its "
+			    "readahead accuracy and waste are less certain (docs/replay-model.md).");
+		out_raw(o, o->html ? "</p>\n" : "\n");
+	}
+}
+
+/*
+ * No run on the traced layout: no numbers to answer with, but the notes
+ * may be why (a workload whose swap-ins all took no block I/O leaves
+ * nothing to replay), so they are not dropped with the numbers.
+ */
+static void answer_without_runs(struct answer_out *o, const struct swt_report_ctx *rc)
+{
+	const char *why = rc->nr_runs ? "no run replayed on the traced swap layout" :
+			  swt_report_no_runs(rc);
+
+	if (!answer_has_notes(rc))
+		return;
+	if (o->html) {
+		out_raw(o, "<div id=\"answer\">\n<h2>Answer</h2>\n<p class=\"sub\">");
+		out_text(o, "None: ");
+		out_text(o, why);
+		out_text(o, ".");
+		out_raw(o, "</p>\n");
+	} else {
+		out_text(o, "answer: none (");
+		out_text(o, why);
+		out_text(o, "):\n");
+	}
+	answer_notes(o, rc);
+	if (o->html)
+		out_raw(o, "</div>\n");
+}
+
 static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 {
 	struct swt_report_picks p;
 	const struct swt_report_run *base;
 
-	if (rc->cache_pages < 0)
-		return;	/* no run on the traced layout: nothing to answer with */
+	if (rc->cache_pages < 0) {
+		answer_without_runs(o, rc);
+		return;
+	}
 	swt_report_answer_picks(rc, &p);
 	base = p.base;
 	if (o->html) {
@@ -506,31 +571,7 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 			    "demand and readahead (docs/replay-model.md).");
 		out_raw(o, o->html ? "</p>\n" : "\n");
 	}
-	if (rc->vm_swpin_zero > 0 || rc->vm_zswpin > 0) {
-		out_raw(o, o->html ? "<p class=\"sub\">" : "  ");
-		out_text(o, "Swap-ins took no block I/O on the traced host (/proc/vmstat, machine-wide:");
-		if (rc->vm_swpin_zero > 0) {
-			out_text(o, " swpin_zero ");
-			out_int(o, rc->vm_swpin_zero);
-			out_text(o, " zero-filled pages");
-		}
-		if (rc->vm_zswpin > 0) {
-			out_text(o, rc->vm_swpin_zero > 0 ? ", zswpin " : " zswpin ");
-			out_int(o, rc->vm_zswpin);
-			out_text(o, " from zswap");
-		}
-		out_text(o, "): the block trace shows neither them nor their swap-outs, so the "
-			    "replays lack those of the workload.");
-		out_raw(o, o->html ? "</p>\n" : "\n");
-	}
-	if (rc->multigen_lru == 1) {
-		out_raw(o, o->html ? "<p class=\"sub\">" : "  ");
-		out_text(o, "The traced kernel ran the multi-gen LRU (lru_gen ");
-		out_text(o, rc->lru_gen);
-		out_text(o, "); the replay models the two-list active/inactive LRU, so its "
-			    "readahead accuracy and waste are less certain (docs/replay-model.md).");
-		out_raw(o, o->html ? "</p>\n" : "\n");
-	}
+	answer_notes(o, rc);
 	if (o->html)
 		out_raw(o, "</div>\n");
 }

@@ -330,6 +330,32 @@ report noin "{$ALL6,
  \"timeline\": {\"messages\": [\"no swap-ins in this capture\"], \"series\": {\"swap-out pages/s\": -1}},
  \"heatmap\": {\"messages\": [\"no swap-ins on 7:0\"], \"messages_exactly\": true, \"series\": {\"swap-ins\": 0}},
  \"request-sizes\": {\"messages\": [\"no read requests on 7:0\"]}}"
+# Nothing in the answer: nothing replayed, and nothing the capture says
+# would explain it
+grep -q "answer" "$WORK/noin.out" && fail "noin: an answer without runs or notes: $(cat "$WORK/noin.out")"
+grep -q 'id="answer"' "$WORK/noin/index.html" && fail "noin: index.html has an answer section"
+# Every swap-in of a workload of zero-filled pages takes no block I/O
+# (swpin_zero): nothing to replay, and the answer says what may be why,
+# in the terminal and in index.html
+variant noinzero "DELETE FROM swap_in; DELETE FROM request WHERE write = 0;
+	INSERT INTO vmstat (name, delta) VALUES ('swpin_zero', 4321);"
+"$SWAPTRACE" report -o "$WORK/noinzero" "$WORK/noinzero.db" > "$WORK/noinzero.out" 2> "$WORK/noinzero.err" ||
+	fail "noinzero: report failed: $(cat "$WORK/noinzero.err")"
+NOINZERO="Swap-ins took no block I/O on the traced host (/proc/vmstat, machine-wide: swpin_zero 4321 zero-filled pages): the block trace shows neither them nor their swap-outs, so the replays lack those of the workload."
+check_eq "$(head -2 "$WORK/noinzero.out")" "swaptrace: report: answer: none (no swap-in faults in this capture: nothing to replay):
+  $NOINZERO" "noinzero: the answer in the terminal"
+python3 - "$WORK/noinzero/index.html" "$NOINZERO" <<'EOF' || fail "noinzero: the answer in index.html"
+import html, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r'<div id="answer">(.*?)</div>', page, re.S)
+if not m:
+    sys.exit("no answer section")
+text = html.unescape(re.sub(r"<[^>]+>", " ", m.group(1)))
+text = " ".join(text.split())
+for want in ("None: no swap-in faults in this capture: nothing to replay.", sys.argv[2]):
+    if want not in text:
+        sys.exit(f"missing {want!r} in {text!r}")
+EOF
 
 # --- one swap event ---
 variant one "DELETE FROM swap_out; DELETE FROM swap_in WHERE id > (SELECT min(id) FROM swap_in);
