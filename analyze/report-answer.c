@@ -434,13 +434,8 @@ void swt_report_answer_picks(const struct swt_report_ctx *rc, struct swt_report_
 	p->oracle = fewest_waits(rc, ORACLE, INT64_MAX);
 }
 
-/* Trailing notes: what the trace leaves out, whatever was replayed. */
-static int answer_has_notes(const struct swt_report_ctx *rc)
-{
-	return rc->vm_swpin_zero > 0 || rc->vm_zswpin > 0 || rc->multigen_lru == 1;
-}
-
-static void answer_notes(struct answer_out *o, const struct swt_report_ctx *rc)
+/* Swap-ins no block trace shows: what the replays lack, or why there are none. */
+static void answer_unseen_swapins(struct answer_out *o, const struct swt_report_ctx *rc)
 {
 	if (rc->vm_swpin_zero > 0 || rc->vm_zswpin > 0) {
 		out_raw(o, o->html ? "<p class=\"sub\">" : "  ");
@@ -448,7 +443,7 @@ static void answer_notes(struct answer_out *o, const struct swt_report_ctx *rc)
 		if (rc->vm_swpin_zero > 0) {
 			out_text(o, " swpin_zero ");
 			out_int(o, rc->vm_swpin_zero);
-			out_text(o, " zero-filled pages");
+			out_text(o, rc->vm_swpin_zero == 1 ? " zero-filled page" : " zero-filled pages");
 		}
 		if (rc->vm_zswpin > 0) {
 			out_text(o, rc->vm_swpin_zero > 0 ? ", zswpin " : " zswpin ");
@@ -459,6 +454,11 @@ static void answer_notes(struct answer_out *o, const struct swt_report_ctx *rc)
 			    "replays lack those of the workload.");
 		out_raw(o, o->html ? "</p>\n" : "\n");
 	}
+}
+
+/* What the replays do not model of the traced kernel. */
+static void answer_multigen_lru(struct answer_out *o, const struct swt_report_ctx *rc)
+{
 	if (rc->multigen_lru == 1) {
 		out_raw(o, o->html ? "<p class=\"sub\">" : "  ");
 		out_text(o, "The traced kernel ran the multi-gen LRU (lru_gen ");
@@ -470,16 +470,16 @@ static void answer_notes(struct answer_out *o, const struct swt_report_ctx *rc)
 }
 
 /*
- * No run on the traced layout: no numbers to answer with, but the notes
- * may be why (a workload whose swap-ins all took no block I/O leaves
- * nothing to replay), so they are not dropped with the numbers.
+ * No run on the traced layout: no numbers to answer with, but swap-ins
+ * without block I/O may be why (a workload whose swap-ins all took none
+ * leaves nothing to replay), so that note is not dropped with them.
  */
 static void answer_without_runs(struct answer_out *o, const struct swt_report_ctx *rc)
 {
 	const char *why = rc->nr_runs ? "no run replayed on the traced swap layout" :
 			  swt_report_no_runs(rc);
 
-	if (!answer_has_notes(rc))
+	if (rc->vm_swpin_zero <= 0 && rc->vm_zswpin <= 0)
 		return;
 	if (o->html) {
 		out_raw(o, "<div id=\"answer\">\n<h2>Answer</h2>\n<p class=\"sub\">");
@@ -492,7 +492,7 @@ static void answer_without_runs(struct answer_out *o, const struct swt_report_ct
 		out_text(o, why);
 		out_text(o, "):\n");
 	}
-	answer_notes(o, rc);
+	answer_unseen_swapins(o, rc);
 	if (o->html)
 		out_raw(o, "</div>\n");
 }
@@ -571,7 +571,8 @@ static void answer(struct answer_out *o, const struct swt_report_ctx *rc)
 			    "demand and readahead (docs/replay-model.md).");
 		out_raw(o, o->html ? "</p>\n" : "\n");
 	}
-	answer_notes(o, rc);
+	answer_unseen_swapins(o, rc);
+	answer_multigen_lru(o, rc);
 	if (o->html)
 		out_raw(o, "</div>\n");
 }

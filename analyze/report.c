@@ -312,6 +312,11 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	memset(&rc, 0, sizeof(rc));
 	if (!opts->dir)
 		return swt_error(err, SWT_EUSAGE, "no output directory given");
+	/* before anything is made or written: the summary must name index.html */
+	if ((size_t)snprintf(sum->index, sizeof(sum->index), "%s/index.html", opts->dir) >=
+	    sizeof(sum->index))
+		return swt_error(err, SWT_EUSAGE, "'%s': path too long", opts->dir);
+	sum->index[0] = '\0';
 	runs = swt_store_query_int(st, "SELECT count(*) FROM run", -1);
 	if (runs < 0)
 		return swt_error(err, SWT_EDB, "'%s': cannot read the run table",

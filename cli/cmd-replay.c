@@ -660,10 +660,10 @@ static void warn_unseen_swapins(const char *db, struct swt_store *st)
 	if (n <= 0)
 		return;
 	cli_unseen_swapins(unseen, sizeof(unseen), zero, zswap);
-	cli_warnf("replay", "'%s': %lld swap-ins on the traced host took no block I/O "
+	cli_warnf("replay", "'%s': %lld swap-in%s on the traced host took no block I/O "
 		  "(/proc/vmstat, machine-wide: %s): the block trace shows neither them nor their "
 		  "swap-outs, so the replay's demand stream and slot occupancy lack those of the "
-		  "workload", db, (long long)n, unseen);
+		  "workload", db, (long long)n, n == 1 ? "" : "s", unseen);
 }
 
 enum { OPT_CSV = 256, OPT_INACTIVE, OPT_MAXREQ };
@@ -855,6 +855,7 @@ int cmd_replay(int argc, char **argv)
 			  in->swapoff_reads);
 	if (!in->nr_faults) {
 		/* as report and info say it: a run of no faults answers nothing */
+		warn_unseen_swapins(argv[optind], st);	/* perhaps why */
 		status = cli_failf("replay", SWT_EXIT_FAIL, "'%s': no swap-in faults: nothing to replay",
 				   argv[optind]);
 		goto out;

@@ -243,8 +243,22 @@ int cmd_report(int argc, char **argv)
 	ro.nr_run_ids = nr_ids;
 	/* the default replay set is stored in the database: open it writable then */
 	if (swt_store_open(argv[optind], ro.run_defaults ? SWT_STORE_WRITE : SWT_STORE_READ, &st,
-			   &err) ||
-	    swt_report_write(st, &ro, &sum, &err)) {
+			   &err) && ro.run_defaults) {
+		struct swt_err read_err = { 0 };
+
+		/*
+		 * Opening writable upgrades an older schema in place, which a
+		 * file that cannot be written refuses; read, it may still draw
+		 * its stored runs, and without runs --no-replay still works
+		 */
+		if (!swt_store_open(argv[optind], SWT_STORE_READ, &st, &read_err)) {
+			if (swt_store_query_int(st, "SELECT count(*) FROM run", 0) > 0)
+				err = (struct swt_err){ 0 };
+			else
+				defaults.unwritable = 1;
+		}
+	}
+	if (err.code || swt_report_write(st, &ro, &sum, &err)) {
 		/*
 		 * the default runs are stored: a database that cannot take them
 		 * has another way, said after the message, not inside err.msg,

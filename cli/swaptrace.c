@@ -111,7 +111,8 @@ void cli_unseen_swapins(char *buf, size_t len, int64_t zero, int64_t zswap)
 	if (len)
 		buf[0] = '\0';
 	if (zero > 0)
-		n = snprintf(buf, len, "swpin_zero %lld zero-filled pages", (long long)zero);
+		n = snprintf(buf, len, "swpin_zero %lld zero-filled page%s", (long long)zero,
+			     zero == 1 ? "" : "s");
 	if (zswap > 0 && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, "%szswpin %lld from zswap", n ? ", " : "",
 			 (long long)zswap);

@@ -328,6 +328,11 @@ int64_t swt_replay_unseen_swapins(struct swt_store *st, int64_t *zero, int64_t *
 {
 	*zero = swt_store_query_int(st, "SELECT delta FROM vmstat WHERE name = 'swpin_zero'", -1);
 	*zswap = swt_store_query_int(st, "SELECT delta FROM vmstat WHERE name = 'zswpin'", -1);
+	/* past 2^62 is no counter's delta over a capture (an edited row), as report takes it */
+	if (*zero > ((int64_t)1 << 62))
+		*zero = -1;
+	if (*zswap > ((int64_t)1 << 62))
+		*zswap = -1;
 	return (*zero > 0 ? *zero : 0) + (*zswap > 0 ? *zswap : 0);
 }
 

@@ -217,7 +217,7 @@ case "$(cat "$ERR")" in
 esac
 run 1 report --no-replay -o "$long" "$WORK/locked.db"
 case "$(cat "$ERR")" in
-"swaptrace: report: '$WORK/ddd"*"ddd…ddd"*"ddd': cannot create directory: File name too long") ;;
+"swaptrace: report: '$WORK/ddd"*"ddd…ddd"*"ddd': path too long") ;;
 *) fail "report -o a path of 4 KiB: $(head -c 100 "$ERR")...$(tail -c 100 "$ERR")" ;;
 esac
 
@@ -535,6 +535,32 @@ run 0 info "$WORK/v5-up.db"
 cmp -s "$OUT" "$WORK/v5.txt" || fail "info on a version 5 database: not the text of it upgraded: $(diff "$WORK/v5.txt" "$OUT" | head -5)"
 run 0 info --json "$WORK/v5-up.db"
 cmp -s "$OUT" "$WORK/v5.json" || fail "info --json on a version 5 database: not that of it upgraded"
+# report opens a database writable to store the default runs, which
+# upgrades a version 5 one in place: one that cannot be written (immutable
+# here: root writes any file whatever its mode) is read as it is instead,
+# its stored runs drawn; without runs the message says that --no-replay
+# draws without them, as for a database of this version
+cp "$WORK/v5-before.db" "$WORK/v5-ro.db"
+cp "$WORK/v5-before.db" "$WORK/v5-ro-runs.db"
+sqlite3 "$WORK/v5-ro-runs.db" "INSERT INTO run (id, created, policy, page_cluster, cache_pages, faults,
+	misses, hits, pages_read, ra_pages, ra_hits, ra_wasted, read_requests, read_merges)
+	VALUES (1, '2025-01-01T00:00:00Z', 'none', 0, 1000, 75047, 75047, 0, 75047, 0, 0, 0, 75047, 0);" ||
+	fail "a run in a version 5 database"
+if chattr +i "$WORK/v5-ro.db" "$WORK/v5-ro-runs.db" 2>/dev/null; then
+	run 1 report -o "$WORK/v5-ro" "$WORK/v5-ro.db"
+	check_eq "$(cat "$ERR")" "swaptrace: report: '$WORK/v5-ro.db': attempt to write a readonly database (the default runs are stored in it: --no-replay draws without them)" \
+		"report of a version 5 database that cannot be written, without runs"
+	run 0 report --no-replay -o "$WORK/v5-ro" "$WORK/v5-ro.db"
+	run 0 report -o "$WORK/v5-ro-runs" "$WORK/v5-ro-runs.db"
+	check_eq "$(cat "$ERR")" "" "report of a version 5 database that cannot be written, with runs: stderr"
+	grep -q "from 1 replay run in" "$OUT" ||
+		fail "report of a version 5 database that cannot be written, with runs: $(tail -1 "$OUT")"
+	chattr -i "$WORK/v5-ro.db" "$WORK/v5-ro-runs.db"
+	check_eq "$(sqlite3 "$WORK/v5-ro-runs.db" 'PRAGMA user_version')" 5 \
+		"report of a version 5 database that cannot be written: not upgraded"
+else
+	echo "note: the read-only version 5 database case is skipped: chattr +i is not supported here"
+fi
 sqlite3 "$WORK/v5.db" "ALTER TABLE task DROP COLUMN tgid; UPDATE swt_meta SET value = '4' WHERE key = 'schema_version';
 	PRAGMA user_version = 4;" || fail "making a version 4 database"
 run 1 info "$WORK/v5.db"

@@ -752,6 +752,21 @@ sqlite3 "$WORK/unseen.db" "INSERT INTO vmstat (name, delta) VALUES ('swpin_zero'
 "$SWAPTRACE" replay -n --csv -p auto "$WORK/unseen.db" > /dev/null 2> "$WORK/unseen.err" || fail "replay: unseen swap-ins"
 check_eq "$(cat "$WORK/unseen.err")" "swaptrace: replay: warning: '$WORK/unseen.db': 77 swap-ins on the traced host took no block I/O (/proc/vmstat, machine-wide: zswpin 77 from zswap): the block trace shows neither them nor their swap-outs, so the replay's demand stream and slot occupancy lack those of the workload" \
 	"the warning for swap-ins without block I/O"
+# one of each, and no swap-in the trace shows: the warning comes first,
+# since it may be why there is nothing to replay
+cp "$WORK/lru-absent.db" "$WORK/unseen1.db"
+sqlite3 "$WORK/unseen1.db" "DELETE FROM swap_in; DELETE FROM request WHERE write = 0;
+	INSERT INTO vmstat (name, delta) VALUES ('swpin_zero', 1), ('zswpin', 0)"
+"$SWAPTRACE" replay -n -p auto "$WORK/unseen1.db" > /dev/null 2> "$WORK/unseen1.err"
+check_eq "$?:$(cat "$WORK/unseen1.err")" "1:swaptrace: replay: warning: '$WORK/unseen1.db': 1 swap-in on the traced host took no block I/O (/proc/vmstat, machine-wide: swpin_zero 1 zero-filled page): the block trace shows neither them nor their swap-outs, so the replay's demand stream and slot occupancy lack those of the workload
+swaptrace: replay: '$WORK/unseen1.db': no swap-in faults: nothing to replay" \
+	"a capture whose one swap-in took no block I/O"
+# a hand-edited count past any counter's is not said
+sqlite3 "$WORK/unseen1.db" "UPDATE vmstat SET delta = 9223372036854775807 WHERE name = 'swpin_zero';
+	UPDATE vmstat SET delta = 5 WHERE name = 'zswpin'"
+"$SWAPTRACE" replay -n -p auto "$WORK/unseen1.db" > /dev/null 2> "$WORK/unseen1.err"
+check_eq "$?:$(head -1 "$WORK/unseen1.err")" "1:swaptrace: replay: warning: '$WORK/unseen1.db': 5 swap-ins on the traced host took no block I/O (/proc/vmstat, machine-wide: zswpin 5 from zswap): the block trace shows neither them nor their swap-outs, so the replay's demand stream and slot occupancy lack those of the workload" \
+	"a swpin_zero count past 2^62"
 
 # --- swap-entry probes make any capture's demand stream exact ---------------------------
 # The sample's demand reads restated as swt_fault probes, with demand

@@ -67,6 +67,21 @@ head -c 4096 /dev/zero | tr '\0' 'x' > "$WORK/readonly.db"
 "$SWAPTRACE" report -o "$WORK/readonly" "$WORK/readonly.db" > /dev/null 2> "$WORK/readonly.err"
 check_eq "$?:$(cat "$WORK/readonly.err")" "1:swaptrace: report: '$WORK/readonly.db': not a swaptrace database" \
 	"report of a file that is no database, named readonly.db"
+# An output directory whose index.html would not fit a path (4 KiB):
+# refused before any directory of it is made or any run replayed
+long_dir=$WORK/long
+for i in $(seq 20); do long_dir=$long_dir/$(printf 'd%.0s' $(seq 200)); done
+long_dir=$long_dir/$(printf 'e%.0s' $(seq $(( 4090 - ${#long_dir} - 1 ))))
+"$SWAPTRACE" report -o "$long_dir" "$WORK/norun.db" > /dev/null 2> "$WORK/long.err"
+check_eq "$?:$(wc -l < "$WORK/long.err")" "1:1" "report into a directory too long for its index.html's path: exit status, lines"
+# (the message's 4 KiB cannot hold the path: its middle is cut, marked …)
+case "$(cat "$WORK/long.err")" in
+"swaptrace: report: '$WORK/long/d"*"…"*"/eee"*"': path too long") ;;
+*) fail "report into a directory too long for its index.html's path: $(head -c 80 "$WORK/long.err")...$(tail -c 80 "$WORK/long.err")" ;;
+esac
+[ ! -e "$WORK/long" ] || fail "report into a directory too long for a path made directories"
+[ "$(sqlite3 "$WORK/norun.db" 'SELECT count(*) FROM run')" = 0 ] ||
+	fail "report into a directory too long for a path stored runs"
 # A database that cannot be written (immutable here: root writes any file
 # whatever its mode): the default runs cannot be stored, and the message
 # says how to draw without them; --no-replay then works.
@@ -334,6 +349,13 @@ report noin "{$ALL6,
 # would explain it
 grep -q "answer" "$WORK/noin.out" && fail "noin: an answer without runs or notes: $(cat "$WORK/noin.out")"
 grep -q 'id="answer"' "$WORK/noin/index.html" && fail "noin: index.html has an answer section"
+# nor when the traced kernel ran the multi-gen LRU, which cannot be why
+variant noinlru "DELETE FROM swap_in; DELETE FROM request WHERE write = 0;
+	INSERT INTO capture_fact (section, key, value) VALUES ('', 'lru_gen', '0x0007');"
+"$SWAPTRACE" report -o "$WORK/noinlru" "$WORK/noinlru.db" > "$WORK/noinlru.out" 2> "$WORK/noinlru.err" ||
+	fail "noinlru: report failed: $(cat "$WORK/noinlru.err")"
+grep -q "answer" "$WORK/noinlru.out" && fail "noinlru: an answer of the multi-gen LRU alone: $(cat "$WORK/noinlru.out")"
+grep -q 'id="answer"' "$WORK/noinlru/index.html" && fail "noinlru: index.html has an answer section"
 # Every swap-in of a workload of zero-filled pages takes no block I/O
 # (swpin_zero): nothing to replay, and the answer says what may be why,
 # in the terminal and in index.html
