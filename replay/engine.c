@@ -674,9 +674,56 @@ static uint64_t env_faults_until_use(const struct swt_policy_env *env, uint32_t 
 
 	if (area >= e->in->nr_areas || slot >= e->areas[area].nslots)
 		return UINT64_MAX;
-	next_use_sync(e);
+	if (e->next_use_synced != e->cur)
+		next_use_sync(e);
 	next = e->areas[area].next_use[slot];
 	return next == NIL || (size_t)next < e->cur ? UINT64_MAX : (uint64_t)next - e->cur;
+}
+
+/* Whether a page next faulted at fault index next is used within horizon faults. */
+static inline uint64_t used_within(const struct engine *e, int32_t next, uint64_t horizon)
+{
+	uint64_t d = next == NIL || (size_t)next < e->cur ? UINT64_MAX : (uint64_t)next - e->cur;
+
+	return d <= horizon;
+}
+
+static inline uint64_t all_bits(unsigned n)
+{
+	return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+}
+
+uint64_t swt_replay_slots_used_within(const struct swt_policy_env *env, uint32_t area,
+				      uint64_t first, unsigned n, uint64_t horizon)
+{
+	struct engine *e = env->engine;
+	const int32_t *next_use;
+	uint64_t mask = 0, nslots;
+
+	/* a slot never faulted (past the table too) is "used within" only an endless horizon */
+	if (horizon == UINT64_MAX)
+		return all_bits(n);
+	if (area >= e->in->nr_areas)
+		return 0;
+	if (e->next_use_synced != e->cur)
+		next_use_sync(e);
+	next_use = e->areas[area].next_use;
+	nslots = e->areas[area].nslots;
+	if (first >= nslots)
+		return 0;
+	if (n > nslots - first)
+		n = (unsigned)(nslots - first);
+	/*
+	 * Fault indexes fit 31 bits: a horizon past that is "ever", and a
+	 * fault before this one (or NIL, -1) is a negative distance that,
+	 * unsigned, lies past any horizon -- one compare, no branch
+	 */
+	if (horizon > INT32_MAX)
+		horizon = INT32_MAX;
+	for (unsigned i = 0; i < n; i++)
+		mask |= (uint64_t)((uint64_t)((int64_t)next_use[first + i] - (int64_t)e->cur) <=
+				   horizon) << i;
+	return mask;
 }
 
 static int32_t vpage_entry(const struct engine *e, int32_t pid, int32_t vma, uint64_t vpage);
@@ -938,6 +985,42 @@ static int32_t vpage_entry(const struct engine *e, int32_t pid, int32_t vma, uin
 		return vpage >= v->start && vpage < v->end ? pr->vma_pages[vma][vpage - v->start] : NIL;
 	}
 	return swt_map_get(&pr->vpage_index, (uint64_t)(uint32_t)pid, vpage, &idx) ? (int32_t)idx : NIL;
+}
+
+uint64_t swt_replay_vpages_used_within(const struct swt_policy_env *env, int32_t pid,
+				       uint64_t first, unsigned n, uint64_t horizon)
+{
+	struct engine *e = env->engine;
+	int32_t vma = e->in->faults[e->cur].vma;
+	const int32_t *dense = vma >= 0 ? e->prep->vma_pages[vma] : NULL;
+	uint64_t mask = 0;
+
+	/* a page never faulted is "used within" only an endless horizon */
+	if (horizon == UINT64_MAX)
+		return all_bits(n);
+	if (e->vpages_synced != e->cur)
+		vpages_sync(e);
+	if (dense) {
+		/* the fault's VMA, as vpage_entry looks it up: the pages inside it */
+		const struct swt_replay_vma *v = &e->in->vmas[vma];
+		uint64_t from = first > v->start ? first : v->start;
+		uint64_t to = first + n < v->end ? first + n : v->end;
+
+		for (uint64_t vp = from; vp < to; vp++) {
+			int32_t idx = dense[vp - v->start];
+
+			if (idx != NIL)
+				mask |= used_within(e, e->vpages[idx].next, horizon) << (vp - first);
+		}
+		return mask;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		int32_t idx = vpage_entry(e, pid, vma, first + i);
+
+		if (idx != NIL)
+			mask |= used_within(e, e->vpages[idx].next, horizon) << i;
+	}
+	return mask;
 }
 
 static int prep_build(const struct swt_replay_input *in, struct prep **out, struct swt_err *err)

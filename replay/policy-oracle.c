@@ -63,13 +63,6 @@ static void oracle_destroy(void *inst)
 	free(inst);
 }
 
-static int useful_vpage(const struct oracle_state *o, const struct swt_fault_info *f,
-			uint64_t vp, uint64_t lifetime)
-{
-	return vp != f->vpage &&
-	       o->env->faults_until_vpage_use(o->env, f->pid, vp) <= lifetime;
-}
-
 static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt_window *win)
 {
 	const struct oracle_state *o = inst;
@@ -82,7 +75,8 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 	 * the waiting pages are dropped unused, accuracy 0.63--0.88.)
 	 */
 	uint64_t lifetime = (o->at_misses ? 2 : 1) * o->env->readahead_lifetime(o->env);
-	unsigned max = 1u << f->page_cluster, n;
+	unsigned max = 1u << f->page_cluster, n, count;
+	uint64_t block;
 
 	win->count = 0;
 	if (o->at_misses && (f->flags & SWT_FAULT_HIT))
@@ -93,14 +87,19 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 		win->list[win->count++] = f->slot;
 		return 0;
 	}
-	/* the cluster window's pages a fault will use */
-	swt_cluster_window(f, max, win);
+	/* the cluster window's pages a fault will use, the faulting one too */
+	count = swt_cluster_block(f->slot, f->area_slots, max, win->capacity, &block);
+	win->kind = SWT_WINDOW_SLOTS;
 	n = 0;
-	for (unsigned i = 0; i < win->count; i++) {
-		uint64_t s = win->list[i];
+	for (unsigned i = 0; i < count; i += 64) {
+		uint64_t first = block + i;
+		unsigned k = count - i < 64 ? count - i : 64;
+		uint64_t used = swt_replay_slots_used_within(o->env, f->area, first, k, lifetime);
 
-		if (s == f->slot || o->env->faults_until_use(o->env, f->area, s) <= lifetime)
-			win->list[n++] = s;
+		if (f->slot - first < k)
+			used |= (uint64_t)1 << (f->slot - first);
+		for (; used; used &= used - 1)
+			win->list[n++] = first + (uint64_t)__builtin_ctzll(used);
 	}
 	win->count = n;
 	/*
@@ -111,7 +110,7 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 	win->size = n;
 	if (f->flags & SWT_FAULT_VPAGE_KNOWN) {
 		/* any placement the kernel could choose: the best window of max pages */
-		uint64_t pmd = (uint64_t)1 << (21 - f->page_shift), lo, hi, best = 0, start, vp;
+		uint64_t pmd = (uint64_t)1 << (21 - f->page_shift), lo, hi, best, start, end, used;
 		unsigned best_n = 0, cluster_n = n;
 
 		if (max > 32)
@@ -127,42 +126,43 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 		start = f->vpage + 1 >= max ? f->vpage + 1 - max : 0;
 		if (start < lo)
 			start = lo;
-		{
-			/*
-			 * Each page's use looked up once, the windows' counts slid
-			 * over them: every start from `start` to the faulting page
-			 * covers [start, f->vpage + max) at most, under 64 pages.
-			 */
-			uint64_t end = f->vpage + max < hi ? f->vpage + max : hi, first = start;
-			unsigned char useful[64];
-
-			for (vp = first; vp < end; vp++)
-				useful[vp - first] = (unsigned char)useful_vpage(o, f, vp, lifetime);
-			n = 0;
-			for (vp = first; vp < first + max && vp < end; vp++)
-				n += useful[vp - first];
-			best = first;
-			best_n = n;
-			for (start = first + 1; start <= f->vpage; start++) {
-				n -= useful[start - 1 - first];
-				if (start + max - 1 < end)
-					n += useful[start + max - 1 - first];
-				if (n > best_n) {
-					best_n = n;
-					best = start;
-				}
+		/*
+		 * Every start from `start` to the faulting page covers
+		 * [start, f->vpage + max) at most, under 64 pages: each page's
+		 * use is looked up once, into a mask, and each window counted
+		 * off it.  The faulting page is not counted: it is read anyway.
+		 */
+		end = f->vpage + max < hi ? f->vpage + max : hi;
+		used = end > start ? swt_replay_vpages_used_within(o->env, f->pid, start,
+								   (unsigned)(end - start), lifetime) : 0;
+		if (f->vpage - start < 64)
+			used &= ~((uint64_t)1 << (f->vpage - start));
+		if (!used && cluster_n >= 1)
+			return 0;	/* no window holds more than the faulting page: as below */
+		best = start;
+		for (uint64_t from = start, c = 0; from <= f->vpage; from++) {
+			/* slid by a page: the one left behind out, the one reached in */
+			if (from == start) {
+				for (unsigned k = 0; k < max; k++)
+					c += used >> k & 1;
+				best_n = (unsigned)c;
+				continue;
 			}
-			/* the cluster window's count includes the faulting page; a tie keeps it */
-			if (cluster_n >= best_n + 1)
-				return 0;
-			win->kind = SWT_WINDOW_VPAGES;
-			win->count = 0;
-			for (vp = best; vp < best + max && vp < end && win->count < win->capacity; vp++)
-				if (vp == f->vpage || useful[vp - first])
-					win->list[win->count++] = vp;
-			win->size = win->count;
+			c += (used >> (from - start + max - 1) & 1) - (used >> (from - start - 1) & 1);
+			if (c > best_n) {
+				best_n = (unsigned)c;
+				best = from;
+			}
 		}
-		return 0;
+		/* the cluster window's count includes the faulting page; a tie keeps it */
+		if (cluster_n >= best_n + 1)
+			return 0;
+		win->kind = SWT_WINDOW_VPAGES;
+		win->count = 0;
+		for (uint64_t vp = best; vp < best + max && vp < end && win->count < win->capacity; vp++)
+			if (vp == f->vpage || (used >> (vp - start) & 1))
+				win->list[win->count++] = vp;
+		win->size = win->count;
 	}
 	return 0;
 }

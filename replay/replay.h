@@ -534,6 +534,18 @@ static inline void swt_cluster_window_block(const struct swt_fault_info *f, unsi
 	b->count = swt_cluster_block(f->slot, f->area_slots, pages, capacity, &b->first);
 }
 
+/*
+ * For built-in oracles, in-process only (env->engine is the engine): a
+ * mask of the n <= 64 slots from first on, or of the fault's task's
+ * virtual pages from first on, whose next fault comes within horizon
+ * faults -- bit i where faults_until_use (faults_until_vpage_use) would
+ * give at most horizon, without a call per page.
+ */
+uint64_t swt_replay_slots_used_within(const struct swt_policy_env *env, uint32_t area,
+				      uint64_t first, unsigned n, uint64_t horizon);
+uint64_t swt_replay_vpages_used_within(const struct swt_policy_env *env, int32_t pid,
+				       uint64_t first, unsigned n, uint64_t horizon);
+
 struct swt_policy_fast {
 	const struct swt_policy *policy;
 	int full_info;		/* the hooks read the whole fault info: filled first */

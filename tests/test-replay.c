@@ -662,6 +662,87 @@ TEST(large_page_cluster_windows_are_whole)
 	free(s.in.outs);
 }
 
+/*
+ * The oracle's masks of pages used within a horizon (one call per window,
+ * engine.c) against the per-page services plugins call, at every fault of
+ * a stream with repeated slots and pages, in and out of the VMA, and over
+ * the slot table's end: a policy that only compares them.
+ */
+static const uint64_t mask_horizons[] = { 0, 1, 3, 40, UINT64_MAX - 1, UINT64_MAX };
+static int mask_checks, mask_errors;
+
+static void *mask_create(const struct swt_policy_env *env, const char *const *keys,
+			 const char *const *values, unsigned nparams, char *err, size_t errlen)
+{
+	(void)keys, (void)values, (void)nparams, (void)err, (void)errlen;
+	return (void *)env;
+}
+
+static void mask_destroy(void *inst)
+{
+	(void)inst;
+}
+
+static int mask_on_miss(void *inst, const struct swt_fault_info *f, struct swt_window *win)
+{
+	const struct swt_policy_env *env = inst;
+	uint64_t first = f->slot > 70 ? f->slot - 70 : 0, vfirst = f->vpage > 70 ? f->vpage - 70 : 0;
+
+	for (size_t h = 0; h < SWT_ARRAY_SIZE(mask_horizons); h++) {
+		for (uint64_t at = first; at < f->slot + 70; at += 64) {
+			uint64_t m = swt_replay_slots_used_within(env, f->area, at, 64, mask_horizons[h]);
+
+			for (unsigned i = 0; i < 64; i++, mask_checks++)
+				mask_errors += (m >> i & 1) !=
+					       (env->faults_until_use(env, f->area, at + i) <=
+						mask_horizons[h]);
+		}
+		for (uint64_t at = vfirst; f->vpage && at < f->vpage + 70; at += 37) {
+			uint64_t m = swt_replay_vpages_used_within(env, f->pid, at, 37,
+								   mask_horizons[h]);
+
+			for (unsigned i = 0; i < 37; i++, mask_checks++)
+				mask_errors += (m >> i & 1) !=
+					       (env->faults_until_vpage_use(env, f->pid, at + i) <=
+						mask_horizons[h]);
+		}
+	}
+	win->kind = SWT_WINDOW_SLOTS;
+	win->size = 1;
+	win->list[0] = f->slot;
+	win->count = 1;
+	return 0;
+}
+
+TEST(oracle_masks_agree_with_the_future_services)
+{
+	static const struct swt_policy mask_policy = {
+		.abi_version = SWT_POLICY_ABI, .name = "masks", .summary = "test",
+		.create = mask_create, .destroy = mask_destroy, .on_miss = mask_on_miss,
+	};
+	struct scenario s;
+	struct swt_replay_result *r;
+	uint64_t x = 12345;
+
+	scenario_init(&s, 1);
+	s.area.slots = 400;
+	for (uint64_t slot = 1; slot < 200; slot++)
+		out(&s, slot);
+	for (int i = 0; i < 600; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		/* pages up to the VMA's end (0x2000) and past it (no VMA), some unknown */
+		fault(&s, 1 + (x >> 33) % 199, (x >> 20) % 5 ? 0x1f00 + (x >> 40) % 300 : 0);
+		if (s.faults[i].vpage >= s.vma.end)
+			s.faults[i].vma = -1;
+	}
+	mask_checks = mask_errors = 0;
+	r = run(&s, &mask_policy, 3, 50);
+	CHECK(r != NULL);
+	CHECK(mask_checks > 100000);
+	CHECK_INT(mask_errors, 0);
+	swt_replay_result_free(r);
+}
+
 TEST(oracle_is_exact_and_bounds_the_others)
 {
 	struct scenario s;
