@@ -347,7 +347,7 @@ int swt_blktracer_create(const struct swt_blktracer_opts *o, struct swt_knobs *k
 {
 	struct swt_blktracer *s = calloc(1, sizeof(*s));
 	char path[4096];
-	int ret;
+	int ret, locked = 0;
 
 	*out = NULL;
 	if (!s)
@@ -380,9 +380,23 @@ int swt_blktracer_create(const struct swt_blktracer_opts *o, struct swt_knobs *k
 		      swt_error(err, SWT_EIO, "'%s': flock: %s", o->lock_path, strerror(errno));
 		goto out_free;
 	}
+	locked = 1;
 	ret = check_top_level(o->tracing_dir, o->ncpus, err);
 	if (ret)
 		goto out_free;
+	if (o->trace_clock) {
+		/* changed only now: a clock change empties the top-level buffer */
+		char *clock = NULL;
+
+		ret = read_setting(o->tracing_dir, "trace_clock", &clock, err);
+		if (!ret && strcmp(clock, o->trace_clock)) {
+			snprintf(path, sizeof(path), "%s/trace_clock", o->tracing_dir);
+			ret = swt_knobs_set(knobs, path, o->trace_clock, err);
+		}
+		free(clock);
+		if (ret)
+			goto out_free;
+	}
 	for (size_t i = 0; i < o->ndev; i++) {
 		char *on = NULL;
 
@@ -471,6 +485,14 @@ int swt_blktracer_create(const struct swt_blktracer_opts *o, struct swt_knobs *k
 	*out = s;
 	return 0;
 out_free:
+	/* the pipes pin the tracer: closed first, then the knobs, then the lock */
+	for (unsigned c = 0; s->cpus && c < s->ncpus; c++) {
+		if (s->cpus[c].fd >= 0)
+			close(s->cpus[c].fd);
+		s->cpus[c].fd = -1;
+	}
+	if (locked)
+		swt_knobs_restore(knobs, NULL);
 	swt_blktracer_destroy(s);
 	return ret;
 }

@@ -56,12 +56,21 @@ struct swt_blktracer_opts {
 	unsigned ncpus;
 	unsigned buffer_kb;	/* per CPU, top-level buffer (grown, never shrunk) */
 	const char *out_prefix;	/* files OUT_PREFIX.blktrace.N */
+	/*
+	 * The top-level trace_clock blk records are to carry (the task
+	 * instance's), set under the lock once the top level is found idle;
+	 * NULL: as it is
+	 */
+	const char *trace_clock;
 };
 
 /*
  * Lock, check, configure (every change recorded in knobs) and open the
- * per-CPU pipes and output files (0600).  On failure nothing stays open;
- * knobs already changed are for the caller to restore.
+ * per-CPU pipes and output files (0600).  On failure nothing stays open,
+ * and knobs are restored (all of them: the caller is giving up) before
+ * the lock is released, so that no other capture takes the top level
+ * with this one's settings still on it; what could not be put back stays
+ * changed in knobs, for the caller's restore to retry and report.
  */
 int swt_blktracer_create(const struct swt_blktracer_opts *o, struct swt_knobs *knobs,
 			 struct swt_blktracer **out, struct swt_err *err);

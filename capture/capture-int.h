@@ -49,6 +49,7 @@ struct swt_capture {
 	int reserve_made;	/* ours to remove: made by reserve_head_room */
 	int made_dir;
 	char *tracing_dir;
+	char *blk_clock;	/* --blktrace: the top-level trace_clock to record with */
 	int mounted;
 	int tracefs_users;	/* shared lock held while tracefs is used (swt_tracefs_users_join) */
 	int new_swap_said;	/* a swap area turned on while recording was reported */

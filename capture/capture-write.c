@@ -202,7 +202,10 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 	fprintf(f, "# lost events\n");
 	for (unsigned cpu = 0; cpu < c->ncpus; cpu++)
 		fprintf(f, "cpu%u %lld\n", cpu, (long long)capture_lost_on_cpu(c, cpu));
-	if (fflush(f) || fsync(fileno(f)))
+	/* a failed flush mid-file drops its buffer, and a later one may succeed: the error sticks */
+	if (fflush(f) || ferror(f))
+		ret = swt_error(err, SWT_EIO, "'%s': %s", final, errno ? strerror(errno) : "write error");
+	else if (fsync(fileno(f)))
 		ret = swt_error(err, SWT_EIO, "'%s': %s", final, strerror(errno));
 	if (fclose(f) && !ret)
 		ret = swt_error(err, SWT_EIO, "'%s': %s", final, strerror(errno));

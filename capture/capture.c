@@ -429,20 +429,22 @@ static int create_instance(struct swt_capture *c, struct inst *in, const char *s
 			/*
 			 * Timestamps are nanoseconds (docs/capture-format.md): a
 			 * cycle or event counter would make every time wrong.
+			 * The top level is switched by the blk tracer's setup,
+			 * under its lock once the top level is found idle, not
+			 * here: the switch empties the top-level buffer, which
+			 * may be someone else's.
 			 */
-			char path[4096];
-
-			snprintf(path, sizeof(path), "%s/trace_clock", c->tracing_dir);
 			capture_note(c, 1, "the top-level trace_clock '%s' does not count "
 				     "nanoseconds: 'local' while recording, put back after", clock);
 			free(clock);
 			clock = swt_strdup("local");
-			ret = clock ? swt_knobs_set(&c->knobs, path, "local", err)
-				    : swt_error(err, SWT_ENOMEM, "out of memory");
+			if (!clock)
+				ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		}
 		if (!ret)
 			ret = write_inst(in, "trace_clock", clock, err);
-		free(clock);
+		free(c->blk_clock);
+		c->blk_clock = clock;
 	}
 	if (!ret) {
 		in->clock = tracefs_instance_file_read(in->ti, "trace_clock", NULL);
@@ -1091,7 +1093,19 @@ static void take_command_tasks(struct swt_capture *c)
  * the pid is another process's now (pids are reused, and recording can
  * stop long before the command ends).
  */
-static void signal_command(struct swt_capture *c, int sig)
+static void signal_task(pid_t tid, int sig, int job_has_it)
+{
+	/*
+	 * A process once: kill() to a thread reaches its whole process, and a
+	 * program that counts a second Ctrl-C as "quit now" got several.  The
+	 * terminal's signal already reached swaptrace's process group.
+	 */
+	if (tid <= 0 || swt_task_is_thread(tid) || (job_has_it && getpgid(tid) == getpgrp()))
+		return;
+	kill(tid, sig);
+}
+
+static void signal_command(struct swt_capture *c, int sig, int job_has_it)
 {
 	char *live = c->task.ti ? tracefs_instance_file_read(c->task.ti, "set_event_pid", NULL) : NULL;
 	char *tree = NULL;
@@ -1099,9 +1113,9 @@ static void signal_command(struct swt_capture *c, int sig)
 	pid_t tid;
 
 	if (live) {
-		kill(c->target.child, sig);
+		signal_task(c->target.child, sig, job_has_it);
 		while ((tid = next_task(&p, c)))
-			kill(tid, sig);
+			signal_task(tid, sig, job_has_it);
 		free(live);
 		return;
 	}
@@ -1112,15 +1126,15 @@ static void signal_command(struct swt_capture *c, int sig)
 	 */
 	if (c->target.child > 0)
 		swt_process_tree(c->target.child, &tree);
-	kill(c->target.child, sig);
+	signal_task(c->target.child, sig, job_has_it);
 	for (size_t i = 0; i < c->nr_command_tasks; i++) {
 		uint64_t start;
 
 		if (swt_task_runs(c->command_tasks[i].tid, &start) && start == c->command_tasks[i].start)
-			kill(c->command_tasks[i].tid, sig);
+			signal_task(c->command_tasks[i].tid, sig, job_has_it);
 	}
 	for (p = tree; (tid = next_task(&p, c));)
-		kill(tid, sig);
+		signal_task(tid, sig, job_has_it);
 	free(tree);
 }
 
@@ -1185,11 +1199,16 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	for (size_t i = 0; i < c->nr_probes; i++) {
 		if (tracefs_dynevent_destroy(c->probes[i], true) < 0) {
 			struct swt_err why = { 0 };
+			int e = errno;
+			char *name = NULL;
 
+			/* its own name: probes[] skips the plan's probes that were not created */
+			tracefs_dynevent_info(c->probes[i], NULL, &name, NULL, NULL, NULL);
 			/* not in the journal: the next capture that sets probes replaces it */
 			swt_error(&why, SWT_EIO, "cannot remove kprobe event %s/%s: %s; the next "
 				  "capture with probes removes it", SWT_PROBE_GROUP,
-				  c->plan.defs[i].event, strerror(errno));
+				  name ? name : "?", strerror(e));
+			free(name);
 			restore_failed(c, &ret, err, &why);
 			left = -1;
 		}
@@ -1340,6 +1359,7 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 			.tracing_dir = c->tracing_dir, .lock_path = BLK_LOCK, .devs = c->devs,
 			.disks = c->disks, .ndev = c->nr_devs, .ncpus = c->ncpus,
 			.buffer_kb = size_buffer(c, BLOCK_BUFFER_KB, 2), .out_prefix = prefix,
+			.trace_clock = c->blk_clock,
 		};
 
 		ret = prefix ? swt_blktracer_create(&bo, &c->knobs, &c->blk, err) :
@@ -1393,7 +1413,10 @@ static void wait_command(struct swt_capture *c, struct swt_capture_stop *stop)
 	       !swt_target_poll(&c->target)) {
 		if (stop && (unsigned)stop->count > c->stop_seen) {
 			c->stop_seen = (unsigned)stop->count;
-			signal_command(c, c->stop_seen > 1 || c->forwarded ? SIGKILL : stop->signo);
+			if (c->stop_seen > 1 || c->forwarded)
+				signal_command(c, SIGKILL, 0);
+			else
+				signal_command(c, stop->signo, stop->from_terminal);
 			c->forwarded = 1;
 		}
 		poll(NULL, 0, 50);
@@ -1469,7 +1492,7 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 			c->stop_seen = (unsigned)stop->count;
 			if (c->target.kind == SWT_TARGET_COMMAND && !c->forwarded) {
 				/* let the command end as it would at a terminal, and record that */
-				signal_command(c, stop->signo);
+				signal_command(c, stop->signo, stop->from_terminal);
 				c->forwarded = 1;
 				grace = now + COMMAND_GRACE_MS * 1000000ull;
 				capture_note(c, 0, "stopping: signal %d passed on to the command; "
@@ -1477,14 +1500,14 @@ int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct
 				continue;
 			}
 			if (c->target.kind == SWT_TARGET_COMMAND)
-				signal_command(c, SIGKILL);
+				signal_command(c, SIGKILL, 0);
 			c->end = SWT_CAPTURE_END_SIGNAL;
 			break;
 		}
 		if (grace && now >= grace) {
 			capture_note(c, 1, "the command did not exit within %d s of the signal: killing it",
 				     COMMAND_GRACE_MS / 1000);
-			signal_command(c, SIGKILL);
+			signal_command(c, SIGKILL, 0);
 			grace = 0;
 		}
 		if (deadline && now >= deadline) {
@@ -1505,8 +1528,13 @@ out_stop:
 		else if (r && c->o.note)
 			capture_note(c, 1, "%s", restore_err.msg);
 	}
-	/* a command --duration outlived goes on while the capture is written */
-	if (c->end != SWT_CAPTURE_END_DURATION)
+	/*
+	 * A command --duration outlived goes on while the capture is written;
+	 * so does one an error stopped the recording under (a full disk), so
+	 * that what was recorded is written and the error said now, not when
+	 * the command happens to end
+	 */
+	if (c->end != SWT_CAPTURE_END_DURATION && c->end != SWT_CAPTURE_END_ERROR)
 		wait_command(c, stop);
 	return ret;
 }
@@ -1592,11 +1620,13 @@ void swt_capture_destroy(struct swt_capture *c)
 	if (!c)
 		return;
 	capture_stop_and_restore(c, NULL);
-	swt_target_release(&c->target);
-	if (!c->created)
-		remove_outputs(c);
-	else if (c->reserve_made)
+	if (!c->created) {
+		swt_target_abort(&c->target);
+		remove_outputs(c);	/* before the release: it names the maps files by pid */
+	} else if (c->reserve_made) {
 		unlink(c->reserve);
+	}
+	swt_target_release(&c->target);
 	swt_knobs_release(&c->knobs);
 	inst_release(&c->task, c->ncpus);
 	inst_release(&c->block, c->ncpus);
@@ -1618,6 +1648,7 @@ void swt_capture_destroy(struct swt_capture *c)
 	free(c->raw_dir);
 	free(c->command_tasks);
 	free(c->maps_dir);
+	free(c->blk_clock);
 	free(c->blk_dir);
 	free(c->reserve);
 	free(c->tracing_dir);

@@ -52,6 +52,12 @@ struct swt_capture_opts {
 struct swt_capture_stop {
 	volatile sig_atomic_t signo;
 	volatile sig_atomic_t count;
+	/*
+	 * The latest came from the terminal (si_code SI_KERNEL: Ctrl-C),
+	 * which gave it to swaptrace's whole process group, the command
+	 * included: passed on only to tasks outside that group
+	 */
+	volatile sig_atomic_t from_terminal;
 };
 
 enum swt_capture_end {
@@ -91,9 +97,9 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
 /*
  * Record until the end (see above), stop recording, restore the host's
  * tracing settings, and wait for a command that was stopped or killed
- * (signals are still forwarded).  A command that --duration outlived goes
- * on: swt_capture_wait_command() waits for it, once the capture is
- * written.  Returns 0, or the error that stopped recording; either way
+ * (signals are still forwarded).  A command that --duration outlived, or
+ * that was running when an error stopped the recording, goes on:
+ * swt_capture_wait_command() waits for it, once the capture is written.  Returns 0, or the error that stopped recording; either way
  * swt_capture_finish() keeps what was recorded.
  */
 int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct swt_err *err);

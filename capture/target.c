@@ -61,6 +61,16 @@ void swt_target_release(struct swt_target *t)
 	t->nr_procs = t->cap_procs = 0;
 }
 
+void swt_target_abort(struct swt_target *t)
+{
+	if (t->child <= 0 || !t->released || t->exited)
+		return;
+	kill(t->child, SIGKILL);
+	while (waitpid(t->child, &t->status, 0) < 0 && errno == EINTR)
+		;
+	t->exited = 1;
+}
+
 int swt_target_spawn(struct swt_target *t, char *const *argv, struct swt_err *err)
 {
 	int go[2], ex[2];
@@ -626,16 +636,28 @@ static struct swt_target_proc *proc_entry(struct swt_target *t, pid_t pid)
 	return p;
 }
 
+/*
+ * Written beside and renamed over: a write that fails (disk full) leaves
+ * the file as it was, never cut short under the name meta.txt points to.
+ */
 static int write_private(const char *path, const char *text, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int ret = 0;
+	char tmp[4096 + 8];
+	int fd, ret = 0;
 
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.part", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	if (swt_write_all(fd, text, len))
 		ret = -errno;
-	close(fd);
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
 	return ret;
 }
 
@@ -749,9 +771,14 @@ static int snapshot_proc(struct swt_target *t, pid_t pid, struct swt_err *err)
 	}
 	snprintf(path, sizeof(path), "%s/%d-end.txt", t->maps_dir, (int)pid);
 	ret = write_private(path, maps, len);
+	if (ret) {
+		/* not taken as written: the next snapshot writes it again */
+		free(maps);
+		return swt_error(err, SWT_EIO, "'%s': %s", path, strerror(-ret));
+	}
 	free(p->last_maps);
 	p->last_maps = maps;
-	return ret ? swt_error(err, SWT_EIO, "'%s': %s", path, strerror(-ret)) : 0;
+	return 0;
 }
 
 /*
@@ -835,6 +862,15 @@ void swt_target_follow_memcg(struct swt_target *t)
 }
 
 /* The process of a task, from /proc/TID/status (which threads have too); 0 if gone. */
+static pid_t tgid_of(pid_t tid);
+
+int swt_task_is_thread(pid_t tid)
+{
+	pid_t tgid = tgid_of(tid);
+
+	return tgid > 0 && tgid != tid;
+}
+
 static pid_t tgid_of(pid_t tid)
 {
 	char path[64], *status, *line;

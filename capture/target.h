@@ -68,6 +68,14 @@ struct swt_target {
 void swt_target_init(struct swt_target *t);
 /* Kill nothing; close the handshake (an unreleased command exits) and reap it. */
 void swt_target_release(struct swt_target *t);
+/*
+ * A capture that failed after starting its command: kill it (SIGKILL:
+ * it ran only while the capture set up) and reap it, rather than leave it
+ * running untraced once swaptrace has said the capture failed.
+ */
+void swt_target_abort(struct swt_target *t);
+/* 1 when tid is a thread of another task's process (a signal to it reaches that process). */
+int swt_task_is_thread(pid_t tid);
 
 /* Fork the command, stopped until swt_target_start(). */
 int swt_target_spawn(struct swt_target *t, char *const *argv, struct swt_err *err);

@@ -433,7 +433,13 @@ int swt_tracedat_write(const struct swt_tdw_input *in, const char *path, unsigne
 			}
 		}
 	}
-	if (ftruncate(fd, (off_t)total) < 0 || fsync(fd) < 0 || close(fd) < 0) {
+	if (ftruncate(fd, (off_t)total) < 0 || fsync(fd) < 0) {
+		ret = swt_error(err, SWT_EIO, "'%s': %s", tmp, strerror(errno));
+		close(fd);
+		fd = -1;
+		goto out_unlink;
+	}
+	if (close(fd) < 0) {
 		fd = -1;
 		ret = swt_error(err, SWT_EIO, "'%s': %s", tmp, strerror(errno));
 		goto out_unlink;

@@ -27,8 +27,11 @@ const char cmd_capture_usage[] =
 	"\n"
 	"With COMMAND, run it and record for its life; the exit status is the\n"
 	"command's (127 or 126 when it cannot be run, as in a shell).  A first\n"
-	"Ctrl-C/SIGTERM is passed on to the command and the tasks it started, and\n"
-	"recording goes on until it exits; a second one kills them and stops at once.\n"
+	"Ctrl-C/SIGTERM is passed on to the command and the tasks it started (once\n"
+	"per process; a Ctrl-C at the terminal reached those in swaptrace's process\n"
+	"group already), and recording goes on until it exits; a second one kills\n"
+	"them and stops at once.  If an error stops the recording, the capture is\n"
+	"written at once and the command goes on, as with --duration.\n"
 	"Without COMMAND, record until SIGINT/SIGTERM or --duration.\n"
 	"SIGHUP does the same, unless swaptrace was started ignoring it (nohup): then\n"
 	"it and the command go on.\n"
@@ -61,9 +64,11 @@ const char cmd_capture_usage[] =
 
 static struct swt_capture_stop stop_request;
 
-static void on_stop_signal(int sig)
+static void on_stop_signal(int sig, siginfo_t *info, void *context)
 {
+	(void)context;
 	stop_request.signo = sig;
+	stop_request.from_terminal = info && info->si_code == SI_KERNEL;
 	stop_request.count++;
 }
 
@@ -94,7 +99,8 @@ static void install_handlers(void)
 
 	memset(&sa, 0, sizeof(sa));
 	/* no SA_RESTART: a signal should cut a wait short */
-	sa.sa_handler = on_stop_signal;
+	sa.sa_sigaction = on_stop_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	/*
 	 * SIGINT and SIGTERM stop a capture even where they came in ignored
@@ -248,8 +254,8 @@ int cmd_capture(int argc, char **argv)
 		cli_fail("capture", &err);
 	/* said before the summary: the capture is written while the command goes on */
 	if (swt_capture_command_running(cap) && !quiet)
-		fprintf(stderr, "swaptrace: capture: recording stopped (--duration); the command "
-			"goes on while the capture is written\n");
+		fprintf(stderr, "swaptrace: capture: recording stopped (%s); the command goes on "
+			"while the capture is written\n", run_ret ? "an error" : "--duration");
 	/* whatever stopped it, keep what was recorded */
 	fin_ret = swt_capture_finish(cap, &res, &ferr);
 	if (fin_ret)
@@ -310,7 +316,8 @@ int cmd_capture(int argc, char **argv)
 			"on to it)\n");
 	/* its status once it ends (it may have ended while the capture was written) */
 	status = o.argv ? swt_capture_wait_command(cap, &stop_request) : -1;
-	/* meta.txt, written before it ended, gets how it ended */
+	/* meta.txt, written before it ended, gets how it ended (its own error: the first one wins) */
+	swt_err_clear(&ferr);
 	if (o.argv && swt_capture_record_exit(cap, &ferr))
 		cli_warnf("capture", "meta.txt does not say how the command ended: %s", ferr.msg);
 	swt_capture_destroy(cap);

@@ -74,6 +74,33 @@ if grep -qw x86-tsc "$TRACEFS/trace_clock" || grep -qw counter "$TRACEFS/trace_c
 	check_host_restored "$WORK/state.before" "after a --blktrace capture with trace_clock $odd"
 fi
 
+# ... but not before the top level is found idle: a clock change empties the
+# top-level buffer, and someone's session there (an event enabled, an odd
+# clock) lost what it had recorded when a refused capture switched the
+# clock and back
+if grep -qw x86-tsc "$TRACEFS/trace_clock" || grep -qw counter "$TRACEFS/trace_clock"; then
+	odd=$(grep -ow x86-tsc "$TRACEFS/trace_clock" || echo counter)
+	clock_before=$(sed 's/.*\[\(.*\)\].*/\1/' "$TRACEFS/trace_clock")
+	on_before=$(cat "$TRACEFS/tracing_on")
+	echo "$odd" > "$TRACEFS/trace_clock"
+	echo 1 > "$TRACEFS/events/sched/sched_process_exec/enable"
+	echo 1 > "$TRACEFS/tracing_on"
+	echo "swaptrace-test-marker-$$" > "$TRACEFS/trace_marker"
+	swt capture --blktrace -o "$WORK/busy-clock" --duration 0.5 > /dev/null 2> "$WORK/busy-clock.err"
+	check_eq "$?" 1 "--blktrace over someone's session with trace_clock $odd: exit status"
+	grep -q "the top-level trace buffer is in use" "$WORK/busy-clock.err" ||
+		fail "--blktrace over someone's session: $(cat "$WORK/busy-clock.err")"
+	grep -q "swaptrace-test-marker-$$" "$TRACEFS/trace" ||
+		fail "--blktrace over someone's session with trace_clock $odd: their buffer was emptied"
+	check_eq "$(sed 's/.*\[\(.*\)\].*/\1/' "$TRACEFS/trace_clock")" "$odd" \
+		"--blktrace over someone's session: their clock"
+	echo 0 > "$TRACEFS/events/sched/sched_process_exec/enable"
+	echo "$on_before" > "$TRACEFS/tracing_on"
+	echo "$clock_before" > "$TRACEFS/trace_clock"
+	: > "$TRACEFS/trace"
+	check_host_restored "$WORK/state.before" "after a --blktrace capture refused over someone's session"
+fi
+
 # someone's top-level buffer that does not overwrite (options/overwrite 0),
 # small enough to fill: a full one drops records with no "LOST" notice in
 # trace_pipe, so the capture must make it overwrite (reported) while it

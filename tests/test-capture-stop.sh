@@ -112,6 +112,33 @@ sleep 0.2
 pgrep -f "^sleep 37.25" > /dev/null && { pkill -f "^sleep 37.25"; fail "job: the command's child outlived the capture"; }
 check_host_restored "$WORK/state.before" "after SIGTERM to a command with a child"
 
+# 2b. one SIGINT reaches a command with threads once: set_event_pid lists
+# each thread, and kill() to a thread reaches its whole process, so it got
+# one SIGINT per thread (a second Ctrl-C is "quit now" to many programs)
+"$SWAPTRACE" capture -q -o "$WORK/threads" -- python3 -c '
+import signal, sys, threading, time
+got = 0
+def on_int(sig, frame):
+    global got
+    got += 1
+signal.signal(signal.SIGINT, on_int)
+for _ in range(4):
+    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+open(sys.argv[1], "w").write("ready")
+while not got:
+    time.sleep(0.02)
+time.sleep(1)
+open(sys.argv[1], "w").write(str(got))
+' "$WORK/threads.count" > /dev/null 2> "$WORK/threads.err" &
+CAPPID=$!
+BACKGROUND+=("$CAPPID")
+for _ in $(seq 100); do [ "$(cat "$WORK/threads.count" 2>/dev/null)" = ready ] && break; sleep 0.1; done
+sleep 0.3
+kill -INT "$CAPPID"
+wait_bounded "$CAPPID"
+check_eq "$?:$(cat "$WORK/threads.count")" "0:1" "a command with threads: exit status, SIGINTs from one"
+check_host_restored "$WORK/state.before" "after SIGINT to a command with threads"
+
 # 3. SIGINT twice: stop at once, the command is killed
 "$SWAPTRACE" capture -q -o "$WORK/twice" -- sh -c "trap '' INT; $LONG" > /dev/null 2>&1 &
 CAPPID=$!
