@@ -640,9 +640,23 @@ static int same_text(const char *a, const char *b)
  * them, the latest.  Runs whose numbers differ (another swaptrace, a
  * changed model) stay, and their labels tell them apart by id.
  */
-static int same_run(const struct swt_report_run *a, const struct swt_report_run *b)
+/*
+ * The same parameters: the same text, or a built-in's defaults both (NULL
+ * is how the default set stored them before it filled them in, as replay
+ * does).
+ */
+static int same_params(const struct swt_report_ctx *rc, const char *policy, const char *a,
+		       const char *b)
 {
-	return !strcmp(a->policy, b->policy) && same_text(a->params, b->params) &&
+	return same_text(a, b) ||
+	       (rc->opts->params_are_defaults && rc->opts->params_are_defaults(policy, a) &&
+		rc->opts->params_are_defaults(policy, b));
+}
+
+static int same_run(const struct swt_report_ctx *rc, const struct swt_report_run *a,
+		    const struct swt_report_run *b)
+{
+	return !strcmp(a->policy, b->policy) && same_params(rc, a->policy, a->params, b->params) &&
 	       !strcmp(a->layout, b->layout) && a->page_cluster == b->page_cluster &&
 	       a->cache_pages == b->cache_pages && a->approximate == b->approximate &&
 	       (a->inactive_fraction == b->inactive_fraction ||
@@ -661,7 +675,7 @@ static void drop_repeated_runs(struct swt_report_ctx *rc)
 	for (size_t i = 0; i < rc->nr_runs; i++) {
 		size_t j;
 
-		for (j = i + 1; j < rc->nr_runs && !same_run(&rc->runs[i], &rc->runs[j]); j++)
+		for (j = i + 1; j < rc->nr_runs && !same_run(rc, &rc->runs[i], &rc->runs[j]); j++)
 			;
 		if (j < rc->nr_runs) {
 			free_run(&rc->runs[i]);	/* runs[j], later, stands for it */
@@ -906,7 +920,7 @@ static int policy_is(const struct swt_report_ctx *rc, const struct swt_report_ru
 	const char *base = strrchr(r->policy, '/');
 	const char *params = rc->opts->policy_params;
 
-	if (params && (!r->params || strcmp(r->params, params)))
+	if (params && !same_params(rc, r->policy, r->params, params))
 		return 0;
 	if (!strcmp(r->policy, policy))
 		return 1;

@@ -361,6 +361,10 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(charts); i++) {
+		if (opts->interrupted && opts->interrupted()) {
+			ret = swt_error(err, SWT_EINTR, "interrupted");
+			goto out;
+		}
 		entries[i].heading = charts[i].heading;
 		entries[i].what = charts[i].what;
 		ret = charts[i].write(&rc, &entries[i].meta, err);
@@ -372,6 +376,10 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		}
 		sum->charts++;
 		sum->files += 1 + !!(formats & SWT_REPORT_PNG) + !!(formats & SWT_REPORT_SVG);
+	}
+	if (opts->interrupted && opts->interrupted()) {
+		ret = swt_error(err, SWT_EINTR, "interrupted");
+		goto out;
 	}
 	ret = swt_report_html_write(&rc, entries, SWT_ARRAY_SIZE(charts), sum->index,
 				    sizeof(sum->index), err);

@@ -67,6 +67,14 @@ struct swt_report_opts {
 	 * its fact's text in value): the answer says so.  NULL: not asked.
 	 */
 	int (*multigen_lru)(struct swt_store *st, char *value, size_t len);
+	/*
+	 * 1 once the user asked to stop (a signal the caller caught): asked
+	 * between charts, and passed to run_defaults' sweep between runs; the
+	 * report then fails with SWT_EINTR and, as any failed report, leaves
+	 * no staging directory, no directory it made and no runs stored.
+	 * NULL: never.
+	 */
+	int (*interrupted)(void);
 };
 
 /* What swt_report_write() produced. */

@@ -768,8 +768,8 @@ static void print_replay_hint(struct swt_store *st)
 	/* past the checks above: swap areas, and faults to replay */
 	swapoff = swt_store_query_int(st, SWAPOFF_PAGES_SQL, 0);
 	if (swapoff > 0)
-		printf("  %lld swap-in pages were read by swapoff, not faulted: replay leaves them out.\n",
-		       (long long)swapoff);
+		printf("  %lld swap-in page%s read by swapoff, not faulted: replay leaves %s out.\n",
+		       (long long)swapoff, swapoff == 1 ? " was" : "s were", swapoff == 1 ? "it" : "them");
 }
 
 /*
@@ -820,9 +820,10 @@ static void print_swapin_processes(struct swt_store *st)
 			printf("  swapped in for %lld process%s%s:\n", (long long)procs,
 			       procs == 1 ? "" : "es", procs > TOP ? ", the most" : "");
 
-		printf("    %8lld %-16s %10lld pages", (long long)sqlite3_column_int64(s, 0),
+		printf("    %8lld %-16s %10lld page%s", (long long)sqlite3_column_int64(s, 0),
 		       comm_for_terminal(&comm, (const char *)sqlite3_column_text(s, 1), 63),
-		       (long long)sqlite3_column_int64(s, 2));
+		       (long long)sqlite3_column_int64(s, 2),
+		       sqlite3_column_int64(s, 2) == 1 ? "" : "s");
 		if (threads > 1)
 			printf(" (%lld threads)", (long long)threads);
 		printf("\n");
@@ -1144,8 +1145,17 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 			       " vma_ra_enabled, layout_source, (SELECT count(*) FROM swap_area)"
 			       " FROM capture", -1, &s, NULL) == SQLITE_OK) {
 		if (sqlite3_step(s) == SQLITE_ROW) {
-			printf("Capture '%s': kernel %s", sqlite3_column_text(s, 0),
-			       sqlite3_column_text(s, 1));
+			struct swt_sbuf name, kernel;
+
+			/* as process names are: a name or release given by hand may hold anything */
+			swt_sbuf_init(&name);
+			swt_sbuf_init(&kernel);
+			swt_sbuf_text(&name, (const char *)sqlite3_column_text(s, 0));
+			swt_sbuf_text(&kernel, (const char *)sqlite3_column_text(s, 1));
+			printf("Capture '%s': kernel %s", name.oom || !name.s ? "?" : name.s,
+			       kernel.oom || !kernel.s ? "?" : kernel.s);
+			swt_sbuf_release(&name);
+			swt_sbuf_release(&kernel);
 			if (sqlite3_column_type(s, 2) != SQLITE_NULL)
 				printf(", page-cluster %lld", (long long)sqlite3_column_int64(s, 2));
 			if (sqlite3_column_type(s, 3) != SQLITE_NULL)

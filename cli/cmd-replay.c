@@ -400,9 +400,9 @@ static void print_table(const struct run_out *runs, size_t n)
 				putchar('\n');
 			if (r->layout != last_layout && r->layout->owned)
 				print_layout_note(r->layout);
-			printf("# layout %s, simulated memory %" PRIu64 " pages (%.0f MiB), "
+			printf("# layout %s, simulated memory %" PRIu64 " page%s (%.0f MiB), "
 			       "%" PRIu64 " on the inactive list\n", r->cfg.layout_name,
-			       r->cfg.cache_pages,
+			       r->cfg.cache_pages, r->cfg.cache_pages == 1 ? "" : "s",
 			       (double)(r->cfg.cache_pages << in->page_shift) / 1048576.0,
 			       r->res->inactive_pages);
 			printf("%-*s %3s %-6s %8s %8s %8s %9s %8s %8s %8s %6s %6s %9s %8s %7s\n", width, "policy",
@@ -848,11 +848,13 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	if (in->no_area || in->no_area_outs)
-		cli_warnf("replay", "%zu swap-ins and %zu swap-outs name no swap area of the "
-			  "database (swap_area rows missing): left out", in->no_area, in->no_area_outs);
+		cli_warnf("replay", "%zu swap-in%s and %zu swap-out%s name no swap area of the "
+			  "database (swap_area rows missing): left out", in->no_area,
+			  in->no_area == 1 ? "" : "s", in->no_area_outs,
+			  in->no_area_outs == 1 ? "" : "s");
 	if (in->swapoff_reads)
-		cli_warnf("replay", "%zu swap-ins were read by swapoff, not faulted: left out",
-			  in->swapoff_reads);
+		cli_warnf("replay", "%zu swap-in%s read by swapoff, not faulted: left out",
+			  in->swapoff_reads, in->swapoff_reads == 1 ? " was" : "s were");
 	if (!in->nr_faults) {
 		/* as report and info say it: a run of no faults answers nothing */
 		warn_unseen_swapins(argv[optind], st);	/* perhaps why */

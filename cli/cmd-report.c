@@ -4,6 +4,7 @@
  * are.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,55 @@ static int policy_spec(const char *spec, char **name, char **params, struct swt_
 	return *params ? 0 : swt_error(err, SWT_ENOMEM, "out of memory");
 }
 
+/*
+ * A Ctrl-C or kill while the report replays or draws: taken note of here,
+ * and the report stops at its next run or chart and cleans up as any
+ * failed one does (no staging directory, no directory it made, no runs
+ * stored); then swaptrace dies of the same signal.  Killed at once it left
+ * a staging directory of half-written charts behind each time.
+ */
+static volatile sig_atomic_t stop_signal;
+static const int guarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int report_interrupted(void)
+{
+	return stop_signal != 0;
+}
+
+static void guard_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(guarded_signals); i++) {
+		struct sigaction old;
+
+		/* a signal the caller ignores (nohup, a background job) stays ignored */
+		if (sigaction(guarded_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(guarded_signals[i], &sa, NULL);
+	}
+}
+
+/* Die of the signal that stopped the report, so the exit status says so. */
+static void die_of_stop_signal(void)
+{
+	int sig = stop_signal;
+
+	if (!sig)
+		return;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* What the default sweep did: runs stored, or a capture with nothing to replay. */
 struct default_sweep {
 	size_t nr_runs;
@@ -137,7 +187,8 @@ static int run_default_sweep(struct swt_store *st, void *ctx, struct swt_err *er
 		ds->unwritable = 1;
 		return ret;
 	}
-	ret = swt_replay_default_sweep(st, &ds->nr_runs, &ds->memory_percent, err);
+	ret = swt_replay_default_sweep(st, &ds->nr_runs, &ds->memory_percent, report_interrupted,
+				       err);
 
 	if (ret && err->code == SWT_EUSAGE) {
 		cli_warn("report", err->msg);
@@ -239,6 +290,8 @@ int cmd_report(int argc, char **argv)
 	ro.params_are_defaults = swt_policy_params_are_defaults;
 	ro.nothing_to_replay = swt_replay_nothing_to_replay;
 	ro.multigen_lru = swt_replay_multigen_lru;
+	ro.interrupted = report_interrupted;
+	guard_signals();
 	ro.run_ids = nr_ids ? ids : NULL;
 	ro.nr_run_ids = nr_ids;
 	/* the default replay set is stored in the database: open it writable then */
@@ -315,5 +368,7 @@ out:
 	free(policy_params);
 	free(ids);
 	free(dir);
+	if (status != SWT_EXIT_OK)
+		die_of_stop_signal();
 	return status;
 }

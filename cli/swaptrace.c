@@ -4,6 +4,7 @@
  * each command lives in its own cmd-VERB.c and returns the exit status.
  */
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +164,16 @@ int cli_bad_option(const char *verb, int c, char **argv)
 
 	if (c == ':')
 		return cli_usage_error(verb, "option '%s' needs a value", opt);
-	if (optopt)
+	if (!strncmp(opt, "--", 2)) {
+		const char *eq = strchr(opt, '=');
+
+		/* getopt_long sets optopt to the known option given a value it takes none of */
+		if (eq && optopt)
+			return cli_usage_error(verb, "option '%.*s' takes no value", (int)(eq - opt),
+					       opt);
+		return cli_usage_error(verb, "unknown option '%s'", opt);
+	}
+	if (optopt > 0 && optopt < 128)
 		return cli_usage_error(verb, "unknown option '-%c'", optopt);
 	return cli_usage_error(verb, "unknown option '%s'", opt);
 }
@@ -199,6 +209,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	const struct swt_cmd *c;
+	int status;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -240,5 +251,12 @@ int main(int argc, char **argv)
 	}
 	if ((c->flags & SWT_CMD_NEEDS_ROOT) && geteuid() != 0)
 		return cli_failf(c->name, SWT_EXIT_FAIL, "must be run as root");
-	return c->fn(argc - 1, argv + 1);
+	status = c->fn(argc - 1, argv + 1);
+	/* output lost (a full disk) is a failure, not a silent success */
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		status = cli_failf(c->name, SWT_EXIT_FAIL, "cannot write the standard output: %s",
+				   errno ? strerror(errno) : "write error");
+	}
+	return status;
 }

@@ -357,10 +357,11 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
  * (BEGIN IMMEDIATE) that is left open on success, for the caller to
  * commit or roll back; *nr_runs counts those stored (a setting another
  * report stored meanwhile is not stored twice).  On failure nothing is
- * stored or left open.
+ * stored or left open.  interrupted (NULL: never) is asked between runs:
+ * 1 stops the sweep with -SWT_EINTR, nothing stored.
  */
 int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, unsigned *memory_percent,
-			     struct swt_err *err);
+			     int (*interrupted)(void), struct swt_err *err);
 
 /* ---- policies ---------------------------------------------------------- */
 

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "replay.h"
 #include "util.h"
@@ -31,13 +32,61 @@ static const unsigned memory_percents[] = { 50, 75, 125, 150 };
 	(SWT_ARRAY_SIZE(default_policies) * (DEFAULT_MAX_PAGE_CLUSTER + 1) +              \
 	 SWT_ARRAY_SIZE(memory_policies) * SWT_ARRAY_SIZE(memory_percents))
 
+/*
+ * The built-ins the set replays, each chosen as replay chooses `-p NAME`:
+ * with its parameters' defaults filled in, stored with the run as replay
+ * stores them (the run table's params hold them, given or default), so
+ * that `replay -p oracle` finds the set's oracle run stored already.
+ */
+struct sweep_policies {
+	struct swt_policy_choice choice[SWT_ARRAY_SIZE(default_policies) + 3];
+	size_t n;
+};
+
+static const struct swt_policy_choice *sweep_policy(struct sweep_policies *sp, const char *name)
+{
+	for (size_t i = 0; i < sp->n; i++)
+		if (!strcmp(sp->choice[i].spec, name))
+			return &sp->choice[i];
+	return NULL;
+}
+
+static void sweep_policies_release(struct sweep_policies *sp)
+{
+	for (size_t i = 0; i < sp->n; i++)
+		swt_policy_choice_release(&sp->choice[i]);
+	sp->n = 0;
+}
+
+static int choose_sweep_policies(struct sweep_policies *sp, struct swt_err *err)
+{
+	const char *const *lists[] = { default_policies, memory_policies };
+	size_t sizes[] = { SWT_ARRAY_SIZE(default_policies), SWT_ARRAY_SIZE(memory_policies) };
+
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; i < sizes[l]; i++) {
+			int ret;
+
+			if (sweep_policy(sp, lists[l][i]))
+				continue;
+			ret = swt_policy_choose(lists[l][i], &sp->choice[sp->n], err);
+			if (ret)
+				return ret;
+			sp->n++;
+		}
+	return 0;
+}
+
 static struct swt_replay_config default_config(const struct swt_replay_input *in,
-					       const char *policy, unsigned pc,
+					       const struct swt_policy_choice *policy, unsigned pc,
 					       uint64_t cache_pages)
 {
 	return (struct swt_replay_config){
-		.policy = swt_policy_find(policy),
-		.policy_spec = policy,
+		.policy = policy->policy,
+		.policy_spec = policy->spec,
+		.keys = (const char *const *)policy->keys,
+		.values = (const char *const *)policy->values,
+		.nparams = policy->nparams,
 		.page_cluster = pc,
 		.cache_pages = cache_pages,
 		.max_request_pages =
@@ -65,8 +114,9 @@ static uint64_t max_cache_pages(void)
  * The set's configurations, in the order they are stored; *memory_percent
  * the largest share of cache_pages replayed.
  */
-static size_t default_configs(const struct swt_replay_input *in, uint64_t cache_pages,
-			      struct swt_replay_config *cfgs, unsigned *memory_percent)
+static size_t default_configs(const struct swt_replay_input *in, struct sweep_policies *sp,
+			      uint64_t cache_pages, struct swt_replay_config *cfgs,
+			      unsigned *memory_percent)
 {
 	uint64_t max_cache = max_cache_pages();
 	unsigned memory_pc;
@@ -74,7 +124,8 @@ static size_t default_configs(const struct swt_replay_input *in, uint64_t cache_
 
 	for (size_t p = 0; p < SWT_ARRAY_SIZE(default_policies); p++)
 		for (unsigned pc = 0; pc <= DEFAULT_MAX_PAGE_CLUSTER; pc++)
-			cfgs[n++] = default_config(in, default_policies[p], pc, cache_pages);
+			cfgs[n++] = default_config(in, sweep_policy(sp, default_policies[p]), pc,
+						   cache_pages);
 	memory_pc = in->traced_page_cluster > 0 && in->traced_page_cluster <= DEFAULT_MAX_PAGE_CLUSTER
 			    ? (unsigned)in->traced_page_cluster : 3;
 	for (size_t p = 0; p < SWT_ARRAY_SIZE(memory_policies); p++) {
@@ -84,8 +135,8 @@ static size_t default_configs(const struct swt_replay_input *in, uint64_t cache_
 			/* a default that just fits still gets its smaller sizes, not a refusal */
 			if (pages > max_cache)
 				continue;
-			cfgs[n++] = default_config(in, memory_policies[p], memory_pc,
-						   pages ? pages : 1);
+			cfgs[n++] = default_config(in, sweep_policy(sp, memory_policies[p]),
+						   memory_pc, pages ? pages : 1);
 			*memory_percent = SWT_MAX(*memory_percent, memory_percents[m]);
 		}
 	}
@@ -93,9 +144,10 @@ static size_t default_configs(const struct swt_replay_input *in, uint64_t cache_
 }
 
 int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, unsigned *memory_percent,
-			     struct swt_err *err)
+			     int (*interrupted)(void), struct swt_err *err)
 {
 	struct swt_replay_config cfgs[NR_DEFAULT_RUNS];
+	struct sweep_policies sp = { .n = 0 };
 	struct swt_replay_input *in = NULL;
 	struct swt_replay_result *res = NULL;
 	sqlite3_stmt *stored = NULL;
@@ -140,7 +192,10 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, unsigned *me
 				(unsigned long long)max_cache_pages());
 		goto out;
 	}
-	nr_cfgs = default_configs(in, (uint64_t)cache_pages, cfgs, memory_percent);
+	ret = choose_sweep_policies(&sp, err);
+	if (ret)
+		goto out;
+	nr_cfgs = default_configs(in, &sp, (uint64_t)cache_pages, cfgs, memory_percent);
 	/*
 	 * The runs are computed with no lock held: a transaction over the
 	 * whole sweep (minutes on a long capture) would lock other writers
@@ -153,6 +208,10 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, unsigned *me
 		goto out;
 	}
 	for (size_t i = 0; i < nr_cfgs; i++) {
+		if (interrupted && interrupted()) {
+			ret = swt_error(err, SWT_EINTR, "interrupted");
+			goto out;
+		}
 		ret = swt_replay_run(in, &cfgs[i], &res, err);
 		if (!ret)
 			ret = swt_replay_spill_put(spill, res, err);
@@ -170,16 +229,21 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, unsigned *me
 	if (ret)
 		goto out;
 	in_transaction = 1;
-	/* another report may have stored the set meanwhile: a setting is stored once */
+	/*
+	 * another report may have stored the set meanwhile, or replay a run
+	 * of it: a setting is stored once (params NULL: a built-in's defaults,
+	 * as the set stored them before they were filled in)
+	 */
 	ret = swt_store_prepare(st,
-		"SELECT 1 FROM run WHERE policy = ?1 AND params IS NULL AND page_cluster = ?2"
-		" AND cache_pages = ?3 AND layout = 'traced' AND inactive_fraction IS NULL"
-		" AND max_request_kib = ?4", &stored, err);
+		"SELECT 1 FROM run WHERE policy = ?1 AND (params IS ?5 OR params IS NULL)"
+		" AND page_cluster = ?2 AND cache_pages = ?3 AND layout = 'traced'"
+		" AND inactive_fraction IS NULL AND max_request_kib = ?4", &stored, err);
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < nr_cfgs; i++) {
 		int64_t run_id;
 		int step, repeated = 0;
+		char params[1024];
 
 		res = swt_replay_spill_get(spill, err);
 		if (!res) {
@@ -192,6 +256,12 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, unsigned *me
 		sqlite3_bind_int64(stored, 3, (int64_t)cfgs[i].cache_pages);
 		sqlite3_bind_int64(stored, 4, (int64_t)(((uint64_t)cfgs[i].max_request_pages <<
 							  in->page_shift) >> 10));
+		swt_policy_params_text(cfgs[i].keys, cfgs[i].values, cfgs[i].nparams, params,
+				       sizeof(params));
+		if (params[0])
+			sqlite3_bind_text(stored, 5, params, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(stored, 5);
 		step = sqlite3_step(stored);
 		sqlite3_reset(stored);
 		if (step == SQLITE_ROW) {
@@ -221,5 +291,6 @@ out:
 	if (spill)
 		fclose(spill);
 	swt_replay_input_free(in);
+	sweep_policies_release(&sp);
 	return ret;
 }

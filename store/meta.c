@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "meta.h"
 #include "store.h"
@@ -871,9 +872,17 @@ int swt_meta_parse_file(struct swt_meta *m, const char *path, struct swt_err *er
 	FILE *f = fopen(path, "re");
 	int ret;
 
+	struct stat sb;
+
 	if (!f)
 		return swt_error(err, errno == ENOENT ? SWT_ENOENT : SWT_EIO, "'%s': %s", path,
 				 strerror(errno));
+	/* fopen opens a directory, whose first read fails: say what it is */
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		return swt_error(err, SWT_EUSAGE, "'%s': a directory, not a metadata file "
+				 "(meta.txt)", path);
+	}
 	ret = set_str(&m->path, path);
 	if (!ret)
 		ret = swt_meta_parse_stream(m, f, path, err);

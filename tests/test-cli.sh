@@ -99,6 +99,11 @@ usage_error "unknown option '--frobnicate'" ingest --frobnicate -o "$WORK/x.db" 
 usage_error "no DB given" info
 usage_error "one DB at a time" info a.db b.db
 usage_error "unknown option '-x'" info -x a.db
+# a value given to a long option that takes none: it said "unknown option
+# '-j'" of the valid --json, and cut the line short for --csv (no letter)
+usage_error "option '--json' takes no value" replay --json=1 a.db
+usage_error "option '--csv' takes no value" replay --csv=yes a.db
+usage_error "option '--quiet' takes no value" ingest --quiet=1 -o "$WORK/x.db" "$SAMPLE"
 run 2 ingest -o "$WORK/x.db" --swap 7:0,start=banana "$SAMPLE"
 has "$ERR" "^swaptrace: ingest: bad --swap '7:0,start=banana'" "a bad --swap"
 run 2 ingest -o "$WORK/x.db" --swap 7:0,start=8,start=16 "$SAMPLE"
@@ -171,6 +176,19 @@ check_eq "$(cat "$ERR")" "swaptrace: report: 'png,': an empty item in the format
 [ -e "$WORK/x.db" ] && fail "usage errors left a database"
 
 # --- failures: exit 1, one line ---------------------------------------------------------
+# output that cannot be written (a full disk) fails the command: it exited 0
+"$SWAPTRACE" ingest -q -o "$WORK/full.db" "$SAMPLE" || fail "ingest for the full-output case"
+for args in "info $WORK/full.db" "info --json $WORK/full.db" "policies" "replay -n -j -p none -c 0 $WORK/full.db"; do
+	# shellcheck disable=SC2086
+	"$SWAPTRACE" $args > /dev/full 2> "$ERR"
+	check_eq "$?:$(cat "$ERR")" "1:swaptrace: ${args%% *}: cannot write the standard output: No space left on device" \
+		"swaptrace $args > /dev/full"
+done
+# --meta given a directory (the capture's, not its meta.txt): it said "read error"
+run 1 ingest -o "$WORK/x.db" --meta "$SAMPLE" "$SAMPLE"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: '$SAMPLE': a directory, not a metadata file (meta.txt)" \
+	"ingest --meta DIR"
+[ -e "$WORK/x.db" ] && fail "ingest --meta DIR: wrote a database"
 run 1 info "$WORK/no-such.db"
 check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/no-such.db': No such file or directory" "info on a missing file"
 for f in "$SAMPLE/meta.txt" "$SAMPLE/trace.dat"; do

@@ -157,6 +157,26 @@ check_eq "$(sqlite3 "$WORK/defaults.db" "SELECT group_concat(policy || ':' || pa
 	cache_pages, ' ') FROM (SELECT * FROM run WHERE cache_pages != 52480 ORDER BY id)")" \
 	"auto:3:26240 auto:3:39360 auto:3:65600 auto:3:78720 fixed:3:26240 fixed:3:39360 fixed:3:65600 fixed:3:78720 oracle:3:26240 oracle:3:39360 oracle:3:65600 oracle:3:78720" \
 	"defaults: the memory runs"
+# the set's runs carry their parameters as replay stores them (defaults
+# filled in), so replay finds the set's oracle run stored and report
+# --policy finds it by its parameters (the set stored NULL: replay -p
+# oracle stored the same run again, and --policy oracle:at=faults found
+# none)
+check_eq "$(sqlite3 "$WORK/defaults.db" "SELECT group_concat(DISTINCT quote(params)) FROM run WHERE policy = 'oracle'")" \
+	"'at=faults'" "defaults: the oracle's parameters stored"
+cp "$WORK/defaults.db" "$WORK/again.db"
+"$SWAPTRACE" replay -p oracle -c 3 "$WORK/again.db" > /dev/null 2> "$WORK/again.err" || fail "again: replay"
+check_eq "$(sqlite3 "$WORK/again.db" 'SELECT count(*) FROM run')" 66 "again: replay -p oracle -c 3 stored the set's run again"
+"$SWAPTRACE" report -n -p oracle:at=faults -o "$WORK/again" "$WORK/again.db" > /dev/null 2> "$WORK/again.err" ||
+	fail "again: report --policy oracle:at=faults: $(cat "$WORK/again.err")"
+# a set stored before (params NULL) and the same run stored by replay are
+# one run to the report
+sqlite3 "$WORK/again.db" "UPDATE run SET params = NULL WHERE policy = 'oracle'"
+"$SWAPTRACE" replay -p oracle -c 3 "$WORK/again.db" > /dev/null 2>&1 || fail "again: replay over NULL parameters"
+"$SWAPTRACE" report -n -o "$WORK/again2" "$WORK/again.db" > "$WORK/again2.out" 2>&1 ||
+	fail "again: report over NULL parameters: $(cat "$WORK/again2.out")"
+grep -q "from 66 replay runs" "$WORK/again2.out" ||
+	fail "again: the same oracle run under NULL and default parameters counted twice: $(tail -1 "$WORK/again2.out")"
 check_eq "$(head -1 "$WORK/defaults.out")" "swaptrace: report: no replay runs were stored: replayed and stored the default set (66 runs: none, fixed, adaptive, vma, auto, oracle at page-cluster 0-8; auto, fixed, oracle at 50-150 % of the memory)" \
 	"defaults: the line on the default set"
 # sizes above the replay's limit are left out of the memory runs, and the
@@ -259,6 +279,37 @@ else
 		FROM run")" "66|1" "concurrent: the replay's run and the rest of the report's 66 are stored"
 	[ -f "$WORK/concurrent/index.html" ] || fail "concurrent: no index.html"
 fi
+# --- a report stopped by a signal: while it replays, or (stopped by itself
+# once its runs are computed, then sent SIGTERM and continued) while it
+# stores and draws: it dies of the signal and leaves nothing -- no runs, no
+# output directory it made, no staging directory (one was left of
+# half-written charts each time), an earlier report whole ---
+variant interrupted "VACUUM"
+mkdir -p "$WORK/interrupted-old"
+echo "earlier" > "$WORK/interrupted-old/index.html"
+"$SWAPTRACE" report -o "$WORK/interrupted" "$WORK/interrupted.db" > /dev/null 2> "$WORK/interrupted.err" &
+REPORTER=$!
+sleep 0.3
+kill -TERM "$REPORTER"
+wait "$REPORTER"
+check_eq "$?:$(cat "$WORK/interrupted.err")" "143:swaptrace: report: interrupted" \
+	"interrupted while replaying: exit status (128 + SIGTERM), message"
+[ -e "$WORK/interrupted" ] && fail "interrupted while replaying: left $(ls -A "$WORK/interrupted")"
+SWT_TEST_STOP_BEFORE_STORE=1 "$SWAPTRACE" report -o "$WORK/interrupted-old" "$WORK/interrupted.db" \
+	> /dev/null 2> "$WORK/interrupted.err" &
+REPORTER=$!
+for _ in $(seq 1 600); do
+	[ "$(awk '{print $3}' "/proc/$REPORTER/stat" 2>/dev/null)" = T ] && break
+	sleep 0.1
+done
+kill -TERM "$REPORTER"
+kill -CONT "$REPORTER"
+wait "$REPORTER"
+check_eq "$?:$(cat "$WORK/interrupted.err")" "143:swaptrace: report: interrupted" \
+	"interrupted while drawing: exit status, message"
+check_eq "$(ls -A "$WORK/interrupted-old"):$(cat "$WORK/interrupted-old/index.html")" "index.html:earlier" \
+	"interrupted while drawing: the earlier report, whole"
+check_eq "$(sqlite3 "$WORK/interrupted.db" 'SELECT count(*) FROM run')" 0 "interrupted: runs stored"
 # two reports of an empty database at once: the default set is stored once
 # (the second stored all 66 runs again)
 variant concurrent2 "VACUUM"
