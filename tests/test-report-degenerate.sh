@@ -250,19 +250,19 @@ check_eq "$(runs_stored)" 66 "failed: runs stored by the report that succeeded"
 # into the same database meanwhile is stored, info reads it, and the report
 # then stores the rest of its set beside (it stops itself, SIGSTOP, once its runs
 # are computed: where the old code held its transaction for the sweep) ---
+# wait_stopped PID: until the process is stopped (SIGSTOP), 60 s at most
+wait_stopped() {
+	for _ in $(seq 1 600); do
+		[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = T ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 variant concurrent "VACUUM"
 SWT_TEST_STOP_BEFORE_STORE=1 "$SWAPTRACE" report -o "$WORK/concurrent" "$WORK/concurrent.db" \
 	>/dev/null 2>"$WORK/concurrent.err" &
 REPORTER=$!
-stopped=
-for _ in $(seq 1 600); do
-	if [ "$(awk '{print $3}' "/proc/$REPORTER/stat" 2>/dev/null)" = T ]; then
-		stopped=1
-		break
-	fi
-	sleep 0.1
-done
-if [ -z "$stopped" ]; then
+if ! wait_stopped "$REPORTER"; then
 	kill "$REPORTER" 2>/dev/null
 	wait "$REPORTER" 2>/dev/null
 	fail "concurrent: the report never stopped before storing its runs"
@@ -298,10 +298,7 @@ check_eq "$?:$(cat "$WORK/interrupted.err")" "143:swaptrace: report: interrupted
 SWT_TEST_STOP_BEFORE_STORE=1 "$SWAPTRACE" report -o "$WORK/interrupted-old" "$WORK/interrupted.db" \
 	> /dev/null 2> "$WORK/interrupted.err" &
 REPORTER=$!
-for _ in $(seq 1 600); do
-	[ "$(awk '{print $3}' "/proc/$REPORTER/stat" 2>/dev/null)" = T ] && break
-	sleep 0.1
-done
+wait_stopped "$REPORTER"
 kill -TERM "$REPORTER"
 kill -CONT "$REPORTER"
 wait "$REPORTER"
@@ -316,10 +313,7 @@ variant concurrent2 "VACUUM"
 SWT_TEST_STOP_BEFORE_STORE=1 "$SWAPTRACE" report -o "$WORK/concurrent2a" "$WORK/concurrent2.db" \
 	>/dev/null 2>"$WORK/concurrent2.err" &
 REPORTER=$!
-for _ in $(seq 1 600); do
-	[ "$(awk '{print $3}' "/proc/$REPORTER/stat" 2>/dev/null)" = T ] && break
-	sleep 0.1
-done
+wait_stopped "$REPORTER"
 "$SWAPTRACE" report -o "$WORK/concurrent2b" "$WORK/concurrent2.db" > /dev/null 2>&1 ||
 	fail "concurrent2: the second report"
 kill -CONT "$REPORTER"
