@@ -1235,7 +1235,8 @@ int capture_stop_and_restore(struct swt_capture *c, struct swt_err *err)
 	 * so it is not among them; a tracefs the dead one mounted is left to
 	 * the tracefs_leave below.
 	 */
-	if (c->tracefs_users >= 0 || c->mounted)
+	/* not without a tracefs (its mount failed): the dead one's settings would look gone */
+	if (c->tracing_dir && (c->tracefs_users >= 0 || c->mounted))
 		swt_knobs_recover(SWT_UNDO_DIR, BLK_LOCK, recovery_note, c);
 	if (c->tracefs_users >= 0 || c->mounted) {
 		int mutex = swt_tracefs_mutex_lock(SWT_UNDO_DIR);

@@ -289,9 +289,16 @@ static int open_in(const char *dir, const char *name)
 /* DIR/NAME flock()ed (op: LOCK_EX, LOCK_SH), waiting for it: the fd, or -1. */
 static int lock_in(const char *dir, const char *name, int op)
 {
-	int fd = open_in(dir, name);
+	int fd = open_in(dir, name), r = 0;
 
-	if (fd >= 0 && flock(fd, op) < 0) {
+	/*
+	 * A stop signal (its handler has no SA_RESTART, to cut waits short)
+	 * is seen by the capture afterwards: waiting on, not going on
+	 * without the lock, which another capture may be mounting under
+	 */
+	while (fd >= 0 && (r = flock(fd, op)) < 0 && errno == EINTR)
+		;
+	if (fd >= 0 && r < 0) {
 		close(fd);
 		fd = -1;
 	}

@@ -140,8 +140,20 @@ int swt_target_start(struct swt_target *t, const char *name, struct swt_err *err
 	int e = 0;
 	long n;
 
-	if (swt_write_all(t->go_fd, "g", 1))
-		return swt_error(err, SWT_EIO, "cannot start '%s': %s", name, strerror(errno));
+	if (swt_write_all(t->go_fd, "g", 1)) {
+		int werr = errno;
+
+		/* a Ctrl-C at the terminal reached the waiting child too, before it ran */
+		if (werr == EPIPE && t->child > 0 &&
+		    waitpid(t->child, &t->status, 0) == t->child) {
+			t->exited = 1;
+			if (WIFSIGNALED(t->status))
+				return swt_error(err, SWT_EINTR, "cannot start '%s': signal %d ended "
+						 "it before it ran (%s)", name, WTERMSIG(t->status),
+						 strsignal(WTERMSIG(t->status)));
+		}
+		return swt_error(err, SWT_EIO, "cannot start '%s': %s", name, strerror(werr));
+	}
 	close(t->go_fd);
 	t->go_fd = -1;
 	t->released = 1;

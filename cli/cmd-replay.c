@@ -684,6 +684,7 @@ int cmd_replay(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policy_specs[64];
+	const char *mix;
 	int nspecs = 0, json = 0, csv = 0, store = 1, approximate = 0, c, status = SWT_EXIT_FAIL;
 	int in_transaction = 0;
 	FILE *spill = NULL;
@@ -862,10 +863,12 @@ int cmd_replay(int argc, char **argv)
 				   argv[optind]);
 		goto out;
 	}
+	/* no page-cluster recorded: readahead may have been off, as info says it */
+	mix = in->traced_page_cluster < 0 ? "may mix" : "mix";
 	if (in->approximate && in->approx_hits) {
-		cli_warnf("replay", "approximate demand stream: the capture's reads mix demand "
+		cli_warnf("replay", "approximate demand stream: the capture's reads %s demand "
 			  "and readahead; %zu faults reconstructed from its reads and faults (%zu that "
-			  "read, %zu readahead hit%s; docs/replay-model.md)",
+			  "read, %zu readahead hit%s; docs/replay-model.md)", mix,
 			  in->nr_faults, in->approx_misses, in->approx_hits,
 			  in->approx_hits == 1 ? "" : "s");
 	} else if (in->approximate &&
@@ -873,9 +876,9 @@ int cmd_replay(int argc, char **argv)
 								     " WHERE " SWT_NOT_SWAPOFF_SQL, -1) &&
 		   !swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE fault_id IS NOT NULL"
 					" AND " SWT_NOT_SWAPOFF_SQL, 0)) {
-		cli_warn("replay", "approximate demand stream: the capture's reads mix demand and "
-				   "readahead, and without fault events each read stands for a fault "
-				   "(docs/replay-model.md)");
+		cli_warnf("replay", "approximate demand stream: the capture's reads %s demand and "
+			  "readahead, and without fault events each read stands for a fault "
+			  "(docs/replay-model.md)", mix);
 	} else if (in->approximate &&
 		   (int64_t)in->approx_misses == swt_store_query_int(st, "SELECT count(*) FROM swap_in"
 								     " WHERE " SWT_NOT_SWAPOFF_SQL, -1)) {
@@ -884,17 +887,17 @@ int cmd_replay(int argc, char **argv)
 		 * one read ahead (the kernel's readahead window shrank to one
 		 * page): the reads as traced, not a stream short of its hits
 		 */
-		cli_warnf("replay", "approximate demand stream: the capture's reads mix demand "
+		cli_warnf("replay", "approximate demand stream: the capture's reads %s demand "
 			  "and readahead; %zu faults reconstructed from its reads and faults: each "
 			  "read one page, and none found a page read ahead (docs/replay-model.md)",
-			  in->nr_faults);
+			  mix, in->nr_faults);
 	} else if (in->approximate) {
 		/* the stream the docs measure far off: say so, not "each read a fault" */
-		cli_warnf("replay", "approximate demand stream: the capture's reads mix demand "
+		cli_warnf("replay", "approximate demand stream: the capture's reads %s demand "
 			  "and readahead; %zu faults reconstructed, one per fault that read, and no "
 			  "readahead hit: no fault event without a read names the task and address of "
 			  "one that read (fault events, pids or addresses missing?), so coverage comes "
-			  "out far below the kernel's (docs/replay-model.md)", in->nr_faults);
+			  "out far below the kernel's (docs/replay-model.md)", mix, in->nr_faults);
 	}
 	warn_without_addresses(argv[optind], in, choices, nchoices);
 	warn_kind_unknown(in, choices, nchoices);

@@ -901,6 +901,14 @@ sqlite3 "$WORK/one-page.db" "UPDATE swap_in SET demand = NULL; UPDATE capture SE
 check_eq "$(cat "$WORK/warn-one-page.txt")" \
 	"swaptrace: replay: warning: approximate demand stream: the capture's reads mix demand and readahead; $(sqlite3 "$db" "SELECT count(*) FROM swap_in") faults reconstructed from its reads and faults: each read one page, and none found a page read ahead (docs/replay-model.md)" \
 	"one page per fault is described as such"
+# with no page-cluster recorded, readahead may have been off: "may mix", as
+# info says it (replay said they mix, as a fact)
+sqlite3 "$WORK/one-page.db" "UPDATE capture SET page_cluster = NULL" || fail "forgetting the page-cluster"
+"$SWAPTRACE" replay --no-store --approximate -p auto -c 3 "$WORK/one-page.db" > /dev/null \
+	2> "$WORK/warn-one-page.txt" || fail "approximate replay without a page-cluster"
+check_eq "$(cat "$WORK/warn-one-page.txt")" \
+	"swaptrace: replay: warning: approximate demand stream: the capture's reads may mix demand and readahead; $(sqlite3 "$db" "SELECT count(*) FROM swap_in") faults reconstructed from its reads and faults: each read one page, and none found a page read ahead (docs/replay-model.md)" \
+	"no page-cluster recorded: the reads may mix"
 # block events alone: no faults to reconstruct from, every read a fault, and
 # no fault addresses for VMA readahead -- both said
 blkonly="$WORK/pc3-blk.db"
