@@ -69,8 +69,10 @@ check_eq "$?:$(cat "$WORK/readonly.err")" "1:swaptrace: report: '$WORK/readonly.
 	"report of a file that is no database, named readonly.db"
 # An output directory whose index.html would not fit a path (4 KiB):
 # refused before any directory of it is made or any run replayed
+# (names of 200 bytes, then one of 50-250 that ends the path at 4090 bytes, whatever
+# $WORK's length)
 long_dir=$WORK/long
-for i in $(seq 20); do long_dir=$long_dir/$(printf 'd%.0s' $(seq 200)); done
+while [ $(( 4090 - ${#long_dir} - 1 )) -gt 250 ]; do long_dir=$long_dir/$(printf 'd%.0s' $(seq 200)); done
 long_dir=$long_dir/$(printf 'e%.0s' $(seq $(( 4090 - ${#long_dir} - 1 ))))
 "$SWAPTRACE" report -o "$long_dir" "$WORK/norun.db" > /dev/null 2> "$WORK/long.err"
 check_eq "$?:$(wc -l < "$WORK/long.err")" "1:1" "report into a directory too long for its index.html's path: exit status, lines"
