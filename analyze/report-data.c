@@ -635,12 +635,6 @@ static int same_text(const char *a, const char *b)
 }
 
 /*
- * The same settings replayed twice (replay run again, or report's own
- * default sweep after a user's) give the same numbers: one run stands for
- * them, the latest.  Runs whose numbers differ (another swaptrace, a
- * changed model) stay, and their labels tell them apart by id.
- */
-/*
  * The same parameters: the same text, or a built-in's defaults both (NULL
  * is how the default set stored them before it filled them in, as replay
  * does).
@@ -653,6 +647,12 @@ static int same_params(const struct swt_report_ctx *rc, const char *policy, cons
 		rc->opts->params_are_defaults(policy, b));
 }
 
+/*
+ * The same settings replayed twice (replay run again, or report's own
+ * default sweep after a user's) give the same numbers: one run stands for
+ * them, the latest.  Runs whose numbers differ (another swaptrace, a
+ * changed model) stay, and their labels tell them apart by id.
+ */
 static int same_run(const struct swt_report_ctx *rc, const struct swt_report_run *a,
 		    const struct swt_report_run *b)
 {

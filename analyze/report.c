@@ -293,6 +293,12 @@ static int answer_text(const struct swt_report_ctx *rc, struct swt_report_summar
 	return 0;
 }
 
+/* -SWT_EINTR once the caller was asked to stop (opts->interrupted), else 0. */
+static int check_interrupted(const struct swt_report_opts *opts, struct swt_err *err)
+{
+	return opts->interrupted && opts->interrupted() ? swt_error(err, SWT_EINTR, "interrupted") : 0;
+}
+
 int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		     struct swt_report_summary *sum, struct swt_err *err)
 {
@@ -361,10 +367,9 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(charts); i++) {
-		if (opts->interrupted && opts->interrupted()) {
-			ret = swt_error(err, SWT_EINTR, "interrupted");
+		ret = check_interrupted(opts, err);
+		if (ret)
 			goto out;
-		}
 		entries[i].heading = charts[i].heading;
 		entries[i].what = charts[i].what;
 		ret = charts[i].write(&rc, &entries[i].meta, err);
@@ -377,10 +382,9 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		sum->charts++;
 		sum->files += 1 + !!(formats & SWT_REPORT_PNG) + !!(formats & SWT_REPORT_SVG);
 	}
-	if (opts->interrupted && opts->interrupted()) {
-		ret = swt_error(err, SWT_EINTR, "interrupted");
+	ret = check_interrupted(opts, err);
+	if (ret)
 		goto out;
-	}
 	ret = swt_report_html_write(&rc, entries, SWT_ARRAY_SIZE(charts), sum->index,
 				    sizeof(sum->index), err);
 	if (ret)

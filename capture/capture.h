@@ -99,7 +99,8 @@ int swt_capture_create(const struct swt_capture_opts *opts, struct swt_capture *
  * tracing settings, and wait for a command that was stopped or killed
  * (signals are still forwarded).  A command that --duration outlived, or
  * that was running when an error stopped the recording, goes on:
- * swt_capture_wait_command() waits for it, once the capture is written.  Returns 0, or the error that stopped recording; either way
+ * swt_capture_wait_command() waits for it, once the capture is written.
+ * Returns 0, or the error that stopped recording; either way
  * swt_capture_finish() keeps what was recorded.
  */
 int swt_capture_run(struct swt_capture *c, struct swt_capture_stop *stop, struct swt_err *err);

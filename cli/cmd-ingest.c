@@ -36,8 +36,6 @@ static void drop_pending_db(int sig)
 	raise(sig);	/* SA_RESETHAND: delivered with the default action on return */
 }
 
-static const int guarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-
 /*
  * Handlers first, then the signals held off while the file is made and its
  * name recorded: a signal that arrives in between is delivered at
@@ -46,24 +44,11 @@ static const int guarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
  */
 static void guard_signals(sigset_t *saved)
 {
-	struct sigaction sa;
 	sigset_t block;
 
 	ingest_pid = getpid();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = drop_pending_db;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
 	sigemptyset(&block);
-	for (size_t i = 0; i < sizeof(guarded_signals) / sizeof(guarded_signals[0]); i++) {
-		struct sigaction old;
-
-		/* a signal the caller ignores (nohup, a background job) stays ignored */
-		if (sigaction(guarded_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(guarded_signals[i], &sa, NULL);
-		sigaddset(&block, guarded_signals[i]);
-	}
+	cli_catch_stop_signals(drop_pending_db, SA_RESETHAND, &block);
 	pthread_sigmask(SIG_BLOCK, &block, saved);
 }
 

@@ -124,7 +124,6 @@ static int policy_spec(const char *spec, char **name, char **params, struct swt_
  * a staging directory of half-written charts behind each time.
  */
 static volatile sig_atomic_t stop_signal;
-static const int guarded_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void on_stop_signal(int sig)
 {
@@ -134,24 +133,6 @@ static void on_stop_signal(int sig)
 static int report_interrupted(void)
 {
 	return stop_signal != 0;
-}
-
-static void guard_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < SWT_ARRAY_SIZE(guarded_signals); i++) {
-		struct sigaction old;
-
-		/* a signal the caller ignores (nohup, a background job) stays ignored */
-		if (sigaction(guarded_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(guarded_signals[i], &sa, NULL);
-	}
 }
 
 /* Die of the signal that stopped the report, so the exit status says so. */
@@ -291,7 +272,7 @@ int cmd_report(int argc, char **argv)
 	ro.nothing_to_replay = swt_replay_nothing_to_replay;
 	ro.multigen_lru = swt_replay_multigen_lru;
 	ro.interrupted = report_interrupted;
-	guard_signals();
+	cli_catch_stop_signals(on_stop_signal, SA_RESTART, NULL);
 	ro.run_ids = nr_ids ? ids : NULL;
 	ro.nr_run_ids = nr_ids;
 	/* the default replay set is stored in the database: open it writable then */

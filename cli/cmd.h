@@ -5,6 +5,7 @@
 #ifndef SWT_CMD_H
 #define SWT_CMD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,5 +74,13 @@ void cli_json_string(const char *s);
  * said), as "swpin_zero N zero-filled pages, zswpin N from zswap" into buf.
  */
 void cli_unseen_swapins(char *buf, size_t len, int64_t zero, int64_t zswap);
+
+/*
+ * Catch the signals that ask a command to stop (SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT) with handler and sa_flags flags, but those the caller ignores
+ * (nohup, a background job), which stay ignored; those caught are added
+ * to *caught when it is given.
+ */
+void cli_catch_stop_signals(void (*handler)(int), int flags, sigset_t *caught);
 
 #endif

@@ -119,6 +119,26 @@ void cli_unseen_swapins(char *buf, size_t len, int64_t zero, int64_t zswap)
 			 (long long)zswap);
 }
 
+void cli_catch_stop_signals(void (*handler)(int), int flags, sigset_t *caught)
+{
+	static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		struct sigaction old;
+
+		if (sigaction(stop_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(stop_signals[i], &sa, NULL);
+		if (caught)
+			sigaddset(caught, stop_signals[i]);
+	}
+}
+
 void cli_notef(const char *verb, const char *fmt, ...)
 {
 	va_list ap;

@@ -680,12 +680,16 @@ static uint64_t env_faults_until_use(const struct swt_policy_env *env, uint32_t 
 	return next == NIL || (size_t)next < e->cur ? UINT64_MAX : (uint64_t)next - e->cur;
 }
 
-/* Whether a page next faulted at fault index next is used within horizon faults. */
+/*
+ * Whether a page next faulted at fault index next is used within horizon
+ * faults, horizon at most INT32_MAX (fault indexes fit 31 bits: beyond
+ * that is "ever").  A fault before this one, or NIL (-1), is a negative
+ * distance that, unsigned, lies past any such horizon: one compare, no
+ * branch.
+ */
 static inline uint64_t used_within(const struct engine *e, int32_t next, uint64_t horizon)
 {
-	uint64_t d = next == NIL || (size_t)next < e->cur ? UINT64_MAX : (uint64_t)next - e->cur;
-
-	return d <= horizon;
+	return (uint64_t)((int64_t)next - (int64_t)e->cur) <= horizon;
 }
 
 static inline uint64_t all_bits(unsigned n)
@@ -713,16 +717,10 @@ uint64_t swt_replay_slots_used_within(const struct swt_policy_env *env, uint32_t
 		return 0;
 	if (n > nslots - first)
 		n = (unsigned)(nslots - first);
-	/*
-	 * Fault indexes fit 31 bits: a horizon past that is "ever", and a
-	 * fault before this one (or NIL, -1) is a negative distance that,
-	 * unsigned, lies past any horizon -- one compare, no branch
-	 */
 	if (horizon > INT32_MAX)
 		horizon = INT32_MAX;
 	for (unsigned i = 0; i < n; i++)
-		mask |= (uint64_t)((uint64_t)((int64_t)next_use[first + i] - (int64_t)e->cur) <=
-				   horizon) << i;
+		mask |= used_within(e, next_use[first + i], horizon) << i;
 	return mask;
 }
 
@@ -998,6 +996,8 @@ uint64_t swt_replay_vpages_used_within(const struct swt_policy_env *env, int32_t
 	/* a page never faulted is "used within" only an endless horizon */
 	if (horizon == UINT64_MAX)
 		return all_bits(n);
+	if (horizon > INT32_MAX)
+		horizon = INT32_MAX;
 	if (e->vpages_synced != e->cur)
 		vpages_sync(e);
 	if (dense) {

@@ -140,14 +140,10 @@ static int oracle_on_miss(void *inst, const struct swt_fault_info *f, struct swt
 		if (!used && cluster_n >= 1)
 			return 0;	/* no window holds more than the faulting page: as below */
 		best = start;
-		for (uint64_t from = start, c = 0; from <= f->vpage; from++) {
+		for (unsigned k = 0; k < max; k++)
+			best_n += used >> k & 1;
+		for (uint64_t from = start + 1, c = best_n; from <= f->vpage; from++) {
 			/* slid by a page: the one left behind out, the one reached in */
-			if (from == start) {
-				for (unsigned k = 0; k < max; k++)
-					c += used >> k & 1;
-				best_n = (unsigned)c;
-				continue;
-			}
 			c += (used >> (from - start + max - 1) & 1) - (used >> (from - start - 1) & 1);
 			if (c > best_n) {
 				best_n = (unsigned)c;

@@ -39,7 +39,8 @@ static const unsigned memory_percents[] = { 50, 75, 125, 150 };
  * that `replay -p oracle` finds the set's oracle run stored already.
  */
 struct sweep_policies {
-	struct swt_policy_choice choice[SWT_ARRAY_SIZE(default_policies) + 3];
+	struct swt_policy_choice choice[SWT_ARRAY_SIZE(default_policies) +
+					SWT_ARRAY_SIZE(memory_policies)];
 	size_t n;
 };
 
