@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "meta.h"
 #include "swapsim.h"
 #include "util.h"
 
@@ -116,7 +117,7 @@ static int parse_device(char *text, uint32_t page_shift, struct dev_spec *d)
 	at = strchr(text, '@');
 	if (at) {
 		*at = '\0';
-		if (swt_parse_i64(at + 1, &d->prio) || d->prio < -32768 || d->prio > 32767)
+		if (swt_parse_i64(at + 1, &d->prio) || d->prio < SWT_MIN_SWAP_PRIO || d->prio > SWT_MAX_SWAP_PRIO)
 			return -SWT_EUSAGE;
 		d->has_prio = 1;
 	}
@@ -246,7 +247,8 @@ static int parse_options(struct swt_placement *p, const char *spec, char *save, 
 						"release such as 5.10.0-23-amd64, or traced)", tok + 4);
 			df->era_given = 1;
 		} else if (!strncmp(tok, "prio=", 5)) {
-			if (swt_parse_i64(tok + 5, &df->prio) || df->prio < -32768 || df->prio > 32767)
+			if (swt_parse_i64(tok + 5, &df->prio) || df->prio < SWT_MIN_SWAP_PRIO ||
+			    df->prio > SWT_MAX_SWAP_PRIO)
 				return bad_spec(err, spec, "bad priority", tok + 5);
 		} else if (!strncmp(tok, "size=", 5)) {
 			if (parse_size(tok + 5, page_shift, &df->size))

@@ -344,6 +344,8 @@ static int area_set_word(struct swt_meta_area *a, const char *word)
 	if (parse_i64_digits(val, &iv))
 		return -SWT_EUSAGE;
 	if (!strcmp(key, "prio") || !strcmp(key, "priority")) {
+		if (iv < SWT_MIN_SWAP_PRIO || iv > SWT_MAX_SWAP_PRIO)
+			return -SWT_EUSAGE;
 		a->priority = iv;
 		return AF_PRIO;
 	}
@@ -558,6 +560,10 @@ static int parse_proc_swaps_row(struct swt_meta *m, char *line, const char *name
 	    used < 0 || parse_i64_digits(word[4], &prio))
 		return swt_error(err, SWT_EFORMAT, "'%s': line %u: bad /proc/swaps row: expected "
 				 "Filename Type Size Used Priority, numbers in digits", name, lineno);
+	if (prio < SWT_MIN_SWAP_PRIO || prio > SWT_MAX_SWAP_PRIO)
+		return swt_error(err, SWT_EFORMAT, "'%s': line %u: bad /proc/swaps row: priority "
+				 "%lld is outside %d..%d", name, lineno, (long long)prio,
+				 SWT_MIN_SWAP_PRIO, SWT_MAX_SWAP_PRIO);
 	a = find_area(m, word[0], 0);
 	if (!a) {
 		a = new_area(m);

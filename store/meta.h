@@ -13,6 +13,10 @@
 
 #define SWT_META_UNKNOWN INT64_MIN
 
+/* the kernel's swap priorities (swap_info_struct.prio, a signed short) */
+#define SWT_MIN_SWAP_PRIO (-32768)
+#define SWT_MAX_SWAP_PRIO 32767
+
 struct swt_meta_extent {
 	uint64_t first_slot, nr_slots, start_sector;
 };

@@ -520,6 +520,9 @@ TEST(numbers_are_digits_only)
 		"# /proc/swaps at start\n/dev/loop0 partition 1048572 0 +5\n",
 		"workload ws_mb=256 limit_mb=+205\n",
 		"workload ws_mb=0x100 limit_mb=205\n",
+		/* the kernel's priorities are a signed short */
+		"swap_device dev=8:0 prio=32768\n",
+		"# /proc/swaps at end\n/dev/loop0 partition 1048572 0 -32769\n",
 	};
 	static const char *const msg[] = {
 		"'meta.txt': line 2: bad value '+3' for page_cluster",
@@ -539,6 +542,8 @@ TEST(numbers_are_digits_only)
 		"numbers in digits",
 		"'meta.txt': line 1: bad value '+205' for limit_mb",
 		"'meta.txt': line 1: bad value '0x100' for ws_mb",
+		"'meta.txt': line 1: bad swap_device field 'prio=32768'",
+		"'meta.txt': line 2: bad /proc/swaps row: priority -32769 is outside -32768..32767",
 	};
 	struct swt_err err = { 0 };
 	struct swt_meta *m;
@@ -555,11 +560,14 @@ TEST(numbers_are_digits_only)
 	m = swt_meta_alloc();
 	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,prio= 5", &err), -SWT_EUSAGE);
 	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=+8", &err), -SWT_EUSAGE);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,prio=40000", &err), -SWT_EUSAGE);
 	CHECK_INT(m->nr_areas, 0);
 	/* negative where a value may be: a priority, a vmstat delta */
 	swt_err_clear(&err);
 	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,prio=-2", &err), 0);
 	CHECK_INT(m->areas[0].priority, -2);
+	CHECK_INT(swt_meta_add_swap_spec(m, "8:1,prio=32767", &err), 0);
+	CHECK_INT(m->areas[1].priority, 32767);
 	swt_meta_free(m);
 	m = parse("# vmstat delta\npswpin -5\n", &ret, &err);
 	CHECK_INT(ret, 0);
