@@ -139,6 +139,66 @@ wait_bounded "$CAPPID"
 check_eq "$?:$(cat "$WORK/threads.count")" "0:1" "a command with threads: exit status, SIGINTs from one"
 check_host_restored "$WORK/state.before" "after SIGINT to a command with threads"
 
+# 2c. Ctrl-C at a terminal: the line discipline signals the whole
+# foreground process group (si_code SI_KERNEL), swaptrace and its command
+# alike, so swaptrace must not pass it on again -- the command counts one
+# SIGINT, not two.  A pty stands in for the terminal; swaptrace leads its
+# session in the foreground, as a shell would run it.
+python3 - "$WORK/tty.count" "$WORK/tty.out" "$SWAPTRACE" capture -o "$WORK/tty" -- python3 -c '
+import signal, sys, time
+got = 0
+def on_int(sig, frame):
+    global got
+    got += 1
+signal.signal(signal.SIGINT, on_int)
+open(sys.argv[1], "w").write("ready")
+while not got:
+    time.sleep(0.02)
+time.sleep(1)
+open(sys.argv[1], "w").write(str(got))
+' "$WORK/tty.count" <<'PY' > "$WORK/tty.status"
+import os, pty, select, sys, time
+count, out, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(cmd[0], cmd)
+log = open(out, "wb")
+def drain(timeout):
+    """Copy what the terminal shows; False once the session has closed it."""
+    r, _, _ = select.select([fd], [], [], timeout)
+    if r:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            return False
+        if not data:
+            return False
+        log.write(data)
+    return True
+deadline = time.time() + 30
+while time.time() < deadline:
+    try:
+        if open(count).read() == "ready":
+            break
+    except OSError:
+        pass
+    if not drain(0.1):
+        break
+time.sleep(0.3)
+os.write(fd, b"\x03")
+deadline = time.time() + 60
+while time.time() < deadline and drain(0.2):
+    pass
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+PY
+check_eq "$(cat "$WORK/tty.status"):$(cat "$WORK/tty.count" 2>/dev/null)" "0:1" \
+	"Ctrl-C at a terminal: exit status, SIGINTs the command got"
+grep -q "signal 2 passed on to the command" "$WORK/tty.out" ||
+	fail "Ctrl-C at a terminal: no note about the signal: $(tr -d '\r' < "$WORK/tty.out" | tail -3)"
+check_eq "$(meta_value "$WORK/tty/meta.txt" end)" signal "Ctrl-C at a terminal: recorded end"
+check_host_restored "$WORK/state.before" "after Ctrl-C at a terminal"
+
 # 3. SIGINT twice: stop at once, the command is killed
 "$SWAPTRACE" capture -q -o "$WORK/twice" -- sh -c "trap '' INT; $LONG" > /dev/null 2>&1 &
 CAPPID=$!
