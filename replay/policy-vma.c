@@ -112,14 +112,21 @@ static int vma_ra_block(struct swt_vma_ra *v, const struct swt_fault_info *f, ui
 	b->size = pages;
 	if (pages == 1)
 		return 0;
+	/*
+	 * The end is placed before the start is clipped at page 0, as the
+	 * kernel computes both ends first: a window that would reach below
+	 * page 0 loses those pages, it does not move up.
+	 */
 	if (vp == prev + 1) {			/* forward stream */
 		start = vp;
+		end = vp + pages;
 	} else if (prev == vp + 1) {		/* backward stream */
 		start = vp + 1 >= pages ? vp + 1 - pages : 0;
+		end = vp + 1;
 	} else {				/* no direction: centred */
 		start = vp >= (pages - 1) / 2 ? vp - (pages - 1) / 2 : 0;
+		end = vp + (pages - (pages - 1) / 2);
 	}
-	end = start + pages;
 	/* clip, never shift: to the VMA and to the 2 MiB region of the fault */
 	pmd_pages = (uint64_t)1 << (21 - f->page_shift);
 	lo = vp & ~(pmd_pages - 1);

@@ -170,6 +170,47 @@ TEST(vma_window_clipping)
 	swt_vma_ra_free(v);
 }
 
+/*
+ * Near page 0 (no VMA bounds known) a window that would start below it
+ * loses those pages and keeps its end, as the kernel places both ends
+ * before clipping: it is not shifted up.
+ */
+TEST(vma_window_clipped_at_page_zero)
+{
+	struct swt_vma_ra *v = swt_vma_ra_alloc();
+	uint64_t first, last;
+	unsigned n;
+
+	/* centred, window 8 (3 before): [2-3, 2+5) -> [0, 7), not [0, 8) */
+	vma_window(v, 2, 0, 0, 3, &first, &last, &n);
+	CHECK_INT(first, 0);
+	CHECK_INT(last, 6);
+	CHECK_INT(n, 7);
+	/* backward from 1 (previous fault at 2, adjacent: window 2): (1-2, 1] -> [0, 1] */
+	vma_window(v, 1, 0, 0, 3, &first, &last, &n);
+	CHECK_INT(first, 0);
+	CHECK_INT(last, 1);
+	CHECK_INT(n, 2);
+	swt_vma_ra_free(v);
+
+	/* backward with a wide window: 15 hits then a miss at 5 coming down from 6 */
+	v = swt_vma_ra_alloc();
+	vma_window(v, 6, 0, 0, 5, &first, &last, &n);
+	for (int i = 0; i < 15; i++) {
+		struct swt_fault_info f = fault_at(5, 1000, 5);
+
+		f.vpage = 6;
+		f.flags = SWT_FAULT_VPAGE_KNOWN;
+		swt_vma_ra_hit(v, &f);
+	}
+	vma_window(v, 5, 0, 0, 5, &first, &last, &n);
+	/* window 32 (hits 15: next power of two of 17), (5-32, 5] -> [0, 5] */
+	CHECK_INT(first, 0);
+	CHECK_INT(last, 5);
+	CHECK_INT(n, 6);
+	swt_vma_ra_free(v);
+}
+
 /* ---- the engine on crafted streams -------------------------------------- */
 
 struct scenario {
