@@ -1934,6 +1934,7 @@ static inline __attribute__((always_inline)) void fill_fault_info(struct engine 
 	if (f->vma >= 0) {
 		info->vma_start = e->in->vmas[f->vma].start;
 		info->vma_end = e->in->vmas[f->vma].end;
+		info->flags |= e->in->vmas[f->vma].shared ? SWT_FAULT_SHARED : 0;
 	} else {
 		info->vma_start = info->vma_end = 0;
 	}

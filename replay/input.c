@@ -543,6 +543,7 @@ static int cmp_vp(const void *a, const void *b)
 struct map_vma {
 	int32_t pid;
 	int rank;		/* 0: the last copy of the maps, 1: the first */
+	int shared;		/* perms hold 's' */
 	uint64_t start, end;	/* pages, [start, end) */
 	int32_t used;		/* its index in in->vmas, -1 until a fault falls in it */
 };
@@ -594,7 +595,8 @@ static int map_vmas(struct swt_store *st, struct swt_replay_input *in, struct sw
 	sqlite3_stmt *s;
 	int ret, rc;
 
-	ret = swt_store_prepare(st, "SELECT pid, snapshot = 'start', start, end FROM vma", &s, err);
+	ret = swt_store_prepare(st, "SELECT pid, snapshot = 'start', start, end,"
+				" coalesce(substr(perms, 4, 1) = 's', 0) FROM vma", &s, err);
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -608,6 +610,7 @@ static int map_vmas(struct swt_store *st, struct swt_replay_input *in, struct sw
 		}
 		m[n].pid = (int32_t)sqlite3_column_int64(s, 0);
 		m[n].rank = sqlite3_column_int(s, 1);
+		m[n].shared = sqlite3_column_int(s, 4);
 		m[n].start = (uint64_t)start >> in->page_shift;
 		m[n].end = ((uint64_t)end + (1u << in->page_shift) - 1) >> in->page_shift;
 		m[n].used = -1;
@@ -636,7 +639,7 @@ static int map_vmas(struct swt_store *st, struct swt_replay_input *in, struct sw
 				goto out;
 			}
 			in->vmas[in->nr_vmas] = (struct swt_replay_vma){
-				.pid = x->pid, .start = x->start, .end = x->end,
+				.pid = x->pid, .shared = x->shared, .start = x->start, .end = x->end,
 			};
 			x->used = (int32_t)in->nr_vmas++;
 		}
@@ -681,6 +684,7 @@ static int infer_vmas(struct swt_replay_input *in, struct swt_err *err)
 		}
 		vma = &in->vmas[in->nr_vmas];
 		vma->pid = v[i].pid;
+		vma->shared = 0;	/* unknown without maps: taken as private */
 		vma->start = v[i].vpage;
 		vma->end = v[j].vpage + 1;
 		for (size_t k = i; k <= j; k++)

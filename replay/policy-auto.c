@@ -3,6 +3,7 @@
  * devices (zram, pmem, brd) skip the swap cache and readahead entirely;
  * otherwise VMA readahead when vma_ra_enabled was set and no swap area is
  * rotational, else the adaptive cluster readahead (readahead-spec.md §1).
+ * Shared memory (shmem) always takes the cluster path, as in the kernel.
  */
 #include <stdlib.h>
 
@@ -100,7 +101,7 @@ const struct swt_policy swt_policy_auto = {
 	.abi_version = SWT_POLICY_ABI,
 	.name = "auto",
 	.summary = "what the traced kernel uses: vma or adaptive by vma_ra_enabled and rotational "
-		   "devices; synchronous devices bypass readahead",
+		   "devices; synchronous devices bypass readahead; shared memory by cluster",
 	.create = auto_create,
 	.destroy = auto_destroy,
 	.on_miss = auto_on_miss,

@@ -52,6 +52,7 @@ struct swt_replay_swapout {
 
 struct swt_replay_vma {
 	int32_t pid;
+	int32_t shared;		/* a shared mapping (maps perms 's'): SWT_FAULT_SHARED */
 	uint64_t start, end;	/* pages, [start, end) */
 };
 
@@ -421,11 +422,16 @@ void swt_vma_ra_free(struct swt_vma_ra *v);
 int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, struct swt_window *win);
 void swt_vma_ra_hit(struct swt_vma_ra *v, const struct swt_fault_info *f);
 
-/* Does the traced kernel use VMA readahead for this fault (auto's rule)? */
+/*
+ * Does the traced kernel use VMA readahead for this fault (auto's rule)?
+ * Shared memory never does (shmem swaps in by cluster readahead); the
+ * fast paths' brief fault info lacks SWT_FAULT_SHARED, so they leave a
+ * fault they would call VMA to on_miss and on_hit, which see it.
+ */
 static inline int swt_fault_uses_vma_ra(const struct swt_fault_info *f)
 {
 	return (f->flags & SWT_FAULT_VMA_RA_ENABLED) && !(f->flags & SWT_FAULT_ANY_ROTATIONAL) &&
-	       (f->flags & SWT_FAULT_VPAGE_KNOWN);
+	       (f->flags & SWT_FAULT_VPAGE_KNOWN) && !(f->flags & SWT_FAULT_SHARED);
 }
 
 /* next power of two >= x (1 <= x <= 2^31) */

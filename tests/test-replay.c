@@ -568,6 +568,50 @@ TEST(vma_reads_virtual_neighbours_on_any_slot)
 }
 
 /*
+ * Shared memory (shmem, tmpfs, memfd: 's' in the maps) swaps in by cluster
+ * readahead whatever vma_ra_enabled says: auto reads the scattered pages
+ * of the test above by slot there, as vma reads them by address
+ * elsewhere, through the fast paths and without them alike.
+ */
+TEST(auto_reads_shared_memory_by_cluster)
+{
+	static const uint64_t slots[] = { 500, 20, 301, 77, 640, 12, 90, 3 };
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	for (int shared = 0; shared <= 1; shared++)
+		for (int general = 0; general <= 1; general++) {
+			scenario_init(&s, 0);
+			s.vma.shared = shared;
+			/* and a run of slots next to the first fault's, never faulted by address */
+			for (uint64_t slot = 496; slot < 504; slot++)
+				out(&s, slot);
+			for (size_t i = 1; i < SWT_ARRAY_SIZE(slots); i++)
+				out(&s, slots[i]);
+			for (size_t i = 0; i < SWT_ARRAY_SIZE(slots); i++)
+				fault(&s, slots[i], 0x1100 + i);
+			for (uint64_t slot = 497; slot < 504; slot++)
+				if (slot != 500)
+					fault(&s, slot, 0x1200 + slot);
+			if (general)
+				setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
+			r = run(&s, &swt_policy_auto, 3, 1000);
+			unsetenv("SWT_TEST_NO_FAST_PATH");
+			if (!shared) {
+				/* VMA: the first window reads the virtual neighbours 0x1101..0x1104 */
+				CHECK(r->parts[0].vpage_window_hist[8] >= 1);
+				CHECK(r->total.hits >= 4);
+			} else {
+				/* cluster: slot 500's aligned block 496..503 holds the later faults 497..503 */
+				CHECK_INT(r->parts[0].vpage_window_hist[8], 0);
+				CHECK_INT(r->parts[0].window_hist[8], 1);
+				CHECK_INT(r->total.hits, 6);
+			}
+			swt_replay_result_free(r);
+		}
+}
+
+/*
  * The faulting page's PTE holds the entry it faults on, not the one it had
  * at its previous fault: a page swapped in, evicted, written to another
  * slot and faulted again once had its old slot read ahead as well.

@@ -43,6 +43,14 @@ enum {
 	SWT_FAULT_VMA_RA_ENABLED = 1 << 3,	/* /sys/kernel/mm/swap/vma_ra_enabled was true */
 	SWT_FAULT_VPAGE_KNOWN = 1 << 4,		/* vpage (and the VMA bounds) are valid */
 	SWT_FAULT_HIT = 1 << 5,			/* a hit: on_miss asked at a hit (SWT_POLICY_READS_AT_HITS) */
+	/*
+	 * The fault is on a shared mapping ('s' in the capture's maps: shmem,
+	 * tmpfs, memfd, SysV shm), which the kernel swaps in by cluster
+	 * readahead whatever vma_ra_enabled says.  Set in on_miss and on_hit
+	 * faults (with SWT_FAULT_VPAGE_KNOWN); unset where no maps were
+	 * recorded.
+	 */
+	SWT_FAULT_SHARED = 1 << 6,
 };
 
 /* A swap fault, as the policy sees it. */
