@@ -629,6 +629,15 @@ static void warn_kind_unknown(const struct swt_replay_input *in,
 			  "are, so auto uses cluster readahead; for an SSD ingest with --swap "
 			  "%s,rotational=0", in->areas[i].dev, in->areas[i].dev);
 	}
+	/*
+	 * And vma_ra_enabled decides it when no device is rotational: unknown
+	 * reads as false, where the kernel's default is true.
+	 */
+	if (with_auto && in->vma_ra_enabled < 0 && in->nr_areas && !swt_replay_any_rotational(in))
+		cli_warnf("replay", "vma_ra_enabled not recorded: taken "
+			  "as false, so auto uses cluster readahead where a kernel left at its default "
+			  "(true) uses VMA readahead on these non-rotational devices; ingest with --meta "
+			  "FILE holding 'vma_ra_enabled true' to replay that");
 }
 
 /*

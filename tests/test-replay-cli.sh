@@ -725,6 +725,19 @@ check_eq "$(cat "$WORK/kind.err")" "swaptrace: replay: warning: swap area 7:0: n
 	fail "replay of an SSD: $(cat "$WORK/ssd.err")"
 check_eq "$(awk -F, '$5 == "all" { print $1 "=" $8 }' "$WORK/ssd.csv" | sort | tr '\n' ' ')$(cat "$WORK/ssd.err")" \
 	"auto=21791 vma=21791 " "auto on a device said to be an SSD: VMA readahead, no warning"
+# the same with metadata that does not say vma_ra_enabled: taken as false
+# (cluster readahead, adaptive's result), said, with the kernel's default
+grep -v '^vma_ra_enabled ' "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/meta.txt" > "$WORK/novra-meta.txt"
+"$SWAPTRACE" ingest -q -o "$WORK/novra.db" --meta "$WORK/novra-meta.txt" --swap 7:0,rotational=0 \
+	"$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/trace.dat" || fail "ingest without vma_ra_enabled"
+"$SWAPTRACE" replay -n --csv -p auto -p adaptive "$WORK/novra.db" > "$WORK/novra.csv" 2> "$WORK/novra.err" ||
+	fail "replay without vma_ra_enabled: $(cat "$WORK/novra.err")"
+check_eq "$(awk -F, '$5 == "all" { print $1 "=" $8 }' "$WORK/novra.csv" | sort | tr '\n' ' ')" \
+	"adaptive=20186 auto=20186 " "auto without vma_ra_enabled: cluster readahead"
+check_eq "$(cat "$WORK/novra.err")" "swaptrace: replay: warning: vma_ra_enabled not recorded: taken as false, so auto uses cluster readahead where a kernel left at its default (true) uses VMA readahead on these non-rotational devices; ingest with --meta FILE holding 'vma_ra_enabled true' to replay that" \
+	"the warning without vma_ra_enabled"
+"$SWAPTRACE" replay -n --csv -p adaptive "$WORK/novra.db" 2> "$WORK/novra-adaptive.err" > /dev/null
+check_eq "$(cat "$WORK/novra-adaptive.err")" "" "no vma_ra_enabled warning without auto"
 
 # --- a kernel that ran the multi-gen LRU ---------------------------------------------
 # meta.txt's lru_gen (capture records /sys/kernel/mm/lru_gen/enabled) reaches
