@@ -844,7 +844,10 @@ int cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	if (swt_replay_input_load(st, approximate, &in, &err)) {
-		status = cli_fail("replay", &err);
+		/* refused for want of --approximate: an option to give, as --cache-pages is */
+		status = err.code == SWT_EUSAGE && !approximate &&
+				 swt_replay_stream_kind(st) == SWT_STREAM_MIXED ?
+			 cli_failf("replay", SWT_EXIT_USAGE, "%s", err.msg) : cli_fail("replay", &err);
 		goto out;
 	}
 	/*

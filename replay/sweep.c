@@ -168,21 +168,21 @@ int swt_replay_default_sweep(struct swt_store *st, size_t *nr_runs, unsigned *me
 				swt_store_path(st));
 		goto out;
 	}
+	/*
+	 * Below, not SWT_EUSAGE, which the report takes for a capture with
+	 * nothing to replay and draws without runs: these captures have
+	 * faults, and the user has a way to replay them.
+	 */
 	cache_pages = swt_replay_default_cache_pages(in);
 	if (cache_pages <= 0) {
 		/* the report approximates by itself; replay, told only --cache-pages, refused */
-		ret = swt_error(err, SWT_EUSAGE,
+		ret = swt_error(err, SWT_ENOTSUP,
 				"'%s': the capture records no memory limit or working set (of a page or "
 				"more) to replay "
 				"against; run swaptrace replay --cache-pages PAGES%s first",
 				swt_store_path(st), in->approximate ? " --approximate" : "");
 		goto out;
 	}
-	/*
-	 * Not SWT_EUSAGE, which the report takes for a capture with nothing
-	 * to replay and draws without runs: this capture has faults, and the
-	 * user has a way to replay them.
-	 */
 	if ((uint64_t)cache_pages > max_cache_pages()) {
 		ret = swt_error(err, SWT_ENOTSUP,
 				"'%s': the default memory (%lld pages, the capture's %s) is more than "

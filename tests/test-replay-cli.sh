@@ -838,6 +838,9 @@ find_captures
 pc3="$WORK/pc3.db"
 "$SWAPTRACE" ingest -q -o "$pc3" "$CAPTURES/rnd-1dev-pc3" || fail "ingest pc3"
 expect_fail "pass --approximate" replay "$pc3"
+# an option to give, as --cache-pages is: a usage error (it exited 1)
+"$SWAPTRACE" replay -n "$pc3" > /dev/null 2>&1
+check_eq "$?" 2 "a readahead-mixed capture without --approximate: exit status"
 "$SWAPTRACE" replay --no-store --approximate --json -p auto -c 3 "$pc3" > "$WORK/approx.json" 2> "$WORK/warn.txt" ||
 	fail "approximate replay"
 grep -q "approximate demand stream: .* faults reconstructed from its reads and faults" "$WORK/warn.txt" ||

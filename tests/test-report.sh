@@ -362,10 +362,10 @@ grep -qF "<p class=\"sub\">$unseen_line</p>" "$WORK/unseen/index.html" || fail "
 # database without runs gets (it said nothing); not with --run, which chose
 "$SWAPTRACE" report -o "$WORK/ans1" "$WORK/ans1.db" | sed -n '4,$p' > "$WORK/ans1.txt"
 check_eq "$(cat "$WORK/ans1.txt")" \
-	"  Few runs to compare (only page-cluster 0, no none or oracle run): replay the set a database without runs gets, swaptrace replay -p none -p fixed -p adaptive -p vma -p auto -p oracle -c 0-8 '$WORK/ans1.db', and report again.
+	"  Few runs to compare (only page-cluster 0, no none or oracle run): replay the set a database without runs gets, swaptrace replay -p none -p fixed -p adaptive -p vma -p auto -p oracle -c 0-8 -- '$WORK/ans1.db', and report again.
 swaptrace: report: 5 charts from 1 replay run in '$WORK/ans1': open '$WORK/ans1/index.html'" \
 	"answer: few runs to compare"
-grep -q "<li>Few runs to compare (only page-cluster 0, no none or oracle run): .*<code>swaptrace replay -p none .* -c 0-8 &#39;$WORK/ans1.db&#39;</code>, and report again.</li>" \
+grep -q "<li>Few runs to compare (only page-cluster 0, no none or oracle run): .*<code>swaptrace replay -p none .* -c 0-8 -- &#39;$WORK/ans1.db&#39;</code>, and report again.</li>" \
 	"$WORK/ans1/index.html" || fail "index.html: few runs to compare"
 "$SWAPTRACE" report --run "$(sqlite3 "$WORK/ans1.db" 'SELECT min(id) FROM run')" -o "$WORK/ans1r" \
 	"$WORK/ans1.db" | grep "Few runs" && fail "answer with --run: few runs to compare"
@@ -375,8 +375,16 @@ sqlite3 "$WORK/ans2.db" "UPDATE run SET approximate = 1" || fail "marking runs a
 "$SWAPTRACE" report -o "$WORK/ans2" "$WORK/ans2.db" > "$WORK/ans2.out" 2>/dev/null
 grep "Few runs" "$WORK/ans2.out" > "$WORK/ans2.txt"
 check_eq "$(cat "$WORK/ans2.txt")" \
-	"  Few runs to compare (no oracle run): replay the set a database without runs gets, swaptrace replay -p none -p fixed -p adaptive -p vma -p auto -p oracle -c 0-8 --approximate '$WORK/ans2.db', and report again." \
+	"  Few runs to compare (no oracle run): replay the set a database without runs gets, swaptrace replay -p none -p fixed -p adaptive -p vma -p auto -p oracle -c 0-8 --approximate -- '$WORK/ans2.db', and report again." \
 	"answer: few runs to compare, no oracle, approximated"
+# the command runs as printed, whatever the database's name: quoted for the
+# shell, after -- (a "'" or a leading '-' broke it)
+cp "$WORK/ans1.db" "$WORK/-it's.db"
+(cd "$WORK" && "$SWAPTRACE" report -o ans3 -- "-it's.db") 2>/dev/null | grep "Few runs" > "$WORK/ans3.txt"
+hint=$(sed -n "s/.*gets, swaptrace replay \(.*\), and report again\./\1/p" "$WORK/ans3.txt")
+[ -n "$hint" ] || fail "answer: few runs for '-it's.db': $(cat "$WORK/ans3.txt")"
+(cd "$WORK" && eval "\"\$SWAPTRACE\" replay --no-store $hint") > /dev/null 2> "$WORK/ans3.err" ||
+	fail "answer: the printed replay command fails: $hint: $(cat "$WORK/ans3.err")"
 # lines marked * are followed by the legend, in the terminal as in
 # index.html (only the run table's note explained it, in index.html)
 legend="* replayed an approximated demand stream: the capture's reads mix demand and readahead (docs/replay-model.md)."
@@ -419,6 +427,15 @@ check_eq "$?:$msg" "1:swaptrace: report: '$WORK/big-limit.db': the default memor
 check_eq "$(sqlite3 "$WORK/big-limit.db" "SELECT count(*) FROM run")" 0 \
 	"a default memory beyond the replay's stores no runs"
 [ ! -e "$WORK/big-limit/index.html" ] || fail "a default memory beyond the replay's still drew a report"
+# so does a capture that records no memory at all (a blktrace-only ingest):
+# it has faults and a way to replay them, which the message names (it
+# warned, drew the capture charts without runs and exited 0)
+cp "$WORK/sample.db" "$WORK/no-limit.db"
+sqlite3 "$WORK/no-limit.db" "UPDATE capture SET mem_limit_bytes = NULL, working_set_bytes = NULL"
+msg=$("$SWAPTRACE" report -o "$WORK/no-limit" "$WORK/no-limit.db" 2>&1 >/dev/null)
+check_eq "$?:$msg" "1:swaptrace: report: '$WORK/no-limit.db': the capture records no memory limit or working set (of a page or more) to replay against; run swaptrace replay --cache-pages PAGES first" \
+	"a capture without memory"
+[ ! -e "$WORK/no-limit/index.html" ] || fail "a capture without memory still drew a report"
 touch "$WORK/file"
 msg=$("$SWAPTRACE" report -o "$WORK/file/sub" "$WORK/runs.db" 2>&1 >/dev/null)
 check_eq "$?" 1 "unwritable output directory exits 1"
