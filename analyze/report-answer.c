@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report-int.h"
@@ -46,6 +47,30 @@ static void out_printf(struct answer_out *o, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	out_text(o, buf);
+}
+
+/* s in single quotes for a shell, each ' in it as '\'' (whole: text escaping sees whole characters) */
+static void out_shell_word(struct answer_out *o, const char *s)
+{
+	char *q = malloc(4 * strlen(s) + 3), *w = q;
+
+	if (!q) {
+		out_text(o, s);
+		return;
+	}
+	*w++ = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			memcpy(w, "'\\''", 4);
+			w += 4;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w++ = '\'';
+	*w = '\0';
+	out_text(o, q);
+	free(q);
 }
 
 static void out_int(struct answer_out *o, int64_t v)
@@ -386,10 +411,10 @@ static void answer_few_runs(struct answer_out *o, const struct swt_report_ctx *r
 		out_printf(o, "no %s run", !none && !oracle ? "none or oracle" : none ? "oracle" : "none");
 	out_text(o, "): replay the set a database without runs gets, ");
 	out_raw(o, o->html ? "<code>" : "");
+	/* a command to paste: the path shell-quoted, after -- (it may start with '-') */
 	out_printf(o, "swaptrace replay -p none -p fixed -p adaptive -p vma -p auto -p oracle "
-		      "-c 0-8%s '", approximate ? " --approximate" : "");
-	out_text(o, swt_store_path(rc->st));
-	out_text(o, "'");
+		      "-c 0-8%s -- ", approximate ? " --approximate" : "");
+	out_shell_word(o, swt_store_path(rc->st));
 	out_raw(o, o->html ? "</code>" : "");
 	out_text(o, ", and report again.");
 	out_item(o, 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "strbuf.h"
 #include "swaptrace/policy.h"
 #include "util.h"
 
@@ -909,6 +910,28 @@ const struct swt_report_run *swt_report_layout_anchor(const struct swt_report_ct
 	return same_policy ? same_policy : first;
 }
 
+/* Does a run.params list (k=v,...) hold every k=v item of given? */
+static int params_hold(const char *params, const char *given)
+{
+	size_t plen = params ? strlen(params) : 0;
+
+	for (const char *g = given; *g;) {
+		size_t len = strcspn(g, ",");
+		int found = 0;
+
+		for (const char *p = params; p && p < params + plen && !found;) {
+			size_t plen_item = strcspn(p, ",");
+
+			found = plen_item == len && !strncmp(p, g, len);
+			p += plen_item + (p[plen_item] == ',');
+		}
+		if (!found)
+			return 0;
+		g += len + (g[len] == ',');
+	}
+	return 1;
+}
+
 /*
  * Whether a run's policy is --policy's: by name, and a plugin by its path
  * or, given without a '/', by its file name, as the legends name it (when
@@ -920,7 +943,8 @@ static int policy_is(const struct swt_report_ctx *rc, const struct swt_report_ru
 	const char *base = strrchr(r->policy, '/');
 	const char *params = rc->opts->policy_params;
 
-	if (params && !same_params(rc, r->policy, r->params, params))
+	if (params && (rc->opts->policy_params_given ? !params_hold(r->params, params)
+						     : !same_params(rc, r->policy, r->params, params)))
 		return 0;
 	if (!strcmp(r->policy, policy))
 		return 1;
@@ -959,6 +983,42 @@ static void choose_run(struct swt_report_ctx *rc, const char *policy, int model_
 	}
 }
 
+/* --policy names a file name that plugins in several directories have: each path, once. */
+static int plugins_of_one_name(const struct swt_report_ctx *rc, const char *policy,
+			       struct swt_err *err)
+{
+	struct swt_sbuf paths;
+	size_t n = 0, said = 0;
+	int ret;
+
+	swt_sbuf_init(&paths);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < rc->nr_runs; i++) {
+			const struct swt_report_run *r = &rc->runs[i];
+			size_t j;
+
+			if (!policy_is(rc, r, policy))
+				continue;
+			for (j = 0; j < i && !(policy_is(rc, &rc->runs[j], policy) &&
+					       !strcmp(rc->runs[j].policy, r->policy)); j++)
+				;
+			if (j < i)
+				continue;	/* a path met before */
+			if (!pass) {
+				n++;
+				continue;
+			}
+			swt_sbuf_printf(&paths, "%s'%s'", !said ? "" : said + 1 == n ? " or " : ", ",
+					r->policy);
+			said++;
+		}
+	ret = swt_error(err, SWT_EUSAGE, "policy '%s' names %zu plugins in '%s', give its path: %s",
+			policy, n, swt_store_path(rc->st),
+			paths.oom || !paths.s ? "(out of memory)" : paths.s);
+	swt_sbuf_release(&paths);
+	return ret;
+}
+
 static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 {
 	int pref = rc->page_cluster > 0 ? rc->page_cluster : 3;
@@ -984,11 +1044,9 @@ static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 
 			if (!policy_is(rc, r, policy))
 				continue;
-			/* plugins of one file name in two directories: the path says which */
+			/* plugins of one file name in several directories: the path says which */
 			if (first && strcmp(first, r->policy))
-				return swt_error(err, SWT_EUSAGE, "policy '%s' names two plugins in "
-						 "'%s', give its path: '%s' or '%s'",
-						 policy, swt_store_path(rc->st), first, r->policy);
+				return plugins_of_one_name(rc, policy, err);
 			first = r->policy;
 			found = 1;
 			compared |= swt_report_run_compared(rc, r);
@@ -998,6 +1056,12 @@ static int choose(struct swt_report_ctx *rc, struct swt_err *err)
 		if (!found)
 			return swt_error(err, SWT_EUSAGE, "policy '%s%s%s' has no %sreplay run in '%s'",
 					 policy, params ? ":" : "", params ? params : "",
+					 rc->opts->run_ids ? "selected " : "", swt_store_path(rc->st));
+		if (!compared && rc->cache_pages < 0)
+			/* no run (of any policy) on the traced layout: no memory compared */
+			return swt_error(err, SWT_EUSAGE,
+					 "policy '%s%s%s' has no %sreplay run on the traced layout in "
+					 "'%s'", policy, params ? ":" : "", params ? params : "",
 					 rc->opts->run_ids ? "selected " : "", swt_store_path(rc->st));
 		if (!compared)
 			return swt_error(err, SWT_EUSAGE,

@@ -37,6 +37,12 @@ struct swt_report_opts {
 	 */
 	const char *policy_params;
 	/*
+	 * 1: policy_params are a plugin's, as given (the report loads no
+	 * plugin to fill in its defaults): a run matches when its run.params
+	 * hold each of them.
+	 */
+	int policy_params_given;
+	/*
 	 * Called when the database holds no replay run, to store a default
 	 * replay set in st (which the caller opened writable).  It is called
 	 * outside a transaction and stores its runs in one it begins and

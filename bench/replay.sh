@@ -24,11 +24,18 @@ printf '%-10s %14s %14s\n' policy "loop Mfaults/s" "run Mfaults/s"
 # that repeats a stored one, so repeating into one database keeps only the
 # first repetition's timings.
 reps=${REPS:-9}
+# One core, the last one: a replay moved between CPUs mid-run starts over
+# with cold caches, which says nothing of its speed.
+pin=()
+if command -v taskset > /dev/null && [ "$(nproc)" -gt 1 ]; then
+	pin=(taskset -c "$(($(nproc) - 1))")
+	echo "pinned to CPU $(($(nproc) - 1))"
+fi
 for policy in none fixed adaptive vma auto oracle leap; do
 	: > "$tmp/timings"
 	for rep in $(seq "$reps"); do
 		cp "$db" "$tmp/run.db"
-		"$swt" replay -p "$policy" -c 3 "$tmp/run.db" > /dev/null
+		"${pin[@]}" "$swt" replay -p "$policy" -c 3 "$tmp/run.db" > /dev/null
 		sqlite3 "$tmp/run.db" "SELECT faults * 1000.0 / loop_ns, faults * 1000.0 / replay_ns FROM run" >> "$tmp/timings"
 	done
 	awk -F'|' -v p="$policy" '$1 > l { l = $1 } $2 > r { r = $2 }

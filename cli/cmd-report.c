@@ -94,7 +94,8 @@ static int parse_runs(const char *text, int64_t **ids, size_t *nr, size_t *cap)
  * parameters as replay stores them in run.params (defaults filled in, in
  * the policy's order, numbers in decimal), which the runs must have.
  */
-static int policy_spec(const char *spec, char **name, char **params, struct swt_err *err)
+static int policy_spec(const char *spec, char **name, char **params, int *given,
+		       struct swt_err *err)
 {
 	size_t len = swt_policy_spec_name_len(spec);
 	struct swt_policy_choice choice;
@@ -106,6 +107,28 @@ static int policy_spec(const char *spec, char **name, char **params, struct swt_
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	if (!spec[len])
 		return 0;
+	/*
+	 * A plugin's parameters are matched as given, each against its
+	 * runs' stored ones: drawing stored runs needs no plugin file, and
+	 * loading one would run its code.
+	 */
+	*given = !swt_policy_find(*name);
+	if (*given) {
+		const char *item = spec + len + 1;
+
+		if (swt_list_has_empty(item))
+			return swt_error(err, SWT_EUSAGE, "policy '%s': an empty item in the "
+					 "parameter list", spec);
+		for (; *item; item += strcspn(item, ",") + (item[strcspn(item, ",")] == ',')) {
+			const char *eq = strchr(item, '=');
+
+			if (!eq || eq == item || eq > item + strcspn(item, ","))
+				return swt_error(err, SWT_EUSAGE, "policy '%s': parameter '%.*s' is "
+						 "not key=value", spec, (int)strcspn(item, ","), item);
+		}
+		*params = swt_strdup(spec + len + 1);
+		return *params ? 0 : swt_error(err, SWT_ENOMEM, "out of memory");
+	}
 	ret = swt_policy_choose(spec, &choice, err);
 	if (ret)
 		return ret;
@@ -234,7 +257,9 @@ int cmd_report(int argc, char **argv)
 			free(policy_name);
 			free(policy_params);
 			policy_name = policy_params = NULL;
-			if (policy_spec(optarg, &policy_name, &policy_params, &err)) {
+			ro.policy_params_given = 0;
+			if (policy_spec(optarg, &policy_name, &policy_params, &ro.policy_params_given,
+					&err)) {
 				status = err.code == SWT_EUSAGE
 						 ? cli_failf("report", SWT_EXIT_USAGE, "%s", err.msg)
 						 : cli_fail("report", &err);

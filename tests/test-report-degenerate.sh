@@ -611,6 +611,20 @@ done
 grep -q '"title": "Read request sizes .*(libswt-policy-forward.so (pages=3), page-cluster 3)"' \
 	"$WORK/names-pol/request-sizes.json" ||
 	fail "names: --policy by file name: not the plugin's run: $(grep -m1 title "$WORK/names-pol/request-sizes.json")"
+# and with parameters, matched against its stored ones without loading it
+# (the plugin is moved away: drawing stored runs needs no plugin file, and
+# by file name with parameters it was "unknown policy")
+mv "$longdir/libswt-policy-forward.so" "$longdir/moved.so" || fail "moving the plugin away"
+"$SWAPTRACE" report --no-replay --policy libswt-policy-forward.so:pages=60 -o "$WORK/names-pol60" \
+	"$WORK/names.db" > /dev/null 2>&1 || fail "names: --policy by file name with parameters"
+grep -q '"title": "Read request sizes .*(libswt-policy-forward.so (pages=60), page-cluster 3)"' \
+	"$WORK/names-pol60/request-sizes.json" ||
+	fail "names: --policy file name:pages=60: not that run: $(grep -m1 title "$WORK/names-pol60/request-sizes.json")"
+msg=$("$SWAPTRACE" report --no-replay --policy "$longdir/libswt-policy-forward.so:pages=7" \
+	-o "$WORK/names-pol7" "$WORK/names.db" 2>&1 >/dev/null)
+check_eq "$?:${msg##*: }" "1:policy '$longdir/libswt-policy-forward.so:pages=7' has no replay run in '$WORK/names.db'" \
+	"names: --policy with parameters no run has"
+mv "$longdir/moved.so" "$longdir/libswt-policy-forward.so"
 cp "$WORK/names.db" "$WORK/names2.db"
 mkdir -p "$WORK/other" && cp "$plugin" "$WORK/other/libswt-policy-forward.so" &&
 "$SWAPTRACE" replay -p "$WORK/other/libswt-policy-forward.so" -c 3 "$WORK/names2.db" > /dev/null ||
@@ -619,9 +633,28 @@ msg=$("$SWAPTRACE" report --no-replay --policy libswt-policy-forward.so -o "$WOR
 	"$WORK/names2.db" 2>&1 >/dev/null)
 check_eq "$?" 1 "names2: --policy naming two plugins exits 1, as an unknown one does"
 case "$msg" in
-*"names two plugins in '$WORK/names2.db', give its path: '"*"/libswt-policy-forward.so' or '$WORK/other/libswt-policy-forward.so'") ;;
+*"names 2 plugins in '$WORK/names2.db', give its path: '"*"/libswt-policy-forward.so' or '$WORK/other/libswt-policy-forward.so'") ;;
 *) fail "names2: --policy naming two plugins: $msg" ;;
 esac
+# three: each path named (only the first two were)
+mkdir -p "$WORK/third" && cp "$plugin" "$WORK/third/libswt-policy-forward.so" &&
+"$SWAPTRACE" replay -p "$WORK/third/libswt-policy-forward.so" -c 3 "$WORK/names2.db" > /dev/null ||
+	fail "names2: replay of a third plugin of that file name"
+msg=$("$SWAPTRACE" report --no-replay --policy libswt-policy-forward.so -o "$WORK/names3" \
+	"$WORK/names2.db" 2>&1 >/dev/null)
+case "$msg" in
+*"names 3 plugins in '$WORK/names2.db', give its path: '"*"/libswt-policy-forward.so', '$WORK/other/libswt-policy-forward.so' or '$WORK/third/libswt-policy-forward.so'") ;;
+*) fail "names3: --policy naming three plugins: $msg" ;;
+esac
+# --policy with --run of layout runs only: no traced-layout run, so no
+# memory to compare ("the memory the charts compare (-1 pages...)")
+cp "$WORK/sample.db" "$WORK/layonly.db"
+"$SWAPTRACE" replay -p auto -c 3 -l 2 "$WORK/layonly.db" > /dev/null || fail "layonly: replay"
+msg=$("$SWAPTRACE" report --no-replay -r "$(sqlite3 "$WORK/layonly.db" 'SELECT max(id) FROM run')" \
+	-p auto -o "$WORK/layonly" "$WORK/layonly.db" 2>&1 >/dev/null)
+check_eq "$?:$msg" \
+	"1:swaptrace: report: policy 'auto' has no selected replay run on the traced layout in '$WORK/layonly.db'" \
+	"layonly: --policy with layout runs only"
 # --policy with parameters names one parameter set of a policy (the first
 # leap run was taken, whatever its parameters)
 "$SWAPTRACE" report --no-replay --policy leap:history=064 -o "$WORK/names-leap" \
