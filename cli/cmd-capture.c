@@ -178,6 +178,8 @@ int cmd_capture(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:o:d:p:c:bq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg)
+				return cli_failf("capture", SWT_EXIT_USAGE, "bad --output '': an empty path");
 			o.out_dir = optarg;
 			break;
 		case 'd':

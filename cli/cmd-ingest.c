@@ -155,6 +155,10 @@ int cmd_ingest(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:m:s:n:q", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg) {
+				status = cli_failf("ingest", SWT_EXIT_USAGE, "bad --output '': an empty path");
+				goto out;
+			}
 			out = optarg;
 			break;
 		case 'm':

@@ -227,6 +227,10 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:f:r:p:n", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg) {
+				status = cli_failf("report", SWT_EXIT_USAGE, "bad --output '': an empty path");
+				goto out;
+			}
 			ro.dir = optarg;
 			break;
 		case 'f':

@@ -137,6 +137,14 @@ check_eq "$(sqlite3 "$WORK/page64.db" 'SELECT slots, size_kib FROM swap_area')" 
 	"--swap size= with 64 KiB pages: slots"
 run 2 ingest -o "$WORK/x.db" --name '' "$SAMPLE"
 check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --name '': an empty capture name" "ingest --name ''"
+# an empty output path is refused up front (ingest read the whole capture
+# first, report said "cannot create directory")
+run 2 ingest -o '' "$SAMPLE"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: bad --output '': an empty path" "ingest -o ''"
+run 2 report -o '' "$WORK/x.db"
+check_eq "$(cat "$ERR")" "swaptrace: report: bad --output '': an empty path" "report -o ''"
+run 2 capture -o '' -- true
+check_eq "$(cat "$ERR")" "swaptrace: capture: bad --output '': an empty path" "capture -o ''"
 # an empty item in a list is a slip, not a value to skip
 for args in "replay|--page-cluster|-c 1,,2" "replay|--page-cluster|-c 3," "replay|--cache-pages|-m ,100"; do
 	IFS='|' read -r verb opt arg <<< "$args"
