@@ -1503,11 +1503,13 @@ static void warn_layout_fit(struct swt_ingest *ing, const uint32_t *devs, size_t
 {
 	const struct swt_layout *l = &ing->layout;
 	char msg[1024], name[300], unstated[200], all[200];
-	size_t j;
+	int unstated_said = 0;
+	size_t j, nr_unstated;
 
 	if (!ing->warn || l->assumed)
 		return;
 	dev_list(ing, devs, nr_devs, 0, all, sizeof(all));
+	nr_unstated = dev_list(ing, devs, nr_devs, 1, unstated, sizeof(unstated));
 	for (size_t i = 0; i < l->nr_areas; i++) {
 		const struct dev_use *d = dev_use(ing, l->areas[i].dev);
 
@@ -1522,7 +1524,7 @@ static void warn_layout_fit(struct swt_ingest *ing, const uint32_t *devs, size_t
 			snprintf(msg, sizeof(msg), "%s got no swap I/O: the block I/O on its device is "
 				 "not in pages of %u bytes (the capture's page size: is it right?)", name,
 				 l->sectors_per_page * 512);
-		else if (dev_list(ing, devs, nr_devs, 1, unstated, sizeof(unstated)))
+		else if (nr_unstated)
 			snprintf(msg, sizeof(msg), "%s got no I/O; the trace's block I/O is on %s, "
 				 "where no swap area is stated", name, unstated);
 		else if (nr_devs)
@@ -1530,6 +1532,17 @@ static void warn_layout_fit(struct swt_ingest *ing, const uint32_t *devs, size_t
 				 name, all);
 		else
 			snprintf(msg, sizeof(msg), "%s got no I/O: the trace holds no block I/O", name);
+		unstated_said |= j == nr_devs && nr_unstated;
+		ing->warn(ing->warn_ctx, msg);
+	}
+	/*
+	 * Block I/O on a device no area is stated on is not swap: said when
+	 * every stated area got its own (else said above), as one device
+	 * left out of a multi-device capture's metadata loses its swap-ins
+	 */
+	if (!unstated_said && nr_unstated) {
+		snprintf(msg, sizeof(msg), "the block I/O on %s, where no swap area is stated, is "
+			 "not counted as swap (a swap device the metadata leaves out?)", unstated);
 		ing->warn(ing->warn_ctx, msg);
 	}
 	for (size_t u = 0; u < ing->nr_uses; u++) {

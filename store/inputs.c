@@ -388,6 +388,23 @@ static int ingest_capture_dir(struct swt_ingest *ing, const char *dir, struct sw
 		}
 	}
 	have_tracedat = is_file(tracedat);
+	if (!have_tracedat) {
+		/*
+		 * A trace.dat that is there by name but not a file to read (a
+		 * dangling link, a directory) is the capture's recording lost,
+		 * not a capture of block files alone.
+		 */
+		struct stat sb;
+
+		if (lstat(tracedat, &sb) == 0) {
+			ret = stat(tracedat, &sb) ? swt_error(err, SWT_ENOENT, "'%s': %s", tracedat,
+							      strerror(errno))
+						  : swt_error(err, SWT_EFORMAT,
+							      "'%s': not a regular file", tracedat);
+			free(tracedat);
+			return ret;
+		}
+	}
 	block_before = swt_ingest_block_events(ing);
 	if (have_tracedat) {
 		ret = ingest_tracedat(ing, tracedat, err);
@@ -688,8 +705,30 @@ static int gather(struct blk_group **groups, size_t *nr, size_t *cap, const char
 	return ret;
 }
 
-/* Whether input i names the same file or directory as an earlier one. */
-static int given_before(char *const *inputs, size_t i)
+/* Is path the trace.dat a capture directory input dir reads (its blktrace files are grouped)? */
+static int tracedat_of_dir(const char *path, const char *dir)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	struct stat dsb;
+	char *parent;
+	int found;
+
+	if (strcmp(base, "trace.dat") || stat(dir, &dsb) < 0 || !S_ISDIR(dsb.st_mode))
+		return 0;
+	parent = slash ? strndup(path, (size_t)(slash - path)) : swt_strdup(".");
+	if (!parent)
+		return 0;
+	found = same_file(*parent ? parent : "/", &dsb);
+	free(parent);
+	return found;
+}
+
+/*
+ * Whether input i is read with another: the same file or directory as an
+ * earlier input, or the trace.dat of a capture directory given too (before
+ * or after it).
+ */
+static int read_with_another(char *const *inputs, size_t n, size_t i)
 {
 	struct stat sb;
 
@@ -697,6 +736,9 @@ static int given_before(char *const *inputs, size_t i)
 		return 0;
 	for (size_t j = 0; j < i; j++)
 		if (same_file(inputs[j], &sb))
+			return 1;
+	for (size_t j = 0; j < n && S_ISREG(sb.st_mode); j++)
+		if (j != i && tracedat_of_dir(inputs[i], inputs[j]))
 			return 1;
 	return 0;
 }
@@ -715,7 +757,7 @@ int swt_ingest_inputs(struct swt_ingest *ing, char *const *inputs, size_t n,
 	if (ret)
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n && !ret; i++) {
-		if (member[i] == SIZE_MAX && given_before(inputs, i))
+		if (member[i] == SIZE_MAX && read_with_another(inputs, n, i))
 			continue;	/* the same file or directory again: read once */
 		if (member[i] == SIZE_MAX)
 			ret = swt_ingest_input(ing, inputs[i], err);

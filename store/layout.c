@@ -78,6 +78,7 @@ static void clip_unsized(struct swt_layout *l)
 
 int swt_layout_init(struct swt_layout *l, const struct swt_meta *meta, size_t *skipped)
 {
+	int64_t next_id = 0;
 	size_t i;
 
 	memset(l, 0, sizeof(*l));
@@ -87,6 +88,15 @@ int swt_layout_init(struct swt_layout *l, const struct swt_meta *meta, size_t *s
 		l->assumed = 1;
 		return 0;
 	}
+	/*
+	 * Areas of swap_device lines carry their swap type; those of /proc/swaps
+	 * rows and dev lines are numbered in list order.  A file with both
+	 * numbers the latter after the largest swap type, so that no two share
+	 * an id.
+	 */
+	for (i = 0; i < meta->nr_areas; i++)
+		if (meta->areas[i].swap_type >= next_id)
+			next_id = meta->areas[i].swap_type + 1;
 	for (i = 0; i < meta->nr_areas; i++) {
 		const struct swt_meta_area *m = &meta->areas[i];
 		uint64_t slots = m->slots > 0 ? (uint64_t)m->slots : WHOLE_DEVICE;
@@ -98,7 +108,8 @@ int swt_layout_init(struct swt_layout *l, const struct swt_meta *meta, size_t *s
 		if (!add_area(l, m->dev, m, m->start_sector, slots))
 			return -SWT_ENOMEM;
 		/* ids are swap types: /proc/swaps order, holes and unmapped areas included */
-		l->areas[l->nr_areas - 1].id = m->swap_type >= 0 ? m->swap_type : (int64_t)i;
+		l->areas[l->nr_areas - 1].id = m->swap_type >= 0 ? m->swap_type :
+					       next_id ? next_id++ : (int64_t)i;
 	}
 	clip_unsized(l);
 	return 0;

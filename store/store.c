@@ -556,6 +556,33 @@ out_destroy:
 	return ret;
 }
 
+/* Remove PATH-wal and PATH-shm if they are there. */
+static int remove_wal_files(const char *path, struct swt_err *err)
+{
+	static const char *const suffixes[] = { "-wal", "-shm" };
+
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(suffixes); i++) {
+		size_t len = strlen(path) + strlen(suffixes[i]) + 1;
+		char *side = malloc(len);
+
+		if (side)
+			snprintf(side, len, "%s%s", path, suffixes[i]);
+		if (!side)
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		/* a name too long for -wal (a 252-byte database name) has none */
+		if (unlink(side) < 0 && errno != ENOENT && errno != ENAMETOOLONG) {
+			int e = errno;
+			int ret = swt_error(err, SWT_EIO, "'%s': cannot remove the replaced database's "
+					    "file: %s", side, strerror(e));
+
+			free(side);
+			return ret;
+		}
+		free(side);
+	}
+	return 0;
+}
+
 int swt_store_commit(struct swt_store *st, struct swt_err *err)
 {
 	int fd, ret;
@@ -584,9 +611,21 @@ int swt_store_commit(struct swt_store *st, struct swt_err *err)
 	ret = check_replaceable(st->path, err);
 	if (ret)
 		return ret;
+	/*
+	 * A database replaced in WAL mode leaves its -wal and -shm files,
+	 * which SQLite would apply to the new one at its next open (rows of
+	 * the old database in the new): gone, before the move and after it
+	 * (an opener of the old one in between made them again).
+	 */
+	ret = remove_wal_files(st->path, err);
+	if (ret)
+		return ret;
 	if (rename(st->tmp_path, st->path) < 0)
 		return swt_error(err, SWT_EIO, "'%s': cannot move database into place: %s",
 				 st->path, strerror(errno));
+	ret = remove_wal_files(st->path, err);
+	if (ret)
+		return ret;
 	free(st->tmp_path);
 	st->tmp_path = NULL;
 	st->committed = 1;

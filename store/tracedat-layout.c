@@ -235,6 +235,14 @@ static int walk_chunks(struct cursor *c, struct swt_td_buffer *b, struct swt_td_
 		off += csize;
 		cpu->data_size += usize;
 	}
+	/* a damaged count (0 of 427 chunks) left the rest unread: the CPU's events lost */
+	if (off != end)
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': buffer '%s' CPU %u: its %u chunks end at offset %llu, %llu bytes "
+				 "before the end of its data (%llu bytes at offset %llu)", c->path,
+				 b->name, cpu->cpu, count, (unsigned long long)off,
+				 (unsigned long long)(end - off), (unsigned long long)cpu->size,
+				 (unsigned long long)cpu->offset);
 	return 0;
 }
 
@@ -818,6 +826,39 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 	return ret;
 }
 
+/*
+ * A buffer's CPUs' data lie one after another, each starting on a page:
+ * a CPU that declares no data but is followed by more than a page before
+ * the next CPU's data of its buffer has lost its size (zeroed, its events
+ * silently gone).  A CPU with nothing recorded sits where the next one
+ * starts; trace-cmd extract's empty top buffer declares none anywhere.
+ */
+static int check_empty_cpus(struct cursor *c, const struct swt_td_layout *l)
+{
+	for (size_t b = 0; b < l->nr_buffers; b++) {
+		const struct swt_td_buffer *buf = &l->buffers[b];
+
+		for (size_t i = 0; i < buf->nr_cpus; i++) {
+			const struct swt_td_cpu *cpu = &buf->cpus[i];
+			uint64_t next = UINT64_MAX;
+
+			if (cpu->size || !cpu->offset)
+				continue;
+			for (size_t k = 0; k < buf->nr_cpus; k++)
+				if (buf->cpus[k].offset > cpu->offset && buf->cpus[k].offset < next)
+					next = buf->cpus[k].offset;
+			if (next != UINT64_MAX && next - cpu->offset > l->page_size)
+				return swt_error(c->err, SWT_EFORMAT,
+						 "'%s': buffer '%s' CPU %u declares no data at offset %llu, "
+						 "but the next CPU's data starts %llu bytes later: its size "
+						 "is damaged", c->path, buf->name, cpu->cpu,
+						 (unsigned long long)cpu->offset,
+						 (unsigned long long)(next - cpu->offset));
+		}
+	}
+	return 0;
+}
+
 int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err *err)
 {
 	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -884,6 +925,8 @@ int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err
 	}
 	pos += 6;
 	ret = l->version == 7 ? parse_v7(&c, l, pos) : parse_v6(&c, l, pos);
+	if (!ret)
+		ret = check_empty_cpus(&c, l);
 	if (!ret)
 		ret = clock_verdict(&c);
 out:

@@ -145,6 +145,14 @@ run 2 report -o '' "$WORK/x.db"
 check_eq "$(cat "$ERR")" "swaptrace: report: bad --output '': an empty path" "report -o ''"
 run 2 capture -o '' -- true
 check_eq "$(cat "$ERR")" "swaptrace: capture: bad --output '': an empty path" "capture -o ''"
+# metadata with a dev line and a swap_device line for another device: two
+# areas with ids apart (both took id 0: "UNIQUE constraint failed")
+mkdir -p "$WORK/mixed" && cp "$SAMPLE/trace.dat" "$WORK/mixed/" &&
+	printf 'page_cluster 0\ndev /dev/loop0 7:0 rotational=1\nswap_device path=/dev/loop1 dev=7:1\n' \
+		> "$WORK/mixed/meta.txt" || fail "writing the mixed metadata"
+run 0 ingest -q -o "$WORK/mixed.db" "$WORK/mixed"
+check_eq "$(sqlite3 "$WORK/mixed.db" "SELECT group_concat(id || '=' || path, ' ') FROM (SELECT id, path FROM swap_area ORDER BY id)")" \
+	"0=/dev/loop1 1=/dev/loop0" "dev and swap_device lines: areas and ids"
 # an empty item in a list is a slip, not a value to skip
 for args in "replay|--page-cluster|-c 1,,2" "replay|--page-cluster|-c 3," "replay|--cache-pages|-m ,100"; do
 	IFS='|' read -r verb opt arg <<< "$args"
@@ -484,6 +492,15 @@ check_eq "$(sqlite3 "$WORK/dot.db" 'SELECT name FROM capture')" "$(basename "$SA
 (cd "$SAMPLE" && "$SWAPTRACE" ingest -q -o "$WORK/twice.db" trace.dat ./trace.dat) ||
 	fail "ingest of the same trace.dat twice"
 check_eq "$(sqlite3 "$WORK/twice.db" 'SELECT count(*) FROM source')" 1 "the same trace.dat given twice: read once"
+# ... and so is a capture directory given with its own trace.dat, in either
+# order (its block events "already came from" that same trace.dat)
+for args in ". trace.dat" "trace.dat ."; do
+	# shellcheck disable=SC2086  # two inputs
+	(cd "$SAMPLE" && "$SWAPTRACE" ingest -q -o "$WORK/dir-and-file.db" $args) ||
+		fail "ingest of a directory and its trace.dat ($args)"
+	check_eq "$(sqlite3 "$WORK/dir-and-file.db" 'SELECT count(*) FROM source')" 1 \
+		"a directory and its trace.dat ($args): read once"
+done
 
 # an error quoting a path with a newline is still one line (the path's
 # newline split it in two)

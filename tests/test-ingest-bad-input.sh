@@ -217,6 +217,23 @@ expect_fail td-cpu-data-past-end \
 	"'$(re "$f")': compressed CPU data at offset $((TD_SIZE - 96)) \([0-9]+ bytes\) runs past the end of the file \($TD_SIZE bytes\)" \
 	-- "$f"
 
+# the chunk count of swt's CPU 0 zeroed: the chunks left unread held its
+# events, which went without a word (exit 0, a CPU's events gone)
+read -r cpu0 cpu0size <<< "$(TF td-cpu "$TD" swt 0)"
+f=$(damaged_td chunk-count.dat)
+TF patch "$f" "$cpu0" 00000000
+expect_fail td-chunk-count \
+	"'$(re "$f")': buffer 'swt' CPU 0: its 0 chunks end at offset $((cpu0 + 4)), $cpu0size bytes before the end of its data \($cpu0size bytes at offset $cpu0\)" \
+	-- "$f"
+# ... or its size zeroed in the BUFFER option: no data declared where the
+# next CPU's data starts 2 MB later
+e=$(TF td-cpu-entry "$TD" swt 0)
+f=$(damaged_td cpu-size-zero.dat)
+TF patch64 "$f" $((e + 12)) 0
+expect_fail td-cpu-size-zero \
+	"'$(re "$f")': buffer 'swt' CPU 0 declares no data at offset $cpu0, but the next CPU's data starts [0-9]+ bytes later: its size is damaged" \
+	-- "$f"
+
 # --- trace.dat: event data --------------------------------------------------------
 # a zstd frame's magic destroyed (chunk 1 of CPU 0): swaptrace's own chunk
 # reader names the chunk and its offset.  libtracecmd (the reader used when
@@ -264,6 +281,15 @@ f=$(damaged_td v6-garbage.dat "$V6")
 TF patch "$f" $((page + 16)) "$(printf '41%.0s' $(seq 64))"
 expect_fail td-v6-garbage \
 	"'$(re "$f")': buffer 'swt' CPU 0: the record at offset $((page + 16)) has unknown event id 16705" \
+	-- "$f"
+rm -f "$f"
+
+# the same copy with its CPU 0 size zeroed in the flyrecord table
+e=$(TF td-cpu-entry "$V6" swt 0)
+f=$(damaged_td v6-size-zero.dat "$V6")
+TF patch64 "$f" $((e + 8)) 0
+expect_fail td-v6-cpu-size-zero \
+	"'$(re "$f")': buffer 'swt' CPU 0 declares no data at offset $v6cpu0, but the next CPU's data starts [0-9]+ bytes later: its size is damaged" \
 	-- "$f"
 rm -f "$f"
 
@@ -399,6 +425,25 @@ for f in "$out/db.db" "$out/old.db" "$out/empty.db"; do
 		"replacing '$f': the new database's schema version"
 done
 
+# replaced: a database in WAL mode whose -wal still holds rows (its writer
+# gone without a checkpoint): those files go with it, or SQLite applies the
+# old rows to the new database at its next open (its table 'junk' showed)
+cp "$KEEP" "$out/wal.db"
+python3 - "$out/wal.db" <<'PY' || fail "setting up a WAL-mode database"
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("PRAGMA journal_mode=WAL")
+c.execute("PRAGMA wal_autocheckpoint=0")
+c.execute("CREATE TABLE junk(x)")
+c.executemany("INSERT INTO junk VALUES (?)", [(i,) for i in range(1000)])
+c.commit()
+os._exit(0 if os.path.getsize(sys.argv[1] + "-wal") > 0 else 1)
+PY
+"$SWAPTRACE" ingest -q -o "$out/wal.db" --swap 7:0 "$IN/good.blktrace.0" 2>"$WORK/stderr" ||
+	fail "replacing a WAL-mode database: $(cat "$WORK/stderr")"
+check_eq "$(sqlite3 "$out/wal.db" "SELECT count(*) FROM sqlite_master WHERE name = 'junk'")$(ls "$out" | grep -c 'wal\.db-')" \
+	"00" "replacing a WAL-mode database: none of its rows or files are left"
+
 # --- unwritable output ------------------------------------------------------------
 # (a single run each: the output itself is what is wrong)
 out=$WORK/no-such-dir/cap.db
@@ -511,6 +556,16 @@ expect_fail killed-writing-tracedat "'$(re "$IN/killed")': an unfinished swaptra
 head -c 4096 /dev/zero > "$IN/killed/trace.dat.head"
 expect_fail tracedat-not-assembled "'$(re "$IN/killed")': a swaptrace capture whose trace\.dat was not assembled \(raw/ and trace\.dat\.head, but no trace\.dat\): finish it with the command capture printed \(cat trace\.dat\.head raw/\.\.\. > trace\.dat\), then ingest it" \
 	-- "$IN/killed"
+# a capture whose trace.dat is there by name but cannot be read (a
+# dangling link, a directory): its recording is lost, not a capture of
+# block files alone (the block files were ingested, exit 0)
+mkdir -p "$IN/dangling/blk" "$IN/dir-tracedat/blk" "$IN/dir-tracedat/trace.dat"
+cp "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/meta.txt" "$IN/dangling/"
+cp "$IN/good.blktrace.0" "$IN/dangling/blk/swap.blktrace.0"
+cp "$IN/good.blktrace.0" "$IN/dir-tracedat/blk/swap.blktrace.0"
+ln -s "$IN/nosuch" "$IN/dangling/trace.dat"
+expect_fail tracedat-dangling "'$(re "$IN/dangling/trace.dat")': No such file or directory" -- "$IN/dangling"
+expect_fail tracedat-directory "'$(re "$IN/dir-tracedat/trace.dat")': not a regular file" -- "$IN/dir-tracedat"
 # one stopped before its buffers gave a page: an empty raw/ and nothing else
 mkdir -p "$IN/killed-early/raw"
 expect_fail killed-before-any-page "'$(re "$IN/killed-early")': an unfinished swaptrace capture \(raw/ holds no ring-buffer pages, and there is no trace\.dat\): it was stopped before it recorded anything" \

@@ -841,6 +841,18 @@ expect_fail "pass --approximate" replay "$pc3"
 # an option to give, as --cache-pages is: a usage error (it exited 1)
 "$SWAPTRACE" replay -n "$pc3" > /dev/null 2>&1
 check_eq "$?" 2 "a readahead-mixed capture without --approximate: exit status"
+
+# --- a swap device the metadata leaves out --------------------------------------------
+# rnd-4dev-pc0 with meta.txt's loop3 lines dropped: its swap-ins are not
+# swap, and ingest says so (they went without a word: 56 142 of 74 866)
+mkdir -p "$WORK/no-loop3" && cp "$CAPTURES/rnd-4dev-pc0/trace.dat" "$WORK/no-loop3/" &&
+	grep -v loop3 "$CAPTURES/rnd-4dev-pc0/meta.txt" > "$WORK/no-loop3/meta.txt" ||
+	fail "making a capture without loop3's metadata"
+"$SWAPTRACE" ingest -q -o "$WORK/no-loop3.db" "$WORK/no-loop3" 2> "$WORK/no-loop3.err" ||
+	fail "ingest without loop3's metadata: $(cat "$WORK/no-loop3.err")"
+check_eq "$(cat "$WORK/no-loop3.err")" \
+	"swaptrace: ingest: warning: the block I/O on 7:3, where no swap area is stated, is not counted as swap (a swap device the metadata leaves out?)" \
+	"a swap device the metadata leaves out: the warning"
 "$SWAPTRACE" replay --no-store --approximate --json -p auto -c 3 "$pc3" > "$WORK/approx.json" 2> "$WORK/warn.txt" ||
 	fail "approximate replay"
 grep -q "approximate demand stream: .* faults reconstructed from its reads and faults" "$WORK/warn.txt" ||
