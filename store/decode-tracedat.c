@@ -144,6 +144,7 @@ struct ev_info {
 	struct field_set f;
 	struct tep_event *event;
 	uint64_t fixed_size;	/* where its format's last fixed field ends */
+	const struct tep_format_field *odd_field;	/* a field it reads that is no number's size */
 };
 
 struct child {
@@ -362,6 +363,19 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 	ei->f.entry = tep_find_field(e, "entry");
 	ei->event = e;
 	ei->fixed_size = format_fixed_size(e);
+	/* the numbers read of a modelled event: one of another size reads as 0 */
+	if (ei->kind != K_OTHER) {
+		const struct tep_format_field *numbers[] = {
+			ei->f.dev, ei->f.sector, ei->f.nr_sector, ei->f.error, ei->f.nr_rq,
+			ei->f.old_dev, ei->f.old_sector, ei->f.new_sector, ei->f.address, ei->f.ip,
+			ei->f.error_code, ei->f.pfn, ei->f.flags, ei->f.entry,
+		};
+
+		for (i = 0; i < SWT_ARRAY_SIZE(numbers) && !ei->odd_field; i++)
+			if (numbers[i] && numbers[i]->size != 1 && numbers[i]->size != 2 &&
+			    numbers[i]->size != 4 && numbers[i]->size != 8)
+				ei->odd_field = numbers[i];
+	}
 	/* an event we model but whose format lacks what we need is kept as-is */
 	if ((ei->kind == K_BLOCK && ei->letter != SWT_BA_PLUG && ei->letter != SWT_BA_UNPLUG &&
 	     (!ei->f.dev || !ei->f.sector || !ei->f.nr_sector || !ei->f.rwbs)) ||
@@ -534,6 +548,20 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	ev.name_id = ei->name_id;
 	note_pid(c, ev.pid);
 	kind = ei->kind;
+	/*
+	 * A modelled event's numbers must be in the record (a damaged format
+	 * or record read them as 0, rows of garbage) and be numbers; other
+	 * events are checked as their text is printed, below.
+	 */
+	if (kind != K_OTHER && (rec->size < 0 || (uint64_t)rec->size < ei->fixed_size))
+		record_die(c, bufidx, cpu, rec, "holds %d bytes, fewer than the %llu of its event "
+			   "%s:%s", rec->size, (unsigned long long)ei->fixed_size,
+			   ei->event->system, ei->event->name);
+	if (ei->odd_field)
+		record_die(c, bufidx, cpu, rec, "is an event %s:%s whose format gives its field '%s' "
+			   "%d bytes, not a number's 1, 2, 4 or 8: the format is damaged",
+			   ei->event->system, ei->event->name, ei->odd_field->name,
+			   ei->odd_field->size);
 	if (kind == K_FAULT && ei->letter && field_num(c, ei->f.address, rec) >> 63)
 		kind = K_OTHER;	/* the kernel's half of the address space */
 	switch (kind) {

@@ -331,7 +331,16 @@ def cases(swaptrace, work, seeds):
     # a field offset near INT_MAX: offset + size overflowed (UBSan)
     f = v6("offset.dat", lambda p: fmt(p, b"page_fault_user", b"address;\toffset:8;",
                                        b"address;\toffset:2147483647;"))
-    run("format-offset", [f], (0, None), f)
+    # ... is a format no record holds: an error (every fault's address read
+    # as 0, exit 0)
+    run("format-offset", [f], (1, r"the record at offset \d+ holds \d+ bytes, fewer than the "
+                                  r"2147483655 of its event exceptions:page_fault_user$"), f)
+    # a modelled field of no number's size: an error (read as 0, exit 0)
+    f = v6("size3.dat", lambda p: fmt(p, b"page_fault_user", b"address;\toffset:8;\tsize:8;",
+                                      b"address;\toffset:8;\tsize:3;"))
+    run("format-size", [f], (1, r"the record at offset \d+ is an event exceptions:page_fault_user "
+                                r"whose format gives its field 'address' 3 bytes, not a number's "
+                                r"1, 2, 4 or 8: the format is damaged$"), f)
 
     # the last event of a page runs past it: read past the page (ASan, in the
     # chunk reader of version 7; garbage from the next page in version 6)
@@ -340,7 +349,10 @@ def cases(swaptrace, work, seeds):
     def overrun_page(blob):
         last = len(blob) - 4096
         struct.pack_into("<Q", blob, last + 8, 4080)
-        fill = struct.pack("<IHBB", 1, pf, 0, 0) + struct.pack("<IHBBI", 2, pf, 0, 0, 1) * 400
+        # whole page_fault_user records (32 bytes: the common fields, address,
+        # ip, error_code), the 114th across the page's end (a shorter one
+        # is refused first, as shorter than its format)
+        fill = (struct.pack("<IHBBi", 8, pf, 0, 0, 1) + bytes(24)) * 120
         blob[last + 16:last + 4096] = fill[:4080]
         return bytes(blob)
     f = v6("past-page.dat", lambda p: swt_cpu(p, 0, overrun_page))
