@@ -556,35 +556,40 @@ out_destroy:
 	return ret;
 }
 
-/* Remove PATH-wal and PATH-shm if they are there. */
-static int remove_wal_files(const char *path, struct swt_err *err)
+/*
+ * PATH-wal and PATH-shm, made once (*sides, two strings, freed by the
+ * caller) so that removing them again after the move allocates nothing
+ * and cannot fail half-way.
+ */
+static int wal_file_names(const char *path, char *sides[2], struct swt_err *err)
 {
 	static const char *const suffixes[] = { "-wal", "-shm" };
 
-	for (size_t i = 0; i < SWT_ARRAY_SIZE(suffixes); i++) {
+	for (size_t i = 0; i < 2; i++) {
 		size_t len = strlen(path) + strlen(suffixes[i]) + 1;
-		char *side = malloc(len);
 
-		if (side)
-			snprintf(side, len, "%s%s", path, suffixes[i]);
-		if (!side)
+		sides[i] = malloc(len);
+		if (!sides[i])
 			return swt_error(err, SWT_ENOMEM, "out of memory");
-		/* a name too long for -wal (a 252-byte database name) has none */
-		if (unlink(side) < 0 && errno != ENOENT && errno != ENAMETOOLONG) {
-			int e = errno;
-			int ret = swt_error(err, SWT_EIO, "'%s': cannot remove the replaced database's "
-					    "file: %s", side, strerror(e));
-
-			free(side);
-			return ret;
-		}
-		free(side);
+		snprintf(sides[i], len, "%s%s", path, suffixes[i]);
 	}
+	return 0;
+}
+
+/* Remove them if they are there: 0, or an error when strict. */
+static int remove_wal_files(char *const sides[2], int strict, struct swt_err *err)
+{
+	for (size_t i = 0; i < 2; i++)
+		/* a name too long for -wal (a 252-byte database name) has none */
+		if (unlink(sides[i]) < 0 && errno != ENOENT && errno != ENAMETOOLONG && strict)
+			return swt_error(err, SWT_EIO, "'%s': cannot remove the replaced database's "
+					 "file: %s", sides[i], strerror(errno));
 	return 0;
 }
 
 int swt_store_commit(struct swt_store *st, struct swt_err *err)
 {
+	char *sides[2] = { NULL, NULL };
 	int fd, ret;
 
 	if (!st->tmp_path)
@@ -614,16 +619,20 @@ int swt_store_commit(struct swt_store *st, struct swt_err *err)
 	/*
 	 * A database replaced in WAL mode leaves its -wal and -shm files,
 	 * which SQLite would apply to the new one at its next open (rows of
-	 * the old database in the new): gone, before the move and after it
-	 * (an opener of the old one in between made them again).
+	 * the old database in the new): gone, before the move and, as far as
+	 * can be, after it (an opener of the old one in between made them
+	 * again).
 	 */
-	ret = remove_wal_files(st->path, err);
-	if (ret)
-		return ret;
-	if (rename(st->tmp_path, st->path) < 0)
-		return swt_error(err, SWT_EIO, "'%s': cannot move database into place: %s",
-				 st->path, strerror(errno));
-	ret = remove_wal_files(st->path, err);
+	ret = wal_file_names(st->path, sides, err);
+	if (!ret)
+		ret = remove_wal_files(sides, 1, err);
+	if (!ret && rename(st->tmp_path, st->path) < 0)
+		ret = swt_error(err, SWT_EIO, "'%s': cannot move database into place: %s",
+				st->path, strerror(errno));
+	if (!ret)
+		remove_wal_files(sides, 0, err);
+	free(sides[0]);
+	free(sides[1]);
 	if (ret)
 		return ret;
 	free(st->tmp_path);
