@@ -49,7 +49,10 @@ static void out_printf(struct answer_out *o, const char *fmt, ...)
 	out_text(o, buf);
 }
 
-/* s in single quotes for a shell, each ' in it as '\'' (whole: text escaping sees whole characters) */
+/*
+ * s in single quotes for a shell, each ' in it as '\''; given to out_text
+ * whole, so that its escaping sees whole characters
+ */
 static void out_shell_word(struct answer_out *o, const char *s)
 {
 	char *q = malloc(4 * strlen(s) + 3), *w = q;

@@ -913,17 +913,15 @@ const struct swt_report_run *swt_report_layout_anchor(const struct swt_report_ct
 /* Does a run.params list (k=v,...) hold every k=v item of given? */
 static int params_hold(const char *params, const char *given)
 {
-	size_t plen = params ? strlen(params) : 0;
-
 	for (const char *g = given; *g;) {
 		size_t len = strcspn(g, ",");
 		int found = 0;
 
-		for (const char *p = params; p && p < params + plen && !found;) {
-			size_t plen_item = strcspn(p, ",");
+		for (const char *p = params; p && *p && !found;) {
+			size_t n = strcspn(p, ",");
 
-			found = plen_item == len && !strncmp(p, g, len);
-			p += plen_item + (p[plen_item] == ',');
+			found = n == len && !strncmp(p, g, len);
+			p += n + (p[n] == ',');
 		}
 		if (!found)
 			return 0;

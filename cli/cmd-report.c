@@ -114,17 +114,17 @@ static int policy_spec(const char *spec, char **name, char **params, int *given,
 	 */
 	*given = !swt_policy_find(*name);
 	if (*given) {
-		const char *item = spec + len + 1;
-
-		if (swt_list_has_empty(item))
+		if (swt_list_has_empty(spec + len + 1))
 			return swt_error(err, SWT_EUSAGE, "policy '%s': an empty item in the "
 					 "parameter list", spec);
-		for (; *item; item += strcspn(item, ",") + (item[strcspn(item, ",")] == ',')) {
-			const char *eq = strchr(item, '=');
+		for (const char *item = spec + len + 1; *item;) {
+			size_t n = strcspn(item, ",");
+			const char *eq = memchr(item, '=', n);
 
-			if (!eq || eq == item || eq > item + strcspn(item, ","))
+			if (!eq || eq == item)
 				return swt_error(err, SWT_EUSAGE, "policy '%s': parameter '%.*s' is "
-						 "not key=value", spec, (int)strcspn(item, ","), item);
+						 "not key=value", spec, (int)n, item);
+			item += n + (item[n] == ',');
 		}
 		*params = swt_strdup(spec + len + 1);
 		return *params ? 0 : swt_error(err, SWT_ENOMEM, "out of memory");

@@ -117,7 +117,8 @@ static int parse_device(char *text, uint32_t page_shift, struct dev_spec *d)
 	at = strchr(text, '@');
 	if (at) {
 		*at = '\0';
-		if (swt_parse_i64(at + 1, &d->prio) || d->prio < SWT_MIN_SWAP_PRIO || d->prio > SWT_MAX_SWAP_PRIO)
+		if (swt_parse_i64(at + 1, &d->prio) || d->prio < SWT_MIN_SWAP_PRIO ||
+		    d->prio > SWT_MAX_SWAP_PRIO)
 			return -SWT_EUSAGE;
 		d->has_prio = 1;
 	}

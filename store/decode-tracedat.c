@@ -549,11 +549,13 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	note_pid(c, ev.pid);
 	kind = ei->kind;
 	/*
-	 * A modelled event's numbers must be in the record (a damaged format
-	 * or record read them as 0, rows of garbage) and be numbers; other
-	 * events are checked as their text is printed, below.
+	 * Every record holds its format's fixed fields: a modelled event's
+	 * numbers read beyond it came out 0 (rows of garbage), and another's
+	 * text, printed through its format, would be read past the record
+	 * and its page (an event id damaged into a larger event's).  And a
+	 * modelled event's numbers must be numbers.
 	 */
-	if (kind != K_OTHER && (rec->size < 0 || (uint64_t)rec->size < ei->fixed_size))
+	if (rec->size < 0 || (uint64_t)rec->size < ei->fixed_size)
 		record_die(c, bufidx, cpu, rec, "holds %d bytes, fewer than the %llu of its event "
 			   "%s:%s", rec->size, (unsigned long long)ei->fixed_size,
 			   ei->event->system, ei->event->name);
@@ -618,16 +620,6 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 		break;
 	}
 	default:
-		/*
-		 * Its text is printed through its format: a record shorter
-		 * than the format (an event id damaged into a larger event's)
-		 * would have its last fields read past the record, and past
-		 * its page.
-		 */
-		if (rec->size < 0 || (uint64_t)rec->size < ei->fixed_size)
-			record_die(c, bufidx, cpu, rec, "holds %d bytes, fewer than the %llu of its event "
-				   "%s:%s", rec->size, (unsigned long long)ei->fixed_size,
-				   ei->event->system, ei->event->name);
 		ev.type = SWT_EV_OTHER;
 		trace_seq_reset(&c->seq);
 		tep_print_event(c->tep, &c->seq, rec, "%s", TEP_PRINT_INFO);
