@@ -191,6 +191,51 @@ static struct swt_store *store_alloc(const char *path)
 }
 
 /*
+ * Open the database at path read-only for a look before ingest replaces
+ * it.  A read-only connection to a database in WAL mode creates its -wal
+ * and -shm files and, not allowed to checkpoint, leaves them behind at
+ * close: an ingest that then failed left two new files beside the old
+ * database.  Where no -wal file exists the database holds nothing beyond
+ * its own file, and SQLite's immutable open reads it without either.
+ */
+static int open_to_look(const char *path, sqlite3 **db)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t len = strlen(path), k = 0;
+	char *wal = malloc(len + 5), *uri;
+	int has_wal, ret;
+
+	if (!wal)
+		return SQLITE_NOMEM;
+	snprintf(wal, len + 5, "%s-wal", path);
+	has_wal = access(wal, F_OK) == 0;
+	free(wal);
+	if (has_wal)
+		return sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	/* "file:" and the path, every byte but [A-Za-z0-9/._~-] as %XX, and "?immutable=1" */
+	uri = malloc(5 + 3 * len + 13);
+	if (!uri)
+		return SQLITE_NOMEM;
+	memcpy(uri, "file:", 5);
+	k = 5;
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		    strchr("/._~-", *c)) {
+			uri[k++] = (char)*c;
+		} else {
+			uri[k++] = '%';
+			uri[k++] = hex[*c >> 4];
+			uri[k++] = hex[*c & 15];
+		}
+	}
+	memcpy(uri + k, "?immutable=1", 13);
+	ret = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+			      NULL);
+	free(uri);
+	return ret;
+}
+
+/*
  * Is the file at path a swaptrace database, of any schema version (the
  * version message says "ingest again", which must be able to replace it)?
  */
@@ -200,8 +245,7 @@ static int is_swaptrace_db(const char *path)
 	sqlite3_stmt *s;
 	int found = 0;
 
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
-	    SQLITE_OK &&
+	if (open_to_look(path, &db) == SQLITE_OK &&
 	    sqlite3_prepare_v2(db, "SELECT 1 FROM swt_meta WHERE key = 'schema_version'", -1, &s,
 			       NULL) == SQLITE_OK) {
 		found = sqlite3_step(s) == SQLITE_ROW;
@@ -226,8 +270,7 @@ int64_t swt_store_runs_at(const char *path)
 	 * same.  Asked of a swaptrace database only (is_swaptrace_db's test),
 	 * in the one open: no swt_meta or run table, no count.
 	 */
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
-	    SQLITE_OK &&
+	if (open_to_look(path, &db) == SQLITE_OK &&
 	    sqlite3_prepare_v2(db, "SELECT count(*) FROM run WHERE EXISTS (SELECT 1 FROM swt_meta"
 			       " WHERE key = 'schema_version')", -1, &s, NULL) == SQLITE_OK) {
 		if (sqlite3_step(s) == SQLITE_ROW)

@@ -444,6 +444,21 @@ PY
 check_eq "$(sqlite3 "$out/wal.db" "SELECT count(*) FROM sqlite_master WHERE name = 'junk'")$(ls "$out" | grep -c 'wal\.db-')" \
 	"00" "replacing a WAL-mode database: none of its rows or files are left"
 
+# not replaced: a database in WAL mode (checkpointed, no -wal beside it)
+# under an ingest that fails.  A read-only look at such a database makes
+# its -wal and -shm files and cannot remove them: the failed ingest left
+# two new files.  The name holds what a URI would read otherwise.
+walname='wal ?#%25.db'
+cp "$KEEP" "$out/$walname"
+sqlite3 "$out/$walname" "PRAGMA journal_mode=WAL" > /dev/null || fail "setting up '$walname'"
+before=$(cd "$out" && ls | sort | md5sum)
+"$SWAPTRACE" ingest -q -o "$out/$walname" --swap 7:0 "$IN/cut.blktrace.0" >/dev/null 2>&1 &&
+	fail "a failed ingest over '$walname': it succeeded"
+check_eq "$(cd "$out" && ls | sort | md5sum)" "$before" \
+	"a failed ingest over a WAL-mode database: its directory as it was"
+"$SWAPTRACE" ingest -q -o "$out/$walname" --swap 7:0 "$IN/good.blktrace.0" 2>"$WORK/stderr" ||
+	fail "replacing '$walname': $(cat "$WORK/stderr")"
+
 # --- unwritable output ------------------------------------------------------------
 # (a single run each: the output itself is what is wrong)
 out=$WORK/no-such-dir/cap.db
