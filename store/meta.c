@@ -748,15 +748,27 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 			char path[4096], num[64], rot[64] = "";
 			struct swt_meta_area *a;
 			uint32_t dev;
-			int64_t r;
+			int64_t r = SWT_META_UNKNOWN;
 
-			if (sscanf(value, "%4095s %63s %63s", path, num, rot) < 2 ||
-			    parse_hex_dev(num, &dev)) {
-				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad dev line", name,
-						lineno);
+			char extra[2] = "";
+
+			/* a rotational=7 or a fourth word was ignored: auto took the disk as unknown */
+			if (sscanf(value, "%4095s %63s %63s %1s", path, num, rot, extra) < 2 ||
+			    parse_hex_dev(num, &dev) || extra[0] ||
+			    (rot[0] && (strncmp(rot, "rotational=", 11) || parse_bool(rot + 11, &r)))) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad dev line (\"dev "
+						"PATH MAJ:MIN [rotational=0|1]\", numbers in hex)",
+						name, lineno);
 				goto out;
 			}
 			a = find_area(m, path, 0);
+			if (a && a->dev_line) {
+				/* the later line had won, silently */
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: dev line for '%s' "
+						"given twice (first on line %u)", name, lineno, path,
+						a->dev_line);
+				goto out;
+			}
 			if (!a) {
 				a = new_area(m);
 				if (!a || set_str(&a->path, path)) {
@@ -765,7 +777,8 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 				}
 			}
 			a->dev = dev;
-			if (!strncmp(rot, "rotational=", 11) && !parse_bool(rot + 11, &r))
+			a->dev_line = lineno;
+			if (rot[0])
 				a->rotational = r;
 			continue;
 		}
@@ -836,7 +849,16 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 		if (lost_section) {
 			int64_t n;
 
-			/* "cpuN COUNT": a damaged count was skipped, the events it lost uncounted */
+			/*
+			 * "cpuN COUNT": a damaged count was skipped, the events it
+			 * lost uncounted; a line of another key was counted as lost
+			 */
+			if (strncmp(key, "cpu", 3) || !key[3] || strspn(key + 3, "0123456789") !=
+			    strlen(key + 3)) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: lost events line "
+						"'%s' is not \"cpuN COUNT\"", name, lineno, key);
+				goto out;
+			}
 			if (parse_i64_digits(value, &n) || n < 0) {
 				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad lost events count "
 						"'%s'", name, lineno, value);

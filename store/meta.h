@@ -36,6 +36,7 @@ struct swt_meta_area {
 	uint64_t extents_end;	/* past the highest slot of the extents so far */
 	int64_t swap_type;	/* its place in /proc/swaps, swap_unmapped lines counted; -1 unknown */
 	unsigned line;		/* the metadata file's swap_device line that gave it; 0 for others */
+	unsigned dev_line;	/* its "dev PATH MAJ:MIN" line (the shared captures'); 0 for none */
 };
 
 struct swt_meta_vmstat {

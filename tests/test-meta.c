@@ -321,6 +321,51 @@ TEST(bad_lines)
 		CHECK_STR(err.msg, msg);
 		swt_meta_free(m);
 	}
+	/* a line of another key under lost events: it was counted as lost events */
+	swt_err_clear(&err);
+	m = parse("# lost events\ncpu0 1\ntotal 1\n", &ret, &err);
+	CHECK_INT(ret, -SWT_EFORMAT);
+	CHECK_STR(err.msg, "'meta.txt': line 3: lost events line 'total' is not \"cpuN COUNT\"");
+	swt_meta_free(m);
+	swt_err_clear(&err);
+	m = parse("# lost events\ncpu 1\n", &ret, &err);
+	CHECK_INT(ret, -SWT_EFORMAT);
+	swt_meta_free(m);
+	/*
+	 * a dev line whose rotational= is no 0 or 1, or with a word more, was
+	 * taken as saying nothing of the disk; one for a path given twice, the
+	 * later won
+	 */
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const text[] = {
+			"dev /dev/loop0 7:0 rotational=7\n",
+			"dev /dev/loop0 7:0 rotational=\n",
+			"dev /dev/loop0 7:0 rotational=1 extra\n",
+			"dev /dev/loop0 7:0 sync=1\n",
+		};
+
+		swt_err_clear(&err);
+		m = parse(text[i], &ret, &err);
+		CHECK_INT(ret, -SWT_EFORMAT);
+		CHECK_STR(err.msg, "'meta.txt': line 1: bad dev line (\"dev PATH MAJ:MIN "
+			  "[rotational=0|1]\", numbers in hex)");
+		swt_meta_free(m);
+	}
+	swt_err_clear(&err);
+	m = parse("dev /dev/loop0 7:0 rotational=1\ndev /dev/loop0 7:1 rotational=0\n", &ret, &err);
+	CHECK_INT(ret, -SWT_EFORMAT);
+	CHECK_STR(err.msg, "'meta.txt': line 2: dev line for '/dev/loop0' given twice (first on "
+		  "line 1)");
+	swt_meta_free(m);
+	/* ... and one without rotational=, or two for two paths, are as they were */
+	swt_err_clear(&err);
+	m = parse("dev /dev/loop0 7:0\ndev /dev/loop1 7:1 rotational=0\n", &ret, &err);
+	CHECK_INT(ret, 0);
+	CHECK_INT(m->nr_areas, 2);
+	CHECK_INT(m->areas[0].rotational, SWT_META_UNKNOWN);
+	CHECK_INT(m->areas[1].rotational, 0);
+	CHECK_INT(m->areas[1].dev, swt_dev_make(7, 1));
+	swt_meta_free(m);
 	/* ... and the extremes whose difference fits are kept */
 	swt_err_clear(&err);
 	m = parse("# vmstat before\npswpin 0\n# vmstat after\npswpin 9223372036854775807\n",
@@ -534,8 +579,10 @@ TEST(numbers_are_digits_only)
 		"'meta.txt': line 1: bad swap_device field 'dev=+8:0'",
 		"'meta.txt': line 1: bad swap_device field 'dev=8:+0'",
 		"'meta.txt': line 2: extent needs area=N first_slot=N nr_slots=N start_sector=N",
-		"'meta.txt': line 2: bad dev line",
-		"'meta.txt': line 2: bad dev line",
+		"'meta.txt': line 2: bad dev line (\"dev PATH MAJ:MIN [rotational=0|1]\", numbers "
+		"in hex)",
+		"'meta.txt': line 2: bad dev line (\"dev PATH MAJ:MIN [rotational=0|1]\", numbers "
+		"in hex)",
 		"'meta.txt': line 2: bad /proc/swaps row: expected Filename Type Size Used Priority, "
 		"numbers in digits",
 		"'meta.txt': line 2: bad /proc/swaps row: expected Filename Type Size Used Priority, "
