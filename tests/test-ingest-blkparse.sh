@@ -22,9 +22,10 @@ for cap in "$CAPTURES"/*/; do
 	check_eq "$(json_get "$WORK/$name.json" 'd["swap_in_pages"]')" "$(meta_value "$cap/meta.txt" pswpin)" "$name: swap-in pages vs pswpin"
 	check_eq "$(json_get "$WORK/$name.json" 'd["swap_out_pages"]')" "$(meta_value "$cap/meta.txt" pswpout)" "$name: swap-out pages vs pswpout"
 	check_eq "$(json_get "$WORK/$name.json" 'd["lost_events"]')" 0 "$name: lost events"
-	# btt reads blkparse's binary dump of the same files
+	# btt reads blkparse's binary dump of the same files; it writes per-device
+	# files (7,0_iops_fp.dat...) into its working directory, hence the cd
 	if blkparse -i "$input" -d "$WORK/$name.bin" -O > /dev/null 2>&1 &&
-		btt -A -i "$WORK/$name.bin" -o "$WORK/$name.btt" > /dev/null 2>&1; then
+		(cd "$WORK" && btt -A -i "$name.bin" -o "$name.btt" > /dev/null 2>&1); then
 		"$SWAPTRACE" info --json --latency "$db" > "$WORK/$name.latency.json" ||
 			fail "$name: info --latency failed"
 		python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/$name.btt.avg" \
