@@ -49,30 +49,12 @@ static void out_printf(struct answer_out *o, const char *fmt, ...)
 	out_text(o, buf);
 }
 
-/*
- * s in single quotes for a shell, each ' in it as '\''; given to out_text
- * whole, so that its escaping sees whole characters
- */
+/* s as one shell word, given to out_text whole, so that its escaping sees whole characters */
 static void out_shell_word(struct answer_out *o, const char *s)
 {
-	char *q = malloc(4 * strlen(s) + 3), *w = q;
+	char *q = swt_shell_word(s, 0);
 
-	if (!q) {
-		out_text(o, s);
-		return;
-	}
-	*w++ = '\'';
-	for (; *s; s++) {
-		if (*s == '\'') {
-			memcpy(w, "'\\''", 4);
-			w += 4;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w++ = '\'';
-	*w = '\0';
-	out_text(o, q);
+	out_text(o, q ? q : s);
 	free(q);
 }
 

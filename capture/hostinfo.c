@@ -71,36 +71,22 @@ char *swt_shell_join(char *const *argv)
 
 	if (swt_grow((void **)&out, &cap, 1, 1))
 		return NULL;
+	out[0] = '\0';
 	for (size_t i = 0; argv[i]; i++) {
-		const char *a = argv[i];
-		int plain = a[0] && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					      "0123456789-_=./:,+%@") == strlen(a);
+		/* meta.txt is line oriented */
+		char *word = swt_shell_word(argv[i], SWT_SHELL_BARE | SWT_SHELL_ONE_LINE);
+		size_t n = word ? strlen(word) : 0;
 
-		/* worst case: every character is a quote, '\'' each */
-		if (swt_grow((void **)&out, &cap, len + 4 * strlen(a) + 4, 1)) {
+		if (!word || swt_grow((void **)&out, &cap, len + n + 2, 1)) {
+			free(word);
 			free(out);
 			return NULL;
 		}
 		if (i)
 			out[len++] = ' ';
-		if (plain) {
-			memcpy(out + len, a, strlen(a));
-			len += strlen(a);
-			continue;
-		}
-		out[len++] = '\'';
-		for (; *a; a++) {
-			if (*a == '\'') {
-				memcpy(out + len, "'\\''", 4);
-				len += 4;
-			} else if (*a == '\n') {
-				out[len++] = ' ';	/* meta.txt is line oriented */
-			} else {
-				out[len++] = *a;
-			}
-		}
-		out[len++] = '\'';
+		memcpy(out + len, word, n + 1);
+		len += n;
+		free(word);
 	}
-	out[len] = '\0';
 	return out;
 }

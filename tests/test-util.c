@@ -319,4 +319,32 @@ TEST(arena_parts_are_apart_aligned_and_zeroed)
 	swt_arena_release(&a);	/* released twice: a no-op */
 }
 
+/* one quoter for report's printed commands and capture's recorded one */
+TEST(shell_words)
+{
+	static const struct {
+		const char *in;
+		unsigned flags;
+		const char *out;
+	} cases[] = {
+		{ "cap.db", 0, "'cap.db'" },
+		{ "cap.db", SWT_SHELL_BARE, "cap.db" },
+		{ "mb=64,x:y+1%@", SWT_SHELL_BARE, "mb=64,x:y+1%@" },
+		{ "", SWT_SHELL_BARE, "''" },
+		{ "it's", SWT_SHELL_BARE, "'it'\\''s'" },
+		{ "'", 0, "''\\'''" },
+		{ "-o x", SWT_SHELL_BARE, "'-o x'" },
+		{ "a\nb", SWT_SHELL_BARE, "'a\nb'" },
+		{ "a\nb", SWT_SHELL_BARE | SWT_SHELL_ONE_LINE, "'a b'" },
+		{ "$HOME `x`", SWT_SHELL_BARE, "'$HOME `x`'" },
+	};
+
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(cases); i++) {
+		char *w = swt_shell_word(cases[i].in, cases[i].flags);
+
+		CHECK_STR(w, cases[i].out);
+		free(w);
+	}
+}
+
 CHECK_MAIN

@@ -266,6 +266,34 @@ char *swt_escape_octal(const char *s)
 	return out;
 }
 
+char *swt_shell_word(const char *s, unsigned flags)
+{
+	size_t len = strlen(s);
+	char *out, *w;
+
+	if ((flags & SWT_SHELL_BARE) && len &&
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./:,+%@") ==
+	    len)
+		return swt_strdup(s);
+	/* worst case: every character a quote, '\'' each, and the two quotes around */
+	out = len < SIZE_MAX / 4 - 3 ? malloc(4 * len + 3) : NULL;
+	if (!out)
+		return NULL;
+	w = out;
+	*w++ = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			memcpy(w, "'\\''", 4);
+			w += 4;
+		} else {
+			*w++ = *s == '\n' && (flags & SWT_SHELL_ONE_LINE) ? ' ' : *s;
+		}
+	}
+	*w++ = '\'';
+	*w = '\0';
+	return out;
+}
+
 void swt_unescape_octal(char *s)
 {
 	char *w = s;

@@ -160,6 +160,15 @@ char *swt_strdup(const char *s);
  * \ooo, so that it is one word (malloc'd; NULL when out of memory).
  */
 char *swt_escape_octal(const char *s);
+/*
+ * s as one shell word (malloc'd; NULL when out of memory): in single
+ * quotes, each ' in it as '\''.  With SWT_SHELL_BARE a word of only
+ * [A-Za-z0-9-_=./:,+%@] stays bare; with SWT_SHELL_ONE_LINE a newline
+ * becomes a space, for files read line by line.
+ */
+#define SWT_SHELL_BARE 1u
+#define SWT_SHELL_ONE_LINE 2u
+char *swt_shell_word(const char *s, unsigned flags);
 /* Undo swt_escape_octal (and /proc/swaps' escapes), in place. */
 void swt_unescape_octal(char *s);
 
