@@ -145,6 +145,7 @@ struct ev_info {
 	struct tep_event *event;
 	uint64_t fixed_size;	/* where its format's last fixed field ends */
 	const struct tep_format_field *odd_field;	/* a field it reads that is no number's size */
+	const struct tep_format_field *overlap[2];	/* two fields of its format that overlap */
 };
 
 struct child {
@@ -322,6 +323,31 @@ static uint64_t format_fixed_size(const struct tep_event *e)
 	return end;
 }
 
+/*
+ * Two fields of an event's format that share bytes (set in pair), or 0:
+ * the kernel lays fields side by side, so a field moved onto another by a
+ * damaged format would read its neighbour's bytes as its own.
+ */
+static int format_overlap(const struct tep_event *e, const struct tep_format_field *pair[2])
+{
+	const struct tep_format_field *lists[2] = { e->format.common_fields, e->format.fields };
+
+	for (size_t i = 0; i < 2; i++)
+		for (const struct tep_format_field *f = lists[i]; f; f = f->next)
+			for (size_t j = i; j < 2; j++)
+				for (const struct tep_format_field *g = j == i ? f->next : lists[j]; g;
+				     g = g->next) {
+					/* sizes and offsets are >= 0 here (format_fixed_size) */
+					if (f->size && g->size && f->offset < g->offset + g->size &&
+					    g->offset < f->offset + f->size) {
+						pair[0] = f;
+						pair[1] = g;
+						return 1;
+					}
+				}
+	return 0;
+}
+
 static struct ev_info *event_info(struct child *c, struct tep_event *e)
 {
 	struct ev_info *ei;
@@ -375,6 +401,8 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 			if (numbers[i] && numbers[i]->size != 1 && numbers[i]->size != 2 &&
 			    numbers[i]->size != 4 && numbers[i]->size != 8)
 				ei->odd_field = numbers[i];
+		if (ei->fixed_size != UINT64_MAX && ei->fixed_size <= INT32_MAX)
+			format_overlap(e, ei->overlap);
 	}
 	/* an event we model but whose format lacks what we need is kept as-is */
 	if ((ei->kind == K_BLOCK && ei->letter != SWT_BA_PLUG && ei->letter != SWT_BA_UNPLUG &&
@@ -564,6 +592,10 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 			   "%d bytes, not a number's 1, 2, 4 or 8: the format is damaged",
 			   ei->event->system, ei->event->name, ei->odd_field->name,
 			   ei->odd_field->size);
+	if (ei->overlap[0])
+		record_die(c, bufidx, cpu, rec, "is an event %s:%s whose format puts its field '%s' "
+			   "over its field '%s': the format is damaged", ei->event->system,
+			   ei->event->name, ei->overlap[1]->name, ei->overlap[0]->name);
 	if (kind == K_FAULT && ei->letter && field_num(c, ei->f.address, rec) >> 63)
 		kind = K_OTHER;	/* the kernel's half of the address space */
 	switch (kind) {

@@ -341,6 +341,14 @@ def cases(swaptrace, work, seeds):
     run("format-size", [f], (1, r"the record at offset \d+ is an event exceptions:page_fault_user "
                                 r"whose format gives its field 'address' 3 bytes, not a number's "
                                 r"1, 2, 4 or 8: the format is damaged$"), f)
+    # a modelled field moved onto its neighbour, the record long enough: an
+    # error (every fault's address read from the ip's bytes, exit 0)
+    f = v6("overlap.dat", lambda p: fmt(p, b"page_fault_user", b"address;\toffset:8;",
+                                        b"address;\toffset:12;"))
+    run("format-overlap", [f], (1, r"the record at offset \d+ is an event "
+                                   r"exceptions:page_fault_user whose format puts its field "
+                                   r"'(address|ip)' over its field '(address|ip)': the format "
+                                   r"is damaged$"), f)
 
     # the last event of a page runs past it: read past the page (ASan, in the
     # chunk reader of version 7; garbage from the next page in version 6)
