@@ -18,6 +18,7 @@
 #include "util.h"
 
 #define MAX_LAYOUTS 8
+#define MAX_HIDDEN 32		/* layouts not shown that the note can name */
 #define MAX_SEGMENTS SWT_PALETTE_SIZE	/* devices beyond this stack as "other devices" */
 
 enum { HITS, MERGES, REQUESTS, NR_METRICS };
@@ -37,7 +38,8 @@ struct layout_data {
 	const struct swt_report_ctx *rc;
 	const struct swt_report_run *anchor;
 	struct layout_col cols[MAX_LAYOUTS];
-	size_t nr_cols, more;
+	size_t nr_cols, more;	/* more: layouts not shown, each once */
+	char hidden[MAX_HIDDEN][sizeof(((struct layout_col *)0)->key)];	/* the first of them */
 	size_t max_devs;
 	int other;		/* some layout has more than MAX_SEGMENTS devices */
 };
@@ -106,6 +108,12 @@ static int add_run(struct layout_data *d, const struct swt_report_run *r, struct
 			col = &d->cols[i];
 	if (!col) {
 		if (d->nr_cols == MAX_LAYOUTS) {
+			/* a layout, not a run: its runs at other offsets or settings come too */
+			for (size_t i = 0; i < SWT_MIN(d->more, (size_t)MAX_HIDDEN); i++)
+				if (!strcmp(d->hidden[i], key))
+					return 0;
+			if (d->more < MAX_HIDDEN)
+				snprintf(d->hidden[d->more], sizeof(d->hidden[d->more]), "%s", key);
 			d->more++;
 			return 0;
 		}
@@ -341,7 +349,18 @@ static int draw_layout(struct swt_chart *c, const void *data, struct swt_err *er
 	top += swt_chart_legend(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, items,
 				ni);
 	if (d->more) {
-		snprintf(note, sizeof(note), "%zu more layouts are not shown", d->more);
+		char hidden[240] = "";
+		size_t at = 0;
+
+		for (size_t i = 0; i < SWT_MIN(d->more, (size_t)MAX_HIDDEN) && at < sizeof(hidden); i++)
+			at += (size_t)snprintf(hidden + at, sizeof(hidden) - at, "%s%s", i ? ", " : "",
+					       d->hidden[i]);
+		if (at >= sizeof(hidden))
+			memcpy(hidden + sizeof(hidden) - 4, "...", 4);
+		else if (d->more > MAX_HIDDEN)
+			snprintf(hidden + at, sizeof(hidden) - at, ", ...");
+		snprintf(note, sizeof(note), "%zu more layout%s %s not shown (%s); pick runs with "
+			 "--run", d->more, d->more == 1 ? "" : "s", d->more == 1 ? "is" : "are", hidden);
 		top = swt_chart_note_line(c, top, note);
 	}
 	if (spread) {

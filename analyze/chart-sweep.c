@@ -235,9 +235,22 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 		swt_chart_panel_fit(c, &p);
 		swt_chart_panel_axes(c, &p);
 		for (size_t k = 0; k < d->nr_series; k++) {
-			for (size_t x = 0; x < n; x++)
-				ys[x] = d->series[k].v[x * NR_METRICS + (size_t)m];
-			swt_chart_panel_line(c, &p, xs, ys, n, colors[k], 0, 1);
+			double px[64];
+			size_t np = 0;
+
+			/*
+			 * the page-clusters replayed, joined: one left out (-c 0,1,2,3,5,8)
+			 * broke the line into dots at 5 and 8
+			 */
+			for (size_t x = 0; x < n; x++) {
+				double y = d->series[k].v[x * NR_METRICS + (size_t)m];
+
+				if (isfinite(y)) {
+					px[np] = xs[x];
+					ys[np++] = y;
+				}
+			}
+			swt_chart_panel_line(c, &p, px, ys, np, colors[k], 0, 1);
 		}
 		if (have_ref)
 			swt_chart_panel_diamond(c, &p, rc->page_cluster, d->ref[m], SWT_RGB_BLACK);

@@ -541,7 +541,13 @@ void swt_chart_axis_format(const struct swt_chart_axis *a, double v, char *buf, 
 	}
 	if (a->log) {
 		/* powers of ten: 1, 10, 100, 1k, 10k ... */
-		if (v >= 1e9)
+		if (v >= 1e18)
+			snprintf(buf, size, "%gE", v / 1e18);
+		else if (v >= 1e15)
+			snprintf(buf, size, "%gP", v / 1e15);
+		else if (v >= 1e12)
+			snprintf(buf, size, "%gT", v / 1e12);
+		else if (v >= 1e9)
 			snprintf(buf, size, "%gG", v / 1e9);
 		else if (v >= 1e6)
 			snprintf(buf, size, "%gM", v / 1e6);
@@ -559,7 +565,16 @@ void swt_chart_axis_format(const struct swt_chart_axis *a, double v, char *buf, 
 		return;
 	case SWT_FMT_COUNT:
 		/* 3.5M, not 3500k: a suffix from the first thousand of its unit */
-		if (top >= 1e9) {
+		if (top >= 1e18) {
+			div = 1e18;
+			suffix = "E";
+		} else if (top >= 1e15) {
+			div = 1e15;
+			suffix = "P";
+		} else if (top >= 1e12) {
+			div = 1e12;
+			suffix = "T";
+		} else if (top >= 1e9) {
 			div = 1e9;
 			suffix = "G";
 		} else if (top >= 1e6) {
@@ -606,7 +621,8 @@ void swt_chart_format_short(int64_t n, char *buf, size_t size)
 	static const struct {
 		double div;
 		const char *suffix;
-	} units[] = { { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" } };
+	} units[] = { { 1e18, "E" }, { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" },
+		      { 1e3, "k" } };
 	double v = (double)n;
 
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(units); i++) {

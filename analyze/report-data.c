@@ -470,11 +470,72 @@ static const char *counts_problem(const struct swt_report_run *r)
 
 static const char *run_row_problem(const struct swt_report_run *r)
 {
+	if (!r->policy[0] || !r->layout[0])
+		return "an empty policy or layout name";
 	if (r->page_cluster < 0 || r->page_cluster > SWT_MAX_PAGE_CLUSTER)
 		return "page_cluster outside 0..16";
 	if (r->cache_pages <= 0)
 		return "cache_pages not positive";
 	return counts_problem(r);
+}
+
+/*
+ * The first drawn run whose histograms or per-second series no replay
+ * stores: counts that are no numbers or negative, request sizes that do
+ * not add up to the run's requests, seconds whose faults are not hits +
+ * misses or that hold more than the whole run.  The charts draw these rows
+ * (a negative count took a bar off, a huge second flattened the timeline),
+ * so they are checked as the run rows are.  total() adds in floating point,
+ * where sum() fails on an overflow.  0, or 1 with *id, *problem set.
+ */
+static int detail_problem(struct swt_report_ctx *rc, int64_t *id, const char **problem,
+			  struct swt_err *err)
+{
+	static const struct {
+		const char *sql, *problem;
+	} checks[] = {
+		{ "SELECT run_id FROM run_histogram WHERE typeof(count) != 'integer' OR count < 0"
+		  " OR typeof(bucket) != 'integer' OR typeof(partition) != 'integer'",
+		  "a histogram count that is no count" },
+		/* a partition's against its row's; -1, all partitions', against the run's */
+		{ "SELECT h.run_id FROM (SELECT run_id, partition, total(count) AS n"
+		  " FROM run_histogram WHERE kind = 'request_pages' GROUP BY run_id, partition) h"
+		  " JOIN run r ON r.id = h.run_id LEFT JOIN run_partition p"
+		  " ON p.run_id = h.run_id AND p.partition = h.partition"
+		  " WHERE (h.partition = -1 AND h.n != r.read_requests)"
+		  " OR (h.partition >= 0 AND p.run_id IS NOT NULL AND h.n != p.read_requests)",
+		  "its request sizes do not add up to its read requests" },
+		{ "SELECT run_id FROM run_series WHERE typeof(faults) != 'integer'"
+		  " OR typeof(hits) != 'integer' OR typeof(misses) != 'integer'"
+		  " OR typeof(pages_read) != 'integer' OR typeof(second) != 'integer'"
+		  " OR hits < 0 OR misses < 0 OR pages_read < 0 OR second < 0"
+		  " OR faults != hits + misses",
+		  "a second whose faults are not hits + misses" },
+		{ "SELECT r.id FROM run r JOIN run_series s ON s.run_id = r.id"
+		  " WHERE s.faults > r.faults OR s.hits > r.hits OR s.pages_read > r.pages_read",
+		  "a second with more faults, hits or pages read than the whole run" },
+	};
+	int ret, step = SQLITE_DONE;
+
+	*problem = NULL;
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(checks) && !*problem; i++) {
+		sqlite3_stmt *s;
+
+		ret = swt_store_prepare(rc->st, checks[i].sql, &s, err);
+		if (ret)
+			return ret;
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			if (!selected(rc->opts, sqlite3_column_int64(s, 0)))
+				continue;
+			*id = sqlite3_column_int64(s, 0);
+			*problem = checks[i].problem;
+			break;
+		}
+		sqlite3_finalize(s);
+		if (!*problem && step != SQLITE_DONE)
+			return swt_store_sql_error(rc->st, err, "reading run histograms and series");
+	}
+	return 0;
 }
 
 /* The first per-partition row of a drawn run that no replay stores: 0, or 1 with *id, *problem set. */
@@ -537,6 +598,7 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_report_run *r;
 		int64_t pc;
+		int not_integer = 0;
 
 		if (!selected(rc->opts, sqlite3_column_int64(s, 0)))
 			continue;
@@ -546,6 +608,11 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		}
 		r = &rc->runs[rc->nr_runs++];
 		memset(r, 0, sizeof(*r));
+		/* a text or real where replay stores an integer was read as 0 or cut */
+		for (int col = 3; col <= 15 && !not_integer; col++)
+			not_integer = col != 5 && sqlite3_column_type(s, col) != SQLITE_INTEGER;
+		not_integer |= sqlite3_column_type(s, 23) != SQLITE_NULL &&
+			       sqlite3_column_type(s, 23) != SQLITE_INTEGER;
 		r->id = sqlite3_column_int64(s, 0);
 		r->policy = dup_text(s, 1, &oom);
 		r->params = dup_text(s, 2, &oom);
@@ -564,9 +631,16 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		r->ra_wasted = sqlite3_column_int64(s, 13);
 		r->read_requests = sqlite3_column_int64(s, 14);
 		r->read_merges = sqlite3_column_int64(s, 15);
-		r->accuracy = column_real(s, 16);
-		r->coverage = column_real(s, 17);
-		r->avg_request_kib = column_real(s, 18);
+		/*
+		 * derived from the counts, as the charts derive them: the stored
+		 * columns are only what replay computed from the same counts, and
+		 * a table showing stored ones would disagree with the charts
+		 */
+		r->accuracy = r->ra_pages > 0 ? (double)r->ra_hits / (double)r->ra_pages : NAN;
+		r->coverage = r->faults > 0 ? (double)r->hits / (double)r->faults : NAN;
+		r->avg_request_kib = r->read_requests > 0 ?
+			(double)r->pages_read * (double)rc->page_size / 1024.0 /
+			(double)r->read_requests : NAN;
 		r->replay_ns = sqlite3_column_int64(s, 19);
 		r->created = dup_text(s, 20, &oom);
 		r->vma_windows = sqlite3_column_int64(s, 21);
@@ -583,7 +657,8 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		r->tuned |= r->model_tuned;
 		if (!r->policy || !r->layout)
 			oom = 1;	/* NOT NULL columns: only allocation can fail */
-		problem = oom ? NULL : run_row_problem(r);
+		problem = oom ? NULL : not_integer ? "a count or setting that is no integer" :
+					   run_row_problem(r);
 		if (problem) {
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_EFORMAT,
@@ -605,6 +680,13 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 				 "'%s': a run_partition row of run %lld is not as replay stores runs (%s); "
 				 "replay it again or leave it out with --run",
 				 swt_store_path(rc->st), (long long)id, problem);
+	ret = detail_problem(rc, &id, &problem, err);
+	if (ret)
+		return ret;
+	if (problem)
+		return swt_error(err, SWT_EFORMAT,
+				 "'%s': run %lld is not as replay stores runs (%s); replay it again or "
+				 "leave it out with --run", swt_store_path(rc->st), (long long)id, problem);
 	for (size_t i = 0; rc->opts->run_ids && i < rc->opts->nr_run_ids; i++) {
 		int found = 0;
 
@@ -1221,12 +1303,14 @@ void swt_report_hidden_note(size_t nr_series, const char *const *keys, int nr_pa
 			    int (*covers)(const void *arg, size_t a, size_t b, int m),
 			    const void *arg, const char *every, char *out, size_t size)
 {
-	size_t len = 0;
+	/* room kept for the count of lines the note has no room to name */
+	static const char more_fmt[] = "; %zu more line%s lie%s under others (--run chooses runs)";
+	size_t len = 0, more = 0, room = size > sizeof(more_fmt) + 20 ? size - sizeof(more_fmt) - 20 : 0;
 
 	out[0] = '\0';
 	nr_panels = SWT_MIN(nr_panels, MAX_PANELS);
 	for (size_t j = 0; j < nr_series; j++) {
-		int shown[MAX_PANELS];
+		int shown[MAX_PANELS], counted = 0;
 
 		for (int m = 0; m < nr_panels; m++)
 			shown[m] = 1;
@@ -1240,29 +1324,40 @@ void swt_report_hidden_note(size_t nr_series, const char *const *keys, int nr_pa
 				if (how[m])
 					worst = SWT_MIN(worst, how[m]);
 			}
-			if (all) {
-				n = snprintf(out + len, size - len, "%s%s lies under %s, %s at every %s",
-					     len ? "; " : "", keys[j], keys[k],
-					     worst == 2 ? "the same results" : "within 0.5 %", every);
-			} else {
+			if (!all) {
 				for (int m = 0; m < nr_panels; m++)
 					if (how[m])
 						snprintf(panels + strlen(panels), sizeof(panels) - strlen(panels),
 							 "%s%s", panels[0] ? " and " : "", panel_names[m]);
 				if (!panels[0])
 					continue;
-				n = snprintf(out + len, size - len, "%s%s lies under %s in %s", len ? "; " : "",
-					     keys[j], keys[k], panels);
 			}
-			if (n < 0 || (size_t)n >= size - len) {
+			/* once one does not fit, the rest are counted, not named: the note keeps its order */
+			if (!more && len < room) {
+				if (all)
+					n = snprintf(out + len, room - len, "%s%s lies under %s, %s at every "
+						     "%s", len ? "; " : "", keys[j], keys[k], worst == 2 ?
+						     "the same results" : "within 0.5 %", every);
+				else
+					n = snprintf(out + len, room - len, "%s%s lies under %s in %s",
+						     len ? "; " : "", keys[j], keys[k], panels);
+			} else {
+				n = -1;
+			}
+			if (n < 0 || (size_t)n >= room - len) {
 				out[len] = '\0';
-				return;
+				more += !counted;	/* a line, however many cover it */
+				counted = 1;
+			} else {
+				len += (size_t)n;
 			}
-			len += (size_t)n;
 			for (int m = 0; m < nr_panels; m++)
 				shown[m] &= !how[m];
 			if (all)
 				break;
 		}
 	}
+	if (more && size > len)
+		snprintf(out + len, size - len, more_fmt + (len ? 0 : 2), more, more == 1 ? "" : "s",
+			 more == 1 ? "s" : "");
 }

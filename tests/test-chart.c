@@ -129,6 +129,13 @@ TEST(axis_formats)
 	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 2.5e7, .step = 5e6 };
 	swt_chart_axis_format(&a, 1.5e7, buf, sizeof(buf));
 	CHECK_STR(buf, "15M");
+	/* past G ("2500000000G" on an axis to 2.5e18) */
+	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 2.5e18, .step = 5e17 };
+	swt_chart_axis_format(&a, 2.5e18, buf, sizeof(buf));
+	CHECK_STR(buf, "2.5E");
+	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 4e12, .step = 1e12 };
+	swt_chart_axis_format(&a, 3e12, buf, sizeof(buf));
+	CHECK_STR(buf, "3T");
 	/* millions from the first million, halves with their decimal, wholes without */
 	a = (struct swt_chart_axis){ .fmt = SWT_FMT_COUNT, .min = 0, .max = 3.5e6, .step = 5e5 };
 	swt_chart_axis_format(&a, 3.5e6, buf, sizeof(buf));
@@ -191,6 +198,13 @@ TEST(integer_formats)
 	CHECK_STR(buf, "1.5M");
 	swt_chart_format_short(2000000, buf, sizeof(buf));
 	CHECK_STR(buf, "2M");
+	/* past G: T, P, E (a count of 10^12 was "1000G") */
+	swt_chart_format_short(INT64_C(2500000000000), buf, sizeof(buf));
+	CHECK_STR(buf, "2.5T");
+	swt_chart_format_short(INT64_C(3000000000000000), buf, sizeof(buf));
+	CHECK_STR(buf, "3P");
+	swt_chart_format_short(INT64_MAX, buf, sizeof(buf));
+	CHECK_STR(buf, "9.2E");
 }
 
 TEST(svg_finish_renumbers_and_describes)

@@ -835,7 +835,11 @@ for damage in "page_cluster = -3:page_cluster outside 0..16" \
 	"ra_pages = ra_pages + 1:ra_pages are not pages_read - misses" \
 	"hits = hits + 1:faults are not misses + hits" \
 	"page_cluster = page_cluster + (1 << 32):page_cluster outside 0..16" \
-	"misses = 1 << 62, hits = 1 << 62, faults = 1:faults are not misses + hits"; do
+	"misses = 1 << 62, hits = 1 << 62, faults = 1:faults are not misses + hits" \
+	"page_cluster = 'abc':a count or setting that is no integer" \
+	"ra_hits = ra_hits + 0.5:a count or setting that is no integer" \
+	"policy = '':an empty policy or layout name" \
+	"layout = '':an empty policy or layout name"; do
 	cp "$WORK/edited.db" "$WORK/edited1.db"
 	sqlite3 "$WORK/edited1.db" "UPDATE run SET ${damage%%:*} WHERE id = $id" || fail "edited: damaging"
 	rm -rf "$WORK/edited1"
@@ -848,6 +852,28 @@ for damage in "page_cluster = -3:page_cluster outside 0..16" \
 	[ ! -e "$WORK/edited1" ] || fail "edited: ${damage%%:*}: the report directory was made"
 	"$SWAPTRACE" report -o "$WORK/edited1" --run "$other" "$WORK/edited1.db" >/dev/null 2>&1 ||
 		fail "edited: --run $other did not leave run $id out"
+done
+# ... its histograms and per-second series too (a negative request count
+# took a bar off the request sizes chart, one huge second flattened the
+# timeline, each with exit 0); on a run with both (the layout runs here
+# have no series)
+sid=$(sqlite3 "$WORK/edited.db" "SELECT max(run_id) FROM run_series")
+for damage in \
+	"UPDATE run_histogram SET count = -5 WHERE run_id = @ AND kind = 'request_pages' AND bucket = (SELECT min(bucket) FROM run_histogram WHERE run_id = @ AND kind = 'request_pages'):a histogram count that is no count" \
+	"UPDATE run_histogram SET count = count + 1 WHERE run_id = @ AND kind = 'request_pages' AND partition = 0 AND bucket = (SELECT min(bucket) FROM run_histogram WHERE run_id = @ AND kind = 'request_pages'):its request sizes do not add up to its read requests" \
+	"UPDATE run_series SET faults = 900000000000000000, hits = 899999999999998225 WHERE run_id = @ AND second = (SELECT min(second) FROM run_series WHERE run_id = @):a second whose faults are not hits + misses" \
+	"UPDATE run_series SET faults = faults + 1000000, misses = misses + 1000000 WHERE run_id = @ AND second = (SELECT min(second) FROM run_series WHERE run_id = @):a second with more faults, hits or pages read than the whole run"; do
+	cp "$WORK/edited.db" "$WORK/edited1.db"
+	sqlite3 "$WORK/edited1.db" "$(printf '%s' "${damage%%:*}" | sed "s/@/$sid/g")" || fail "edited: damaging"
+	rm -rf "$WORK/edited1"
+	if "$SWAPTRACE" report -o "$WORK/edited1" "$WORK/edited1.db" >/dev/null 2>"$WORK/edited1.err"; then
+		fail "edited: a run with ${damage##*:} was drawn"
+	else
+		check_eq "$(cat "$WORK/edited1.err")" \
+			"swaptrace: report: '$WORK/edited1.db': run $sid is not as replay stores runs (${damage##*:}); replay it again or leave it out with --run"
+	fi
+	"$SWAPTRACE" report -o "$WORK/edited1" --run "$other" "$WORK/edited1.db" >/dev/null 2>&1 ||
+		fail "edited: --run $other did not leave run $sid's ${damage##*:} out"
 done
 # ... a run's per-partition row too (the policy chart drew -66.6% coverage),
 # but not one a run deleted alone left behind

@@ -6,12 +6,15 @@
  */
 #include <cairo.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "report.h"
+#include "report-int.h"
 
 struct fixture {
 	char db[64], dir[64];
@@ -579,6 +582,50 @@ TEST(runs_reading_nothing_ahead_say_why_accuracy_is_na)
 		free(json);
 		teardown(&f);
 	}
+}
+
+/* every pair: b covers a in every panel */
+static int covers_all(const void *arg, size_t a, size_t b, int m)
+{
+	(void)arg;
+	(void)a;
+	(void)b;
+	(void)m;
+	return 2;
+}
+
+/*
+ * A note with more hidden lines than its buffer names ends with how many
+ * more there are: it stopped at the first that did not fit, and the lines
+ * after it went unmentioned (leap's, under leap (history=128), with two
+ * long plugin paths before it).
+ */
+TEST(hidden_note_counts_what_it_cannot_name)
+{
+	static const char *const panels[] = { "Coverage" };
+	const char *keys[6];
+	char names[6][120], note[400];
+
+	for (int i = 0; i < 6; i++) {
+		snprintf(names[i], sizeof(names[i]), "/a/long/directory/for/plugins/number-%d/"
+			 "libswt-policy-with-a-long-name-%d.so", i, i);
+		keys[i] = names[i];
+	}
+	swt_report_hidden_note(6, keys, 1, panels, covers_all, NULL, "page-cluster", note,
+			       sizeof(note));
+	CHECK(strlen(note) < sizeof(note));
+	/* 5 lines lie under the last: the first is named, 4 are counted */
+	CHECK(!strncmp(note, keys[0], strlen(keys[0])));
+	CHECK(strstr(note, " lies under /a/long/directory/for/plugins/number-5/") != NULL);
+	CHECK(strstr(note, "number-1") == NULL);
+	CHECK(strstr(note, "; 4 more lines lie under others (--run chooses runs)") != NULL);
+	/* a buffer too small to name any: the count alone */
+	swt_report_hidden_note(2, keys, 1, panels, covers_all, NULL, "page-cluster", note, 90);
+	CHECK_STR(note, "1 more line lies under others (--run chooses runs)");
+	/* none hidden: "" */
+	swt_report_hidden_note(1, keys, 1, panels, covers_all, NULL, "page-cluster", note,
+			       sizeof(note));
+	CHECK_STR(note, "");
 }
 
 CHECK_MAIN
