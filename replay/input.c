@@ -111,10 +111,34 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 				 swt_store_path(st));
 	}
 	{
-		int64_t ps = swt_column_int(s, 0, 4096);
+		int64_t ps = swt_column_int(s, 0, 4096), vra = swt_column_int(s, 2, -1);
 
-		in->page_shift = 12;
-		while ((1ll << in->page_shift) < ps && in->page_shift < 20)
+		/*
+		 * what ingest stores (a power of two, 512 B..1 GiB, as meta.txt
+		 * takes it; a flag 0, 1 or unknown): 0, 3000 and -4096 were taken
+		 * as 4 KiB, 2^40 and 2 MiB as 1 MiB, and a vma_ra_enabled of 2^32
+		 * cut to 0, which chose auto's mode
+		 */
+		if (ps < 512 || ps > (1 << 30) || (ps & (ps - 1)) ||
+		    (sqlite3_column_type(s, 0) != SQLITE_INTEGER &&
+		     sqlite3_column_type(s, 0) != SQLITE_NULL) || vra < -1 || vra > 1) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_EFORMAT, "'%s': its capture row's %s is not a "
+					 "database ingest wrote", swt_store_path(st),
+					 vra < -1 || vra > 1 ? "vma_ra_enabled" : "page_size");
+		}
+		/*
+		 * VMA windows are clipped to the 2 MiB a page table covers, and a
+		 * request to --max-request-kib's 1280 KiB: pages no larger than 1 MiB
+		 */
+		if (ps > (1 << 20)) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_EUSAGE, "'%s': pages of %lld KiB: replay models "
+					 "pages of 1 MiB at most", swt_store_path(st),
+					 (long long)(ps >> 10));
+		}
+		in->page_shift = 9;
+		while ((1ll << in->page_shift) < ps)
 			in->page_shift++;
 	}
 	{
@@ -206,6 +230,14 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 		a->rotational = (int)swt_column_int(s, 3, -1);
 		a->synchronous = (int)swt_column_int(s, 4, 0);
 		a->priority = swt_column_int(s, 5, 0);
+		/* flags cut to an int: a rotational of 2^32 read as 0 made auto take VMA readahead */
+		if (swt_column_int(s, 3, -1) < -1 || swt_column_int(s, 3, -1) > 1 ||
+		    swt_column_int(s, 4, 0) < -1 || swt_column_int(s, 4, 0) > 1) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_EFORMAT, "'%s': swap area %s: rotational or "
+					 "synchronous is not 0 or 1: not a database ingest wrote",
+					 swt_store_path(st), a->dev);
+		}
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -363,6 +395,12 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 	if (kind == SWT_STREAM_PROBES)
 		return swt_replay_probe_stream(st, in, err);
 	if (kind == SWT_STREAM_MIXED) {
+		/* at page-cluster 0 every read is a demand read: ingest marks them all */
+		if (in->traced_page_cluster == 0)
+			return swt_error(err, SWT_EFORMAT,
+					 "'%s': captured with page-cluster 0, yet some of its swap-ins "
+					 "are not marked demand reads (swap_in.demand): not a database "
+					 "ingest wrote", swt_store_path(st));
 		if (!approximate && in->traced_page_cluster < 0)
 			return swt_error(err, SWT_EUSAGE,
 					 "'%s': the capture records no page-cluster (ingest it with --meta "

@@ -112,6 +112,8 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 		close(fds[0]);
 		if (swt_plugin_child_setup(parent))
 			_exit(2);
+		/* a plugin's printing goes to stderr: swaptrace's stdout is its --json */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 		ret = swt_replay_run(in, cfg, &r, &child_err);
 		/* status byte first: 0 and a result, or the error code and message */
 		code = ret ? -ret : 0;

@@ -56,8 +56,8 @@ static void read_string(const char *s)
 /*
  * Runs fn(arg, fd) in a child that exits with what fn returns, its wait
  * status in *status: 0, or -1 when it could not be run.  The child's
- * stderr is /dev/null: a sanitizer's report of a crash there is no message
- * of ours.  With msg, what the child writes to fd lands in msg (len - 1
+ * stderr and stdout are /dev/null: a sanitizer's report of a crash there
+ * is no message of ours.  With msg, what the child writes to fd lands in msg (len - 1
  * bytes at most, NUL-terminated); without, fd is -1.
  */
 static int run_in_child(int (*fn)(const void *arg, int fd), const void *arg, char *msg,
@@ -83,9 +83,12 @@ static int run_in_child(int (*fn)(const void *arg, int fd), const void *arg, cha
 		/* as a run's child: a crash in create() is a crash, a hang ends with swaptrace */
 		if (swt_plugin_child_setup(parent))
 			_exit(2);
+		/* and its stdout: a plugin's printing would land in swaptrace's --json */
 		null = open("/dev/null", O_WRONLY);
-		if (null >= 0)
+		if (null >= 0) {
 			dup2(null, STDERR_FILENO);
+			dup2(null, STDOUT_FILENO);
+		}
 		_exit(fn(arg, fds[1]));
 	}
 	if (msg) {
@@ -135,7 +138,10 @@ struct create_try {
 	const struct swt_policy_env *env;
 };
 
-/* exits 0 when create() made an instance, 1 with its reason on fd when not */
+/*
+ * exits 0 when create() made an instance, 1 with 'R' and its reason on fd
+ * when not: a plugin's own exit(1) in create() is no refusal
+ */
 static int try_create(const void *arg, int fd)
 {
 	const struct create_try *t = arg;
@@ -153,6 +159,7 @@ static int try_create(const void *arg, int fd)
 		return 0;
 	}
 	reason[sizeof(reason) - 1] = '\0';
+	swt_write_all(fd, "R", 1);
 	swt_write_all(fd, reason, strlen(reason));
 	return 1;
 }
@@ -170,7 +177,48 @@ static int plugin_refuses(const struct swt_policy_choice *c, const struct swt_po
 
 	if (run_in_child(try_create, &t, why, len, &status) < 0)
 		return 0;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 1 || why[0] != 'R')
+		return 0;	/* made one, or crashed or exited: left to the run, which says so */
+	memmove(why, why + 1, strlen(why));
+	return 1;
+}
+
+/* loads and unloads the plugin at arg, saying "ok" on fd when both returned */
+static int try_load(const void *arg, int fd)
+{
+	void *h = dlopen(arg, RTLD_NOW | RTLD_LOCAL);
+
+	if (h)
+		dlclose(h);
+	swt_write_all(fd, "ok", 2);
+	return 0;
+}
+
+/*
+ * Whether loading and unloading the plugin returns, tried in a child: its
+ * constructors run at dlopen() and its destructors at dlclose(), in
+ * swaptrace's own process, where a crash or an exit() there took
+ * swaptrace down with no word (after the runs were stored, for a
+ * destructor).  "" when they return (or it cannot tell), else what
+ * happened, in buf.
+ */
+static const char *plugin_load_fails(const char *path, char *buf, size_t len)
+{
+	char ok[8] = "";
+	int status;
+
+	if (run_in_child(try_load, path, ok, sizeof(ok), &status) < 0)
+		return "";
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !strcmp(ok, "ok"))
+		return "";
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "crashed (%s) while being loaded or unloaded (its constructors "
+			 "or destructors)", strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, len, "ended the process (exit status %d) while being loaded or "
+			 "unloaded (its constructors or destructors)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return buf;
 }
 
 /*
@@ -198,17 +246,46 @@ static const char *not_a_policy(const void *sym, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * dlopen() with stdout on /dev/null: a constructor's printing would land
+ * in swaptrace's --json or table (the trial load above has shown it returns)
+ */
+static void *quiet_dlopen(const char *path)
+{
+	int saved, null;
+	void *h;
+
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDOUT_FILENO);
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (saved >= 0 && null >= 0) {
+		fflush(stdout);
+		dup2(saved, STDOUT_FILENO);
+	}
+	if (saved >= 0)
+		close(saved);
+	if (null >= 0)
+		close(null);
+	return h;
+}
+
 static int load_plugin(const char *path, struct swt_policy_choice *c, struct swt_err *err)
 {
 	const struct swt_policy *p;
 	const char *why;
-	char what[80];
+	char what[160];
 
 	/* a path to nothing is a slip on the command line, as an unknown built-in is */
 	if (access(path, F_OK) < 0 && errno == ENOENT)
 		return swt_error(err, SWT_EUSAGE, "policy plugin '%s': cannot load: no such file",
 				 path);
-	c->dl_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	why = plugin_load_fails(path, what, sizeof(what));
+	if (why[0])
+		return swt_error(err, SWT_EPLUGIN, "policy plugin '%s' %s", path, why);
+	c->dl_handle = quiet_dlopen(path);
 	if (!c->dl_handle)
 		return swt_error(err, SWT_EPLUGIN, "policy plugin '%s': cannot load: %s", path, dlerror());
 	p = dlsym(c->dl_handle, SWT_POLICY_SYMBOL);

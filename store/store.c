@@ -53,6 +53,18 @@ int swt_store_check_writable(struct swt_store *st, struct swt_err *err)
 	if (!ok)
 		return swt_error(err, SWT_EIO, "'%s': its directory cannot be written, where SQLite "
 				 "keeps the database's journal", st->path);
+	/*
+	 * a writer holding it now: said before a sweep computes for minutes,
+	 * where its store found it locked at the end and lost the work
+	 */
+	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		if ((sqlite3_errcode(st->db) & 0xff) == SQLITE_BUSY)
+			return swt_error(err, SWT_EIO, "'%s': the database is locked: another "
+					 "process has been writing it for more than 5 s; try again "
+					 "when it is done", st->path);
+		return swt_store_sql_error(st, err, "starting a write");
+	}
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	return 0;
 }
 

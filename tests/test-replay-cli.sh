@@ -432,11 +432,19 @@ expect_fail "policy '$bad/libswt-bad-exit_zero.so' ended the replay process (exi
 	replay -n -p "$bad/libswt-bad-exit_zero.so" "$db"
 # The isolated replay process a plugin runs in, child of swaptrace PID:
 # printed once it is there, within TRIES tenths of a second.
+# The process a plugin hangs in: a child of swaptrace still there half a
+# second later (the trial load of a plugin's constructors, a child too,
+# ends at once: taken for the hanging one, it made a writer meet the
+# sweep still reading its capture).
 plugin_child() { # pid tries
 	local child
 	for _ in $(seq 1 "$2"); do
-		child=$(pgrep -P "$1" | head -n 1)
-		[ -n "$child" ] && break
+		child=$(pgrep -P "$1" | tail -n 1)
+		if [ -n "$child" ]; then
+			sleep 0.5
+			pgrep -P "$1" | grep -qx "$child" && break
+			child=
+		fi
 		sleep 0.1
 	done
 	echo "$child"
@@ -478,6 +486,34 @@ check_dies_with_swaptrace "$bad/libswt-bad-create_hang.so" "the trial of a hangi
 check_eq "$?:$(cat "$WORK/err.txt")" \
 	"1:swaptrace: replay: policy '$bad/libswt-bad-create_crash.so' crashed (Segmentation fault) during the replay" \
 	"a plugin whose create() crashes"
+# create() calling exit(1), the trial's code for a refusal, is no refusal:
+# it said "create() refused its parameters, saying nothing", a usage error
+"$SWAPTRACE" replay -n -p "$bad/libswt-bad-create_exit.so" "$db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" \
+	"1:swaptrace: replay: policy '$bad/libswt-bad-create_exit.so' ended the replay process (exit status 1) before it sent a result" \
+	"a plugin whose create() calls exit(1)"
+# a plugin's constructors and destructors run in swaptrace's own process,
+# at dlopen() and dlclose(): they are tried in a child first (a crashing
+# constructor killed swaptrace with no word, exit 139; one calling exit(0)
+# ended it with exit 0 and no runs; a crashing destructor killed it after
+# the runs were stored, before their table was printed)
+before=$(sqlite3 "$db" 'SELECT count(*) FROM run')
+for case in "ctor_crash:crashed (Segmentation fault)" "ctor_exit:ended the process (exit status 0)" \
+	"dtor_crash:crashed (Segmentation fault)"; do
+	so=$bad/libswt-bad-${case%%:*}.so
+	"$SWAPTRACE" replay -p fixed -p "$so" -c 3 "$db" > "$WORK/out.txt" 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/err.txt")" \
+		"1:swaptrace: replay: policy plugin '$so' ${case#*:} while being loaded or unloaded (its constructors or destructors)" \
+		"a plugin whose ${case%%:*}"
+	check_eq "$(wc -c < "$WORK/out.txt")" 0 "a plugin whose ${case%%:*}: nothing printed"
+done
+check_eq "$(sqlite3 "$db" 'SELECT count(*) FROM run')" "$before" \
+	"plugins whose constructors or destructors fail: nothing stored"
+# a plugin printing to stdout (in its constructor, create() and on_miss)
+# does not reach swaptrace's --json, which a JSON reader then refused
+"$SWAPTRACE" replay -n --json -c 3 -p "$bad/libswt-bad-prints.so" "$db" > "$WORK/prints.json" \
+	2> "$WORK/err.txt" || fail "a plugin that prints: $(cat "$WORK/err.txt")"
+check_eq "$(json_get "$WORK/prints.json" 'len(d["runs"])')" 1 "a plugin that prints: --json reads as JSON"
 # create() runs once more than there are replays: the trial above, in a
 # child before the capture is loaded (so no run's environment is known),
 # then once per run, each in its own child.  A side effect outside the
@@ -489,6 +525,23 @@ check_eq "$(cat "$WORK/create.log")" \
 	"trial
 $(json_get "$WORK/create.json" '"\n".join("run page-cluster %d" % r["page_cluster"] for r in d["runs"])')" \
 	"create() calls: the trial, then one per run"
+# A writer holding the database when a sweep starts: said then, after the
+# 5 s SQLite waits, not at the store after the whole sweep (whose work was
+# lost, with a bare "database is locked")
+cp "$db" "$WORK/locked.db"
+(printf 'BEGIN IMMEDIATE;\nDELETE FROM run;\n'; sleep 30) | sqlite3 "$WORK/locked.db" &
+locker=$!
+for _ in $(seq 1 50); do
+	[ -e "$WORK/locked.db-journal" ] && break
+	sleep 0.1
+done
+"$SWAPTRACE" replay -p fixed -c 3 "$WORK/locked.db" > "$WORK/out.txt" 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt"):$(wc -c < "$WORK/out.txt")" \
+	"1:swaptrace: replay: '$WORK/locked.db': the database is locked: another process has been writing it for more than 5 s; try again when it is done: the runs cannot be stored in it (--no-store prints them only):0" \
+	"a sweep on a database another process is writing"
+pkill -P "$locker" sleep 2>/dev/null
+kill "$locker" 2>/dev/null
+wait "$locker" 2>/dev/null
 # While a sweep replays, the database is free for others: the sweep
 # writes it only at the end, in one short transaction (one transaction
 # over the whole sweep once locked out other replays, "database is
@@ -629,6 +682,27 @@ cp "$db" "$WORK/cpus.db"
 sqlite3 "$WORK/cpus.db" "UPDATE capture SET ncpus = 100000"
 expect_fail "'$WORK/cpus.db': capture.ncpus is 100000 (0 to 65536): not a database ingest wrote" \
 	replay -n -l 2 "$WORK/cpus.db"
+# values cut or guessed: a page size of 0, 3000 or text was 4 KiB, 2^40 was
+# 1 MiB; a flag of 2^32 read through an int was 0 (rotational 2^32 made auto
+# take VMA readahead on the disk)
+for damage in "capture SET page_size = 0:its capture row's page_size is not a database ingest wrote" \
+	"capture SET page_size = 3000:its capture row's page_size is not a database ingest wrote" \
+	"capture SET page_size = 'x':its capture row's page_size is not a database ingest wrote" \
+	"capture SET page_size = 1 << 40:its capture row's page_size is not a database ingest wrote" \
+	"capture SET page_size = 1 << 22:pages of 4096 KiB: replay models pages of 1 MiB at most" \
+	"capture SET vma_ra_enabled = 1 << 32:its capture row's vma_ra_enabled is not a database ingest wrote" \
+	"swap_area SET rotational = 1 << 32:swap area 7:0: rotational or synchronous is not 0 or 1: not a database ingest wrote" \
+	"swap_area SET synchronous = 7:swap area 7:0: rotational or synchronous is not 0 or 1: not a database ingest wrote"; do
+	cp "$db" "$WORK/flags.db"
+	sqlite3 "$WORK/flags.db" "UPDATE ${damage%%:*}" || fail "damaging: ${damage%%:*}"
+	expect_fail "^swaptrace: replay: '$WORK/flags.db': ${damage#*:}\$" replay -n -p auto "$WORK/flags.db"
+done
+# a page-cluster 0 capture whose swap-ins are not all demand reads: it was
+# told to "replay a page-cluster 0 capture, or pass --approximate"
+cp "$db" "$WORK/demand.db"
+sqlite3 "$WORK/demand.db" "UPDATE capture SET page_cluster = 0; UPDATE swap_in SET demand = 2 WHERE id = (SELECT min(id) FROM swap_in)"
+expect_fail "^swaptrace: replay: '$WORK/demand.db': captured with page-cluster 0, yet some of its swap-ins are not marked demand reads (swap_in.demand): not a database ingest wrote\$" \
+	replay -n "$WORK/demand.db"
 # slots near 2^62 on an area of unknown size, which is then as big as its
 # slots: loading once sized a table by them (the size wrapped past 2^64
 # bytes, and the write beyond it crashed) before the engine's check ran

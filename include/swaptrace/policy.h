@@ -12,6 +12,12 @@
  * New members are only ever appended, with SWT_POLICY_ABI raised; the
  * engine accepts any plugin whose abi_version it knows.  See
  * samples/policy-template.c for a copy-me plugin.
+ *
+ * swaptrace loads the plugin into its own process to read the struct, so
+ * its constructors and destructors run there: they are first tried in a
+ * child process, and a plugin whose loading or unloading crashes or exits
+ * is refused.  Its functions run only in child processes; what they print
+ * to stdout goes to swaptrace's stderr, so that --json stays JSON.
  */
 #ifndef SWAPTRACE_POLICY_H
 #define SWAPTRACE_POLICY_H

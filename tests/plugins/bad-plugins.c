@@ -22,6 +22,11 @@
  *   CREATE_LOG   create() appends a line to the file $SWT_CREATE_LOG names (a
  *                side effect its caller's process cannot undo): "trial" in the
  *                trial before the replays (no engine), else "run page-cluster N"
+ *   CREATE_EXIT  create() calls exit(1) (the trial's own code for a refusal)
+ *   CTOR_CRASH   a constructor dereferences NULL (it runs at dlopen())
+ *   CTOR_EXIT    a constructor calls exit(0)
+ *   DTOR_CRASH   a destructor dereferences NULL (it runs at dlclose())
+ *   PRINTS       the constructor, create() and on_miss print to stdout
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +44,30 @@ void swt_policy_plugin(void)
 }
 #elif !defined(NO_SYMBOL)
 static int calls __attribute__((unused));
+
+#if defined(CTOR_CRASH) || defined(CTOR_EXIT) || defined(PRINTS)
+__attribute__((constructor)) static void bad_constructor(void)
+{
+#ifdef CTOR_CRASH
+	/* all volatile: through a plain pointer GCC dropped the store, or the constructor */
+	volatile int *volatile null = NULL;
+
+	*null = 1;
+#elif defined(CTOR_EXIT)
+	exit(0);
+#else
+	printf("plugin constructor here\n");
+#endif
+}
+#endif
+#ifdef DTOR_CRASH
+__attribute__((destructor)) static void bad_destructor(void)
+{
+	volatile int *volatile null = NULL;
+
+	*null = 1;
+}
+#endif
 
 static void *bad_create(const struct swt_policy_env *env, const char *const *keys,
 			const char *const *values, unsigned nparams, char *err, size_t errlen)
@@ -69,6 +98,12 @@ static void *bad_create(const struct swt_policy_env *env, const char *const *key
 			fprintf(log, "trial\n");
 		fclose(log);
 	}
+	return &calls;
+#elif defined(CREATE_EXIT)
+	exit(1);
+#elif defined(PRINTS)
+	printf("plugin create() here\n");
+	fflush(stdout);
 	return &calls;
 #else
 	return &calls;
@@ -112,6 +147,12 @@ static int bad_on_miss(void *inst, const struct swt_fault_info *f, struct swt_wi
 #ifdef EXIT_ZERO
 	if (++calls > 10)
 		exit(0);
+#endif
+#ifdef PRINTS
+	if (++calls == 10) {
+		printf("plugin on_miss here\n");
+		fflush(stdout);
+	}
 #endif
 #ifdef HANG
 	while (++calls > 10)
