@@ -42,10 +42,6 @@
 #include "replay.h"
 #include "util.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 /*
  * A slot's state and its cached page in one word, so that the hot checks
  * ("allocated and not cached?", "read ahead?") read 4 bytes per slot:
@@ -1831,25 +1827,12 @@ static inline void read_block_mask(struct engine *e, const struct swt_replay_fau
 	uint64_t base = e->areas[f->area].base + first, target = f->slot - first;
 	uint64_t mask = (uint64_t)1 << target, m, nreads = 0;
 
-	uint64_t i = 0;
-
-#ifdef __SSE2__
-	/* eight words per step, compared at once (the page-cluster 3 window is one step) */
-	for (const __m128i alloc = _mm_set1_epi32(SLOT_ALLOC); i + 8 <= n; i += 8) {
-		__m128i lo = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(words + i)), alloc);
-		__m128i hi = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(words + i + 4)), alloc);
-		uint64_t bits = (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(lo)) |
-				(uint64_t)_mm_movemask_ps(_mm_castsi128_ps(hi)) << 4;
-
-		mask |= bits << i;
-	}
-#endif
-	for (; i < n; i++)
+	for (uint64_t i = 0; i < n; i++)
 		mask |= (uint64_t)(words[i] == SLOT_ALLOC) << i;
 	for (m = mask; m; m &= m - 1) {
-		uint64_t bit = (uint64_t)__builtin_ctzll(m);
+		uint64_t i = (uint64_t)__builtin_ctzll(m);
 
-		cache_page_in_room(e, base + bit, bit != target);
+		cache_page_in_room(e, base + i, i != target);
 		nreads++;
 	}
 	pt->pages_read += nreads;
