@@ -523,6 +523,13 @@ static void format_tick(char *buf, size_t size, int decimals, double v, const ch
 	snprintf(buf, size, "%s%s", strcmp(num, "-0") ? num : "0", suffix);
 }
 
+/* Decimal unit suffixes, largest first, for the axes and short counts. */
+static const struct {
+	double div;
+	const char *suffix;
+} si_units[] = { { 1e18, "E" }, { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" },
+		 { 1e3, "k" } };
+
 void swt_chart_axis_format(const struct swt_chart_axis *a, double v, char *buf, size_t size)
 {
 	double top = SWT_MAX(fabs(a->min), fabs(a->max)), div = 1;
@@ -541,20 +548,12 @@ void swt_chart_axis_format(const struct swt_chart_axis *a, double v, char *buf, 
 	}
 	if (a->log) {
 		/* powers of ten: 1, 10, 100, 1k, 10k ... */
-		if (v >= 1e18)
-			snprintf(buf, size, "%gE", v / 1e18);
-		else if (v >= 1e15)
-			snprintf(buf, size, "%gP", v / 1e15);
-		else if (v >= 1e12)
-			snprintf(buf, size, "%gT", v / 1e12);
-		else if (v >= 1e9)
-			snprintf(buf, size, "%gG", v / 1e9);
-		else if (v >= 1e6)
-			snprintf(buf, size, "%gM", v / 1e6);
-		else if (v >= 1e3)
-			snprintf(buf, size, "%gk", v / 1e3);
-		else
-			snprintf(buf, size, "%g", v);
+		for (size_t i = 0; i < SWT_ARRAY_SIZE(si_units); i++)
+			if (v >= si_units[i].div) {
+				snprintf(buf, size, "%g%s", v / si_units[i].div, si_units[i].suffix);
+				return;
+			}
+		snprintf(buf, size, "%g", v);
 		return;
 	}
 	if (fabs(v) < a->step * 1e-6)
@@ -564,26 +563,13 @@ void swt_chart_axis_format(const struct swt_chart_axis *a, double v, char *buf, 
 		format_tick(buf, size, decimals_for(a->step * 100), v * 100, "%");
 		return;
 	case SWT_FMT_COUNT:
-		/* 3.5M, not 3500k: a suffix from the first thousand of its unit */
-		if (top >= 1e18) {
-			div = 1e18;
-			suffix = "E";
-		} else if (top >= 1e15) {
-			div = 1e15;
-			suffix = "P";
-		} else if (top >= 1e12) {
-			div = 1e12;
-			suffix = "T";
-		} else if (top >= 1e9) {
-			div = 1e9;
-			suffix = "G";
-		} else if (top >= 1e6) {
-			div = 1e6;
-			suffix = "M";
-		} else if (top >= 1e4) {
-			div = 1e3;
-			suffix = "k";
-		}
+		/* 3.5M, not 3500k: a suffix from the first thousand of its unit; k from 10k */
+		for (size_t i = 0; i < SWT_ARRAY_SIZE(si_units); i++)
+			if (top >= SWT_MAX(si_units[i].div, 1e4)) {
+				div = si_units[i].div;
+				suffix = si_units[i].suffix;
+				break;
+			}
 		format_tick(buf, size, decimals_for(a->step / div), v / div, v == 0 ? "" : suffix);
 		return;
 	case SWT_FMT_NUMBER:
@@ -618,20 +604,15 @@ void swt_chart_format_int(int64_t n, char *buf, size_t size)
 
 void swt_chart_format_short(int64_t n, char *buf, size_t size)
 {
-	static const struct {
-		double div;
-		const char *suffix;
-	} units[] = { { 1e18, "E" }, { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" },
-		      { 1e3, "k" } };
 	double v = (double)n;
 
-	for (size_t i = 0; i < SWT_ARRAY_SIZE(units); i++) {
-		double q = fabs(v) / units[i].div;
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(si_units); i++) {
+		double q = fabs(v) / si_units[i].div;
 
 		if (fabs(v) < 10000 || q < 1)
 			continue;
 		snprintf(buf, size, "%.*f%s", q < 10 && !is_integral(round(q * 10) / 10) ? 1 : 0,
-			 v / units[i].div, units[i].suffix);
+			 v / si_units[i].div, si_units[i].suffix);
 		return;
 	}
 	swt_chart_format_int(n, buf, size);

@@ -576,6 +576,15 @@ static int partition_problem(struct swt_report_ctx *rc, int64_t *id, const char 
 	return 0;
 }
 
+/* A run (or what of it: "a run_partition row of ") no replay stores, as an error. */
+static int not_as_stored(const struct swt_report_ctx *rc, const char *what, int64_t id,
+			 const char *problem, struct swt_err *err)
+{
+	return swt_error(err, SWT_EFORMAT, "'%s': %srun %lld is not as replay stores runs (%s); "
+			 "replay it again or leave it out with --run", swt_store_path(rc->st), what,
+			 (long long)id, problem);
+}
+
 static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 {
 	sqlite3_stmt *s;
@@ -661,10 +670,7 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 					   run_row_problem(r);
 		if (problem) {
 			sqlite3_finalize(s);
-			return swt_error(err, SWT_EFORMAT,
-					 "'%s': run %lld is not as replay stores runs (%s); "
-					 "replay it again or leave it out with --run",
-					 swt_store_path(rc->st), (long long)r->id, problem);
+			return not_as_stored(rc, "", r->id, problem, err);
 		}
 	}
 	sqlite3_finalize(s);
@@ -676,17 +682,12 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 	if (ret)
 		return ret;
 	if (problem)
-		return swt_error(err, SWT_EFORMAT,
-				 "'%s': a run_partition row of run %lld is not as replay stores runs (%s); "
-				 "replay it again or leave it out with --run",
-				 swt_store_path(rc->st), (long long)id, problem);
+		return not_as_stored(rc, "a run_partition row of ", id, problem, err);
 	ret = detail_problem(rc, &id, &problem, err);
 	if (ret)
 		return ret;
 	if (problem)
-		return swt_error(err, SWT_EFORMAT,
-				 "'%s': run %lld is not as replay stores runs (%s); replay it again or "
-				 "leave it out with --run", swt_store_path(rc->st), (long long)id, problem);
+		return not_as_stored(rc, "", id, problem, err);
 	for (size_t i = 0; rc->opts->run_ids && i < rc->opts->nr_run_ids; i++) {
 		int found = 0;
 

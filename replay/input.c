@@ -140,6 +140,7 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 		in->page_shift = 9;
 		while ((1ll << in->page_shift) < ps)
 			in->page_shift++;
+		in->vma_ra_enabled = (int)vra;
 	}
 	{
 		/* the kernel takes 0..31; read whole, an edited 2^32 + 3 is not page-cluster 3 */
@@ -147,7 +148,6 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 
 		in->traced_page_cluster = pc >= 0 && pc <= 31 ? (int)pc : -1;
 	}
-	in->vma_ra_enabled = (int)swt_column_int(s, 2, -1);
 	in->mem_limit_bytes = swt_column_int(s, 3, -1);
 	in->working_set_bytes = swt_column_int(s, 4, -1);
 	first_ns = swt_column_int(s, 5, -1);
@@ -196,7 +196,7 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_replay_area *a;
-		int64_t slots, top, top_in, top_out;
+		int64_t slots, top, top_in, top_out, rotational, synchronous;
 
 		if (swt_grow((void **)&in->areas, &cap, in->nr_areas + 1, sizeof(*in->areas))) {
 			sqlite3_finalize(s);
@@ -227,17 +227,18 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 		a->slots_guessed = !(slots > 0 && slots < ((int64_t)1 << 40));
 		a->slots = a->slots_guessed ? (uint64_t)top + 1 : (uint64_t)slots;
 		a->slots_top = (uint64_t)(top > 0 ? top : 0);
-		a->rotational = (int)swt_column_int(s, 3, -1);
-		a->synchronous = (int)swt_column_int(s, 4, 0);
-		a->priority = swt_column_int(s, 5, 0);
+		rotational = swt_column_int(s, 3, -1);
+		synchronous = swt_column_int(s, 4, 0);
 		/* flags cut to an int: a rotational of 2^32 read as 0 made auto take VMA readahead */
-		if (swt_column_int(s, 3, -1) < -1 || swt_column_int(s, 3, -1) > 1 ||
-		    swt_column_int(s, 4, 0) < -1 || swt_column_int(s, 4, 0) > 1) {
+		if (rotational < -1 || rotational > 1 || synchronous < -1 || synchronous > 1) {
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_EFORMAT, "'%s': swap area %s: rotational or "
 					 "synchronous is not 0 or 1: not a database ingest wrote",
 					 swt_store_path(st), a->dev);
 		}
+		a->rotational = (int)rotational;
+		a->synchronous = (int)synchronous;
+		a->priority = swt_column_int(s, 5, 0);
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)

@@ -745,12 +745,10 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 
 		if (!strcmp(key, "dev")) {
 			/* "dev /dev/loop0 7:0 rotational=1", numbers in hex */
-			char path[4096], num[64], rot[64] = "";
+			char path[4096], num[64], rot[64] = "", extra[2] = "";
 			struct swt_meta_area *a;
 			uint32_t dev;
 			int64_t r = SWT_META_UNKNOWN;
-
-			char extra[2] = "";
 
 			/* a rotational=7 or a fourth word was ignored: auto took the disk as unknown */
 			if (sscanf(value, "%4095s %63s %63s %1s", path, num, rot, extra) < 2 ||
