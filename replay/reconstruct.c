@@ -5,8 +5,9 @@
  * A block trace cannot tell a fault's own page from the pages read ahead
  * with it, and a fault that finds a page read ahead does no I/O at all.
  * What the fault events add: which reads one fault queued (ingest's
- * swap_in.fault_id), and every later fault on an address the task had
- * faulted before -- a readahead hit when it did no I/O.  Neither says
+ * swap_in.fault_id), and the faults on pages the task had (an address it
+ * had faulted before, or any after its first read fault) -- a readahead
+ * hit when it did no I/O.  Neither says
  * which slot the fault wanted, so the slots are chosen by what the rest of
  * the trace says of the same address:
  *
@@ -242,11 +243,37 @@ static int cmp_hit_time(const void *a, const void *b)
 	return x->ref < y->ref ? -1 : x->ref > y->ref;
 }
 
-/* The faults that did no I/O on a page their task had faulted before, near its read faults. */
+/*
+ * The task's first read fault, per task (first_read: pid -> ts): a task
+ * touches its memory before it swaps any in, so its faults that did no I/O
+ * after then are on pages it had before, even when the trace began too
+ * late to show their earlier faults.
+ */
+static int map_first_reads(const struct rc *rc, struct swt_map *first_read, struct swt_err *err)
+{
+	if (swt_map_init(first_read, 16))
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (size_t g = 0; g < rc->nr_groups; g++) {
+		uint64_t key = (uint64_t)(uint32_t)rc->groups[g].pid, ts;
+
+		if (!rc->groups[g].vpage ||
+		    (swt_map_get(first_read, key, 0, &ts) && ts <= rc->groups[g].ts))
+			continue;
+		if (swt_map_put(first_read, key, 0, rc->groups[g].ts))
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * The faults that did no I/O on a page their task had before (one it had
+ * faulted before, or any after its first read fault), near its read faults.
+ */
 static int load_hits(struct swt_store *st, struct rc *rc, struct swt_err *err)
 {
 	struct swt_replay_input *in = rc->in;
 	struct rc_addr_event *v = NULL, *f = NULL;
+	struct swt_map first_read = { 0 };
 	size_t n = 0, nf = 0, cap_f = 0, nh = 0;
 	sqlite3_stmt *s = NULL;
 	int ret = 0, rc_step;
@@ -260,6 +287,9 @@ static int load_hits(struct swt_store *st, struct rc *rc, struct swt_err *err)
 							 .vpage = rc->groups[g].vpage };
 	if (!n)
 		goto out;	/* no fault addresses: no way to tell a hit */
+	ret = map_first_reads(rc, &first_read, err);
+	if (ret)
+		goto out;
 	qsort(v, n, sizeof(*v), cmp_addr_event);	/* ts and ref 0: by address */
 	ret = swt_store_prepare(st, "SELECT id, ts, pid, address FROM fault", &s, err);
 	if (ret)
@@ -279,13 +309,20 @@ static int load_hits(struct swt_store *st, struct rc *rc, struct swt_err *err)
 		ret = swt_store_sql_error(st, err, "faults");
 		goto out;
 	}
-	/* a fault on an address its task faulted before, which queued no read */
+	/*
+	 * A fault on a page its task had, which queued no read: the address
+	 * faulted before, or the fault came after the task's first read fault
+	 * (a trace that began mid-run shows no earlier fault of most pages).
+	 */
 	if (nf)
 		qsort(f, nf, sizeof(*f), cmp_addr_event);
-	for (size_t i = 1; i < nf; i++) {
-		uint64_t g;
+	for (size_t i = 0; i < nf; i++) {
+		uint64_t g, first_ts;
+		int had_page = (i > 0 && f[i].pid == f[i - 1].pid && f[i].vpage == f[i - 1].vpage) ||
+			       (swt_map_get(&first_read, (uint64_t)(uint32_t)f[i].pid, 0, &first_ts) &&
+				f[i].ts > first_ts);
 
-		if (f[i].pid != f[i - 1].pid || f[i].vpage != f[i - 1].vpage || !f[i].vpage ||
+		if (!had_page || !f[i].vpage ||
 		    swt_map_get(&rc->read_faults, (uint64_t)f[i].ref, 0, &g) ||
 		    !near_read_fault(v, n, f[i].pid, f[i].vpage))
 			continue;
@@ -304,6 +341,7 @@ static int load_hits(struct swt_store *st, struct rc *rc, struct swt_err *err)
 	rc->nr_hits = nh;
 out:
 	sqlite3_finalize(s);
+	swt_map_release(&first_read);
 	free(v);
 	free(f);
 	return ret;

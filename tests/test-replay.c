@@ -1039,6 +1039,35 @@ TEST(reconstruct_readahead_capture)
 }
 
 /*
+ * A trace that began mid-run shows no earlier fault of most pages: a fault
+ * that did no I/O after its task's first read fault is a readahead hit all
+ * the same.
+ */
+TEST(reconstruct_trace_begun_mid_run)
+{
+	static const char rows[] =
+		/* A reads slots 8-11 */
+		"INSERT INTO fault (id, ts, pid, address) VALUES (11, 100, 42, 4096),"
+		/* B and C, never faulted before in the trace, fault with no I/O */
+		" (12, 200, 42, 8192), (13, 300, 42, 20480);"
+		"INSERT INTO swap_in (ts, area_id, slot, dev, pid, bio_id, fault_id, address) VALUES"
+		" (101, 1, 8, 7340032, 42, 1, 11, 4096), (102, 1, 9, 7340032, 42, 2, 11, 4096),"
+		" (103, 1, 10, 7340032, 42, 3, 11, 4096), (104, 1, 11, 7340032, 42, 4, 11, 4096);";
+	static const struct want_fault want[] = {
+		{ 101, 8, 1 },	/* A's page: the first read (no later read fault says otherwise) */
+		{ 200, 9, 2 },	/* B and C: the first waiting pages of A's reads */
+		{ 300, 10, 5 },
+	};
+	struct swt_replay_area area = { .id = 1, .dev = "7:0", .slots = 1000 };
+	struct swt_replay_input in = { .areas = &area, .nr_areas = 1, .page_shift = 12 };
+
+	check_stream(swt_replay_reconstruct, rows, &in, want, SWT_ARRAY_SIZE(want));
+	CHECK_INT(in.approx_misses, 1);
+	CHECK_INT(in.approx_hits, 2);
+	free(in.faults);
+}
+
+/*
  * With swap-entry probes the demand stream is exact at any page-cluster:
  * every swap-cache miss, and every swap-cache hit on a page read ahead
  * since its slot was last faulted -- not one on a page that was only
