@@ -27,8 +27,9 @@
  * On a miss the policy lists a window; the engine reads the faulting page
  * and every listed page that is allocated and not cached, in list order,
  * through a model of the block plug (back/front merges with the latest
- * request, or the device's first one when several devices are plugged;
- * split at the request size limit) and counts requests and merges.
+ * request when it is the device's, else with the device's first one when
+ * several devices are plugged; split at the request size limit) and counts
+ * requests and merges.
  * Built-in policies with a fast path (replay.h) hand a cluster window over
  * as its block of slots instead: no list to write and check again.
  *
@@ -1721,9 +1722,12 @@ static uint64_t request_bucket(const struct swt_replay_result *r, uint64_t pages
 
 /*
  * The plug as reads come, one at a time, in submission order: the read
- * joins a request of its area it extends at either end (the last request
- * while all are on one area, else the area's first), or starts one.
- * *nrq and *multi (requests on more than one area) start at 0.
+ * joins a request of its area it extends at either end, or starts one.
+ * The request it may join is the latest when that is of its area, else,
+ * once requests of several areas are plugged, the area's first (6.12+
+ * blk_attempt_plug_merge: the plug's tail, else the first request of the
+ * bio's queue).  *nrq and *multi (requests on more than one area) start
+ * at 0.
  */
 static inline void plug_add(struct engine *e, size_t *nrq, int *multi, uint64_t max,
 			    uint32_t area, uint64_t slot)
@@ -1731,12 +1735,10 @@ static inline void plug_add(struct engine *e, size_t *nrq, int *multi, uint64_t 
 	struct plug_rq *rq = NULL;
 
 	if (*nrq) {
-		if (!*multi) {
-			rq = &e->plug[*nrq - 1];
-			if (rq->area != area)
-				rq = NULL;
-		} else {
-			for (size_t j = 0; j < *nrq; j++)
+		rq = &e->plug[*nrq - 1];
+		if (rq->area != area) {
+			rq = NULL;
+			for (size_t j = 0; *multi && j < *nrq; j++)
 				if (e->plug[j].area == area) {
 					rq = &e->plug[j];
 					break;

@@ -667,6 +667,45 @@ TEST(plug_merges_front_and_back)
 }
 
 /*
+ * With requests of several devices plugged, a bio tries the latest request
+ * first when it is its device's, else the device's first (6.18's
+ * blk_attempt_plug_merge): a VMA window over pages on A:10, B:5, A:20 and
+ * A:21 makes three requests, A:21 joining A:20, where trying A's first
+ * request alone made four.
+ */
+TEST(plug_merges_with_the_latest_request_across_devices)
+{
+	static const struct { uint32_t area; uint64_t slot; } pages[] = {
+		{ 0, 10 }, { 1, 5 }, { 0, 20 }, { 0, 21 },
+	};
+	struct scenario s;
+	struct swt_replay_area areas[2];
+	struct swt_replay_result *r;
+
+	scenario_init(&s, 0);
+	areas[0] = s.area;
+	areas[1] = s.area;
+	areas[1].id = 1;
+	snprintf(areas[1].dev, sizeof(areas[1].dev), "8:16");
+	s.in.areas = areas;
+	s.in.nr_areas = 2;
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(pages); i++) {
+		out(&s, pages[i].slot);
+		s.outs[s.in.nr_outs - 1].area = pages[i].area;
+	}
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(pages); i++) {
+		fault(&s, pages[i].slot, 0x1100 + i);
+		s.faults[s.in.nr_faults - 1].area = pages[i].area;
+	}
+	r = run(&s, &swt_policy_vma, 3, 1000);
+	CHECK_INT(r->total.misses, 1);
+	CHECK_INT(r->total.pages_read, 4);
+	CHECK_INT(r->total.read_requests, 3);
+	CHECK_INT(r->total.read_merges, 1);
+	swt_replay_result_free(r);
+}
+
+/*
  * Windows of up to 64 slots are read from a bit mask of their slots: a
  * free slot ends a request, runs are cut at the size limit, and a run
  * may reach the window's last slot or fill the window.
