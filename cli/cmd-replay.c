@@ -69,7 +69,7 @@ const char cmd_replay_usage[] =
 	"                              cluster=N slots (default 512, x86-64 THP swap; 256\n"
 	"                                without THP swap; a power of two 8..8192)\n"
 	"                              used=N[,N...] pages on the devices at start\n"
-	"                              spread: the layout at every device offset,\n"
+	"                              spread: the layout at every one-page offset,\n"
 	"                                used=0 or 1 per device (2^N layouts, N <= 6),\n"
 	"                                summarised as mean, min and max\n"
 	"                         SIZE: 512M, 1G, 65536p (pages).  The swapped-out pages\n"
@@ -368,10 +368,13 @@ static void print_layout_note(const struct layout_run *l)
 	const struct swt_placement_stats *st = &l->stats;
 
 	printf("# layout %s: %s\n", l->placement.spec, l->placement.description);
-	printf("# re-placed %" PRIu64 " swap-outs and %" PRIu64 " pages swapped out before the trace "
-	       "(%" PRIu64 " slots freed and reused); %" PRIu64 " on their traced device (%.2f %%), "
-	       "%" PRIu64 " on their traced slot too (%.2f %%)\n", st->outs, st->pretrace, st->freed,
-	       st->same_device,
+	printf("# re-placed %" PRIu64 " swap-outs and %" PRIu64 " pages swapped out before the trace",
+	       st->outs, st->pretrace);
+	if (st->unseen)
+		printf(" with %" PRIu64 " slots among them that no fault names, taken as held",
+		       st->unseen);
+	printf(" (%" PRIu64 " slots freed and reused); %" PRIu64 " on their traced device (%.2f %%), "
+	       "%" PRIu64 " on their traced slot too (%.2f %%)\n", st->freed, st->same_device,
 	       percent_floor(st->same_device, st->outs), st->same_slot,
 	       percent_floor(st->same_slot, st->outs));
 }
@@ -534,12 +537,24 @@ static int prepare_layout(struct swt_replay_input *in, const char *spec, struct 
 		l->in = in;
 		return 0;
 	}
-	if (l->placement.era_assumed && !(*warned)++)
-		cli_warn("replay", "the capture names no kernel: layouts use the newest (6.15+) "
-				   "slot allocator unless era= is given");
+	if (l->placement.era_assumed && !(*warned)++) {
+		if (in->kernel[0])
+			cli_warnf("replay", "the capture's kernel '%s' has no release number: layouts "
+				  "use the newest (6.15+) slot allocator unless era= is given", in->kernel);
+		else
+			cli_warn("replay", "the capture names no kernel: layouts use the newest (6.15+) "
+					   "slot allocator unless era= is given");
+	}
 	ret = swt_placement_apply(in, &l->placement, &l->owned, &l->stats, err);
 	if (ret)
 		return ret;
+	if (l->stats.peak_used * 2 > l->stats.usable)
+		/* vm_swap_full(): the kernel then frees a slot at swap-in, and reclaims swap cache */
+		cli_warnf("replay", "layout '%s': swap fills to %.0f %% of its slots (%" PRIu64 " of %"
+			  PRIu64 "); above half full the kernel frees a page's slot when it is "
+			  "swapped in, which the model does not (docs/layouts.md)", spec,
+			  100.0 * (double)l->stats.peak_used / (double)l->stats.usable,
+			  l->stats.peak_used, l->stats.usable);
 	l->in = l->owned;
 	return 0;
 }
@@ -889,8 +904,10 @@ int cmd_replay(int argc, char **argv)
 		   !swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE fault_id IS NOT NULL"
 					" AND " SWT_NOT_SWAPOFF_SQL, 0)) {
 		cli_warnf("replay", "approximate demand stream: the capture's reads %s demand and "
-			  "readahead, and without fault events each read stands for a fault "
-			  "(docs/replay-model.md)", mix);
+			  "readahead, and %s each read stands for a fault (docs/replay-model.md)", mix,
+			  swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM fault)", 0) ?
+				  "as its fault events name none of the reads (swap_in.fault_id)," :
+				  "without fault events");
 	} else if (in->approximate &&
 		   (int64_t)in->approx_misses == swt_store_query_int(st, "SELECT count(*) FROM swap_in"
 								     " WHERE " SWT_NOT_SWAPOFF_SQL, -1)) {

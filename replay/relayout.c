@@ -390,6 +390,14 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 	ret = parse_options(p, name, save, traced->page_shift, &df, err);
 	if (ret)
 		goto out;
+	if (!df.era_given && !p->era_assumed &&
+	    swt_swapsim_era_parse_given(traced->kernel, &(enum swt_swapsim_era){ 0 })) {
+		/* taken as the oldest era modelled, its allocator would be another kernel's */
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': the traced kernel %s is older than the "
+				"slot allocators modelled (3.16 on): give one, e.g. '%s:era=3.16'",
+				name, traced->kernel, name);
+		goto out;
+	}
 	{
 		/* a default every device overrides would be ignored without a word */
 		static const unsigned order[] = { OPT_SIZE, OPT_PRIO, OPT_KIND };
@@ -442,6 +450,9 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 
 		d->slots = devs[i].pages ? devs[i].pages : df.size ? df.size : total / n;
 		d->priority = devs[i].has_prio ? devs[i].prio : df.prio;
+		if (!devs[i].has_prio && !(df.seen & (1u << OPT_PRIO)) && df.prio < 0)
+			/* swapped on without one, as the traced areas were: the kernel's -2, -3, ... */
+			d->priority = -2 - (int64_t)i;
 		d->rotational = devs[i].kind >= 0 ? devs[i].kind : df.kind;
 		d->used_at_start = df.nused ? df.used[df.nused > 1 ? i : 0] : 0;
 		if (d->slots < 2 || d->used_at_start >= d->slots - 1) {
@@ -457,8 +468,18 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 		double bytes = 0;
 		int64_t avail_kib = swt_mem_available_kib();
 
-		for (i = 0; i < n; i++)
-			bytes += (double)p->devs[i].slots * (1.0 / 8 + 16.0 / p->cluster_slots);
+		/*
+		 * and the replay's slot tables (swt_replay_slot_tables_fit) as
+		 * high as the pages can reach: past the used= ones by every
+		 * page of the trace and a cluster at most
+		 */
+		for (i = 0; i < n; i++) {
+			double reach = (double)p->devs[i].used_at_start + (double)traced->nr_outs +
+				       (double)traced->nr_faults + (double)p->cluster_slots;
+
+			bytes += (double)p->devs[i].slots * (1.0 / 8 + 16.0 / p->cluster_slots) +
+				 SWT_MIN(reach, (double)p->devs[i].slots) * SWT_SLOT_TABLE_BYTES;
+		}
 		if (avail_kib >= 0 && bytes > (double)avail_kib * 1024) {
 			ret = swt_error(err, SWT_EUSAGE, "layout '%s': devices this big take %.1f GiB "
 					"to simulate, more than the %.1f GiB of memory available",
@@ -617,9 +638,11 @@ struct replacer {
 	struct page_id *first, *last;
 	struct pre_page *pre;	/* pre-trace pages, placement order */
 	size_t npre;
+	size_t nunseen;		/* of which held slots no fault names (add_unseen_pages) */
 	struct swt_map pre_index;	/* (area, slot) -> index into pre */
 	int32_t **occupant;	/* per traced area and slot: page there now, -1 none */
 	uint64_t *occ_slots;	/* per traced area: entries in occupant[] */
+	uint64_t in_use;	/* simulated slots holding a page (used= ones included) */
 };
 
 static void replacer_release(struct replacer *r)
@@ -637,10 +660,60 @@ static void replacer_release(struct replacer *r)
 	swt_swapsim_free(r->sim);
 }
 
+/*
+ * The slots below an area's highest pre-trace page that no fault of the
+ * trace names held pages too, never faulted while it ran (or were free:
+ * no trace tells): taken as held, they join the pre-trace pages, so that
+ * these keep their neighbours as placed (on the identical layout, their
+ * devices and slots) instead of being packed together.  A later write to
+ * such a slot frees it, as for any page.  r->pre holds the *n seen pages;
+ * the unseen ones are appended.
+ */
+static int add_unseen_pages(struct replacer *r, size_t *n, struct swt_err *err)
+{
+	const struct swt_replay_input *in = r->in;
+	uint64_t *top = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*top));
+	size_t seen = *n, unseen = 0, at;
+	struct pre_page *grown;
+	int ret = 0;
+
+	if (!top)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < seen; i++)
+		top[r->pre[i].area] = SWT_MAX(top[r->pre[i].area], r->pre[i].slot);
+	/* slot 0 is the header's; each seen page is one of 1..top */
+	for (size_t a = 0; a < in->nr_areas; a++)
+		unseen += top[a];
+	unseen -= seen;
+	if (!unseen)
+		goto out;
+	if (seen + unseen > (size_t)INT32_MAX) {
+		ret = swt_error(err, SWT_EUSAGE, "too many swapped-out pages to re-place");
+		goto out;
+	}
+	grown = realloc(r->pre, (seen + unseen) * sizeof(*r->pre));
+	if (!grown) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	r->pre = grown;
+	at = seen;
+	for (size_t a = 0; a < in->nr_areas; a++)
+		for (uint64_t slot = 1; slot <= top[a]; slot++)
+			if (!swt_map_get(&r->pre_index, a, slot, &(uint64_t){ 0 }))
+				r->pre[at++] = (struct pre_page){ .slot = slot, .area = (uint32_t)a };
+	r->nunseen = unseen;
+	*n = at;
+out:
+	free(top);
+	return ret;
+}
+
 /* Size every table: per-area occupancy, the pre-trace pages, the placements. */
 static int replacer_init(struct replacer *r, const struct swt_replay_input *in, struct swt_err *err)
 {
 	size_t i, n = 0;
+	int ret;
 
 	r->in = in;
 	r->occupant = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*r->occupant));
@@ -686,6 +759,9 @@ static int replacer_init(struct replacer *r, const struct swt_replay_input *in, 
 		r->pre[n].slot = f->slot;
 		n++;
 	}
+	ret = add_unseen_pages(r, &n, err);
+	if (ret)
+		return ret;
 	qsort(r->pre, n, sizeof(*r->pre), cmp_pre);
 	for (i = 0; i < n; i++)
 		if (swt_map_put(&r->pre_index, r->pre[i].area, r->pre[i].slot, i))
@@ -746,9 +822,12 @@ static int place(struct replacer *r, size_t k, uint32_t area, uint64_t slot, uns
 		if (swt_swapsim_slot_put(r->sim, r->dev[*occ], r->slot[*occ]))
 			return -SWT_ESTATE;
 		st->freed++;
+		r->in_use--;
 	}
 	if (swt_swapsim_slot_get(r->sim, cpu, &r->dev[k], &r->slot[k]))
 		return -SWT_EUSAGE;
+	r->in_use++;
+	st->peak_used = SWT_MAX(st->peak_used, r->in_use);
 	if (occ)
 		*occ = (int32_t)k;
 	return 0;
@@ -848,6 +927,11 @@ int swt_placement_apply(const struct swt_replay_input *in, const struct swt_plac
 		ret = swt_swapsim_alloc(&cfg, &r.sim, err);
 	if (ret)
 		goto out;
+	for (i = 0; i < p->ndevs; i++) {
+		st.usable += p->devs[i].slots - 1;	/* the header's slot is never handed out */
+		r.in_use += p->devs[i].used_at_start;
+	}
+	st.peak_used = r.in_use;
 	for (i = 0; i < r.npre; i++) {
 		ret = place(&r, in->nr_outs + i, r.pre[i].area, r.pre[i].slot, 0, &st);
 		if (ret) {
@@ -872,7 +956,8 @@ int swt_placement_apply(const struct swt_replay_input *in, const struct swt_plac
 		}
 	}
 	st.outs = in->nr_outs;
-	st.pretrace = r.npre;
+	st.pretrace = r.npre - r.nunseen;
+	st.unseen = r.nunseen;
 	ret = build_output(&r, p, out, err);
 	if (!ret && stats)
 		*stats = st;

@@ -120,10 +120,13 @@ void swt_layout_specs_free(char **specs, size_t n);
 struct swt_placement_stats {
 	uint64_t outs;		/* swap-outs placed */
 	uint64_t pretrace;	/* pages faulted but written before the trace began */
+	uint64_t unseen;	/* slots below them no fault names, taken as held */
 	uint64_t freed;		/* simulated slots freed (their traced slot was written again) */
 	uint64_t in_place;	/* swap-outs of a page back to the slot it kept */
 	uint64_t same_device;	/* swap-outs on the device whose index is the traced area's */
 	uint64_t same_slot;	/* ... and on the traced slot number */
+	uint64_t usable;	/* the devices' slots that can hold a page */
+	uint64_t peak_used;	/* the most of them holding a page at once, used= ones included */
 };
 
 /*

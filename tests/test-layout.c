@@ -442,12 +442,43 @@ TEST(layout_specs)
 	CHECK_INT(p.era, SWT_SWAPSIM_ERA_3_16);
 	swt_placement_release(&p);
 
+	/*
+	 * Traced areas swapped on without a priority (negative): new devices
+	 * get the kernel's defaults, -2, -3, ..., which the 3.16 allocator
+	 * fills one at a time; a priority given applies to all.
+	 */
+	traced_areas[0].priority = -2;
+	traced_areas[1].priority = -3;
+	CHECK_INT(swt_placement_init(&p, "3:era=3.16", &in, &err), 0);
+	CHECK_INT(p.devs[0].priority, -2);
+	CHECK_INT(p.devs[1].priority, -3);
+	CHECK_INT(p.devs[2].priority, -4);
+	swt_placement_release(&p);
+	CHECK_INT(swt_placement_init(&p, "devices=1G,1G@-7:prio=-2", &in, &err), 0);
+	CHECK_INT(p.devs[0].priority, -2);
+	CHECK_INT(p.devs[1].priority, -7);
+	swt_placement_release(&p);
+	traced_areas[0].priority = traced_areas[1].priority = 5;
+
 	CHECK_INT(swt_placement_init(&p, "2:era=traced", &in, &err), 0);
 	CHECK_INT(p.era, SWT_SWAPSIM_ERA_6_15);
 	swt_placement_release(&p);
 	CHECK_INT(swt_placement_init(&p, "devices=1G@x", &in, &err), -SWT_EUSAGE);
 	CHECK(strstr(err.msg, "'1G@x'") != NULL);
 	swt_err_clear(&err);
+
+	/* a traced kernel older than the allocators modelled: an era must be given */
+	snprintf(in.kernel, sizeof(in.kernel), "3.10.0-1160.el7.x86_64");
+	CHECK_INT(swt_placement_init(&p, "2", &in, &err), -SWT_EUSAGE);
+	CHECK_STR(err.msg, "layout '2': the traced kernel 3.10.0-1160.el7.x86_64 is older than the "
+			   "slot allocators modelled (3.16 on): give one, e.g. '2:era=3.16'");
+	swt_err_clear(&err);
+	CHECK_INT(swt_placement_init(&p, "2:era=traced", &in, &err), -SWT_EUSAGE);
+	swt_err_clear(&err);
+	CHECK_INT(swt_placement_init(&p, "2:era=3.16", &in, &err), 0);
+	CHECK_INT(p.era, SWT_SWAPSIM_ERA_3_16);
+	swt_placement_release(&p);
+	snprintf(in.kernel, sizeof(in.kernel), "6.18.44-fc-v657");
 
 	/* no kernel in the capture: the newest allocator, said so */
 	in.kernel[0] = '\0';
@@ -621,35 +652,45 @@ TEST(replacement_follows_pages_and_frees_rewritten_slots)
 	CHECK_INT(o->areas[1].rotational, 1);
 	CHECK_INT(o->nr_outs, 7);
 	CHECK_INT(o->nr_faults, 5);
-	/* the pre-trace page goes first (sim0:1), then the swap-outs rotate */
-	CHECK_INT(o->faults[0].area, 0);
-	CHECK_INT(o->faults[0].slot, 1);
-	CHECK_INT(o->outs[0].area, 1);
-	CHECK_INT(o->outs[0].slot, 1);
-	CHECK_INT(o->outs[1].area, 0);	/* traced slot 2 */
-	CHECK_INT(o->outs[1].slot, 2);
-	CHECK_INT(o->outs[2].area, 1);	/* traced slot 3 */
-	CHECK_INT(o->outs[2].slot, 2);
-	CHECK_INT(o->outs[5].area, 0);	/* traced slot 6 */
-	CHECK_INT(o->outs[5].slot, 4);
+	/*
+	 * The pre-trace page goes first, after the 39 slots below it that no
+	 * fault names, taken as held: it is the 40th page placed (sim1:20);
+	 * then the swap-outs rotate, each freeing the unseen page of the slot
+	 * it writes.
+	 */
+	CHECK_INT(o->faults[0].area, 1);
+	CHECK_INT(o->faults[0].slot, 20);
+	CHECK_INT(o->outs[0].area, 0);	/* traced slot 1 */
+	CHECK_INT(o->outs[0].slot, 21);
+	CHECK_INT(o->outs[1].area, 1);	/* traced slot 2 */
+	CHECK_INT(o->outs[1].slot, 21);
+	CHECK_INT(o->outs[2].area, 0);	/* traced slot 3 */
+	CHECK_INT(o->outs[2].slot, 22);
+	CHECK_INT(o->outs[5].area, 1);	/* traced slot 6 */
+	CHECK_INT(o->outs[5].slot, 23);
 	/* faults move with their pages */
-	CHECK_INT(o->faults[1].area, 1);	/* traced slot 3 */
-	CHECK_INT(o->faults[1].slot, 2);
-	CHECK_INT(o->faults[2].area, 0);	/* the pre-trace page again */
-	CHECK_INT(o->faults[2].slot, 1);
-	CHECK_INT(o->faults[4].area, 1);	/* traced slot 5 */
-	CHECK_INT(o->faults[4].slot, 3);
-	/* slot 2's old page (sim0:2) is freed; the new one rotates to sim1 */
-	CHECK_INT(o->outs[6].area, 1);
-	CHECK_INT(o->outs[6].slot, 4);
-	CHECK_INT(o->faults[3].area, 1);
-	CHECK_INT(o->faults[3].slot, 4);
+	CHECK_INT(o->faults[1].area, 0);	/* traced slot 3 */
+	CHECK_INT(o->faults[1].slot, 22);
+	CHECK_INT(o->faults[2].area, 1);	/* the pre-trace page again */
+	CHECK_INT(o->faults[2].slot, 20);
+	CHECK_INT(o->faults[4].area, 0);	/* traced slot 5 */
+	CHECK_INT(o->faults[4].slot, 23);
+	/*
+	 * slot 2's old page (sim1:21) is freed; sim0's cluster 16-23 is used
+	 * up, and the next one comes from the nonfull list: cluster 0, whose
+	 * slot 1 the first swap-out freed
+	 */
+	CHECK_INT(o->outs[6].area, 0);
+	CHECK_INT(o->outs[6].slot, 1);
+	CHECK_INT(o->faults[3].area, 0);
+	CHECK_INT(o->faults[3].slot, 1);
 	CHECK_INT(o->faults[3].out, 6);
 	CHECK_INT(st.outs, 7);
 	CHECK_INT(st.pretrace, 1);
-	CHECK_INT(st.freed, 1);
-	CHECK_INT(st.same_device, 3);	/* outs 1, 3, 5 stay on device 0 ... */
-	CHECK_INT(st.same_slot, 1);	/* ... and out 1 on its slot 2 */
+	CHECK_INT(st.unseen, 39);
+	CHECK_INT(st.freed, 7);		/* six unseen pages and slot 2's first */
+	CHECK_INT(st.same_device, 4);	/* outs 0, 2, 4 and 6 on device 0 */
+	CHECK_INT(st.same_slot, 0);
 	swt_replay_input_free(o);
 	swt_placement_release(&p);
 
@@ -662,6 +703,32 @@ TEST(replacement_follows_pages_and_frees_rewritten_slots)
 	CHECK_INT(swt_placement_apply(&c.in, &p, &o, &st, &err), 0);
 	CHECK_INT(st.same_slot, 9);
 	CHECK_INT(o->faults[0].slot, 4);
+	swt_replay_input_free(o);
+	swt_placement_release(&p);
+
+	/*
+	 * A trace begun mid-run: pages faulted at scattered slots with no
+	 * swap-out before, the slots between them unseen.  The identical
+	 * layout puts every page back on its traced slot (packing the seen
+	 * pages together had put slot 9's page at 3, next to slot 5's).
+	 */
+	capture_init(&c);
+	cap_fault(&c, 2);
+	cap_fault(&c, 5);
+	cap_fault(&c, 9);
+	cap_out(&c, 10);
+	cap_fault(&c, 9);
+	cap_fault(&c, 10);
+	CHECK_INT(swt_placement_init(&p, "1", &c.in, &err), 0);
+	CHECK_INT(swt_placement_apply(&c.in, &p, &o, &st, &err), 0);
+	CHECK_INT(st.pretrace, 3);
+	CHECK_INT(st.unseen, 6);
+	CHECK_INT(st.peak_used, 10);
+	CHECK_INT(st.usable, 63);
+	CHECK_INT(o->faults[1].slot, 5);
+	CHECK_INT(o->faults[2].slot, 9);
+	CHECK_INT(o->faults[3].slot, 9);
+	CHECK_INT(st.same_slot, 1);	/* the swap-out to slot 10 */
 	swt_replay_input_free(o);
 	swt_placement_release(&p);
 

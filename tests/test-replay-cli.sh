@@ -642,6 +642,12 @@ SWT_TEST_MEM_AVAILABLE_KIB=8388608 expect_fail \
 SWT_TEST_MEM_AVAILABLE_KIB=8388608 expect_fail \
 	"layout 'devices=256T': devices this big take 10.0 GiB to simulate, more than the 8.0 GiB" \
 	replay -n -l devices=256T "$db"
+# and so would a small trace placed past a billion pages already there
+# (used= was not counted: the pages above them took 16 bytes a slot, and
+# the used ones were taken one by one for minutes first)
+SWT_TEST_MEM_AVAILABLE_KIB=8388608 expect_fail \
+	"layout '1:size=4T:used=1000000000': devices this big take 15.1 GiB to simulate, more than the 8.0 GiB" \
+	replay -n -l 1:size=4T:used=1000000000 "$db"
 # Two devices the size of a traced one of 2^32 - 1 slots: the kernel
 # fills a device's partial last cluster first, so the re-placed pages
 # reach slot 2^31 - 2 and the tables would be 64 GiB (once OOM-killed
@@ -1026,6 +1032,14 @@ grep -q "no fault addresses (block events only): auto uses cluster readahead" "$
 	fail "auto's fallback without fault addresses is announced"
 "$SWAPTRACE" replay --no-store --approximate -p auto -c 3 "$pc3" 2>&1 > /dev/null | grep -q "no fault addresses" &&
 	fail "a capture with fault addresses gets no such warning"
+# fault events that name none of the reads: each read stands for a fault,
+# and the capture is not said to lack fault events
+cp "$pc3" "$WORK/unlinked.db"
+sqlite3 "$WORK/unlinked.db" "UPDATE swap_in SET fault_id = NULL" || fail "unlinking the reads from their faults"
+"$SWAPTRACE" replay --no-store --approximate -p auto -c 3 "$WORK/unlinked.db" > /dev/null \
+	2> "$WORK/warn-unlinked.txt" || fail "approximate replay of reads no fault names"
+grep -q "and as its fault events name none of the reads (swap_in.fault_id), each read stands for a fault" \
+	"$WORK/warn-unlinked.txt" || fail "unlinked reads are not described: $(cat "$WORK/warn-unlinked.txt")"
 # a warning naming a database deep down is written whole (it was cut at 512 bytes)
 deep=$(long_path 500 blk.db)
 cp "$blkonly" "$deep"

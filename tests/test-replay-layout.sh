@@ -65,6 +65,30 @@ grep -q "layout '4': the capture records no size of swap area .*e.g. '4:size=1G'
 "$SWAPTRACE" replay --no-store -l 4:size=1G -l devices=512M,512M "$WORK/nosize.db" > /dev/null 2> "$WORK/err.txt" ||
 	fail "layouts with sizes on a capture of no area size: $(cat "$WORK/err.txt")"
 
+# a layout that swap fills beyond half: the kernel frees slots at swap-in
+# then (vm_swap_full), the model does not -- said; not below half
+"$SWAPTRACE" replay --no-store -c 0 -p none -l devices=256M -l devices=512M "$DB" > /dev/null 2> "$WORK/err.txt" ||
+	fail "replay on small layouts: $(cat "$WORK/err.txt")"
+check_eq "$(cat "$WORK/err.txt")" \
+	"swaptrace: replay: warning: layout 'devices=256M': swap fills to 86 % of its slots (56287 of 65535); above half full the kernel frees a page's slot when it is swapped in, which the model does not (docs/layouts.md)" \
+	"a layout over half full is said, one under half is not"
+
+# a capture whose kernel predates the allocators modelled needs an era; one
+# whose kernel has no release number gets the newest, said so
+cp "$DB" "$WORK/oldkernel.db"
+sqlite3 "$WORK/oldkernel.db" "UPDATE capture SET kernel = '3.10.0-1160.el7.x86_64'" || fail "preparing oldkernel.db"
+"$SWAPTRACE" replay --no-store -l 2 "$WORK/oldkernel.db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?" 2 "exit status for a layout on a 3.10 capture without era="
+grep -q "layout '2': the traced kernel 3.10.0-1160.el7.x86_64 is older than the slot allocators modelled" \
+	"$WORK/err.txt" || fail "a kernel older than 3.16 is not named: $(cat "$WORK/err.txt")"
+"$SWAPTRACE" replay --no-store -c 0 -p none -l 2:era=3.16 "$WORK/oldkernel.db" > /dev/null 2> "$WORK/err.txt" ||
+	fail "a layout with era= on a 3.10 capture: $(cat "$WORK/err.txt")"
+sqlite3 "$WORK/oldkernel.db" "UPDATE capture SET kernel = 'Linux'" || fail "a kernel without a release"
+"$SWAPTRACE" replay --no-store -c 0 -p none -l 2 "$WORK/oldkernel.db" > /dev/null 2> "$WORK/err.txt" ||
+	fail "a layout on a capture whose kernel has no release: $(cat "$WORK/err.txt")"
+grep -q "the capture's kernel 'Linux' has no release number: layouts use the newest (6.15+)" "$WORK/err.txt" ||
+	fail "a kernel without a release is not said: $(cat "$WORK/err.txt")"
+
 # two policies x two layouts, stored; a layout given twice runs once, as a
 # policy or page-cluster does (it ran, and was stored, twice)
 "$SWAPTRACE" replay --json -p none -p auto -l traced -l 4 -l 4 -l traced -c 3 "$DB" > "$WORK/sweep.json" ||
