@@ -903,6 +903,18 @@ static void choose_memory(struct swt_report_ctx *rc)
 	}
 }
 
+/*
+ * Is a used= list of n characters counts of 0 or 1 only?  Such offsets are
+ * what --layout N:spread runs; other counts were chosen for their own sake.
+ */
+static int one_page_offsets(const char *list, size_t n)
+{
+	for (size_t i = 0; i < n; i += 2)
+		if ((list[i] != '0' && list[i] != '1') || (i + 1 < n && list[i + 1] != ','))
+			return 0;
+	return n > 0;
+}
+
 void swt_report_layout_group(const char *layout, char *key, size_t size)
 {
 	const char *p = layout;
@@ -912,7 +924,7 @@ void swt_report_layout_group(const char *layout, char *key, size_t size)
 		const char *end = strchr(p, ':');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 
-		if (!(len >= 5 && !strncmp(p, "used=", 5))) {
+		if (!(len >= 5 && !strncmp(p, "used=", 5) && one_page_offsets(p + 5, len - 5))) {
 			if (at && at + 1 < size)
 				key[at++] = ':';
 			len = SWT_MIN(len, size - 1 - at);

@@ -147,8 +147,10 @@ static inline int swt_report_run_traced(const struct swt_report_run *r)
 }
 
 /*
- * A layout name without its "used=" option, into key: what the runs of one
- * layout at several device offsets ("--layout 4:spread") share.
+ * A layout name without its "used=" option when that gives one-page
+ * offsets (0 or 1 per device), into key: what the runs of one layout at
+ * several device offsets ("--layout 4:spread") share.  Other counts stay:
+ * "4:used=30000,0,0,0" is a layout of its own, not an offset of "4".
  */
 void swt_report_layout_group(const char *layout, char *key, size_t size);
 /* Do two layout names place pages alike ("4", "4:used=0" and "4:used=0,0,0,0" do)? */

@@ -629,3 +629,24 @@ TEST(hidden_note_counts_what_it_cannot_name)
 }
 
 CHECK_MAIN
+
+/*
+ * Runs of one layout at one-page device offsets (what --layout N:spread
+ * stores) group as that layout; a used= count of the user's own choice
+ * makes a layout of its own (it was averaged in as one more "offset").
+ */
+TEST(layout_groups_are_one_page_offsets_only)
+{
+	char key[64];
+
+	swt_report_layout_group("4:used=0,1,0,1", key, sizeof(key));
+	CHECK_STR(key, "4");
+	swt_report_layout_group("4:ssd:used=1", key, sizeof(key));
+	CHECK_STR(key, "4:ssd");
+	swt_report_layout_group("4:used=30000,0,0,0", key, sizeof(key));
+	CHECK_STR(key, "4:used=30000,0,0,0");
+	swt_report_layout_group("4:used=10,0,0,0:ssd", key, sizeof(key));
+	CHECK_STR(key, "4:used=10,0,0,0:ssd");
+	CHECK(!swt_report_same_layout("4", "4:used=30000,0,0,0"));
+	CHECK(swt_report_same_layout("4", "4:used=0,0,0,0"));
+}
