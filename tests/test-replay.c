@@ -113,6 +113,19 @@ static void vma_window(struct swt_vma_ra *v, uint64_t vpage, uint64_t vs, uint64
 	*last = win.count ? list[win.count - 1] : 0;
 }
 
+/* n hits at vpage in the VMA [vs, ve) (a VMA's state is found by its start) */
+static void vma_hits(struct swt_vma_ra *v, uint64_t vpage, uint64_t vs, uint64_t ve, int n)
+{
+	struct swt_fault_info f = fault_at(5, 1000, 3);
+
+	f.vpage = vpage;
+	f.vma_start = vs;
+	f.vma_end = ve;
+	f.flags = SWT_FAULT_VPAGE_KNOWN;
+	for (int i = 0; i < n; i++)
+		swt_vma_ra_hit(v, &f);
+}
+
 TEST(vma_window_placement)
 {
 	struct swt_vma_ra *v = swt_vma_ra_alloc();
@@ -129,10 +142,72 @@ TEST(vma_window_placement)
 	CHECK_INT(n, 4);
 	CHECK_INT(first, 0x10101);
 	CHECK_INT(last, 0x10104);
-	/* backward: (v-win, v]; adjacency gives 2 */
+	/* backward: (v-win, v]; 2, from adjacency and from halving the 4 alike */
 	vma_window(v, 0x10100, 0x10000, 0x20000, 3, &first, &last, &n);
 	CHECK_INT(n, 2);
 	CHECK_INT(first, 0x100ff);
+	CHECK_INT(last, 0x10100);
+	swt_vma_ra_free(v);
+}
+
+/*
+ * A miss next to the previous one counts as adjacent in either direction
+ * (readahead-spec.md §4, §3: prev ± 1): with the window down to 1, where
+ * halving gives no more, a backward step reads 2 as a forward one does.
+ */
+TEST(vma_adjacency_counts_both_ways)
+{
+	struct swt_vma_ra *v = swt_vma_ra_alloc();
+	uint64_t first, last;
+	unsigned n;
+
+	/* misses far apart with no hits: 8, 4, 2, 1 */
+	vma_window(v, 0x10100, 0x10000, 0x20000, 3, &first, &last, &n);
+	vma_window(v, 0x10180, 0x10000, 0x20000, 3, &first, &last, &n);
+	vma_window(v, 0x10120, 0x10000, 0x20000, 3, &first, &last, &n);
+	vma_window(v, 0x10160, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(n, 1);
+	/* one page down: 2, placed backward */
+	vma_window(v, 0x1015f, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(n, 2);
+	CHECK_INT(first, 0x1015e);
+	CHECK_INT(last, 0x1015f);
+	/* down to 1 again (halving the 2), then one page up: 2, placed forward */
+	vma_window(v, 0x10170, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(n, 1);
+	vma_window(v, 0x10171, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(n, 2);
+	CHECK_INT(first, 0x10171);
+	CHECK_INT(last, 0x10172);
+	swt_vma_ra_free(v);
+}
+
+/*
+ * A hit rewrites its VMA's previous fault address (readahead-spec.md §4):
+ * a miss just past a run of hits continues their stream, placed forward
+ * or backward from the miss, where the last miss's address would have
+ * left it unadjacent and centred.
+ */
+TEST(vma_hit_moves_the_previous_address)
+{
+	struct swt_vma_ra *v = swt_vma_ra_alloc();
+	uint64_t first, last;
+	unsigned n;
+
+	vma_window(v, 0x10100, 0x10000, 0x20000, 3, &first, &last, &n);
+	for (uint64_t vp = 0x10101; vp <= 0x10104; vp++)
+		vma_hits(v, vp, 0x10000, 0x20000, 1);
+	/* 4 hits: window 8, forward from the last hit: [v, v+8) */
+	vma_window(v, 0x10105, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(n, 8);
+	CHECK_INT(first, 0x10105);
+	CHECK_INT(last, 0x1010c);
+	for (uint64_t vp = 0x10104; vp >= 0x10101; vp--)
+		vma_hits(v, vp, 0x10000, 0x20000, 1);
+	/* and coming down: (v-8, v] */
+	vma_window(v, 0x10100, 0x10000, 0x20000, 3, &first, &last, &n);
+	CHECK_INT(n, 8);
+	CHECK_INT(first, 0x100f9);
 	CHECK_INT(last, 0x10100);
 	swt_vma_ra_free(v);
 }
@@ -157,10 +232,18 @@ TEST(vma_window_clipping)
 	CHECK_INT(last, 0x10204);
 	swt_vma_ra_free(v);
 
-	/* the window is at most 1 << min(page_cluster, 5) */
+	/*
+	 * the window is at most 1 << min(page_cluster, 5): at page-cluster 8,
+	 * 40 hits ask for 64 pages (room for them in the list) and get 32
+	 */
 	v = swt_vma_ra_alloc();
 	vma_window(v, 0x10100, 0x10000, 0x20000, 8, &first, &last, &n);
 	CHECK_INT(n, 8);	/* fresh: hits 4 -> 8, below the cap of 32 */
+	vma_hits(v, 0x10180, 0x10000, 0x20000, 40);
+	vma_window(v, 0x10100, 0x10000, 0x20000, 8, &first, &last, &n);
+	CHECK_INT(n, 32);
+	CHECK_INT(first, 0x10100 - 15);
+	CHECK_INT(last, 0x10100 + 16);
 	swt_vma_ra_free(v);
 
 	/* page-cluster 0: the faulting page only */
@@ -196,13 +279,7 @@ TEST(vma_window_clipped_at_page_zero)
 	/* backward with a wide window: 15 hits then a miss at 5 coming down from 6 */
 	v = swt_vma_ra_alloc();
 	vma_window(v, 6, 0, 0, 5, &first, &last, &n);
-	for (int i = 0; i < 15; i++) {
-		struct swt_fault_info f = fault_at(5, 1000, 5);
-
-		f.vpage = 6;
-		f.flags = SWT_FAULT_VPAGE_KNOWN;
-		swt_vma_ra_hit(v, &f);
-	}
+	vma_hits(v, 6, 0, 0, 15);
 	vma_window(v, 5, 0, 0, 5, &first, &last, &n);
 	/* window 32 (hits 15: next power of two of 17), (5-32, 5] -> [0, 5] */
 	CHECK_INT(first, 0);
@@ -353,34 +430,52 @@ TEST(series_hold_the_seconds_with_faults)
 	}
 }
 
+/*
+ * A cluster window reads the allocated slots that are not cached (§2.3):
+ * a free slot is skipped and splits the run, and a second miss in the
+ * block reads past pages cached by the first -- read ahead and unused,
+ * or mapped -- without reading them again.  At page-cluster 3 the block
+ * is read from its bit mask, at 7 (128 slots) slot by slot; with the fast
+ * paths and through on_miss.
+ */
 TEST(fixed_skips_free_and_cached_slots)
 {
 	struct scenario s;
 	struct swt_replay_result *r;
 
 	scenario_init(&s, 1);
-	/* slots 8..15 form one aligned block; 11 is never written, 13 is cached */
+	out(&s, 200);	/* never read: the slot table reaches past the 128-slot block */
+	/* slots 8..15 form one aligned block; 11 is written only after the first miss */
 	for (uint64_t slot = 8; slot <= 15; slot++)
 		if (slot != 11)
 			out(&s, slot);
 	fault(&s, 13, 0);	/* miss: reads 8-10, 12-15 (11 free) */
 	fault(&s, 9, 0);	/* hit */
 	fault(&s, 15, 0);	/* hit */
-	r = run(&s, &swt_policy_fixed, 3, 1000);
-	CHECK_INT(r->total.faults, 3);
-	CHECK_INT(r->total.misses, 1);
-	CHECK_INT(r->total.hits, 2);
-	CHECK_INT(r->total.pages_read, 7);
-	CHECK_INT(r->total.ra_pages, 6);
-	CHECK_INT(r->total.ra_hits, 2);
-	/* the free slot splits the run: 8-10 and 12-15, two requests */
-	CHECK_INT(r->total.read_requests, 2);
-	CHECK_INT(r->total.read_merges, 5);
-	CHECK_INT(r->parts[0].request_hist[3], 1);
-	CHECK_INT(r->parts[0].request_hist[4], 1);
-	CHECK_INT(r->parts[0].window_hist[8], 1);
-	CHECK_INT(r->ra_unused_at_end, 4);
-	swt_replay_result_free(r);
+	out(&s, 11);
+	fault(&s, 11, 0);	/* miss: 8, 10, 12, 14 read ahead, 9, 13, 15 mapped: 11 alone */
+	for (unsigned pc = 3; pc <= 7; pc += 4)
+		for (int general = 0; general <= 1; general++) {
+			if (general)
+				setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
+			r = run(&s, &swt_policy_fixed, pc, 1000);
+			unsetenv("SWT_TEST_NO_FAST_PATH");
+			CHECK_INT(r->total.faults, 4);
+			CHECK_INT(r->total.misses, 2);
+			CHECK_INT(r->total.hits, 2);
+			CHECK_INT(r->total.pages_read, 8);
+			CHECK_INT(r->total.ra_pages, 6);
+			CHECK_INT(r->total.ra_hits, 2);
+			/* the free slot splits the run: 8-10 and 12-15, two requests; then 11 */
+			CHECK_INT(r->total.read_requests, 3);
+			CHECK_INT(r->total.read_merges, 5);
+			CHECK_INT(r->parts[0].request_hist[3], 1);
+			CHECK_INT(r->parts[0].request_hist[4], 1);
+			CHECK_INT(r->parts[0].request_hist[1], 1);
+			CHECK_INT(r->parts[0].window_hist[1u << pc], 2);
+			CHECK_INT(r->ra_unused_at_end, 4);
+			swt_replay_result_free(r);
+		}
 
 	/* none reads the faulting page alone, even where a fault comes first */
 	scenario_init(&s, 1);
@@ -516,8 +611,15 @@ TEST(lru_ring_compaction_keeps_pages_and_their_slots)
 	}
 }
 
-TEST(adaptive_grows_with_hits_in_a_sequential_stream)
+/*
+ * The hits of a sequential stream keep the adaptive window at its full
+ * size (§3).  auto on a rotational area is the same cluster readahead, its
+ * hits feeding the same counter: it reads the same, with the fast paths
+ * (quick_hit) and through on_hit alike.
+ */
+TEST(adaptive_and_auto_grow_with_hits_in_a_sequential_stream)
 {
+	const struct swt_policy *policies[] = { &swt_policy_adaptive, &swt_policy_auto };
 	struct scenario s;
 	struct swt_replay_result *r;
 
@@ -525,15 +627,21 @@ TEST(adaptive_grows_with_hits_in_a_sequential_stream)
 	for (uint64_t slot = 1; slot <= 60; slot++)
 		out(&s, slot);
 	for (uint64_t slot = 1; slot <= 60; slot++)
-		fault(&s, slot, 0);
-	r = run(&s, &swt_policy_adaptive, 3, 1000);
-	/* boot window 8 at slot 1 reads 1..7, hits keep the window at 8 */
-	CHECK_INT(r->total.faults, 60);
-	CHECK_INT(r->total.misses, 8);
-	CHECK_INT(r->total.hits, 52);
-	CHECK_INT(r->parts[0].window_hist[8], 8);
-	CHECK_NEAR(swt_metrics_accuracy(&r->total), 1.0, 1e-9);
-	swt_replay_result_free(r);
+		fault(&s, slot, 0x1100 + slot);
+	for (size_t p = 0; p < SWT_ARRAY_SIZE(policies); p++)
+		for (int general = 0; general <= 1; general++) {
+			if (general)
+				setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
+			r = run(&s, policies[p], 3, 1000);
+			unsetenv("SWT_TEST_NO_FAST_PATH");
+			/* boot window 8 at slot 1 reads 1..7, hits keep the window at 8 */
+			CHECK_INT(r->total.faults, 60);
+			CHECK_INT(r->total.misses, 8);
+			CHECK_INT(r->total.hits, 52);
+			CHECK_INT(r->parts[0].window_hist[8], 8);
+			CHECK_NEAR(swt_metrics_accuracy(&r->total), 1.0, 1e-9);
+			swt_replay_result_free(r);
+		}
 }
 
 TEST(vma_reads_virtual_neighbours_on_any_slot)
@@ -612,6 +720,135 @@ TEST(auto_reads_shared_memory_by_cluster)
 }
 
 /*
+ * One rotational swap area switches the whole system to cluster readahead
+ * (§1): auto reads the scattered pages of the test
+ * vma_reads_virtual_neighbours_on_any_slot by slot on an SSD when another
+ * area is rotational -- its own area's kind does not decide -- and by
+ * address when none is.
+ */
+TEST(auto_takes_cluster_readahead_when_any_area_is_rotational)
+{
+	static const uint64_t slots[] = { 500, 20, 301, 77, 640, 12, 90, 3 };
+	struct scenario s;
+	struct swt_replay_area areas[2];
+	struct swt_replay_result *r;
+
+	for (int other_rotational = 0; other_rotational <= 1; other_rotational++)
+		for (int general = 0; general <= 1; general++) {
+			scenario_init(&s, 0);
+			/* a second area, no page on it: the faults are all on the SSD */
+			areas[0] = areas[1] = s.area;
+			areas[1].id = 1;
+			snprintf(areas[1].dev, sizeof(areas[1].dev), "8:16");
+			areas[1].rotational = other_rotational;
+			s.in.areas = areas;
+			s.in.nr_areas = 2;
+			for (size_t i = 0; i < SWT_ARRAY_SIZE(slots); i++)
+				out(&s, slots[i]);
+			for (size_t i = 0; i < SWT_ARRAY_SIZE(slots); i++)
+				fault(&s, slots[i], 0x1100 + i);
+			if (general)
+				setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
+			r = run(&s, &swt_policy_auto, 3, 1000);
+			unsetenv("SWT_TEST_NO_FAST_PATH");
+			if (other_rotational) {
+				/* cluster: no two of the slots share an aligned block of 8 */
+				CHECK_INT(r->parts[0].vpage_window_hist[8], 0);
+				CHECK_INT(r->parts[0].window_hist[8], 1);
+				CHECK_INT(r->total.hits, 0);
+			} else {
+				/* VMA: two misses, windows of 8 by address */
+				CHECK_INT(r->parts[0].vpage_window_hist[8], 2);
+				CHECK_INT(r->total.hits, 6);
+			}
+			swt_replay_result_free(r);
+		}
+}
+
+/*
+ * On a synchronous device (zram, pmem, brd) a fault skips the swap cache
+ * and readahead (§1): auto reads the faulting page alone, whether it
+ * would have taken VMA or cluster readahead, where vma and adaptive, which
+ * do not model the bypass, read ahead on the same stream.
+ */
+TEST(auto_reads_the_faulting_page_alone_on_synchronous_devices)
+{
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	for (int rotational = 0; rotational <= 1; rotational++) {
+		scenario_init(&s, rotational);
+		s.area.synchronous = 1;
+		for (uint64_t slot = 1; slot <= 16; slot++)
+			out(&s, slot);
+		for (uint64_t slot = 1; slot <= 16; slot++)
+			fault(&s, slot, 0x1100 + slot);
+		for (int general = 0; general <= 1; general++) {
+			if (general)
+				setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
+			r = run(&s, &swt_policy_auto, 3, 1000);
+			unsetenv("SWT_TEST_NO_FAST_PATH");
+			CHECK_INT(r->total.misses, 16);
+			CHECK_INT(r->total.ra_pages, 0);
+			CHECK_INT(r->total.pages_read, 16);
+			CHECK_INT(r->total.read_requests, 16);
+			CHECK_INT(r->parts[0].window_hist[1], 16);
+			swt_replay_result_free(r);
+		}
+		r = run(&s, rotational ? &swt_policy_adaptive : &swt_policy_vma, 3, 1000);
+		CHECK(r->total.hits > 0);
+		swt_replay_result_free(r);
+	}
+}
+
+/*
+ * In auto, a hit in VMA mode counts for its VMA only; the cluster counter
+ * (swapin_nr_pages' global hits, §3) counts the hits of cluster-mode
+ * faults, here on shared memory.  Cluster misses with no hits bring its
+ * window down to 1; VMA hits in between must not open it again.
+ */
+TEST(auto_vma_hits_leave_the_cluster_counter_alone)
+{
+	struct scenario s;
+	struct swt_replay_vma vmas[2];
+	struct swt_replay_result *r;
+
+	scenario_init(&s, 0);
+	vmas[0] = s.vma;
+	vmas[1] = (struct swt_replay_vma){ .pid = 1, .shared = 1, .start = 0x3000, .end = 0x4000 };
+	s.in.vmas = vmas;
+	s.in.nr_vmas = 2;
+	/* shared memory, cluster misses far apart: windows 8, 4, 2, 1 over lone slots */
+	for (uint64_t slot = 100; slot <= 400; slot += 100) {
+		out(&s, slot);
+		fault(&s, slot, 0x3000 + slot);
+		s.faults[s.in.nr_faults - 1].vma = 1;
+	}
+	/* private memory: a VMA miss at 0x1100 reads 0x1101..0x1104, four VMA hits */
+	for (uint64_t i = 0; i < 5; i++)
+		out(&s, 520 + 10 * i);
+	for (uint64_t i = 0; i < 5; i++)
+		fault(&s, 520 + 10 * i, 0x1100 + i);
+	/* shared memory again, its block's other slots swapped out: still window 1 */
+	for (uint64_t slot = 600; slot <= 607; slot++)
+		out(&s, slot);
+	fault(&s, 600, 0x3600);
+	s.faults[s.in.nr_faults - 1].vma = 1;
+	for (int general = 0; general <= 1; general++) {
+		if (general)
+			setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
+		r = run(&s, &swt_policy_auto, 3, 1000);
+		unsetenv("SWT_TEST_NO_FAST_PATH");
+		CHECK_INT(r->total.hits, 4);
+		CHECK_INT(r->parts[0].vpage_window_hist[8], 1);
+		CHECK_INT(r->parts[0].window_hist[1], 2);
+		CHECK_INT(r->total.ra_pages, 4);
+		CHECK_INT(r->total.pages_read, 10);
+		swt_replay_result_free(r);
+	}
+}
+
+/*
  * The faulting page's PTE holds the entry it faults on, not the one it had
  * at its previous fault: a page swapped in, evicted, written to another
  * slot and faulted again once had its old slot read ahead as well.
@@ -632,6 +869,42 @@ TEST(vma_faulting_page_reads_its_own_entry)
 		CHECK_INT(r->total.misses, 2);
 		CHECK_INT(r->total.pages_read, 2);
 		CHECK_INT(r->total.ra_pages, 0);
+		swt_replay_result_free(r);
+	}
+}
+
+/*
+ * A VMA window reads the pages whose entries are allocated and not cached
+ * (§4): a page mapped by an earlier fault in the window is not read again;
+ * with the fast paths (a block of pages read in one pass) and through
+ * on_miss (a listed window) alike.
+ */
+TEST(vma_skips_cached_pages)
+{
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	scenario_init(&s, 0);
+	out(&s, 23);
+	out(&s, 24);
+	fault(&s, 23, 0x1103);	/* miss: window 0x1100..0x1107 reads 23 and 24 (0x1104) */
+	for (uint64_t slot = 20; slot <= 22; slot++)
+		out(&s, slot);	/* 0x1100..0x1102, swapped out since */
+	/* miss, not adjacent: window 4 (halving the 8), 0x1100..0x1103, where 0x1103 is mapped */
+	fault(&s, 21, 0x1101);
+	fault(&s, 20, 0x1100);	/* hits */
+	fault(&s, 22, 0x1102);
+	fault(&s, 24, 0x1104);
+	for (int general = 0; general <= 1; general++) {
+		if (general)
+			setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
+		r = run(&s, &swt_policy_vma, 3, 1000);
+		unsetenv("SWT_TEST_NO_FAST_PATH");
+		CHECK_INT(r->total.misses, 2);
+		CHECK_INT(r->total.hits, 3);
+		CHECK_INT(r->total.pages_read, 5);
+		CHECK_INT(r->total.ra_pages, 3);
+		CHECK_INT(r->parts[0].vpage_window_hist[4], 1);
 		swt_replay_result_free(r);
 	}
 }
@@ -697,12 +970,62 @@ TEST(plug_merges_with_the_latest_request_across_devices)
 		fault(&s, pages[i].slot, 0x1100 + i);
 		s.faults[s.in.nr_faults - 1].area = pages[i].area;
 	}
-	r = run(&s, &swt_policy_vma, 3, 1000);
-	CHECK_INT(r->total.misses, 1);
-	CHECK_INT(r->total.pages_read, 4);
-	CHECK_INT(r->total.read_requests, 3);
-	CHECK_INT(r->total.read_merges, 1);
-	swt_replay_result_free(r);
+	for (int general = 0; general <= 1; general++) {
+		if (general)
+			setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
+		r = run(&s, &swt_policy_vma, 3, 1000);
+		unsetenv("SWT_TEST_NO_FAST_PATH");
+		CHECK_INT(r->total.misses, 1);
+		CHECK_INT(r->total.pages_read, 4);
+		CHECK_INT(r->total.read_requests, 3);
+		CHECK_INT(r->total.read_merges, 1);
+		swt_replay_result_free(r);
+	}
+}
+
+/*
+ * VMA readahead submits its reads in address order, whatever their
+ * slots: a page whose slot is just below the request before front-merges
+ * into it, as one just above back-merges (§2.4), up to the request size
+ * limit.  Cluster windows, in ascending slots, only ever back-merge.
+ * With the fast paths (pages plugged as found) and through on_miss (a
+ * listed window) alike.
+ */
+TEST(plug_merges_vma_reads_at_either_end_up_to_the_limit)
+{
+	/* pages 0x1100..0x1104, the fault's window (8, centred on 0x1100) */
+	static const uint64_t slots[] = { 12, 13, 11, 10, 14 };
+	struct scenario s;
+	struct swt_replay_result *r;
+	struct swt_replay_config limited = config(&swt_policy_vma, 3, 1000);
+	struct swt_err err = { 0 };
+
+	limited.max_request_pages = 2;
+	scenario_init(&s, 0);
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(slots); i++)
+		out(&s, slots[i]);
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(slots); i++)
+		fault(&s, slots[i], 0x1100 + i);
+	for (int general = 0; general <= 1; general++) {
+		if (general)
+			setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
+		/* 12, then 13 at its end, 11 and 10 at its start, 14 at its end: one request */
+		r = run(&s, &swt_policy_vma, 3, 1000);
+		CHECK_INT(r->total.misses, 1);
+		CHECK_INT(r->total.pages_read, 5);
+		CHECK_INT(r->total.read_requests, 1);
+		CHECK_INT(r->total.read_merges, 4);
+		CHECK_INT(r->parts[0].request_hist[5], 1);
+		swt_replay_result_free(r);
+		/* at most 2 pages a request: 12-13, then 11 and 10 in front of it, then 14 */
+		CHECK_INT(swt_replay_run(&s.in, &limited, &r, &err), 0);
+		unsetenv("SWT_TEST_NO_FAST_PATH");
+		CHECK_INT(r->total.pages_read, 5);
+		CHECK_INT(r->total.read_requests, 3);
+		CHECK_INT(r->parts[0].request_hist[2], 2);
+		CHECK_INT(r->parts[0].request_hist[1], 1);
+		swt_replay_result_free(r);
+	}
 }
 
 /*
