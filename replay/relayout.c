@@ -390,6 +390,9 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 	ret = parse_options(p, name, save, traced->page_shift, &df, err);
 	if (ret)
 		goto out;
+	if (!(df.seen & (1u << OPT_CLUSTER)) && p->era == SWT_SWAPSIM_ERA_3_16)
+		/* SWAPFILE_CLUSTER was 256 until THP swap (4.13) made it a huge page's */
+		p->cluster_slots = 256;
 	if (!df.era_given && !p->era_assumed &&
 	    swt_swapsim_era_parse_given(traced->kernel, &(enum swt_swapsim_era){ 0 })) {
 		/* taken as the oldest era modelled, its allocator would be another kernel's */

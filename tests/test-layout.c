@@ -440,6 +440,10 @@ TEST(layout_specs)
 	CHECK_INT(p.devs[2].priority, 7);
 	CHECK_INT(p.devs[2].used_at_start, 2);
 	CHECK_INT(p.era, SWT_SWAPSIM_ERA_3_16);
+	CHECK_INT(p.cluster_slots, 256);	/* before THP swap (4.13) */
+	swt_placement_release(&p);
+	CHECK_INT(swt_placement_init(&p, "2:era=3.16:cluster=512", &in, &err), 0);
+	CHECK_INT(p.cluster_slots, 512);
 	swt_placement_release(&p);
 
 	/*
