@@ -1,11 +1,56 @@
 /*
  * Policy "leap": the majority-trend prefetcher of Leap (Al Maruf and
- * Chowdhury, USENIX ATC'20).  It keeps the deltas between successive
- * faulting slots; a Boyer-Moore majority vote over the most recent ones
- * (a short window first, doubling up to the whole history) finds the
- * trend, and it prefetches along it: slot + d, slot + 2d, ...  The window
- * grows with the hits its last prefetch earned and halves without them.
- * With no majority it falls back to the kernel's adaptive readahead.
+ * Chowdhury, "Effectively Prefetching Remote Memory with Leap", USENIX
+ * ATC'20), as the authors implemented it in their kernel (GitHub
+ * SymbioticLab/Leap, mm/swap_state.c, prefetching enabled as their
+ * example/leap_functionality.c does: init_swap_trend(32), then
+ * set_custom_prefetch(1)).  The rules, and where each comes from:
+ *
+ *  - History (log_swap_trend, called from lookup_swap_cache): every swap
+ *    fault logs the delta of its slot offset from the previous fault's,
+ *    swap-cache hits included (do_swap_page looks the entry up once per
+ *    fault, before deciding whether it missed).  The offset alone, as
+ *    swp_offset gives it: a fault on another swap area logs the difference
+ *    of the two offsets.  The first fault logs delta 0.  The history is a
+ *    ring of `history` deltas (32), zero-filled when it is made
+ *    (init_swap_trend's kzalloc): slots not yet written vote as deltas of 0.
+ *
+ *  - Trend (find_trend, find_trend_in_region): at a miss, a Boyer-Moore
+ *    majority vote over the newest history/4 deltas, then twice as many,
+ *    up to the whole history (4 times the first window: a history of 30
+ *    votes over 7, 14, 28), stopping at the first window where one delta
+ *    is more than half of it.  A majority delta of 0 counts as a trend: the
+ *    prefetch loop then reads the faulting page alone (and skips the
+ *    fallback), which is what the zero-filled history gives after a start.
+ *
+ *  - Window size (swapin_nr_pages, called by swapin_readahead on every
+ *    miss, before the trend is looked for): the kernel's hit-counter
+ *    window, the counter fed by every readahead hit -- except that with
+ *    custom prefetch on, the adjacency test is skipped, so a miss with no
+ *    hits reads 4 pages (the minimum roundup), not 1 or 2.  Capped at
+ *    1 << page-cluster, halving at most from one miss to the next; at
+ *    page-cluster 0 the faulting page alone.  The arithmetic is the
+ *    kernel's (swt_ra_window_size, replay.h), shared with adaptive.
+ *
+ *  - Prefetch (swapin_readahead): with a trend d, the pages slot, slot + d,
+ *    ... slot + (pages - 1) d (those outside the area are skipped); with
+ *    none, the aligned cluster window of that size, as adaptive reads it.
+ *
+ * Where the paper's description differs, this follows the code.  The
+ * paper sizes the prefetch window from the prefetch hits since the last
+ * prefetch plus one, rounded up to a power of two and halving at most
+ * (the rule this policy had before), where the code takes the kernel's
+ * counter as above, + 2 and at least 4; and the code logs hits into the
+ * history and votes from history/4 as said.  Not modelled: the prefetch
+ * buffer and the eager freeing of swap-cache pages (add_page_to_buffer,
+ * do_swap_page's try_to_free_swap), which manage the cache, not what is
+ * read; the trend reads going out unplugged (blk_start_plug commented
+ * out), which changes requests, not pages.  Leap's kernel (4.4) has no
+ * synchronous-device bypass, and neither has this policy.
+ *
+ * Parameters: history (the ring, 32) and min_window, the first vote
+ * window, by default history/4 as find_trend has it (at least 1: below a
+ * history of 4 the authors' loop would start at 0 and never end).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,56 +62,60 @@
 #define LEAP_MAX_HISTORY 256
 
 struct leap_state {
-	int64_t deltas[LEAP_MAX_HISTORY];
+	/*
+	 * The ring twice over: delta i is at i and i + history, so that the
+	 * newest w deltas are one run, ring[head + history - w, head + history).
+	 */
+	int64_t ring[2 * LEAP_MAX_HISTORY];
 	unsigned history, min_window;
-	unsigned n, head;		/* entries, next write */
-	uint32_t last_area;
+	unsigned head;			/* next write, 0..history-1 */
+	int logged;			/* a fault was logged: last_slot holds */
 	uint64_t last_slot;
-	int have_last;
-	unsigned hits;			/* earned by the last trend prefetch */
-	unsigned last_window;
-	struct swt_swapin_window fallback;
+	struct swt_swapin_window ra;	/* swapin_nr_pages' hits and last window */
 };
 
 static const struct swt_policy_param leap_params[] = {
-	{ "history", "32", "deltas kept for the majority vote (2..256, min_window at least)" },
-	{ "min_window", "4", "most recent deltas the vote starts with; doubled up to history" },
+	{ "history", "32", "deltas kept for the majority vote, faults and hits (2..256)" },
+	{ "min_window", "auto", "newest deltas the vote starts with, doubled up to history; "
+	  "auto: history/4, as Leap's find_trend" },
 	{ NULL, NULL, NULL },
 };
 
 static void *leap_create(const struct swt_policy_env *env, const char *const *keys,
 			 const char *const *values, unsigned nparams, char *err, size_t errlen)
 {
-	struct leap_state *l = calloc(1, sizeof(*l));
-	int history = 32, min_window = 4;
+	struct leap_state *l;
+	int history = 32, min_window = 1, min_auto = 1;
 
-	if (!l)
-		return NULL;
 	for (unsigned i = 0; i < nparams; i++) {
-		int *dst = !strcmp(keys[i], "history") ? &history : &min_window;
+		int min = !strcmp(keys[i], "min_window");
 
-		if (swt_parse_int(values[i], dst)) {
-			snprintf(err, errlen, "%s: not a number: '%s'", keys[i], values[i]);
-			free(l);
+		if (min)
+			min_auto = !strcmp(values[i], "auto");
+		if (min && min_auto)
+			continue;
+		if (swt_parse_int(values[i], min ? &min_window : &history)) {
+			snprintf(err, errlen, "%s: not a number%s: '%s'", keys[i],
+				 min ? " or auto" : "", values[i]);
 			return NULL;
 		}
 	}
 	if (history < 2 || history > LEAP_MAX_HISTORY || min_window < 1) {
-		snprintf(err, errlen, "history must be 2..%d and min_window 1..history",
+		snprintf(err, errlen, "history must be 2..%d and min_window auto or 1..history",
 			 LEAP_MAX_HISTORY);
-		free(l);
 		return NULL;
 	}
-	/* history=2 alone met the default min_window of 4 */
 	if (min_window > history) {
 		snprintf(err, errlen, "min_window %d is above history %d: min_window must be "
-			 "1..history (give a smaller min_window too)", min_window, history);
-		free(l);
+			 "auto or 1..history", min_window, history);
 		return NULL;
 	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
 	l->history = (unsigned)history;
-	l->min_window = (unsigned)min_window;
-	swt_swapin_window_init(&l->fallback);
+	l->min_window = !min_auto ? (unsigned)min_window : history >= 4 ? (unsigned)history / 4 : 1;
+	swt_swapin_window_init(&l->ra);
 	return l;
 }
 
@@ -75,100 +124,109 @@ static void leap_destroy(void *inst)
 	free(inst);
 }
 
-/* The ring index before idx (no division: this runs for every delta voted on). */
-static unsigned ring_prev(const struct leap_state *l, unsigned idx)
+/* log_swap_trend: every fault, hit or miss, logs its offset's delta. */
+static inline void leap_log(struct leap_state *l, uint64_t slot)
 {
-	return idx ? idx - 1 : l->history - 1;
+	int64_t d = l->logged ? (int64_t)(slot - l->last_slot) : 0;
+
+	l->ring[l->head] = d;
+	l->ring[l->head + l->history] = d;
+	l->head = l->head + 1 < l->history ? l->head + 1 : 0;
+	l->last_slot = slot;
+	l->logged = 1;
 }
 
-/* Majority delta of the last w entries, or 0 when there is none. */
-static int64_t majority(const struct leap_state *l, unsigned w)
+/*
+ * find_trend_in_region: the delta that is more than half of the newest w,
+ * if one is (*d set, 1), by Boyer-Moore's vote and a count.  The authors'
+ * variant of the vote walks from the newest and restarts at the delta
+ * that empties the count; for the one question asked -- is there a strict
+ * majority, and which -- every order and variant answers alike.
+ */
+static int leap_majority(const struct leap_state *l, unsigned w, int64_t *d)
 {
-	int64_t cand = 0;
-	unsigned count = 0, i, votes = 0, idx;
+	const int64_t *v = l->ring + l->head + l->history - w;
+	int64_t cand = v[0];
+	unsigned count = 0, votes = 0, i;
 
-	for (i = 0, idx = ring_prev(l, l->head); i < w; i++, idx = ring_prev(l, idx)) {
-		int64_t d = l->deltas[idx];
-
+	for (i = 0; i < w; i++) {
 		if (!count) {
-			cand = d;
+			cand = v[i];
 			count = 1;
-		} else if (d == cand) {
+		} else if (v[i] == cand) {
 			count++;
 		} else {
 			count--;
 		}
 	}
-	for (i = 0, idx = ring_prev(l, l->head); i < w; i++, idx = ring_prev(l, idx))
-		votes += l->deltas[idx] == cand;
-	return votes * 2 > w ? cand : 0;
+	for (i = 0; i < w; i++)
+		votes += v[i] == cand;
+	*d = cand;
+	return votes * 2 > w;
 }
 
-/* Windows are short: insertion sort, and no allocation per fault (qsort may). */
-static void sort_slots(uint64_t *v, unsigned n)
+/* find_trend: windows from min_window, doubling while within the history. */
+static int leap_find_trend(const struct leap_state *l, int64_t *d)
 {
-	for (unsigned i = 1; i < n; i++) {
-		uint64_t x = v[i];
-		unsigned j = i;
+	for (unsigned w = l->min_window; w <= l->history; w *= 2)
+		if (leap_majority(l, w, d))
+			return 1;
+	return 0;
+}
 
-		while (j && v[j - 1] > x) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = x;
-	}
+/*
+ * Leap's swapin_nr_pages with custom prefetch on: no adjacency test, so no
+ * hits give the 4 pages that 1 or 2 hits give (max > 1).
+ */
+static inline unsigned leap_nr_pages(struct leap_state *l, unsigned max)
+{
+	unsigned h = l->ra.hits;
+
+	l->ra.hits = 0;
+	l->ra.last_pages = swt_ra_window_size(h ? h : 1, 0, max, l->ra.last_pages);
+	return l->ra.last_pages;
 }
 
 static int leap_on_miss(void *inst, const struct swt_fault_info *f, struct swt_window *win)
 {
 	struct leap_state *l = inst;
-	unsigned max = 1u << f->page_cluster, w, pages;
-	int64_t trend = 0;
+	unsigned max = 1u << f->page_cluster, pages, n;
+	int64_t d;
 
-	/* record the delta; across areas there is no meaningful one */
-	if (l->have_last) {
-		int64_t d = l->last_area == f->area ? (int64_t)(f->slot - l->last_slot) : 0;
-
-		l->deltas[l->head] = d;
-		l->head = l->head + 1 < l->history ? l->head + 1 : 0;
-		if (l->n < l->history)
-			l->n++;
-	}
-	l->have_last = 1;
-	l->last_area = f->area;
-	l->last_slot = f->slot;
-	for (w = l->min_window; w <= l->n && !trend; w *= 2)
-		trend = majority(l, w);
-
-	if (max <= 1 || !trend) {
-		l->hits = 0;
-		swt_cluster_window(f, max > 1 ? swt_swapin_window_pages(&l->fallback, f->slot, max) : 1,
-				   win);
+	leap_log(l, f->slot);
+	win->kind = SWT_WINDOW_SLOTS;
+	if (max <= 1) {
+		/* swapin_nr_pages returns 1 before touching its hits */
+		win->size = 1;
+		win->count = 1;
+		win->list[0] = f->slot;
 		return 0;
 	}
-	/* prefetch window: grows with the last prefetch's hits, halves without */
-	if (l->hits)
-		pages = swt_roundup_pow2(l->hits + 1);
-	else
-		pages = l->last_window / 2;
-	if (pages < 2)
-		pages = 2;
-	if (pages > max)
-		pages = max;
-	l->last_window = pages;
-	l->hits = 0;
-	win->kind = SWT_WINDOW_SLOTS;
-	win->size = pages;
-	win->count = 0;
-	win->list[win->count++] = f->slot;
-	for (unsigned i = 1; i < pages && win->count < win->capacity; i++) {
-		int64_t s = (int64_t)f->slot + trend * (int64_t)i;
+	pages = leap_nr_pages(l, max);
+	if (!leap_find_trend(l, &d)) {
+		swt_cluster_window(f, pages, win);
+		return 0;
+	}
+	if (d == 0) {
+		/* the prefetch loop reads the faulting page pages times over */
+		win->size = 1;
+		win->count = 1;
+		win->list[0] = f->slot;
+		return 0;
+	}
+	/* slot + i d for i < pages, up to the first outside the area (all later are too) */
+	for (n = 1; n < pages && n < win->capacity; n++) {
+		int64_t s = (int64_t)f->slot + d * (int64_t)n;
 
 		if (s <= 0 || (f->area_slots && (uint64_t)s >= f->area_slots))
 			break;
-		win->list[win->count++] = (uint64_t)s;
 	}
-	sort_slots(win->list, win->count);
+	win->size = pages;
+	win->count = n;
+	/* ascending: a falling trend is listed from its far end */
+	for (unsigned i = 0; i < n; i++)
+		win->list[i] = (uint64_t)((int64_t)f->slot + d * (d > 0 ? (int64_t)i
+							  : (int64_t)(n - 1 - i)));
 	return 0;
 }
 
@@ -176,14 +234,16 @@ static void leap_on_hit(void *inst, const struct swt_fault_info *f)
 {
 	struct leap_state *l = inst;
 
-	l->hits++;
-	l->fallback.hits++;
+	/* lookup_swap_cache: logged, and a readahead hit for swapin_nr_pages */
+	leap_log(l, f->slot);
+	l->ra.hits++;
 }
 
 const struct swt_policy swt_policy_leap = {
 	.abi_version = SWT_POLICY_ABI,
 	.name = "leap",
-	.summary = "Leap (ATC'20): majority-vote trend over recent slot deltas, adaptive fallback",
+	.summary = "Leap (ATC'20), as its kernel code: majority-vote trend over the slot deltas "
+		   "of recent faults, else cluster readahead",
 	.params = leap_params,
 	.create = leap_create,
 	.destroy = leap_destroy,

@@ -167,8 +167,9 @@ for v in 3 65537 1.5; do
 done
 # a built-in's value it refuses is a usage error like an unknown key, before any run
 for spec in "leap:bogus=1|policy 'leap' has no parameter 'bogus' (it takes: history, min_window)" \
-	"leap:history=1|policy 'leap': history must be 2..256 and min_window 1..history" \
-	"leap:history=2|policy 'leap': min_window 4 is above history 2: min_window must be 1..history (give a smaller min_window too)"; do
+	"leap:history=1|policy 'leap': history must be 2..256 and min_window auto or 1..history" \
+	"leap:history=2,min_window=4|policy 'leap': min_window 4 is above history 2: min_window must be auto or 1..history" \
+	"leap:min_window=half|policy 'leap': min_window: not a number or auto: 'half'"; do
 	run 2 replay -p fixed -p "${spec%%|*}" "$WORK/x.db"
 	check_eq "$(cat "$ERR")" "swaptrace: replay: ${spec#*|}" "replay -p ${spec%%|*}"
 done

@@ -256,10 +256,10 @@ check_eq "$(sed 1d "$WORK/twice.csv" | grep ',all,' | cut -d, -f1-3 | tr '\n' ' 
 # that the report takes history=032 for the default run it is (and at 3
 # it repeats the sweep's run)
 cp "$db" "$WORK/spelt.db"
-"$SWAPTRACE" replay -p leap:min_window=04,history=032 -c 3,4 "$WORK/spelt.db" > /dev/null \
+"$SWAPTRACE" replay -p leap:min_window=auto,history=032 -c 3,4 "$WORK/spelt.db" > /dev/null \
 	2> "$WORK/spelt.err" || fail "zero-padded parameters"
 check_eq "$(sqlite3 "$WORK/spelt.db" "SELECT group_concat(DISTINCT params) || ' ' || count(*) FROM run
-	WHERE policy = 'leap'")" "history=32,min_window=4 3" "a built-in's numbers are stored in decimal"
+	WHERE policy = 'leap'")" "history=32,min_window=auto 3" "a built-in's numbers are stored in decimal"
 check_eq "$(cat "$WORK/spelt.err")" \
 	"swaptrace: replay: 1 of 2 runs was already stored with the same results (run id 12): not stored again" \
 	"zero-padded parameters: the default run's repeat"

@@ -1270,7 +1270,7 @@ TEST(policy_choice_and_params)
 	CHECK_STR(c.keys[0], "history");
 	CHECK_STR(c.values[0], "16");
 	CHECK_STR(c.keys[1], "min_window");
-	CHECK_STR(c.values[1], "4");
+	CHECK_STR(c.values[1], "auto");
 	swt_policy_choice_release(&c);
 	/* given in another order: stored in the policy's, one text per setting */
 	CHECK_INT(swt_policy_choose("leap:min_window=8,history=64", &c, &err), 0);
@@ -1281,21 +1281,34 @@ TEST(policy_choice_and_params)
 	swt_policy_choice_release(&c);
 	/* a value the built-in refuses: a usage error when chosen, before any run */
 	CHECK_INT(swt_policy_choose("leap:history=1", &c, &err), -SWT_EUSAGE);
-	CHECK_STR(err.msg, "policy 'leap': history must be 2..256 and min_window 1..history");
+	CHECK_STR(err.msg, "policy 'leap': history must be 2..256 and min_window auto or 1..history");
+	swt_err_clear(&err);
+	CHECK_INT(swt_policy_choose("leap:min_window=0", &c, &err), -SWT_EUSAGE);
+	CHECK_STR(err.msg, "policy 'leap': history must be 2..256 and min_window auto or 1..history");
 	swt_err_clear(&err);
 	CHECK_INT(swt_policy_choose("leap:min_window=64,history=32", &c, &err), -SWT_EUSAGE);
 	CHECK_STR(err.msg, "policy 'leap': min_window 64 is above history 32: min_window must be "
-		  "1..history (give a smaller min_window too)");
+		  "auto or 1..history");
+	swt_err_clear(&err);
+	CHECK_INT(swt_policy_choose("leap:min_window=half", &c, &err), -SWT_EUSAGE);
+	CHECK_STR(err.msg, "policy 'leap': min_window: not a number or auto: 'half'");
 	swt_err_clear(&err);
 	CHECK_INT(swt_policy_choose("leap:min_window=2,history=2", &c, &err), 0);
 	swt_policy_choice_release(&c);
+	/* auto is history/4, and at least 1: history 2 alone is taken */
+	CHECK_INT(swt_policy_choose("leap:history=2", &c, &err), 0);
+	swt_policy_choice_release(&c);
 	/* what the report names and colours as the plain built-in */
-	CHECK_INT(swt_policy_params_are_defaults("leap", "history=32,min_window=4"), 1);
-	CHECK_INT(swt_policy_params_are_defaults("leap", "min_window=4,history=32"), 1);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=32,min_window=auto"), 1);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "min_window=auto,history=32"), 1);
 	CHECK_INT(swt_policy_params_are_defaults("leap", "history=32"), 1);
-	CHECK_INT(swt_policy_params_are_defaults("leap", "history=64,min_window=4"), 0);
-	CHECK_INT(swt_policy_params_are_defaults("leap", "history=320,min_window=4"), 0);
-	CHECK_INT(swt_policy_params_are_defaults("leap", "history=3,min_window=4"), 0);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "min_window=auto"), 1);
+	/* min_window=4 was the default before it became history/4 */
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=32,min_window=4"), 0);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=32,min_window=8"), 0);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=64,min_window=auto"), 0);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=320,min_window=auto"), 0);
+	CHECK_INT(swt_policy_params_are_defaults("leap", "history=3,min_window=auto"), 0);
 	CHECK_INT(swt_policy_params_are_defaults("leap", "colour=red"), 0);
 	CHECK_INT(swt_policy_params_are_defaults("leap", "history"), 0);
 	CHECK_INT(swt_policy_params_are_defaults("fixed", NULL), 1);
@@ -1314,6 +1327,304 @@ TEST(policy_choice_and_params)
 	CHECK(strstr(err.msg, "cannot load") != NULL);
 	swt_err_clear(&err);
 	CHECK_INT(swt_policy_choose("auto:x", &c, &err), -SWT_EUSAGE);
+}
+
+/* ---- leap, as its authors' kernel code has it (policy-leap.c) ----------- */
+
+/* An instance with these parameters (NULL: the default), page-cluster 3. */
+static void *leap_make(const char *history, const char *min_window)
+{
+	const struct swt_policy_env env = { .page_cluster = 3, .nr_areas = 1, .page_shift = 12 };
+	const char *keys[2], *values[2];
+	unsigned n = 0;
+	char err[256] = "";
+	void *inst;
+
+	if (history) {
+		keys[n] = "history";
+		values[n++] = history;
+	}
+	if (min_window) {
+		keys[n] = "min_window";
+		values[n++] = min_window;
+	}
+	inst = swt_policy_leap.create(&env, keys, values, n, err, sizeof(err));
+	CHECK(inst != NULL);
+	if (!inst)
+		fprintf(stderr, "leap: %s\n", err);
+	return inst;
+}
+
+/* A miss at slot: its window into list (64 entries), the count returned. */
+static unsigned leap_miss(void *inst, uint64_t slot, uint64_t *list)
+{
+	struct swt_window win = { .capacity = 64, .list = list };
+	struct swt_fault_info f = fault_at(slot, 1u << 20, 3);
+
+	CHECK_INT(swt_policy_leap.on_miss(inst, &f, &win), 0);
+	CHECK_INT(win.kind, SWT_WINDOW_SLOTS);
+	return win.count;
+}
+
+/* Misses stepping by deltas from *slot (moved along), the last one's window into list. */
+static unsigned leap_misses(void *inst, uint64_t *slot, const int64_t *deltas, size_t n,
+			    uint64_t *list)
+{
+	unsigned count = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		*slot += (uint64_t)deltas[i];
+		count = leap_miss(inst, *slot, list);
+	}
+	return count;
+}
+
+/* Deltas that never repeat, nor equal a trend of these tests: no majority among them. */
+static int64_t leap_noise(size_t i)
+{
+	return 1000 + 37 * (int64_t)i;
+}
+
+/* Is list[0, n) the window of a trend d from slot (ascending)? */
+static int leap_is_trend(const uint64_t *list, unsigned n, uint64_t slot, int64_t d, unsigned pages)
+{
+	if (n != pages)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		if (list[i] != (uint64_t)((int64_t)slot + d * (int64_t)(d > 0 ? i : n - 1 - i)))
+			return 0;
+	return 1;
+}
+
+/* Is list[0, n) the aligned block of pages slots around slot? */
+static int leap_is_block(const uint64_t *list, unsigned n, uint64_t slot, unsigned pages)
+{
+	if (n != pages)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		if (list[i] != (slot & ~(uint64_t)(pages - 1)) + i)
+			return 0;
+	return 1;
+}
+
+/*
+ * The vote (find_trend): over the newest history/4 deltas first (8 of 32,
+ * not 4), then 16, then the whole history, the first strict majority
+ * winning; the history starts zero-filled, and a majority of 0 reads the
+ * faulting page alone.  Misses here have no hits between them: after the
+ * first (8 pages, the hit counter's boot value) every window is 4 pages.
+ */
+TEST(leap_vote_grows_from_a_quarter_of_the_history)
+{
+	uint64_t list[64], slot;
+	int64_t d[40];
+	unsigned n;
+	void *l;
+
+	/* a fresh history is 32 zeros: trend 0, the faulting page alone */
+	l = leap_make(NULL, NULL);
+	slot = 5000;
+	n = leap_miss(l, slot, list);
+	CHECK_INT(n, 1);
+	CHECK_INT(list[0], 5000);
+	/* four +3s: 4 of the newest 8 and zeros around them (12 of 16): still 0 */
+	for (size_t i = 0; i < 4; i++)
+		d[i] = 3;
+	n = leap_misses(l, &slot, d, 4, list);
+	CHECK_INT(n, 1);
+	CHECK_INT(list[0], slot);
+	/* a fifth: 5 of the newest 8, the trend +3 */
+	n = leap_misses(l, &slot, d, 1, list);
+	CHECK(leap_is_trend(list, n, slot, 3, 4));
+	swt_policy_leap.destroy(l);
+
+	/* 28 deltas without a majority, then four +5s: no majority in 8, 16 or 32 */
+	for (size_t i = 0; i < 28; i++)
+		d[i] = leap_noise(i);
+	for (size_t i = 28; i < 33; i++)
+		d[i] = 5;
+	l = leap_make(NULL, NULL);
+	slot = 5000;
+	leap_miss(l, slot, list);	/* the first fault logs 0 */
+	n = leap_misses(l, &slot, d, 32, list);
+	CHECK(leap_is_block(list, n, slot, 4));
+	/* a fifth +5 makes 5 of the newest 8 */
+	n = leap_misses(l, &slot, d + 32, 1, list);
+	CHECK(leap_is_trend(list, n, slot, 5, 4));
+	swt_policy_leap.destroy(l);
+	/* min_window=4 starts the vote at 4: the four +5s are a trend */
+	l = leap_make(NULL, "4");
+	slot = 5000;
+	leap_miss(l, slot, list);	/* the first fault logs 0 */
+	n = leap_misses(l, &slot, d, 32, list);
+	CHECK(leap_is_trend(list, n, slot, 5, 4));
+	swt_policy_leap.destroy(l);
+
+	/* the newest 8 hold 4 +7s, the newest 16 ten: found at 16 */
+	for (size_t i = 0; i < 16; i++)
+		d[i] = leap_noise(i);
+	for (size_t i = 16; i < 32; i++)
+		d[i] = i < 24 ? (i % 4 == 3 ? leap_noise(i) : 7) : (i % 2 ? leap_noise(i) : 7);
+	l = leap_make(NULL, NULL);
+	slot = 5000;
+	leap_miss(l, slot, list);	/* the first fault logs 0 */
+	n = leap_misses(l, &slot, d, 32, list);
+	CHECK(leap_is_trend(list, n, slot, 7, 4));
+	swt_policy_leap.destroy(l);
+
+	/* the newest 16 hold 8 +11s, all 32 seventeen: found at 32, the whole history */
+	for (size_t i = 0; i < 32; i++)
+		d[i] = i < 16 ? (i < 9 ? 11 : leap_noise(i)) : (i % 2 ? leap_noise(i) : 11);
+	l = leap_make(NULL, NULL);
+	slot = 5000;
+	leap_miss(l, slot, list);	/* the first fault logs 0 */
+	n = leap_misses(l, &slot, d, 32, list);
+	CHECK(leap_is_trend(list, n, slot, 11, 4));
+	swt_policy_leap.destroy(l);
+	/* ... and not with a history of 16 (votes over 4, 8, 16) */
+	l = leap_make("16", NULL);
+	slot = 5000;
+	leap_miss(l, slot, list);	/* the first fault logs 0 */
+	n = leap_misses(l, &slot, d, 32, list);
+	CHECK(leap_is_block(list, n, slot, 4));
+	swt_policy_leap.destroy(l);
+}
+
+/*
+ * A purely sequential stream: hits are logged too, so the trend is the
+ * access stride +1 (at misses alone it would be the window's), and the
+ * window is the kernel's hit-counter size, asked at every miss.  The
+ * zero-filled history reads faults 1-5 alone; fault 6 finds +1 with no
+ * hits behind it (4 pages: 6-9), fault 10 has 3 (8 pages), and every 8th
+ * after.  From the first trend window on it misses no more than adaptive.
+ */
+TEST(leap_follows_a_sequential_stream_by_its_hits)
+{
+	struct swt_replay_result *r[2];
+	const struct swt_policy *p[2] = { &swt_policy_leap, &swt_policy_adaptive };
+	struct scenario s;
+
+	scenario_init(&s, 1);
+	for (uint64_t slot = 1; slot <= 400; slot++)
+		out(&s, slot);
+	for (uint64_t slot = 1; slot <= 400; slot++) {
+		fault(&s, slot, 0);
+		/* faults 1-8 in second 0, the rest in second 1 */
+		s.faults[slot - 1].ts = (slot <= 8 ? 0 : 1000000000ull) + 500000 + slot;
+	}
+	for (int k = 0; k < 2; k++)
+		r[k] = run(&s, p[k], 3, 1000);
+	CHECK_INT(r[0]->total.misses, 55);
+	CHECK_INT(r[0]->parts[0].window_hist[1], 5);
+	CHECK_INT(r[0]->parts[0].window_hist[4], 1);
+	CHECK_INT(r[0]->parts[0].window_hist[8], 49);
+	CHECK_NEAR(swt_metrics_accuracy(&r[0]->total), 1.0, 1e-9);
+	CHECK_INT(r[1]->total.misses, 51);
+	/* faults 9-400: 49 misses each */
+	CHECK_INT(r[0]->parts[0].nr_seconds, 2);
+	CHECK_INT(r[1]->parts[0].nr_seconds, 2);
+	CHECK_INT(r[0]->parts[0].series[1].misses, 49);
+	CHECK(r[0]->parts[0].series[1].misses <= r[1]->parts[0].series[1].misses);
+	for (int k = 0; k < 2; k++)
+		swt_replay_result_free(r[k]);
+}
+
+/*
+ * Strides of 3, up and down, which adaptive's aligned windows cannot
+ * follow (its adjacency rule sees no neighbour, its blocks hold two or
+ * three of the stream's slots, its window shrinks to 1: all but 2 of 300
+ * faults miss) and leap's trend does: warm-up as above, then a miss in 8.
+ */
+TEST(leap_follows_strided_streams)
+{
+	static const int64_t strides[] = { 3, -3 };
+
+	for (size_t c = 0; c < SWT_ARRAY_SIZE(strides); c++) {
+		struct swt_replay_result *leap, *adaptive;
+		struct scenario s;
+		uint64_t first = strides[c] > 0 ? 1 : 999;
+
+		scenario_init(&s, 1);
+		for (int i = 0; i < 300; i++)
+			out(&s, (uint64_t)((int64_t)first + strides[c] * i));
+		for (int i = 0; i < 300; i++)
+			fault(&s, (uint64_t)((int64_t)first + strides[c] * i), 0);
+		leap = run(&s, &swt_policy_leap, 3, 1000);
+		adaptive = run(&s, &swt_policy_adaptive, 3, 1000);
+		CHECK_INT(leap->total.misses, 43);
+		CHECK_NEAR(swt_metrics_accuracy(&leap->total), 1.0, 1e-9);
+		CHECK_INT(adaptive->total.misses, 298);
+		swt_replay_result_free(leap);
+		swt_replay_result_free(adaptive);
+	}
+}
+
+/*
+ * No trend: leap falls back to the aligned cluster window, sized as Leap's
+ * swapin_nr_pages sizes it -- adaptive's rule without its adjacency test
+ * (custom prefetch skips it), so a miss after no hits reads 4 pages where
+ * adaptive reads 1 or 2, and after hits the two read alike.  Random
+ * 8-slot blocks; the first 16 faults read alone (the zero-filled history
+ * votes 0 until 17 deltas are in).
+ */
+TEST(leap_falls_back_to_cluster_readahead)
+{
+	uint64_t perm[120], x = 88172645463325252ull;
+
+	for (size_t i = 0; i < 120; i++)
+		perm[i] = i;
+	for (size_t i = 119; i > 0; i--) {
+		size_t j;
+		uint64_t t;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		j = (size_t)(x % (i + 1));
+		t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	/* one slot per block, no hits: adaptive 8, 4, 2, then 1; leap 4 */
+	for (int pairs = 0; pairs < 2; pairs++) {
+		struct swt_replay_result *leap, *adaptive;
+		struct scenario s;
+		size_t n = pairs ? 60 : 120;
+
+		scenario_init(&s, 1);
+		for (size_t i = 0; i < n; i++) {
+			out(&s, 8 * perm[i] + 1);
+			if (pairs)
+				out(&s, 8 * perm[i] + 2);
+		}
+		for (size_t i = 0; i < n; i++) {
+			fault(&s, 8 * perm[i] + 1, 0);
+			if (pairs)
+				fault(&s, 8 * perm[i] + 2, 0);
+		}
+		leap = run(&s, &swt_policy_leap, 3, 1000);
+		adaptive = run(&s, &swt_policy_adaptive, 3, 1000);
+		if (!pairs) {
+			CHECK_INT(adaptive->total.hits, 0);
+			CHECK_INT(adaptive->parts[0].window_hist[8], 1);
+			CHECK_INT(adaptive->parts[0].window_hist[4], 1);
+			CHECK_INT(adaptive->parts[0].window_hist[2], 1);
+			CHECK_INT(adaptive->parts[0].window_hist[1], 117);
+			CHECK_INT(leap->total.hits, 0);
+			CHECK_INT(leap->parts[0].window_hist[1], 16);
+			CHECK_INT(leap->parts[0].window_hist[4], 104);
+		} else {
+			/* each block's second fault a hit on both, once leap's warm-up is over */
+			CHECK_INT(adaptive->total.misses, 60);
+			CHECK_INT(adaptive->parts[0].window_hist[8], 1);
+			CHECK_INT(adaptive->parts[0].window_hist[4], 59);
+			CHECK_INT(leap->total.misses, 16 + 52);
+			CHECK_INT(leap->parts[0].window_hist[1], 16);
+			CHECK_INT(leap->parts[0].window_hist[4], 52);
+		}
+		swt_replay_result_free(leap);
+		swt_replay_result_free(adaptive);
+	}
 }
 
 CHECK_MAIN
