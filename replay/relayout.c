@@ -694,6 +694,21 @@ static int add_unseen_pages(struct replacer *r, size_t *n, struct swt_err *err)
 		ret = swt_error(err, SWT_EUSAGE, "too many swapped-out pages to re-place");
 		goto out;
 	}
+	{
+		/* each held slot is a page to place: its entry here and its placement (replacer_init) */
+		double bytes = (double)(in->nr_outs + seen + unseen) *
+			       (double)(sizeof(*r->pre) + sizeof(*r->dev) + sizeof(*r->slot) +
+					2 * sizeof(*r->first));
+		int64_t avail_kib = swt_mem_available_kib();
+
+		if (avail_kib >= 0 && bytes > (double)avail_kib * 1024) {
+			ret = swt_error(err, SWT_ENOMEM, "re-placing %zu pages swapped out before the "
+					"trace, with the %zu slots below them that no fault names, "
+					"takes %.1f GiB, more than the %.1f GiB of memory available",
+					seen, unseen, bytes / (1 << 30), (double)avail_kib / (1 << 20));
+			goto out;
+		}
+	}
 	grown = realloc(r->pre, (seen + unseen) * sizeof(*r->pre));
 	if (!grown) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");

@@ -73,6 +73,26 @@ check_eq "$(cat "$WORK/err.txt")" \
 	"swaptrace: replay: warning: layout 'devices=256M': swap fills to 86 % of its slots (56287 of 65535); above half full the kernel frees a page's slot when it is swapped in, which the model does not (docs/layouts.md)" \
 	"a layout over half full is said, one under half is not"
 
+# a trace begun mid-run (the sample without its first half): its identical
+# layout puts every page back on its slot, the slots between the pages
+# swapped out before it taken as held (packed together, they had gained
+# 72 % readahead hits); placing those slots is refused up front when they
+# would take more memory than there is
+cp "$DB" "$WORK/half.db"
+mid=$(sqlite3 "$WORK/half.db" 'SELECT (min(ts) + max(ts)) / 2 FROM swap_in')
+sqlite3 "$WORK/half.db" "DELETE FROM swap_in WHERE ts < $mid; DELETE FROM fault WHERE ts < $mid;
+	DELETE FROM swap_out WHERE ts < $mid;" || fail "cutting the sample's first half"
+"$SWAPTRACE" replay --no-store --json -p auto -c 3 -l traced -l 1 "$WORK/half.db" > "$WORK/half.json" 2> "$WORK/err.txt" ||
+	fail "replay of a trace begun mid-run on its own layout: $(cat "$WORK/err.txt")"
+check_eq "$(json_get "$WORK/half.json" "d['runs'][0]['totals'] == d['runs'][1]['totals']")" True \
+	"a trace begun mid-run replays alike on its identical layout"
+"$SWAPTRACE" replay --no-store -p none -c 0 -l 1 "$WORK/half.db" 2>&1 | grep -q "slots among them that no fault names, taken as held .*on their traced slot too (100.00 %)" ||
+	fail "the held slots of a trace begun mid-run are not said, or its slots not reproduced"
+SWT_TEST_MEM_AVAILABLE_KIB=1000 "$SWAPTRACE" replay --no-store -l 1 "$WORK/half.db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?" 1 "exit status when the held slots would not fit in memory"
+grep -q "re-placing .* pages swapped out before the trace, with the .* slots below them that no fault names, takes" \
+	"$WORK/err.txt" || fail "held slots too many for memory are not said: $(cat "$WORK/err.txt")"
+
 # a capture whose kernel predates the allocators modelled needs an era; one
 # whose kernel has no release number gets the newest, said so
 cp "$DB" "$WORK/oldkernel.db"
