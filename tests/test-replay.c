@@ -380,6 +380,19 @@ static struct swt_replay_result *run(struct scenario *s, const struct swt_policy
 	return run_with(s, p, pc, cache, NULL, NULL);
 }
 
+/* run(), or with general through on_miss/on_hit as plugins go (SWT_TEST_NO_FAST_PATH) */
+static struct swt_replay_result *run_path(struct scenario *s, const struct swt_policy *p,
+					  unsigned pc, uint64_t cache, int general)
+{
+	struct swt_replay_result *r;
+
+	if (general)
+		setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
+	r = run(s, p, pc, cache);
+	unsetenv("SWT_TEST_NO_FAST_PATH");
+	return r;
+}
+
 /*
  * The per-second series hold the seconds with faults only, in order, one
  * point each, whatever the span (a day and more) and whatever order the
@@ -456,10 +469,7 @@ TEST(fixed_skips_free_and_cached_slots)
 	fault(&s, 11, 0);	/* miss: 8, 10, 12, 14 read ahead, 9, 13, 15 mapped: 11 alone */
 	for (unsigned pc = 3; pc <= 7; pc += 4)
 		for (int general = 0; general <= 1; general++) {
-			if (general)
-				setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
-			r = run(&s, &swt_policy_fixed, pc, 1000);
-			unsetenv("SWT_TEST_NO_FAST_PATH");
+			r = run_path(&s, &swt_policy_fixed, pc, 1000, general);
 			CHECK_INT(r->total.faults, 4);
 			CHECK_INT(r->total.misses, 2);
 			CHECK_INT(r->total.hits, 2);
@@ -630,10 +640,7 @@ TEST(adaptive_and_auto_grow_with_hits_in_a_sequential_stream)
 		fault(&s, slot, 0x1100 + slot);
 	for (size_t p = 0; p < SWT_ARRAY_SIZE(policies); p++)
 		for (int general = 0; general <= 1; general++) {
-			if (general)
-				setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
-			r = run(&s, policies[p], 3, 1000);
-			unsetenv("SWT_TEST_NO_FAST_PATH");
+			r = run_path(&s, policies[p], 3, 1000, general);
 			/* boot window 8 at slot 1 reads 1..7, hits keep the window at 8 */
 			CHECK_INT(r->total.faults, 60);
 			CHECK_INT(r->total.misses, 8);
@@ -701,10 +708,7 @@ TEST(auto_reads_shared_memory_by_cluster)
 			for (uint64_t slot = 497; slot < 504; slot++)
 				if (slot != 500)
 					fault(&s, slot, 0x1200 + slot);
-			if (general)
-				setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
-			r = run(&s, &swt_policy_auto, 3, 1000);
-			unsetenv("SWT_TEST_NO_FAST_PATH");
+			r = run_path(&s, &swt_policy_auto, 3, 1000, general);
 			if (!shared) {
 				/* VMA: the first window reads the virtual neighbours 0x1101..0x1104 */
 				CHECK(r->parts[0].vpage_window_hist[8] >= 1);
@@ -747,10 +751,7 @@ TEST(auto_takes_cluster_readahead_when_any_area_is_rotational)
 				out(&s, slots[i]);
 			for (size_t i = 0; i < SWT_ARRAY_SIZE(slots); i++)
 				fault(&s, slots[i], 0x1100 + i);
-			if (general)
-				setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
-			r = run(&s, &swt_policy_auto, 3, 1000);
-			unsetenv("SWT_TEST_NO_FAST_PATH");
+			r = run_path(&s, &swt_policy_auto, 3, 1000, general);
 			if (other_rotational) {
 				/* cluster: no two of the slots share an aligned block of 8 */
 				CHECK_INT(r->parts[0].vpage_window_hist[8], 0);
@@ -784,10 +785,7 @@ TEST(auto_reads_the_faulting_page_alone_on_synchronous_devices)
 		for (uint64_t slot = 1; slot <= 16; slot++)
 			fault(&s, slot, 0x1100 + slot);
 		for (int general = 0; general <= 1; general++) {
-			if (general)
-				setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
-			r = run(&s, &swt_policy_auto, 3, 1000);
-			unsetenv("SWT_TEST_NO_FAST_PATH");
+			r = run_path(&s, &swt_policy_auto, 3, 1000, general);
 			CHECK_INT(r->total.misses, 16);
 			CHECK_INT(r->total.ra_pages, 0);
 			CHECK_INT(r->total.pages_read, 16);
@@ -835,10 +833,7 @@ TEST(auto_vma_hits_leave_the_cluster_counter_alone)
 	fault(&s, 600, 0x3600);
 	s.faults[s.in.nr_faults - 1].vma = 1;
 	for (int general = 0; general <= 1; general++) {
-		if (general)
-			setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
-		r = run(&s, &swt_policy_auto, 3, 1000);
-		unsetenv("SWT_TEST_NO_FAST_PATH");
+		r = run_path(&s, &swt_policy_auto, 3, 1000, general);
 		CHECK_INT(r->total.hits, 4);
 		CHECK_INT(r->parts[0].vpage_window_hist[8], 1);
 		CHECK_INT(r->parts[0].window_hist[1], 2);
@@ -896,10 +891,7 @@ TEST(vma_skips_cached_pages)
 	fault(&s, 22, 0x1102);
 	fault(&s, 24, 0x1104);
 	for (int general = 0; general <= 1; general++) {
-		if (general)
-			setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
-		r = run(&s, &swt_policy_vma, 3, 1000);
-		unsetenv("SWT_TEST_NO_FAST_PATH");
+		r = run_path(&s, &swt_policy_vma, 3, 1000, general);
 		CHECK_INT(r->total.misses, 2);
 		CHECK_INT(r->total.hits, 3);
 		CHECK_INT(r->total.pages_read, 5);
@@ -971,10 +963,7 @@ TEST(plug_merges_with_the_latest_request_across_devices)
 		s.faults[s.in.nr_faults - 1].area = pages[i].area;
 	}
 	for (int general = 0; general <= 1; general++) {
-		if (general)
-			setenv("SWT_TEST_NO_FAST_PATH", "1", 1);
-		r = run(&s, &swt_policy_vma, 3, 1000);
-		unsetenv("SWT_TEST_NO_FAST_PATH");
+		r = run_path(&s, &swt_policy_vma, 3, 1000, general);
 		CHECK_INT(r->total.misses, 1);
 		CHECK_INT(r->total.pages_read, 4);
 		CHECK_INT(r->total.read_requests, 3);
