@@ -395,6 +395,11 @@ static void print_table(const struct run_out *runs, size_t n)
 		printf("# VMA bounds: %zu faults in the capture's memory maps, %zu guessed from fault "
 		       "addresses\n", runs[0].layout->in->faults_in_maps,
 		       runs[0].layout->in->faults_inferred);
+	/* the layouts' inputs share the traced one's frees */
+	if (n && runs[0].layout->in->nr_frees)
+		printf("# %zu swap slot%s freed by write faults (the page stays in memory, dirty, "
+		       "and takes a new slot when evicted)\n", runs[0].layout->in->nr_frees,
+		       runs[0].layout->in->nr_frees == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		const struct run_out *r = &runs[i];
 		const struct swt_replay_input *in = r->layout->in;

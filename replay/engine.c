@@ -184,6 +184,12 @@ struct engine {
 
 	struct swt_arena arena;		/* the big tables below (engine_init) */
 	int32_t *words;			/* every area's slot words, one after another */
+	/*
+	 * words[slot_words + k]: the word of the page whose slot free k
+	 * (in->frees) took, which stays in memory without one; moves of its
+	 * node and its eviction write there, and count no swapped-out slot
+	 */
+	uint64_t slot_words;
 	int32_t *next_use;		/* per slot word: areas[].next_use */
 	struct node *nodes;		/* the inactive ring's, then the active ring's */
 	struct wide_node *wide;		/* per node, for runs 32 bits do not hold; else NULL */
@@ -379,7 +385,7 @@ static int rings_consistent(const struct engine *e)
 
 	if (!e->in->nr_areas)
 		return 1;
-	nr_words = e->areas[e->in->nr_areas - 1].base + e->areas[e->in->nr_areas - 1].nslots;
+	nr_words = e->slot_words + e->in->nr_frees;
 
 	for (int k = 0; k < 2; k++) {
 		const struct ring *r = rings[k];
@@ -405,7 +411,7 @@ static int rings_consistent(const struct engine *e)
 	}
 	for (uint64_t w = 0; w < nr_words; w++) {
 		cached += e->words[w] >= 0;
-		alloc += e->words[w] == SLOT_ALLOC;
+		alloc += e->words[w] == SLOT_ALLOC && w < e->slot_words;
 	}
 	return cached == live && alloc == e->nr_alloc;
 }
@@ -418,8 +424,10 @@ static int rings_consistent(const struct engine *e)
  */
 static void forget_node(struct engine *e, int32_t n)
 {
-	e->words[node_word(e, n)] = SLOT_ALLOC;
-	e->nr_alloc++;
+	uint64_t w = node_word(e, n);
+
+	e->words[w] = SLOT_ALLOC;
+	e->nr_alloc += w < e->slot_words;	/* a page without a slot (a write freed it) leaves none */
 }
 
 /* Forget a cached page, wherever it is on its list. */
@@ -616,7 +624,7 @@ static inline __attribute__((always_inline)) void shrink_plain(struct engine *e,
 			in->head += spared;
 			in->tail++;
 			in->len -= 1 - spared;
-			e->nr_alloc += 1 - spared;
+			e->nr_alloc += (1 - spared) & (uint64_t)(node.word < e->slot_words);
 		} else if (sample_touched(e, e->pageins - node.stamp, per_pagein)) {
 			int32_t m;
 
@@ -904,6 +912,9 @@ struct prep {
 	int32_t **vma_pages;		/* per VMA: dense vpage - start -> page entry, or NULL */
 	uint64_t any_rotational;
 	uint32_t *outs_before;		/* per fault: swap-outs replayed before it (time order) */
+	/* the frees whose page a swap-out wrote elsewhere, by it: out << 32 | free */
+	uint64_t *free_by_out;
+	size_t nr_free_by_out;
 	uint32_t *fault_sec;		/* per fault: its second, from first_second */
 	uint64_t first_second;		/* swt_replay_fault_span_seconds() */
 	uint64_t *area_faults;		/* per area */
@@ -934,6 +945,7 @@ static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
 	free(pr->pte_first);
 	free(pr->pte_after);
 	free(pr->outs_before);
+	free(pr->free_by_out);
 	free(pr->fault_sec);
 	free(pr->vma_pages);
 	swt_map_release(&pr->vpage_index);
@@ -1024,13 +1036,20 @@ uint64_t swt_replay_vpages_used_within(const struct swt_policy_env *env, int32_t
 	return mask;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static int prep_build(const struct swt_replay_input *in, struct prep **out, struct swt_err *err)
 {
 	struct prep *pr;
 	size_t i, n = in->nr_faults, na = in->nr_areas ? in->nr_areas : 1;
 
 	/* the engine's compact tables: fault indexes in 31 bits, areas in 16, slots in 32 */
-	if (n > INT32_MAX || in->nr_outs > UINT32_MAX)
+	if (n > INT32_MAX || in->nr_outs > UINT32_MAX || in->nr_frees > INT32_MAX)
 		return swt_error(err, SWT_EUSAGE, "%zu faults and %zu swap-outs: more than the replay "
 				 "handles (2^31 and 2^32)", n, in->nr_outs);
 	if (in->nr_areas > (size_t)UINT16_MAX + 1)
@@ -1221,6 +1240,25 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 			continue;
 		pr->pte_after[i] = pte_of(&in->faults[next != NIL ? next : (int32_t)i]);
 	}
+	/* slots write faults freed: in order, and the swap-outs that took their pages */
+	pr->free_by_out = malloc((in->nr_frees ? in->nr_frees : 1) * sizeof(uint64_t));
+	if (!pr->free_by_out)
+		goto nomem;
+	for (i = 0; i < in->nr_frees; i++) {
+		const struct swt_replay_free *fr = &in->frees[i];
+
+		if (fr->after >= n || fr->fault > fr->after || fr->outs_at > in->nr_outs ||
+		    (fr->evict_out >= 0 && ((size_t)fr->evict_out >= in->nr_outs ||
+					    (uint32_t)fr->evict_out < fr->outs_at)) ||
+		    (i && fr->after < in->frees[i - 1].after)) {
+			prep_free(pr, in->nr_areas, in->nr_vmas);
+			return swt_error(err, SWT_EUSAGE, "slot free %zu of %zu names faults or swap-outs "
+					 "it cannot (an input built out of order)", i + 1, in->nr_frees);
+		}
+		if (fr->evict_out >= 0)
+			pr->free_by_out[pr->nr_free_by_out++] = (uint64_t)fr->evict_out << 32 | i;
+	}
+	qsort(pr->free_by_out, pr->nr_free_by_out, sizeof(uint64_t), cmp_u64);
 	/* dense VMAs get a direct table: window lookups without hashing */
 	for (i = 0; i < n; i++) {
 		const struct swt_replay_fault *f = &in->faults[i];
@@ -1445,6 +1483,8 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (i = 0; i < in->nr_areas; i++)
 		nr_words += pr->nslots[i];
+	e->slot_words = nr_words;
+	nr_words += in->nr_frees;	/* the freed slots' pages' words (engine.slot_words) */
 	/*
 	 * A miss reads at most a window and the faulting page (win_cap + 2,
 	 * as e->reads is sized; a fast path's block is at most win_cap), so
@@ -1489,6 +1529,10 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 		a->next_use = e->next_use + a->base;
 		nr_words += a->nslots;
 		memcpy(a->slots, pr->init_slots[i], a->nslots * sizeof(*a->slots));
+	}
+	for (i = 0; i < in->nr_frees; i++) {
+		e->words[e->slot_words + i] = SLOT_FREE;
+		e->word_refault[e->slot_words + i] = NIL;	/* no fault maps it: never due */
 	}
 	e->vpages_synced = SIZE_MAX;
 	e->ptes_synced = SIZE_MAX;
@@ -2395,24 +2439,76 @@ static void finish_result(struct engine *e)
 	}
 }
 
+/*
+ * A write fault freed the slot of free k's page (in->frees).  Still in
+ * memory, the page keeps its node, which now names a word of its own
+ * (engine.slot_words): it ages and leaves as any page, but leaves its slot
+ * free, and when it goes is known if the trace shows where it was written
+ * (free_page_written).  A page the model had evicted leaves the slot
+ * free all the same; one it had read ahead again, unused, is dropped.
+ */
+static __attribute__((noinline)) void free_slot(struct engine *e, size_t k)
+{
+	const struct swt_replay_fault *f = &e->in->faults[e->in->frees[k].fault];
+	uint64_t w = e->areas[f->area].base + f->slot, sink = e->slot_words + k;
+	int32_t word = e->words[w];
+
+	if (word >= 0 && (word & 1))
+		uncache(e, word >> 1);
+	word = e->words[w];
+	if (word >= 0) {
+		int32_t n = word >> 1;
+
+		if (e->wide)
+			e->wide[n].word = sink;
+		else
+			e->nodes[n].word = (uint32_t)sink;
+		e->words[sink] = word;
+	} else if (word == SLOT_ALLOC) {
+		e->nr_alloc--;
+	}
+	e->words[w] = SLOT_FREE;
+}
+
+/* The trace shows where free k's page was written: it left memory then. */
+static __attribute__((noinline)) void free_page_written(struct engine *e, size_t k)
+{
+	int32_t word = e->words[e->slot_words + k];
+
+	if (word >= 0)
+		uncache(e, word >> 1);
+}
+
 static int run_pass(struct engine *e)
 {
 	const struct swt_replay_input *in = e->in;
 	const uint32_t *outs_before = e->prep->outs_before;
-	size_t fi, oi = 0;
+	const uint64_t *by_out = e->prep->free_by_out;
+	size_t fi, oi = 0, fr = 0, bo = 0, nbo = e->prep->nr_free_by_out;
+	/* the next free's fault and the next swap-out that writes a freed page: SIZE_MAX none */
+	size_t free_after = in->nr_frees ? in->frees[0].after : SIZE_MAX;
+	size_t out_writes = nbo ? (size_t)(by_out[0] >> 32) : SIZE_MAX;
 	int ret;
 
 	for (fi = 0; fi < in->nr_faults; fi++) {
-		for (; oi < outs_before[fi]; oi++)
+		for (; oi < outs_before[fi]; oi++) {
 			on_swapout(e, &in->outs[oi]);
+			for (; oi == out_writes; out_writes = ++bo < nbo ? (size_t)(by_out[bo] >> 32) : SIZE_MAX)
+				free_page_written(e, (uint32_t)by_out[bo]);
+		}
 		if (e->evict_due[fi] != NIL)
 			evict_due(e, e->evict_due[fi]);
 		ret = on_fault(e, fi);
 		if (ret)
 			return ret;
+		for (; fi == free_after; free_after = ++fr < in->nr_frees ? in->frees[fr].after : SIZE_MAX)
+			free_slot(e, fr);
 	}
-	for (; oi < in->nr_outs; oi++)
+	for (; oi < in->nr_outs; oi++) {
 		on_swapout(e, &in->outs[oi]);
+		for (; oi == out_writes; out_writes = ++bo < nbo ? (size_t)(by_out[bo] >> 32) : SIZE_MAX)
+			free_page_written(e, (uint32_t)by_out[bo]);
+	}
 	if (e->series_nomem) {
 		snprintf(e->why, sizeof(e->why), "out of memory for the per-second series");
 		return -SWT_ENOMEM;

@@ -43,6 +43,7 @@ void swt_replay_input_free(struct swt_replay_input *in)
 	free(in->faults);
 	free(in->outs);
 	free(in->vmas);
+	free(in->frees);
 	swt_map_release(&in->processes);
 	free(in);
 }
@@ -778,6 +779,8 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 		ret = map_vmas(st, in, err);
 	if (!ret)
 		ret = infer_vmas(in, err);
+	if (!ret)
+		ret = swt_replay_find_frees(st, in, err);	/* after the VMAs: shared ones are left out */
 	if (!ret)
 		ret = swt_replay_prepare(in, err);
 	if (ret) {

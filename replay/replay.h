@@ -50,6 +50,19 @@ struct swt_replay_swapout {
 	int32_t cpu;		/* CPU that queued the write (its bio's), -1 unknown */
 };
 
+/*
+ * A swap slot a write fault freed (mm/memory.c: do_swap_page frees the
+ * swap entry of a page a write fault swaps in, do_wp_page that of a page
+ * mapped read-only when the task writes it): the page stays in memory,
+ * dirty, and goes to a new slot at its next eviction.  Time order.
+ */
+struct swt_replay_free {
+	uint32_t after;		/* replayed after this fault (and before the next one) */
+	uint32_t fault;		/* the fault that mapped the page: its area and slot are freed */
+	uint32_t outs_at;	/* swap-outs before it, time order (layouts free the slot then) */
+	int32_t evict_out;	/* the swap-out that wrote the page elsewhere (its next fault's), -1 */
+};
+
 struct swt_replay_vma {
 	int32_t pid;
 	int32_t shared;		/* a shared mapping (maps perms 's'): SWT_FAULT_SHARED */
@@ -65,6 +78,8 @@ struct swt_replay_input {
 	size_t nr_outs;
 	struct swt_replay_vma *vmas;
 	size_t nr_vmas;
+	struct swt_replay_free *frees;	/* slots write faults freed, time order */
+	size_t nr_frees;
 	uint64_t first_ns;		/* capture.first_ns: second 0 of the per-second series */
 	int traced_page_cluster;	/* -1 unknown */
 	int vma_ra_enabled;		/* -1 unknown */
@@ -131,6 +146,13 @@ int64_t swt_replay_unseen_swapins(struct swt_store *st, int64_t *zero, int64_t *
 int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_replay_input **out,
 			  struct swt_err *err);
 void swt_replay_input_free(struct swt_replay_input *in);
+
+/*
+ * The slots write faults freed (write-frees.c), from the capture's fault
+ * events: in->frees.  The faults must be loaded and linked to their
+ * swap-outs (fault.out) and VMAs.
+ */
+int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err);
 
 /*
  * The demand stream of a capture whose reads mix demand and readahead,

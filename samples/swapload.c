@@ -26,6 +26,10 @@
  *   with its own random stream (seed + k) and, in seq mode, starting at its
  *   own N-th of the memory -- a multi-threaded process, whose faults the
  *   kernel's events name by thread
+ *   write=P (0): P percent of the pieces are written instead of read, with
+ *   stores only, so that a swapped-out page comes back through a write
+ *   fault, which frees its swap slot (the page takes a new slot when it is
+ *   evicted again)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -90,13 +94,13 @@ static double cpu_s(long *majflt)
 static void usage(void)
 {
 	fprintf(stderr, "usage: swapload [mb=N] [mode=rnd|seq|mix] [accesses=N] [seed=N] "
-			"[warmup=0|1] [align=page|byte] [threads=N]\n");
+			"[warmup=0|1] [align=page|byte] [threads=N] [write=PERCENT]\n");
 }
 
 /* One reader of the measured phase: a thread, or the process itself. */
 struct reader {
-	const unsigned char *mem;
-	uint64_t pages, bytes, accesses, rng, pos, sum;
+	unsigned char *mem;
+	uint64_t pages, bytes, accesses, rng, pos, sum, write_percent;
 	enum mode mode;
 	int byte_aligned;
 	pthread_t thread;
@@ -105,7 +109,7 @@ struct reader {
 static void *read_pieces(void *arg)
 {
 	struct reader *r = arg;
-	const unsigned char *mem = r->mem;
+	unsigned char *mem = r->mem;
 	uint64_t done = 0, pages = r->pages, sum = 0;
 
 	while (done < r->accesses) {
@@ -131,6 +135,15 @@ static void *read_pieces(void *arg)
 
 			if (r->byte_aligned && start + PIECE < r->bytes)
 				start += 1 + rng_next(&r->rng) % (PIECE - 1);
+			if (r->write_percent && rng_next(&r->rng) % 100 < r->write_percent) {
+				/* stores first: the fault that swaps the page in is a write fault */
+				unsigned char v = (unsigned char)(done | 1);	/* never a zero page */
+
+				for (unsigned k = 0; k < PIECE; k += 64)
+					mem[start + k] = v;
+				mem[start + PIECE - 1] = v;
+				continue;
+			}
 			/* touch every cache line of the piece, as a reader copying it out would */
 			for (unsigned k = 0; k < PIECE; k += 64)
 				sum += mem[start + k];
@@ -143,7 +156,8 @@ static void *read_pieces(void *arg)
 
 int main(int argc, char **argv)
 {
-	uint64_t mb = 64, accesses = 0, seed = 1, warmup = 1, nthreads = 1, rng, sum = 0;
+	uint64_t mb = 64, accesses = 0, seed = 1, warmup = 1, nthreads = 1, write_percent = 0, rng;
+	uint64_t sum = 0;
 	int byte_aligned = 0;
 	uint64_t pages, bytes, i;
 	struct reader *readers;
@@ -192,6 +206,8 @@ int main(int argc, char **argv)
 			dst = &warmup;
 		else if (!strncmp(argv[a], "threads=", 8))
 			dst = &nthreads;
+		else if (!strncmp(argv[a], "write=", 6))
+			dst = &write_percent;
 		if (!dst || parse_u64(eq + 1, dst)) {
 			usage();
 			return 2;
@@ -199,6 +215,11 @@ int main(int argc, char **argv)
 	}
 	if (!mb || mb > (1ull << 24)) {
 		fprintf(stderr, "swapload: mb=%llu is out of range\n", (unsigned long long)mb);
+		return 2;
+	}
+	if (write_percent > 100) {
+		fprintf(stderr, "swapload: write=%llu is out of range (0 to 100)\n",
+			(unsigned long long)write_percent);
 		return 2;
 	}
 	if (!nthreads || nthreads > 1024) {
@@ -257,7 +278,7 @@ int main(int argc, char **argv)
 
 		*r = (struct reader){
 			.mem = mem, .pages = pages, .bytes = bytes, .mode = mode,
-			.byte_aligned = byte_aligned,
+			.byte_aligned = byte_aligned, .write_percent = write_percent,
 			.accesses = accesses / nthreads + (k < accesses % nthreads),
 			/* one thread goes on from the warm-up's stream, as before threads= */
 			.rng = nthreads == 1 ? rng : (s ? s : 1) * 0x9e3779b97f4a7c15ull,
@@ -288,6 +309,8 @@ int main(int argc, char **argv)
 	       secs > 0 ? (double)accesses * PIECE / 1048576.0 / secs : 0.0, c0, f1 - f0);
 	if (nthreads > 1)
 		printf(" threads=%llu", (unsigned long long)nthreads);
+	if (write_percent)
+		printf(" write=%llu", (unsigned long long)write_percent);
 	putchar('\n');
 	/* the checksum keeps the reads from being optimised away */
 	if (sum == 42)

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/capture-env.sh"
 
-for bad in align=word align= mode=zigzag mb=0 speed=3; do
+for bad in write=101 align=word align= mode=zigzag mb=0 speed=3; do
 	"$SWAPLOAD" "$bad" > /dev/null 2> "$WORK/usage.err"
 	rc=$?
 	[ "$rc" -eq 2 ] || fail "swapload $bad: exit $rc, expected 2"
@@ -48,6 +48,45 @@ for align in page byte; do
 		[ "$adjacent" -ge $((total / 20)) ] || fail "align=byte: only $adjacent of $total neighbours"
 	fi
 done
+
+# Pages swapped in by a write fault lose their slot (mm/memory.c), which
+# replay models (write-frees.c): the kernel's own trace must show it -- such
+# a slot is written before it is read again, where a page swapped in by a
+# read keeps its slot and is read back from it -- and replay must find the
+# frees.  write=50: half the pieces are stored to, stores first.
+if capture_workload "$WORK/write" -q -- sh -c "$(workload mb=64 accesses=20000 seed=7 write=50)" &&
+   swt_ingest -q -o "$WORK/write.db" "$WORK/write"; then
+	grep -q " write=50\$" "$WORK/out.txt" || fail "write=50: the summary line does not say it"
+	# per swap-in on its fault's own page: did that fault write, and is the slot read
+	# again before any write to it?
+	read -r wrote wrote_reread kept kept_reread < <(sqlite3 "$WORK/write.db" "
+		WITH s AS (SELECT s.id, s.ts, s.area_id, s.slot, f.error_code & 2 AS w
+		             FROM swap_in s JOIN fault f ON f.id = s.fault_id
+		            WHERE s.address = f.address & ~4095),
+		     r AS (SELECT s.w, EXISTS (SELECT 1 FROM swap_in n WHERE n.area_id = s.area_id
+		                  AND n.slot = s.slot AND n.ts > s.ts AND n.ts < coalesce((SELECT min(o.ts)
+		                  FROM swap_out o WHERE o.area_id = s.area_id AND o.slot = s.slot
+		                  AND o.ts > s.ts), 9e18)) AS again FROM s)
+		SELECT printf('%d %d %d %d', sum(w > 0), sum(w > 0 AND again), sum(w = 0), sum(w = 0 AND again))
+		  FROM r")
+	echo "write=50: $wrote swap-ins by write faults, $wrote_reread of them read again from their slot;" \
+	     "$kept by read faults, $kept_reread read again"
+	[ "${wrote:-0}" -ge 2000 ] && [ "${kept:-0}" -ge 2000 ] ||
+		fail "write=50: too few swap-ins (${wrote:-0} by writes, ${kept:-0} by reads)"
+	# a slot a write freed is never read back; kept slots are, often (a clean page evicted again)
+	check_eq "${wrote_reread:-x}" 0 "write=50: slots of pages swapped in by a write, read again"
+	[ "${kept_reread:-0}" -ge $((kept / 20)) ] ||
+		fail "write=50: only ${kept_reread:-0} of $kept kept slots read again: the check above proves nothing"
+	frees=$(swt replay --no-store -p none -c 0 "$WORK/write.db" 2> /dev/null |
+		sed -n 's/^# \([0-9]*\) swap slots\{0,1\} freed by write faults .*/\1/p')
+	echo "write=50: replay frees ${frees:-no} slots"
+	# every write swap-in, and the few write-protect faults after a read one
+	[ "${frees:-0}" -ge "$wrote" ] && [ "${frees:-0}" -le $((wrote + wrote / 20)) ] ||
+		fail "write=50: replay freed ${frees:-no} slots for $wrote swap-ins by write faults"
+else
+	cat "$WORK/err.txt" >&2
+	fail "capture of the writing workload failed"
+fi
 
 # A buffer swapped out and then written to a pipe: the kernel faults it in
 # (copy_from_user), and only page_fault_kernel says where.  Without it the

@@ -1758,3 +1758,171 @@ TEST(probe_stream_is_exact)
 	check_stream(swt_replay_probe_stream, rows, &in, want, SWT_ARRAY_SIZE(want));
 	free(in.faults);
 }
+
+/*
+ * A write fault frees its page's slot (write-frees.c): in the engine, a
+ * freed slot is free for readahead whether the page is still in memory or
+ * not, and stays free when the page leaves, by the LRU or where the trace
+ * shows it written to a new slot.  Through the fast paths and on_miss,
+ * with the rings checked against the slot words (SWT_TEST_TIGHT_RINGS).
+ */
+TEST(write_freed_slots_are_not_read_ahead)
+{
+	struct swt_replay_free frees[2];
+	struct scenario s;
+	struct swt_replay_result *r;
+
+	setenv("SWT_TEST_TIGHT_RINGS", "1", 1);
+	for (int freed = 0; freed <= 1; freed++)
+		for (int general = 0; general <= 1; general++) {
+			/* the page of slot 13 written back to it (dirtied by its PTE): not cached */
+			scenario_init(&s, 1);
+			fault(&s, 13, 0x1005);	/* the slot's only page: read alone */
+			out(&s, 13);
+			fault(&s, 200, 0);
+			for (uint64_t slot = 8; slot <= 15; slot++)
+				if (slot != 13)
+					out(&s, slot);
+			fault(&s, 10, 0);	/* 8-15, but 13 if a write freed it */
+			frees[0] = (struct swt_replay_free){ .after = 1, .fault = 0, .outs_at = 1,
+							     .evict_out = -1 };
+			s.in.frees = frees;
+			s.in.nr_frees = (size_t)freed;
+			r = run_path(&s, &swt_policy_fixed, 3, 1000, general);
+			CHECK_INT(r->total.misses, 3);
+			CHECK_INT(r->total.pages_read, freed ? 9 : 10);
+			CHECK_INT(r->total.read_requests, freed ? 4 : 3);
+			swt_replay_result_free(r);
+
+			/*
+			 * still in memory, then written to slot 30 (its next fault's): it
+			 * leaves memory then, which leaves room for a readahead page (15) in
+			 * a memory of 4 pages, 2 inactive; without the free 13 stays mapped
+			 */
+			scenario_init(&s, 1);
+			fault(&s, 13, 0x1005);
+			for (uint64_t slot = 8; slot <= 15; slot++)
+				if (slot != 13)
+					out(&s, slot);
+			out(&s, 30);
+			fault(&s, 10, 0);	/* 8-15 but 13; the tail's readahead pages go, 15 last */
+			fault(&s, 15, 0);
+			frees[0] = (struct swt_replay_free){ .after = 0, .fault = 0, .outs_at = 0,
+							     .evict_out = 7 };
+			s.in.frees = frees;
+			s.in.nr_frees = (size_t)freed;
+			r = run_path(&s, &swt_policy_fixed, 3, 4, general);
+			CHECK_INT(r->total.hits, freed ? 1 : 0);
+			/* 13 skipped either way: free, or cached and mapped */
+			CHECK_INT(r->total.pages_read, freed ? 1 + 7 : 1 + 7 + 6);
+			CHECK_INT(r->total.read_requests, freed ? 1 + 2 : 1 + 2 + 3);	/* Z: 8-9, 11-12, 14-15 */
+			swt_replay_result_free(r);
+
+			/* a memory of 2 pages: the freed page ages out like any, its slot stays free */
+			scenario_init(&s, 1);
+			fault(&s, 13, 0x1005);
+			for (uint64_t slot = 1; slot <= 6; slot++)
+				fault(&s, 100 + 8 * slot, 0);	/* pre-trace pages, one per block */
+			for (uint64_t slot = 8; slot <= 15; slot++)
+				if (slot != 13)
+					out(&s, slot);
+			fault(&s, 10, 0);
+			frees[0] = (struct swt_replay_free){ .after = 0, .fault = 0, .outs_at = 0,
+							     .evict_out = -1 };
+			s.in.frees = frees;
+			s.in.nr_frees = (size_t)freed;
+			r = run_path(&s, &swt_policy_fixed, 3, 2, general);
+			CHECK_INT(r->total.misses, 8);
+			CHECK_INT(r->total.pages_read, freed ? 7 + 7 : 7 + 8);
+			swt_replay_result_free(r);
+		}
+	unsetenv("SWT_TEST_TIGHT_RINGS");
+
+	/* an input whose frees name faults it does not have is refused */
+	{
+		struct swt_replay_config cfg = config(&swt_policy_fixed, 3, 1000);
+		struct swt_err err = { 0 };
+
+		scenario_init(&s, 1);
+		fault(&s, 13, 0);
+		frees[0] = (struct swt_replay_free){ .after = 1, .fault = 0, .evict_out = -1 };
+		s.in.frees = frees;
+		s.in.nr_frees = 1;
+		r = NULL;
+		CHECK(swt_replay_run(&s.in, &cfg, &r, &err) != 0);
+		CHECK(strstr(err.msg, "slot free 1 of 1") != NULL);
+		CHECK(r == NULL);
+	}
+}
+
+/*
+ * Which write faults free a slot (write-frees.c): the swap-in's own fault
+ * when it wrote (x86 error code bit 1), or a later write-protect fault
+ * (bits 0 and 1) on the page still in its slot -- not a read, not a page
+ * on a shared mapping, and not where the trace shows the kernel kept the
+ * slot (faulted again from it with no write between); the swap-out that
+ * wrote the freed page elsewhere is the one its next fault names.
+ */
+TEST(write_faults_free_their_slots)
+{
+	static const char rows[] =
+		"INSERT INTO fault (id, ts, pid, address, error_code) VALUES"
+		/* page A: a first touch (a write long before), then swapped in by a read */
+		" (1, 10, 42, 4096, 6), (2, 100, 42, 4096, 4),"
+		/* page B: swapped in by a write */
+		" (3, 200, 42, 8192, 6),"
+		/* A written while mapped read-only */
+		" (4, 300, 42, 4096, 7),"
+		/* page C: a write swap-in, then its slot faulted again (the page was shared) */
+		" (5, 400, 42, 12288, 6), (6, 500, 42, 12288, 4),"
+		/* page D on a shared mapping: a write swap-in */
+		" (7, 600, 42, 1048576, 6),"
+		/* B faulted again, from the slot it was written to at 700 */
+		" (8, 800, 42, 8192, 4);";
+	struct swt_replay_area area = { .id = 1, .dev = "7:0", .slots = 1000 };
+	struct swt_replay_vma vmas[] = {
+		{ .pid = 42, .start = 1, .end = 16 },
+		{ .pid = 42, .shared = 1, .start = 256, .end = 512 },
+	};
+	struct swt_replay_swapout outs[] = {
+		{ .ts = 50, .slot = 8, .pid = 42, .cpu = -1 },
+		{ .ts = 700, .slot = 30, .pid = 42, .cpu = -1 },
+	};
+	struct swt_replay_fault faults[] = {
+		{ .ts = 101, .slot = 8, .vpage = 1, .pid = 42, .vma = 0, .out = 0 },	/* A */
+		{ .ts = 201, .slot = 9, .vpage = 2, .pid = 42, .vma = 0, .out = -1 },	/* B */
+		{ .ts = 401, .slot = 10, .vpage = 3, .pid = 42, .vma = 0, .out = -1 },	/* C */
+		{ .ts = 501, .slot = 10, .vpage = 3, .pid = 42, .vma = 0, .out = -1 },	/* C again */
+		{ .ts = 601, .slot = 11, .vpage = 256, .pid = 42, .vma = 1, .out = -1 },	/* D */
+		{ .ts = 801, .slot = 30, .vpage = 2, .pid = 42, .vma = 0, .out = 1 },	/* B again */
+	};
+	struct swt_replay_input in = {
+		.areas = &area, .nr_areas = 1, .faults = faults, .nr_faults = SWT_ARRAY_SIZE(faults),
+		.outs = outs, .nr_outs = SWT_ARRAY_SIZE(outs), .vmas = vmas, .nr_vmas = 2,
+		.page_shift = 12,
+	};
+	struct swt_err err = { 0 };
+	struct swt_store *st = NULL;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/swt-test-frees-%d.db", (int)getpid());
+	CHECK_INT(swt_store_create(path, &st, &err), 0);
+	CHECK_INT(swt_store_exec(st, rows, &err), 0);
+	CHECK_INT(swt_replay_find_frees(st, &in, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_INT(in.nr_frees, 2);
+	if (in.nr_frees == 2) {
+		/* B's swap-in, freed at once; written to slot 30 by swap-out 1 */
+		CHECK_INT(in.frees[0].fault, 1);
+		CHECK_INT(in.frees[0].after, 1);
+		CHECK_INT(in.frees[0].outs_at, 1);
+		CHECK_INT(in.frees[0].evict_out, 1);
+		/* A's, at its write-protect fault (after B's swap-in); never faulted again */
+		CHECK_INT(in.frees[1].fault, 0);
+		CHECK_INT(in.frees[1].after, 1);
+		CHECK_INT(in.frees[1].evict_out, -1);
+	}
+	free(in.frees);
+	swt_store_destroy(st);
+}
