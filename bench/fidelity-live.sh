@@ -23,6 +23,7 @@
 #   bench/fidelity-live.sh                       # 6 pairs, sequential, 1 device
 #   MODE=rnd ALIGN=byte NDEV=4 SEED=21 bench/fidelity-live.sh  # reads spanning two pages
 #   SSD=1 MODE=rnd ALIGN=byte SEED=23 bench/fidelity-live.sh    # non-rotational: VMA readahead
+#   MODE=rnd ALIGN=byte WRITE=50 bench/fidelity-live.sh  # half the pieces written: slots freed
 #   KEEP=/var/tmp/twins PAIRS=10 bench/fidelity-live.sh   # keep the captures
 #   KEEP=/var/tmp/twins PAIRS=10 REUSE=1 bench/fidelity-live.sh  # replay them again
 set -u -o pipefail
@@ -39,6 +40,7 @@ SEED=${SEED:-22}
 PC=${PC:-3}
 SSD=${SSD:-0}
 ALIGN=${ALIGN:-page}
+WRITE=${WRITE:-0}
 FAULT_TOL=${FAULT_TOL:-0.05}
 KEEP=${KEEP:-}
 REUSE=${REUSE:-0}
@@ -94,7 +96,7 @@ capture_run() {
 		echo "$2" > /proc/sys/vm/page-cluster
 		before=$(swap_host_oom_kills)
 		rm -rf "$dir" "$dir.db"
-		"$SWAPTRACE" capture -q -o "$dir" -- sh -c "$(swap_host_in_cgroup "'$SWAPLOAD'" mb=$MB mode=$MODE accesses=$ACCESSES seed=$SEED align=$ALIGN)" \
+		"$SWAPTRACE" capture -q -o "$dir" -- sh -c "$(swap_host_in_cgroup "'$SWAPLOAD'" mb=$MB mode=$MODE accesses=$ACCESSES seed=$SEED align=$ALIGN write=$WRITE)" \
 			> "$WORK/out" 2> "$WORK/err"
 		rc=$?
 		if [ "$rc" -eq 137 ] && [ "$(swap_host_oom_kills)" != "$before" ]; then
@@ -116,7 +118,7 @@ capture_run() {
 if [ "$REUSE" = 1 ]; then
 	echo "fidelity-live: the $PAIRS pairs kept in $CAPS, page-cluster 0 replayed with auto at $PC"
 else
-	echo "fidelity-live: $PAIRS pairs of swapload mb=$MB mode=$MODE accesses=$ACCESSES seed=$SEED align=$ALIGN" \
+	echo "fidelity-live: $PAIRS pairs of swapload mb=$MB mode=$MODE accesses=$ACCESSES seed=$SEED align=$ALIGN write=$WRITE" \
 	     "in a $LIMIT_MB MiB cgroup on $NDEV x $SWAP_MB MiB loop swap$([ "$SSD" = 1 ] && echo ' (non-rotational)')," \
 	     "page-cluster 0 replayed with auto at $PC"
 fi

@@ -190,6 +190,9 @@ struct engine {
 	 * node and its eviction write there, and count no swapped-out slot
 	 */
 	uint64_t slot_words;
+	/* the oldest free whose page may still be in memory; frees replayed so far */
+	size_t sink_oldest, sink_end;
+	size_t sinks_held;		/* frees whose page was in memory then */
 	int32_t *next_use;		/* per slot word: areas[].next_use */
 	struct node *nodes;		/* the inactive ring's, then the active ring's */
 	struct wide_node *wide;		/* per node, for runs 32 bits do not hold; else NULL */
@@ -1575,17 +1578,18 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 /* ---- the replay ---------------------------------------------------------- */
 
 /* Inlined into the event loop: a call per swap-out costs more than its body. */
-static inline __attribute__((always_inline)) void on_swapout(struct engine *e,
-							     const struct swt_replay_swapout *o)
+static inline __attribute__((always_inline)) int on_swapout(struct engine *e,
+							    const struct swt_replay_swapout *o)
 {
 	int32_t *word = &e->areas[o->area].slots[o->slot];
+	int fresh = *word == SLOT_FREE;
 
 	/* the slot holds a newly written page: whatever we cached for it is stale */
 	if (*word >= 0)
 		uncache(e, *word >> 1);	/* leaves it allocated; wasted if read ahead */
-	else if (*word == SLOT_FREE)
-		e->nr_alloc++;
+	e->nr_alloc += (uint64_t)fresh;
 	*word = SLOT_ALLOC;
+	return fresh;
 }
 
 /*
@@ -2410,6 +2414,10 @@ static void finish_result(struct engine *e)
 		m->ra_pages = m->pages_read - m->misses;
 		m->ra_wasted = m->ra_pages - m->hits;
 	}
+	/* freed pages the lists evicted: neither written as the trace says nor still held */
+	r->freed_left_lists = e->sinks_held - r->freed_left_traced - r->freed_left_oldest;
+	for (size_t k = 0; k < e->sink_end; k++)
+		r->freed_left_lists -= e->words[e->slot_words + k] >= 0;
 	/* the pages still unused at the end: the inactive ring's nodes stamped STAMP_RA */
 	for (uint64_t pos = e->inactive.tail; pos != e->inactive.head; pos++) {
 		int32_t n = ring_node(&e->inactive, pos);
@@ -2442,9 +2450,10 @@ static void finish_result(struct engine *e)
 /*
  * A write fault freed the slot of free k's page (in->frees).  Still in
  * memory, the page keeps its node, which now names a word of its own
- * (engine.slot_words): it ages and leaves as any page, but leaves its slot
- * free, and when it goes is known if the trace shows where it was written
- * (free_page_written).  A page the model had evicted leaves the slot
+ * (engine.slot_words): it ages as any page, but leaves its slot free.  It
+ * is dirty, so the trace shows when it left memory -- a write to a free
+ * slot -- though not always which write was its own (free_page_written,
+ * free_oldest_written).  A page the model had evicted leaves the slot
  * free all the same; one it had read ahead again, unused, is dropped.
  */
 static __attribute__((noinline)) void free_slot(struct engine *e, size_t k)
@@ -2464,6 +2473,7 @@ static __attribute__((noinline)) void free_slot(struct engine *e, size_t k)
 		else
 			e->nodes[n].word = (uint32_t)sink;
 		e->words[sink] = word;
+		e->sinks_held++;
 	} else if (word == SLOT_ALLOC) {
 		e->nr_alloc--;
 	}
@@ -2475,8 +2485,32 @@ static __attribute__((noinline)) void free_page_written(struct engine *e, size_t
 {
 	int32_t word = e->words[e->slot_words + k];
 
-	if (word >= 0)
+	if (word >= 0) {
 		uncache(e, word >> 1);
+		e->res->freed_left_traced++;
+	}
+}
+
+/*
+ * A page written to a free slot left memory then: a dirty page without a
+ * slot (a page that already had one, and was clean, is written back to it
+ * or dropped).  Unless the trace says which (free_page_written), it is
+ * taken to be the oldest page a write fault freed that the model still
+ * holds: reclaim writes them in LRU order, roughly the order they were
+ * freed in.
+ */
+static __attribute__((noinline)) void free_oldest_written(struct engine *e)
+{
+	for (; e->sink_oldest < e->sink_end; e->sink_oldest++) {
+		int32_t word = e->words[e->slot_words + e->sink_oldest];
+
+		if (word >= 0) {
+			uncache(e, word >> 1);
+			e->sink_oldest++;
+			e->res->freed_left_oldest++;
+			return;
+		}
+	}
 }
 
 static int run_pass(struct engine *e)
@@ -2492,9 +2526,15 @@ static int run_pass(struct engine *e)
 
 	for (fi = 0; fi < in->nr_faults; fi++) {
 		for (; oi < outs_before[fi]; oi++) {
-			on_swapout(e, &in->outs[oi]);
-			for (; oi == out_writes; out_writes = ++bo < nbo ? (size_t)(by_out[bo] >> 32) : SIZE_MAX)
-				free_page_written(e, (uint32_t)by_out[bo]);
+			int fresh = on_swapout(e, &in->outs[oi]);
+
+			if (oi == out_writes) {
+				for (; oi == out_writes;
+				     out_writes = ++bo < nbo ? (size_t)(by_out[bo] >> 32) : SIZE_MAX)
+					free_page_written(e, (uint32_t)by_out[bo]);
+			} else if (fresh && e->sink_oldest < e->sink_end) {
+				free_oldest_written(e);
+			}
 		}
 		if (e->evict_due[fi] != NIL)
 			evict_due(e, e->evict_due[fi]);
@@ -2503,11 +2543,17 @@ static int run_pass(struct engine *e)
 			return ret;
 		for (; fi == free_after; free_after = ++fr < in->nr_frees ? in->frees[fr].after : SIZE_MAX)
 			free_slot(e, fr);
+		e->sink_end = fr;
 	}
 	for (; oi < in->nr_outs; oi++) {
-		on_swapout(e, &in->outs[oi]);
-		for (; oi == out_writes; out_writes = ++bo < nbo ? (size_t)(by_out[bo] >> 32) : SIZE_MAX)
-			free_page_written(e, (uint32_t)by_out[bo]);
+		int fresh = on_swapout(e, &in->outs[oi]);
+
+		if (oi == out_writes) {
+			for (; oi == out_writes; out_writes = ++bo < nbo ? (size_t)(by_out[bo] >> 32) : SIZE_MAX)
+				free_page_written(e, (uint32_t)by_out[bo]);
+		} else if (fresh && e->sink_oldest < e->sink_end) {
+			free_oldest_written(e);
+		}
 	}
 	if (e->series_nomem) {
 		snprintf(e->why, sizeof(e->why), "out of memory for the per-second series");

@@ -301,6 +301,12 @@ struct swt_replay_result {
 	size_t nr_parts;
 	unsigned max_request_pages;
 	uint64_t ra_unused_at_end;	/* read ahead, still cached unused when the trace ended */
+	/*
+	 * Pages whose slot a write fault freed (in->frees), by how they left
+	 * memory: written where their next fault says, written as the oldest
+	 * such page at a write to a free slot, or evicted by the model's lists
+	 */
+	uint64_t freed_left_traced, freed_left_oldest, freed_left_lists;
 	uint64_t cache_pages, inactive_pages;
 	uint64_t elapsed_ns;		/* the whole run */
 	uint64_t loop_ns;		/* of which the event loop */

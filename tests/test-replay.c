@@ -1795,9 +1795,10 @@ TEST(write_freed_slots_are_not_read_ahead)
 			swt_replay_result_free(r);
 
 			/*
-			 * still in memory, then written to slot 30 (its next fault's): it
-			 * leaves memory then, which leaves room for a readahead page (15) in
-			 * a memory of 4 pages, 2 inactive; without the free 13 stays mapped
+			 * still in memory, then written out: at the first write to a free
+			 * slot (8, before its own to 30), as the oldest freed page held.
+			 * That leaves room for a readahead page (15) in a memory of 4
+			 * pages, 2 inactive; without the free 13 stays mapped
 			 */
 			scenario_init(&s, 1);
 			fault(&s, 13, 0x1005);
@@ -1836,6 +1837,47 @@ TEST(write_freed_slots_are_not_read_ahead)
 			CHECK_INT(r->total.pages_read, freed ? 7 + 7 : 7 + 8);
 			swt_replay_result_free(r);
 		}
+
+	/*
+	 * A write to a free slot is a dirty page leaving memory: the one whose
+	 * next fault names that write, else the oldest freed page still held;
+	 * a write-back to a cached page's own slot is not one
+	 */
+	for (int general = 0; general <= 1; general++) {
+		struct swt_replay_free three[3];
+
+		scenario_init(&s, 1);
+		fault(&s, 103, 0x1001);	/* A, B, C: freed by their write faults */
+		fault(&s, 111, 0x1002);
+		fault(&s, 119, 0x1003);
+		fault(&s, 130, 0x1004);	/* D: a read, keeps its slot */
+		out(&s, 130);		/* D written back to its slot */
+		out(&s, 40);		/* B, as its next fault says */
+		out(&s, 41);		/* the oldest held: A */
+		out(&s, 42);		/* then C */
+		out(&s, 43);		/* none left */
+		for (uint32_t k = 0; k < 3; k++)
+			three[k] = (struct swt_replay_free){ .after = k, .fault = k, .evict_out = -1 };
+		three[1].evict_out = 1;
+		s.in.frees = three;
+		s.in.nr_frees = 3;
+		r = run_path(&s, &swt_policy_none, 3, 1000, general);
+		CHECK_INT(r->freed_left_traced, 1);
+		CHECK_INT(r->freed_left_oldest, 2);
+		CHECK_INT(r->freed_left_lists, 0);
+		swt_replay_result_free(r);
+		/* without the link, the oldest go first: A, B, C */
+		three[1].evict_out = -1;
+		r = run_path(&s, &swt_policy_none, 3, 1000, general);
+		CHECK_INT(r->freed_left_traced, 0);
+		CHECK_INT(r->freed_left_oldest, 3);
+		swt_replay_result_free(r);
+		/* one page of memory: the lists evict them first, as any page */
+		r = run_path(&s, &swt_policy_none, 3, 1, general);
+		CHECK_INT(r->freed_left_traced + r->freed_left_oldest + r->freed_left_lists, 3);
+		CHECK(r->freed_left_lists >= 2);
+		swt_replay_result_free(r);
+	}
 	unsetenv("SWT_TEST_TIGHT_RINGS");
 
 	/* an input whose frees name faults it does not have is refused */
