@@ -587,7 +587,7 @@ out_free:
 }
 
 /* "6.18", "6.18.44-fc-v657", "5.10.0-23-amd64", "6.1+": major and minor */
-static int parse_release(const char *text, unsigned long *major, unsigned long *minor)
+int swt_kernel_release_parse(const char *text, unsigned long *major, unsigned long *minor)
 {
 	char *end;
 
@@ -606,7 +606,7 @@ int swt_swapsim_era_parse_given(const char *text, enum swt_swapsim_era *era)
 {
 	unsigned long major, minor;
 
-	if (parse_release(text, &major, &minor) || major < 3 || (major == 3 && minor < 16))
+	if (swt_kernel_release_parse(text, &major, &minor) || major < 3 || (major == 3 && minor < 16))
 		return -SWT_EUSAGE;
 	return swt_swapsim_era_parse(text, era);
 }
@@ -615,7 +615,7 @@ int swt_swapsim_era_parse(const char *text, enum swt_swapsim_era *era)
 {
 	unsigned long major, minor;
 
-	if (parse_release(text, &major, &minor))
+	if (swt_kernel_release_parse(text, &major, &minor))
 		return -SWT_EUSAGE;
 	if (major > 6 || (major == 6 && minor >= 15))
 		*era = SWT_SWAPSIM_ERA_6_15;

@@ -1251,6 +1251,9 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 		const struct swt_replay_free *fr = &in->frees[i];
 
 		if (fr->after >= n || fr->fault > fr->after || fr->outs_at > in->nr_outs ||
+		    fr->outs_at < pr->outs_before[fr->after] ||
+		    (fr->after + 1 < n && fr->outs_at > pr->outs_before[fr->after + 1]) ||
+		    (i && fr->after == in->frees[i - 1].after && fr->outs_at < in->frees[i - 1].outs_at) ||
 		    (fr->evict_out >= 0 && ((size_t)fr->evict_out >= in->nr_outs ||
 					    (uint32_t)fr->evict_out < fr->outs_at)) ||
 		    (i && fr->after < in->frees[i - 1].after)) {
@@ -2478,6 +2481,7 @@ static __attribute__((noinline)) void free_slot(struct engine *e, size_t k)
 		e->nr_alloc--;
 	}
 	e->words[w] = SLOT_FREE;
+	e->sink_end = k + 1;
 }
 
 /* The trace shows where free k's page was written: it left memory then. */
@@ -2504,7 +2508,8 @@ static __attribute__((noinline)) void free_oldest_written(struct engine *e)
 	for (; e->sink_oldest < e->sink_end; e->sink_oldest++) {
 		int32_t word = e->words[e->slot_words + e->sink_oldest];
 
-		if (word >= 0) {
+		/* one whose own write the trace names leaves at that write */
+		if (word >= 0 && e->in->frees[e->sink_oldest].evict_out < 0) {
 			uncache(e, word >> 1);
 			e->sink_oldest++;
 			e->res->freed_left_oldest++;
@@ -2519,15 +2524,26 @@ static int run_pass(struct engine *e)
 	const uint32_t *outs_before = e->prep->outs_before;
 	const uint64_t *by_out = e->prep->free_by_out;
 	size_t fi, oi = 0, fr = 0, bo = 0, nbo = e->prep->nr_free_by_out;
-	/* the next free's fault and the next swap-out that writes a freed page: SIZE_MAX none */
-	size_t free_after = in->nr_frees ? in->frees[0].after : SIZE_MAX;
+	/*
+	 * The next free is due after its fault and once its swap-outs were
+	 * replayed (a write-protect fault can come after swap-outs that follow
+	 * the fault before it): due_out is its outs_at while its fault is past,
+	 * SIZE_MAX else.  out_writes: the next swap-out that writes a freed page.
+	 */
+	size_t due_out = SIZE_MAX;
 	size_t out_writes = nbo ? (size_t)(by_out[0] >> 32) : SIZE_MAX;
 	int ret;
 
-	for (fi = 0; fi < in->nr_faults; fi++) {
-		for (; oi < outs_before[fi]; oi++) {
-			int fresh = on_swapout(e, &in->outs[oi]);
+	for (fi = 0; fi <= in->nr_faults; fi++) {
+		size_t end = fi < in->nr_faults ? outs_before[fi] : in->nr_outs;
 
+		for (; oi < end; oi++) {
+			int fresh;
+
+			for (; oi >= due_out; due_out = fr < in->nr_frees && in->frees[fr].after < fi ?
+						 in->frees[fr].outs_at : SIZE_MAX)
+				free_slot(e, fr++);
+			fresh = on_swapout(e, &in->outs[oi]);
 			if (oi == out_writes) {
 				for (; oi == out_writes;
 				     out_writes = ++bo < nbo ? (size_t)(by_out[bo] >> 32) : SIZE_MAX)
@@ -2536,24 +2552,20 @@ static int run_pass(struct engine *e)
 				free_oldest_written(e);
 			}
 		}
+		/* the rest of the frees due before this fault */
+		for (; fr < in->nr_frees && in->frees[fr].after < fi; fr++)
+			free_slot(e, fr);
+		if (fi == in->nr_faults)
+			break;
 		if (e->evict_due[fi] != NIL)
 			evict_due(e, e->evict_due[fi]);
 		ret = on_fault(e, fi);
 		if (ret)
 			return ret;
-		for (; fi == free_after; free_after = ++fr < in->nr_frees ? in->frees[fr].after : SIZE_MAX)
+		/* this fault's frees with no swap-out between: now; the others wait for theirs */
+		for (; fr < in->nr_frees && in->frees[fr].after == fi && in->frees[fr].outs_at <= oi; fr++)
 			free_slot(e, fr);
-		e->sink_end = fr;
-	}
-	for (; oi < in->nr_outs; oi++) {
-		int fresh = on_swapout(e, &in->outs[oi]);
-
-		if (oi == out_writes) {
-			for (; oi == out_writes; out_writes = ++bo < nbo ? (size_t)(by_out[bo] >> 32) : SIZE_MAX)
-				free_page_written(e, (uint32_t)by_out[bo]);
-		} else if (fresh && e->sink_oldest < e->sink_end) {
-			free_oldest_written(e);
-		}
+		due_out = fr < in->nr_frees && in->frees[fr].after == fi ? in->frees[fr].outs_at : SIZE_MAX;
 	}
 	if (e->series_nomem) {
 		snprintf(e->why, sizeof(e->why), "out of memory for the per-second series");

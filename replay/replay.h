@@ -59,7 +59,7 @@ struct swt_replay_swapout {
 struct swt_replay_free {
 	uint32_t after;		/* replayed after this fault (and before the next one) */
 	uint32_t fault;		/* the fault that mapped the page: its area and slot are freed */
-	uint32_t outs_at;	/* swap-outs before it, time order (layouts free the slot then) */
+	uint32_t outs_at;	/* swap-outs replayed before it: outs_before[after] to outs_before[after + 1] */
 	int32_t evict_out;	/* the swap-out that wrote the page elsewhere (its next fault's), -1 */
 };
 
@@ -146,6 +146,12 @@ int64_t swt_replay_unseen_swapins(struct swt_store *st, int64_t *zero, int64_t *
 int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_replay_input **out,
 			  struct swt_err *err);
 void swt_replay_input_free(struct swt_replay_input *in);
+
+/*
+ * A kernel release's major and minor ("6.18.44-fc", "5.10.0-23-amd64",
+ * "6.1+"): 0, or -SWT_EUSAGE when the text names none (allocator.c).
+ */
+int swt_kernel_release_parse(const char *text, unsigned long *major, unsigned long *minor);
 
 /*
  * The slots write faults freed (write-frees.c), from the capture's fault

@@ -13,11 +13,17 @@
  * The x86 page-fault error code (exceptions:page_fault_user and _kernel)
  * says which faults wrote: bit 1, with bit 0 set when the page was present
  * (a write-protect fault on a mapped page).  A swap-in's own fault is the
- * task's latest on the page before the read, as ingest links them.  The
- * trace overrules the rule where it shows the kernel kept the slot (the
- * page was shared, by fork or KSM, and so not freed): the same slot faulted
- * again with no write to it in between.  Shared mappings (shmem) are left
- * out: they free their slot at every swap-in, whatever the fault.
+ * task's latest on the page before the read and after the write that put
+ * the page in its slot (an older one, the first touch say, is not its own:
+ * a swap-in the trace shows no fault for frees nothing).  Write-protect
+ * faults free a slot only on kernels before 5.19: since then a page a read
+ * swapped in is exclusive (PageAnonExclusive), and do_wp_page reuses it
+ * without freeing its swap entry.  The trace overrules the rule where it
+ * shows the kernel kept the slot: the same slot faulted again with no
+ * write to it in between, or by two pages (a swap entry shared after fork,
+ * which cannot be freed while another page holds it).  Shared mappings
+ * (shmem) are left out: they free their slot at every swap-in, whatever
+ * the fault.
  */
 #include <stdlib.h>
 
@@ -39,6 +45,7 @@ struct page_state {
 	int32_t fault;		/* the latest stream fault on it, -1 none yet */
 	int32_t free;		/* the free of that fault's slot, -1 none */
 	int write;		/* its latest fault event wrote, and no stream fault took it yet */
+	uint64_t write_ts;	/* that event's time */
 };
 
 struct walk {
@@ -48,8 +55,13 @@ struct walk {
 	struct swt_map page_index;	/* (pid, vpage) -> index into pages */
 	/* (area, slot) -> latest swap-out + 1 (low 32 bits), free of its page + 1 (high) */
 	struct swt_map slots;
+	/* (area, slot) -> the first stream fault on it since its latest swap-out, + 1 */
+	struct swt_map first_fault;
+	/* (area, slot) -> 1 + the swap-out after which two pages faulted it (shared) */
+	struct swt_map shared;
 	uint8_t *cancelled;		/* per free */
 	size_t cap_frees, cap_cancelled;
+	int wp_frees;			/* write-protect faults free (kernels before 5.19) */
 };
 
 static int load_events(struct swt_store *st, struct swt_replay_input *in, struct fault_event **out,
@@ -108,8 +120,12 @@ static int add_free(struct walk *w, struct page_state *p, uint32_t after, int32_
 {
 	struct swt_replay_input *in = w->in;
 	const struct swt_replay_fault *f = &in->faults[fault];
-	uint64_t v = 0;
+	uint64_t v = 0, shared_out;
 
+	/* a swap entry two pages faulted: the kernel cannot free it */
+	if (swt_map_get(&w->shared, f->area, f->slot, &shared_out) &&
+	    (int64_t)shared_out - 1 == f->out)
+		return 0;
 	if (swt_grow((void **)&in->frees, &w->cap_frees, in->nr_frees + 1, sizeof(*in->frees)) ||
 	    swt_grow((void **)&w->cancelled, &w->cap_cancelled, in->nr_frees + 1, 1))
 		return -1;
@@ -131,6 +147,8 @@ static int on_stream_fault(struct walk *w, uint32_t fi, uint32_t outs_at)
 	struct page_state *p;
 	uint64_t v = 0;
 
+	uint64_t first;
+
 	swt_map_get(&w->slots, f->area, f->slot, &v);
 	if (v >> 32) {
 		/* the slot faults again: if with the page a write freed, the kernel had kept it */
@@ -139,6 +157,17 @@ static int on_stream_fault(struct walk *w, uint32_t fi, uint32_t outs_at)
 		if (in->faults[in->frees[k].fault].out == f->out)
 			w->cancelled[k] = 1;
 		if (swt_map_put(&w->slots, f->area, f->slot, v & UINT32_MAX))
+			return -1;
+	}
+	if (!swt_map_get(&w->first_fault, f->area, f->slot, &first)) {
+		if (swt_map_put(&w->first_fault, f->area, f->slot, (uint64_t)fi + 1))
+			return -1;
+	} else {
+		const struct swt_replay_fault *g = &in->faults[first - 1];
+
+		/* another page on the same swap entry: shared, never freed (below, add_free) */
+		if (g->out == f->out && (g->pid != f->pid || g->vpage != f->vpage) &&
+		    swt_map_put(&w->shared, f->area, f->slot, (uint64_t)((int64_t)f->out + 1)))
 			return -1;
 	}
 	if (!f->vpage)
@@ -151,7 +180,9 @@ static int on_stream_fault(struct walk *w, uint32_t fi, uint32_t outs_at)
 		in->frees[p->free].evict_out = f->out;	/* where its dirty page went */
 	p->fault = (int32_t)fi;
 	p->free = -1;
-	if (p->write && !shared_fault(in, f) && add_free(w, p, fi, (int32_t)fi, outs_at))
+	/* its own fault wrote: later than the write that put the page in the slot */
+	if (p->write && (f->out < 0 || p->write_ts > in->outs[f->out].ts) && !shared_fault(in, f) &&
+	    add_free(w, p, fi, (int32_t)fi, outs_at))
 		return -1;
 	p->write = 0;
 	return 0;
@@ -168,8 +199,9 @@ static int on_event(struct walk *w, const struct fault_event *ev, size_t faults_
 	if (!p)
 		return -1;
 	p->write = !!(ev->code & PF_WRITE);
-	if ((ev->code & (PF_PRESENT | PF_WRITE)) != (PF_PRESENT | PF_WRITE) || p->fault < 0 ||
-	    p->free >= 0)
+	p->write_ts = ev->ts;
+	if (!w->wp_frees || (ev->code & (PF_PRESENT | PF_WRITE)) != (PF_PRESENT | PF_WRITE) ||
+	    p->fault < 0 || p->free >= 0)
 		return 0;
 	/* a write to the page mapped read-only, still the one the slot holds */
 	f = &in->faults[p->fault];
@@ -187,6 +219,7 @@ static int on_swapout(struct walk *w, uint32_t oi)
 	const struct swt_replay_swapout *o = &w->in->outs[oi];
 
 	/* a new page in the slot: no free of the old one can be overruled now */
+	swt_map_del(&w->first_fault, o->area, o->slot);
 	return swt_map_put(&w->slots, o->area, o->slot, (uint64_t)oi + 1) ? -1 : 0;
 }
 
@@ -204,7 +237,14 @@ int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, str
 	ret = load_events(st, in, &evs, &nev, err);
 	if (ret || !nev)
 		goto out;
-	if (swt_map_init(&w.page_index, nev / 2 + 16) || swt_map_init(&w.slots, in->nr_outs / 2 + 16)) {
+	{
+		unsigned long major, minor;
+
+		w.wp_frees = !swt_kernel_release_parse(in->kernel, &major, &minor) &&
+			     (major < 5 || (major == 5 && minor < 19));
+	}
+	if (swt_map_init(&w.page_index, nev / 2 + 16) || swt_map_init(&w.slots, in->nr_outs / 2 + 16) ||
+	    swt_map_init(&w.first_fault, in->nr_faults / 2 + 16) || swt_map_init(&w.shared, 16)) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -256,5 +296,7 @@ out:
 	free(w.cancelled);
 	swt_map_release(&w.page_index);
 	swt_map_release(&w.slots);
+	swt_map_release(&w.first_fault);
+	swt_map_release(&w.shared);
 	return ret;
 }

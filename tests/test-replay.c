@@ -1872,10 +1872,40 @@ TEST(write_freed_slots_are_not_read_ahead)
 		CHECK_INT(r->freed_left_traced, 0);
 		CHECK_INT(r->freed_left_oldest, 3);
 		swt_replay_result_free(r);
+		/* a page whose own write the trace names is not taken for the oldest at another */
+		three[0].evict_out = 4;	/* A: out 43 */
+		r = run_path(&s, &swt_policy_none, 3, 1000, general);
+		CHECK_INT(r->freed_left_traced, 1);	/* A at 43 */
+		CHECK_INT(r->freed_left_oldest, 2);	/* B at 40, C at 41 */
+		swt_replay_result_free(r);
+		three[0].evict_out = -1;
 		/* one page of memory: the lists evict them first, as any page */
 		r = run_path(&s, &swt_policy_none, 3, 1, general);
 		CHECK_INT(r->freed_left_traced + r->freed_left_oldest + r->freed_left_lists, 3);
 		CHECK(r->freed_left_lists >= 2);
+		swt_replay_result_free(r);
+	}
+
+	/*
+	 * A write-protect fault's free comes after the swap-outs before it,
+	 * even those after the fault before it: a write to a free slot there
+	 * is not its page leaving
+	 */
+	for (int general = 0; general <= 1; general++) {
+		scenario_init(&s, 1);
+		fault(&s, 103, 0x1001);
+		out(&s, 50);	/* before the write-protect fault */
+		fault(&s, 200, 0);
+		frees[0] = (struct swt_replay_free){ .after = 0, .fault = 0, .outs_at = 1,
+						     .evict_out = -1 };
+		s.in.frees = frees;
+		s.in.nr_frees = 1;
+		r = run_path(&s, &swt_policy_none, 3, 1000, general);
+		CHECK_INT(r->freed_left_oldest, 0);	/* still held at the end */
+		swt_replay_result_free(r);
+		out(&s, 51);	/* after it: its page leaving */
+		r = run_path(&s, &swt_policy_none, 3, 1000, general);
+		CHECK_INT(r->freed_left_oldest, 1);
 		swt_replay_result_free(r);
 	}
 	unsetenv("SWT_TEST_TIGHT_RINGS");
@@ -1899,11 +1929,13 @@ TEST(write_freed_slots_are_not_read_ahead)
 
 /*
  * Which write faults free a slot (write-frees.c): the swap-in's own fault
- * when it wrote (x86 error code bit 1), or a later write-protect fault
- * (bits 0 and 1) on the page still in its slot -- not a read, not a page
- * on a shared mapping, and not where the trace shows the kernel kept the
- * slot (faulted again from it with no write between); the swap-out that
- * wrote the freed page elsewhere is the one its next fault names.
+ * when it wrote (x86 error code bit 1), or, on kernels before 5.19, a later
+ * write-protect fault (bits 0 and 1) on the page still in its slot -- not a
+ * read, not a write older than the swap-out that put the page there, not a
+ * page on a shared mapping, and not where the trace shows the kernel kept
+ * the slot (faulted again from it with no write between, or by two pages);
+ * the swap-out that wrote the freed page elsewhere is the one its next
+ * fault names.
  */
 TEST(write_faults_free_their_slots)
 {
@@ -1911,6 +1943,8 @@ TEST(write_faults_free_their_slots)
 		"INSERT INTO fault (id, ts, pid, address, error_code) VALUES"
 		/* page A: a first touch (a write long before), then swapped in by a read */
 		" (1, 10, 42, 4096, 6), (2, 100, 42, 4096, 4),"
+		/* page E: a first touch, swapped out at 60, swapped in at 901 with no fault event */
+		" (9, 20, 42, 16384, 6),"
 		/* page B: swapped in by a write */
 		" (3, 200, 42, 8192, 6),"
 		/* A written while mapped read-only */
@@ -1920,7 +1954,9 @@ TEST(write_faults_free_their_slots)
 		/* page D on a shared mapping: a write swap-in */
 		" (7, 600, 42, 1048576, 6),"
 		/* B faulted again, from the slot it was written to at 700 */
-		" (8, 800, 42, 8192, 4);";
+		" (8, 800, 42, 8192, 4),"
+		/* F and G, two processes' pages on one swap entry: a read, then a write swap-in */
+		" (10, 950, 42, 20480, 4), (11, 960, 43, 20480, 6);";
 	struct swt_replay_area area = { .id = 1, .dev = "7:0", .slots = 1000 };
 	struct swt_replay_vma vmas[] = {
 		{ .pid = 42, .start = 1, .end = 16 },
@@ -1928,6 +1964,7 @@ TEST(write_faults_free_their_slots)
 	};
 	struct swt_replay_swapout outs[] = {
 		{ .ts = 50, .slot = 8, .pid = 42, .cpu = -1 },
+		{ .ts = 60, .slot = 12, .pid = 42, .cpu = -1 },
 		{ .ts = 700, .slot = 30, .pid = 42, .cpu = -1 },
 	};
 	struct swt_replay_fault faults[] = {
@@ -1936,7 +1973,10 @@ TEST(write_faults_free_their_slots)
 		{ .ts = 401, .slot = 10, .vpage = 3, .pid = 42, .vma = 0, .out = -1 },	/* C */
 		{ .ts = 501, .slot = 10, .vpage = 3, .pid = 42, .vma = 0, .out = -1 },	/* C again */
 		{ .ts = 601, .slot = 11, .vpage = 256, .pid = 42, .vma = 1, .out = -1 },	/* D */
-		{ .ts = 801, .slot = 30, .vpage = 2, .pid = 42, .vma = 0, .out = 1 },	/* B again */
+		{ .ts = 801, .slot = 30, .vpage = 2, .pid = 42, .vma = 0, .out = 2 },	/* B again */
+		{ .ts = 901, .slot = 12, .vpage = 4, .pid = 42, .vma = 0, .out = 1 },	/* E */
+		{ .ts = 951, .slot = 13, .vpage = 5, .pid = 42, .vma = 0, .out = -1 },	/* F */
+		{ .ts = 961, .slot = 13, .vpage = 5, .pid = 43, .vma = -1, .out = -1 },	/* G */
 	};
 	struct swt_replay_input in = {
 		.areas = &area, .nr_areas = 1, .faults = faults, .nr_faults = SWT_ARRAY_SIZE(faults),
@@ -1950,21 +1990,28 @@ TEST(write_faults_free_their_slots)
 	snprintf(path, sizeof(path), "/tmp/swt-test-frees-%d.db", (int)getpid());
 	CHECK_INT(swt_store_create(path, &st, &err), 0);
 	CHECK_INT(swt_store_exec(st, rows, &err), 0);
-	CHECK_INT(swt_replay_find_frees(st, &in, &err), 0);
-	if (err.code)
-		fprintf(stderr, "%s\n", err.msg);
-	CHECK_INT(in.nr_frees, 2);
-	if (in.nr_frees == 2) {
-		/* B's swap-in, freed at once; written to slot 30 by swap-out 1 */
-		CHECK_INT(in.frees[0].fault, 1);
-		CHECK_INT(in.frees[0].after, 1);
-		CHECK_INT(in.frees[0].outs_at, 1);
-		CHECK_INT(in.frees[0].evict_out, 1);
-		/* A's, at its write-protect fault (after B's swap-in); never faulted again */
-		CHECK_INT(in.frees[1].fault, 0);
-		CHECK_INT(in.frees[1].after, 1);
-		CHECK_INT(in.frees[1].evict_out, -1);
+	for (int old = 0; old <= 1; old++) {
+		snprintf(in.kernel, sizeof(in.kernel), "%s", old ? "5.10.0-23-amd64" : "6.18.44");
+		CHECK_INT(swt_replay_find_frees(st, &in, &err), 0);
+		if (err.code)
+			fprintf(stderr, "%s\n", err.msg);
+		CHECK_INT(in.nr_frees, old ? 2 : 1);
+		if (in.nr_frees >= 1) {
+			/* B's swap-in, freed at once; written to slot 30 by swap-out 2 */
+			CHECK_INT(in.frees[0].fault, 1);
+			CHECK_INT(in.frees[0].after, 1);
+			CHECK_INT(in.frees[0].outs_at, 2);
+			CHECK_INT(in.frees[0].evict_out, 2);
+		}
+		if (old && in.nr_frees == 2) {
+			/* A's, at its write-protect fault (after B's swap-in); never faulted again */
+			CHECK_INT(in.frees[1].fault, 0);
+			CHECK_INT(in.frees[1].after, 1);
+			CHECK_INT(in.frees[1].outs_at, 2);
+			CHECK_INT(in.frees[1].evict_out, -1);
+		}
+		free(in.frees);
+		in.frees = NULL;
 	}
-	free(in.frees);
 	swt_store_destroy(st);
 }
