@@ -732,7 +732,9 @@ cp "$WORK/sample.db" "$WORK/otherlayout.db"
 	> "$WORK/otherlayout.out" 2>&1 || fail "otherlayout: replay and report"
 grep -q '"title": "Swap layout: .*, fixed at page-cluster 3"' "$WORK/otherlayout/layout.json" ||
 	fail "otherlayout: the layout chart draws fixed's layouts"
-grep -q "^  fixed at page-cluster 3 on the simulated layout 2: .* against the traced layout's 27.*127\.$" \
+# fixed's own traced run, its thousands apart as the report groups them
+traced=$(sqlite3 "$WORK/otherlayout.db" "SELECT misses FROM run WHERE policy = 'fixed' AND layout = 'traced'")
+grep -q "^  fixed at page-cluster 3 on the simulated layout 2: .* against the traced layout's ${traced%???}.${traced: -3}\.$" \
 	"$WORK/otherlayout.out" ||
 	fail "otherlayout: no answer line for the layout the chart draws: $(cat "$WORK/otherlayout.out")"
 
