@@ -5,8 +5,8 @@
  * is dropped without a write, and the slot still holds it.  A write frees
  * the slot (readahead-spec.md §6; mm/memory.c): do_swap_page frees the
  * swap entry of a page a write fault swaps in, and do_wp_page that of a
- * page mapped read-only when the task writes it (the kernels before 6.x
- * mapped a page read in by a read fault that way).  The page then goes to
+ * page mapped read-only when the task writes it (before 5.19; below).
+ * The page then goes to
  * a new slot at its next eviction, and its old slot is free: readahead
  * skips it, and the allocator may hand it out again.
  *
@@ -145,9 +145,7 @@ static int on_stream_fault(struct walk *w, uint32_t fi, uint32_t outs_at)
 	struct swt_replay_input *in = w->in;
 	const struct swt_replay_fault *f = &in->faults[fi];
 	struct page_state *p;
-	uint64_t v = 0;
-
-	uint64_t first;
+	uint64_t v = 0, first;
 
 	swt_map_get(&w->slots, f->area, f->slot, &v);
 	if (v >> 32) {
@@ -248,16 +246,21 @@ int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, str
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out;
 	}
-	/* time order; a fault event before the read it led to, a swap-out before either */
-	while (fi < in->nr_faults) {
-		uint64_t fts = in->faults[fi].ts;
+	/*
+	 * Time order; a fault event before the read it led to, a swap-out before
+	 * either.  Events after the last stream fault still count: write-protect
+	 * faults free slots then too.
+	 */
+	while (fi < in->nr_faults || ei < nev) {
+		uint64_t next = fi < in->nr_faults ? in->faults[fi].ts : UINT64_MAX;
 		int r;
 
-		if (oi < in->nr_outs && in->outs[oi].ts <= fts &&
-		    (ei == nev || in->outs[oi].ts <= evs[ei].ts)) {
+		if (ei < nev && evs[ei].ts < next)
+			next = evs[ei].ts;
+		if (oi < in->nr_outs && in->outs[oi].ts <= next) {
 			r = on_swapout(&w, (uint32_t)oi);
 			oi++;
-		} else if (ei < nev && evs[ei].ts <= fts) {
+		} else if (ei < nev && (fi == in->nr_faults || evs[ei].ts <= in->faults[fi].ts)) {
 			r = on_event(&w, &evs[ei], fi, (uint32_t)oi);
 			ei++;
 		} else {
@@ -265,18 +268,6 @@ int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, str
 			fi++;
 		}
 		if (r) {
-			ret = swt_error(err, SWT_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	/* write-protect faults after the last stream fault: their frees still count */
-	for (; ei < nev; ei++) {
-		while (oi < in->nr_outs && in->outs[oi].ts <= evs[ei].ts)
-			if (on_swapout(&w, (uint32_t)oi++)) {
-				ret = swt_error(err, SWT_ENOMEM, "out of memory");
-				goto out;
-			}
-		if (on_event(&w, &evs[ei], fi, (uint32_t)oi)) {
 			ret = swt_error(err, SWT_ENOMEM, "out of memory");
 			goto out;
 		}
