@@ -2521,28 +2521,36 @@ static __attribute__((noinline)) void free_oldest_written(struct engine *e)
 static int run_pass(struct engine *e)
 {
 	const struct swt_replay_input *in = e->in;
+	const struct swt_replay_free *frees = in->frees;
 	const uint32_t *outs_before = e->prep->outs_before;
 	const uint64_t *by_out = e->prep->free_by_out;
 	size_t fi, oi = 0, fr = 0, bo = 0, nbo = e->prep->nr_free_by_out;
+	const size_t nr_frees = in->nr_frees, nr_faults = in->nr_faults;
 	/*
-	 * The next free is due after its fault and once its swap-outs were
-	 * replayed (a write-protect fault can come after swap-outs that follow
-	 * the fault before it): due_out is its outs_at while its fault is past,
-	 * SIZE_MAX else.  out_writes: the next swap-out that writes a freed page.
+	 * free_after: the fault the next free comes after (SIZE_MAX: none
+	 * left), kept in a local so that a fault with no free due costs one
+	 * compare.  The next free is due after its fault and once its
+	 * swap-outs were replayed (a write-protect fault can come after
+	 * swap-outs that follow the fault before it): due_out is its outs_at
+	 * while its fault is past, SIZE_MAX else.  out_writes: the next
+	 * swap-out that writes a freed page.
 	 */
+	size_t free_after = nr_frees ? frees[0].after : SIZE_MAX;
 	size_t due_out = SIZE_MAX;
 	size_t out_writes = nbo ? (size_t)(by_out[0] >> 32) : SIZE_MAX;
 	int ret;
 
-	for (fi = 0; fi <= in->nr_faults; fi++) {
-		size_t end = fi < in->nr_faults ? outs_before[fi] : in->nr_outs;
+	for (fi = 0; fi <= nr_faults; fi++) {
+		size_t end = fi < nr_faults ? outs_before[fi] : in->nr_outs;
 
 		for (; oi < end; oi++) {
 			int fresh;
 
-			for (; oi >= due_out; due_out = fr < in->nr_frees && in->frees[fr].after < fi ?
-						 in->frees[fr].outs_at : SIZE_MAX)
+			while (oi >= due_out) {
 				free_slot(e, fr++);
+				free_after = fr < nr_frees ? frees[fr].after : SIZE_MAX;
+				due_out = free_after < fi ? frees[fr].outs_at : SIZE_MAX;
+			}
 			fresh = on_swapout(e, &in->outs[oi]);
 			if (oi == out_writes) {
 				for (; oi == out_writes;
@@ -2553,19 +2561,27 @@ static int run_pass(struct engine *e)
 			}
 		}
 		/* the rest of the frees due before this fault */
-		for (; fr < in->nr_frees && in->frees[fr].after < fi; fr++)
-			free_slot(e, fr);
-		if (fi == in->nr_faults)
+		while (free_after < fi) {
+			free_slot(e, fr++);
+			free_after = fr < nr_frees ? frees[fr].after : SIZE_MAX;
+		}
+		if (fi == nr_faults)
 			break;
 		if (e->evict_due[fi] != NIL)
 			evict_due(e, e->evict_due[fi]);
 		ret = on_fault(e, fi);
 		if (ret)
 			return ret;
-		/* this fault's frees with no swap-out between: now; the others wait for theirs */
-		for (; fr < in->nr_frees && in->frees[fr].after == fi && in->frees[fr].outs_at <= oi; fr++)
-			free_slot(e, fr);
-		due_out = fr < in->nr_frees && in->frees[fr].after == fi ? in->frees[fr].outs_at : SIZE_MAX;
+		due_out = SIZE_MAX;
+		if (free_after == fi) {
+			/* this fault's frees with no swap-out between: now; the others wait for theirs */
+			while (free_after == fi && frees[fr].outs_at <= oi) {
+				free_slot(e, fr++);
+				free_after = fr < nr_frees ? frees[fr].after : SIZE_MAX;
+			}
+			if (free_after == fi)
+				due_out = frees[fr].outs_at;
+		}
 	}
 	if (e->series_nomem) {
 		snprintf(e->why, sizeof(e->why), "out of memory for the per-second series");
