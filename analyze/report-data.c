@@ -175,13 +175,13 @@ static double column_real(sqlite3_stmt *s, int col)
  * as the replay options that set them (r->model_settings, "" when none).
  * 0, or -1 out of memory.
  */
-static int run_settings(struct swt_report_run *r)
+static int run_settings(const struct swt_report_ctx *rc, struct swt_report_run *r)
 {
 	char inactive[48] = "", request[48] = "";
 
 	if (!isnan(r->inactive_fraction))
 		snprintf(inactive, sizeof(inactive), "--inactive-fraction %g", r->inactive_fraction);
-	if (r->max_request_kib != SWT_DEFAULT_MAX_REQUEST_KIB)
+	if (r->max_request_kib != rc->request_limit_kib)
 		snprintf(request, sizeof(request), "--max-request-kib %lld",
 			 (long long)r->max_request_kib);
 	if (asprintf(&r->model_settings, "%s%s%s", inactive, inactive[0] && request[0] ? ", " : "",
@@ -288,6 +288,19 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 			 (long long)(rc->page_size >> 10));
 	else
 		snprintf(rc->page_unit, sizeof(rc->page_unit), "%lld B", (long long)rc->page_size);
+	{
+		/* as replay takes it (swt_replay_input_load): a power of two, at least a page */
+		unsigned shift = 9;
+		int recorded;
+
+		while ((INT64_C(1) << shift) < rc->page_size)
+			shift++;
+		rc->request_limit_kib = swt_store_request_limit_kib(rc->st, shift, &recorded);
+		if (rc->request_limit_kib < (INT64_C(1) << shift) >> 10)
+			rc->request_limit_kib = (INT64_C(1) << shift) >> 10;
+		if (rc->request_limit_kib < 1)
+			rc->request_limit_kib = 1;
+	}
 	rc->default_cache_pages = swt_store_query_int(rc->st,
 		"SELECT CASE WHEN mem_limit_bytes > 0 THEN mem_limit_bytes"
 		" WHEN working_set_bytes > 0 THEN working_set_bytes END / page_size FROM capture", -1);
@@ -657,10 +670,14 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 			   !(rc->opts->params_are_defaults &&
 			     rc->opts->params_are_defaults(r->policy, r->params));
 		r->inactive_fraction = column_real(s, 22);
-		/* not recorded (schema 3): taken as the default, as such runs nearly all were */
+		/*
+		 * not recorded (schema 3): taken as replayed with the default
+		 * settings, as such runs nearly all were (the default was 1280
+		 * KiB then, which gives the same numbers below page-cluster 8)
+		 */
 		r->max_request_kib = sqlite3_column_type(s, 23) == SQLITE_NULL ?
-					     SWT_DEFAULT_MAX_REQUEST_KIB : sqlite3_column_int64(s, 23);
-		if (!oom && run_settings(r))
+					     rc->request_limit_kib : sqlite3_column_int64(s, 23);
+		if (!oom && run_settings(rc, r))
 			oom = 1;
 		r->model_tuned = r->model_settings && r->model_settings[0];
 		r->tuned |= r->model_tuned;

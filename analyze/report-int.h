@@ -132,6 +132,7 @@ struct swt_report_ctx {
 	/* replay's default memory for this capture (its cgroup limit); -1: none known */
 	int64_t default_cache_pages;
 	int64_t page_size;
+	int64_t request_limit_kib;	/* replay's --max-request-kib default for this capture */
 	/* the page size as the charts name their pages: "4 KiB", "64 KiB" */
 	char page_unit[32];
 	/* page-cluster of the policy comparisons; -1: no run on the traced layout */

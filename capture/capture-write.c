@@ -173,6 +173,10 @@ int capture_write_meta(struct swt_capture *c, struct swt_err *err)
 			fprintf(f, " rotational=%d", a->rotational);
 		if (a->synchronous >= 0)
 			fprintf(f, " sync=%d", a->synchronous);
+		if (a->max_sectors_kb > 0)
+			fprintf(f, " max_sectors_kb=%lld", (long long)a->max_sectors_kb);
+		if (a->max_segments > 0)
+			fprintf(f, " max_segments=%lld", (long long)a->max_segments);
 		fprintf(f, " start=%llu slots=%lld size_kib=%lld used_kib=%lld\n",
 			(unsigned long long)a->start_sector, (long long)a->slots,
 			(long long)a->size_kib, (long long)a->used_kib);

@@ -75,6 +75,7 @@ int swt_swap_parse(const char *text, struct swt_swap_area **out, size_t *n,
 		a->used_kib = used;
 		a->priority = prio;
 		a->rotational = a->synchronous = -1;
+		a->max_sectors_kb = a->max_segments = -1;
 		a->slots = -1;
 	}
 	*out = v;
@@ -261,6 +262,13 @@ static void disk_facts(const char *root, struct swt_swap_area *a)
 	snprintf(file, sizeof(file), "%s/sys/block/%s/queue/rotational", root, a->disk);
 	if (!read_u64_file(file, &v))
 		a->rotational = v ? 1 : 0;
+	/* what splits replay's read requests (a swap page is a bio of one segment) */
+	snprintf(file, sizeof(file), "%s/sys/block/%s/queue/max_sectors_kb", root, a->disk);
+	if (!read_u64_file(file, &v) && v > 0 && v <= INT32_MAX)
+		a->max_sectors_kb = (int64_t)v;
+	snprintf(file, sizeof(file), "%s/sys/block/%s/queue/max_segments", root, a->disk);
+	if (!read_u64_file(file, &v) && v > 0 && v <= INT32_MAX)
+		a->max_segments = (int64_t)v;
 	/*
 	 * sysfs does not show the block layer's synchronous flag; these are
 	 * the drivers that set it (memory-backed, completing in the caller).

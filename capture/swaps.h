@@ -26,6 +26,8 @@ struct swt_swap_area {
 	char disk[64];		/* its name under /sys/block ("loop0", "sda") */
 	uint64_t start_sector;	/* partition start; 0 for whole disks and files */
 	int rotational, synchronous;	/* -1 unknown */
+	/* the disk's queue limits: a read request's largest size and segments; -1 unknown */
+	int64_t max_sectors_kb, max_segments;
 	int64_t slots;		/* usable pages + the header slot 0 */
 	struct swt_meta_extent *extents;	/* swap files only */
 	size_t nr_extents;

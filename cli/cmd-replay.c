@@ -49,8 +49,11 @@ const char cmd_replay_usage[] =
 	"                         unused readahead pages age (default: the kernel's\n"
 	"                         inactive_ratio rule for that memory size:\n"
 	"                         1/2 below 1 GiB)\n"
-	"      --max-request-kib N  request size limit (max_sectors_kb, 4-65536;\n"
-	"                         default 1280)\n"
+	"      --max-request-kib N  the largest read request, KiB (4-65536); default:\n"
+	"                         the swap devices' max_sectors_kb or max_segments\n"
+	"                         pages, whichever is smaller, as the capture\n"
+	"                         recorded them, else 1280 KiB or 128 pages (512 KiB\n"
+	"                         on 4 KiB pages)\n"
 	"  -l, --layout SPEC      the swap layout to replay on; repeatable\n"
 	"                         (default: traced)\n"
 	"                           traced     the recorded placement, unchanged\n"
@@ -722,7 +725,7 @@ int cmd_replay(int argc, char **argv)
 	int npcs = 1, ncaches = 0, pcs_given = 0, nlist;
 	double inactive = 0;
 	uint64_t max_cache;
-	int64_t max_req_kib = SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB;
+	int64_t max_req_kib = -1;	/* the capture's devices' limit unless given */
 	struct swt_policy_choice choices[64];
 	int nchoices = 0;
 	const char *layout_specs[MAX_LAYOUT_SPECS];
@@ -871,6 +874,8 @@ int cmd_replay(int argc, char **argv)
 			 cli_failf("replay", SWT_EXIT_USAGE, "%s", err.msg) : cli_fail("replay", &err);
 		goto out;
 	}
+	if (max_req_kib < 0)
+		max_req_kib = in->request_limit_kib;
 	/*
 	 * Requests are of whole pages: a limit below one (4 KiB on 16 KiB
 	 * pages) split nothing and put every request in a 0-page bucket

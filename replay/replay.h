@@ -84,6 +84,14 @@ struct swt_replay_input {
 	int traced_page_cluster;	/* -1 unknown */
 	int vma_ra_enabled;		/* -1 unknown */
 	uint32_t page_shift;
+	/*
+	 * The largest read request, KiB: the capture's swap devices' queue
+	 * limits (swt_store_request_limit_kib), at least a page; replay's
+	 * --max-request-kib default.  request_limits_recorded: how many
+	 * devices the capture recorded them for.
+	 */
+	int64_t request_limit_kib;
+	int request_limits_recorded;
 	int64_t mem_limit_bytes;	/* -1 unknown */
 	int64_t working_set_bytes;	/* -1 unknown */
 	int approximate;	/* demand stream reconstructed from a readahead-mixed trace */
@@ -242,8 +250,6 @@ int swt_replay_slot_tables_fit(const struct swt_replay_input *in, const uint64_t
 /* CPUs a capture may have (the layouts' allocator has per-CPU state) */
 #define SWT_MAX_CPUS 65536
 
-/* requests split here unless told otherwise */
-#define SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB SWT_DEFAULT_MAX_REQUEST_KIB
 
 /*
  * What a run did page by page, for tools that need more than its counts

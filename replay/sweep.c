@@ -91,7 +91,7 @@ static struct swt_replay_config default_config(const struct swt_replay_input *in
 		.page_cluster = pc,
 		.cache_pages = cache_pages,
 		.max_request_pages =
-			(unsigned)(((uint64_t)SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB * 1024) >> in->page_shift),
+			(unsigned)(((uint64_t)in->request_limit_kib * 1024) >> in->page_shift),
 		.layout_name = "traced",
 	};
 }

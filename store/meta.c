@@ -422,6 +422,31 @@ static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
 	tmp.swap_type = m->swap_lines++;
 	tmp.line = lineno;
 	for (w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		int limit = !strncmp(w, "max_sectors_kb=", 15) ? 15 :
+			    !strncmp(w, "max_segments=", 13) ? 13 : 0;
+
+		if (limit) {
+			/*
+			 * The disk's queue limits, which split read requests:
+			 * replay reads them from capture_fact (the line kept
+			 * verbatim); here only checked.
+			 */
+			int64_t v;
+			unsigned bit = limit == 15 ? 30 : 31;
+
+			if (parse_i64_digits(w + limit, &v) || v < 1 || v > INT32_MAX) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device "
+						"field '%s': a whole number from 1", name, lineno, w);
+				goto out;
+			}
+			if (seen & (1u << bit)) {
+				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device field "
+						"'%s': %.*s given twice", name, lineno, w, limit, w);
+				goto out;
+			}
+			seen |= 1u << bit;
+			continue;
+		}
 		field = area_set_word(&tmp, w);
 		if (field == -SWT_ENOMEM) {
 			ret = field;

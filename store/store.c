@@ -188,6 +188,65 @@ int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def)
 	return v;
 }
 
+/* The value of word KEY=N in a fact line's value, or -1. */
+static int64_t fact_word_int(const char *line, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = line; (p = strstr(p, key)) != NULL; p += klen) {
+		char *end;
+		long long v;
+
+		if ((p != line && p[-1] != ' ') || p[klen] != '=')
+			continue;
+		v = strtoll(p + klen + 1, &end, 10);
+		if (end != p + klen + 1 && (*end == ' ' || !*end) && v > 0)
+			return v;
+	}
+	return -1;
+}
+
+static int64_t request_limit_kib(int64_t max_sectors_kb, int64_t max_segments, unsigned page_shift)
+{
+	int64_t segments_kib = (max_segments << page_shift) >> 10;
+
+	return max_sectors_kb < segments_kib ? max_sectors_kb : segments_kib;
+}
+
+int64_t swt_store_request_limit_kib(struct swt_store *st, unsigned page_shift, int *recorded)
+{
+	int64_t limit = INT64_MAX;
+	sqlite3_stmt *s;
+
+	*recorded = 0;
+	if (page_shift < 9 || page_shift > 20)
+		page_shift = 12;	/* what replay takes: pages of 512 B to 1 MiB */
+	if (sqlite3_prepare_v2(st->db, "SELECT value FROM capture_fact WHERE section = ''"
+			       " AND key = 'swap_device'", -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const char *line = (const char *)sqlite3_column_text(s, 0);
+			int64_t sectors = line ? fact_word_int(line, "max_sectors_kb") : -1;
+			int64_t segments = line ? fact_word_int(line, "max_segments") : -1;
+			int64_t kib;
+
+			if (sectors < 0 && segments < 0)
+				continue;
+			++*recorded;
+			kib = request_limit_kib(sectors > 0 && sectors <= 65536 ? sectors :
+						SWT_DEFAULT_MAX_SECTORS_KB,
+						segments > 0 && segments <= 65536 ? segments :
+						SWT_DEFAULT_MAX_SEGMENTS, page_shift);
+			if (kib < limit)
+				limit = kib;
+		}
+		sqlite3_finalize(s);
+	}
+	if (!*recorded)
+		limit = request_limit_kib(SWT_DEFAULT_MAX_SECTORS_KB, SWT_DEFAULT_MAX_SEGMENTS,
+					  page_shift);
+	return limit;
+}
+
 static struct swt_store *store_alloc(const char *path)
 {
 	struct swt_store *st = calloc(1, sizeof(*st));

@@ -17,8 +17,14 @@
 /* The schema version that added task.tgid (a reader of an older one does without) */
 #define SWT_SCHEMA_TASK_TGID 5
 
-/* run.max_request_kib of a replay not told otherwise: the loop devices' max_sectors_kb */
-#define SWT_DEFAULT_MAX_REQUEST_KIB 1280
+/*
+ * The largest read request, where a capture does not record its swap
+ * devices' queue limits: max_sectors_kb's usual value (1280 KiB), or
+ * BLK_MAX_SEGMENTS (128) segments -- each swap page is a bio of one
+ * segment -- whichever is smaller: 512 KiB on 4 KiB pages.
+ */
+#define SWT_DEFAULT_MAX_SECTORS_KB 1280
+#define SWT_DEFAULT_MAX_SEGMENTS 128
 
 /* NULL marker for integer columns in the row structs below. */
 #define SWT_NULL INT64_MIN
@@ -107,6 +113,14 @@ int swt_store_prepare(struct swt_store *st, const char *sql, sqlite3_stmt **stmt
 		      struct swt_err *err);
 /* Report a SQLite failure on st as an swt_err. */
 int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *what);
+
+/*
+ * The largest read request on the capture's swap devices, KiB: per device
+ * the smaller of max_sectors_kb and max_segments pages, as its swap_device
+ * fact records them (the SWT_DEFAULT_ values where it does not), the
+ * smallest over the devices.  *recorded: how many devices recorded either.
+ */
+int64_t swt_store_request_limit_kib(struct swt_store *st, unsigned page_shift, int *recorded);
 
 /* Single integer result of a query (first column of first row); def if no row. */
 int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def);

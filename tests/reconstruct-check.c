@@ -64,7 +64,7 @@ static int run(const struct swt_replay_input *in, const char *policy, unsigned p
 		.policy_spec = policy,
 		.page_cluster = pc,
 		.cache_pages = (uint64_t)swt_replay_default_cache_pages(in),
-		.max_request_pages = (SWT_REPLAY_DEFAULT_MAX_REQUEST_KIB * 1024) >> in->page_shift,
+		.max_request_pages = (unsigned)((in->request_limit_kib * 1024) >> in->page_shift),
 		.layout_name = "traced",
 		.observer = obs,
 	};

@@ -95,6 +95,10 @@ maj=$(( 0x$(stat -c %t "$LOOP") ))
 min=$(( 0x$(stat -c %T "$LOOP") ))
 grep -q "^swap_device path=$LOOP dev=$maj:$min type=partition prio=5 .* start=0 slots=131072 " "$CAP/meta.txt" ||
 	fail "meta.txt does not describe $LOOP"
+# the request limits replay splits reads at, as sysfs shows them
+lq=/sys/block/$(basename "$LOOP")/queue
+grep -q "^swap_device path=$LOOP .* max_sectors_kb=$(cat "$lq/max_sectors_kb") max_segments=$(cat "$lq/max_segments") " \
+	"$CAP/meta.txt" || fail "meta.txt does not give $LOOP's request limits: $(grep '^swap_device' "$CAP/meta.txt")"
 grep -q "^probes none (" "$CAP/meta.txt" || grep -q "^probes kprobe " "$CAP/meta.txt" ||
 	fail "meta.txt does not say which probes were used"
 check_eq "$(meta_value "$CAP/meta.txt" mem_limit_bytes)" $((51 << 20)) "memory cgroup limit"

@@ -401,6 +401,35 @@ TEST(bad_lines)
 		check_refused_line(line[i], msg[i], 0);
 	}
 	/*
+	 * the disk's request limits: whole numbers from 1, once each (replay
+	 * reads them from capture_fact, so a bad one is refused here)
+	 */
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const line[] = {
+			"swap_device path=/dev/sda2 dev=8:0 max_sectors_kb=0\n",
+			"swap_device path=/dev/sda2 dev=8:0 max_segments=12x\n",
+			"swap_device path=/dev/sda2 dev=8:0 max_segments=128 max_segments=64\n",
+			"swap_device path=/dev/sda2 dev=8:0 max_sectors_kb=128 max_sectors_kb=128\n",
+		};
+		static const char *const msg[] = {
+			"'meta.txt': line 2: bad swap_device field 'max_sectors_kb=0': a whole number from 1",
+			"'meta.txt': line 2: bad swap_device field 'max_segments=12x': a whole number from 1",
+			"'meta.txt': line 2: bad swap_device field 'max_segments=64': max_segments= given twice",
+			"'meta.txt': line 2: bad swap_device field 'max_sectors_kb=128': max_sectors_kb= given twice",
+		};
+
+		check_refused_line(line[i], msg[i], 0);
+	}
+	{
+		m = parse("kernel 6.19.0\nswap_device path=/dev/nvme0n1p2 dev=259:0 type=partition "
+			  "max_sectors_kb=128 max_segments=33 start=2048 slots=100\n", &ret, &err);
+		CHECK_INT(ret, 0);
+		CHECK_INT((long)m->nr_areas, 1);
+		CHECK_INT((long)m->areas[0].start_sector, 2048);
+		CHECK_INT((long)m->areas[0].slots, 100);
+		swt_meta_free(m);
+	}
+	/*
 	 * slots= and size_kib= (or size=) that disagree are refused, as --swap
 	 * refuses them: slots= won, silently; by the capture's page size, which
 	 * may come after the line

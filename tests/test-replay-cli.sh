@@ -142,6 +142,31 @@ check_eq "$?" 2 "--max-request-kib below a page: a usage error"
 check_eq "$msg" "swaptrace: replay: bad --max-request-kib 4: below one page of '$WORK/page16k.db' (16 KiB)" \
 	"--max-request-kib below a page: the message"
 check_eq "$(sqlite3 "$WORK/page16k.db" 'SELECT count(*) FROM run')" 12 "--max-request-kib below a page: nothing stored"
+# requests split at the swap devices' limit by default: the smaller of
+# max_sectors_kb and max_segments pages (a swap page is a one-segment bio),
+# as the capture's swap_device facts record them; else 1280 KiB or 128 pages
+cp "$db" "$WORK/limits.db"
+sqlite3 "$WORK/limits.db" "DELETE FROM run_histogram; DELETE FROM run_partition; DELETE FROM run_series;
+	DELETE FROM run" || fail "request limits: no runs"
+"$SWAPTRACE" replay -p fixed -c 8 "$WORK/limits.db" > /dev/null || fail "request limits: replay"
+sqlite3 "$WORK/limits.db" "INSERT INTO capture_fact (section, key, value) VALUES
+	('', 'swap_device', 'path=/dev/loop0 dev=7:0 type=partition max_sectors_kb=1280 max_segments=33 start=0'),
+	('', 'swap_device', 'path=/dev/loop1 dev=7:1 type=partition max_sectors_kb=64 start=0'),
+	('', 'swap_device', 'path=/dev/loop2 dev=7:2 type=partition start=0')"
+"$SWAPTRACE" replay -p fixed -c 8 "$WORK/limits.db" > /dev/null || fail "request limits: replay with facts"
+sqlite3 "$WORK/limits.db" "UPDATE capture_fact SET value = replace(value, 'max_sectors_kb=64', 'max_sectors_kb=1024')"
+"$SWAPTRACE" replay -p fixed -c 8 "$WORK/limits.db" > /dev/null || fail "request limits: replay with facts"
+check_eq "$(sqlite3 "$WORK/limits.db" "SELECT group_concat(max_request_kib || ':' || (SELECT max(bucket)
+	FROM run_histogram h WHERE h.run_id = run.id AND kind = 'request_pages' AND partition = -1
+	AND count > 0), ' ') FROM (SELECT * FROM run WHERE policy = 'fixed' AND page_cluster = 8 ORDER BY id) run")" \
+	"512:128 64:16 132:33" "request limits: 128 segments by default, the smallest device's limit from the capture"
+"$SWAPTRACE" report --no-replay -f svg -o "$WORK/limits" "$WORK/limits.db" > /dev/null || fail "request limits: report"
+check_eq "$(python3 -c 'import json, sys
+print(sorted(e["name"] for e in json.load(open(sys.argv[1]))["legend"] if e["name"].startswith("fixed")))' \
+	"$WORK/limits/policy.json")" "['fixed', 'fixed (--max-request-kib 512)', 'fixed (--max-request-kib 64)']" \
+	"request limits: a report names the runs made with another limit than the capture's devices'"
+"$SWAPTRACE" info "$WORK/limits.db" | grep -qx "  Read requests split at 132 KiB: the swap devices' max_sectors_kb or" ||
+	fail "request limits: info does not give the limit: $("$SWAPTRACE" info "$WORK/limits.db" | sed -n '/^Replay/,$p')"
 # the model's settings are stored with the run, and a report names a run
 # made with other ones after them (both looked like the plain run's twin)
 # (the plain run repeats the sweep's, which is kept)
@@ -151,7 +176,7 @@ cp "$db" "$WORK/model.db"
 		> /dev/null || fail "model settings: replay"
 check_eq "$(sqlite3 "$WORK/model.db" "SELECT group_concat(id || '|' || coalesce(inactive_fraction, 'kernel')
 	|| '|' || max_request_kib, ' ') FROM (SELECT * FROM run WHERE policy = 'fixed' AND page_cluster = 3
-	ORDER BY id)")" "4|kernel|1280 13|0.95|4" "model settings stored with the runs"
+	ORDER BY id)")" "4|kernel|512 13|0.95|4" "model settings stored with the runs"
 "$SWAPTRACE" report --no-replay -f svg -o "$WORK/model" "$WORK/model.db" > /dev/null ||
 	fail "model settings: report"
 check_eq "$(python3 -c 'import json, sys
