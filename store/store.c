@@ -24,6 +24,11 @@ struct swt_store {
 	char *tmp_path;		/* temporary file while creating, else NULL */
 	int committed;
 	int version;		/* schema version: older only as SWT_STORE_READ_OLDER opened it */
+	/*
+	 * PATH-wal and PATH-shm, where a read-only open found neither: what
+	 * its connection makes of them goes at destroy (remove_made_wal_files)
+	 */
+	char *made_sides[2];
 };
 
 sqlite3 *swt_store_db(struct swt_store *st)
@@ -245,6 +250,58 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, unsigned page_shift, i
 		limit = request_limit_kib(SWT_DEFAULT_MAX_SECTORS_KB, SWT_DEFAULT_MAX_SEGMENTS,
 					  page_shift);
 	return limit;
+}
+
+/*
+ * PATH-wal and PATH-shm, made once (*sides, two strings, freed by the
+ * caller) so that looking for them, or removing them again after a
+ * commit's move, allocates nothing and cannot fail half-way.
+ */
+static int wal_file_names(const char *path, char *sides[2], struct swt_err *err)
+{
+	static const char *const suffixes[] = { "-wal", "-shm" };
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t len = strlen(path) + strlen(suffixes[i]) + 1;
+
+		sides[i] = malloc(len);
+		if (!sides[i])
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		snprintf(sides[i], len, "%s%s", path, suffixes[i]);
+	}
+	return 0;
+}
+
+/* Is either there?  (A name too long for -wal, of 252 bytes, has neither.) */
+static int wal_files_exist(char *const sides[2])
+{
+	return access(sides[0], F_OK) == 0 || access(sides[1], F_OK) == 0;
+}
+
+/*
+ * Remove the -wal and -shm files a read-only connection to a database in
+ * WAL mode made at its first read and left at its close: SQLite removes
+ * them at the close of the last connection, after a checkpoint, which a
+ * read-only one may not run.  Removed here the way SQLite does it, by a
+ * read-write connection that reads and closes: its close removes them
+ * only while it holds the database's exclusive lock, so only when no
+ * connection of any process has the database open (one that opened it
+ * meanwhile keeps them, as it needs them), and only after checkpointing
+ * what another process wrote to the -wal since, as that one's own close
+ * would have done.  A database file this process cannot write opens
+ * read-only again, and its files stay: nothing else can tell safely that
+ * no other process uses them.
+ */
+static void remove_made_wal_files(struct swt_store *st)
+{
+	sqlite3 *db = NULL;
+
+	if (!wal_files_exist(st->made_sides))
+		return;
+	if (sqlite3_open_v2(st->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) == SQLITE_OK && sqlite3_db_readonly(db, "main") == 0)
+		sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	sqlite3_close(db);
 }
 
 static struct swt_store *store_alloc(const char *path)
@@ -589,6 +646,21 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 	st = store_alloc(path);
 	if (!st)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	/*
+	 * A reader leaves the directory as it found it: the -wal and -shm
+	 * files its connection makes, where there were none, go at destroy;
+	 * any it found are another connection's, or hold a writer's rows
+	 */
+	if (mode != SWT_STORE_WRITE) {
+		ret = wal_file_names(path, st->made_sides, err);
+		if (ret)
+			goto out_destroy;
+		if (wal_files_exist(st->made_sides)) {
+			free(st->made_sides[0]);
+			free(st->made_sides[1]);
+			st->made_sides[0] = st->made_sides[1] = NULL;
+		}
+	}
 	if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		ret = open_error(st, st->path, err, "open");
 		goto out_destroy;
@@ -670,26 +742,6 @@ out_destroy:
 	return ret;
 }
 
-/*
- * PATH-wal and PATH-shm, made once (*sides, two strings, freed by the
- * caller) so that removing them again after the move allocates nothing
- * and cannot fail half-way.
- */
-static int wal_file_names(const char *path, char *sides[2], struct swt_err *err)
-{
-	static const char *const suffixes[] = { "-wal", "-shm" };
-
-	for (size_t i = 0; i < 2; i++) {
-		size_t len = strlen(path) + strlen(suffixes[i]) + 1;
-
-		sides[i] = malloc(len);
-		if (!sides[i])
-			return swt_error(err, SWT_ENOMEM, "out of memory");
-		snprintf(sides[i], len, "%s%s", path, suffixes[i]);
-	}
-	return 0;
-}
-
 /* Remove them if they are there: 0, or an error when strict. */
 static int remove_wal_files(char *const sides[2], int strict, struct swt_err *err)
 {
@@ -765,6 +817,11 @@ void swt_store_destroy(struct swt_store *st)
 		return;
 	if (st->db)
 		sqlite3_close(st->db);
+	/* after the close: the files go only with the last connection */
+	if (st->made_sides[0] && st->made_sides[1])
+		remove_made_wal_files(st);
+	free(st->made_sides[0]);
+	free(st->made_sides[1]);
 	if (st->tmp_path) {
 		unlink(st->tmp_path);
 		free(st->tmp_path);

@@ -91,7 +91,12 @@ int swt_store_schema_version(struct swt_store *st);
 /* Make a created database durable and move it into place. */
 int swt_store_commit(struct swt_store *st, struct swt_err *err);
 
-/* Close; a created-but-uncommitted database is deleted.  NULL is a no-op. */
+/*
+ * Close; a created-but-uncommitted database is deleted.  A database opened
+ * read-only in WAL mode is left as it was found: the -wal and -shm files
+ * its connection made go, unless another connection has it open (those it
+ * found stay).  NULL is a no-op.
+ */
 void swt_store_destroy(struct swt_store *st);
 
 sqlite3 *swt_store_db(struct swt_store *st);

@@ -618,6 +618,64 @@ if chattr +i "$WORK/rodir" 2>/dev/null; then
 else
 	echo "note: the read-only directory case is skipped: chattr +i is not supported here"
 fi
+# A database in WAL mode: a command leaves beside it no -wal or -shm that
+# was not there.  A read-only connection makes both at its first read and,
+# not allowed to checkpoint, cannot remove them at its close: replay
+# --no-store, info and report --no-replay or --run left two new files.
+# Those a command found stay (here a writer's, gone without a checkpoint:
+# its rows are in them), and so do those another process has open.
+wal="$WORK/wal.db"
+cp "$db" "$wal"
+check_eq "$(sqlite3 "$wal" 'PRAGMA journal_mode=WAL')" wal "a database in WAL mode: set up"
+wal_files() { (cd "$WORK" && ls -d wal.db-* 2>/dev/null | tr '\n' ' '); }
+wal_cmd() { # what args... (the database last)
+	local what=$1
+	shift
+	"$SWAPTRACE" "$@" "$wal" > /dev/null 2> "$WORK/err.txt" ||
+		fail "$what of a database in WAL mode: $(cat "$WORK/err.txt")"
+	check_eq "$(wal_files)" "" "$what of a database in WAL mode: files left beside it"
+	rm -f "$wal-wal" "$wal-shm"
+}
+wal_cmd "replay --no-store" replay --no-store -p fixed -c 3
+wal_cmd "replay" replay -p fixed -p none -c 3
+wal_cmd "info" info
+wal_cmd "info --json --latency" info --json --latency
+wal_cmd "report --no-replay" report --no-replay -f svg -o "$WORK/wal-report"
+wal_cmd "report --run" report --run "$(sqlite3 "$wal" 'SELECT max(id) FROM run')" -f svg \
+	-o "$WORK/wal-report"
+wal_cmd "report" report -f svg -o "$WORK/wal-report"
+python3 - "$wal" <<'PY' || fail "a database in WAL mode: a writer gone without a checkpoint"
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("PRAGMA wal_autocheckpoint=0")
+c.execute("CREATE TABLE kept(x)")
+c.execute("INSERT INTO kept VALUES (42)")
+c.commit()
+os._exit(0 if os.path.getsize(sys.argv[1] + "-wal") > 0 else 1)
+PY
+"$SWAPTRACE" replay --no-store -p fixed -c 3 "$wal" > /dev/null 2> "$WORK/err.txt" ||
+	fail "replay --no-store of a database with a writer's -wal: $(cat "$WORK/err.txt")"
+"$SWAPTRACE" info "$wal" > /dev/null 2> "$WORK/err.txt" ||
+	fail "info of a database with a writer's -wal: $(cat "$WORK/err.txt")"
+check_eq "$(wal_files)" "wal.db-shm wal.db-wal " "a writer's -wal and -shm: left as they were found"
+check_eq "$(sqlite3 "$wal" 'SELECT x FROM kept')" 42 "a writer's -wal: its rows still read"
+check_eq "$(wal_files)" "" "a writer's -wal: checkpointed by the next last close that can"
+(printf 'SELECT count(*) FROM run;\n'; sleep 30) | sqlite3 "$wal" > /dev/null &
+holder=$!
+for _ in $(seq 1 50); do
+	[ -e "$wal-shm" ] && break
+	sleep 0.1
+done
+wal_open=$(wal_files)
+"$SWAPTRACE" replay --no-store -p fixed -c 3 "$wal" > /dev/null 2> "$WORK/err.txt" ||
+	fail "replay --no-store of a database another process has open: $(cat "$WORK/err.txt")"
+"$SWAPTRACE" info "$wal" > /dev/null 2> "$WORK/err.txt" ||
+	fail "info of a database another process has open: $(cat "$WORK/err.txt")"
+check_eq "$wal_open:$(wal_files)" "wal.db-shm wal.db-wal :wal.db-shm wal.db-wal " \
+	"the -wal and -shm of a database another process has open: left to it"
+pkill -P "$holder" sleep 2>/dev/null
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
 # a database edited by hand with a slot past what the slot tables index
 # (the error path once read the tables it had just freed)
 edited="$WORK/edited.db"
