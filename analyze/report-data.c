@@ -604,8 +604,12 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 	const char *problem;
 	size_t cap = 0;
 	int64_t id;
+	uint32_t page_shift = 0;
 	int ret, step, oom = 0;
 
+	/* a page size of no power of two (a damaged capture row) reads no size in pages */
+	while (!(rc->page_size & (rc->page_size - 1)) && ((int64_t)1 << page_shift) < rc->page_size)
+		page_shift++;
 	ret = swt_store_prepare(rc->st,
 		"SELECT id, policy, params, page_cluster, cache_pages, layout, approximate,"
 		" faults, misses, hits, pages_read, ra_pages, ra_hits, ra_wasted,"
@@ -643,6 +647,16 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		r->page_cluster = pc < 0 || pc > SWT_MAX_PAGE_CLUSTER ? -1 : (int)pc;
 		r->cache_pages = sqlite3_column_int64(s, 4);
 		r->layout = dup_text(s, 5, &oom);
+		if (r->layout && rc->opts->layout_canonical && page_shift) {
+			char *canon = NULL;
+			int why = rc->opts->layout_canonical(r->layout, page_shift, &canon, NULL);
+
+			oom |= why == -SWT_ENOMEM;
+			if (!why) {
+				free(r->layout);
+				r->layout = canon;
+			}
+		}
 		r->approximate = sqlite3_column_int(s, 6);
 		r->faults = sqlite3_column_int64(s, 7);
 		r->misses = sqlite3_column_int64(s, 8);

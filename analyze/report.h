@@ -61,6 +61,17 @@ struct swt_report_opts {
 	 */
 	int (*params_are_defaults)(const char *policy, const char *params);
 	/*
+	 * A stored layout name in its canonical spelling, in *out (malloc'd),
+	 * as replay stores names (swt_layout_canonical): runs stored by an
+	 * older replay, which stored them as given ("04", "4:prio=-2:ssd"),
+	 * then group with the same layout's runs stored since ("4",
+	 * "4:ssd:prio=-2"), and a repeat is drawn once.  A name it does not
+	 * read (non-zero but -SWT_ENOMEM) stays as stored.  NULL: every name
+	 * as stored.
+	 */
+	int (*layout_canonical)(const char *layout, uint32_t page_shift, char **out,
+				struct swt_err *err);
+	/*
 	 * Why replay has nothing to take from the capture, NULL when it has
 	 * (swt_replay_nothing_to_replay): the run charts then say so instead
 	 * of pointing at replay.  NULL callback: a capture without swap-ins

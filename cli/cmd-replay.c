@@ -80,7 +80,10 @@ const char cmd_replay_usage[] =
 	"                         are re-placed in eviction order by that allocator and\n"
 	"                         the faults replayed at their new slots; partitions are\n"
 	"                         then sim0, sim1...  e.g. 4, 4:ssd, 2:hdd:era=4.11,\n"
-	"                         4:spread, devices=512M@5,512M@5 (docs/layouts.md)\n"
+	"                         4:spread, devices=512M@5,512M@5 (docs/layouts.md).\n"
+	"                         Printed and stored in one spelling (04 is 4,\n"
+	"                         4:prio=-2:ssd is 4:ssd:prio=-2, 131072p is 512M);\n"
+	"                         given twice, however spelt, a layout runs once\n"
 	"  -a, --approximate      replay a capture whose reads mix demand and readahead\n"
 	"                         (page-cluster > 0): its demand stream is reconstructed\n"
 	"                         from its reads and faults, readahead hits included\n"
@@ -103,7 +106,7 @@ struct layout_run {
 	struct swt_replay_input *owned;		/* re-placed input, NULL when traced */
 	const struct swt_replay_input *in;
 	struct swt_placement_stats stats;
-	const char *given;	/* the --layout it came from ("4:spread" for "4:used=0,1,0,0") */
+	const char *given;	/* the --layout it came from, canonical ("4:spread" for "4:used=0,1,0,0") */
 	size_t group_size;	/* layouts that --layout expanded to (1 but for spread) */
 };
 
@@ -568,35 +571,81 @@ static int prepare_layout(struct swt_replay_input *in, const char *spec, struct 
 	return 0;
 }
 
+/* One --layout as expanded: its canonical spelling, and the layouts it stands for. */
+struct layout_given {
+	char *given;		/* "4:spread", canonical */
+	char **names;		/* canonical, names[n] */
+	size_t n;
+	const char *as_given;	/* the --layout argument, named in messages */
+};
+
+/* Whether a layout name is one of what a spread (more than one layout) expanded to. */
+static int in_spread(const struct layout_given *g, int ng, const char *name)
+{
+	for (int j = 0; j < ng; j++)
+		for (size_t k = 0; g[j].n > 1 && k < g[j].n; k++)
+			if (!strcmp(g[j].names[k], name))
+				return 1;
+	return 0;
+}
+
 /*
  * Expand every --layout ("4:spread" into its 16 offsets) and re-place the
- * capture's pages once per layout.
+ * capture's pages once per layout.  A layout given twice, however spelt
+ * ("4" and "04"), runs once, as a policy or a setting does, and so does
+ * one given alone that a spread runs too ("4:used=1,0,0,0" with
+ * "4:spread"): in the spread, whose summary needs all its offsets.
+ * givens[] (nspecs long) keeps the canonical --layout spellings the
+ * layouts point at (layout_run.given), to be freed by the caller.
  */
 static int prepare_layouts(struct swt_replay_input *in, const char *const *specs, int nspecs,
-			   struct layout_run *layouts, int *nlayouts, struct swt_err *err)
+			   struct layout_run *layouts, int *nlayouts, char **givens,
+			   struct swt_err *err)
 {
-	int warned = 0, ret = 0;
+	struct layout_given g[MAX_LAYOUT_SPECS];
+	int ng = 0, warned = 0, ret = 0;
 
 	for (int i = 0; i < nspecs && !ret; i++) {
-		char **expanded;
-		size_t n;
+		struct layout_given *x = &g[ng];
+		int j;
 
-		ret = swt_layout_expand(specs[i], in, &expanded, &n, err);
-		if (ret)
-			return ret;
-		if (*nlayouts + n > MAX_LAYOUTS)
+		memset(x, 0, sizeof(*x));
+		x->as_given = specs[i];
+		ret = swt_layout_expand(specs[i], in, &x->names, &x->n, err);
+		if (!ret)
+			ret = swt_layout_canonical(specs[i], in->page_shift, &x->given, err);
+		for (j = 0; !ret && j < ng && strcmp(g[j].given, x->given); j++)
+			;
+		if (ret || j < ng) {
+			free(x->given);
+			swt_layout_specs_free(x->names, x->n);
+			continue;
+		}
+		ng++;
+	}
+	for (int i = 0; i < ng; i++) {
+		const struct layout_given *x = &g[i];
+
+		givens[i] = x->given;
+		if (ret || (x->n == 1 && in_spread(g, ng, x->names[0])))
+			continue;
+		if (*nlayouts + x->n > MAX_LAYOUTS) {
 			ret = swt_error(err, SWT_EUSAGE, "layouts: %d at most, spread included "
-					"(%s makes %zu)", MAX_LAYOUTS, specs[i], n);
-		for (size_t k = 0; k < n && !ret; k++) {
+					"(%s makes %zu)", MAX_LAYOUTS, x->as_given, x->n);
+			continue;
+		}
+		for (size_t k = 0; k < x->n && !ret; k++) {
 			struct layout_run *l = &layouts[*nlayouts];
 
-			l->given = specs[i];
-			l->group_size = n;
+			l->given = x->given;
+			l->group_size = x->n;
 			(*nlayouts)++;
-			ret = prepare_layout(in, expanded[k], l, &warned, err);
+			/* one given alone is parsed as given, so that a message names it so */
+			ret = prepare_layout(in, x->n == 1 ? x->as_given : x->names[k], l, &warned, err);
 		}
-		swt_layout_specs_free(expanded, n);
 	}
+	for (int i = 0; i < ng; i++)
+		swt_layout_specs_free(g[i].names, g[i].n);
 	return ret;
 }
 
@@ -729,6 +778,7 @@ int cmd_replay(int argc, char **argv)
 	struct swt_policy_choice choices[64];
 	int nchoices = 0;
 	const char *layout_specs[MAX_LAYOUT_SPECS];
+	char *layout_givens[MAX_LAYOUT_SPECS] = { 0 };
 	struct layout_run layouts[MAX_LAYOUTS];
 	int nlayout_specs = 0, nlayouts = 0, layouts_given;
 	struct swt_store *st = NULL;
@@ -790,7 +840,11 @@ int cmd_replay(int argc, char **argv)
 		case 'l': {
 			int j;
 
-			/* given twice, a layout runs once, as a policy or a setting does */
+			/*
+			 * given twice, a layout runs once, as a policy or a setting
+			 * does; spelt otherwise too, once the capture's page size
+			 * reads its sizes (prepare_layouts)
+			 */
 			for (j = 0; j < nlayout_specs && strcmp(layout_specs[j], optarg); j++)
 				;
 			if (j < nlayout_specs)
@@ -978,7 +1032,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	/* 100% and the default's page count are one setting */
 	ncaches = add_values(caches, 0, caches, ncaches, 64);
-	if (prepare_layouts(in, layout_specs, nlayout_specs, layouts, &nlayouts, &err)) {
+	if (prepare_layouts(in, layout_specs, nlayout_specs, layouts, &nlayouts, layout_givens,
+			    &err)) {
 		status = err.code == SWT_EUSAGE ? cli_failf("replay", SWT_EXIT_USAGE, "%s", err.msg)
 						: cli_fail("replay", &err);
 		goto out;
@@ -1080,6 +1135,8 @@ out:
 		swt_replay_result_free(runs[i].res);
 	free(runs);
 	release_layouts(layouts, nlayouts);
+	for (int i = 0; i < nlayout_specs; i++)
+		free(layout_givens[i]);
 	swt_replay_input_free(in);
 	swt_store_destroy(st);
 	for (int i = 0; i < nchoices; i++)

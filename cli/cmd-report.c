@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "replay.h"
 #include "report.h"
+#include "swapsim.h"
 #include "util.h"
 
 const char cmd_report_usage[] =
@@ -298,6 +299,7 @@ int cmd_report(int argc, char **argv)
 		ro.run_defaults_ctx = &defaults;
 	}
 	ro.params_are_defaults = swt_policy_params_are_defaults;
+	ro.layout_canonical = swt_layout_canonical;
 	ro.nothing_to_replay = swt_replay_nothing_to_replay;
 	ro.multigen_lru = swt_replay_multigen_lru;
 	ro.interrupted = report_interrupted;

@@ -194,39 +194,49 @@ static int bad_spec(struct swt_err *err, const char *spec, const char *what, con
 	return swt_error(err, SWT_EUSAGE, "layout '%s': %s '%s'", spec, what, tok);
 }
 
-/* The options of a layout spec, each given once at most (struct defaults.seen). */
+/* The options of a layout spec, each given once at most (struct layout_spec.seen). */
 enum { OPT_KIND, OPT_ERA, OPT_PRIO, OPT_SIZE, OPT_USED, OPT_CLUSTER, NR_OPTS };
 static const char *const option_names[NR_OPTS] = { "hdd/ssd", "era=", "prio=", "size=", "used=",
 						   "cluster=" };
 
-/* Options that apply to every device unless it says otherwise. */
-struct defaults {
-	int kind;
-	int64_t prio;
+/*
+ * A layout spec as written, before the capture fills in what it leaves
+ * out: its devices and the options that apply to every device unless it
+ * says otherwise.  Read with the capture's page size alone (sizes in
+ * pages), so that a stored layout name reads back without the capture's
+ * areas (swt_layout_canonical).
+ */
+struct layout_spec {
+	struct dev_spec devs[MAX_LAYOUT_DEVICES];
+	size_t n;
+	int listed;			/* devices=...; else N equal devices */
+	int kind;			/* hdd/ssd when given: 1 hdd, 0 ssd */
+	int64_t prio;			/* prio= when given */
 	uint64_t size;			/* pages of each device, 0: the traced total shared */
 	uint64_t used[MAX_LAYOUT_DEVICES];	/* pages held at start */
 	size_t nused;			/* 0, 1 (all devices) or one per device */
-	enum swt_swapsim_era traced_era;
-	int era_given;
+	enum swt_swapsim_era era;	/* era= when era_given */
+	int era_given;			/* era=REL; era=traced is the default, not one given */
+	unsigned cluster;		/* cluster= slots, 0: the era's */
 	unsigned seen;			/* options given: 1 << OPT_..., a repeat is refused */
 };
 
 /* "N" or "N1,N2,..." */
-static int parse_used(char *text, struct defaults *df)
+static int parse_used(char *text, struct layout_spec *ls)
 {
 	char *save = NULL, *tok;
 
-	df->nused = 0;
+	ls->nused = 0;
 	for (tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (df->nused == MAX_LAYOUT_DEVICES || swt_parse_u64(tok, &df->used[df->nused]))
+		if (ls->nused == MAX_LAYOUT_DEVICES || swt_parse_u64(tok, &ls->used[ls->nused]))
 			return -SWT_EUSAGE;
-		df->nused++;
+		ls->nused++;
 	}
-	return df->nused ? 0 : -SWT_EUSAGE;
+	return ls->nused ? 0 : -SWT_EUSAGE;
 }
 
-static int parse_options(struct swt_placement *p, const char *spec, char *save, uint32_t page_shift,
-			 struct defaults *df, struct swt_err *err)
+static int parse_options(const char *spec, char *save, uint32_t page_shift, struct layout_spec *ls,
+			 struct swt_err *err)
 {
 	char *tok;
 
@@ -237,31 +247,28 @@ static int parse_options(struct swt_placement *p, const char *spec, char *save, 
 			if (!strncmp(tok, option_names[i], strlen(option_names[i])))
 				opt = i;
 		/* the last of two would win without a word */
-		if (opt < NR_OPTS && (df->seen & (1u << opt)))
+		if (opt < NR_OPTS && (ls->seen & (1u << opt)))
 			return bad_spec(err, spec, "option given twice", option_names[opt]);
 		if (opt < NR_OPTS)
-			df->seen |= 1u << opt;
+			ls->seen |= 1u << opt;
 		if (parse_kind(tok) >= 0) {
-			df->kind = parse_kind(tok);
+			ls->kind = parse_kind(tok);
 		} else if (!strncmp(tok, "era=", 4)) {
-			if (!strcmp(tok + 4, "traced")) {
-				p->era = df->traced_era;
-				df->era_given = 0;
+			if (!strcmp(tok + 4, "traced"))
 				continue;
-			}
-			if (swt_swapsim_era_parse_given(tok + 4, &p->era))
+			if (swt_swapsim_era_parse_given(tok + 4, &ls->era))
 				return bad_spec(err, spec, "bad era (3.16, 4.11, 6.15, a later "
 						"release such as 5.10.0-23-amd64, or traced)", tok + 4);
-			df->era_given = 1;
+			ls->era_given = 1;
 		} else if (!strncmp(tok, "prio=", 5)) {
-			if (swt_parse_i64(tok + 5, &df->prio) || df->prio < SWT_MIN_SWAP_PRIO ||
-			    df->prio > SWT_MAX_SWAP_PRIO)
+			if (swt_parse_i64(tok + 5, &ls->prio) || ls->prio < SWT_MIN_SWAP_PRIO ||
+			    ls->prio > SWT_MAX_SWAP_PRIO)
 				return bad_spec(err, spec, "bad priority", tok + 5);
 		} else if (!strncmp(tok, "size=", 5)) {
-			if (parse_size(tok + 5, page_shift, &df->size))
+			if (parse_size(tok + 5, page_shift, &ls->size))
 				return bad_spec(err, spec, "bad size (e.g. 256M, 1G, 65536p)", tok + 5);
 		} else if (!strncmp(tok, "used=", 5)) {
-			if (parse_used(tok + 5, df))
+			if (parse_used(tok + 5, ls))
 				return bad_spec(err, spec, "bad page counts (N, or N1,N2,... per device)",
 						tok + 5);
 		} else if (!strncmp(tok, "cluster=", 8)) {
@@ -273,7 +280,7 @@ static int parse_options(struct swt_placement *p, const char *spec, char *save, 
 						"bad cluster size (a power of two from 8 to 8192 slots: 256, "
 						"or the architecture's huge page in pages with THP swap)",
 						tok + 8);
-			p->cluster_slots = (unsigned)c;
+			ls->cluster = (unsigned)c;
 		} else {
 			return bad_spec(err, spec,
 					"unknown option (hdd, ssd, era=, prio=, size=, used=, cluster=, spread)",
@@ -313,42 +320,24 @@ static int has_empty_item(const char *spec)
 	}
 }
 
-/* swt_placement_init, with the spec named in messages as name. */
-static int placement_parse(struct swt_placement *p, const char *spec, const char *name,
-			   const struct swt_replay_input *traced, struct swt_err *err)
+/*
+ * Read a spec other than "traced" into ls, named in messages as name:
+ * everything that can be refused without the capture's areas is refused
+ * here.
+ */
+static int parse_spec(const char *spec, const char *name, uint32_t page_shift,
+		      struct layout_spec *ls, struct swt_err *err)
 {
-	struct dev_spec devs[MAX_LAYOUT_DEVICES];
 	char *copy = NULL, *save = NULL, *head;
-	struct defaults df = { 0 };
-	uint64_t total = 0;
-	size_t n = 0, i;
+	size_t i;
 	int ret = 0;
 
-	memset(p, 0, sizeof(*p));
-	df.kind = traced_kind(traced);
-	df.prio = traced->nr_areas ? traced->areas[0].priority : -2;
-	p->spec = swt_strdup(spec);
+	memset(ls, 0, sizeof(*ls));
+	if (spec[0] && has_empty_item(spec))
+		return swt_error(err, SWT_EUSAGE, "layout '%s': an empty option or list item", name);
 	copy = swt_strdup(spec);
-	if (!p->spec || !copy) {
-		ret = swt_error(err, SWT_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (!strcmp(spec, "traced")) {
-		p->traced = 1;
-		snprintf(p->description, sizeof(p->description), "the recorded placement");
-		goto out;
-	}
-	p->cluster_slots = SWT_SWAPSIM_CLUSTER;
-	p->ncpus = traced->ncpus ? traced->ncpus : 1;
-	if (swt_swapsim_era_parse(traced->kernel, &p->era)) {
-		p->era = SWT_SWAPSIM_ERA_6_15;
-		p->era_assumed = 1;
-	}
-	df.traced_era = p->era;
-	if (spec[0] && has_empty_item(spec)) {
-		ret = swt_error(err, SWT_EUSAGE, "layout '%s': an empty option or list item", name);
-		goto out;
-	}
+	if (!copy)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
 	head = strtok_r(copy, ":", &save);
 	if (!head) {
 		ret = swt_error(err, SWT_EUSAGE, "layout '%s': empty", name);
@@ -357,23 +346,24 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 	if (!strncmp(head, "devices=", 8)) {
 		char *dsave = NULL, *d;
 
+		ls->listed = 1;
 		for (d = strtok_r(head + 8, ",", &dsave); d; d = strtok_r(NULL, ",", &dsave)) {
 			char as_given[64];
 
 			snprintf(as_given, sizeof(as_given), "%s", d);	/* parsing cuts it */
-			if (n == MAX_LAYOUT_DEVICES) {
+			if (ls->n == MAX_LAYOUT_DEVICES) {
 				ret = swt_error(err, SWT_EUSAGE, "layout '%s': more than %d devices", name,
 						MAX_LAYOUT_DEVICES);
 				goto out;
 			}
-			if (parse_device(d, traced->page_shift, &devs[n])) {
+			if (parse_device(d, page_shift, &ls->devs[ls->n])) {
 				ret = bad_spec(err, name, "bad device (SIZE[@PRIO][/hdd|/ssd], e.g. 512M@5)",
 					       as_given);
 				goto out;
 			}
-			n++;
+			ls->n++;
 		}
-		if (!n) {
+		if (!ls->n) {
 			ret = swt_error(err, SWT_EUSAGE, "layout '%s': no devices", name);
 			goto out;
 		}
@@ -386,42 +376,28 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 					"devices=SIZE[@PRIO],...", name, MAX_LAYOUT_DEVICES);
 			goto out;
 		}
-		n = (size_t)count;
-		for (i = 0; i < n; i++) {
-			devs[i].pages = 0;
-			devs[i].has_prio = 0;
-			devs[i].kind = -1;
-		}
+		ls->n = (size_t)count;
+		for (i = 0; i < ls->n; i++)
+			ls->devs[i].kind = -1;
 	}
-	ret = parse_options(p, name, save, traced->page_shift, &df, err);
+	ret = parse_options(name, save, page_shift, ls, err);
 	if (ret)
 		goto out;
-	if (!(df.seen & (1u << OPT_CLUSTER)) && p->era == SWT_SWAPSIM_ERA_3_16)
-		/* SWAPFILE_CLUSTER was 256 until THP swap (4.13) made it a huge page's */
-		p->cluster_slots = 256;
-	if (!df.era_given && !p->era_assumed &&
-	    swt_swapsim_era_parse_given(traced->kernel, &(enum swt_swapsim_era){ 0 })) {
-		/* taken as the oldest era modelled, its allocator would be another kernel's */
-		ret = swt_error(err, SWT_EUSAGE, "layout '%s': the traced kernel %s is older than the "
-				"slot allocators modelled (3.16 on): give one, e.g. '%s:era=3.16'",
-				name, traced->kernel, name);
-		goto out;
-	}
 	{
 		/* a default every device overrides would be ignored without a word */
 		static const unsigned order[] = { OPT_SIZE, OPT_PRIO, OPT_KIND };
 		size_t own[NR_OPTS] = { 0 };	/* devices that give it themselves */
 
-		for (i = 0; i < n; i++) {
-			own[OPT_SIZE] += devs[i].pages > 0;
-			own[OPT_PRIO] += devs[i].has_prio;
-			own[OPT_KIND] += devs[i].kind >= 0;
+		for (i = 0; i < ls->n; i++) {
+			own[OPT_SIZE] += ls->devs[i].pages > 0;
+			own[OPT_PRIO] += ls->devs[i].has_prio;
+			own[OPT_KIND] += ls->devs[i].kind >= 0;
 		}
 
 		for (size_t k = 0; k < SWT_ARRAY_SIZE(order) && !ret; k++) {
 			unsigned o = order[k];
 
-			if (own[o] == n && (df.seen & (1u << o)))
+			if (own[o] == ls->n && (ls->seen & (1u << o)))
 				ret = swt_error(err, SWT_EUSAGE, "layout '%s': %s applies to devices "
 						"that do not give their own, and every device gives one",
 						name, option_names[o]);
@@ -429,17 +405,166 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 		if (ret)
 			goto out;
 	}
-	if (df.nused > 1 && df.nused != n) {
+	if (ls->nused > 1 && ls->nused != ls->n)
 		ret = swt_error(err, SWT_EUSAGE, "layout '%s': used= gives %zu counts for %zu devices",
-				name, df.nused, n);
+				name, ls->nused, ls->n);
+out:
+	free(copy);
+	return ret;
+}
+
+/*
+ * A size as the canonical spelling gives it: in the largest of K, M, G, T
+ * that holds it whole, from the pages it comes to (so 131072p, 524288K and
+ * 512M are all 512M on 4 KiB pages); in pages when the bytes do not fit.
+ */
+static void spec_size(uint64_t pages, uint32_t page_shift, char *buf, size_t size)
+{
+	static const char units[] = "KMGT";
+	uint64_t bytes;
+	unsigned u = 0;
+
+	if (pages > (UINT64_MAX >> page_shift) || ((pages << page_shift) & 1023)) {
+		snprintf(buf, size, "%llup", (unsigned long long)pages);
+		return;
+	}
+	bytes = pages << page_shift;
+	while (u + 1 < sizeof(units) - 1 && !(bytes & ((1ull << (10 * (u + 2))) - 1)))
+		u++;
+	snprintf(buf, size, "%llu%c", (unsigned long long)(bytes >> (10 * (u + 1))), units[u]);
+}
+
+/* An era as era= names it in the canonical spelling: the first release of its allocator. */
+static const char *era_release(enum swt_swapsim_era era)
+{
+	switch (era) {
+	case SWT_SWAPSIM_ERA_3_16:
+		return "3.16";
+	case SWT_SWAPSIM_ERA_4_11:
+		return "4.11";
+	case SWT_SWAPSIM_ERA_6_15:
+		break;
+	}
+	return "6.15";
+}
+
+/* The slots per cluster of an era that cluster= does not override. */
+static unsigned era_cluster(enum swt_swapsim_era era)
+{
+	/* SWAPFILE_CLUSTER was 256 until THP swap (4.13) made it a huge page's */
+	return era == SWT_SWAPSIM_ERA_3_16 ? 256 : SWT_SWAPSIM_CLUSTER;
+}
+
+/*
+ * The canonical spelling of a parsed spec (docs/layouts.md), with suffix
+ * appended, into *out (malloc'd): one spelling per layout, so that a
+ * layout given twice, or replayed again in another spelling, is known as
+ * the same one.  The options in one order, numbers without leading zeros,
+ * sizes as spec_size gives them, an era by its allocator's first release;
+ * era=traced, and cluster= at an era's own default, are left out, as they
+ * change nothing whatever the capture.  Options whose default comes from
+ * the capture (hdd/ssd, prio=, size=, an era given) are written when given
+ * and left out when not: whether "4:ssd" is "4" depends on the capture.
+ * used= is written with one count per device, as spread names its offsets.
+ */
+static int format_spec(const struct layout_spec *ls, uint32_t page_shift, const char *suffix,
+		       char **out, struct swt_err *err)
+{
+	/* 32 devices of 20-digit sizes and priorities, 32 20-digit counts: under 3 KiB */
+	char buf[4096], size[32];
+	size_t cap = sizeof(buf), len = 0;
+
+	if (ls->listed) {
+		len += (size_t)snprintf(buf + len, cap - len, "devices=");
+		for (size_t i = 0; i < ls->n && len < cap; i++) {
+			const struct dev_spec *d = &ls->devs[i];
+
+			spec_size(d->pages, page_shift, size, sizeof(size));
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "," : "", size);
+			if (d->has_prio && len < cap)
+				len += (size_t)snprintf(buf + len, cap - len, "@%lld", (long long)d->prio);
+			if (d->kind >= 0 && len < cap)
+				len += (size_t)snprintf(buf + len, cap - len, "/%s", d->kind ? "hdd" : "ssd");
+		}
+	} else {
+		len += (size_t)snprintf(buf + len, cap - len, "%zu", ls->n);
+	}
+	if ((ls->seen & (1u << OPT_KIND)) && len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, ":%s", ls->kind ? "hdd" : "ssd");
+	if ((ls->seen & (1u << OPT_PRIO)) && len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, ":prio=%lld", (long long)ls->prio);
+	if ((ls->seen & (1u << OPT_SIZE)) && len < cap) {
+		spec_size(ls->size, page_shift, size, sizeof(size));
+		len += (size_t)snprintf(buf + len, cap - len, ":size=%s", size);
+	}
+	if (ls->era_given && len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, ":era=%s", era_release(ls->era));
+	if (ls->cluster && !(ls->era_given && ls->cluster == era_cluster(ls->era)) && len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, ":cluster=%u", ls->cluster);
+	if (ls->nused && len < cap) {
+		len += (size_t)snprintf(buf + len, cap - len, ":used=");
+		for (size_t i = 0; i < ls->n && len < cap; i++)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%llu", i ? "," : "",
+						(unsigned long long)ls->used[ls->nused > 1 ? i : 0]);
+	}
+	if (len < cap)
+		len += (size_t)snprintf(buf + len, cap - len, "%s", suffix);
+	if (len >= cap)	/* not with the limits above */
+		return swt_error(err, SWT_EUSAGE, "layout '%s...': too long", buf);
+	*out = swt_strdup(buf);
+	return *out ? 0 : swt_error(err, SWT_ENOMEM, "out of memory");
+}
+
+/* swt_placement_init, with the spec named in messages as name. */
+static int placement_parse(struct swt_placement *p, const char *spec, const char *name,
+			   const struct swt_replay_input *traced, struct swt_err *err)
+{
+	struct layout_spec ls;
+	uint64_t total = 0;
+	int64_t prio;
+	size_t n, i;
+	int kind, ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!strcmp(spec, "traced")) {
+		p->traced = 1;
+		p->spec = swt_strdup(spec);
+		if (!p->spec)
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		snprintf(p->description, sizeof(p->description), "the recorded placement");
 		goto out;
 	}
+	p->ncpus = traced->ncpus ? traced->ncpus : 1;
+	if (swt_swapsim_era_parse(traced->kernel, &p->era)) {
+		p->era = SWT_SWAPSIM_ERA_6_15;
+		p->era_assumed = 1;
+	}
+	ret = parse_spec(spec, name, traced->page_shift, &ls, err);
+	if (!ret)
+		/* the run's name: the same layout is stored and printed alike however given */
+		ret = format_spec(&ls, traced->page_shift, "", &p->spec, err);
+	if (ret)
+		goto out;
+	n = ls.n;
+	if (ls.era_given)
+		p->era = ls.era;
+	p->cluster_slots = ls.cluster ? ls.cluster : era_cluster(p->era);
+	if (!ls.era_given && !p->era_assumed &&
+	    swt_swapsim_era_parse_given(traced->kernel, &(enum swt_swapsim_era){ 0 })) {
+		/* taken as the oldest era modelled, its allocator would be another kernel's */
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': the traced kernel %s is older than the "
+				"slot allocators modelled (3.16 on): give one, e.g. '%s:era=3.16'",
+				name, traced->kernel, name);
+		goto out;
+	}
+	kind = ls.seen & (1u << OPT_KIND) ? ls.kind : traced_kind(traced);
+	prio = ls.seen & (1u << OPT_PRIO) ? ls.prio : traced->nr_areas ? traced->areas[0].priority : -2;
 
 	/* default size: the traced areas' total (headers included) shared equally */
 	for (i = 0; i < traced->nr_areas; i++) {
 		total += traced->areas[i].slots;
-		for (size_t k = 0; k < n && !df.size && traced->areas[i].slots_guessed; k++)
-			if (!devs[k].pages) {
+		for (size_t k = 0; k < n && !ls.size && traced->areas[i].slots_guessed; k++)
+			if (!ls.devs[k].pages) {
 				/* the pages would fill the devices to the brim: no answer */
 				ret = swt_error(err, SWT_EUSAGE, "layout '%s': the capture records no "
 						"size of swap area %s (a block trace alone?), so the "
@@ -456,14 +581,15 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 	p->ndevs = n;
 	for (i = 0; i < n; i++) {
 		struct swt_swapsim_device *d = &p->devs[i];
+		const struct dev_spec *ds = &ls.devs[i];
 
-		d->slots = devs[i].pages ? devs[i].pages : df.size ? df.size : total / n;
-		d->priority = devs[i].has_prio ? devs[i].prio : df.prio;
-		if (!devs[i].has_prio && !(df.seen & (1u << OPT_PRIO)) && df.prio < 0)
+		d->slots = ds->pages ? ds->pages : ls.size ? ls.size : total / n;
+		d->priority = ds->has_prio ? ds->prio : prio;
+		if (!ds->has_prio && !(ls.seen & (1u << OPT_PRIO)) && prio < 0)
 			/* swapped on without one, as the traced areas were: the kernel's -2, -3, ... */
 			d->priority = -2 - (int64_t)i;
-		d->rotational = devs[i].kind >= 0 ? devs[i].kind : df.kind;
-		d->used_at_start = df.nused ? df.used[df.nused > 1 ? i : 0] : 0;
+		d->rotational = ds->kind >= 0 ? ds->kind : kind;
+		d->used_at_start = ls.nused ? ls.used[ls.nused > 1 ? i : 0] : 0;
 		if (d->slots < 2 || d->used_at_start >= d->slots - 1) {
 			ret = swt_error(err, SWT_EUSAGE, "layout '%s': device %zu would hold %llu pages "
 					"(at least 2), %llu of them used at start", name, i,
@@ -496,9 +622,8 @@ static int placement_parse(struct swt_placement *p, const char *spec, const char
 			goto out;
 		}
 	}
-	describe(p, traced, df.era_given);
+	describe(p, traced, ls.era_given);
 out:
-	free(copy);
 	if (ret)
 		swt_placement_release(p);
 	return ret;
@@ -517,19 +642,19 @@ void swt_layout_specs_free(char **specs, size_t n)
 	free(specs);
 }
 
-int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, char ***specs,
-		      size_t *n, struct swt_err *err)
+/*
+ * spec without its option "spread" into *base (malloc'd): *spread set when
+ * it had it (not as its head: "spread" alone is no layout), *used when it
+ * gives used= too.
+ */
+static int strip_spread(const char *spec, char **base, int *spread, int *used, struct swt_err *err)
 {
-	struct swt_placement p;
-	char *copy = swt_strdup(spec), *base = NULL, *save = NULL, *tok;
-	char **out = NULL;
-	size_t len = strlen(spec), count = 0, ndevs;
-	int spread = 0, used = 0, ret = 0;
+	char *copy = swt_strdup(spec), *save = NULL, *tok;
+	int ret = 0;
 
-	*specs = NULL;
-	*n = 0;
-	base = calloc(1, len + 1);
-	if (!copy || !base) {
+	*spread = *used = 0;
+	*base = calloc(1, strlen(spec) + 1);
+	if (!copy || !*base) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -538,29 +663,78 @@ int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, c
 		ret = swt_error(err, SWT_EUSAGE, "layout '%s': an empty option or list item", spec);
 		goto out;
 	}
-	/* the spec without its "spread" option */
 	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		if (!strcmp(tok, "spread") && *base) {
-			if (spread) {
+		if (!strcmp(tok, "spread") && **base) {
+			if (*spread) {
 				ret = swt_error(err, SWT_EUSAGE, "layout '%s': option given twice "
 						"'spread'", spec);
 				goto out;
 			}
-			spread = 1;
+			*spread = 1;
 			continue;
 		}
-		used |= !strncmp(tok, "used=", 5);
-		if (*base)
-			strcat(base, ":");
-		strcat(base, tok);
+		*used |= !strncmp(tok, "used=", 5);
+		if (**base)
+			strcat(*base, ":");
+		strcat(*base, tok);
 	}
+out:
+	free(copy);
+	if (ret) {
+		free(*base);
+		*base = NULL;
+	}
+	return ret;
+}
+
+int swt_layout_canonical(const char *spec, uint32_t page_shift, char **out, struct swt_err *err)
+{
+	struct layout_spec ls;
+	char *base = NULL;
+	int spread, used, ret;
+
+	*out = NULL;
+	ret = strip_spread(spec, &base, &spread, &used, err);
+	if (ret)
+		return ret;
+	if (spread && used) {
+		ret = swt_error(err, SWT_EUSAGE, "layout '%s': spread sets used= itself; give one "
+				"or the other", spec);
+	} else if (!spread && !strcmp(base, "traced")) {
+		*out = swt_strdup(base);
+		if (!*out)
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+	} else {
+		ret = parse_spec(base, spec, page_shift, &ls, err);
+		/* spread last: it stands for the layout at each used= (swt_layout_expand) */
+		if (!ret)
+			ret = format_spec(&ls, page_shift, spread ? ":spread" : "", out, err);
+	}
+	free(base);
+	return ret;
+}
+
+int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, char ***specs,
+		      size_t *n, struct swt_err *err)
+{
+	struct swt_placement p = { 0 };
+	char *base = NULL, **out = NULL;
+	size_t count = 0, ndevs;
+	int spread, used, ret;
+
+	*specs = NULL;
+	*n = 0;
+	ret = strip_spread(spec, &base, &spread, &used, err);
+	if (ret)
+		goto out;
 	if (!spread) {
 		count = 1;
 		out = calloc(1, sizeof(*out));
-		if (!out || !(out[0] = swt_strdup(spec))) {
+		if (!out) {
 			ret = swt_error(err, SWT_ENOMEM, "out of memory");
 			goto out;
 		}
+		ret = swt_layout_canonical(spec, traced->page_shift, &out[0], err);
 		goto out;
 	}
 	if (used) {
@@ -568,12 +742,11 @@ int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, c
 				"or the other", spec);
 		goto out;
 	}
-	/* parsed without "spread", named as given */
+	/* parsed without "spread", named as given; p.spec is its canonical spelling */
 	ret = placement_parse(&p, base, spec, traced, err);
 	if (ret)
 		goto out;
 	ndevs = p.ndevs;
-	swt_placement_release(&p);
 	if (!ndevs) {
 		ret = swt_error(err, SWT_EUSAGE, "layout '%s': spread needs simulated devices, not "
 				"the traced placement", spec);
@@ -590,21 +763,24 @@ int swt_layout_expand(const char *spec, const struct swt_replay_input *traced, c
 		goto out;
 	}
 	for (size_t mask = 0; mask < (size_t)1 << ndevs; mask++) {
-		/* "BASE:used=" and one "0," or "1," per device */
-		char *s = malloc(len + 8 + 2 * ndevs);
+		/*
+		 * "BASE:used=" and one "0," or "1," per device: canonical, as
+		 * used= is the last option and gives a count per device there
+		 */
+		char *s = malloc(strlen(p.spec) + 8 + 2 * ndevs);
 		size_t at;
 
 		if (!s) {
 			ret = swt_error(err, SWT_ENOMEM, "out of memory");
 			goto out;
 		}
-		at = (size_t)sprintf(s, "%s:used=", base);
+		at = (size_t)sprintf(s, "%s:used=", p.spec);
 		for (size_t d = 0; d < ndevs; d++)
 			at += (size_t)sprintf(s + at, "%s%zu", d ? "," : "", (mask >> d) & 1);
 		out[count++] = s;
 	}
 out:
-	free(copy);
+	swt_placement_release(&p);
 	free(base);
 	if (ret) {
 		swt_layout_specs_free(out, count);

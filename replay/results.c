@@ -3,6 +3,7 @@
  * the per-second series that reports draw.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "replay.h"
+#include "swapsim.h"
 #include "util.h"
 
 FILE *swt_replay_spill_open(struct swt_err *err)
@@ -144,16 +146,18 @@ out:
 }
 
 /*
- * The query for an earlier run o that run n (?1) repeats: every column of
- * run the same (IS: NULLs alike) but its id, when it was stored and how
+ * The query for the earlier runs o that run n (?1) may repeat: every column
+ * of run the same (IS: NULLs alike) but its id, when it was stored and how
  * long it took, and the same rows in each table keyed by the run, both
  * ways.  The run rows are compared first, in a join: a scan of thousands
- * of runs then costs a few milliseconds.  The latest such run, the one a
- * report draws.
+ * of runs then costs a few milliseconds.  The latest first, the one a
+ * report draws.  The layouts, o's and n's, are compared by find_repeat:
+ * a name stored before replay stored canonical ones is another spelling.
  */
 static int prepare_repeat(struct swt_store *st, sqlite3_stmt **stmt, struct swt_err *err)
 {
-	static const char *const run_skip[] = { "id", "created", "replay_ns", "loop_ns", NULL };
+	static const char *const run_skip[] = { "id", "created", "replay_ns", "loop_ns", "layout",
+						NULL };
 	static const char *const child_skip[] = { "run_id", NULL };
 	static const char *const children[] = { "run_partition", "run_histogram", "run_series" };
 	sqlite3_str *sql = sqlite3_str_new(swt_store_db(st));
@@ -161,7 +165,7 @@ static int prepare_repeat(struct swt_store *st, sqlite3_stmt **stmt, struct swt_
 	int ret = columns_of(st, "run", run_skip, 1, &cols, err);
 
 	if (!ret)
-		sqlite3_str_appendf(sql, "SELECT o.id FROM run o, run n"
+		sqlite3_str_appendf(sql, "SELECT o.id, o.layout, n.layout FROM run o, run n"
 				    " WHERE n.id = ?1 AND o.id <> n.id%s", cols);
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(children) && !ret; i++) {
 		sqlite3_free(cols);
@@ -174,7 +178,7 @@ static int prepare_repeat(struct swt_store *st, sqlite3_stmt **stmt, struct swt_
 					    cols, children[i], cols, children[i],
 					    cols, children[i], cols, children[i]);
 	}
-	sqlite3_str_appendall(sql, " ORDER BY o.id DESC LIMIT 1");
+	sqlite3_str_appendall(sql, " ORDER BY o.id DESC");
 	text = sqlite3_str_finish(sql);
 	if (!ret && !text)
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
@@ -187,9 +191,11 @@ static int prepare_repeat(struct swt_store *st, sqlite3_stmt **stmt, struct swt_
 
 /*
  * Whether the run just stored as run_id repeats one stored before: its
- * id in *same, else 0.
+ * id in *same, else 0.  page_shift reads sizes in pages of the layouts'
+ * names.
  */
-static int find_repeat(struct swt_store *st, int64_t run_id, int64_t *same, struct swt_err *err)
+static int find_repeat(struct swt_store *st, uint32_t page_shift, int64_t run_id, int64_t *same,
+		       struct swt_err *err)
 {
 	sqlite3_stmt *s = NULL;
 	int ret = prepare_repeat(st, &s, err), rc;
@@ -198,10 +204,31 @@ static int find_repeat(struct swt_store *st, int64_t run_id, int64_t *same, stru
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(s, 1, run_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*same = sqlite3_column_int64(s, 0);
-	else if (rc != SQLITE_DONE)
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *was = (const char *)sqlite3_column_text(s, 1);
+		const char *now = (const char *)sqlite3_column_text(s, 2);
+		char *canon = NULL;
+		int alike = was && now && !strcmp(was, now), why = 0;
+
+		/*
+		 * n's name is canonical (replay stores no other); o's may be an
+		 * older replay's spelling of it ("04"), or one this swaptrace
+		 * does not read (a later one's), which is then only itself
+		 */
+		if (!alike && was && now)
+			why = swt_layout_canonical(was, page_shift, &canon, NULL);
+		alike |= canon && !strcmp(canon, now);
+		free(canon);
+		if (why == -SWT_ENOMEM) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			break;
+		}
+		if (alike) {
+			*same = sqlite3_column_int64(s, 0);
+			break;
+		}
+	}
+	if (!ret && rc != SQLITE_ROW && rc != SQLITE_DONE)
 		ret = swt_store_sql_error(st, err, "looking for an identical stored run");
 	sqlite3_finalize(s);
 	return ret;
@@ -367,7 +394,7 @@ int swt_replay_store(struct swt_store *st, const struct swt_replay_input *in,
 		return ret;
 	ret = put_run(st, in, cfg, r, run_id, err);
 	if (!ret)
-		ret = find_repeat(st, *run_id, &same, err);
+		ret = find_repeat(st, in->page_shift, *run_id, &same, err);
 	if (ret || same) {
 		sqlite3_exec(swt_store_db(st), "ROLLBACK TO swt_run", NULL, NULL, NULL);
 		if (!ret) {

@@ -86,7 +86,7 @@ const char *swt_swapsim_era_name(enum swt_swapsim_era era);	/* "3.16-4.10"... */
  * value: swt_placement_init() / swt_placement_release().
  */
 struct swt_placement {
-	char *spec;			/* as given (owned); the run's layout name */
+	char *spec;			/* canonical spelling (owned); the run's layout name */
 	int traced;			/* 1: the recorded placement, nothing re-placed */
 	struct swt_swapsim_device *devs;	/* owned; NULL when traced */
 	size_t ndevs;
@@ -102,13 +102,25 @@ int swt_placement_init(struct swt_placement *p, const char *spec,
 void swt_placement_release(struct swt_placement *p);
 
 /*
+ * The canonical spelling of a layout spec into *out (malloc'd): the one
+ * spelling replay stores as run.layout and prints, so that the same layout
+ * given in other spellings ("04", "4:prio=-2:ssd" for "4:ssd:prio=-2",
+ * "131072p" for "512M") is known as the same one (docs/layouts.md).  Only
+ * the capture's page size is needed (sizes in pages), so a stored name
+ * reads back without the capture; a spec with "spread" keeps it, last.
+ * -SWT_EUSAGE for a spec that does not parse (whatever the capture).
+ */
+int swt_layout_canonical(const char *spec, uint32_t page_shift, char **out, struct swt_err *err);
+
+/*
  * Readahead on several equal-priority devices depends on the devices'
  * relative slot offsets, which incidental events set (docs/layouts.md).  A
  * spec with the option "spread" ("4:spread", "2:ssd:spread") stands for
  * the same layout at every combination of 0 or 1 pages already used per
  * device: 2^N specs "BASE:used=b0,b1,...", in counting order (device 0's
- * bit lowest).  Any other spec expands to itself.  *specs (n entries) is
- * freed with swt_layout_specs_free().  -SWT_EUSAGE for spread with used=,
+ * bit lowest).  Any other spec expands to itself.  Each in its canonical
+ * spelling (swt_layout_canonical).  *specs (n entries) is freed with
+ * swt_layout_specs_free().  -SWT_EUSAGE for spread with used=,
  * on the traced layout, or on more than SWT_LAYOUT_SPREAD_MAX_DEVICES.
  */
 #define SWT_LAYOUT_SPREAD_MAX_DEVICES 6

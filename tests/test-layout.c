@@ -513,6 +513,110 @@ TEST(layout_specs)
 	}
 }
 
+/*
+ * One spelling per layout: the same layout given otherwise is stored and
+ * printed alike (docs/layouts.md), and a repeat is known as one; each
+ * was a layout of its own ("4" and "04" both stored).
+ */
+TEST(layout_canonical)
+{
+	static const char *const same[][2] = {
+		/* already canonical: as replay stored them before */
+		{ "traced", "traced" },
+		{ "4", "4" },
+		{ "4:spread", "4:spread" },
+		{ "4:ssd", "4:ssd" },
+		{ "2:hdd:era=4.11", "2:hdd:era=4.11" },
+		{ "devices=512M@5,512M@5", "devices=512M@5,512M@5" },
+		{ "devices=512M@10,512M@5", "devices=512M@10,512M@5" },
+		{ "4:used=1,0,0,0", "4:used=1,0,0,0" },
+		{ "1:size=4T:used=100", "1:size=4T:used=100" },
+		/* numbers without leading zeros */
+		{ "04", "4" },
+		{ "4:prio=-02", "4:prio=-2" },
+		{ "4:prio=-0", "4:prio=0" },
+		{ "2:cluster=0256", "2:cluster=256" },
+		{ "4:used=01,0,0,00", "4:used=1,0,0,0" },
+		/* options in one order: hdd/ssd, prio, size, era, cluster, used; spread last */
+		{ "4:prio=-2:ssd", "4:ssd:prio=-2" },
+		{ "2:used=0,1:cluster=256:era=4.11:size=1G:prio=3:hdd",
+		  "2:hdd:prio=3:size=1G:era=4.11:cluster=256:used=0,1" },
+		{ "4:spread:ssd", "4:ssd:spread" },
+		{ "devices=1G,1G@3:spread", "devices=1G,1G@3:spread" },
+		/* sizes in the largest unit that holds them whole (4 KiB pages) */
+		{ "devices=131072p@05,524288K@5", "devices=512M@5,512M@5" },
+		{ "2:size=1024M", "2:size=1G" },
+		{ "2:size=1536m", "2:size=1536M" },
+		{ "devices=3p/ssd,10K", "devices=12K/ssd,8K" },
+		/* an era by its allocator; era=traced and an era's own cluster size say nothing */
+		{ "2:era=5.10.0-23-amd64", "2:era=4.11" },
+		{ "2:era=6.18", "2:era=6.15" },
+		{ "2:era=3.16:cluster=256", "2:era=3.16" },
+		{ "2:era=4.11:cluster=512", "2:era=4.11" },
+		{ "2:era=4.11:cluster=256", "2:era=4.11:cluster=256" },
+		{ "2:era=traced", "2" },
+		/* one count per device, as spread names the offsets */
+		{ "4:used=1", "4:used=1,1,1,1" },
+		{ "4:used=0", "4:used=0,0,0,0" },
+		{ "devices=1G,2G:used=3", "devices=1G,2G:used=3,3" },
+	};
+	struct swt_replay_input in = traced_input(2);
+	struct swt_err err = { 0 };
+
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(same); i++) {
+		char *canon = NULL, *again = NULL;
+
+		CHECK_INT(swt_layout_canonical(same[i][0], 12, &canon, &err), 0);
+		if (!canon)
+			continue;
+		if (strcmp(canon, same[i][1]))
+			fprintf(stderr, "'%s' spelt '%s', not '%s'\n", same[i][0], canon, same[i][1]),
+				check_failures++;
+		/* the canonical spelling is its own */
+		CHECK_INT(swt_layout_canonical(canon, 12, &again, &err), 0);
+		if (again && strcmp(again, canon))
+			fprintf(stderr, "'%s' spelt '%s'\n", canon, again), check_failures++;
+		free(canon);
+		free(again);
+		if (!strstr(same[i][0], "spread")) {
+			struct swt_placement p;
+
+			/* the placement's name, which runs are stored and printed under */
+			CHECK_INT(swt_placement_init(&p, same[i][0], &in, &err), 0);
+			CHECK_STR(p.spec, same[i][1]);
+			swt_placement_release(&p);
+		}
+	}
+	swt_err_clear(&err);
+
+	/* sizes in pages by the capture's page size: 64 KiB pages */
+	{
+		char *canon = NULL;
+
+		CHECK_INT(swt_layout_canonical("devices=16384p,1G", 16, &canon, &err), 0);
+		CHECK_STR(canon, "devices=1G,1G");
+		free(canon);
+	}
+
+	/* what no capture takes is refused, named as given */
+	static const char *const bad[] = {
+		"", "0", "33", "04x", "4:hdd:ssd", "4:", "4:spread:used=1", "4:used=1,2", "4:bogus",
+		"devices=1G,1G:size=2G", "4:era=2.6",
+	};
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(bad); i++) {
+		char *canon = NULL, named[64];
+
+		swt_err_clear(&err);
+		snprintf(named, sizeof(named), "layout '%s'", bad[i]);
+		if (swt_layout_canonical(bad[i], 12, &canon, &err) != -SWT_EUSAGE)
+			fprintf(stderr, "spec '%s' spelt '%s'\n", bad[i], canon ? canon : "?"),
+				check_failures++;
+		else if (!strstr(err.msg, named) || canon)
+			fprintf(stderr, "spec '%s': message '%s'\n", bad[i], err.msg), check_failures++;
+		free(canon);
+	}
+}
+
 /* "spread": one layout at every combination of 0 or 1 pages used per device */
 TEST(layout_spread)
 {
@@ -540,8 +644,13 @@ TEST(layout_spread)
 	}
 	swt_layout_specs_free(specs, n);
 
-	/* the option may stand anywhere after the head; the others stay in order */
+	/* the option may stand anywhere after the head; the others in the canonical order */
 	CHECK_INT(swt_layout_expand("2:ssd:spread:era=4.11", &in, &specs, &n, &err), 0);
+	CHECK_INT(n, 4);
+	if (n == 4)
+		CHECK_STR(specs[2], "2:ssd:era=4.11:used=0,1");
+	swt_layout_specs_free(specs, n);
+	CHECK_INT(swt_layout_expand("02:era=4.11:spread:ssd", &in, &specs, &n, &err), 0);
 	CHECK_INT(n, 4);
 	if (n == 4)
 		CHECK_STR(specs[2], "2:ssd:era=4.11:used=0,1");
