@@ -249,7 +249,17 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, unsigned page_shift, i
 	if (!*recorded)
 		limit = request_limit_kib(SWT_DEFAULT_MAX_SECTORS_KB, SWT_DEFAULT_MAX_SEGMENTS,
 					  page_shift);
-	return limit;
+	/*
+	 * Requests are of whole pages, and a run stores the limit it split at
+	 * as its pages' KiB (127 KiB splits at 31 pages, stored as 124; 1280
+	 * KiB on 512 KiB pages at 2, stored as 1024): the limit as those, at
+	 * least a page, so that a run at the default is known as one
+	 */
+	if (page_shift > 10)
+		limit &= ~((INT64_C(1) << (page_shift - 10)) - 1);
+	if (limit < ((INT64_C(1) << page_shift) >> 10))
+		limit = (INT64_C(1) << page_shift) >> 10;
+	return limit < 1 ? 1 : limit;
 }
 
 /*

@@ -123,7 +123,8 @@ int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *w
  * The largest read request on the capture's swap devices, KiB: per device
  * the smaller of max_sectors_kb and max_segments pages, as its swap_device
  * fact records them (the SWT_DEFAULT_ values where it does not), the
- * smallest over the devices.  *recorded: how many devices recorded either.
+ * smallest over the devices, in whole pages (at least one) as a run stores
+ * it.  *recorded: how many devices recorded either.
  */
 int64_t swt_store_request_limit_kib(struct swt_store *st, unsigned page_shift, int *recorded);
 
