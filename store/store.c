@@ -193,7 +193,11 @@ int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def)
 	return v;
 }
 
-/* The value of word KEY=N in a fact line's value, or -1. */
+/*
+ * The value of word KEY=N in a fact line's value, or -1.  Words are parted
+ * by spaces or tabs, as ingest reads the line (meta.c), which is kept as
+ * written.
+ */
 static int64_t fact_word_int(const char *line, const char *key)
 {
 	size_t klen = strlen(key);
@@ -202,10 +206,10 @@ static int64_t fact_word_int(const char *line, const char *key)
 		char *end;
 		long long v;
 
-		if ((p != line && p[-1] != ' ') || p[klen] != '=')
+		if ((p != line && p[-1] != ' ' && p[-1] != '\t') || p[klen] != '=')
 			continue;
 		v = strtoll(p + klen + 1, &end, 10);
-		if (end != p + klen + 1 && (*end == ' ' || !*end) && v > 0)
+		if (end != p + klen + 1 && (*end == ' ' || *end == '\t' || !*end) && v > 0)
 			return v;
 	}
 	return -1;

@@ -543,4 +543,66 @@ TEST(version_5_read_through_this_versions_view)
 	teardown(&f);
 }
 
+/*
+ * The largest read request as the capture's swap_device facts give it
+ * (swt_store_request_limit_kib): per device the smaller of max_sectors_kb
+ * and max_segments pages, the smallest over the devices.
+ */
+static int64_t limit_of(const char *const *lines, size_t n, unsigned page_shift, int *recorded)
+{
+	struct swt_err err = { 0 };
+	struct swt_store *st = NULL;
+	char path[64];
+	int64_t kib = -1;
+
+	snprintf(path, sizeof(path), "/tmp/swt-test-limit-%d.db", (int)getpid());
+	CHECK_INT(swt_store_create(path, &st, &err), 0);
+	for (size_t i = 0; st && i < n; i++) {
+		sqlite3_stmt *s = NULL;
+
+		CHECK_INT(sqlite3_prepare_v2(swt_store_db(st), "INSERT INTO capture_fact (section, key,"
+					     " value) VALUES ('', 'swap_device', ?)", -1, &s, NULL),
+			  SQLITE_OK);
+		sqlite3_bind_text(s, 1, lines[i], -1, SQLITE_STATIC);
+		CHECK_INT(sqlite3_step(s), SQLITE_DONE);
+		sqlite3_finalize(s);
+	}
+	if (st)
+		kib = swt_store_request_limit_kib(st, page_shift, recorded);
+	swt_store_destroy(st);
+	unlink(path);
+	return kib;
+}
+
+TEST(request_limit_from_swap_device_facts)
+{
+	int recorded = -1;
+
+	/* what capture writes, spaces between the words */
+	{
+		static const char *const l[] = {
+			"path=/dev/loop0 dev=7:0 type=partition max_sectors_kb=1280 max_segments=33 start=0",
+		};
+
+		CHECK_INT(limit_of(l, 1, 12, &recorded), 132);
+		CHECK_INT(recorded, 1);
+	}
+	/*
+	 * a meta.txt may part them with tabs, as ingest reads them (and checks
+	 * the limits): the line is kept as written (they were not read, and
+	 * requests split at the default 512 KiB)
+	 */
+	{
+		static const char *const l[] = {
+			"path=/dev/loop0\tdev=7:0\ttype=partition\tmax_sectors_kb=64\tmax_segments=128\tstart=0",
+			"path=/dev/loop1 dev=7:1\tmax_segments=8",
+		};
+
+		CHECK_INT(limit_of(l, 1, 12, &recorded), 64);
+		CHECK_INT(recorded, 1);
+		CHECK_INT(limit_of(l + 1, 1, 12, &recorded), 32);
+		CHECK_INT(recorded, 1);
+	}
+}
+
 CHECK_MAIN
