@@ -241,10 +241,15 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, unsigned page_shift, i
 			if (sectors < 0 && segments < 0)
 				continue;
 			++*recorded;
-			kib = request_limit_kib(sectors > 0 && sectors <= 65536 ? sectors :
-						SWT_DEFAULT_MAX_SECTORS_KB,
-						segments > 0 && segments <= 65536 ? segments :
-						SWT_DEFAULT_MAX_SEGMENTS, page_shift);
+			/*
+			 * one not recorded is the default's; one past replay's
+			 * largest request (65536 KiB) binds there, as ingest
+			 * takes up to 2^31 - 1 (a stacked device's)
+			 */
+			kib = request_limit_kib(sectors < 0 ? SWT_DEFAULT_MAX_SECTORS_KB :
+						SWT_MIN(sectors, 65536),
+						segments < 0 ? SWT_DEFAULT_MAX_SEGMENTS :
+						SWT_MIN(segments, 65536), page_shift);
 			if (kib < limit)
 				limit = kib;
 		}

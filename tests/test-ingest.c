@@ -603,6 +603,25 @@ TEST(request_limit_from_swap_device_facts)
 		CHECK_INT(limit_of(l + 1, 1, 12, &recorded), 32);
 		CHECK_INT(recorded, 1);
 	}
+	/*
+	 * limits past replay's largest request (65536 KiB, --max-request-kib's
+	 * most), which ingest takes (whole numbers to 2^31 - 1), bind there:
+	 * they were taken as not recorded, the defaults' 1280 KiB or 128
+	 * segments, a smaller limit than the device's
+	 */
+	{
+		static const char *const l[] = {
+			"path=/dev/dm-0 dev=253:0 max_sectors_kb=131072 max_segments=128",
+			"path=/dev/dm-0 dev=253:0 max_sectors_kb=2147483647 max_segments=2147483647",
+			"path=/dev/dm-0 dev=253:0 max_sectors_kb=4096 max_segments=100000",
+		};
+
+		CHECK_INT(limit_of(l, 1, 16, &recorded), 8192);	/* 64 KiB pages: 128 segments */
+		CHECK_INT(limit_of(l + 1, 1, 12, &recorded), 65536);
+		CHECK_INT(limit_of(l + 2, 1, 12, &recorded), 4096);
+		CHECK_INT(limit_of(l, 3, 16, &recorded), 4096);
+		CHECK_INT(recorded, 3);
+	}
 }
 
 CHECK_MAIN
