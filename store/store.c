@@ -665,13 +665,21 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 	st = store_alloc(path);
 	if (!st)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
+	if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		ret = open_error(st, st->path, err, "open");
+		goto out_destroy;
+	}
 	/*
 	 * A reader leaves the directory as it found it: the -wal and -shm
 	 * files its connection makes, where there were none, go at destroy;
-	 * any it found are another connection's, or hold a writer's rows
+	 * any it found are another connection's, or hold a writer's rows.
+	 * Looked for before the first read (which makes them), beside the
+	 * file SQLite opened: a symbolic link's target's, not the link's.
 	 */
 	if (mode != SWT_STORE_WRITE) {
-		ret = wal_file_names(path, st->made_sides, err);
+		const char *file = sqlite3_db_filename(st->db, "main");
+
+		ret = wal_file_names(file && *file ? file : path, st->made_sides, err);
 		if (ret)
 			goto out_destroy;
 		if (wal_files_exist(st->made_sides)) {
@@ -679,10 +687,6 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 			free(st->made_sides[1]);
 			st->made_sides[0] = st->made_sides[1] = NULL;
 		}
-	}
-	if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		ret = open_error(st, st->path, err, "open");
-		goto out_destroy;
 	}
 	sqlite3_busy_timeout(st->db, 5000);
 	version = swt_store_query_int(st, "SELECT value FROM swt_meta WHERE key = 'schema_version'", -1);

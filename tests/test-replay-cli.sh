@@ -668,6 +668,17 @@ wal_cmd "report --no-replay" report --no-replay -f svg -o "$WORK/wal-report"
 wal_cmd "report --run" report --run "$(sqlite3 "$wal" 'SELECT max(id) FROM run')" -f svg \
 	-o "$WORK/wal-report"
 wal_cmd "report" report -f svg -o "$WORK/wal-report"
+# named by a symbolic link, the database's -wal and -shm are made beside
+# the file it points at, where SQLite looks for them (they stayed there)
+mkdir -p "$WORK/wal-link"
+ln -sf ../wal.db "$WORK/wal-link/wal.db"
+for args in "replay --no-store -p fixed -c 3" "info"; do
+	# shellcheck disable=SC2086
+	"$SWAPTRACE" $args "$WORK/wal-link/wal.db" > /dev/null 2> "$WORK/err.txt" ||
+		fail "$args of a database in WAL mode by a link: $(cat "$WORK/err.txt")"
+	check_eq "$(wal_files)" "" "$args of a database in WAL mode by a link: files left beside it"
+	rm -f "$wal-wal" "$wal-shm"
+done
 python3 - "$wal" <<'PY' || fail "a database in WAL mode: a writer gone without a checkpoint"
 import os, sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
