@@ -230,8 +230,9 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, unsigned page_shift, i
 	*recorded = 0;
 	if (page_shift < 9 || page_shift > 20)
 		page_shift = 12;	/* what replay takes: pages of 512 B to 1 MiB */
-	if (sqlite3_prepare_v2(st->db, "SELECT value FROM capture_fact WHERE section = ''"
-			       " AND key = 'swap_device'", -1, &s, NULL) == SQLITE_OK) {
+	/* in any section, as ingest reads swap_device lines (meta.c) */
+	if (sqlite3_prepare_v2(st->db, "SELECT value FROM capture_fact WHERE key = 'swap_device'",
+			       -1, &s, NULL) == SQLITE_OK) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			const char *line = (const char *)sqlite3_column_text(s, 0);
 			int64_t sectors = line ? fact_word_int(line, "max_sectors_kb") : -1;

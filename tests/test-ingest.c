@@ -548,7 +548,8 @@ TEST(version_5_read_through_this_versions_view)
  * (swt_store_request_limit_kib): per device the smaller of max_sectors_kb
  * and max_segments pages, the smallest over the devices.
  */
-static int64_t limit_of(const char *const *lines, size_t n, unsigned page_shift, int *recorded)
+static int64_t limit_of_in(const char *section, const char *const *lines, size_t n,
+			   unsigned page_shift, int *recorded)
 {
 	struct swt_err err = { 0 };
 	struct swt_store *st = NULL;
@@ -561,9 +562,10 @@ static int64_t limit_of(const char *const *lines, size_t n, unsigned page_shift,
 		sqlite3_stmt *s = NULL;
 
 		CHECK_INT(sqlite3_prepare_v2(swt_store_db(st), "INSERT INTO capture_fact (section, key,"
-					     " value) VALUES ('', 'swap_device', ?)", -1, &s, NULL),
+					     " value) VALUES (?, 'swap_device', ?)", -1, &s, NULL),
 			  SQLITE_OK);
-		sqlite3_bind_text(s, 1, lines[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 1, section, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 2, lines[i], -1, SQLITE_STATIC);
 		CHECK_INT(sqlite3_step(s), SQLITE_DONE);
 		sqlite3_finalize(s);
 	}
@@ -572,6 +574,11 @@ static int64_t limit_of(const char *const *lines, size_t n, unsigned page_shift,
 	swt_store_destroy(st);
 	unlink(path);
 	return kib;
+}
+
+static int64_t limit_of(const char *const *lines, size_t n, unsigned page_shift, int *recorded)
+{
+	return limit_of_in("", lines, n, page_shift, recorded);
 }
 
 TEST(request_limit_from_swap_device_facts)
@@ -621,6 +628,17 @@ TEST(request_limit_from_swap_device_facts)
 		CHECK_INT(limit_of(l + 2, 1, 12, &recorded), 4096);
 		CHECK_INT(limit_of(l, 3, 16, &recorded), 4096);
 		CHECK_INT(recorded, 3);
+	}
+	/*
+	 * a swap_device line under a section header is a swap area to ingest
+	 * as at the top (meta.c), its limits checked; the fact keeps the
+	 * section (its limits were not read: the default 512 KiB)
+	 */
+	{
+		static const char *const l[] = { "path=/dev/loop0 dev=7:0 max_sectors_kb=64" };
+
+		CHECK_INT(limit_of_in("/proc/swaps at end", l, 1, 12, &recorded), 64);
+		CHECK_INT(recorded, 1);
 	}
 }
 
