@@ -617,7 +617,9 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		" coalesce(replay_ns, -1), created,"
 		" (SELECT coalesce(sum(count), 0) FROM run_histogram h WHERE h.run_id = run.id"
 		"  AND h.partition = -1 AND h.kind = 'ra_window_vma'),"
-		" inactive_fraction, max_request_kib"
+		" inactive_fraction, max_request_kib,"
+		" (SELECT max(bucket) FROM run_histogram h WHERE h.run_id = run.id"
+		"  AND h.kind = 'request_pages' AND h.count > 0)"
 		" FROM run ORDER BY id", &s, err);
 	if (ret)
 		return ret;
@@ -691,6 +693,23 @@ static int load_runs(struct swt_report_ctx *rc, struct swt_err *err)
 		 */
 		r->max_request_kib = sqlite3_column_type(s, 23) == SQLITE_NULL ?
 					     rc->request_limit_kib : sqlite3_column_int64(s, 23);
+		if (r->max_request_kib != rc->request_limit_kib && page_shift >= 9 &&
+		    sqlite3_column_type(s, 24) == SQLITE_INTEGER && r->max_request_kib > 0 &&
+		    r->max_request_kib <= 65536) {
+			/*
+			 * A limit that split no request gives the numbers the
+			 * default would have: its largest request below its own
+			 * limit (the last bucket holds the requests it cut) and no
+			 * larger than the default's.  So runs an older replay
+			 * stored at its default of 1280 KiB stay default runs
+			 * below page-cluster 8.
+			 */
+			int64_t largest = sqlite3_column_int64(s, 24);
+
+			if (largest < (r->max_request_kib << 10) >> page_shift &&
+			    largest <= (rc->request_limit_kib << 10) >> page_shift)
+				r->max_request_kib = rc->request_limit_kib;
+		}
 		if (!oom && run_settings(rc, r))
 			oom = 1;
 		r->model_tuned = r->model_settings && r->model_settings[0];

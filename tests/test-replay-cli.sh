@@ -165,6 +165,19 @@ check_eq "$(python3 -c 'import json, sys
 print(sorted(e["name"] for e in json.load(open(sys.argv[1]))["legend"] if e["name"].startswith("fixed")))' \
 	"$WORK/limits/policy.json")" "['fixed', 'fixed (--max-request-kib 512)', 'fixed (--max-request-kib 64)']" \
 	"request limits: a report names the runs made with another limit than the capture's devices'"
+# a limit that split no request gives the default's numbers: a run an
+# older replay stored at its default (1280 KiB) is a default run where its
+# requests stayed below both limits (page-cluster 3), not where they reached one
+cp "$WORK/limits.db" "$WORK/older.db"
+sqlite3 "$WORK/older.db" "DELETE FROM capture_fact WHERE key = 'swap_device'"
+{ "$SWAPTRACE" replay -p fixed -c 3 --max-request-kib 1280 "$WORK/older.db" &&
+  "$SWAPTRACE" replay -p fixed -c 3 --max-request-kib 16 "$WORK/older.db"; } > /dev/null ||
+	fail "request limits: older runs"
+"$SWAPTRACE" report --no-replay -f svg -o "$WORK/older" "$WORK/older.db" > /dev/null || fail "request limits: older report"
+check_eq "$(python3 -c 'import json, sys
+print(sorted(e["name"] for e in json.load(open(sys.argv[1]))["legend"] if e["name"].startswith("fixed")))' \
+	"$WORK/older/policy.json")" "['fixed', 'fixed (--max-request-kib 16)']" \
+	"request limits: a run at another limit that split nothing is a default run"
 "$SWAPTRACE" info "$WORK/limits.db" | grep -qx "  Read requests split at 132 KiB: the swap devices' max_sectors_kb or" ||
 	fail "request limits: info does not give the limit: $("$SWAPTRACE" info "$WORK/limits.db" | sed -n '/^Replay/,$p')"
 # a limit of no whole number of pages (127 KiB; 1280 KiB on 512 KiB pages)
