@@ -289,17 +289,10 @@ static int load_capture(struct swt_report_ctx *rc, struct swt_err *err)
 	else
 		snprintf(rc->page_unit, sizeof(rc->page_unit), "%lld B", (long long)rc->page_size);
 	{
-		/* as replay takes it (swt_replay_input_load): a power of two, at least a page */
-		unsigned shift = 9;
 		int recorded;
 
-		while ((INT64_C(1) << shift) < rc->page_size)
-			shift++;
-		rc->request_limit_kib = swt_store_request_limit_kib(rc->st, shift, &recorded);
-		if (rc->request_limit_kib < (INT64_C(1) << shift) >> 10)
-			rc->request_limit_kib = (INT64_C(1) << shift) >> 10;
-		if (rc->request_limit_kib < 1)
-			rc->request_limit_kib = 1;
+		/* replay's default, as swt_replay_input_load takes it */
+		rc->request_limit_kib = swt_store_request_limit_kib(rc->st, &recorded);
 	}
 	rc->default_cache_pages = swt_store_query_int(rc->st,
 		"SELECT CASE WHEN mem_limit_bytes > 0 THEN mem_limit_bytes"

@@ -767,13 +767,9 @@ static void print_replay_hint(struct swt_store *st)
 		       "  two-list LRU, so its readahead accuracy and waste are less certain.\n", lru);
 	{
 		/* the limit a reader of request sizes needs, when the capture says it */
-		int64_t ps = swt_store_query_int(st, "SELECT page_size FROM capture", 4096), kib;
-		unsigned shift = 9;
 		int recorded;
+		int64_t kib = swt_store_request_limit_kib(st, &recorded);
 
-		while (shift < 20 && (INT64_C(1) << shift) < ps)
-			shift++;
-		kib = swt_store_request_limit_kib(st, shift, &recorded);
 		if (recorded)
 			printf("  Read requests split at %lld KiB: the swap devices' max_sectors_kb or\n"
 			       "  max_segments pages, whichever is smaller, as captured.\n", (long long)kib);

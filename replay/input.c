@@ -748,12 +748,9 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	ret = load_capture(st, in, err);
 	if (!ret) {
-		int64_t page_kib = ((int64_t)1 << in->page_shift) >> 10;
+		int recorded;
 
-		in->request_limit_kib = swt_store_request_limit_kib(st, in->page_shift,
-								    &in->request_limits_recorded);
-		if (in->request_limit_kib < page_kib)
-			in->request_limit_kib = page_kib ? page_kib : 1;
+		in->request_limit_kib = swt_store_request_limit_kib(st, &recorded);
 	}
 	if (!ret)
 		ret = check_times(st, err);

@@ -87,11 +87,9 @@ struct swt_replay_input {
 	/*
 	 * The largest read request, KiB: the capture's swap devices' queue
 	 * limits (swt_store_request_limit_kib), at least a page; replay's
-	 * --max-request-kib default.  request_limits_recorded: how many
-	 * devices the capture recorded them for.
+	 * --max-request-kib default.
 	 */
 	int64_t request_limit_kib;
-	int request_limits_recorded;
 	int64_t mem_limit_bytes;	/* -1 unknown */
 	int64_t working_set_bytes;	/* -1 unknown */
 	int approximate;	/* demand stream reconstructed from a readahead-mixed trace */

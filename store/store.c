@@ -222,14 +222,17 @@ static int64_t request_limit_kib(int64_t max_sectors_kb, int64_t max_segments, u
 	return max_sectors_kb < segments_kib ? max_sectors_kb : segments_kib;
 }
 
-int64_t swt_store_request_limit_kib(struct swt_store *st, unsigned page_shift, int *recorded)
+int64_t swt_store_request_limit_kib(struct swt_store *st, int *recorded)
 {
 	int64_t limit = INT64_MAX;
+	int64_t page_size = swt_store_query_int(st, "SELECT page_size FROM capture", 4096);
+	unsigned page_shift = 9;
 	sqlite3_stmt *s;
 
 	*recorded = 0;
-	if (page_shift < 9 || page_shift > 20)
-		page_shift = 12;	/* what replay takes: pages of 512 B to 1 MiB */
+	/* the page as replay takes it (its input's page_shift): 512 B to 1 MiB, rounded up */
+	while (page_shift < 20 && (INT64_C(1) << page_shift) < page_size)
+		page_shift++;
 	/* in any section, as ingest reads swap_device lines (meta.c) */
 	if (sqlite3_prepare_v2(st->db, "SELECT value FROM capture_fact WHERE key = 'swap_device'",
 			       -1, &s, NULL) == SQLITE_OK) {

@@ -123,10 +123,10 @@ int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *w
  * The largest read request on the capture's swap devices, KiB: per device
  * the smaller of max_sectors_kb and max_segments pages, as its swap_device
  * fact records them (the SWT_DEFAULT_ values where it does not), the
- * smallest over the devices, in whole pages (at least one) as a run stores
- * it.  *recorded: how many devices recorded either.
+ * smallest over the devices, in whole pages of the capture (at least one)
+ * as a run stores it.  *recorded: how many devices recorded either.
  */
-int64_t swt_store_request_limit_kib(struct swt_store *st, unsigned page_shift, int *recorded);
+int64_t swt_store_request_limit_kib(struct swt_store *st, int *recorded);
 
 /* Single integer result of a query (first column of first row); def if no row. */
 int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def);

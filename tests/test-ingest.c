@@ -558,6 +558,14 @@ static int64_t limit_of_in(const char *section, const char *const *lines, size_t
 
 	snprintf(path, sizeof(path), "/tmp/swt-test-limit-%d.db", (int)getpid());
 	CHECK_INT(swt_store_create(path, &st, &err), 0);
+	if (st) {
+		/* the page size it reads the limits in, as replay does: the capture's */
+		char sql[80];
+
+		snprintf(sql, sizeof(sql), "INSERT INTO capture (page_size) VALUES (%lld)",
+			 (long long)1 << page_shift);
+		CHECK_INT(sqlite3_exec(swt_store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
+	}
 	for (size_t i = 0; st && i < n; i++) {
 		sqlite3_stmt *s = NULL;
 
@@ -570,7 +578,7 @@ static int64_t limit_of_in(const char *section, const char *const *lines, size_t
 		sqlite3_finalize(s);
 	}
 	if (st)
-		kib = swt_store_request_limit_kib(st, page_shift, recorded);
+		kib = swt_store_request_limit_kib(st, recorded);
 	swt_store_destroy(st);
 	unlink(path);
 	return kib;
