@@ -650,14 +650,37 @@ static int upgrade_in_place(struct swt_store *st, struct swt_err *err)
 	return ret;
 }
 
+/*
+ * The schema_version of swt_meta (the result: -1 where there is none, or
+ * the read failed, sqlite3_errcode saying why) and PRAGMA user_version.
+ */
+static int64_t read_versions(struct swt_store *st, int64_t *user_version)
+{
+	sqlite3_stmt *s;
+	int64_t version = -1;
+
+	*user_version = -1;
+	if (sqlite3_prepare_v2(st->db, "SELECT (SELECT value FROM swt_meta WHERE key = "
+			       "'schema_version'), user_version FROM pragma_user_version", -1, &s,
+			       NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		if (sqlite3_column_type(s, 0) != SQLITE_NULL)
+			version = sqlite3_column_int64(s, 0);
+		*user_version = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	return version;
+}
+
 int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store **out,
 		   struct swt_err *err)
 {
 	struct swt_store *st;
 	int flags = mode == SWT_STORE_WRITE ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
-	int64_t version;
+	int64_t version, user_version = -1;
 	struct stat sb;
-	int ret;
+	int ret, upgraded = 0;
 
 	*out = NULL;
 	if (stat(path, &sb) < 0)
@@ -693,7 +716,12 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 		}
 	}
 	sqlite3_busy_timeout(st->db, 5000);
-	version = swt_store_query_int(st, "SELECT value FROM swt_meta WHERE key = 'schema_version'", -1);
+	/*
+	 * Both versions in one statement, so one read transaction: read apart,
+	 * a writer upgrading the file in between gave an old schema_version
+	 * and a new user_version, "ingest again" for a file that was fine.
+	 */
+	version = read_versions(st, &user_version);
 	/* a lock held past the timeout is not "not a swaptrace database" */
 	if (version < 0 && (sqlite3_errcode(st->db) & 0xff) == SQLITE_BUSY) {
 		ret = swt_error(err, SWT_EIO, "'%s': the database is locked: another process has "
@@ -710,8 +738,7 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 		ret = swt_error(err, SWT_EFORMAT, "'%s': not a swaptrace database", path);
 		goto out_destroy;
 	}
-	if (version >= OLDEST_UPGRADABLE && version < SWT_SCHEMA_VERSION &&
-	    swt_store_query_int(st, "PRAGMA user_version", -1) == version) {
+	if (version >= OLDEST_UPGRADABLE && version < SWT_SCHEMA_VERSION && user_version == version) {
 		/* what an older writer left: upgraded in place, its runs kept */
 		if (mode != SWT_STORE_WRITE && version >= OLDEST_VIEWS_ONLY) {
 			/* read as this version's: its views over the stored ones */
@@ -744,6 +771,7 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 		if (ret)
 			goto out_destroy;
 		version = SWT_SCHEMA_VERSION;
+		upgraded = 1;
 	}
 	if (version != SWT_SCHEMA_VERSION) {
 		ret = swt_error(err, SWT_EVERSION,
@@ -751,13 +779,15 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 				path, (long long)version, SWT_SCHEMA_VERSION);
 		goto out_destroy;
 	}
-	/* ingest writes both; docs/schema.md promises that either is checked */
-	version = swt_store_query_int(st, "PRAGMA user_version", -1);
-	if (version != SWT_SCHEMA_VERSION) {
+	/*
+	 * ingest writes both; docs/schema.md promises that either is checked
+	 * (after an upgrade in place, which set both, it is this version)
+	 */
+	if (user_version != SWT_SCHEMA_VERSION && !upgraded) {
 		ret = swt_error(err, SWT_EVERSION,
 				"'%s': database schema version %lld (PRAGMA user_version), this "
 				"swaptrace reads %d; ingest again",
-				path, (long long)version, SWT_SCHEMA_VERSION);
+				path, (long long)user_version, SWT_SCHEMA_VERSION);
 		goto out_destroy;
 	}
 	st->version = SWT_SCHEMA_VERSION;
