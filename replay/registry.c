@@ -435,6 +435,41 @@ static int canonical_numbers(struct swt_policy_choice *c, struct swt_err *err)
 	return 0;
 }
 
+/*
+ * The spec in one spelling, as replay prints it: the name or plugin path
+ * as given, then the parameters that are not their defaults, in the
+ * policy's order (its values already in canonical_numbers' spelling):
+ * "leap:min_window=auto,history=032" is "leap:history=32" (min_window's
+ * default is auto), and "leap:history=32" is "leap".  Two specs of one
+ * setting print alike, as they are stored (run.params) and run once.
+ */
+static int canonical_spec(struct swt_policy_choice *c, struct swt_err *err)
+{
+	size_t name_len = swt_policy_spec_name_len(c->spec), len = name_len + 1;
+	char *text, *at;
+
+	for (unsigned i = 0; i < c->nparams; i++)
+		len += strlen(c->keys[i]) + strlen(c->values[i]) + 2;
+	text = malloc(len);
+	if (!text)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	memcpy(text, c->spec, name_len);
+	at = text + name_len;
+	for (unsigned i = 0; i < c->nparams; i++) {
+		const struct swt_policy_param *q = find_param(c->policy, c->keys[i],
+							      strlen(c->keys[i]));
+
+		if (q && !strcmp(c->values[i], q->default_value ? q->default_value : ""))
+			continue;
+		at += sprintf(at, "%c%s=%s", at == text + name_len ? ':' : ',', c->keys[i],
+			      c->values[i]);
+	}
+	*at = '\0';
+	free(c->spec);
+	c->spec = text;
+	return 0;
+}
+
 int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_err *err)
 {
 	char *copy, *colon, *params = NULL;
@@ -565,6 +600,8 @@ int swt_policy_choose(const char *spec, struct swt_policy_choice *c, struct swt_
 	}
 	if (!ret && !c->dl_handle)
 		ret = canonical_numbers(c, err);
+	if (!ret)
+		ret = canonical_spec(c, err);
 	free(copy);
 	if (ret)
 		swt_policy_choice_release(c);

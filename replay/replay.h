@@ -267,7 +267,7 @@ struct swt_replay_observer {
 
 struct swt_replay_config {
 	const struct swt_policy *policy;
-	const char *policy_spec;	/* as the user wrote it, for the run row */
+	const char *policy_spec;	/* canonical (swt_policy_choose): printed; its name, the run row's */
 	const char *const *keys;	/* parameters, defaults filled in */
 	const char *const *values;
 	unsigned nparams;
@@ -415,7 +415,7 @@ const struct swt_policy *swt_policy_find(const char *name);
  * are checked against the policy's list and defaults filled in.
  */
 struct swt_policy_choice {
-	char *spec;
+	char *spec;		/* in one spelling: name, then the parameters not at their defaults */
 	const struct swt_policy *policy;
 	void *dl_handle;	/* plugin */
 	char **keys, **values;

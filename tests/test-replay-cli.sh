@@ -307,6 +307,19 @@ check_eq "$("$SWAPTRACE" report --no-replay -o "$WORK/v3-report" "$WORK/v3.db" 2
 	> "$WORK/twice.csv" || fail "settings given twice"
 check_eq "$(sed 1d "$WORK/twice.csv" | grep ',all,' | cut -d, -f1-3 | tr '\n' ' ')" \
 	"leap,3,52480 leap,1,52480 " "settings given twice are replayed once"
+# a policy prints in one spelling, whichever came first: its parameters not
+# at their defaults, in the policy's order (it printed as given)
+"$SWAPTRACE" replay --no-store --csv -p leap:min_window=auto,history=032 \
+	-p leap:min_window=02,history=16 -p oracle:at=faults -p oracle:at=misses -c 3 "$db" \
+	> "$WORK/spelt.csv" || fail "policies in other spellings"
+check_eq "$(sed -n 's/,3,52480,traced,all,.*//p' "$WORK/spelt.csv" | tr '\n' ' ')" \
+	'leap "leap:history=16,min_window=2" oracle oracle:at=misses ' \
+	"policies print in one spelling (--csv)"
+check_eq "$("$SWAPTRACE" replay --no-store --json -p leap:history=032 -p fixed: -c 3 "$db" 2>&1)" \
+	"swaptrace: replay: policy 'fixed:': an empty item in the parameter list" \
+	"a spec refused is named as given"
+check_eq "$("$SWAPTRACE" replay --no-store --json -p leap:history=032,min_window=4 -c 3 "$db" |
+	grep -o '"policy":"[^"]*"')" '"policy":"leap:min_window=4"' "policies print in one spelling (--json)"
 # ... within one list too: 65 settings that are one are not past the 64
 # a sweep takes (they were, as they are not given in 65 options)
 "$SWAPTRACE" replay --no-store --csv -p none -c "$(printf '3,%.0s' $(seq 64))3" \
