@@ -275,24 +275,28 @@ static const char *word_value(const char *line, const char *key, char *buf, size
 /*
  * The fields a swap_device/--swap word sets, aliases counted once: a
  * statement that gives one twice is refused, not read as its last value.
+ * The request limits are the disk's, which only a capture records:
+ * --swap refuses them.
  */
 enum area_field {
 	AF_PATH, AF_TYPE, AF_DEV, AF_START, AF_ROTATIONAL, AF_SYNC, AF_PRIO, AF_SLOTS,
-	AF_SIZE, AF_USED,
+	AF_SIZE, AF_USED, AF_MAX_SECTORS_KB, AF_MAX_SEGMENTS,
 };
 
 static const char *const area_field_names[] = {
 	[AF_PATH] = "path", [AF_TYPE] = "type", [AF_DEV] = "dev", [AF_START] = "start",
 	[AF_ROTATIONAL] = "rotational", [AF_SYNC] = "sync", [AF_PRIO] = "prio",
 	[AF_SLOTS] = "slots", [AF_SIZE] = "size", [AF_USED] = "used",
+	[AF_MAX_SECTORS_KB] = "max_sectors_kb", [AF_MAX_SEGMENTS] = "max_segments",
 };
 
 /*
  * key=value word of a swap_device/--swap statement into an area.
  * Returns the field set (enum area_field), -SWT_EUSAGE for a bad word or
- * -SWT_ENOMEM.
+ * -SWT_ENOMEM.  *need: what the field's value must be, for the caller's
+ * message on a bad one; NULL where the word itself says enough.
  */
-static int area_set_word(struct swt_meta_area *a, const char *word)
+static int area_set_word(struct swt_meta_area *a, const char *word, const char **need)
 {
 	const char *eq = strchr(word, '=');
 	char key[32];
@@ -302,6 +306,7 @@ static int area_set_word(struct swt_meta_area *a, const char *word)
 	uint64_t uv;
 	int ret;
 
+	*need = NULL;
 	if (!eq)
 		return -SWT_EUSAGE;
 	klen = (size_t)(eq - word);
@@ -340,6 +345,17 @@ static int area_set_word(struct swt_meta_area *a, const char *word)
 		}
 		a->synchronous = iv;
 		return AF_SYNC;
+	}
+	if (!strcmp(key, "max_sectors_kb") || !strcmp(key, "max_segments")) {
+		/*
+		 * The disk's queue limits, which split read requests: replay
+		 * reads them from capture_fact (the line kept verbatim) and
+		 * caps them at its largest request; here only checked.
+		 */
+		*need = "a whole number from 1";
+		if (parse_i64_digits(val, &iv) || iv < 1 || iv > INT32_MAX)
+			return -SWT_EUSAGE;
+		return !strcmp(key, "max_segments") ? AF_MAX_SEGMENTS : AF_MAX_SECTORS_KB;
 	}
 	if (parse_i64_digits(val, &iv))
 		return -SWT_EUSAGE;
@@ -422,39 +438,16 @@ static int parse_swap_device(struct swt_meta *m, char *rest, const char *name,
 	tmp.swap_type = m->swap_lines++;
 	tmp.line = lineno;
 	for (w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		int limit = !strncmp(w, "max_sectors_kb=", 15) ? 15 :
-			    !strncmp(w, "max_segments=", 13) ? 13 : 0;
+		const char *need;
 
-		if (limit) {
-			/*
-			 * The disk's queue limits, which split read requests:
-			 * replay reads them from capture_fact (the line kept
-			 * verbatim); here only checked.
-			 */
-			int64_t v;
-			unsigned bit = limit == 15 ? 30 : 31;
-
-			if (parse_i64_digits(w + limit, &v) || v < 1 || v > INT32_MAX) {
-				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device "
-						"field '%s': a whole number from 1", name, lineno, w);
-				goto out;
-			}
-			if (seen & (1u << bit)) {
-				ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device field "
-						"'%s': %.*s given twice", name, lineno, w, limit, w);
-				goto out;
-			}
-			seen |= 1u << bit;
-			continue;
-		}
-		field = area_set_word(&tmp, w);
+		field = area_set_word(&tmp, w, &need);
 		if (field == -SWT_ENOMEM) {
 			ret = field;
 			goto out;
 		}
 		if (field < 0) {
-			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device field '%s'",
-					name, lineno, w);
+			ret = swt_error(err, SWT_EFORMAT, "'%s': line %u: bad swap_device field "
+					"'%s'%s%s", name, lineno, w, need ? ": " : "", need ? need : "");
 			goto out;
 		}
 		/* as --swap refuses it: which of the two values was meant is not ours to guess */
@@ -945,6 +938,7 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 {
 	struct swt_meta_area tmp, *a;
 	char *copy = swt_strdup(spec), *save = NULL, *w;
+	const char *need;		/* unread: --swap's message is its usage */
 	unsigned seen = 1u << AF_DEV;	/* MAJ:MIN, the first word */
 	int ret = 0, first = 1, field;
 
@@ -960,12 +954,16 @@ int swt_meta_add_swap_spec(struct swt_meta *m, const char *spec, struct swt_err 
 				goto bad;
 			continue;
 		}
-		field = area_set_word(&tmp, w);
+		field = area_set_word(&tmp, w, &need);
 		if (field == -SWT_ENOMEM) {
 			ret = swt_error(err, SWT_ENOMEM, "out of memory");
 			goto out;
 		}
-		if (field < 0)
+		/*
+		 * A disk's request limits are read from the capture's line,
+		 * the device's own: a --swap area, a layout, has none to state
+		 */
+		if (field < 0 || field == AF_MAX_SECTORS_KB || field == AF_MAX_SEGMENTS)
 			goto bad;
 		if (seen & (1u << field)) {
 			if (field == AF_DEV)

@@ -383,10 +383,11 @@ TEST(bad_lines)
 	/*
 	 * a key given twice on a swap_device line (or under its alias) is
 	 * refused, as --swap refuses it: the last value was kept, silently.
-	 * The disk's request limits, too, and they are whole numbers from 1
-	 * (replay reads them from capture_fact, so a bad one is refused here).
+	 * The disk's request limits, too, and they are whole numbers from 1 up
+	 * to 2^31 - 1 (replay reads them from capture_fact, so a bad one is
+	 * refused here): words parted by tabs too, in any section.
 	 */
-	for (size_t i = 0; i < 8; i++) {
+	for (size_t i = 0; i < 13; i++) {
 		static const char *const line[] = {
 			"swap_device path=/dev/sda2 dev=8:0 start=8 slots=100 start=16\n",
 			"swap_device path=/dev/sda2 dev=8:0 size=400 size_kib=800\n",
@@ -396,6 +397,11 @@ TEST(bad_lines)
 			"swap_device path=/dev/sda2 dev=8:0 max_sectors_kb=128 max_sectors_kb=128\n",
 			"swap_device path=/dev/sda2 dev=8:0 max_sectors_kb=0\n",
 			"swap_device path=/dev/sda2 dev=8:0 max_segments=12x\n",
+			"swap_device\tpath=/dev/sda2\tdev=8:0\tmax_segments=8\tmax_segments=8\n",
+			"# swap\nswap_device path=/dev/sda2 dev=8:0 max_sectors_kb=1 max_sectors_kb=1\n",
+			"swap_device path=/dev/sda2 dev=8:0 max_sectors_kb=2147483648\n",
+			"swap_device path=/dev/sda2 dev=8:0 max_segments=\n",
+			"swap_device path=/dev/sda2 dev=8:0 max_sectors_kb\n",
 		};
 		static const char *const msg[] = {
 			"'meta.txt': line 2: bad swap_device field 'start=16': start= given twice",
@@ -406,6 +412,12 @@ TEST(bad_lines)
 			"'meta.txt': line 2: bad swap_device field 'max_sectors_kb=128': max_sectors_kb= given twice",
 			"'meta.txt': line 2: bad swap_device field 'max_sectors_kb=0': a whole number from 1",
 			"'meta.txt': line 2: bad swap_device field 'max_segments=12x': a whole number from 1",
+			"'meta.txt': line 2: bad swap_device field 'max_segments=8': max_segments= given twice",
+			"'meta.txt': line 3: bad swap_device field 'max_sectors_kb=1': max_sectors_kb= given twice",
+			"'meta.txt': line 2: bad swap_device field 'max_sectors_kb=2147483648': a whole number "
+			"from 1",
+			"'meta.txt': line 2: bad swap_device field 'max_segments=': a whole number from 1",
+			"'meta.txt': line 2: bad swap_device field 'max_sectors_kb'",
 		};
 
 		check_refused_line(line[i], msg[i], 0);
@@ -417,6 +429,12 @@ TEST(bad_lines)
 		CHECK_INT((long)m->nr_areas, 1);
 		CHECK_INT((long)m->areas[0].start_sector, 2048);
 		CHECK_INT((long)m->areas[0].slots, 100);
+		swt_meta_free(m);
+		/* up to 2^31 - 1 (a stacked device's), which replay caps at its largest request */
+		m = parse("# devices\nswap_device\tpath=/dev/dm-0\tdev=253:0\tmax_sectors_kb=2147483647"
+			  "\tmax_segments=2147483647\n", &ret, &err);
+		CHECK_INT(ret, 0);
+		CHECK_INT((long)m->nr_areas, 1);
 		swt_meta_free(m);
 	}
 	/*
@@ -717,6 +735,23 @@ TEST(swap_spec)
 	swt_err_clear(&err);
 	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,dev=8:16", &err), -SWT_EUSAGE);
 	CHECK_STR(err.msg, "bad --swap '8:0,dev=8:16': the device given twice (MAJ:MIN and dev=)");
+	/*
+	 * the disk's request limits are the capture's swap_device line's:
+	 * --swap states none, sound or not, once or twice
+	 */
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const spec[] = {
+			"8:0,start=8,max_sectors_kb=64", "8:0,max_segments=128,slots=10",
+			"8:0,max_sectors_kb=0", "8:0,max_segments=8,max_segments=8",
+		};
+		char msg[256];
+
+		swt_err_clear(&err);
+		CHECK_INT(swt_meta_add_swap_spec(m, spec[i], &err), -SWT_EUSAGE);
+		snprintf(msg, sizeof(msg), "bad --swap '%s': expected MAJ:MIN[,start=SECTOR][,slots=N]"
+			 "[,size=KIB][,prio=N][,rotational=0|1][,sync=0|1][,path=P]", spec[i]);
+		CHECK_STR(err.msg, msg);
+	}
 	/* slots= and size= that disagree are refused: slots= won, silently */
 	swt_err_clear(&err);
 	CHECK_INT(swt_meta_add_swap_spec(m, "8:0,start=4096,slots=10,size=4000", &err), -SWT_EUSAGE);
