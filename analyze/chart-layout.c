@@ -151,7 +151,7 @@ static double col_total(const struct layout_col *col, int m)
 
 /*
  * A layout spec for the axis: a zero-width space after each ',' and ':'
- * lets a narrow column wrap "devices=512M@5,512M@5" between its devices
+ * lets a narrow column wrap "devices=512M@10,512M@5" between its devices
  * rather than inside "512M".
  */
 static void breakable_spec(const char *spec, char *out, size_t size)

@@ -456,6 +456,70 @@ static unsigned era_cluster(enum swt_swapsim_era era)
 }
 
 /*
+ * A devices= spec with what it gives every device said once, for its
+ * canonical spelling: placement_parse gives a device its own priority, else
+ * prio=, else the capture's, and its own kind, else hdd/ssd, else the
+ * capture's.  So where the spec decides one for every device (each gives
+ * its own, or the option is given), the devices' values are the layout and
+ * how they were written is not: the option when they are all equal
+ * (devices=1G@5,1G@5 is devices=1G,1G:prio=5), each device's own when they
+ * differ (devices=1G@10,1G:prio=5 is devices=1G@10,1G@5).  Where a device
+ * is left to the capture (devices=1G@5,1G: the second gets the traced
+ * priority, or -3 after a negative one), the spec is kept as written.  Then
+ * devices of one size and nothing of their own are N equal devices of that
+ * size (devices=1G,1G:prio=5 is 2:prio=5:size=1G).
+ */
+static void spell_devices(struct layout_spec *ls)
+{
+	size_t i, own_prio = 0, own_kind = 0;
+	int same_prio = 1, same_kind = 1, equal = 1;
+
+	if (!ls->listed)
+		return;
+	for (i = 0; i < ls->n; i++) {
+		own_prio += ls->devs[i].has_prio;
+		own_kind += ls->devs[i].kind >= 0;
+	}
+	if (own_prio == ls->n || (ls->seen & (1u << OPT_PRIO))) {
+		for (i = 0; i < ls->n; i++) {
+			struct dev_spec *d = &ls->devs[i];
+
+			if (!d->has_prio)
+				d->prio = ls->prio;
+			same_prio &= d->prio == ls->devs[0].prio;
+		}
+		for (i = 0; i < ls->n; i++)
+			ls->devs[i].has_prio = !same_prio;
+		ls->prio = ls->devs[0].prio;
+		ls->seen = same_prio ? ls->seen | (1u << OPT_PRIO) : ls->seen & ~(1u << OPT_PRIO);
+	}
+	if (own_kind == ls->n || (ls->seen & (1u << OPT_KIND))) {
+		for (i = 0; i < ls->n; i++) {
+			struct dev_spec *d = &ls->devs[i];
+
+			if (d->kind < 0)
+				d->kind = ls->kind;
+			same_kind &= d->kind == ls->devs[0].kind;
+		}
+		ls->kind = ls->devs[0].kind;
+		for (i = 0; i < ls->n && same_kind; i++)
+			ls->devs[i].kind = -1;
+		ls->seen = same_kind ? ls->seen | (1u << OPT_KIND) : ls->seen & ~(1u << OPT_KIND);
+	}
+	for (i = 0; i < ls->n; i++)
+		equal &= !ls->devs[i].has_prio && ls->devs[i].kind < 0 &&
+			 ls->devs[i].pages == ls->devs[0].pages;
+	if (equal) {
+		/* no size= to clash with: beside devices that all give theirs, it was refused */
+		ls->listed = 0;
+		ls->size = ls->devs[0].pages;
+		ls->seen |= 1u << OPT_SIZE;
+		for (i = 0; i < ls->n; i++)
+			ls->devs[i].pages = 0;
+	}
+}
+
+/*
  * The canonical spelling of a parsed spec (docs/layouts.md), with suffix
  * appended, into *out (malloc'd): one spelling per layout, so that a
  * layout given twice, or replayed again in another spelling, is known as
@@ -466,14 +530,19 @@ static unsigned era_cluster(enum swt_swapsim_era era)
  * the capture (hdd/ssd, prio=, size=, an era given) are written when given
  * and left out when not: whether "4:ssd" is "4" depends on the capture.
  * used= is written with one count per device, as spread names its offsets.
+ * A priority or kind every device of devices= has is written once, and
+ * such devices of one size as N of them (spell_devices).
  */
-static int format_spec(const struct layout_spec *ls, uint32_t page_shift, const char *suffix,
+static int format_spec(const struct layout_spec *given, uint32_t page_shift, const char *suffix,
 		       char **out, struct swt_err *err)
 {
 	/* 32 devices of 20-digit sizes and priorities, 32 20-digit counts: under 3 KiB */
 	char buf[4096], size[32];
 	size_t cap = sizeof(buf), len = 0;
+	struct layout_spec spelt = *given;	/* the placement reads the spec as given */
+	const struct layout_spec *ls = &spelt;
 
+	spell_devices(&spelt);
 	if (ls->listed) {
 		len += (size_t)snprintf(buf + len, cap - len, "devices=");
 		for (size_t i = 0; i < ls->n && len < cap; i++) {

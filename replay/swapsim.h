@@ -105,9 +105,10 @@ void swt_placement_release(struct swt_placement *p);
  * The canonical spelling of a layout spec into *out (malloc'd): the one
  * spelling replay stores as run.layout and prints, so that the same layout
  * given in other spellings ("04", "4:prio=-2:ssd" for "4:ssd:prio=-2",
- * "131072p" for "512M") is known as the same one (docs/layouts.md).  Only
- * the capture's page size is needed (sizes in pages), so a stored name
- * reads back without the capture; a spec with "spread" keeps it, last.
+ * "131072p" for "512M", "devices=1G,1G" for "2:size=1G") is known as the
+ * same one (docs/layouts.md).  Only the capture's page size is needed
+ * (sizes in pages), so a stored name reads back without the capture; a
+ * spec with "spread" keeps it, last.
  * -SWT_EUSAGE for a spec that does not parse (whatever the capture).
  */
 int swt_layout_canonical(const char *spec, uint32_t page_shift, char **out, struct swt_err *err);

@@ -514,6 +514,51 @@ TEST(layout_specs)
 }
 
 /*
+ * The captures a layout's defaults come from, differing in each: 0 two
+ * rotational areas of 256 MiB at priority 5 (traced_input), 1 at -2 and -3
+ * (swapped on without one), 2 SSDs, 3 one area.
+ */
+enum { NR_CAPTURES = 4 };
+
+static struct swt_replay_input capture_variant(int v)
+{
+	struct swt_replay_input in = traced_input(v == 3 ? 1 : 2);
+
+	if (v == 1) {
+		traced_areas[0].priority = -2;
+		traced_areas[1].priority = -3;
+	}
+	if (v == 2)
+		traced_areas[0].rotational = traced_areas[1].rotational = 0;
+	return in;
+}
+
+/* Whether two specs are one layout on the capture: the same devices, allocator and offsets. */
+static int same_placement(const char *a, const char *b, const struct swt_replay_input *in)
+{
+	struct swt_placement pa, pb;
+	struct swt_err err = { 0 };
+	int same;
+
+	if (swt_placement_init(&pa, a, in, &err))
+		return 0;
+	if (swt_placement_init(&pb, b, in, &err)) {
+		swt_placement_release(&pa);
+		return 0;
+	}
+	same = pa.ndevs == pb.ndevs && pa.era == pb.era && pa.cluster_slots == pb.cluster_slots &&
+	       pa.ncpus == pb.ncpus && !strcmp(pa.description, pb.description);
+	for (size_t i = 0; same && i < pa.ndevs; i++)
+		same = pa.devs[i].slots == pb.devs[i].slots &&
+		       pa.devs[i].priority == pb.devs[i].priority &&
+		       pa.devs[i].rotational == pb.devs[i].rotational &&
+		       pa.devs[i].used_at_start == pb.devs[i].used_at_start;
+	swt_placement_release(&pa);
+	swt_placement_release(&pb);
+	return same;
+}
+
+/*
  * One spelling per layout: the same layout given otherwise is stored and
  * printed alike (docs/layouts.md), and a repeat is known as one; each
  * was a layout of its own ("4" and "04" both stored).
@@ -527,7 +572,6 @@ TEST(layout_canonical)
 		{ "4:spread", "4:spread" },
 		{ "4:ssd", "4:ssd" },
 		{ "2:hdd:era=4.11", "2:hdd:era=4.11" },
-		{ "devices=512M@5,512M@5", "devices=512M@5,512M@5" },
 		{ "devices=512M@10,512M@5", "devices=512M@10,512M@5" },
 		{ "4:used=1,0,0,0", "4:used=1,0,0,0" },
 		{ "1:size=4T:used=100", "1:size=4T:used=100" },
@@ -544,7 +588,7 @@ TEST(layout_canonical)
 		{ "4:spread:ssd", "4:ssd:spread" },
 		{ "devices=1G,1G@3:spread", "devices=1G,1G@3:spread" },
 		/* sizes in the largest unit that holds them whole (4 KiB pages) */
-		{ "devices=131072p@05,524288K@5", "devices=512M@5,512M@5" },
+		{ "devices=131072p@05,524288K@10", "devices=512M@5,512M@10" },
 		{ "2:size=1024M", "2:size=1G" },
 		{ "2:size=1536m", "2:size=1536M" },
 		{ "devices=3p/ssd,10K", "devices=12K/ssd,8K" },
@@ -559,6 +603,43 @@ TEST(layout_canonical)
 		{ "4:used=1", "4:used=1,1,1,1" },
 		{ "4:used=0", "4:used=0,0,0,0" },
 		{ "devices=1G,2G:used=3", "devices=1G,2G:used=3,3" },
+		/*
+		 * what devices= gives every device, once: a priority or kind the
+		 * spec sets for every device is the option when all are equal,
+		 * each device's own when not; devices of one size and nothing of
+		 * their own are N of that size (each stored apart before)
+		 */
+		{ "devices=512M,512M", "2:size=512M" },
+		{ "devices=131072p,524288K,512M:ssd:used=1", "3:ssd:size=512M:used=1,1,1" },
+		{ "devices=1G", "1:size=1G" },
+		{ "devices=512M@5,512M@5", "2:prio=5:size=512M" },
+		{ "devices=131072p@05,524288K@5", "2:prio=5:size=512M" },
+		{ "devices=512M@-2,512M:prio=-2", "2:prio=-2:size=512M" },
+		{ "devices=512M/ssd,512M/ssd", "2:ssd:size=512M" },
+		{ "devices=512M@5/hdd,512M/hdd:prio=5:era=3.16", "2:hdd:prio=5:size=512M:era=3.16" },
+		{ "devices=512M@5,1G@5", "devices=512M,1G:prio=5" },
+		{ "devices=512M,1G@5:prio=5", "devices=512M,1G:prio=5" },
+		{ "devices=512M/ssd,1G:ssd", "devices=512M,1G:ssd" },
+		{ "devices=512M@10,512M:prio=5", "devices=512M@10,512M@5" },
+		{ "devices=1G,1G@-7:prio=-2", "devices=1G@-2,1G@-7" },
+		{ "devices=512M/hdd,512M:ssd", "devices=512M/hdd,512M/ssd" },
+		{ "devices=512M@5/ssd,512M@5", "devices=512M/ssd,512M:prio=5" },
+		{ "devices=512M@5,512M@5:spread", "2:prio=5:size=512M:spread" },
+		/* a device left to the capture: kept as given (apart[] below) */
+		{ "devices=512M@5,512M", "devices=512M@5,512M" },
+		{ "devices=512M/ssd,512M", "devices=512M/ssd,512M" },
+	};
+	/*
+	 * Spellings of one layout on some captures only, as a device left to
+	 * the capture takes its priority (-2, -3, ... after negative traced
+	 * ones) or kind, or N devices its size: not one spelling
+	 */
+	static const char *const apart[][2] = {
+		{ "devices=512M,512M", "devices=512M@5,512M@5" },
+		{ "devices=512M@5,512M", "devices=512M@5,512M@5" },
+		{ "2:size=512M", "2:prio=5:size=512M" },
+		{ "devices=512M,512M", "devices=512M/hdd,512M/hdd" },
+		{ "devices=256M,256M", "2" },
 	};
 	struct swt_replay_input in = traced_input(2);
 	struct swt_err err = { 0 };
@@ -585,7 +666,38 @@ TEST(layout_canonical)
 			CHECK_INT(swt_placement_init(&p, same[i][0], &in, &err), 0);
 			CHECK_STR(p.spec, same[i][1]);
 			swt_placement_release(&p);
+			/* and the layout it names, whatever the capture */
+			for (int v = 0; v < NR_CAPTURES; v++) {
+				struct swt_replay_input other = capture_variant(v);
+
+				if (!same_placement(same[i][0], same[i][1], &other))
+					fprintf(stderr, "'%s' and '%s' differ on capture %d\n", same[i][0],
+						same[i][1], v), check_failures++;
+			}
 		}
+	}
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(apart); i++) {
+		char *a = NULL, *b = NULL;
+		int differ = 0;
+
+		CHECK_INT(swt_layout_canonical(apart[i][0], 12, &a, &err), 0);
+		CHECK_INT(swt_layout_canonical(apart[i][1], 12, &b, &err), 0);
+		if (a && b && !strcmp(a, b))
+			fprintf(stderr, "'%s' and '%s' both spelt '%s'\n", apart[i][0], apart[i][1], a),
+				check_failures++;
+		free(a);
+		free(b);
+		for (int v = 0; v < NR_CAPTURES; v++) {
+			struct swt_replay_input other = capture_variant(v);
+			int one = same_placement(apart[i][0], apart[i][1], &other);
+
+			if (!v)
+				CHECK(one);	/* one layout on the first */
+			differ |= !one;
+		}
+		if (!differ)
+			fprintf(stderr, "'%s' and '%s' are one layout on every capture\n", apart[i][0],
+				apart[i][1]), check_failures++;
 	}
 	swt_err_clear(&err);
 
@@ -593,8 +705,8 @@ TEST(layout_canonical)
 	{
 		char *canon = NULL;
 
-		CHECK_INT(swt_layout_canonical("devices=16384p,1G", 16, &canon, &err), 0);
-		CHECK_STR(canon, "devices=1G,1G");
+		CHECK_INT(swt_layout_canonical("devices=16384p,2G", 16, &canon, &err), 0);
+		CHECK_STR(canon, "devices=1G,2G");
 		free(canon);
 	}
 

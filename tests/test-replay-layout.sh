@@ -136,17 +136,19 @@ check_eq "$(cut -d, -f4,5 "$WORK/sweep.csv" | tail -n +2 | tr '\n' ' ')" "2:ssd,
 	"CSV rows of layout 2:ssd"
 # one spelling per layout (docs/layouts.md, "Canonical spelling"): the same
 # layout given otherwise -- a leading zero, options in another order, sizes
-# in other units, an era by another release of its allocator -- runs once,
-# is printed and stored in that spelling, and replayed again in any spelling
-# is the stored run's repeat; so is a layout that a spread runs too (each
-# was stored and printed as given, and ran as a layout of its own)
+# in other units, an era by another release of its allocator, devices of
+# one size and priority listed -- runs once, is printed and stored in that
+# spelling, and replayed again in any spelling is the stored run's repeat;
+# so is a layout that a spread runs too (each was stored and printed as
+# given, and ran as a layout of its own)
 CANON_DB="$WORK/canon.db"
 "$SWAPTRACE" ingest -q -o "$CANON_DB" "$SAMPLE" || fail "ingest the sample for spellings"
 "$SWAPTRACE" replay --json -p none -c 0 -l traced -l 4 -l 04 -l 4:prio=-2:ssd -l 4:ssd:prio=-2 \
-	-l devices=131072p@05,524288K@5 -l devices=512M@5,512M@5 -l 2:era=5.10:cluster=0512 \
-	-l 2:spread -l 02:spread -l 2:used=1,0 "$CANON_DB" > "$WORK/canon.json" 2> "$WORK/err.txt" ||
+	-l devices=131072p@05,524288K@5 -l devices=512M@5,512M@5 -l devices=512M,512M:prio=5 \
+	-l 2:prio=5:size=512M -l 2:era=5.10:cluster=0512 -l 2:spread -l 02:spread -l 2:used=1,0 \
+	"$CANON_DB" > "$WORK/canon.json" 2> "$WORK/err.txt" ||
 	fail "replay of layouts in several spellings: $(cat "$WORK/err.txt")"
-canon_runs="traced 4 4:ssd:prio=-2 devices=512M@5,512M@5 2:era=4.11 2:used=0,0 2:used=1,0 2:used=0,1 2:used=1,1"
+canon_runs="traced 4 4:ssd:prio=-2 2:prio=5:size=512M 2:era=4.11 2:used=0,0 2:used=1,0 2:used=0,1 2:used=1,1"
 check_eq "$(json_get "$WORK/canon.json" "' '.join(r['layout'] for r in d['runs'])")" "$canon_runs" \
 	"layouts given in several spellings, each run once"
 check_eq "$(sqlite3 "$CANON_DB" "SELECT group_concat(layout, ' ') FROM (SELECT layout FROM run ORDER BY id)")" \
@@ -157,22 +159,25 @@ check_eq "$(cat "$WORK/err.txt")" \
 	"swaptrace: replay: 7 of 7 runs were already stored with the same results (run ids 2-4, 6-9): not stored again" \
 	"stored layouts replayed in other spellings"
 check_eq "$(sed -n 's/^# layout \([^ ]*\): [0-9]* x .*/\1/p' "$WORK/canon.txt" | tr '\n' ' ')" \
-	"4 4:ssd:prio=-2 devices=512M@5,512M@5 2:used=0,0 2:used=1,0 2:used=0,1 2:used=1,1 " \
+	"4 4:ssd:prio=-2 2:prio=5:size=512M 2:used=0,0 2:used=1,0 2:used=0,1 2:used=1,1 " \
 	"layouts as the table names them"
 grep -q "^# layout 2:spread: 4 device offsets" "$WORK/canon.txt" || fail "02:spread is not summarised as 2:spread"
-# a database an older replay stored names in as given: a run in another
-# spelling of one is its repeat, and the report draws the spellings as one
-# layout ("04" and "4", both stored then, once)
+# a database an older replay stored names in as given, or in a spelling
+# canonical then (devices=512M@5,512M@5): a run in another spelling of one
+# is its repeat, and the report draws the spellings as one layout ("04" and
+# "4", both stored then, once)
 "$SWAPTRACE" replay -p none -c 0 -l 4:hdd "$CANON_DB" > /dev/null 2>&1 || fail "replay on 4:hdd"
 sqlite3 "$CANON_DB" "UPDATE run SET layout = '04' WHERE layout = '4:hdd';
-	UPDATE run SET layout = '4:prio=-2:ssd' WHERE layout = '4:ssd:prio=-2'" || fail "spelling runs as before"
-"$SWAPTRACE" replay -p none -c 0 -l 4:ssd:prio=-2 "$CANON_DB" > /dev/null 2> "$WORK/err.txt"
+	UPDATE run SET layout = '4:prio=-2:ssd' WHERE layout = '4:ssd:prio=-2';
+	UPDATE run SET layout = 'devices=512M@5,512M@5' WHERE layout = '2:prio=5:size=512M'" ||
+	fail "spelling runs as before"
+"$SWAPTRACE" replay -p none -c 0 -l 4:ssd:prio=-2 -l 2:prio=5:size=512M "$CANON_DB" > /dev/null 2> "$WORK/err.txt"
 check_eq "$(cat "$WORK/err.txt")" \
-	"swaptrace: replay: the run was already stored with the same results (run id 3): not stored again" \
-	"a run stored under an older spelling, replayed again"
+	"swaptrace: replay: 2 of 2 runs were already stored with the same results (run ids 3, 4): not stored again" \
+	"runs stored under older spellings, replayed again"
 "$SWAPTRACE" report --format svg -o "$WORK/canon-report" "$CANON_DB" > /dev/null || fail "report on older spellings"
 check_eq "$(json_get "$WORK/canon-report/layout.json" "' | '.join(s['name'] for s in d['series'])")" \
-	"traced: 1 device | 4:ssd:prio=-2: 4 devices | devices=512M@5,512M@5: 2 devices | 2:era=4.11: 2 devices | 2: 2 devices, mean of 4 device offsets | 4: 4 devices" \
+	"traced: 1 device | 4:ssd:prio=-2: 4 devices | 2:prio=5:size=512M: 2 devices | 2:era=4.11: 2 devices | 2: 2 devices, mean of 4 device offsets | 4: 4 devices" \
 	"the report's layouts of runs stored under older spellings"
 # device size does not change this allocator's placement here, and a
 # terabyte device costs what its used slots cost (the slot tables once
