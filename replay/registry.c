@@ -465,6 +465,17 @@ static int canonical_spec(struct swt_policy_choice *c, struct swt_err *err)
 			      c->values[i]);
 	}
 	*at = '\0';
+	/*
+	 * It names the policy as the spec given did, or it is not one: a
+	 * plugin not named *.so whose last value, in this order or with the
+	 * defaults left out, ends in ".so" would read as a file name whole
+	 * (swt_policy_spec_name_len), stored so as run.policy and not a spec
+	 * that loads it.  That one prints as given, which names it.
+	 */
+	if (swt_policy_spec_name_len(text) != name_len) {
+		free(text);
+		return 0;
+	}
 	free(c->spec);
 	c->spec = text;
 	return 0;

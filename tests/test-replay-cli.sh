@@ -470,6 +470,30 @@ for spec in "$WORK/a:b/libfwd.so" "$WORK/a:b/libfwd.so:pages=8" "$WORK/a:b/fwd:p
 	"$SWAPTRACE" replay -n --csv -p "$spec" -c 3 "$db" > "$WORK/colon.csv" 2> "$WORK/err.txt" ||
 		fail "plugin spec '$spec': $(cat "$WORK/err.txt")"
 done
+# ... and one not named *.so keeps its file name as run.policy, and prints in
+# a spelling that names it, where its parameters in the policy's order, or
+# without those at their defaults, would end in '.so' (a spec ending so is a
+# file name whole): 'params:n=2,lib=x.so' and 'params:lib=x.so' were
+# printed, and stored as run.policy
+cp "$bad/libswt-bad-params.so" "$WORK/a:b/params"
+cp "$db" "$WORK/params.db"
+"$SWAPTRACE" replay --csv -p "$WORK/a:b/params:lib=x.so,n=2" -p "$WORK/a:b/params:lib=x.so,n=1" \
+	-c 3 "$WORK/params.db" > "$WORK/params.csv" 2> "$WORK/err.txt" ||
+	fail "plugin specs with a value ending in .so: $(cat "$WORK/err.txt")"
+check_eq "$(sqlite3 "$WORK/params.db" "SELECT group_concat(policy || '|' || params, ' ') FROM run
+	WHERE params LIKE '%lib=x.so'")" "$WORK/a:b/params|n=2,lib=x.so $WORK/a:b/params|n=1,lib=x.so" \
+	"a plugin's name stored whole, its last value ending in .so"
+python3 -c '
+import csv, sys
+for r in csv.reader(open(sys.argv[1])):
+    if r[4:5] == ["all"]:
+        print(r[0])' "$WORK/params.csv" > "$WORK/params.specs"
+check_eq "$(wc -l < "$WORK/params.specs")" 2 "two plugin runs printed"
+while IFS= read -r spec; do
+	check_eq "$("$SWAPTRACE" replay -n --csv -p "$spec" -c 3 "$db" 2>&1 |
+		python3 -c 'import csv, sys; print(list(csv.reader(sys.stdin))[1][0])')" "$spec" \
+		"printed plugin spec '$spec' names the plugin, and prints alike"
+done < "$WORK/params.specs"
 "$SWAPTRACE" replay -n -p "leap:history=abc" "$db" > /dev/null 2> "$WORK/err.txt"
 check_eq "$?:$(cat "$WORK/err.txt")" "2:swaptrace: replay: policy 'leap': history: not a number: 'abc'" \
 	"a built-in refusing a parameter's value"

@@ -27,6 +27,7 @@
  *   CTOR_EXIT    a constructor calls exit(0)
  *   DTOR_CRASH   a destructor dereferences NULL (it runs at dlclose())
  *   PRINTS       the constructor, create() and on_miss print to stdout
+ *   PARAMS       takes n (default 1) and lib (no default), any values
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,7 +170,18 @@ static int bad_on_miss(void *inst, const struct swt_fault_info *f, struct swt_wi
 	return 0;
 }
 
+#ifdef PARAMS
+static const struct swt_policy_param bad_params[] = {
+	{ "n", "1", "a number, unread" },
+	{ "lib", NULL, "a file name, unread" },
+	{ NULL, NULL, NULL },
+};
+#endif
+
 const struct swt_policy swt_policy_plugin = {
+#ifdef PARAMS
+	.params = bad_params,
+#endif
 #ifdef BAD_ABI
 	.abi_version = 99,
 #else
