@@ -680,7 +680,7 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 	int flags = mode == SWT_STORE_WRITE ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
 	int64_t version, user_version = -1;
 	struct stat sb;
-	int ret, upgraded = 0;
+	int ret;
 
 	*out = NULL;
 	if (stat(path, &sb) < 0)
@@ -770,8 +770,8 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 		ret = upgrade_in_place(st, err);
 		if (ret)
 			goto out_destroy;
-		version = SWT_SCHEMA_VERSION;
-		upgraded = 1;
+		/* upgrade_in_place set both */
+		version = user_version = SWT_SCHEMA_VERSION;
 	}
 	if (version != SWT_SCHEMA_VERSION) {
 		ret = swt_error(err, SWT_EVERSION,
@@ -779,11 +779,8 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 				path, (long long)version, SWT_SCHEMA_VERSION);
 		goto out_destroy;
 	}
-	/*
-	 * ingest writes both; docs/schema.md promises that either is checked
-	 * (after an upgrade in place, which set both, it is this version)
-	 */
-	if (user_version != SWT_SCHEMA_VERSION && !upgraded) {
+	/* ingest writes both; docs/schema.md promises that either is checked */
+	if (user_version != SWT_SCHEMA_VERSION) {
 		ret = swt_error(err, SWT_EVERSION,
 				"'%s': database schema version %lld (PRAGMA user_version), this "
 				"swaptrace reads %d; ingest again",
