@@ -405,10 +405,21 @@ static void print_table(const struct run_out *runs, size_t n)
 		       "addresses\n", runs[0].layout->in->faults_in_maps,
 		       runs[0].layout->in->faults_inferred);
 	/* the layouts' inputs share the traced one's frees */
-	if (n && runs[0].layout->in->nr_frees)
-		printf("# %zu swap slot%s freed by write faults (the page stays in memory, dirty, "
-		       "and takes a new slot when evicted)\n", runs[0].layout->in->nr_frees,
-		       runs[0].layout->in->nr_frees == 1 ? "" : "s");
+	if (n && runs[0].layout->in->nr_frees) {
+		const struct swt_replay_input *in = runs[0].layout->in;
+		size_t moved = in->nr_frees_moved, full = in->nr_frees_full;
+		size_t written = in->nr_frees - moved - full;
+
+		if (written)
+			printf("# %zu swap slot%s freed by write faults (the page stays in memory, dirty, "
+			       "and takes a new slot when evicted)\n", written, written == 1 ? "" : "s");
+		if (full)
+			printf("# %zu swap slot%s freed at swap-in while swap was over half full, as the "
+			       "kernel does (vm_swap_full)\n", full, full == 1 ? "" : "s");
+		if (moved)
+			printf("# %zu swap slot%s freed at swap-in: the page came back from another slot, "
+			       "written there with no write fault\n", moved, moved == 1 ? "" : "s");
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct run_out *r = &runs[i];
 		const struct swt_replay_input *in = r->layout->in;
@@ -545,6 +556,7 @@ static int prepare_layout(struct swt_replay_input *in, const char *spec, struct 
 			  int *warned, struct swt_err *err)
 {
 	int ret = swt_placement_init(&l->placement, spec, in, err);
+	uint64_t traced_usable;
 
 	if (ret)
 		return ret;
@@ -563,13 +575,28 @@ static int prepare_layout(struct swt_replay_input *in, const char *spec, struct 
 	ret = swt_placement_apply(in, &l->placement, &l->owned, &l->stats, err);
 	if (ret)
 		return ret;
-	if (l->stats.peak_used * 2 > l->stats.usable)
-		/* vm_swap_full(): the kernel then frees a slot at swap-in, and reclaims swap cache */
+	traced_usable = 0;
+	for (size_t i = 0; i < in->nr_areas && traced_usable != UINT64_MAX; i++)
+		traced_usable = in->areas[i].slots_guessed ? UINT64_MAX :
+				traced_usable + in->areas[i].slots - 1;
+	/*
+	 * vm_swap_full(): above half full the kernel frees a slot at swap-in.
+	 * The frees replayed are those of the capture's swap (write-frees.c),
+	 * right for a layout of its size (a header slot more or less aside);
+	 * said where the sizes differ.
+	 */
+	if ((l->stats.peak_used * 2 > l->stats.usable || in->nr_frees_full) &&
+	    (traced_usable == UINT64_MAX ||
+	     (l->stats.usable > traced_usable ? l->stats.usable - traced_usable :
+						 traced_usable - l->stats.usable) * 100 > traced_usable))
 		cli_warnf("replay", "layout '%s': swap fills to %.0f %% of its slots (%" PRIu64 " of %"
 			  PRIu64 "); above half full the kernel frees a page's slot when it is "
-			  "swapped in, which the model does not (docs/layouts.md)", spec,
+			  "swapped in, which the replay does as on the capture's swap (%s), not as "
+			  "on this layout's (docs/layouts.md)", spec,
 			  100.0 * (double)l->stats.peak_used / (double)l->stats.usable,
-			  l->stats.peak_used, l->stats.usable);
+			  l->stats.peak_used, l->stats.usable,
+			  traced_usable == UINT64_MAX ? "of unknown size: never" :
+			  in->nr_frees_full ? "at times over half full" : "never over half full");
 	l->in = l->owned;
 	return 0;
 }

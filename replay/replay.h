@@ -51,10 +51,11 @@ struct swt_replay_swapout {
 };
 
 /*
- * A swap slot a write fault freed (mm/memory.c: do_swap_page frees the
- * swap entry of a page a write fault swaps in, do_wp_page that of a page
- * mapped read-only when the task writes it): the page stays in memory,
- * dirty, and goes to a new slot at its next eviction.  Time order.
+ * A swap slot freed while its page stayed in memory (mm/memory.c:
+ * do_swap_page frees the swap entry of a page a write fault swaps in, or
+ * of any page it swaps in once swap is over half full; do_wp_page that of
+ * a page mapped read-only when the task writes it): the page stays in
+ * memory, dirty, and goes to a new slot at its next eviction.  Time order.
  */
 struct swt_replay_free {
 	uint32_t after;		/* replayed after this fault (and before the next one) */
@@ -78,8 +79,10 @@ struct swt_replay_input {
 	size_t nr_outs;
 	struct swt_replay_vma *vmas;
 	size_t nr_vmas;
-	struct swt_replay_free *frees;	/* slots write faults freed, time order */
+	struct swt_replay_free *frees;	/* slots freed under their pages, time order */
 	size_t nr_frees;
+	size_t nr_frees_moved;		/* of which found as pages back from another slot */
+	size_t nr_frees_full;		/* and at swap-ins while swap was over half full */
 	uint64_t first_ns;		/* capture.first_ns: second 0 of the per-second series */
 	int traced_page_cluster;	/* -1 unknown */
 	int vma_ra_enabled;		/* -1 unknown */
@@ -160,8 +163,9 @@ void swt_replay_input_free(struct swt_replay_input *in);
 int swt_kernel_release_parse(const char *text, unsigned long *major, unsigned long *minor);
 
 /*
- * The slots write faults freed (write-frees.c), from the capture's fault
- * events: in->frees.  The faults must be loaded and linked to their
+ * The slots freed under their pages (write-frees.c): by write faults, from
+ * the capture's fault events, and at the swap-in of a page the trace shows
+ * back from another slot with no write: in->frees.  The faults must be loaded and linked to their
  * swap-outs (fault.out) and VMAs.
  */
 int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err);

@@ -24,11 +24,33 @@
  * which cannot be freed while another page holds it).  Shared mappings
  * (shmem) are left out: they free their slot at every swap-in, whatever
  * the fault.
+ *
+ * A page can also lose its slot with no write: do_swap_page frees the
+ * entry of any page it swaps in while swap is over half full
+ * (should_try_to_free_swap: vm_swap_full; also a memory cgroup's swap
+ * limit, mlock).  The walk follows how full swap was: the pages on it when
+ * the capture began (swap_area.used_kib), one more for each swap-out to a
+ * slot the trace does not show holding a page, one less for each free; at
+ * a swap-in while more than half the usable slots are taken, the slot is
+ * freed (FREE_FULL).  That needs the areas' sizes, so a capture without
+ * them gets no such frees.  The trace also shows the effect directly, on
+ * each such page that faults again: it comes back from another slot,
+ * written there after its swap-in (a clean page keeps its slot and comes
+ * back from it; a page dirtied without a fault is written back to its own
+ * slot).  Such a page's slot is taken as freed at its swap-in when nothing
+ * else freed it (FREE_MOVED: swap fuller than the walk thought, or a limit
+ * it cannot see), and a slot the trace shows faulted again from the same
+ * write overrules any free, as above.
  */
 #include <stdlib.h>
 
 #include "replay.h"
 #include "util.h"
+
+/* what the walk learnt of a free */
+#define FREE_CANCELLED 1	/* the trace shows the kernel kept the slot */
+#define FREE_MOVED 2		/* found as its page back from another slot */
+#define FREE_FULL 4		/* at a swap-in while swap was over half full */
 
 /* x86 page-fault error code bits */
 #define PF_PRESENT 1
@@ -43,6 +65,7 @@ struct fault_event {
 /* What the walk knows of a page (a process's virtual page). */
 struct page_state {
 	int32_t fault;		/* the latest stream fault on it, -1 none yet */
+	uint32_t fault_outs_at;	/* swap-outs before that fault */
 	int32_t free;		/* the free of that fault's slot, -1 none */
 	int write;		/* its latest fault event wrote, and no stream fault took it yet */
 	uint64_t write_ts;	/* that event's time */
@@ -59,8 +82,12 @@ struct walk {
 	struct swt_map first_fault;
 	/* (area, slot) -> 1 + the swap-out after which two pages faulted it (shared) */
 	struct swt_map shared;
-	uint8_t *cancelled;		/* per free */
-	size_t cap_frees, cap_cancelled;
+	uint8_t *flags;			/* per free: FREE_CANCELLED, FREE_MOVED, FREE_FULL */
+	/* (area, slot) -> 1: holds a page, as far as the trace shows */
+	struct swt_map held;
+	/* pages on swap and the usable slots of every area (0: a size unknown): vm_swap_full */
+	uint64_t used, usable;
+	size_t cap_frees, cap_flags;
 	int wp_frees;			/* write-protect faults free (kernels before 5.19) */
 };
 
@@ -114,9 +141,12 @@ static int shared_fault(const struct swt_replay_input *in, const struct swt_repl
 	return f->vma >= 0 && in->vmas[f->vma].shared;
 }
 
-/* Free the slot of stream fault fault's page, after stream fault after. */
+/*
+ * Free the slot of stream fault fault's page, after stream fault after
+ * (flags: FREE_MOVED or 0; evict_out: where the page was written, -1).
+ */
 static int add_free(struct walk *w, struct page_state *p, uint32_t after, int32_t fault,
-		    uint32_t outs_at)
+		    uint32_t outs_at, uint8_t flags, int32_t evict_out)
 {
 	struct swt_replay_input *in = w->in;
 	const struct swt_replay_fault *f = &in->faults[fault];
@@ -127,17 +157,35 @@ static int add_free(struct walk *w, struct page_state *p, uint32_t after, int32_
 	    (int64_t)shared_out - 1 == f->out)
 		return 0;
 	if (swt_grow((void **)&in->frees, &w->cap_frees, in->nr_frees + 1, sizeof(*in->frees)) ||
-	    swt_grow((void **)&w->cancelled, &w->cap_cancelled, in->nr_frees + 1, 1))
+	    swt_grow((void **)&w->flags, &w->cap_flags, in->nr_frees + 1, 1))
 		return -1;
 	in->frees[in->nr_frees] = (struct swt_replay_free){
-		.after = after, .fault = (uint32_t)fault, .outs_at = outs_at, .evict_out = -1,
+		.after = after, .fault = (uint32_t)fault, .outs_at = outs_at, .evict_out = evict_out,
 	};
-	w->cancelled[in->nr_frees] = 0;
-	p->free = (int32_t)in->nr_frees;
-	swt_map_get(&w->slots, f->area, f->slot, &v);
-	v = (v & UINT32_MAX) | (uint64_t)(in->nr_frees + 1) << 32;
+	w->flags[in->nr_frees] = flags;
+	if (p)
+		p->free = (int32_t)in->nr_frees;
 	in->nr_frees++;
+	/*
+	 * the slot, while it still holds that write, remembers the free: a
+	 * fault on the same write overrules it (on_stream_fault); a free found
+	 * after another page took the slot leaves that page's entry alone
+	 */
+	swt_map_get(&w->slots, f->area, f->slot, &v);
+	if ((int64_t)(v & UINT32_MAX) - 1 != f->out)
+		return 0;
+	if (swt_map_del(&w->held, f->area, f->slot) && w->used)
+		w->used--;
+	v = (v & UINT32_MAX) | (uint64_t)in->nr_frees << 32;
 	return swt_map_put(&w->slots, f->area, f->slot, v) ? -1 : 0;
+}
+
+/* A swap-in while more than half of swap is taken frees its slot (should_try_to_free_swap). */
+static int free_if_full(struct walk *w, struct page_state *p, uint32_t fi, uint32_t outs_at)
+{
+	if (!w->usable || w->used * 2 <= w->usable || (p && p->free >= 0))
+		return 0;
+	return add_free(w, p, fi, (int32_t)fi, outs_at, FREE_FULL, -1);
 }
 
 static int on_stream_fault(struct walk *w, uint32_t fi, uint32_t outs_at)
@@ -145,18 +193,23 @@ static int on_stream_fault(struct walk *w, uint32_t fi, uint32_t outs_at)
 	struct swt_replay_input *in = w->in;
 	const struct swt_replay_fault *f = &in->faults[fi];
 	struct page_state *p;
-	uint64_t v = 0, first;
+	uint64_t v = 0, first, x;
 
 	swt_map_get(&w->slots, f->area, f->slot, &v);
 	if (v >> 32) {
 		/* the slot faults again: if with the page a write freed, the kernel had kept it */
 		size_t k = (size_t)(v >> 32) - 1;
 
-		if (in->faults[in->frees[k].fault].out == f->out)
-			w->cancelled[k] = 1;
+		if (in->faults[in->frees[k].fault].out == f->out) {
+			w->flags[k] |= FREE_CANCELLED;
+			w->used += !swt_map_get(&w->held, f->area, f->slot, &x);	/* held after all */
+		}
 		if (swt_map_put(&w->slots, f->area, f->slot, v & UINT32_MAX))
 			return -1;
 	}
+	/* a slot faulted before the trace shows it written: on swap when the capture began */
+	if (!swt_map_get(&w->held, f->area, f->slot, &x) && swt_map_put(&w->held, f->area, f->slot, 1))
+		return -1;
 	if (!swt_map_get(&w->first_fault, f->area, f->slot, &first)) {
 		if (swt_map_put(&w->first_fault, f->area, f->slot, (uint64_t)fi + 1))
 			return -1;
@@ -169,21 +222,31 @@ static int on_stream_fault(struct walk *w, uint32_t fi, uint32_t outs_at)
 			return -1;
 	}
 	if (!f->vpage)
-		return 0;
+		return free_if_full(w, NULL, fi, outs_at);
 	p = page_of(w, f->pid, f->vpage);
 	if (!p)
 		return -1;
-	if (p->free >= 0 && !w->cancelled[p->free] && in->frees[p->free].evict_out < 0 &&
-	    f->out >= 0 && (uint32_t)f->out >= in->frees[p->free].outs_at)
+	if (p->free >= 0 && !(w->flags[p->free] & FREE_CANCELLED) &&
+	    in->frees[p->free].evict_out < 0 && f->out >= 0 &&
+	    (uint32_t)f->out >= in->frees[p->free].outs_at)
 		in->frees[p->free].evict_out = f->out;	/* where its dirty page went */
+	if (p->fault >= 0 && p->free < 0 && f->out >= 0 && (uint32_t)f->out >= p->fault_outs_at) {
+		const struct swt_replay_fault *prev = &in->faults[p->fault];
+
+		/* back from another slot, written after its last swap-in: freed then */
+		if ((prev->area != f->area || prev->slot != f->slot) &&
+		    add_free(w, p, (uint32_t)p->fault, p->fault, p->fault_outs_at, FREE_MOVED, f->out))
+			return -1;
+	}
 	p->fault = (int32_t)fi;
+	p->fault_outs_at = outs_at;
 	p->free = -1;
 	/* its own fault wrote: later than the write that put the page in the slot */
 	if (p->write && (f->out < 0 || p->write_ts > in->outs[f->out].ts) && !shared_fault(in, f) &&
-	    add_free(w, p, fi, (int32_t)fi, outs_at))
+	    add_free(w, p, fi, (int32_t)fi, outs_at, 0, -1))
 		return -1;
 	p->write = 0;
-	return 0;
+	return free_if_full(w, p, fi, outs_at);
 }
 
 static int on_event(struct walk *w, const struct fault_event *ev, size_t faults_done,
@@ -209,16 +272,64 @@ static int on_event(struct walk *w, const struct fault_event *ev, size_t faults_
 	swt_map_get(&w->slots, f->area, f->slot, &v);
 	if ((int64_t)(v & UINT32_MAX) - 1 != f->out)
 		return 0;
-	return add_free(w, p, (uint32_t)(faults_done - 1), p->fault, outs_at);
+	return add_free(w, p, (uint32_t)(faults_done - 1), p->fault, outs_at, 0, -1);
 }
 
 static int on_swapout(struct walk *w, uint32_t oi)
 {
 	const struct swt_replay_swapout *o = &w->in->outs[oi];
+	uint64_t x;
 
 	/* a new page in the slot: no free of the old one can be overruled now */
 	swt_map_del(&w->first_fault, o->area, o->slot);
+	/* one more page on swap, unless the slot held one already (written back to it) */
+	if (!swt_map_get(&w->held, o->area, o->slot, &x)) {
+		if (swt_map_put(&w->held, o->area, o->slot, 1))
+			return -1;
+		w->used++;
+	}
 	return swt_map_put(&w->slots, o->area, o->slot, (uint64_t)oi + 1) ? -1 : 0;
+}
+
+/*
+ * How full swap was when the capture began, and how large: every area's
+ * usable slots (slot 0 holds the header), and the pages on them then.  An
+ * area of unknown size leaves usable at 0, and vm_swap_full unknown.
+ */
+static int swap_fullness(struct swt_store *st, const struct swt_replay_input *in, struct walk *w,
+			 struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	int ret, rc;
+
+	w->used = w->usable = 0;
+	for (size_t i = 0; i < in->nr_areas; i++) {
+		if (in->areas[i].slots_guessed || in->areas[i].slots < 2)
+			return 0;
+		w->usable += in->areas[i].slots - 1;
+	}
+	ret = swt_store_prepare(st, "SELECT coalesce(sum(max(used_kib, 0)), 0) FROM swap_area", &s, err);
+	if (ret)
+		return ret;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && in->page_shift >= 10)
+		w->used = (uint64_t)sqlite3_column_int64(s, 0) >> (in->page_shift - 10);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return swt_store_sql_error(st, err, "swap areas");
+	return 0;
+}
+
+/* Replay order: by the fault they follow, then the swap-outs before them (no two free one fault). */
+static int cmp_free_time(const void *a, const void *b)
+{
+	const struct swt_replay_free *x = a, *y = b;
+
+	if (x->after != y->after)
+		return x->after < y->after ? -1 : 1;
+	if (x->outs_at != y->outs_at)
+		return x->outs_at < y->outs_at ? -1 : 1;
+	return (x->fault > y->fault) - (x->fault < y->fault);
 }
 
 int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
@@ -230,10 +341,15 @@ int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, str
 
 	in->frees = NULL;
 	in->nr_frees = 0;
+	in->nr_frees_moved = 0;
+	in->nr_frees_full = 0;
 	if (!in->nr_faults)
 		return 0;
 	ret = load_events(st, in, &evs, &nev, err);
-	if (ret || !nev)
+	if (ret)
+		goto out;
+	ret = swap_fullness(st, in, &w, err);
+	if (ret || (!nev && !w.usable))
 		goto out;
 	{
 		unsigned long major, minor;
@@ -242,7 +358,8 @@ int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, str
 			     (major < 5 || (major == 5 && minor < 19));
 	}
 	if (swt_map_init(&w.page_index, nev / 2 + 16) || swt_map_init(&w.slots, in->nr_outs / 2 + 16) ||
-	    swt_map_init(&w.first_fault, in->nr_faults / 2 + 16) || swt_map_init(&w.shared, 16)) {
+	    swt_map_init(&w.first_fault, in->nr_faults / 2 + 16) || swt_map_init(&w.shared, 16) ||
+	    swt_map_init(&w.held, in->nr_outs / 2 + 16)) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -272,22 +389,32 @@ int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, str
 			goto out;
 		}
 	}
-	for (size_t k = 0; k < in->nr_frees; k++)
-		if (!w.cancelled[k])
-			in->frees[kept++] = in->frees[k];
+	for (size_t k = 0; k < in->nr_frees; k++) {
+		if (w.flags[k] & FREE_CANCELLED)
+			continue;
+		in->nr_frees_moved += !!(w.flags[k] & FREE_MOVED);
+		in->nr_frees_full += !!(w.flags[k] & FREE_FULL);
+		in->frees[kept++] = in->frees[k];
+	}
 	in->nr_frees = kept;
+	/* a page back from another slot is found at that fault, after frees of later faults */
+	if ((in->nr_frees_moved || in->nr_frees_full) && in->nr_frees > 1)
+		qsort(in->frees, in->nr_frees, sizeof(*in->frees), cmp_free_time);
 out:
 	if (ret) {
 		free(in->frees);
 		in->frees = NULL;
 		in->nr_frees = 0;
+		in->nr_frees_moved = 0;
+		in->nr_frees_full = 0;
 	}
 	free(evs);
 	free(w.pages);
-	free(w.cancelled);
+	free(w.flags);
 	swt_map_release(&w.page_index);
 	swt_map_release(&w.slots);
 	swt_map_release(&w.first_fault);
 	swt_map_release(&w.shared);
+	swt_map_release(&w.held);
 	return ret;
 }

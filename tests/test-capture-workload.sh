@@ -127,4 +127,42 @@ else
 	cat "$WORK/err.txt" >&2
 	fail "capture of the pipe writer failed"
 fi
+
+# Swap over half full frees a slot at every swap-in, whatever the fault
+# (should_try_to_free_swap: vm_swap_full), which replay models from how full
+# the capture's swap was (write-frees.c): the kernel's own trace must show
+# it -- a slot a read fault swapped in from is written before it is read
+# again -- and replay must free nearly every swap-in's slot.  96 MiB of
+# pages in the 51 MiB cgroup put about 45 MiB on a 64 MiB device.  Only
+# this device may be on: vm_swap_full counts every swap area's slots.
+swapoff "$LOOP"
+if [ "$(swapon --show=NAME --noheadings | wc -l)" -ne 0 ]; then
+	echo "note: other swap areas are on: the over-half-full check needs its device alone, skipped"
+elif ! add_loop_swap 64 5; then
+	fail "cannot set up the 64 MiB loop swap"
+elif capture_workload "$WORK/full" -q -- sh -c "$(workload mb=96 accesses=20000 seed=9)" &&
+     swt_ingest -q -o "$WORK/full.db" "$WORK/full"; then
+	# swap-ins by read faults on their page, and how many read their slot again before a write to it
+	read -r reads reread < <(sqlite3 "$WORK/full.db" "
+		WITH s AS (SELECT s.ts, s.area_id, s.slot FROM swap_in s JOIN fault f ON f.id = s.fault_id
+		            WHERE s.address = f.address & ~4095 AND f.error_code & 2 = 0)
+		SELECT printf('%d %d', count(*), coalesce(sum(EXISTS (SELECT 1 FROM swap_in n
+		       WHERE n.area_id = s.area_id AND n.slot = s.slot AND n.ts > s.ts
+		         AND n.ts < coalesce((SELECT min(o.ts) FROM swap_out o WHERE o.area_id = s.area_id
+		                              AND o.slot = s.slot AND o.ts > s.ts), 9e18))), 0)) FROM s")
+	echo "swap over half full: $reads swap-ins by read faults, $reread of them read again from their slot"
+	[ "${reads:-0}" -ge 2000 ] || fail "swap over half full: only ${reads:-0} swap-ins by read faults"
+	# (the first swap-ins may come before swap is half full)
+	[ "${reread:-1}" -le $((reads / 100)) ] ||
+		fail "swap over half full: $reread of $reads slots read again: the kernel kept them"
+	faults=$(sqlite3 "$WORK/full.db" "SELECT count(*) FROM swap_in WHERE demand = 1")
+	freed=$(swt replay --no-store -p none -c 0 "$WORK/full.db" 2> /dev/null |
+		sed -n 's/^# \([0-9]*\) swap slots\{0,1\} freed at swap-in while swap was over half full.*/\1/p')
+	echo "swap over half full: replay frees ${freed:-no} slots at the $faults swap-ins"
+	[ "${freed:-0}" -ge $((faults * 9 / 10)) ] && [ "${freed:-0}" -le "$faults" ] ||
+		fail "swap over half full: replay freed ${freed:-no} slots at $faults swap-ins"
+else
+	cat "$WORK/err.txt" >&2
+	fail "capture of the workload on a small swap failed"
+fi
 finish

@@ -66,11 +66,12 @@ grep -q "layout '4': the capture records no size of swap area .*e.g. '4:size=1G'
 	fail "layouts with sizes on a capture of no area size: $(cat "$WORK/err.txt")"
 
 # a layout that swap fills beyond half: the kernel frees slots at swap-in
-# then (vm_swap_full), the model does not -- said; not below half
+# then (vm_swap_full), the replay as the capture's swap did (never over
+# half full) -- said; not below half
 "$SWAPTRACE" replay --no-store -c 0 -p none -l devices=256M -l devices=512M "$DB" > /dev/null 2> "$WORK/err.txt" ||
 	fail "replay on small layouts: $(cat "$WORK/err.txt")"
 check_eq "$(cat "$WORK/err.txt")" \
-	"swaptrace: replay: warning: layout 'devices=256M': swap fills to 86 % of its slots (56287 of 65535); above half full the kernel frees a page's slot when it is swapped in, which the model does not (docs/layouts.md)" \
+	"swaptrace: replay: warning: layout 'devices=256M': swap fills to 86 % of its slots (56287 of 65535); above half full the kernel frees a page's slot when it is swapped in, which the replay does as on the capture's swap (never over half full), not as on this layout's (docs/layouts.md)" \
 	"a layout over half full is said, one under half is not"
 
 # a trace begun mid-run (the sample without its first half): its identical

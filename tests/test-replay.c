@@ -2015,3 +2015,180 @@ TEST(write_faults_free_their_slots)
 	}
 	swt_store_destroy(st);
 }
+
+/*
+ * A page back from another slot, written there after its swap-in and with
+ * no write fault to explain it, lost its slot at that swap-in (swap over
+ * half full: should_try_to_free_swap): not a page written back to its own
+ * slot, not one on a swap entry two processes faulted (the kernel cannot
+ * free that), and a free found late neither disturbs the slot's next page
+ * nor comes out of time order.
+ */
+TEST(pages_back_from_another_slot_freed_theirs)
+{
+	static const char rows[] =
+		"INSERT INTO fault (id, ts, pid, address, error_code) VALUES"
+		" (1, 100, 42, 4096, 4), (2, 110, 42, 8192, 4), (3, 120, 42, 12288, 4),"
+		" (4, 130, 43, 12288, 4), (5, 160, 42, 16384, 4), (6, 400, 42, 4096, 4),"
+		" (7, 410, 42, 8192, 4), (8, 420, 42, 12288, 4), (9, 450, 42, 24576, 6),"
+		" (10, 500, 42, 16384, 4), (11, 600, 42, 20480, 4);";
+	struct swt_replay_area area = { .id = 1, .dev = "7:0", .slots = 1000 };
+	struct swt_replay_vma vmas[] = { { .pid = 42, .start = 1, .end = 16 } };
+	struct swt_replay_swapout outs[] = {
+		{ .ts = 50, .slot = 8, .pid = 42, .cpu = -1 },	/* H */
+		{ .ts = 51, .slot = 9, .pid = 42, .cpu = -1 },	/* J */
+		{ .ts = 52, .slot = 10, .pid = 42, .cpu = -1 },	/* K */
+		{ .ts = 53, .slot = 11, .pid = 42, .cpu = -1 },	/* L */
+		{ .ts = 54, .slot = 12, .pid = 42, .cpu = -1 },	/* N */
+		{ .ts = 300, .slot = 20, .pid = 42, .cpu = -1 },	/* H, anew */
+		{ .ts = 310, .slot = 9, .pid = 42, .cpu = -1 },	/* J, back to its own slot */
+		{ .ts = 320, .slot = 11, .pid = 42, .cpu = -1 },	/* M, in L's old slot */
+		{ .ts = 330, .slot = 22, .pid = 42, .cpu = -1 },	/* L, anew */
+		{ .ts = 340, .slot = 21, .pid = 42, .cpu = -1 },	/* K, anew */
+	};
+	struct swt_replay_fault faults[] = {
+		{ .ts = 101, .slot = 8, .vpage = 1, .pid = 42, .vma = 0, .out = 0 },	/* H */
+		{ .ts = 111, .slot = 9, .vpage = 2, .pid = 42, .vma = 0, .out = 1 },	/* J */
+		{ .ts = 121, .slot = 10, .vpage = 3, .pid = 42, .vma = 0, .out = 2 },	/* K */
+		{ .ts = 131, .slot = 10, .vpage = 3, .pid = 43, .vma = -1, .out = 2 },	/* K's entry, shared */
+		{ .ts = 161, .slot = 11, .vpage = 4, .pid = 42, .vma = 0, .out = 3 },	/* L */
+		{ .ts = 401, .slot = 20, .vpage = 1, .pid = 42, .vma = 0, .out = 5 },	/* H again */
+		{ .ts = 411, .slot = 9, .vpage = 2, .pid = 42, .vma = 0, .out = 6 },	/* J again */
+		{ .ts = 421, .slot = 21, .vpage = 3, .pid = 42, .vma = 0, .out = 9 },	/* K again */
+		{ .ts = 451, .slot = 12, .vpage = 6, .pid = 42, .vma = 0, .out = 4 },	/* N, a write */
+		{ .ts = 501, .slot = 22, .vpage = 4, .pid = 42, .vma = 0, .out = 8 },	/* L again */
+		{ .ts = 601, .slot = 11, .vpage = 5, .pid = 42, .vma = 0, .out = 7 },	/* M */
+	};
+	struct swt_replay_input in = {
+		.areas = &area, .nr_areas = 1, .faults = faults, .nr_faults = SWT_ARRAY_SIZE(faults),
+		.outs = outs, .nr_outs = SWT_ARRAY_SIZE(outs), .vmas = vmas, .nr_vmas = 1,
+		.page_shift = 12,
+	};
+	struct swt_replay_config cfg = { .policy = &swt_policy_none, .cache_pages = 1000,
+					 .max_request_pages = 32 };
+	struct swt_replay_result *r = NULL;
+	struct swt_err err = { 0 };
+	struct swt_store *st = NULL;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/swt-test-moved-%d.db", (int)getpid());
+	CHECK_INT(swt_store_create(path, &st, &err), 0);
+	CHECK_INT(swt_store_exec(st, rows, &err), 0);
+	snprintf(in.kernel, sizeof(in.kernel), "%s", "6.18.44");
+	CHECK_INT(swt_replay_find_frees(st, &in, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_INT(in.nr_frees, 3);
+	CHECK_INT(in.nr_frees_moved, 2);
+	if (in.nr_frees == 3) {
+		/* H's swap-in, found at its next fault; written to slot 20 by swap-out 5 */
+		CHECK_INT(in.frees[0].fault, 0);
+		CHECK_INT(in.frees[0].after, 0);
+		CHECK_INT(in.frees[0].outs_at, 5);
+		CHECK_INT(in.frees[0].evict_out, 5);
+		/* L's, found after N's write free but before it in time */
+		CHECK_INT(in.frees[1].fault, 4);
+		CHECK_INT(in.frees[1].after, 4);
+		CHECK_INT(in.frees[1].outs_at, 5);
+		CHECK_INT(in.frees[1].evict_out, 8);
+		CHECK_INT(in.frees[2].fault, 8);
+		CHECK_INT(in.frees[2].after, 8);
+		CHECK_INT(in.frees[2].evict_out, -1);
+	}
+	/* the engine takes them: H and L leave memory at the writes their next faults name */
+	CHECK_INT(swt_replay_prepare(&in, &err), 0);
+	CHECK_INT(swt_replay_run(&in, &cfg, &r, &err), 0);
+	if (r) {
+		CHECK_INT(r->freed_left_traced, 2);
+		CHECK_INT(r->total.faults, SWT_ARRAY_SIZE(faults));
+	}
+	swt_replay_result_free(r);
+	swt_replay_input_unprepare(&in);
+	free(in.frees);
+	swt_store_destroy(st);
+}
+
+/*
+ * Swap over half full frees a slot at every swap-in (vm_swap_full, in
+ * should_try_to_free_swap): the walk counts the pages on swap -- those of
+ * the capture's start (swap_area.used_kib), each swap-out to a slot not
+ * holding one, less each free -- against the areas' usable slots, frees
+ * a fault's slot while more than half are taken (with or without its page
+ * known), and gives way where the trace shows the kernel kept the slot.
+ */
+TEST(swap_over_half_full_frees_at_swap_in)
+{
+	static const char rows[] =
+		"INSERT INTO device (dev, major, minor, name) VALUES (1792, 7, 0, 'loop0');"
+		"INSERT INTO swap_area (id, dev, start_sector, slots, used_kib) VALUES (0, 1792, 0, 11, 8);"
+		"INSERT INTO fault (id, ts, pid, address, error_code) VALUES"
+		" (1, 99, 42, 4096, 4), (2, 199, 42, 8192, 4), (3, 299, 42, 12288, 4),"
+		" (4, 399, 42, 16384, 4), (5, 499, 42, 16384, 4);";
+	struct swt_replay_area area = { .id = 0, .dev = "7:0", .slots = 11 };
+	struct swt_replay_vma vmas[] = { { .pid = 42, .start = 1, .end = 16 } };
+	struct swt_replay_swapout outs[] = {
+		{ .ts = 10, .slot = 1, .pid = 42, .cpu = -1 },	/* A: 3 pages on swap */
+		{ .ts = 11, .slot = 2, .pid = 42, .cpu = -1 },	/* B: 4 */
+		{ .ts = 12, .slot = 3, .pid = 42, .cpu = -1 },	/* C: 5, half of the 10 usable */
+		{ .ts = 150, .slot = 4, .pid = 42, .cpu = -1 },	/* D: 6 */
+		{ .ts = 350, .slot = 5, .pid = 42, .cpu = -1 },	/* E */
+		{ .ts = 550, .slot = 6, .pid = 42, .cpu = -1 },	/* F */
+	};
+	struct swt_replay_fault faults[] = {
+		{ .ts = 100, .slot = 1, .vpage = 1, .pid = 42, .vma = 0, .out = 0 },	/* A: half, kept */
+		{ .ts = 200, .slot = 2, .vpage = 2, .pid = 42, .vma = 0, .out = 1 },	/* B: 6, freed */
+		{ .ts = 300, .slot = 3, .vpage = 3, .pid = 42, .vma = 0, .out = 2 },	/* C: 5, kept */
+		{ .ts = 400, .slot = 4, .vpage = 4, .pid = 42, .vma = 0, .out = 3 },	/* D: 6, freed... */
+		{ .ts = 500, .slot = 4, .vpage = 4, .pid = 42, .vma = 0, .out = 3 },	/* ...but kept: 6 */
+		{ .ts = 600, .slot = 5, .pid = 42, .vma = -1, .out = 4 },	/* E, page unknown: 6 */
+	};
+	struct swt_replay_input in = {
+		.areas = &area, .nr_areas = 1, .faults = faults, .nr_faults = SWT_ARRAY_SIZE(faults),
+		.outs = outs, .nr_outs = SWT_ARRAY_SIZE(outs), .vmas = vmas, .nr_vmas = 1,
+		.page_shift = 12,
+	};
+	struct swt_err err = { 0 };
+	struct swt_store *st = NULL;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/swt-test-full-%d.db", (int)getpid());
+	CHECK_INT(swt_store_create(path, &st, &err), 0);
+	CHECK_INT(swt_store_exec(st, rows, &err), 0);
+	snprintf(in.kernel, sizeof(in.kernel), "%s", "6.18.44");
+	for (int known = 1; known >= 0; known--) {
+		area.slots_guessed = !known;
+		CHECK_INT(swt_replay_find_frees(st, &in, &err), 0);
+		if (err.code)
+			fprintf(stderr, "%s\n", err.msg);
+		if (!known) {
+			/* no size, no vm_swap_full */
+			CHECK_INT(in.nr_frees, 0);
+			free(in.frees);
+			break;
+		}
+		CHECK_INT(in.nr_frees, 3);
+		CHECK_INT(in.nr_frees_full, 3);
+		CHECK_INT(in.nr_frees_moved, 0);
+		if (in.nr_frees == 3) {
+			/* B's, D's second swap-in (its first was overruled), E's */
+			CHECK_INT(in.frees[0].fault, 1);
+			CHECK_INT(in.frees[0].outs_at, 4);
+			CHECK_INT(in.frees[1].fault, 4);
+			CHECK_INT(in.frees[1].outs_at, 5);
+			CHECK_INT(in.frees[2].fault, 5);
+			CHECK_INT(in.frees[2].outs_at, 6);
+			CHECK_INT(in.frees[2].evict_out, -1);
+		}
+		free(in.frees);
+		in.frees = NULL;
+	}
+	/* nothing on swap at the start: over half full at E's swap-in only */
+	CHECK_INT(swt_store_exec(st, "UPDATE swap_area SET used_kib = 0", &err), 0);
+	area.slots_guessed = 0;
+	CHECK_INT(swt_replay_find_frees(st, &in, &err), 0);
+	CHECK_INT(in.nr_frees, 1);
+	if (in.nr_frees == 1)
+		CHECK_INT(in.frees[0].fault, 5);
+	free(in.frees);
+	swt_store_destroy(st);
+}
