@@ -104,6 +104,12 @@ static int make_block_event_view(struct swt_store *st, const char *schema, struc
 
 int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *what)
 {
+	int sys = st->db ? sqlite3_system_errno(st->db) : 0;
+
+	/* "disk I/O error" alone does not say which: a file too large, EIO... */
+	if (sys && (sqlite3_errcode(st->db) & 0xff) == SQLITE_IOERR)
+		return swt_error(err, SWT_EDB, "'%s': %s: %s (%s)", st->path, what,
+				 sqlite3_errmsg(st->db), strerror(sys));
 	return swt_error(err, SWT_EDB, "'%s': %s: %s", st->path, what,
 			 st->db ? sqlite3_errmsg(st->db) : "no database");
 }

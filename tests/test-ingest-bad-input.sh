@@ -604,4 +604,23 @@ if [ "$(id -u)" -eq 0 ]; then
 		check_eq "$(cat "$WORK/left")" "" "disk full: files left on the disk"
 	fi
 fi
+
+# a file-size limit (ulimit -f, 2 MiB) the database outgrows, which anyone
+# can set: the write fails as on a full disk, into an empty directory and
+# over an existing database (SIGXFSZ killed ingest, status 153, and left
+# its temporary database of 2 MiB)
+for mode in new existing; do
+	out=$WORK/out-fsize-$mode
+	rm -rf "$out" && mkdir "$out"
+	[ "$mode" = existing ] && cp "$KEEP" "$out/cap.db"
+	(ulimit -f 2048 && exec "$SWAPTRACE" ingest -q -o "$out/cap.db" "$TD") >/dev/null 2>"$WORK/stderr"
+	check_stderr "file-size limit ($mode output)" $? 1 \
+		"^swaptrace: ingest: '$(re "$out/cap.db")': .*: disk I/O error \(File too large\)\$"
+	if [ "$mode" = new ]; then
+		check_eq "$(ls -A "$out")" "" "file-size limit: files left in the output directory"
+	else
+		cmp -s "$KEEP" "$out/cap.db" || fail "file-size limit: the existing database was changed"
+		check_eq "$(ls -A "$out")" "cap.db" "file-size limit: files beside the existing database"
+	fi
+done
 finish
