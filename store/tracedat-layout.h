@@ -29,6 +29,7 @@ struct swt_td_stat {
 	char buffer[64];
 	int cpu;
 	int64_t read_events, overrun, dropped;
+	uint64_t offset;	/* its CPUSTAT option's text, in the file */
 };
 
 struct swt_td_layout {

@@ -234,6 +234,16 @@ expect_fail td-cpu-size-zero \
 	"'$(re "$f")': buffer 'swt' CPU 0 declares no data at offset $cpu0, but the next CPU's data starts [0-9]+ bytes later: its size is damaged" \
 	-- "$f"
 
+# the link from the second options section to the third (the DONE option's
+# next-section offset) zeroed: the third, holding swt's BUFFER option, was
+# never read, and with it every event (exit 0, an empty database).  The
+# first section's CPUSTATs (swt's CPU 0 the fourth) still name the buffer.
+f=$(damaged_td options-chain-cut.dat)
+TF patch64 "$f" "$(TF td-options-next "$TD" 1)" 0
+expect_fail td-options-chain-cut \
+	"'$(re "$f")': the CPUSTAT option at offset $(TF td-option "$TD" 2 3) declares [0-9]+ events read from buffer 'swt' CPU 0, but no BUFFER option says where they are: the file's options are damaged" \
+	-- "$f"
+
 # --- trace.dat: event data --------------------------------------------------------
 # a zstd frame's magic destroyed (chunk 1 of CPU 0): swaptrace's own chunk
 # reader names the chunk and its offset.  libtracecmd (the reader used when

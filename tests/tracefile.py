@@ -20,6 +20,9 @@ messages are computed independently.
   tracefile.py td-options-field FILE       offset of the v7 options-offset field
   tracefile.py td-option FILE ID [NTH]     offset of the NTH (0-based) v7 option
                                            ID's data
+  tracefile.py td-options-next FILE N      offset of the next-section field of the
+                                           DONE option that ends v7 options section
+                                           N (0-based)
   tracefile.py td-cpu FILE BUFFER CPU      "OFFSET SIZE" of a buffer's CPU data
                                            (v6 or v7; BUFFER "" is the top level)
   tracefile.py td-cpu-entry FILE BUFFER CPU  offset of the v7 BUFFER option's
@@ -98,8 +101,9 @@ class TraceDat:
         _, off = cstr(self.d, off)              # compression version
         return off
 
-    def options_v7(self):
-        """(id, data offset, size) of every option, following the chain."""
+    def options_v7(self, dones=None):
+        """(id, data offset, size) of every option, following the chain;
+        dones, a list, gets the data offset of each section's DONE option."""
         sect = self.u64(self.options_field())
         while sect:
             assert self.u16(sect) == 0 and not self.u16(sect + 2) & 1
@@ -108,6 +112,8 @@ class TraceDat:
                 oid, size = self.u16(off), self.u32(off + 2)
                 if oid == 0:
                     sect = self.u64(off + 6)
+                    if dones is not None:
+                        dones.append(off + 6)
                     break
                 yield oid, off + 6, size
                 off += 6 + size
@@ -197,6 +203,11 @@ def main(argv):
     elif cmd == "td-option":
         want, nth = int(argv[3]), int(argv[4]) if len(argv) > 4 else 0
         print([off for oid, off, _ in td.options_v7() if oid == want][nth])
+    elif cmd == "td-options-next":
+        dones = []
+        for _ in td.options_v7(dones):
+            pass
+        print(dones[int(argv[3])])
     elif cmd == "td-cpu":
         print("%d %d" % td.cpu(argv[3], int(argv[4]))[:2])
     elif cmd == "td-cpu-entry":
