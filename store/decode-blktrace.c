@@ -612,8 +612,35 @@ struct stream {
 	struct swt_event ev;
 	int have;		/* ev holds the next event */
 	int64_t last_seq;
+	int64_t jump_from;	/* last_seq before a forward jump not yet confirmed, -1 */
 	const char *path;
 };
+
+/*
+ * Count the sequence gap a record's number shows.  A gap is events the
+ * kernel lost; a number that goes back is this record's own number
+ * damaged, not a restart: it stands for the next one (blkparse counts no
+ * skip for it either).  A number damaged upwards looks like a gap until
+ * the next record goes on from before it: so a jump is counted only once
+ * the next record (or the end of the file) confirms it -- a single damaged
+ * number claimed four billion lost events.
+ */
+static void note_sequence(struct stream *s, uint32_t seq, struct swt_blktrace_stats *stats)
+{
+	if (s->jump_from >= 0) {
+		if (seq > s->last_seq)
+			stats->lost = swt_add_sat(stats->lost, s->last_seq - s->jump_from - 1);
+		else
+			s->last_seq = s->jump_from + 1;	/* the jumped record's, damaged */
+		s->jump_from = -1;
+	}
+	if (s->last_seq >= 0 && seq > s->last_seq + 1)
+		s->jump_from = s->last_seq;
+	if (s->last_seq >= 0 && seq <= s->last_seq)
+		s->last_seq++;
+	else
+		s->last_seq = seq;
+}
 
 /* Advance a stream to its next record that carries an event. */
 static int stream_advance(struct stream *s, struct swt_blktrace_stats *stats,
@@ -623,23 +650,17 @@ static int stream_advance(struct stream *s, struct swt_blktrace_stats *stats,
 		int ret = swt_blk_reader_next(s->r, &s->rec, err);
 
 		if (ret <= 0) {
+			/* a jump in the last record: nothing after it says otherwise */
+			if (!ret && s->jump_from >= 0)
+				stats->lost = swt_add_sat(stats->lost, s->last_seq - s->jump_from - 1);
+			s->jump_from = -1;
 			s->have = 0;
 			return ret;
 		}
 		stats->records++;
 		if (!stats->version)
 			stats->version = s->rec.version;
-		/*
-		 * A gap is events the kernel lost; a sequence that goes back is
-		 * this record's own number damaged, not a restart: it stands for
-		 * the next one (blkparse counts no skip for it either).
-		 */
-		if (s->last_seq >= 0 && s->rec.sequence > s->last_seq + 1)
-			stats->lost = swt_add_sat(stats->lost, s->rec.sequence - s->last_seq - 1);
-		if (s->last_seq >= 0 && s->rec.sequence <= s->last_seq)
-			s->last_seq++;
-		else
-			s->last_seq = s->rec.sequence;
+		note_sequence(s, s->rec.sequence, stats);
 		ret = swt_blk_record_to_event(&s->rec, &s->ev);
 		if (ret < 0)
 			return swt_error(err, SWT_EFORMAT,
@@ -672,7 +693,7 @@ int swt_blktrace_decode(char *const *paths, size_t n, size_t bufsize, swt_event_
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		streams[i].path = paths[i];
-		streams[i].last_seq = -1;
+		streams[i].last_seq = streams[i].jump_from = -1;
 		ret = swt_blk_reader_open_file(paths[i], bufsize, &streams[i].r, err);
 		if (ret)
 			goto out;

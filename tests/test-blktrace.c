@@ -410,6 +410,34 @@ TEST(merge_cpus_and_sequence_gaps)
 	unlink(p1);
 }
 
+/*
+ * A sequence number damaged upwards, the next record going on from before
+ * it, is no gap (it claimed 3999999997 lost events); a gap the next record
+ * confirms is, as is one in the last record.
+ */
+TEST(sequence_damaged_upwards)
+{
+	static const uint32_t seqs[] = { 1, 2, 4000000000u, 4, 5, 9, 10, 13 };
+	char p0[] = "/tmp/swt-test-seqXXXXXX";
+	struct buf a = { .len = 0 };
+	struct collected c = { .n = 0 };
+	struct swt_blktrace_stats st;
+	struct swt_err err = { 0 };
+	char *paths[] = { p0, NULL };
+	int fd;
+
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(seqs); i++)
+		add(&a, 7, 0, seqs[i], 100 * (i + 1), 8 * i, 4096,
+		    TC(SWT_BLK_TC_QUEUE) | SWT_BLK_TA_QUEUE, 1, 1, 0, NULL, 0);
+	fd = mkstemp(p0);
+	CHECK_INT(write(fd, a.data, a.len), (long long)a.len);
+	close(fd);
+	CHECK_INT(swt_blktrace_decode(paths, 1, 0, count_cb, &c, &st, &err), 0);
+	CHECK_INT(c.n, 8);
+	CHECK_INT(st.lost, 3 + 2);	/* 6-8 and 11-12 */
+	unlink(p0);
+}
+
 TEST(expand_names)
 {
 	struct swt_err err = { 0 };
