@@ -660,6 +660,17 @@ static int stream_advance(struct stream *s, struct swt_blktrace_stats *stats,
 		stats->records++;
 		if (!stats->version)
 			stats->version = s->rec.version;
+		/*
+		 * Times are stored as SQLite's signed 64-bit integers: one past
+		 * 2^63 - 1 ns (292 years, no clock's) went in negative, 2^63
+		 * itself as NULL, and the capture's span with it
+		 */
+		if (s->rec.time > (uint64_t)INT64_MAX)
+			return swt_error(err, SWT_EFORMAT,
+					 "'%s': the record at offset %llu has time %llu ns, past "
+					 "2^63 - 1 (292 years): the record is damaged", s->path,
+					 (unsigned long long)s->rec.offset,
+					 (unsigned long long)s->rec.time);
 		note_sequence(s, s->rec.sequence, stats);
 		ret = swt_blk_record_to_event(&s->rec, &s->ev);
 		if (ret < 0)

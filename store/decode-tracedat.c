@@ -550,6 +550,10 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 			record_die(c, bufidx, cpu, rec, "has unknown event id %d", id);
 		ei = event_info(c, e);
 	}
+	/* stored as a signed 64-bit integer: past 2^63 - 1 it went in negative (or NULL) */
+	if (rec->ts > (unsigned long long)INT64_MAX)
+		record_die(c, bufidx, cpu, rec, "has time %llu ns, past 2^63 - 1 (292 years)",
+			   (unsigned long long)rec->ts);
 	cr = &c->cpus[slot];
 	if (!cr->events || rec->offset < cr->min_off)
 		cr->min_off = rec->offset;

@@ -438,6 +438,29 @@ TEST(sequence_damaged_upwards)
 	unlink(p0);
 }
 
+/* A time past 2^63 - 1 ns, stored as a negative number (2^63 as NULL), is damage. */
+TEST(time_past_int64)
+{
+	char p0[] = "/tmp/swt-test-timeXXXXXX";
+	struct buf a = { .len = 0 };
+	struct collected c = { .n = 0 };
+	struct swt_blktrace_stats st;
+	struct swt_err err = { 0 };
+	char *paths[] = { p0, NULL };
+	int fd;
+
+	add(&a, 7, 0, 1, 100, 8, 4096, TC(SWT_BLK_TC_QUEUE) | SWT_BLK_TA_QUEUE, 1, 1, 0, NULL, 0);
+	add(&a, 7, 0, 2, (uint64_t)1 << 63, 8, 4096, TC(SWT_BLK_TC_QUEUE) | SWT_BLK_TA_GETRQ, 1, 1,
+	    0, NULL, 0);
+	fd = mkstemp(p0);
+	CHECK_INT(write(fd, a.data, a.len), (long long)a.len);
+	close(fd);
+	CHECK_INT(swt_blktrace_decode(paths, 1, 0, count_cb, &c, &st, &err), -SWT_EFORMAT);
+	CHECK(strstr(err.msg, "the record at offset 48 has time 9223372036854775808 ns, past "
+			      "2^63 - 1") != NULL);
+	unlink(p0);
+}
+
 TEST(expand_names)
 {
 	struct swt_err err = { 0 };

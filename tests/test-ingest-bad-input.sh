@@ -303,6 +303,15 @@ expect_fail td-v6-cpu-size-zero \
 	-- "$f"
 rm -f "$f"
 
+# the same copy with its first page's time stamp at 2^63 ns: its events'
+# times were stored negative (exit 0, a span ending before it began)
+f=$(damaged_td v6-page-time.dat "$V6")
+TF patch64 "$f" "$v6cpu0" 9223372036854775808
+expect_fail td-v6-page-time \
+	"'$(re "$f")': buffer 'swt' CPU 0: the record at offset [0-9]+ has time 92233720368547[0-9]+ ns, past 2\^63 - 1 \(292 years\)" \
+	-- --swap 7:0 "$f"
+rm -f "$f"
+
 # a smaller commit size in the first page's header of the same copy: fewer
 # events, every page still reached.  Uncompressed data is only checked
 # against the file's statistics, which a size-capped recording also fails,
