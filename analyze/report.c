@@ -153,11 +153,31 @@ static int check_target(const char *path, struct swt_err *err)
 }
 
 /*
+ * A name the report writes, or removes as an earlier report's, must not be
+ * the database itself (db: its stat, NULL when unknown): a database named
+ * index.html reported into its own directory was replaced by the page, and
+ * one named sweep.svg, drawn as PNG only, removed as a stale chart.  A
+ * symbolic link to it is safe: the rename replaces the link, and the stale
+ * files removed are regular files only.
+ */
+static int check_not_db(const char *path, const struct stat *db, struct swt_err *err)
+{
+	struct stat sb;
+
+	if (!db || lstat(path, &sb) || sb.st_dev != db->st_dev || sb.st_ino != db->st_ino)
+		return 0;
+	return swt_error(err, SWT_EUSAGE, "'%s': is the database, where the report writes or "
+			 "removes a file of its own: give another --output", path);
+}
+
+/*
  * Before anything is replayed or drawn: the directory can be written, and
  * no file the report writes there is in the way (a directory named
- * sweep.png would only fail after the replay and half the charts).
+ * sweep.png would only fail after the replay and half the charts), nor is
+ * the database (db) one of the report's names, in any format.
  */
-static int check_dir(const char *dir, unsigned formats, struct swt_err *err)
+static int check_dir(const char *dir, unsigned formats, const struct stat *db,
+		     struct swt_err *err)
 {
 	static const struct {
 		const char *ext;
@@ -171,16 +191,18 @@ static int check_dir(const char *dir, unsigned formats, struct swt_err *err)
 				 "'%s': cannot write there: %s", dir, strerror(errno));
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(charts); i++) {
 		for (size_t e = 0; e < SWT_ARRAY_SIZE(exts); e++) {
-			if (exts[e].format && !(formats & exts[e].format))
-				continue;
 			snprintf(path, sizeof(path), "%s/%s.%s", dir, charts[i].name, exts[e].ext);
-			ret = check_target(path, err);
+			/* a format not drawn now is removed as stale (remove_stale) */
+			ret = check_not_db(path, db, err);
+			if (!ret && (!exts[e].format || (formats & exts[e].format)))
+				ret = check_target(path, err);
 			if (ret)
 				return ret;
 		}
 	}
 	snprintf(path, sizeof(path), "%s/index.html", dir);
-	return check_target(path, err);
+	ret = check_not_db(path, db, err);
+	return ret ? ret : check_target(path, err);
 }
 
 /*
@@ -310,6 +332,8 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	struct made_dirs made = { 0 };
 	int ret, dir_checked = 0, in_transaction = 0;
 	char *staging = NULL;
+	struct stat db_sb;
+	const struct stat *db = NULL;
 
 	if (!sum)
 		sum = &local;
@@ -323,6 +347,9 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	    sizeof(sum->index))
 		return swt_error(err, SWT_EUSAGE, "'%s': path too long", opts->dir);
 	sum->index[0] = '\0';
+	/* the database, which no file of the report may be (check_dir) */
+	if (!stat(swt_store_path(st), &db_sb))
+		db = &db_sb;
 	runs = swt_store_query_int(st, "SELECT count(*) FROM run", -1);
 	if (runs < 0)
 		return swt_error(err, SWT_EDB, "'%s': cannot read the run table",
@@ -337,7 +364,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		 */
 		ret = make_dir(opts->dir, &made, err);
 		if (!ret)
-			ret = check_dir(opts->dir, formats, err);
+			ret = check_dir(opts->dir, formats, db, err);
 		if (ret)
 			goto out;
 		dir_checked = 1;
@@ -354,7 +381,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	if (!dir_checked) {
 		ret = make_dir(opts->dir, &made, err);
 		if (!ret)
-			ret = check_dir(opts->dir, formats, err);
+			ret = check_dir(opts->dir, formats, db, err);
 		if (ret)
 			goto out;
 	}

@@ -230,6 +230,28 @@ check_eq "$msg" "swaptrace: report: '$WORK/failed-report/sweep.png': is a direct
 check_eq "$(runs_stored)" 0 "failed: runs stored by a report with a directory in the way"
 check_eq "$(ls "$WORK/failed-report")" "sweep.png" "failed: files written before the check failed"
 rmdir "$WORK/failed-report/sweep.png"
+# a database named as one of the report's files, reported into its own
+# directory: refused before anything is written (index.html replaced the
+# database with the page, and sweep.svg, drawn as PNG only, was removed
+# as the earlier report's stale chart); a link to the database is no
+# database there (the report replaces the link)
+for name in index.html sweep.svg; do
+	mkdir "$WORK/self-$name"
+	cp "$WORK/failed.db" "$WORK/self-$name/$name"
+	msg=$("$SWAPTRACE" report -f png -o "$WORK/self-$name" "$WORK/self-$name/$name" 2>&1 >/dev/null)
+	check_eq "$?:$msg" "1:swaptrace: report: '$WORK/self-$name/$name': is the database, where the report writes or removes a file of its own: give another --output" \
+		"a database named $name reported into its directory"
+	check_eq "$(ls -A "$WORK/self-$name"):$(sqlite3 "$WORK/self-$name/$name" 'SELECT count(*) FROM run')" \
+		"$name:0" "a database named $name reported into its directory: the directory, runs stored"
+done
+rm "$WORK/self-index.html/index.html"
+ln -s ../failed.db "$WORK/self-index.html/index.html"
+"$SWAPTRACE" report --no-replay -f svg -o "$WORK/self-index.html" "$WORK/self-index.html/index.html" \
+	>/dev/null 2>&1 || fail "a database reported through a link in its output directory"
+[ -f "$WORK/self-index.html/index.html" ] && [ ! -L "$WORK/self-index.html/index.html" ] ||
+	fail "a database reported through a link in its output directory: no index.html"
+check_eq "$(sqlite3 "$WORK/failed.db" 'SELECT count(*) FROM swt_meta')" 1 \
+	"a database reported through a link in its output directory: the database"
 python3 -c "import sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute('BEGIN'); c.execute('SELECT count(*) FROM capture').fetchone()
