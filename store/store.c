@@ -679,6 +679,33 @@ static int64_t read_versions(struct swt_store *st, int64_t *user_version)
 	return version;
 }
 
+/*
+ * A write that was interrupted (a replay or report killed while it stored
+ * its runs) leaves a hot journal, which must be rolled back before anything
+ * is read: a read-only connection may not, and the read failed, said as
+ * "not a swaptrace database" of a database that was fine.  Rolled back as
+ * a writer's first read rolls it back (sqlite3's, replay's), by a
+ * read-write connection that reads and closes: the database is as its last
+ * commit left it, as every writer would see it.  0, or why it cannot be
+ * (the file or its directory not writable by this user).
+ */
+static int roll_back_hot_journal(const char *path, struct swt_err *err)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(db, 5000);
+		rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	}
+	if (rc != SQLITE_OK)
+		rc = swt_error(err, SWT_EIO, "'%s': a write to it was interrupted, and its journal "
+			       "must be rolled back before it is read, which this user cannot do "
+			       "here: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	sqlite3_close(db);
+	return rc;
+}
+
 int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store **out,
 		   struct swt_err *err)
 {
@@ -728,6 +755,13 @@ int swt_store_open(const char *path, enum swt_store_mode mode, struct swt_store 
 	 * and a new user_version, "ingest again" for a file that was fine.
 	 */
 	version = read_versions(st, &user_version);
+	/* a read-write connection rolls a hot journal back itself; a read-only one cannot */
+	if (version < 0 && sqlite3_extended_errcode(st->db) == SQLITE_READONLY_ROLLBACK) {
+		ret = roll_back_hot_journal(path, err);
+		if (ret)
+			goto out_destroy;
+		version = read_versions(st, &user_version);
+	}
 	/* a lock held past the timeout is not "not a swaptrace database" */
 	if (version < 0 && (sqlite3_errcode(st->db) & 0xff) == SQLITE_BUSY) {
 		ret = swt_error(err, SWT_EIO, "'%s': the database is locked: another process has "

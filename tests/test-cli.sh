@@ -237,6 +237,40 @@ check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/cut.db': a damaged database: d
 run 1 replay -n "$WORK/cut.db"
 check_eq "$(cat "$ERR")" "swaptrace: replay: '$WORK/cut.db': a damaged database: database disk image is malformed" \
 	"replay of a database cut short"
+# a write interrupted half-way (a replay killed as it stored its runs)
+# leaves a hot journal: the commands that only read roll it back, as a
+# writer does, and read the database as its last commit left it (they said
+# "not a swaptrace database"); one that cannot write it says why
+hot_journal() { # DB: a transaction that wrote to the file, and a process gone before its end
+	python3 - "$1" <<'PY'
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("PRAGMA cache_size = 1")
+c.execute("BEGIN")
+c.execute("DELETE FROM swap_in")
+os._exit(0)
+PY
+	[ -s "$1-journal" ] || fail "hot journal: no journal left beside $1"
+}
+cp "$WORK/locked.db" "$WORK/hot.db"
+hot_journal "$WORK/hot.db"
+run 0 info "$WORK/hot.db"
+grep -q "^  swap-in pages        75047 " "$OUT" || fail "info on a database with a hot journal: $(cat "$ERR")"
+check_eq "$(ls "$WORK" | grep -c '^hot\.db')" 1 "info on a database with a hot journal: the journal rolled back"
+for cmd in "info --json" "replay -n -p none" "report --no-replay -f svg -o $WORK/hot-report"; do
+	hot_journal "$WORK/hot.db"
+	# shellcheck disable=SC2086
+	run 0 $cmd "$WORK/hot.db"
+	msg=$(grep -v "warning: no replay runs stored" "$ERR")
+	[ -z "$msg" ] || fail "$cmd on a database with a hot journal: $msg"
+done
+hot_journal "$WORK/hot.db"
+if chattr +i "$WORK/hot.db" 2>/dev/null; then
+	run 1 info "$WORK/hot.db"
+	check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/hot.db': a write to it was interrupted, and its journal must be rolled back before it is read, which this user cannot do here: attempt to write a readonly database" \
+		"info on a database with a hot journal it cannot roll back"
+	chattr -i "$WORK/hot.db"
+fi
 mkdir "$WORK/adir"
 run 1 info "$WORK/adir"
 check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/adir': is a directory, not a swaptrace database" "info on a directory"
