@@ -327,6 +327,11 @@ const char *swt_replay_nothing_to_replay(struct swt_store *st)
 	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in WHERE "
 				 SWT_NOT_SWAPOFF_SQL ")", 0))
 		return "every swap-in was read by swapoff, none faulted";
+	/* load_faults leaves out a swap-in of an area the database does not list */
+	if (!swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM swap_in WHERE area_id IN"
+				 " (SELECT id FROM swap_area) AND " SWT_NOT_SWAPOFF_SQL ")", 0))
+		return "every swap-in names a swap area the database does not list (swap_area rows "
+		       "missing)";
 	return NULL;
 }
 

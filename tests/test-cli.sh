@@ -330,6 +330,16 @@ sqlite3 "$WORK/odd.db" "UPDATE capture SET first_ns = NULL, last_ns = NULL"
 run 0 info "$WORK/odd.db"
 has "$OUT" "^Span: none \\(no event times\\), [0-9]+ events, " "info: no event times"
 # info's verdict on replay is replay's own
+# (swap areas renumbered by hand, so that no swap-in names one: replay
+# leaves them all out and has nothing to replay, where info said "an exact
+# demand stream")
+cp "$WORK/odd.db" "$WORK/renumbered.db"
+sqlite3 "$WORK/renumbered.db" "UPDATE swap_area SET id = id + 5"
+run 0 info "$WORK/renumbered.db"
+has "$OUT" "^Replay: every swap-in names a swap area the database does not list \\(swap_area rows missing\\): nothing to replay\\.$" \
+	"info: swap-ins of no listed area"
+run 1 replay -n --approximate "$WORK/renumbered.db"
+has "$ERR" "no swap-in faults: nothing to replay$" "replay: swap-ins of no listed area"
 sqlite3 "$WORK/odd.db" "DELETE FROM swap_area"
 run 0 info "$WORK/odd.db"
 has "$OUT" "^Replay: no swap areas: nothing to replay\\.$" "info: no swap areas"
