@@ -560,9 +560,14 @@ bad:
 			 name, lineno);
 }
 
-/* "/dev/loop0  partition  1048572  60  5" */
+/*
+ * "/dev/loop0  partition  1048572  60  5".  Used is kept as the capture
+ * began (the walk of write-frees.c counts the trace's swap-outs on top of
+ * it): a row at the end gives it only where nothing earlier did (the older
+ * form has no start copy).
+ */
 static int parse_proc_swaps_row(struct swt_meta *m, char *line, const char *name,
-				unsigned lineno, struct swt_err *err)
+				unsigned lineno, int at_end, struct swt_err *err)
 {
 	char *word[5], *save = NULL, *w;
 	int64_t size, used, prio;
@@ -590,7 +595,8 @@ static int parse_proc_swaps_row(struct swt_meta *m, char *line, const char *name
 		a->size_kib = size;
 		a->priority = prio;
 	}
-	a->used_kib = used;
+	if (!at_end || a->used_kib == SWT_META_UNKNOWN)
+		a->used_kib = used;
 	return 0;
 }
 
@@ -809,7 +815,8 @@ int swt_meta_parse_stream(struct swt_meta *m, FILE *f, const char *name, struct 
 				char row[8192];
 
 				snprintf(row, sizeof(row), "%s %s", key, value);
-				ret = parse_proc_swaps_row(m, row, name, lineno, err);
+				ret = parse_proc_swaps_row(m, row, name, lineno,
+							   strstr(section, "at end") != NULL, err);
 				if (ret)
 					goto out;
 			}

@@ -150,6 +150,40 @@ TEST(capture_keys_and_vmstat_before_after)
  * (ppc64, some arm64) size / 4 + 1 made 16 times the slots the area has.
  * page_size after the areas counts as much as before them.
  */
+/*
+ * An area's used_kib is the start's (the replay's walk counts the trace's
+ * swap-outs on top of it): /proc/swaps at the end, with those swap-outs on
+ * it, does not replace it; it gives it where nothing earlier did.
+ */
+TEST(used_is_the_start_not_the_end)
+{
+	static const char text[] =
+		"swaptrace-capture 1\n"
+		"page_size 4096\n"
+		"swap_device path=/dev/loop0 dev=7:0 type=partition prio=5 rotational=1 sync=0 "
+		"start=0 slots=32768 size_kib=131068 used_kib=1000\n"
+		"# /proc/swaps at start\n"
+		"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+		"/dev/loop0\tpartition\t131068\t\t1000\t\t5\n"
+		"/dev/loop1\tpartition\t131068\t\t200\t\t5\n"
+		"# /proc/swaps at end\n"
+		"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+		"/dev/loop0\tpartition\t131068\t\t50000\t\t5\n"
+		"/dev/loop1\tpartition\t131068\t\t60000\t\t5\n"
+		"/dev/loop2\tpartition\t131068\t\t700\t\t5\n";
+	struct swt_err err = { 0 };
+	int ret;
+	struct swt_meta *m = parse(text, &ret, &err);
+
+	CHECK_INT(ret, 0);
+	CHECK_INT(m->nr_areas, 3);
+	CHECK_INT(m->areas[0].used_kib, 1000);
+	CHECK_INT(m->areas[1].used_kib, 200);
+	/* swapped on during the capture: the end is all there is */
+	CHECK_INT(m->areas[2].used_kib, 700);
+	swt_meta_free(m);
+}
+
 TEST(slots_take_the_page_size)
 {
 	static const char *const text[] = {
