@@ -52,6 +52,9 @@
 #define FREE_MOVED 2		/* found as its page back from another slot */
 #define FREE_FULL 4		/* at a swap-in while swap was over half full */
 
+/* the most pages on swap the walk counts from: room for every swap-out on top, and twice it */
+#define USED_MAX (UINT64_MAX >> 2)
+
 /* x86 page-fault error code bits */
 #define PF_PRESENT 1
 #define PF_WRITE 2
@@ -308,14 +311,18 @@ static int swap_fullness(struct swt_store *st, const struct swt_replay_input *in
 			return 0;
 		w->usable += in->areas[i].slots - 1;
 	}
-	ret = swt_store_prepare(st, "SELECT coalesce(sum(max(used_kib, 0)), 0) FROM swap_area", &s, err);
+	/* summed here, saturating: sum() in SQL fails on a damaged row's huge count */
+	ret = swt_store_prepare(st, "SELECT used_kib FROM swap_area WHERE used_kib > 0", &s, err);
 	if (ret)
 		return ret;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && in->page_shift >= 10)
-		w->used = (uint64_t)sqlite3_column_int64(s, 0) >> (in->page_shift - 10);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint64_t pages = in->page_shift >= 10 ?
+			(uint64_t)sqlite3_column_int64(s, 0) >> (in->page_shift - 10) : 0;
+
+		w->used = pages > USED_MAX - w->used ? USED_MAX : w->used + pages;
+	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW)
+	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "swap areas");
 	return 0;
 }

@@ -2190,5 +2190,17 @@ TEST(swap_over_half_full_frees_at_swap_in)
 	if (in.nr_frees == 1)
 		CHECK_INT(in.frees[0].fault, 5);
 	free(in.frees);
+	in.frees = NULL;
+	/* counts past what SQL sums (a damaged row): full from the start, not an error */
+	CHECK_INT(swt_store_exec(st, "UPDATE swap_area SET used_kib = 4611686018427387904;"
+				 "INSERT INTO swap_area (id, dev, start_sector, slots, used_kib)"
+				 " VALUES (1, 1792, 0, 11, 4611686018427387904);", &err), 0);
+	CHECK_INT(swt_replay_find_frees(st, &in, &err), 0);
+	if (err.code)
+		fprintf(stderr, "%s\n", err.msg);
+	/* A, B, C, D's first (overruled) and second, E */
+	CHECK_INT(in.nr_frees, 5);
+	CHECK_INT(in.nr_frees_full, 5);
+	free(in.frees);
 	swt_store_destroy(st);
 }
