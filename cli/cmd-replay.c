@@ -557,6 +557,7 @@ static int prepare_layout(struct swt_replay_input *in, const char *spec, struct 
 {
 	int ret = swt_placement_init(&l->placement, spec, in, err);
 	uint64_t traced_usable;
+	int over;
 
 	if (ret)
 		return ret;
@@ -579,14 +580,17 @@ static int prepare_layout(struct swt_replay_input *in, const char *spec, struct 
 	for (size_t i = 0; i < in->nr_areas && traced_usable != UINT64_MAX; i++)
 		traced_usable = in->areas[i].slots_guessed ? UINT64_MAX :
 				traced_usable + in->areas[i].slots - 1;
+	over = l->stats.peak_used * 2 > l->stats.usable;
 	/*
 	 * vm_swap_full(): above half full the kernel frees a slot at swap-in.
 	 * The frees replayed are those of the capture's swap (write-frees.c),
 	 * right for a layout of its size (a header slot more or less aside);
-	 * said where the sizes differ.
+	 * said where the sizes differ, or where the layout's pages (used= ones
+	 * too) take it over half full and the capture's never were, or the
+	 * other way round.
 	 */
-	if ((l->stats.peak_used * 2 > l->stats.usable || in->nr_frees_full) &&
-	    (traced_usable == UINT64_MAX ||
+	if ((over || in->nr_frees_full) &&
+	    (traced_usable == UINT64_MAX || over != !!in->nr_frees_full ||
 	     (l->stats.usable > traced_usable ? l->stats.usable - traced_usable :
 						 traced_usable - l->stats.usable) * 100 > traced_usable))
 		cli_warnf("replay", "layout '%s': swap fills to %.0f %% of its slots (%" PRIu64 " of %"
