@@ -8,7 +8,8 @@
  *
  * Memory follows the kernel's anon LRU lists for the traced cgroup.  Every
  * page read enters the head of the inactive list, which holds its share of
- * the memory (the kernel's inactive_ratio rule: half, below 1 GiB).  At the
+ * the memory (the kernel's inactive_ratio rule: half, below 1 GiB), and
+ * turns over in rounds of reclaim (RECLAIM_ROUND_PAGES).  At the
  * inactive tail an unmapped readahead page is reclaimed (wasted); a mapped
  * page carries the accessed bit of the fault that mapped it, so it is
  * spared once and goes round again; at its second visit it is activated
@@ -68,6 +69,14 @@
 #define TOUCH_EDGES ((TOUCH_MAX - 1) * TOUCH_STEPS + 1)
 /* margin that covers exp()'s rounding and the bucket of a rounded mean */
 #define TOUCH_MARGIN 0x1p-30
+
+/*
+ * Reclaim frees pages in rounds: a cgroup over its limit reclaims at least
+ * SWAP_CLUSTER_MAX (32) pages (try_to_free_mem_cgroup_pages), so the
+ * inactive list, once over its size, turns until it is a round below it.
+ * Memories of a few rounds turn page by page (the unit tests' tiny ones).
+ */
+#define RECLAIM_ROUND_PAGES 32
 
 /*
  * A node's stamp: the page-in count when the page was spared at the
@@ -199,6 +208,7 @@ struct engine {
 	struct ring inactive, active;
 	int tight_rings;		/* SWT_TEST_TIGHT_RINGS (engine_init) */
 	uint64_t cap_inactive, cap_total;
+	uint64_t shrink_to;		/* the inactive list's length after a round of reclaim */
 
 	const struct swt_policy *policy;
 	const struct swt_policy_fast *fast;	/* a built-in's fast path (replay.h), or NULL */
@@ -566,7 +576,7 @@ static inline __attribute__((always_inline)) void shrink_body(struct engine *e, 
 	struct ring *in = &e->inactive, *act = &e->active;
 	uint64_t spins = 0;
 
-	while (in->len > e->cap_inactive) {
+	while (in->len > e->shrink_to) {
 		int32_t n = ring_tail(e, in);
 		uint32_t stamp = e->nodes[n].stamp;
 
@@ -613,7 +623,7 @@ static inline __attribute__((always_inline)) void shrink_plain(struct engine *e,
 	struct ring *in = &e->inactive, *act = &e->active;
 	uint32_t spared_stamp = (uint32_t)e->pageins;
 
-	while (in->len > e->cap_inactive) {
+	while (in->len > e->shrink_to) {
 		int32_t n = ring_tail(e, in);
 		struct node node = e->nodes[n];
 
@@ -1441,6 +1451,9 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->cap_inactive = inactive_pages(e->cap_total, in->page_shift, cfg->inactive_fraction);
 	if (!e->cap_inactive)
 		e->cap_inactive = 1;
+	e->shrink_to = e->cap_inactive;
+	if (e->cap_inactive >= 2 * RECLAIM_ROUND_PAGES)
+		e->shrink_to -= RECLAIM_ROUND_PAGES - 1;
 	e->res->cache_pages = e->cap_total;
 	e->res->inactive_pages = e->cap_inactive;
 	e->any_rotational = pr->any_rotational;

@@ -964,7 +964,7 @@ grep -v '^dev ' "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/meta.txt" > "$WORK/nodev-m
 "$SWAPTRACE" replay -n --csv -p auto -p adaptive "$WORK/kind.db" > "$WORK/kind.csv" 2> "$WORK/kind.err" ||
 	fail "replay of a device of unknown kind: $(cat "$WORK/kind.err")"
 check_eq "$(awk -F, '$5 == "all" { print $1 "=" $8 }' "$WORK/kind.csv" | sort | tr '\n' ' ')" \
-	"adaptive=20151 auto=20151 " "auto on a device of unknown kind: cluster readahead"
+	"adaptive=20163 auto=20163 " "auto on a device of unknown kind: cluster readahead"
 check_eq "$(cat "$WORK/kind.err")" "swaptrace: replay: warning: swap area 7:0: not recorded whether it is rotational (ingested without metadata): taken as rotational, as loop and virtio disks are, so auto uses cluster readahead; for an SSD ingest with --swap 7:0,rotational=0" \
 	"the warning for a device of unknown kind"
 "$SWAPTRACE" ingest -q -o "$WORK/ssd.db" --swap 7:0,rotational=0 "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/trace.dat" ||
@@ -972,7 +972,7 @@ check_eq "$(cat "$WORK/kind.err")" "swaptrace: replay: warning: swap area 7:0: n
 "$SWAPTRACE" replay -n --csv -p auto -p vma "$WORK/ssd.db" > "$WORK/ssd.csv" 2> "$WORK/ssd.err" ||
 	fail "replay of an SSD: $(cat "$WORK/ssd.err")"
 check_eq "$(awk -F, '$5 == "all" { print $1 "=" $8 }' "$WORK/ssd.csv" | sort | tr '\n' ' ')$(cat "$WORK/ssd.err")" \
-	"auto=21786 vma=21786 " "auto on a device said to be an SSD: VMA readahead, no warning"
+	"auto=21805 vma=21805 " "auto on a device said to be an SSD: VMA readahead, no warning"
 # the same with metadata that does not say vma_ra_enabled: taken as false
 # (cluster readahead, adaptive's result), said, with the kernel's default
 grep -v '^vma_ra_enabled ' "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/meta.txt" > "$WORK/novra-meta.txt"
@@ -981,7 +981,7 @@ grep -v '^vma_ra_enabled ' "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0/meta.txt" > "$W
 "$SWAPTRACE" replay -n --csv -p auto -p adaptive "$WORK/novra.db" > "$WORK/novra.csv" 2> "$WORK/novra.err" ||
 	fail "replay without vma_ra_enabled: $(cat "$WORK/novra.err")"
 check_eq "$(awk -F, '$5 == "all" { print $1 "=" $8 }' "$WORK/novra.csv" | sort | tr '\n' ' ')" \
-	"adaptive=20151 auto=20151 " "auto without vma_ra_enabled: cluster readahead"
+	"adaptive=20163 auto=20163 " "auto without vma_ra_enabled: cluster readahead"
 check_eq "$(cat "$WORK/novra.err")" "swaptrace: replay: warning: vma_ra_enabled not recorded: taken as false, so auto uses cluster readahead where a kernel left at its default (true) uses VMA readahead on these non-rotational devices; ingest with --meta FILE holding 'vma_ra_enabled true' to replay that" \
 	"the warning without vma_ra_enabled"
 "$SWAPTRACE" replay -n --csv -p adaptive "$WORK/novra.db" 2> "$WORK/novra-adaptive.err" > /dev/null
