@@ -20,7 +20,12 @@ extern const char swt_block_event_sql[];
 
 struct swt_store {
 	sqlite3 *db;
-	char *path;		/* final path */
+	char *path;		/* final path, as given (named in messages) */
+	/*
+	 * While creating: the file the commit replaces, path with the symbolic
+	 * links it names followed (resolve_target); else NULL
+	 */
+	char *target;
 	char *tmp_path;		/* temporary file while creating, else NULL */
 	int committed;
 	int version;		/* schema version: older only as SWT_STORE_READ_OLDER opened it */
@@ -463,6 +468,55 @@ static int check_replaceable(const char *path, struct swt_err *err)
 }
 
 /*
+ * The file a database created at path is written to: path, or the file the
+ * symbolic link there leads to, through every link on the way, as cp and
+ * sqlite3 write through a link.  Renamed over path, the database replaced
+ * the link and left the file it named as it was; a dangling link leads to
+ * the file to create.  Only the last component: the rename follows links
+ * in the directories itself.  *target is malloc'd.
+ */
+static int resolve_target(const char *path, char **target, struct swt_err *err)
+{
+	char *cur = swt_strdup(path), link[PATH_MAX];
+	struct stat sb;
+	int ret = 0;
+
+	for (int hops = 0; cur; hops++) {
+		const char *base = swt_basename(cur);
+		char *next;
+		ssize_t n;
+
+		/* anything but a link (or nothing) is the target: its create says what is wrong */
+		if (lstat(cur, &sb) < 0 || !S_ISLNK(sb.st_mode)) {
+			*target = cur;
+			return 0;
+		}
+		/* the kernel's limit on links followed in one lookup (MAXSYMLINKS) */
+		if (hops == 40) {
+			ret = swt_error(err, SWT_EUSAGE, "'%s': cannot create database: %s", path,
+					strerror(ELOOP));
+			break;
+		}
+		n = readlink(cur, link, sizeof(link));
+		if (n < 0 || (size_t)n >= sizeof(link)) {
+			ret = swt_error(err, SWT_EIO, "'%s': cannot create database: %s", path,
+					strerror(n < 0 ? errno : ENAMETOOLONG));
+			break;
+		}
+		link[n] = '\0';
+		/* a relative target is relative to the directory the link is in */
+		if (link[0] == '/' || base == cur)
+			next = swt_strdup(link);
+		else if (asprintf(&next, "%.*s%s", (int)(base - cur), cur, link) < 0)
+			next = NULL;
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	return ret ? ret : swt_error(err, SWT_ENOMEM, "out of memory");
+}
+
+/*
  * A new file in the directory tmp holds (its first dir_len bytes), named
  * with at most len (1 to 6) characters, for where mkstemp's six do not fit
  * under SQLite's limit: a path of 504 bytes ending in a short name.
@@ -519,7 +573,7 @@ static int create_temp_beside(const char *path, char *tmp, size_t n)
 int swt_store_create(const char *path, struct swt_store **out, struct swt_err *err)
 {
 	struct swt_store *st;
-	size_t n = strlen(path) + 16;
+	size_t n;
 	int fd, ret;
 
 	*out = NULL;
@@ -530,6 +584,11 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 	if (!st)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	st->version = SWT_SCHEMA_VERSION;
+	ret = resolve_target(path, &st->target, err);
+	if (ret)
+		goto out_free;
+	/* beside the target, so that the rename over it is atomic */
+	n = strlen(st->target) + 16;
 	st->tmp_path = malloc(n);
 	if (!st->tmp_path) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
@@ -540,7 +599,7 @@ int swt_store_create(const char *path, struct swt_store **out, struct swt_err *e
 		ret = too_long_error(st, st->path, err, "cannot create database");
 		goto out_free;
 	}
-	fd = create_temp_beside(path, st->tmp_path, n);
+	fd = create_temp_beside(st->target, st->tmp_path, n);
 	if (fd < 0) {
 		ret = swt_error(err, errno == ENOENT ? SWT_ENOENT : SWT_EIO,
 				"'%s': cannot create database: %s", path, strerror(errno));
@@ -594,6 +653,7 @@ out_destroy:
 	return ret;
 out_free:
 	free(st->tmp_path);
+	free(st->target);
 	free(st->path);
 	free(st);
 	return ret;
@@ -873,7 +933,7 @@ int swt_store_commit(struct swt_store *st, struct swt_err *err)
 			return swt_error(err, SWT_EIO, "'%s': %s", st->path, strerror(errno));
 	}
 	/* what the start found replaceable may have been replaced meanwhile */
-	ret = check_replaceable(st->path, err);
+	ret = check_replaceable(st->target, err);
 	if (ret)
 		return ret;
 	/*
@@ -883,10 +943,10 @@ int swt_store_commit(struct swt_store *st, struct swt_err *err)
 	 * can be, after it (an opener of the old one in between made them
 	 * again).
 	 */
-	ret = wal_file_names(st->path, sides, err);
+	ret = wal_file_names(st->target, sides, err);
 	if (!ret)
 		ret = remove_wal_files(sides, 1, err);
-	if (!ret && rename(st->tmp_path, st->path) < 0)
+	if (!ret && rename(st->tmp_path, st->target) < 0)
 		ret = swt_error(err, SWT_EIO, "'%s': cannot move database into place: %s",
 				st->path, strerror(errno));
 	if (!ret)
@@ -897,6 +957,8 @@ int swt_store_commit(struct swt_store *st, struct swt_err *err)
 		return ret;
 	free(st->tmp_path);
 	st->tmp_path = NULL;
+	free(st->target);
+	st->target = NULL;
 	st->committed = 1;
 	/* reopen so the caller may keep reading */
 	if (sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
@@ -920,6 +982,7 @@ void swt_store_destroy(struct swt_store *st)
 		unlink(st->tmp_path);
 		free(st->tmp_path);
 	}
+	free(st->target);
 	free(st->path);
 	free(st);
 }

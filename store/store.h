@@ -52,6 +52,8 @@ struct swt_store;
  * swt_store_commit() succeeds.  Fails when the directory is not writable.
  * An existing swaptrace database (any schema version) or empty file at
  * path is replaced on commit; any other file there is refused, naming it.
+ * A symbolic link at path is written through: the file it leads to (one a
+ * dangling link names) is replaced, the link stays.
  */
 int swt_store_create(const char *path, struct swt_store **out, struct swt_err *err);
 /*

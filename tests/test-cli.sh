@@ -655,6 +655,35 @@ run 1 info "$WORK/v5.db"
 check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/v5.db': database schema version 4, this swaptrace reads $V: a command that writes it (replay without --no-store; report without --run or --no-replay) upgrades it in place, or ingest again" \
 	"info on a version 4 database"
 
+# --- ingest -o through a symbolic link ------------------------------------------------
+# written through, as cp and sqlite3 write: the file the link leads to is
+# replaced (in its own directory) and the link stays.  The rename replaced
+# the link itself with the database, the file it named left as it was.
+mkdir -p "$WORK/ln/real" "$WORK/ln/dir"
+cp "$WORK/locked.db" "$WORK/ln/real/cap.db"
+sqlite3 "$WORK/ln/real/cap.db" "INSERT INTO swt_meta VALUES ('old', 1)"
+ln -s ../real/cap.db "$WORK/ln/dir/cap.db"
+ln -s cap.db "$WORK/ln/dir/chain.db"
+ln -s ../real/new.db "$WORK/ln/dir/dangling.db"
+ln -s loop2 "$WORK/ln/dir/loop1"
+ln -s loop1 "$WORK/ln/dir/loop2"
+for link in chain.db dangling.db; do
+	run 0 ingest -q -o "$WORK/ln/dir/$link" "$SAMPLE"
+	check_eq "$(cat "$ERR")" "" "ingest -o a symbolic link ($link): stderr"
+done
+check_eq "$(cd "$WORK/ln" && find . -type l -printf '%p>%l\n' | sort | tr '\n' ' ')" \
+	"./dir/cap.db>../real/cap.db ./dir/chain.db>cap.db ./dir/dangling.db>../real/new.db ./dir/loop1>loop2 ./dir/loop2>loop1 " \
+	"ingest -o a symbolic link: the links stay"
+check_eq "$(cd "$WORK/ln" && find . -type f | sort | tr '\n' ' ')" "./real/cap.db ./real/new.db " \
+	"ingest -o a symbolic link: the files written, and no other"
+check_eq "$(sqlite3 "$WORK/ln/real/cap.db" "SELECT count(*) FROM swt_meta WHERE key = 'old'")" 0 \
+	"ingest -o a link to a database: the database it leads to replaced"
+check_eq "$(sqlite3 "$WORK/ln/real/new.db" "SELECT count(*) FROM swap_in")" 75047 \
+	"ingest -o a dangling link: the database it names written"
+run 1 ingest -q -o "$WORK/ln/dir/loop1" "$SAMPLE"
+check_eq "$(cat "$ERR")" "swaptrace: ingest: '$WORK/ln/dir/loop1': cannot create database: Too many levels of symbolic links" \
+	"ingest -o a loop of symbolic links"
+
 # --- --swap states the layout, over the metadata file's -----------------------------
 run 0 ingest -q -o "$WORK/swap.db" --swap 7:0,start=0 --meta "$SAMPLE/meta.txt" "$WORK/trace.dat"
 check_eq "$(lines "$ERR")$(lines "$OUT")" 00 "ingest -q --swap: no output"
