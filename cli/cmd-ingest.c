@@ -47,13 +47,8 @@ static void guard_signals(sigset_t *saved)
 	sigset_t block;
 
 	ingest_pid = getpid();
-	/*
-	 * A write past the file-size limit (ulimit -f) raises SIGXFSZ, whose
-	 * default action kills ingest with the half-built temporary database
-	 * left behind; ignored, the write fails with EFBIG and the failure is
-	 * reported, and the file removed, like a full disk.
-	 */
-	signal(SIGXFSZ, SIG_IGN);
+	/* past ulimit -f, killed, it left its half-built temporary database */
+	cli_ignore_file_size_limit();
 	sigemptyset(&block);
 	cli_catch_stop_signals(drop_pending_db, SA_RESETHAND, &block);
 	pthread_sigmask(SIG_BLOCK, &block, saved);

@@ -940,6 +940,11 @@ int cmd_replay(int argc, char **argv)
 			nchoices++;
 	}
 	/*
+	 * past ulimit -f, killed, a replay left a hot journal of its half-stored
+	 * runs; failed, it rolls them back
+	 */
+	cli_ignore_file_size_limit();
+	/*
 	 * --no-store writes nothing, so an older database is read as it is
 	 * (replay reads nothing its upgrades add but task.tgid, which the
 	 * loader does without); the runs to store need it upgraded

@@ -304,6 +304,12 @@ int cmd_report(int argc, char **argv)
 	ro.multigen_lru = swt_replay_multigen_lru;
 	ro.interrupted = report_interrupted;
 	cli_catch_stop_signals(on_stop_signal, SA_RESTART, NULL);
+	/*
+	 * past ulimit -f, killed, a report left its staging directory of
+	 * half-written charts and the default runs' journal; failed, it
+	 * removes the one and rolls back the other
+	 */
+	cli_ignore_file_size_limit();
 	ro.run_ids = nr_ids ? ids : NULL;
 	ro.nr_run_ids = nr_ids;
 	/* the default replay set is stored in the database: open it writable then */

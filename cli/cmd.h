@@ -83,4 +83,12 @@ void cli_unseen_swapins(char *buf, size_t len, int64_t zero, int64_t zswap);
  */
 void cli_catch_stop_signals(void (*handler)(int), int flags, sigset_t *caught);
 
+/*
+ * Ignore SIGXFSZ, so that a write past the file-size limit (ulimit -f)
+ * fails with EFBIG, reported and cleaned up like a full disk, instead of
+ * killing the command with its temporary files and journal left behind.
+ * For the commands that write files; a child exec'd afterwards inherits it.
+ */
+void cli_ignore_file_size_limit(void);
+
 #endif

@@ -139,6 +139,11 @@ void cli_catch_stop_signals(void (*handler)(int), int flags, sigset_t *caught)
 	}
 }
 
+void cli_ignore_file_size_limit(void)
+{
+	signal(SIGXFSZ, SIG_IGN);
+}
+
 void cli_notef(const char *verb, const char *fmt, ...)
 {
 	va_list ap;

@@ -107,12 +107,30 @@ static int make_block_event_view(struct swt_store *st, const char *schema, struc
 	return ret;
 }
 
+/*
+ * The system error behind the connection's last I/O error (EFBIG, EIO...),
+ * 0 when it is not one or unknown.  The errno SQLite took when it reported
+ * the error is gone where a failed COMMIT rolled back first; the database
+ * file keeps the one its write failed with.
+ */
+static int io_errno(sqlite3 *db)
+{
+	int sys;
+
+	if (!db || (sqlite3_errcode(db) & 0xff) != SQLITE_IOERR)
+		return 0;
+	sys = sqlite3_system_errno(db);
+	if (!sys && sqlite3_file_control(db, "main", SQLITE_FCNTL_LAST_ERRNO, &sys) != SQLITE_OK)
+		sys = 0;
+	return sys;
+}
+
 int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *what)
 {
-	int sys = st->db ? sqlite3_system_errno(st->db) : 0;
+	int sys = io_errno(st->db);
 
 	/* "disk I/O error" alone does not say which: a file too large, EIO... */
-	if (sys && (sqlite3_errcode(st->db) & 0xff) == SQLITE_IOERR)
+	if (sys)
 		return swt_error(err, SWT_EDB, "'%s': %s: %s (%s)", st->path, what,
 				 sqlite3_errmsg(st->db), strerror(sys));
 	return swt_error(err, SWT_EDB, "'%s': %s: %s", st->path, what,
@@ -178,7 +196,12 @@ int swt_store_exec(struct swt_store *st, const char *sql, struct swt_err *err)
 
 	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
-	ret = swt_error(err, SWT_EDB, "'%s': %s", st->path, msg ? msg : "SQL error");
+	/* as swt_store_sql_error says it: a COMMIT's "disk I/O error" alone does not say which */
+	if (io_errno(st->db))
+		ret = swt_error(err, SWT_EDB, "'%s': %s (%s)", st->path, msg ? msg : "SQL error",
+				strerror(io_errno(st->db)));
+	else
+		ret = swt_error(err, SWT_EDB, "'%s': %s", st->path, msg ? msg : "SQL error");
 	sqlite3_free(msg);
 	return ret;
 }

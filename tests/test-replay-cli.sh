@@ -359,6 +359,22 @@ check_eq "$(sqlite3 "$WORK/del.db" "SELECT (SELECT group_concat(id) FROM run WHE
 	(SELECT count(DISTINCT run_id) FROM run_histogram) || ' ' ||
 	(SELECT count(DISTINCT run_id) FROM run_series)")" "11,12 0 12 12" "runs deleted by hand: their ids reused, their rows replaced"
 
+# --- a file-size limit (ulimit -f) the stored runs outgrow: the replay
+# fails in one line, as on a full disk, and rolls its runs back (SIGXFSZ
+# killed it, status 153, with a hot journal of its half-stored runs left
+# beside the database) ---
+cp "$db" "$WORK/fsize.db"
+sqlite3 "$WORK/fsize.db" "DELETE FROM run; VACUUM" || fail "file-size limit: preparing"
+cp "$WORK/fsize.db" "$WORK/fsize.orig"
+kib=$(($(stat -c %s "$WORK/fsize.db") / 1024))
+(ulimit -f "$kib" && exec "$SWAPTRACE" replay -p none -p fixed -c 0-8 "$WORK/fsize.db") \
+	> /dev/null 2> "$WORK/fsize.err"
+check_eq "$?:$(cat "$WORK/fsize.err")" \
+	"1:swaptrace: replay: '$WORK/fsize.db': disk I/O error (File too large)" \
+	"file-size limit: exit status, message"
+cmp -s "$WORK/fsize.db" "$WORK/fsize.orig" || fail "file-size limit: the database was changed"
+check_eq "$(cd "$WORK" && ls fsize.db*)" "fsize.db" "file-size limit: files beside the database"
+
 # --- memory size changes the answer, as documented ------------------------------------
 "$SWAPTRACE" replay --no-store --json -p auto -c 3 -m 20000,52480,80000 "$db" > "$WORK/mem.json" || fail "cache sweep"
 python3 - "$WORK/mem.json" <<'PY' || FAILURES=$((FAILURES + 1))

@@ -269,6 +269,33 @@ check_eq "$(runs_stored)" 0 "failed: runs stored by a report that failed after t
 check_eq "$(ls -A "$WORK/failed-report")" "" "failed: files left by a report whose runs were not stored"
 "$SWAPTRACE" report "$WORK/failed.db" >/dev/null 2>&1 || fail "failed: report once the way is clear"
 check_eq "$(runs_stored)" 66 "failed: runs stored by the report that succeeded"
+# a file-size limit (ulimit -f): the default runs outgrow the database, or a
+# chart the limit (a database of a tenth of the pages, whose queries need
+# no temporary file): one line, as on a full disk, no runs stored, no files
+# left, an earlier report whole (SIGXFSZ killed the report, status 153,
+# with its staging directory and the runs' hot journal left behind)
+variant fsize "VACUUM"
+cp "$WORK/fsize.db" "$WORK/fsize.orig"
+kib=$(($(stat -c %s "$WORK/fsize.db") / 1024))
+(ulimit -f "$kib" && exec "$SWAPTRACE" report -f svg -o "$WORK/fsize" "$WORK/fsize.db") \
+	> /dev/null 2> "$WORK/fsize.err"
+check_eq "$?:$(cat "$WORK/fsize.err")" \
+	"1:swaptrace: report: '$WORK/fsize.db': disk I/O error (File too large)" \
+	"file-size limit, the default runs: exit status, message"
+cmp -s "$WORK/fsize.db" "$WORK/fsize.orig" || fail "file-size limit, the default runs: the database was changed"
+check_eq "$(cd "$WORK" && echo fsize*)" "fsize.db fsize.err fsize.orig" \
+	"file-size limit, the default runs: files left"
+variant fsize-small "DELETE FROM swap_in WHERE id % 10 != 0; DELETE FROM swap_out WHERE id % 10 != 0; VACUUM"
+mkdir "$WORK/fsize-small"
+echo "earlier" > "$WORK/fsize-small/index.html"
+(ulimit -f 50 && exec "$SWAPTRACE" report --no-replay -o "$WORK/fsize-small" "$WORK/fsize-small.db") \
+	> /dev/null 2> "$WORK/fsize.err"
+rc=$?
+check_eq "$rc:$(wc -l < "$WORK/fsize.err")" "1:1" "file-size limit, a chart: exit status, one line"
+grep -qE "^swaptrace: report: '$WORK/fsize-small/\.swaptrace-report-[^/]+/[a-z-]+\.(png|svg|json)': File too large\$" \
+	"$WORK/fsize.err" || fail "file-size limit, a chart: $(cat "$WORK/fsize.err")"
+check_eq "$(ls -A "$WORK/fsize-small"):$(cat "$WORK/fsize-small/index.html")" "index.html:earlier" \
+	"file-size limit, a chart: the earlier report, whole"
 
 # --- the default set is computed before the database is locked: a replay
 # into the same database meanwhile is stored, info reads it, and the report
