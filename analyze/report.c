@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +322,19 @@ static int check_interrupted(const struct swt_report_opts *opts, struct swt_err 
 	return opts->interrupted && opts->interrupted() ? swt_error(err, SWT_EINTR, "interrupted") : 0;
 }
 
+/*
+ * For the tests: stop (SIGSTOP) at the named point of the report's end,
+ * for a signal to arrive there: "commit", before the last check, and
+ * "move", once the runs are committed, before the files are moved in.
+ */
+static void test_stop_at(const char *point)
+{
+	const char *at = getenv("SWT_TEST_REPORT_STOP");
+
+	if (at && !strcmp(at, point))
+		raise(SIGSTOP);
+}
+
 int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		     struct swt_report_summary *sum, struct swt_err *err)
 {
@@ -429,12 +443,24 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		sum->vma_runs_without_addresses += lacks == SWT_REPORT_VMA_NO_ADDRESSES;
 		sum->auto_runs_without_addresses += lacks == SWT_REPORT_AUTO_NO_ADDRESSES;
 	}
+	/*
+	 * The last point where a stop undoes everything: past it the runs are
+	 * stored and the files moved in, whatever arrives meanwhile (the
+	 * caller's handler only takes note), and the caller says so after.
+	 * Asked only before index.html, a stop while it and the answer were
+	 * written was a report that completed and exited 0.
+	 */
+	test_stop_at("commit");
+	ret = check_interrupted(opts, err);
+	if (ret)
+		goto out;
 	if (in_transaction) {
 		ret = swt_store_exec(st, "COMMIT", err);
 		if (ret)
 			goto out;
 		in_transaction = 0;
 	}
+	test_stop_at("move");
 	/* the runs are stored: the report they make goes in place of the earlier one */
 	ret = unstage(staging, opts->dir, err);
 	free(staging);

@@ -86,10 +86,12 @@ struct swt_report_opts {
 	int (*multigen_lru)(struct swt_store *st, char *value, size_t len);
 	/*
 	 * 1 once the user asked to stop (a signal the caller caught): asked
-	 * between charts, and passed to run_defaults' sweep between runs; the
+	 * between charts, last before the runs are committed and the files
+	 * moved in, and passed to run_defaults' sweep between runs; the
 	 * report then fails with SWT_EINTR and, as any failed report, leaves
 	 * no staging directory, no directory it made and no runs stored.
-	 * NULL: never.
+	 * Past that last question the report completes: a caller asked to
+	 * stop then must still say so.  NULL: never.
 	 */
 	int (*interrupted)(void);
 };

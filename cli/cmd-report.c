@@ -4,6 +4,7 @@
  * are.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +171,32 @@ static void die_of_stop_signal(void)
 	raise(sig);
 }
 
+/*
+ * The end of a report that completed: a stop that came after its last
+ * check (the report was moved into place whole all the same) still ends
+ * it with that signal's status, said in a line, not 0.  The stop signals
+ * get their default action back first, held off meanwhile, so that one
+ * arriving after the flag is read ends it too.
+ */
+static void end_completed_report(const sigset_t *caught, const char *index)
+{
+	sigset_t block = *caught;
+
+	/* what is taken note of before the default comes back is asked below */
+	pthread_sigmask(SIG_BLOCK, &block, NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&block, sig) == 1)
+			signal(sig, SIG_DFL);
+	if (stop_signal) {
+		fflush(stdout);
+		cli_notef("report", "interrupted after the report was moved into place: '%s' "
+			  "is complete", index);
+		/* delivered with its default action as it is unblocked */
+		raise(stop_signal);
+	}
+	pthread_sigmask(SIG_UNBLOCK, &block, NULL);
+}
+
 /* What the default sweep did: runs stored, or a capture with nothing to replay. */
 struct default_sweep {
 	size_t nr_runs;
@@ -222,6 +249,7 @@ int cmd_report(int argc, char **argv)
 	struct default_sweep defaults = { 0 };
 	char *dir = NULL, *policy_name = NULL, *policy_params = NULL;
 	int c, no_replay = 0, status = SWT_EXIT_FAIL;
+	sigset_t caught;
 
 	optind = 1;
 	opterr = 0;
@@ -303,7 +331,8 @@ int cmd_report(int argc, char **argv)
 	ro.nothing_to_replay = swt_replay_nothing_to_replay;
 	ro.multigen_lru = swt_replay_multigen_lru;
 	ro.interrupted = report_interrupted;
-	cli_catch_stop_signals(on_stop_signal, SA_RESTART, NULL);
+	sigemptyset(&caught);
+	cli_catch_stop_signals(on_stop_signal, SA_RESTART, &caught);
 	/*
 	 * past ulimit -f, killed, a report left its staging directory of
 	 * half-written charts and the default runs' journal; failed, it
@@ -379,6 +408,7 @@ int cmd_report(int argc, char **argv)
 		printf("swaptrace: report: %s", sum.answer);
 	printf("swaptrace: report: %zu charts from %zu replay run%s in '%s': open '%s'\n",
 	       sum.charts, sum.runs, sum.runs == 1 ? "" : "s", ro.dir, sum.index);
+	end_completed_report(&caught, sum.index);
 	status = SWT_EXIT_OK;
 out:
 	swt_store_destroy(st);

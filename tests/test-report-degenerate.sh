@@ -358,6 +358,41 @@ check_eq "$?:$(cat "$WORK/interrupted.err")" "143:swaptrace: report: interrupted
 check_eq "$(ls -A "$WORK/interrupted-old"):$(cat "$WORK/interrupted-old/index.html")" "index.html:earlier" \
 	"interrupted while drawing: the earlier report, whole"
 check_eq "$(sqlite3 "$WORK/interrupted.db" 'SELECT count(*) FROM run')" 0 "interrupted: runs stored"
+# a stop after the last check between charts, while index.html is written
+# (stopped there by itself): the report completed and exited 0; now it is
+# asked once more before the runs are committed, and fails as above.  Past
+# that, once the runs are committed, the report is moved into place whole
+# and the exit status still says it was stopped, in a line
+SWT_TEST_REPORT_STOP=commit "$SWAPTRACE" report -o "$WORK/interrupted-old" "$WORK/interrupted.db" \
+	> /dev/null 2> "$WORK/interrupted.err" &
+REPORTER=$!
+wait_stopped "$REPORTER" || fail "interrupted before the commit: never stopped"
+kill -TERM "$REPORTER"
+kill -CONT "$REPORTER"
+wait "$REPORTER"
+check_eq "$?:$(cat "$WORK/interrupted.err")" "143:swaptrace: report: interrupted" \
+	"interrupted before the commit: exit status, message"
+check_eq "$(ls -A "$WORK/interrupted-old" | tr '\n' ' '):$(head -c 40 "$WORK/interrupted-old/index.html")" \
+	"index.html :earlier" "interrupted before the commit: the earlier report, whole"
+check_eq "$(sqlite3 "$WORK/interrupted.db" 'SELECT count(*) FROM run')" 0 \
+	"interrupted before the commit: runs stored"
+SWT_TEST_REPORT_STOP=move "$SWAPTRACE" report -f svg -o "$WORK/interrupted-old" "$WORK/interrupted.db" \
+	> "$WORK/interrupted.out" 2> "$WORK/interrupted.err" &
+REPORTER=$!
+wait_stopped "$REPORTER" || fail "interrupted as the report is moved into place: never stopped"
+kill -TERM "$REPORTER"
+kill -CONT "$REPORTER"
+wait "$REPORTER"
+check_eq "$?:$(cat "$WORK/interrupted.err")" \
+	"143:swaptrace: report: interrupted after the report was moved into place: '$WORK/interrupted-old/index.html' is complete" \
+	"interrupted as the report is moved into place: exit status, message"
+grep -q "charts from 66 replay runs in" "$WORK/interrupted.out" ||
+	fail "interrupted as the report is moved into place: stdout $(cat "$WORK/interrupted.out")"
+check_eq "$(ls -A "$WORK/interrupted-old" | grep -c -e '^\.' -e '\.png$'):$(grep -c earlier "$WORK/interrupted-old/index.html")" \
+	"0:0" "interrupted as the report is moved into place: a staging directory, PNG charts or the earlier index left"
+[ -f "$WORK/interrupted-old/sweep.svg" ] || fail "interrupted as the report is moved into place: no sweep.svg"
+check_eq "$(sqlite3 "$WORK/interrupted.db" 'SELECT count(*) FROM run')" 66 \
+	"interrupted as the report is moved into place: runs stored"
 # two reports of an empty database at once: the default set is stored once
 # (the second stored all 66 runs again)
 variant concurrent2 "VACUUM"
