@@ -624,11 +624,33 @@ static int in_spread(const struct layout_given *g, int ng, const char *name)
 }
 
 /*
+ * The spread whose zero offset places pages as the layout name does, NULL
+ * when none: "2" is "2:used=0,0" of "2:spread", named otherwise (a
+ * canonical name ends in its used=, which a name without one leaves at 0).
+ */
+static const struct layout_given *spread_at_zero(const struct layout_given *g, int ng,
+						 const char *name)
+{
+	size_t len = strlen(name);
+
+	for (int j = 0; j < ng; j++) {
+		const char *zero = g[j].n > 1 ? g[j].names[0] : "";
+
+		if (!strncmp(zero, name, len) && !strncmp(zero + len, ":used=", 6) &&
+		    strspn(zero + len + 6, "0,") == strlen(zero + len + 6))
+			return &g[j];
+	}
+	return NULL;
+}
+
+/*
  * Expand every --layout ("4:spread" into its 16 offsets) and re-place the
  * capture's pages once per layout.  A layout given twice, however spelt
  * ("4" and "04"), runs once, as a policy or a setting does, and so does
  * one given alone that a spread runs too ("4:used=1,0,0,0" with
- * "4:spread"): in the spread, whose summary needs all its offsets.
+ * "4:spread"): in the spread, whose summary needs all its offsets.  So
+ * does "4" with "4:spread", whose "4:used=0,0,0,0" places pages alike
+ * (replayed twice, under two names), said in a note as its name goes.
  * givens[] (nspecs long) keeps the canonical --layout spellings the
  * layouts point at (layout_run.given), to be freed by the caller.
  */
@@ -659,10 +681,17 @@ static int prepare_layouts(struct swt_replay_input *in, const char *const *specs
 	}
 	for (int i = 0; i < ng; i++) {
 		const struct layout_given *x = &g[i];
+		const struct layout_given *spread;
 
 		givens[i] = x->given;
 		if (ret || (x->n == 1 && in_spread(g, ng, x->names[0])))
 			continue;
+		spread = x->n == 1 ? spread_at_zero(g, ng, x->names[0]) : NULL;
+		if (spread) {
+			cli_notef("replay", "layout '%s' is the zero offset of '%s' (%s): replayed "
+				  "once, in the spread", x->as_given, spread->as_given, spread->names[0]);
+			continue;
+		}
 		if (*nlayouts + x->n > MAX_LAYOUTS) {
 			ret = swt_error(err, SWT_EUSAGE, "layouts: %d at most, spread included "
 					"(%s makes %zu)", MAX_LAYOUTS, x->as_given, x->n);

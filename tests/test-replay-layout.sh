@@ -208,14 +208,27 @@ for bad in traced:spread 4:spread:used=1 7:spread; do
 done
 SPREAD_DB="$WORK/spread.db"
 cp "$DB" "$SPREAD_DB"
-"$SWAPTRACE" replay --json --no-store -p auto -c 3 -l 4 -l 4:spread "$DB" > "$WORK/spread.json" ||
-	fail "replay --json -l 4:spread"
+# 4 given too is the spread's zero offset, 4:used=0,0,0,0: replayed once,
+# in the spread, with a note (it was replayed twice, under both names)
+"$SWAPTRACE" replay --json --no-store -p auto -c 3 -l 4 -l 4:spread "$DB" > "$WORK/spread.json" \
+	2> "$WORK/err.txt" || fail "replay --json -l 4 -l 4:spread"
+check_eq "$(cat "$WORK/err.txt")" \
+	"swaptrace: replay: layout '4' is the zero offset of '4:spread' (4:used=0,0,0,0): replayed once, in the spread" \
+	"-l 4 -l 4:spread: the note"
+"$SWAPTRACE" replay --json --no-store -p auto -c 3 -l 4 "$DB" > "$WORK/plain4.json" ||
+	fail "replay --json -l 4"
+cp "$DB" "$WORK/zero.db"
+sqlite3 "$WORK/zero.db" "DELETE FROM run" || fail "zero offset: preparing"
+"$SWAPTRACE" replay -p none -c 0 -l 02 -l 2:spread "$WORK/zero.db" > /dev/null 2> "$WORK/err.txt" ||
+	fail "replay -l 02 -l 2:spread: $(cat "$WORK/err.txt")"
+check_eq "$(sqlite3 "$WORK/zero.db" "SELECT group_concat(layout, ' ') FROM (SELECT layout FROM run ORDER BY id)")" \
+	"2:used=0,0 2:used=1,0 2:used=0,1 2:used=1,1" "-l 02 -l 2:spread: the runs stored"
 "$SWAPTRACE" replay -p auto -c 3 -l traced -l 4:spread "$SPREAD_DB" > "$WORK/spread.txt" ||
 	fail "replay -l 4:spread"
-python3 - "$WORK/spread.json" "$WORK/spread.txt" <<'PY' || FAILURES=$((FAILURES + 1))
+python3 - "$WORK/spread.json" "$WORK/spread.txt" "$WORK/plain4.json" <<'PY' || FAILURES=$((FAILURES + 1))
 import json, sys
-runs = json.load(open(sys.argv[1]))["runs"]
-plain, spread = runs[0], runs[1:]
+spread = json.load(open(sys.argv[1]))["runs"]
+plain = json.load(open(sys.argv[3]))["runs"][0]
 layouts = [r["layout"] for r in spread]
 assert layouts == ["4:used=%d,%d,%d,%d" % tuple((m >> d) & 1 for d in range(4)) for m in range(16)], layouts
 assert spread[0]["totals"] == plain["totals"], "used=0,0,0,0 is the plain layout"
