@@ -20,11 +20,39 @@
 /* A VMA boundary is guessed where fault addresses leave a gap this wide. */
 #define VMA_GAP_PAGES 512
 
-/* Column 2 of a swap-in or swap-out row is its slot: never negative from ingest. */
-int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *what,
+/*
+ * A slot that is no whole number (SQLite keeps what a hand edit gives an
+ * INTEGER column when it does not read as one): its row, with the value
+ * as SQL would write it.  Only on the way out, so it may query.
+ */
+static int bad_slot_error(struct swt_store *st, const char *table, int64_t id,
 			  struct swt_err *err)
 {
+	char sql[64], shown[48] = "?";
+	sqlite3_stmt *q;
+
+	snprintf(sql, sizeof(sql), "SELECT quote(slot) FROM %s WHERE id = ?1", table);
+	if (sqlite3_prepare_v2(swt_store_db(st), sql, -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, id);
+		if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
+			const char *v = (const char *)sqlite3_column_text(q, 0);
+
+			snprintf(shown, sizeof(shown), "%.40s%s", v, strlen(v) > 40 ? "..." : "");
+		}
+		sqlite3_finalize(q);
+	}
+	return swt_error(err, SWT_EFORMAT, "'%s': %s row %lld: slot %s is not a whole number: "
+			 "not a database ingest wrote", swt_store_path(st), table, (long long)id, shown);
+}
+
+int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *table, int id_col,
+			  const char *what, struct swt_err *err)
+{
 	long long slot = sqlite3_column_int64(s, 2);
+
+	/* text reads as 0 (or as the number it starts with), a real as its whole part */
+	if (sqlite3_column_type(s, 2) != SQLITE_INTEGER)
+		return bad_slot_error(st, table, sqlite3_column_int64(s, id_col), err);
 
 	/* ingest never stores slot 0: it is the area's header, never a page */
 	if (slot <= 0)
@@ -180,6 +208,25 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
  * sized by it (an area of unknown size is as big as its slots, and the
  * tables below and the engine's as big as that).
  */
+/* The first row of table in area whose slot is no whole number, as bad_slot_error says it. */
+static int first_bad_slot(struct swt_store *st, const char *table, int64_t area,
+			  struct swt_err *err)
+{
+	char sql[128];
+	sqlite3_stmt *q;
+	int64_t id = -1;
+
+	snprintf(sql, sizeof(sql), "SELECT id FROM %s WHERE area_id = ?1 AND typeof(slot) != "
+		 "'integer' ORDER BY id LIMIT 1", table);
+	if (sqlite3_prepare_v2(swt_store_db(st), sql, -1, &q, NULL) != SQLITE_OK)
+		return swt_store_sql_error(st, err, "looking for a slot that is no number");
+	sqlite3_bind_int64(q, 1, area);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		id = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return bad_slot_error(st, table, id, err);
+}
+
 static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
 {
 	sqlite3_stmt *s;
@@ -206,6 +253,17 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 		a = &in->areas[in->nr_areas++];
 		a->id = sqlite3_column_int64(s, 0);
 		snprintf(a->dev, sizeof(a->dev), "%s", (const char *)sqlite3_column_text(s, 1));
+		/*
+		 * max() takes text over any number: a slot a hand edit made text
+		 * is the top, and would size the tables as slot 0
+		 */
+		for (int col = 6; col <= 7; col++) {
+			if (sqlite3_column_type(s, col) == SQLITE_INTEGER)
+				continue;
+			ret = first_bad_slot(st, col == 6 ? "swap_in" : "swap_out", a->id, err);
+			sqlite3_finalize(s);
+			return ret;
+		}
 		top_in = sqlite3_column_int64(s, 6);
 		top_out = sqlite3_column_int64(s, 7);
 		top = top_in > top_out ? top_in : top_out;
@@ -392,7 +450,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		       struct swt_err *err)
 {
 	static const char exact_sql[] =
-		"SELECT ts, area_id, slot, address, pid FROM swap_in WHERE demand = 1"
+		"SELECT ts, area_id, slot, address, pid, id FROM swap_in WHERE demand = 1"
 		" AND " SWT_NOT_SWAPOFF_SQL " ORDER BY ts, id";
 	enum swt_stream_kind kind = swt_replay_stream_kind(st);
 	sqlite3_stmt *s;
@@ -436,7 +494,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
-		ret = swt_replay_check_slot(st, s, "swap-in", err);
+		ret = swt_replay_check_slot(st, s, "swap_in", 5, "swap-in", err);
 		if (ret) {
 			sqlite3_finalize(s);
 			return ret;
@@ -465,7 +523,7 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 
 	/* the CPU of the write (bio.cpu) picks the per-CPU caches and clusters of layouts */
 	ret = swt_store_prepare(st,
-		"SELECT o.ts, o.area_id, o.slot, o.pid, b.cpu FROM swap_out o"
+		"SELECT o.ts, o.area_id, o.slot, o.pid, b.cpu, o.id FROM swap_out o"
 		" LEFT JOIN bio b ON b.id = o.bio_id ORDER BY o.ts, o.id", &s, err);
 	if (ret)
 		return ret;
@@ -479,7 +537,7 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
-		ret = swt_replay_check_slot(st, s, "swap-out", err);
+		ret = swt_replay_check_slot(st, s, "swap_out", 5, "swap-out", err);
 		if (ret) {
 			sqlite3_finalize(s);
 			return ret;

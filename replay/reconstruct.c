@@ -125,7 +125,7 @@ static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 	size_t cap_group_of = 0;
 	int ret, rc_step;
 
-	ret = swt_store_prepare(st, "SELECT ts, area_id, slot, address, pid, fault_id FROM swap_in"
+	ret = swt_store_prepare(st, "SELECT ts, area_id, slot, address, pid, fault_id, id FROM swap_in"
 				" WHERE " SWT_NOT_SWAPOFF_SQL " ORDER BY ts, id", &s, err);
 	if (ret)
 		return ret;
@@ -137,7 +137,7 @@ static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 		if (area < 0)
 			continue;
 		/* load_areas refused slots past the engine's limit, in every row */
-		ret = swt_replay_check_slot(st, s, "swap-in", err);
+		ret = swt_replay_check_slot(st, s, "swap_in", 6, "swap-in", err);
 		if (ret)
 			goto out;
 		if (rc->nr_reads >= NONE) {
@@ -689,7 +689,8 @@ int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, s
 
 		if (area < 0)
 			continue;
-		ret = swt_replay_check_slot(st, s, kind == 2 ? "swap-in" : "swap-entry probe", err);
+		ret = swt_replay_check_slot(st, s, kind == 2 ? "swap_in" : "swap_probe", 6,
+					    kind == 2 ? "swap-in" : "swap-entry probe", err);
 		/* load_areas refused swap-ins past the limit; probes it did not read */
 		if (!ret && kind != 2 && slot >= SWT_SLOT_LIMIT)
 			ret = swt_error(err, SWT_EFORMAT, "'%s': a swap-entry probe at slot %llu: "

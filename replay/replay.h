@@ -192,9 +192,13 @@ int32_t swt_replay_process_of(const struct swt_replay_input *in, int64_t pid);
 int swt_replay_area_index(const struct swt_replay_input *in, int64_t id);
 /* Whether a swap area is rotational: the traced kernel then took cluster, not VMA, readahead. */
 int swt_replay_any_rotational(const struct swt_replay_input *in);
-/* Column 2 of a swap-in or swap-out row is its slot: refused when negative. */
-int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *what,
-			  struct swt_err *err);
+/*
+ * Column 2 of a row of table (swap_in, swap_out, swap_probe) is its slot,
+ * column id_col its id: refused when not a whole number (text a hand edit
+ * left, which read as slot 0), or 0 or negative, naming the table and row.
+ */
+int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *table, int id_col,
+			  const char *what, struct swt_err *err);
 
 /*
  * Compute once what every run of this input shares (futures, page tables);

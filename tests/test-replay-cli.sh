@@ -814,6 +814,26 @@ sqlite3 "$edited" "UPDATE swap_in SET slot = -5 WHERE id = (SELECT min(id) FROM 
 expect_fail "a swap-in at slot -5: not a database ingest wrote" replay -p auto "$edited"
 sqlite3 "$edited" "UPDATE swap_in SET slot = 0 WHERE id = (SELECT min(id) FROM swap_in)"
 expect_fail "a swap-in at slot 0 (the swap area's header): not a database ingest wrote" replay -p auto "$edited"
+# a slot a hand edit made text (or a fraction, or a blob), which SQLite
+# keeps in an INTEGER column: read as 0 ('abc': "a swap-in at slot 0"), as
+# the number it starts with ('7abc': replayed as slot 7), or its whole
+# part; refused, naming the table and row, in the exact stream, the
+# swap-outs and the reconstructed one, and where max() made it the top
+textslot() { # table id value [replay options...]: the message for that row
+	local table=$1 id=$2 value=$3
+	shift 3
+	cp "$db" "$WORK/textslot.db"
+	sqlite3 "$WORK/textslot.db" "UPDATE $table SET slot = $value WHERE id = $id" ||
+		fail "text slot: preparing $table row $id"
+	expect_fail "^swaptrace: replay: '$WORK/textslot.db': $table row $id: slot $(sed "s/[.]/[.]/g" <<<"$value") is not a whole number: not a database ingest wrote\$" \
+		replay -n -p none "$@" "$WORK/textslot.db"
+}
+first_in=$(sqlite3 "$db" 'SELECT min(id) FROM swap_in')
+textslot swap_in "$first_in" "'abc'"
+textslot swap_in $((first_in + 100)) "'7abc'"
+textslot swap_in $((first_in + 100)) "1.5"
+textslot swap_in $((first_in + 100)) "X'07'"
+textslot swap_out "$(sqlite3 "$db" 'SELECT max(id) FROM swap_out')" "'x'"
 # tables as long as the highest slot: a few pages at the far end of a huge
 # area would take more memory than there is (one such row was OOM-killed at
 # 24 GB), and so would simulated devices of petabytes: refused up front
@@ -1105,6 +1125,12 @@ expect_fail "pass --approximate" replay "$pc3"
 # an option to give, as --cache-pages is: a usage error (it exited 1)
 "$SWAPTRACE" replay -n "$pc3" > /dev/null 2>&1
 check_eq "$?" 2 "a readahead-mixed capture without --approximate: exit status"
+# a slot a hand edit made text, in the stream reconstructed from the reads
+# (as textslot above)
+cp "$pc3" "$WORK/textslot-pc3.db"
+sqlite3 "$WORK/textslot-pc3.db" "UPDATE swap_in SET slot = '12' || 'x' WHERE id = 1000" || fail "text slot: preparing pc3"
+expect_fail "^swaptrace: replay: '$WORK/textslot-pc3.db': swap_in row 1000: slot '12x' is not a whole number: not a database ingest wrote\$" \
+	replay -n --approximate -p none -c 3 "$WORK/textslot-pc3.db"
 
 # --- a swap device the metadata leaves out --------------------------------------------
 # rnd-4dev-pc0 with meta.txt's loop3 lines dropped: its swap-ins are not
