@@ -6,7 +6,7 @@ SUDO=
 PACKAGES="build-essential cmake pkg-config
   libtraceevent-dev libtracefs-dev libtracecmd-dev libsqlite3-dev libzstd-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
-  sqlite3 trace-cmd blktrace xz-utils python3 util-linux kmod time e2fsprogs"
+  sqlite3 trace-cmd blktrace xz-utils zstd python3 util-linux kmod time e2fsprogs"
 missing=$(for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
 	$SUDO apt-get update -qq

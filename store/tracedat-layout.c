@@ -7,6 +7,7 @@
  * counters -- so the decoder can refuse damaged files before libtracecmd
  * sees them and check afterwards that it decoded everything.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -364,18 +365,66 @@ static int check_printk(struct cursor *c, const unsigned char *text, uint64_t le
 }
 
 /*
+ * A version-7 section at sect (its header checked) compressed with zstd:
+ * its u32 compressed size, u32 decompressed size and frame, decompressed
+ * into *out (the caller frees it).  Returns 0; 1 when it is not one to read
+ * here, with why empty for another codec (zlib is left to libtracecmd, as
+ * its CPU data is) and saying what is wrong with sizes or data that do not
+ * decompress; or an error.
+ */
+static int zstd_section(struct cursor *c, const struct swt_td_layout *l, uint64_t sect,
+			unsigned char **out, uint32_t *usize, char *why, size_t why_size)
+{
+	uint64_t size = rd64(c, sect + 8), off = sect + 16;
+	uint32_t csize;
+	size_t got;
+
+	*out = NULL;
+	why[0] = '\0';
+	if (strcmp(l->compression, "zstd"))
+		return 1;
+	if (size < 8) {
+		snprintf(why, why_size, "has %llu bytes, too few for its sizes",
+			 (unsigned long long)size);
+		return 1;
+	}
+	csize = rd32(c, off);
+	*usize = rd32(c, off + 4);
+	if (csize > size - 8) {
+		snprintf(why, why_size, "declares %u compressed bytes, more than its %llu", csize,
+			 (unsigned long long)(size - 8));
+		return 1;
+	}
+	if (*usize > (64u << 20)) {
+		snprintf(why, why_size, "declares %u decompressed bytes, over 64 MiB", *usize);
+		return 1;
+	}
+	*out = malloc(SWT_MAX(*usize, 1u));
+	if (!*out)
+		return swt_error(c->err, SWT_ENOMEM, "out of memory");
+	got = ZSTD_decompress(*out, *usize, c->base + off + 8, csize);
+	if (ZSTD_isError(got) || got != *usize) {
+		snprintf(why, why_size, "does not decompress to its %u bytes (zstd: %s)", *usize,
+			 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "fewer bytes");
+		free(*out);
+		*out = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * A version-7 printk formats section at sect (its header checked): a u32
  * size and the text, compressed or not.  Compressed with zstd, it is
- * decompressed to be checked (zlib is left to libtracecmd, as its CPU data
- * is); a section that does not read or decompress is libtracecmd's to
- * refuse, which it does without harm.
+ * decompressed to be checked; a section that does not read or decompress
+ * is libtracecmd's to refuse, which it does without harm.
  */
 static int check_printk_section(struct cursor *c, const struct swt_td_layout *l, uint64_t sect)
 {
 	uint64_t size = rd64(c, sect + 8), off = sect + 16;
-	uint32_t csize, usize, tlen;
+	uint32_t usize = 0, tlen;
 	unsigned char *out;
-	size_t got;
+	char why[128];
 	int ret;
 
 	if (!(rd16(c, sect + 2) & 1)) {
@@ -384,24 +433,256 @@ static int check_printk_section(struct cursor *c, const struct swt_td_layout *l,
 		tlen = rd32(c, off);
 		return check_printk(c, c->base + off + 4, SWT_MIN((uint64_t)tlen, size - 4), off + 4, 0);
 	}
-	if (strcmp(l->compression, "zstd") || size < 8)
-		return 0;
-	csize = rd32(c, off);
-	usize = rd32(c, off + 4);
-	if (csize > size - 8 || usize < 4 || usize > (64u << 20))
-		return 0;
-	out = malloc(usize);
-	if (!out)
-		return swt_error(c->err, SWT_ENOMEM, "out of memory");
-	got = ZSTD_decompress(out, usize, c->base + off + 8, csize);
+	ret = zstd_section(c, l, sect, &out, &usize, why, sizeof(why));
+	if (ret)
+		return ret < 0 ? ret : 0;
 	ret = 0;
-	if (!ZSTD_isError(got) && got == usize) {
+	if (usize >= 4) {
 		tlen = c->be ? (uint32_t)out[0] << 24 | (uint32_t)out[1] << 16 |
 			       (uint32_t)out[2] << 8 | out[3] :
 			       (uint32_t)out[3] << 24 | (uint32_t)out[2] << 16 |
 			       (uint32_t)out[1] << 8 | out[0];
 		ret = check_printk(c, out + 4, SWT_MIN((uint64_t)tlen, (uint64_t)usize - 4), 4, sect);
 	}
+	free(out);
+	return ret;
+}
+
+/* One "field: TYPE NAME; offset:N; size:N; [signed:N;]" line of header_page. */
+struct hp_field {
+	const unsigned char *name;
+	size_t name_len;
+	uint64_t offset, size;
+};
+
+static void hp_space(const unsigned char **p, const unsigned char *e)
+{
+	while (*p < e && **p != '\n' && isspace(**p))
+		(*p)++;
+}
+
+static int hp_word(const unsigned char **p, const unsigned char *e, const unsigned char **w,
+		   size_t *len)
+{
+	hp_space(p, e);
+	*w = *p;
+	while (*p < e && (**p == '_' || isalnum(**p)))
+		(*p)++;
+	*len = (size_t)(*p - *w);
+	return *len ? 0 : -1;
+}
+
+static int hp_char(const unsigned char **p, const unsigned char *e, unsigned char ch)
+{
+	hp_space(p, e);
+	if (*p == e || **p != ch)
+		return -1;
+	(*p)++;
+	return 0;
+}
+
+/* "KEY:N;" with a decimal N (bounded: only small ones are legal anyway) */
+static int hp_number(const unsigned char **p, const unsigned char *e, const char *key,
+		     uint64_t *v)
+{
+	const unsigned char *w;
+	size_t len;
+
+	if (hp_word(p, e, &w, &len) || len != strlen(key) || memcmp(w, key, len) ||
+	    hp_char(p, e, ':') || hp_word(p, e, &w, &len) || len > 9)
+		return -1;
+	*v = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (w[i] < '0' || w[i] > '9')
+			return -1;
+		*v = *v * 10 + (uint64_t)(w[i] - '0');
+	}
+	return hp_char(p, e, ';');
+}
+
+/*
+ * The line [p, e) as libtraceevent's parse_header_field() reads it: one
+ * type word, the name, offset, size and an optional signedness, nothing
+ * else.  Returns 0 or -1 (not such a line).
+ */
+static int hp_line(const unsigned char *p, const unsigned char *e, struct hp_field *f)
+{
+	const unsigned char *w;
+	size_t len;
+	uint64_t sign;
+
+	if (hp_word(&p, e, &w, &len) || len != 5 || memcmp(w, "field", 5) || hp_char(&p, e, ':') ||
+	    hp_word(&p, e, &w, &len) || hp_word(&p, e, &f->name, &f->name_len) ||
+	    hp_char(&p, e, ';') || hp_number(&p, e, "offset", &f->offset) ||
+	    hp_number(&p, e, "size", &f->size))
+		return -1;
+	hp_space(&p, e);
+	if (p < e && hp_number(&p, e, "signed", &sign))
+		return -1;
+	hp_space(&p, e);
+	return p == e ? 0 : -1;
+}
+
+static int hp_is(const struct hp_field *f, const char *name)
+{
+	return f->name_len == strlen(name) && !memcmp(f->name, name, f->name_len);
+}
+
+/*
+ * The header_page text: the kernel's description of a ring-buffer page's
+ * header (a u64 time stamp at 0, a long commit count at 8, an optional
+ * overwrite flag inside it, then the data).  libtraceevent reads its lines
+ * in that order and gives up on one that is not so without a word, and
+ * libtracecmd then takes whatever commit size it was left with for the
+ * size of a long in every page -- or crashes, or refuses the file without
+ * saying where -- so a damaged line here read every event at the wrong
+ * offsets.  kbuffer reads the data right after the commit count whatever
+ * the text says: a data offset elsewhere says one of the two is damaged.
+ * An empty text (kernels before 2.6.31) is libtraceevent's to read.  at:
+ * the text's offset in the file, or in the decompressed section at offset
+ * sect (0: not compressed).
+ */
+static int check_header_page(struct cursor *c, const unsigned char *text, uint64_t len,
+			     uint64_t at, uint64_t sect)
+{
+	static const char *const want[] = { "timestamp", "commit", "overwrite", "data" };
+	struct hp_field f, commit = { 0 };
+	uint64_t i = 0, s = 0, field = 0;
+	char where[128], what[160];
+	int ended = 0;
+
+	while (field < SWT_ARRAY_SIZE(want) && len) {
+		uint64_t e = i;
+
+		s = i;
+		if (s >= len) {
+			/* (the overwrite flag may be missing: then it is data that is) */
+			snprintf(what, sizeof(what), "before its '%s' field",
+				 want[field == 2 ? 3 : field]);
+			s = len;
+			ended = 1;
+			goto bad;
+		}
+		while (e < len && text[e] != '\n')
+			e++;
+		i = e + 1;
+		if (hp_line(text + s, text + e, &f)) {
+			snprintf(what, sizeof(what), "is not 'field: TYPE NAME; offset:N; size:N;'");
+			goto bad;
+		}
+		/* the overwrite flag may be missing (older kernels): the line is data's */
+		if (field == 2 && !hp_is(&f, "overwrite"))
+			field++;
+		if (!hp_is(&f, want[field])) {
+			snprintf(what, sizeof(what), "describes a field '%.*s' where '%s' belongs",
+				 (int)SWT_MIN(f.name_len, (size_t)32), (const char *)f.name,
+				 want[field]);
+			goto bad;
+		}
+		if (field == 0 && (f.offset != 0 || f.size != 8)) {
+			snprintf(what, sizeof(what), "gives the time stamp %llu bytes at offset %llu, "
+				 "not 8 at 0", (unsigned long long)f.size,
+				 (unsigned long long)f.offset);
+			goto bad;
+		}
+		if (field == 1 && (f.offset != 8 || (f.size != 4 && f.size != 8))) {
+			snprintf(what, sizeof(what), "gives the commit count %llu bytes at offset "
+				 "%llu, not 4 or 8 (a long) at 8", (unsigned long long)f.size,
+				 (unsigned long long)f.offset);
+			goto bad;
+		}
+		if (field == 1)
+			commit = f;
+		if (field == 3 && f.offset != commit.offset + commit.size) {
+			snprintf(what, sizeof(what), "puts the data at offset %llu, not right after "
+				 "the %llu-byte commit count (at %llu)",
+				 (unsigned long long)f.offset, (unsigned long long)commit.size,
+				 (unsigned long long)(commit.offset + commit.size));
+			goto bad;
+		}
+		field++;
+	}
+	return 0;
+bad:
+	if (sect)
+		snprintf(where, sizeof(where), "offset %llu of the decompressed header section at "
+			 "offset %llu", (unsigned long long)(at + s), (unsigned long long)sect);
+	else
+		snprintf(where, sizeof(where), "offset %llu", (unsigned long long)(at + s));
+	if (ended)
+		return swt_error(c->err, SWT_EFORMAT, "'%s': header_page: the text ends at %s, %s",
+				 c->path, where, what);
+	return swt_error(c->err, SWT_EFORMAT, "'%s': header_page: the line at %s %s", c->path,
+			 where, what);
+}
+
+/*
+ * A version-7 header section at sect (its header checked): "header_page",
+ * u64 size, text; "header_event", u64 size, text -- what version 6 has
+ * after its file header -- compressed or not.  libtracecmd fails to open a
+ * file whose names or sizes here are damaged, or crashes on it, saying
+ * nothing of where.  base: the section's data, len bytes, at file offset
+ * at; or, decompressed, its decompressed data (at 0).
+ */
+static int check_header_parts(struct cursor *c, const unsigned char *base, uint64_t len,
+			      uint64_t at, uint64_t sect, int decompressed)
+{
+	uint64_t pos = 0, text = 0, text_size = 0;
+	char where[128];
+
+	for (int i = 0; i < 2; i++) {
+		const char *want = i ? "header_event" : "header_page";
+		size_t wlen = strlen(want) + 1;
+		const unsigned char *p;
+		uint64_t size;
+
+		if (decompressed)
+			snprintf(where, sizeof(where), "offset %llu of the decompressed header section "
+				 "at offset %llu", (unsigned long long)pos, (unsigned long long)sect);
+		else
+			snprintf(where, sizeof(where), "offset %llu", (unsigned long long)(at + pos));
+		if (len - pos < wlen + 8 || memcmp(base + pos, want, wlen))
+			return swt_error(c->err, SWT_EFORMAT, "'%s': expected '%s' at %s", c->path,
+					 want, where);
+		p = base + pos + wlen;
+		size = 0;
+		for (int k = 0; k < 8; k++)
+			size = size << 8 | p[c->be ? k : 7 - k];
+		if (size > len - pos - wlen - 8)
+			return swt_error(c->err, SWT_EFORMAT,
+					 "'%s': %s at %s declares %llu bytes, past the end of the "
+					 "header section at offset %llu (%llu bytes%s)", c->path, want,
+					 where, (unsigned long long)size, (unsigned long long)sect,
+					 (unsigned long long)len, decompressed ? ", decompressed" : "");
+		if (!i) {
+			text = pos + wlen + 8;
+			text_size = size;
+		}
+		pos += wlen + 8 + size;
+	}
+	/* (after both: a damaged size is named as such, not as the text it cuts) */
+	return check_header_page(c, base + text, text_size, (decompressed ? 0 : at) + text,
+				 decompressed ? sect : 0);
+}
+
+static int check_header_section(struct cursor *c, const struct swt_td_layout *l, uint64_t sect)
+{
+	uint32_t usize = 0;
+	unsigned char *out;
+	char why[128];
+	int ret;
+
+	if (!(rd16(c, sect + 2) & 1))
+		return check_header_parts(c, c->base + sect + 16, rd64(c, sect + 8), sect + 16, sect,
+					  0);
+	ret = zstd_section(c, l, sect, &out, &usize, why, sizeof(why));
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return why[0] ? swt_error(c->err, SWT_EFORMAT,
+					  "'%s': the compressed header section at offset %llu %s",
+					  c->path, (unsigned long long)sect, why) : 0;
+	ret = check_header_parts(c, out, usize, 0, sect, 1);
 	free(out);
 	return ret;
 }
@@ -615,6 +896,8 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 			case 16: case 17: case 18: case 19: case 20: case 21:
 				if (osize >= 8) {
 					ret = check_section(c, rd64(c, off), oid, "section", NULL);
+					if (!ret && oid == 16)
+						ret = check_header_section(c, l, rd64(c, off));
 					if (!ret && oid == 20)
 						ret = check_printk_section(c, l, rd64(c, off));
 					if (ret)
@@ -664,7 +947,7 @@ static int parse_flyrecord_v6(struct cursor *c, struct swt_td_buffer *b, uint64_
 
 static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 {
-	uint64_t size;
+	uint64_t size, text = 0, text_len = 0;
 	uint32_t n, i, ncpus;
 	size_t len = 0;
 	struct swt_td_buffer *top;
@@ -689,8 +972,16 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 		ret = need(c, pos + 8, size, want);
 		if (ret)
 			return ret;
+		if (!i) {
+			text = pos + 8;
+			text_len = size;
+		}
 		pos += 8 + size;
 	}
+	/* (after both: a damaged size is named as such, not as the text it cuts) */
+	ret = check_header_page(c, c->base + text, text_len, text, 0);
+	if (ret)
+		return ret;
 	/* ftrace formats: u32 count, each u64 size + data */
 	ret = need(c, pos, 4, "ftrace formats");
 	if (ret)

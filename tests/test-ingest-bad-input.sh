@@ -170,6 +170,30 @@ TF patch64 "$f" "$o18" "$header_sect"
 expect_fail td-section-bogus \
 	"'$(re "$f")': section at offset $header_sect has section id 16, expected 18" -- "$f"
 
+# the header section's header_page text, which libtraceevent gives up on
+# without a word, libtracecmd then reading every page with the commit
+# count's size it was left with (exit 0 through swaptrace's own reader,
+# which reads them as the file header says, and not through
+# libtracecmd's); and its name, with which libtracecmd could not open the
+# file ("damaged headers or sections", no offset).  Compressed, as
+# captures are: rewritten at the end of the file (tracefile.py, with the
+# zstd command).
+if command -v zstd >/dev/null 2>&1; then
+	f=$(damaged_td header-page-commit.dat)
+	read -r sect at <<< "$(TF td-section-edit "$f" 16 '\tfield: local_t commit;\toffset:8;\tsize:8;' \
+		'\tfield: local_t commit;\toffset:8;\tsize:3;')"
+	expect_fail td-header-page-commit \
+		"'$(re "$f")': header_page: the line at offset $at of the decompressed header section at offset $sect gives the commit count 3 bytes at offset 8, not 4 or 8 \(a long\) at 8" \
+		-- "$f"
+	f=$(damaged_td header-page-name.dat)
+	read -r sect at <<< "$(TF td-section-edit "$f" 16 'header_page' 'header_pagX')"
+	expect_fail td-header-page-name \
+		"'$(re "$f")': expected 'header_page' at offset 0 of the decompressed header section at offset $sect" \
+		-- "$f"
+else
+	echo "note: no zstd command: the compressed header section's cases are not run"
+fi
+
 # recorded with -C counter: TRACECLOCK (option 4) names "counter" in
 # brackets.  Its timestamps are event counts, not nanoseconds.
 o4=$(TF td-option "$TD" 4)
@@ -291,6 +315,26 @@ f=$(damaged_td v6-garbage.dat "$V6")
 TF patch "$f" $((page + 16)) "$(printf '41%.0s' $(seq 64))"
 expect_fail td-v6-garbage \
 	"'$(re "$f")': buffer 'swt' CPU 0: the record at offset $((page + 16)) has unknown event id 16705" \
+	-- "$f"
+rm -f "$f"
+
+# the same copy's header_page (uncompressed, at the start): a time stamp
+# of 1 byte stopped the decoder before any event, naming nothing; a commit
+# count of 4 bytes read every page's events from 4 bytes too early (a
+# record "of 4 bytes, fewer than the 32 of its event")
+at=$(grep -m1 -boa $'\tfield: u64 timestamp;' "$V6" | head -1 | cut -d: -f1)
+f=$(damaged_td v6-header-page-time.dat "$V6")
+TF patch "$f" $((at + 38)) 31
+expect_fail td-v6-header-page-time \
+	"'$(re "$f")': header_page: the line at offset $at gives the time stamp 1 bytes at offset 0, not 8 at 0" \
+	-- "$f"
+rm -f "$f"
+at=$(grep -m1 -boa $'\tfield: local_t commit;' "$V6" | head -1 | cut -d: -f1)
+data=$(grep -m1 -boa $'\tfield: char data;' "$V6" | head -1 | cut -d: -f1)
+f=$(damaged_td v6-header-page-commit.dat "$V6")
+TF patch "$f" $((at + 39)) 34
+expect_fail td-v6-header-page-commit \
+	"'$(re "$f")': header_page: the line at offset $data puts the data at offset 16, not right after the 4-byte commit count \(at 12\)" \
 	-- "$f"
 rm -f "$f"
 

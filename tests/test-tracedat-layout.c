@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <event-parse.h>
+#include <zstd.h>
 
 #include "check.h"
 #include "tracedat-layout.h"
@@ -406,19 +407,27 @@ TEST(header_checks)
 	done(&f);
 }
 
+/* A 64-bit kernel's events/header_page, as the kernel writes it. */
+static const char HEADER_PAGE[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
 /*
  * A version 6 file: header_page, header_event, empty format sections,
  * 2 CPUs, options (BUFFER "swt", CPUSTAT), top-level flyrecord table, the
  * buffer's table, data.
  */
-static void make_v6_printk(struct file *f, size_t *swt_table, size_t *cpus_at, const char *printk)
+static void make_v6_header_page(struct file *f, size_t *swt_table, size_t *cpus_at,
+				const char *printk, const char *header_page)
 {
 	size_t buf_opt, top_table;
 
 	header(f, "6");
 	puts0(f, "header_page");
-	put64(f, 4);
-	put32(f, 0);
+	put64(f, strlen(header_page));
+	put(f, header_page, strlen(header_page));
 	puts0(f, "header_event");
 	put64(f, 0);
 	put32(f, 0);	/* ftrace formats */
@@ -463,6 +472,11 @@ static void make_v6_printk(struct file *f, size_t *swt_table, size_t *cpus_at, c
 		pad_to(f, f->len + PAGE);
 	}
 	(void)top_table;
+}
+
+static void make_v6_printk(struct file *f, size_t *swt_table, size_t *cpus_at, const char *printk)
+{
+	make_v6_header_page(f, swt_table, cpus_at, printk, HEADER_PAGE);
 }
 
 static void make_v6(struct file *f, size_t *swt_table, size_t *cpus_at)
@@ -527,6 +541,200 @@ TEST(v6_walk)
 	make_v6(&f, &table, &cpus_at);
 	f.len = cpus_at - 3;
 	check_refused(&f, "runs past the end of the file");
+	done(&f);
+}
+
+/* Where text is in the file (it must be there). */
+static size_t find_text(const struct file *f, const char *text)
+{
+	const unsigned char *at = memmem(f->data, f->len, text, strlen(text));
+
+	CHECK(at != NULL);
+	return at ? (size_t)(at - f->data) : 0;
+}
+
+/* Overwrite the first copy of old with new, as long. */
+static size_t patch_text(struct file *f, const char *old, const char *new)
+{
+	size_t at = find_text(f, old);
+
+	CHECK_INT(strlen(old), strlen(new));
+	memcpy(f->data + at, new, strlen(new));
+	return at;
+}
+
+/*
+ * A version 7 file of only a header section (header_page text, an empty
+ * header_event), compressed with zstd or not, and the options section that
+ * points at it.  Returns the header section's offset.
+ */
+static size_t make_v7_header(struct file *f, int compressed, const char *header_page)
+{
+	struct file body;
+	size_t options_field, sect, size_at, at;
+
+	memset(&body, 0, sizeof(body));
+	puts0(&body, "header_page");
+	put64(&body, strlen(header_page));
+	put(&body, header_page, strlen(header_page));
+	puts0(&body, "header_event");
+	put64(&body, 0);
+
+	header(f, "7");
+	puts0(f, compressed ? "zstd" : "none");
+	puts0(f, compressed ? "1.5.5" : "");
+	options_field = f->len;
+	put64(f, 0);
+	sect = f->len;
+	put16(f, 16);
+	put16(f, compressed ? 1 : 0);
+	put32(f, 0);
+	if (compressed) {
+		size_t cap = ZSTD_compressBound(body.len), n;
+		void *z = malloc(cap);
+
+		n = ZSTD_compress(z, cap, body.data, body.len, 3);
+		CHECK(!ZSTD_isError(n));
+		put64(f, 8 + n);
+		put32(f, (uint32_t)n);
+		put32(f, (uint32_t)body.len);
+		put(f, z, n);
+		free(z);
+	} else {
+		put64(f, body.len);
+		put(f, body.data, body.len);
+	}
+	free(body.data);
+	set64(f, options_field, f->len);
+	put16(f, 0);
+	put16(f, 0);
+	put32(f, 0);
+	size_at = f->len;
+	put64(f, 0);
+	at = option(f, 16);
+	put64(f, sect);
+	option_end(f, at);
+	at = option(f, 0);	/* DONE */
+	put64(f, 0);
+	option_end(f, at);
+	set64(f, size_at, f->len - size_at - 8);
+	return sect;
+}
+
+/*
+ * The header_page text libtraceevent reads without a word when it cannot,
+ * leaving libtracecmd a page layout of whatever it was left with: a
+ * damaged line is refused where it is, in version 6 and in version 7's
+ * header section, compressed or not.
+ */
+TEST(header_page_checks)
+{
+	static const char commit[] = "\tfield: local_t commit;\toffset:8;\tsize:8;";
+	/* a 32-bit kernel's, and an older one's without the overwrite flag */
+	static const char page32[] =
+		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield: local_t commit;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield: char data;\toffset:12;\tsize:4084;\tsigned:1;\n";
+	struct file f;
+	size_t table, cpus_at, at, sect, line = strstr(HEADER_PAGE, "\tfield: local_t") - HEADER_PAGE;
+	char want[256], text[sizeof(HEADER_PAGE)];
+
+	make_v6_header_page(&f, &table, &cpus_at, "", page32);
+	check_taken(&f);
+	done(&f);
+	/* kernels before 2.6.31 have none: libtraceevent's own defaults */
+	make_v6_header_page(&f, &table, &cpus_at, "", "");
+	check_taken(&f);
+	done(&f);
+
+	/* a commit count of 3 bytes: libtracecmd read every page as of 4-byte longs */
+	make_v6(&f, &table, &cpus_at);
+	at = patch_text(&f, commit, "\tfield: local_t commit;\toffset:8;\tsize:3;");
+	snprintf(want, sizeof(want), "header_page: the line at offset %zu gives the commit count 3 "
+		 "bytes at offset 8, not 4 or 8 (a long) at 8", at);
+	check_refused(&f, want);
+	done(&f);
+	/* a 4-byte one whose data still starts at 16: one of the two is damaged */
+	make_v6(&f, &table, &cpus_at);
+	at = patch_text(&f, commit, "\tfield: local_t commit;\toffset:8;\tsize:4;");
+	snprintf(want, sizeof(want), "header_page: the line at offset %zu puts the data at offset "
+		 "16, not right after the 4-byte commit count (at 12)",
+		 find_text(&f, "\tfield: char data;"));
+	check_refused(&f, want);
+	done(&f);
+	/* the time stamp's size (libtracecmd stopped before any event) */
+	make_v6(&f, &table, &cpus_at);
+	at = patch_text(&f, "timestamp;\toffset:0;\tsize:8;", "timestamp;\toffset:0;\tsize:1;");
+	snprintf(want, sizeof(want), "header_page: the line at offset %zu gives the time stamp 1 "
+		 "bytes at offset 0, not 8 at 0", find_text(&f, "\tfield: u64 timestamp"));
+	check_refused(&f, want);
+	done(&f);
+	/* a line that is not one, and a field's name */
+	make_v6(&f, &table, &cpus_at);
+	at = patch_text(&f, "\tfield: u64", "\tfie1d: u64");
+	snprintf(want, sizeof(want), "header_page: the line at offset %zu is not 'field: TYPE "
+		 "NAME; offset:N; size:N;'", at);
+	check_refused(&f, want);
+	done(&f);
+	make_v6(&f, &table, &cpus_at);
+	at = patch_text(&f, commit, "\tfield: local_t commix;\toffset:8;\tsize:8;");
+	snprintf(want, sizeof(want), "header_page: the line at offset %zu describes a field "
+		 "'commix' where 'commit' belongs", at);
+	check_refused(&f, want);
+	done(&f);
+	/* the text cut after its commit count */
+	make_v6_header_page(&f, &table, &cpus_at, "",
+			    "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+			    "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n");
+	snprintf(want, sizeof(want), "header_page: the text ends at offset %zu, before its 'data' "
+		 "field", find_text(&f, "header_event"));
+	check_refused(&f, want);
+	done(&f);
+
+	/* version 7: the header section, as it is ... */
+	sect = make_v7_header(&f, 0, HEADER_PAGE);
+	check_taken(&f);
+	done(&f);
+	/* ... its names and sizes (libtracecmd could not open the file, no offset) ... */
+	sect = make_v7_header(&f, 0, HEADER_PAGE);
+	f.data[sect + 16 + 10] = 'X';
+	snprintf(want, sizeof(want), "expected 'header_page' at offset %zu", sect + 16);
+	check_refused(&f, want);
+	done(&f);
+	sect = make_v7_header(&f, 0, HEADER_PAGE);
+	set64(&f, sect + 16 + 12, 1000);
+	snprintf(want, sizeof(want), "header_page at offset %zu declares 1000 bytes, past the end "
+		 "of the header section at offset %zu", sect + 16, sect);
+	check_refused(&f, want);
+	done(&f);
+	sect = make_v7_header(&f, 0, HEADER_PAGE);
+	f.data[find_text(&f, "header_event") + 3] = 'X';
+	snprintf(want, sizeof(want), "expected 'header_event' at offset %zu",
+		 sect + 16 + 20 + strlen(HEADER_PAGE));
+	check_refused(&f, want);
+	done(&f);
+	/* ... and its text, compressed or not */
+	memcpy(text, HEADER_PAGE, sizeof(text));
+	memcpy(strstr(text, commit) + strlen(commit) - 2, "3", 1);
+	sect = make_v7_header(&f, 0, text);
+	snprintf(want, sizeof(want), "header_page: the line at offset %zu gives the commit count 3 "
+		 "bytes", sect + 16 + 20 + line);
+	check_refused(&f, want);
+	done(&f);
+	sect = make_v7_header(&f, 1, HEADER_PAGE);
+	check_taken(&f);
+	done(&f);
+	sect = make_v7_header(&f, 1, text);
+	snprintf(want, sizeof(want), "header_page: the line at offset %zu of the decompressed "
+		 "header section at offset %zu gives the commit count 3 bytes", 20 + line, sect);
+	check_refused(&f, want);
+	done(&f);
+	/* a compressed one that does not decompress */
+	sect = make_v7_header(&f, 1, HEADER_PAGE);
+	memset(f.data + sect + 16 + 8, 0xee, 4);	/* the zstd frame's magic */
+	snprintf(want, sizeof(want), "the compressed header section at offset %zu does not "
+		 "decompress", sect);
+	check_refused(&f, want);
 	done(&f);
 }
 

@@ -29,10 +29,21 @@ messages are computed independently.
                                            (cpu, offset, size) entry for CPU
   tracefile.py td-chunk FILE BUFFER CPU N  offset of chunk N's header in
                                            compressed CPU data
+  tracefile.py td-section-edit FILE ID OLD NEW [AFTER]
+                                           rewrite the v7 section option ID points
+                                           at with the first OLD (after the first
+                                           AFTER) replaced by NEW (C escapes), as a
+                                           new section at the end of the file that
+                                           the option then points at, compressed as
+                                           the old one was (zstd: the zstd command);
+                                           prints "SECTION AT": the new section's
+                                           offset and where NEW is in its data
+                                           (decompressed, or in the file)
   tracefile.py patch FILE OFFSET HEX       overwrite bytes at OFFSET
   tracefile.py patch64 FILE OFFSET VALUE   overwrite a little-endian u64
 """
 import struct
+import subprocess
 import sys
 
 
@@ -158,6 +169,43 @@ class TraceDat:
         raise SystemExit("no data for buffer '%s' CPU %d" % (buffer, cpu))
 
 
+def unescape(text):
+    return text.encode().decode("unicode_escape").encode("latin-1")
+
+
+def section_edit(path, data, sid, old, new, after):
+    """A section's data edited, appended as a new section (header: u16 id,
+    u16 flags, u32 string id, u64 size; compressed: u32 compressed size,
+    u32 decompressed size, zstd frame); the option that named the old one
+    names the new one."""
+    td = TraceDat(data)
+    opt = next(off for oid, off, _ in td.options_v7() if oid == sid)
+    sect = td.u64(opt)
+    _, flags, _, size = struct.unpack_from("<HHIQ", data, sect)
+    body = data[sect + 16:sect + 16 + size]
+    if flags & 1:
+        csize, _ = struct.unpack_from("<II", body)
+        body = subprocess.run(["zstd", "-dcq"], input=body[8:8 + csize], stdout=subprocess.PIPE,
+                              check=True).stdout
+    at = body.index(old, body.index(after) if after else 0)
+    body = body[:at] + new + body[at + len(old):]
+    where = at
+    if flags & 1:
+        frame = subprocess.run(["zstd", "-cq"], input=body, stdout=subprocess.PIPE,
+                               check=True).stdout
+        body = struct.pack("<II", len(frame), len(body)) + frame
+    else:
+        where += len(data) + 16
+    out = bytearray(data)
+    new_sect = len(out)
+    out += struct.pack("<HHIQ", sid, flags, struct.unpack_from("<I", data, sect + 4)[0],
+                       len(body)) + body
+    struct.pack_into("<Q", out, opt, new_sect)
+    with open(path, "wb") as f:
+        f.write(out)
+    print(new_sect, where)
+
+
 def main(argv):
     cmd, path = argv[1], argv[2]
     if cmd == "blk-write":
@@ -208,6 +256,9 @@ def main(argv):
         for _ in td.options_v7(dones):
             pass
         print(dones[int(argv[3])])
+    elif cmd == "td-section-edit":
+        section_edit(path, data, int(argv[3]), unescape(argv[4]), unescape(argv[5]),
+                     unescape(argv[6]) if len(argv) > 6 else b"")
     elif cmd == "td-cpu":
         print("%d %d" % td.cpu(argv[3], int(argv[4]))[:2])
     elif cmd == "td-cpu-entry":
