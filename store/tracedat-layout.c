@@ -32,6 +32,9 @@ struct cursor {
 	const char *bad_clock;
 	uint64_t bad_clock_off;
 	int tsc2nsec;		/* a TSC2NSEC option with a multiplier */
+	/* the largest CPUCOUNT option's count, judged once every option is read */
+	uint32_t cpucount;
+	uint64_t cpucount_off;	/* its option's, 0: none seen */
 };
 
 static int out_of_bounds(struct cursor *c, uint64_t off, uint64_t len, const char *what)
@@ -305,6 +308,47 @@ static int check_cpucount(struct cursor *c, uint64_t off, uint32_t osize)
 		return swt_error(c->err, SWT_EFORMAT,
 				 "'%s': implausible CPU count %u in the CPUCOUNT option at offset %llu",
 				 c->path, n, (unsigned long long)off);
+	if (!c->cpucount_off || n > c->cpucount) {
+		c->cpucount = n;
+		c->cpucount_off = off;
+	}
+	return 0;
+}
+
+/*
+ * Version 7 lists each buffer's CPUs in its BUFFER option, by number: one
+ * at or past the file's CPU count (CPUCOUNT, which may come after the
+ * option), or one listed twice, is a damaged entry.  libtracecmd took the
+ * first for a CPU of its own (its events ingested as another CPU's) and
+ * failed to open the file on the second, naming nothing.
+ */
+static int check_buffer_cpus(struct cursor *c, const struct swt_td_layout *l)
+{
+	for (size_t b = 0; b < l->nr_buffers; b++) {
+		const struct swt_td_buffer *buf = &l->buffers[b];
+
+		for (size_t i = 0; buf->option && i < buf->nr_cpus; i++) {
+			const struct swt_td_cpu *cpu = &buf->cpus[i];
+
+			if (c->cpucount_off && cpu->cpu >= c->cpucount)
+				return swt_error(c->err, SWT_EFORMAT,
+						 "'%s': BUFFER option at offset %llu (buffer '%s'): its "
+						 "entry at offset %llu names CPU %u, past the file's %u "
+						 "CPUs (CPUCOUNT option at offset %llu)", c->path,
+						 (unsigned long long)buf->option, buf->name,
+						 (unsigned long long)cpu->entry, cpu->cpu, c->cpucount,
+						 (unsigned long long)c->cpucount_off);
+			for (size_t k = 0; k < i; k++)
+				if (buf->cpus[k].cpu == cpu->cpu)
+					return swt_error(c->err, SWT_EFORMAT,
+							 "'%s': BUFFER option at offset %llu (buffer "
+							 "'%s'): its entry at offset %llu names CPU %u, "
+							 "as its entry at offset %llu does", c->path,
+							 (unsigned long long)buf->option, buf->name,
+							 (unsigned long long)cpu->entry, cpu->cpu,
+							 (unsigned long long)buf->cpus[k].entry);
+		}
+	}
 	return 0;
 }
 
@@ -779,6 +823,7 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 	if (ret)
 		return ret;
 	b->compressed = compressed;
+	b->option = start;
 	for (i = 0; i < ncpus; i++, off += 20) {
 		struct swt_td_cpu *cpu;
 		uint32_t id = rd32(c, off);
@@ -791,6 +836,7 @@ static int parse_buffer_v7(struct cursor *c, struct swt_td_layout *l, uint64_t s
 		if (add_cpu(b, id, doff, dsize))
 			return swt_error(c->err, SWT_ENOMEM, "out of memory");
 		cpu = &b->cpus[b->nr_cpus - 1];
+		cpu->entry = off;
 		ret = compressed ? walk_chunks(c, b, cpu, l->page_size) :
 				   need(c, doff, dsize, "CPU data");
 		if (ret)
@@ -1256,6 +1302,8 @@ int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err
 	}
 	pos += 6;
 	ret = l->version == 7 ? parse_v7(&c, l, pos) : parse_v6(&c, l, pos);
+	if (!ret)
+		ret = check_buffer_cpus(&c, l);
 	if (!ret)
 		ret = check_empty_cpus(&c, l);
 	if (!ret)

@@ -16,11 +16,13 @@ struct swt_td_cpu {
 	uint64_t offset, size;	/* in the file */
 	uint64_t data_size;	/* uncompressed bytes of ring-buffer pages */
 	int64_t read_events;	/* CPUSTAT "read events", -1 unknown */
+	uint64_t entry;		/* its v7 BUFFER option entry, in the file; 0 in v6 */
 };
 
 struct swt_td_buffer {
 	char *name;		/* "" for the top-level buffer */
 	int compressed;
+	uint64_t option;	/* its v7 BUFFER option's data, in the file; 0 in v6 */
 	struct swt_td_cpu *cpus;
 	size_t nr_cpus, cap_cpus;
 };

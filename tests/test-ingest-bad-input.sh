@@ -258,6 +258,21 @@ expect_fail td-cpu-size-zero \
 	"'$(re "$f")': buffer 'swt' CPU 0 declares no data at offset $cpu0, but the next CPU's data starts [0-9]+ bytes later: its size is damaged" \
 	-- "$f"
 
+# swt's CPU 1 entry naming CPU 2 of a 2-CPU file (CPUCOUNT): its events
+# were ingested as CPU 2's (exit 0); or naming CPU 0 again: libtracecmd
+# could not open the file ("damaged headers or sections", no offset)
+e=$(TF td-cpu-entry "$TD" swt 1)
+f=$(damaged_td cpu-past-count.dat)
+TF patch "$f" "$e" 02000000
+expect_fail td-buffer-cpu-past-count \
+	"'$(re "$f")': BUFFER option at offset $(TF td-option "$TD" 3 1) \(buffer 'swt'\): its entry at offset $e names CPU 2, past the file's 2 CPUs \(CPUCOUNT option at offset $(TF td-option "$TD" 8)\)" \
+	-- "$f"
+f=$(damaged_td cpu-twice.dat)
+TF patch "$f" "$e" 00000000
+expect_fail td-buffer-cpu-twice \
+	"'$(re "$f")': BUFFER option at offset $(TF td-option "$TD" 3 1) \(buffer 'swt'\): its entry at offset $e names CPU 0, as its entry at offset $(TF td-cpu-entry "$TD" swt 0) does" \
+	-- "$f"
+
 # the link from the second options section to the third (the DONE option's
 # next-section offset) zeroed: the third, holding swt's BUFFER option, was
 # never read, and with it every event (exit 0, an empty database).  The

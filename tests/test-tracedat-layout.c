@@ -377,6 +377,80 @@ TEST(v7_damaged_structure)
 	done(&f);
 }
 
+/*
+ * A second options section at the end of a make_v7 file, holding a
+ * CPUCOUNT option of n: after the BUFFER option, as it may be.  Returns
+ * the CPUCOUNT option's data offset.
+ */
+static size_t add_cpucount(struct file *f, const struct v7_spots *sp, uint32_t n)
+{
+	size_t first = (size_t)get64(f, sp->options_field), sect = f->len, size_at, at, count;
+
+	/* the first section's DONE option links to it */
+	set64(f, first + 16 + get64(f, first + 8) - 8, sect);
+	put16(f, 0);
+	put16(f, 0);
+	put32(f, 0);
+	size_at = f->len;
+	put64(f, 0);
+	at = option(f, 8);
+	count = f->len;
+	put32(f, n);
+	option_end(f, at);
+	at = option(f, 0);
+	put64(f, 0);
+	option_end(f, at);
+	set64(f, size_at, f->len - size_at - 8);
+	return count;
+}
+
+/*
+ * A BUFFER option's CPU at or past the file's CPU count, or listed twice:
+ * libtracecmd took the first for a CPU of its own and ingested its events
+ * as that CPU's, and failed to open the file on the second, naming nothing.
+ */
+TEST(v7_buffer_cpus)
+{
+	struct file f;
+	struct v7_spots sp;
+	size_t count;
+	char want[256];
+
+	make_v7(&f, 0, &sp);
+	add_cpucount(&f, &sp, 2);
+	check_taken(&f);
+	done(&f);
+	/* without a CPUCOUNT there is nothing to hold it to */
+	make_v7(&f, 0, &sp);
+	set32(&f, sp.cpu_entry[1], 7);
+	check_taken(&f);
+	done(&f);
+
+	make_v7(&f, 0, &sp);
+	set32(&f, sp.cpu_entry[1], 2);
+	count = add_cpucount(&f, &sp, 2);
+	snprintf(want, sizeof(want), "BUFFER option at offset %zu (buffer 'swt'): its entry at "
+		 "offset %zu names CPU 2, past the file's 2 CPUs (CPUCOUNT option at offset %zu)",
+		 sp.buffer_opt, sp.cpu_entry[1], count);
+	check_refused(&f, want);
+	done(&f);
+	make_v7(&f, 0, &sp);
+	count = add_cpucount(&f, &sp, 1);
+	snprintf(want, sizeof(want), "its entry at offset %zu names CPU 1, past the file's 1 CPUs "
+		 "(CPUCOUNT option at offset %zu)", sp.cpu_entry[1], count);
+	check_refused(&f, want);
+	done(&f);
+
+	make_v7(&f, 0, &sp);
+	set32(&f, sp.cpu_entry[1], 0);
+	add_cpucount(&f, &sp, 2);
+	snprintf(want, sizeof(want), "BUFFER option at offset %zu (buffer 'swt'): its entry at "
+		 "offset %zu names CPU 0, as its entry at offset %zu does", sp.buffer_opt,
+		 sp.cpu_entry[1], sp.cpu_entry[0]);
+	check_refused(&f, want);
+	done(&f);
+}
+
 TEST(header_checks)
 {
 	struct file f;
