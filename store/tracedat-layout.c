@@ -35,6 +35,8 @@ struct cursor {
 	/* the largest CPUCOUNT option's count, judged once every option is read */
 	uint32_t cpucount;
 	uint64_t cpucount_off;	/* its option's, 0: none seen */
+	uint64_t *sections;	/* v7 options sections read, by offset (freed by the reader) */
+	size_t nr_sections, cap_sections;
 };
 
 static int out_of_bounds(struct cursor *c, uint64_t off, uint64_t len, const char *what)
@@ -850,11 +852,36 @@ bad_size:
 			 (unsigned long long)(end - start));
 }
 
+/*
+ * The options section at sect, reached through the link at offset link
+ * (the file header's field, or a DONE option's): one already read closes a
+ * loop, which the error names by the link.  A chain of thousands is no
+ * trace-cmd file either, and is bounded so.
+ */
+static int note_options_section(struct cursor *c, uint64_t sect, uint64_t link)
+{
+	for (size_t i = 0; i < c->nr_sections; i++)
+		if (c->sections[i] == sect)
+			return swt_error(c->err, SWT_EFORMAT,
+					 "'%s': the DONE option at offset %llu links back to the options "
+					 "section at offset %llu: the options sections form a loop",
+					 c->path, (unsigned long long)link, (unsigned long long)sect);
+	if (c->nr_sections == 4096)
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': the DONE option at offset %llu links to a 4097th options "
+				 "section (at offset %llu): more than a trace.dat file holds",
+				 c->path, (unsigned long long)link, (unsigned long long)sect);
+	if (swt_grow((void **)&c->sections, &c->cap_sections, c->nr_sections + 1,
+		     sizeof(*c->sections)))
+		return swt_error(c->err, SWT_ENOMEM, "out of memory");
+	c->sections[c->nr_sections++] = sect;
+	return 0;
+}
+
 static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 {
 	size_t nlen = 0, vlen = 0;
-	uint64_t opt_off;
-	unsigned sections = 0;
+	uint64_t opt_off, link;
 	int ret;
 
 	ret = string_at(c, pos, c->size, "compression name", &nlen);
@@ -871,13 +898,14 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 	if (ret)
 		return ret;
 	opt_off = rd64(c, pos);
+	link = pos;
 	while (opt_off) {
 		uint64_t size, off, end;
 		uint16_t id, flags;
 
-		if (++sections > 4096)
-			return swt_error(c->err, SWT_EFORMAT, "'%s': options sections form a loop",
-					 c->path);
+		ret = note_options_section(c, opt_off, link);
+		if (ret)
+			return ret;
 		ret = need(c, opt_off, 16, "options section header");
 		if (ret)
 			return ret;
@@ -916,8 +944,10 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 						 c->path, oid, (unsigned long long)(off - 6), osize);
 			switch (oid) {
 			case 0:	/* DONE: next options section */
-				if (osize >= 8)
+				if (osize >= 8) {
 					opt_off = rd64(c, off);
+					link = off;
+				}
 				off = end;
 				continue;
 			case 2:	/* CPUSTAT */
@@ -1311,6 +1341,7 @@ int swt_td_layout_read(const char *path, struct swt_td_layout *l, struct swt_err
 	if (!ret)
 		ret = clock_verdict(&c);
 out:
+	free(c.sections);
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)sb.st_size);
 	close(fd);

@@ -283,6 +283,14 @@ expect_fail td-options-chain-cut \
 	"'$(re "$f")': the CPUSTAT option at offset $(TF td-option "$TD" 2 3) declares [0-9]+ events read from buffer 'swt' CPU 0, but no BUFFER option says where they are: the file's options are damaged" \
 	-- "$f"
 
+# the third options section's DONE option linking back to the first: the
+# options sections form a loop (said without an offset)
+f=$(damaged_td options-loop.dat)
+TF patch64 "$f" "$(TF td-options-next "$TD" 2)" "$(od -An -t u8 -j "$opt" -N 8 "$TD" | tr -d ' ')"
+expect_fail td-options-loop \
+	"'$(re "$f")': the DONE option at offset $(TF td-options-next "$TD" 2) links back to the options section at offset $(od -An -t u8 -j "$opt" -N 8 "$TD" | tr -d ' '): the options sections form a loop" \
+	-- "$f"
+
 # --- trace.dat: event data --------------------------------------------------------
 # a zstd frame's magic destroyed (chunk 1 of CPU 0): swaptrace's own chunk
 # reader names the chunk and its offset.  libtracecmd (the reader used when

@@ -310,6 +310,33 @@ TEST(v7_compressed_chunks)
 	done(&f);
 }
 
+/*
+ * A second options section at the end of a make_v7 file, holding a
+ * CPUCOUNT option of n: after the BUFFER option, as it may be.  Returns
+ * the CPUCOUNT option's data offset.
+ */
+static size_t add_cpucount(struct file *f, const struct v7_spots *sp, uint32_t n)
+{
+	size_t first = (size_t)get64(f, sp->options_field), sect = f->len, size_at, at, count;
+
+	/* the first section's DONE option links to it */
+	set64(f, first + 16 + get64(f, first + 8) - 8, sect);
+	put16(f, 0);
+	put16(f, 0);
+	put32(f, 0);
+	size_at = f->len;
+	put64(f, 0);
+	at = option(f, 8);
+	count = f->len;
+	put32(f, n);
+	option_end(f, at);
+	at = option(f, 0);
+	put64(f, 0);
+	option_end(f, at);
+	set64(f, size_at, f->len - size_at - 8);
+	return count;
+}
+
 TEST(v7_damaged_structure)
 {
 	struct file f;
@@ -364,44 +391,35 @@ TEST(v7_damaged_structure)
 	check_refused(&f, "CPU data at offset");
 	done(&f);
 
-	/* options that point back at themselves */
+	/* options that point back at themselves: the link that does is named */
 	make_v7(&f, 0, &sp);
 	{
 		size_t sect = (size_t)*(uint64_t *)(f.data + sp.options_field);
 		uint64_t size;
+		char want[160];
 
 		memcpy(&size, f.data + sect + 8, 8);
 		set64(&f, sect + 16 + size - 8, sect);	/* DONE's next offset */
+		snprintf(want, sizeof(want), "the DONE option at offset %zu links back to the "
+			 "options section at offset %zu: the options sections form a loop",
+			 sect + 16 + (size_t)size - 8, sect);
+		check_refused(&f, want);
 	}
-	check_refused(&f, "options sections form a loop");
 	done(&f);
-}
+	/* ... or at the first of two: the second's DONE closes the loop */
+	make_v7(&f, 0, &sp);
+	{
+		size_t sect = (size_t)get64(&f, sp.options_field), count;
+		char want[160];
 
-/*
- * A second options section at the end of a make_v7 file, holding a
- * CPUCOUNT option of n: after the BUFFER option, as it may be.  Returns
- * the CPUCOUNT option's data offset.
- */
-static size_t add_cpucount(struct file *f, const struct v7_spots *sp, uint32_t n)
-{
-	size_t first = (size_t)get64(f, sp->options_field), sect = f->len, size_at, at, count;
-
-	/* the first section's DONE option links to it */
-	set64(f, first + 16 + get64(f, first + 8) - 8, sect);
-	put16(f, 0);
-	put16(f, 0);
-	put32(f, 0);
-	size_at = f->len;
-	put64(f, 0);
-	at = option(f, 8);
-	count = f->len;
-	put32(f, n);
-	option_end(f, at);
-	at = option(f, 0);
-	put64(f, 0);
-	option_end(f, at);
-	set64(f, size_at, f->len - size_at - 8);
-	return count;
+		count = add_cpucount(&f, &sp, 2);
+		/* the second section: CPUCOUNT (6 + 4 bytes), then DONE's header */
+		set64(&f, count + 4 + 6, sect);
+		snprintf(want, sizeof(want), "the DONE option at offset %zu links back to the "
+			 "options section at offset %zu", count + 4 + 6, sect);
+		check_refused(&f, want);
+	}
+	done(&f);
 }
 
 /*
