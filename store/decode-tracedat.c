@@ -145,7 +145,7 @@ struct ev_info {
 	struct tep_event *event;
 	uint64_t fixed_size;	/* where its format's last fixed field ends */
 	const struct tep_format_field *odd_field;	/* a field it reads that is no number's size */
-	const struct tep_format_field *overlap[2];	/* two fields of its format that overlap */
+	const struct tep_format_field *misplaced[2];	/* two fields of its format out of place */
 };
 
 struct child {
@@ -172,6 +172,7 @@ struct child {
 	uint64_t *page_base;		/* [buffer * cpu_slots + cpu]: where libtracecmd's
 					 * offsets of its pages start counting */
 	int streaming;			/* records come from the streams, already checked */
+	const struct swt_td_layout *layout;	/* where the event formats are */
 	struct crash_mark *mark;	/* shared with the parent; NULL if mmap failed */
 	size_t mark_bufidx;		/* the buffer mark->buffer names */
 	int swap;			/* the file's byte order is not ours */
@@ -265,6 +266,32 @@ record_die(struct child *c, size_t bufidx, int cpu, const struct tep_record *rec
 		  (unsigned long long)rec->offset, what);
 }
 
+/*
+ * An event's format makes no sense: the format is what is damaged, not
+ * the record that led to it (nor, in a compressed file, its data), and
+ * the message says where the format is.
+ */
+static void __attribute__((noreturn, format(printf, 3, 4)))
+format_die(struct child *c, const struct tep_event *e, const char *fmt, ...)
+{
+	const struct swt_td_format *f = swt_td_layout_format(c->layout, e->system, e->name);
+	char what[200], where[160] = "";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (f && f->section)
+		snprintf(where, sizeof(where), " at offset %llu of the decompressed %s section at "
+			 "offset %llu", (unsigned long long)f->offset,
+			 f->ftrace ? "ftrace formats" : "event formats",
+			 (unsigned long long)f->section);
+	else if (f)
+		snprintf(where, sizeof(where), " at offset %llu", (unsigned long long)f->offset);
+	child_die(c, SWT_EFORMAT, "the format of event %s:%s%s %s: the format is damaged", e->system,
+		  e->name, where, what);
+}
+
 static const struct {
 	const char *system, *name;
 	int kind, letter;
@@ -324,27 +351,30 @@ static uint64_t format_fixed_size(const struct tep_event *e)
 }
 
 /*
- * Two fields of an event's format that share bytes (set in pair), or 0:
- * the kernel lays fields side by side, so a field moved onto another by a
- * damaged format would read its neighbour's bytes as its own.
+ * Two fields of an event's format out of place (set in pair, in the order
+ * it lists them), or 0.  The kernel lays a format's fields out side by side
+ * in the order it lists them: one that starts before the one listed ahead
+ * of it ends was moved by damage -- onto it, reading its neighbour's bytes
+ * as its own, or past it, beyond the records (whose fields then read as
+ * if the records were too short).  Sizes and offsets are >= 0 here
+ * (format_fixed_size).
  */
-static int format_overlap(const struct tep_event *e, const struct tep_format_field *pair[2])
+static int format_misplaced(const struct tep_event *e, const struct tep_format_field *pair[2])
 {
 	const struct tep_format_field *lists[2] = { e->format.common_fields, e->format.fields };
+	const struct tep_format_field *prev = NULL;
 
 	for (size_t i = 0; i < 2; i++)
-		for (const struct tep_format_field *f = lists[i]; f; f = f->next)
-			for (size_t j = i; j < 2; j++)
-				for (const struct tep_format_field *g = j == i ? f->next : lists[j]; g;
-				     g = g->next) {
-					/* sizes and offsets are >= 0 here (format_fixed_size) */
-					if (f->size && g->size && f->offset < g->offset + g->size &&
-					    g->offset < f->offset + f->size) {
-						pair[0] = f;
-						pair[1] = g;
-						return 1;
-					}
-				}
+		for (const struct tep_format_field *f = lists[i]; f; f = f->next) {
+			if (!f->size)
+				continue;
+			if (prev && (int64_t)f->offset < (int64_t)prev->offset + prev->size) {
+				pair[0] = prev;
+				pair[1] = f;
+				return 1;
+			}
+			prev = f;
+		}
 	return 0;
 }
 
@@ -401,8 +431,8 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 			if (numbers[i] && numbers[i]->size != 1 && numbers[i]->size != 2 &&
 			    numbers[i]->size != 4 && numbers[i]->size != 8)
 				ei->odd_field = numbers[i];
-		if (ei->fixed_size != UINT64_MAX && ei->fixed_size <= INT32_MAX)
-			format_overlap(e, ei->overlap);
+		if (ei->fixed_size != UINT64_MAX)
+			format_misplaced(e, ei->misplaced);
 	}
 	/* an event we model but whose format lacks what we need is kept as-is */
 	if ((ei->kind == K_BLOCK && ei->letter != SWT_BA_PLUG && ei->letter != SWT_BA_UNPLUG &&
@@ -581,25 +611,29 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	note_pid(c, ev.pid);
 	kind = ei->kind;
 	/*
-	 * Every record holds its format's fixed fields: a modelled event's
-	 * numbers read beyond it came out 0 (rows of garbage), and another's
-	 * text, printed through its format, would be read past the record
-	 * and its page (an event id damaged into a larger event's).  And a
-	 * modelled event's numbers must be numbers.
+	 * A modelled event's numbers must be numbers, and its fields in
+	 * place: the format is judged first, as a field moved past the
+	 * others makes every record look too short for it.  Then every record
+	 * holds its format's fixed fields: a modelled event's numbers read
+	 * beyond it came out 0 (rows of garbage), and another's text, printed
+	 * through its format, would be read past the record and its page (an
+	 * event id damaged into a larger event's).
 	 */
+	if (ei->odd_field)
+		format_die(c, ei->event, "gives its field '%s' %d bytes, not a number's 1, 2, 4 or 8",
+			   ei->odd_field->name, ei->odd_field->size);
+	if (ei->misplaced[0] && (int64_t)ei->misplaced[1]->offset + ei->misplaced[1]->size >
+				(int64_t)ei->misplaced[0]->offset)
+		format_die(c, ei->event, "puts its field '%s' over its field '%s'",
+			   ei->misplaced[1]->name, ei->misplaced[0]->name);
+	if (ei->misplaced[0])
+		format_die(c, ei->event, "lists its field '%s' (offset %d) before its field '%s' "
+			   "(offset %d)", ei->misplaced[0]->name, ei->misplaced[0]->offset,
+			   ei->misplaced[1]->name, ei->misplaced[1]->offset);
 	if (rec->size < 0 || (uint64_t)rec->size < ei->fixed_size)
 		record_die(c, bufidx, cpu, rec, "holds %d bytes, fewer than the %llu of its event "
 			   "%s:%s", rec->size, (unsigned long long)ei->fixed_size,
 			   ei->event->system, ei->event->name);
-	if (ei->odd_field)
-		record_die(c, bufidx, cpu, rec, "is an event %s:%s whose format gives its field '%s' "
-			   "%d bytes, not a number's 1, 2, 4 or 8: the format is damaged",
-			   ei->event->system, ei->event->name, ei->odd_field->name,
-			   ei->odd_field->size);
-	if (ei->overlap[0])
-		record_die(c, bufidx, cpu, rec, "is an event %s:%s whose format puts its field '%s' "
-			   "over its field '%s': the format is damaged", ei->event->system,
-			   ei->event->name, ei->overlap[1]->name, ei->overlap[0]->name);
 	if (kind == K_FAULT && ei->letter && field_num(c, ei->f.address, rec) >> 63)
 		kind = K_OTHER;	/* the kernel's half of the address space */
 	switch (kind) {
@@ -1005,7 +1039,8 @@ static void check_first_pages(struct child *c, const char *path, const struct sw
 static void __attribute__((noreturn)) child_main(const char *path, int fd,
 						 const struct swt_td_layout *l, struct crash_mark *mark)
 {
-	struct child c = { .fd = fd, .last_pid = -1, .mark = mark, .mark_bufidx = SIZE_MAX };
+	struct child c = { .fd = fd, .last_pid = -1, .layout = l, .mark = mark,
+			   .mark_bufidx = SIZE_MAX };
 	struct tracecmd_input *top, **handles = NULL;
 	const char *crash;
 	int n, i, ret;

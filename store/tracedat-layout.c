@@ -3,9 +3,10 @@
  * of libtracecmd: it walks the headers, option sections and buffer tables
  * with every offset and size bounds-checked, and records what the file
  * declares -- each buffer's per-CPU data regions (and, for compressed
- * data, the uncompressed size from the chunk headers) and the CPUSTAT
- * counters -- so the decoder can refuse damaged files before libtracecmd
- * sees them and check afterwards that it decoded everything.
+ * data, the uncompressed size from the chunk headers), the CPUSTAT
+ * counters and where each event format is -- so the decoder can refuse
+ * damaged files before libtracecmd sees them, name a damaged format where
+ * it is, and check afterwards that it decoded everything.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -74,6 +75,16 @@ static uint64_t rd64(struct cursor *c, uint64_t off)
 	uint64_t hi = rd32(c, off + (c->be ? 0 : 4)), lo = rd32(c, off + (c->be ? 4 : 0));
 
 	return hi << 32 | lo;
+}
+
+/* An n-byte number at p, in memory (decompressed data), in the file's byte order. */
+static uint64_t rd_mem(const struct cursor *c, const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int k = 0; k < n; k++)
+		v = v << 8 | p[c->be ? k : n - 1 - k];
+	return v;
 }
 
 /* NUL-terminated string at off, bounded by limit; its length or an error. */
@@ -691,9 +702,7 @@ static int check_header_parts(struct cursor *c, const unsigned char *base, uint6
 			return swt_error(c->err, SWT_EFORMAT, "'%s': expected '%s' at %s", c->path,
 					 want, where);
 		p = base + pos + wlen;
-		size = 0;
-		for (int k = 0; k < 8; k++)
-			size = size << 8 | p[c->be ? k : 7 - k];
+		size = rd_mem(c, p, 8);
 		if (size > len - pos - wlen - 8)
 			return swt_error(c->err, SWT_EFORMAT,
 					 "'%s': %s at %s declares %llu bytes, past the end of the "
@@ -729,6 +738,110 @@ static int check_header_section(struct cursor *c, const struct swt_td_layout *l,
 					  "'%s': the compressed header section at offset %llu %s",
 					  c->path, (unsigned long long)sect, why) : 0;
 	ret = check_header_parts(c, out, usize, 0, sect, 1);
+	free(out);
+	return ret;
+}
+
+/*
+ * Note where an event's format ("name: NAME\nID: ...") is: the decoder
+ * names it when it finds the format damaged.  at: the text's offset in the
+ * file, or in the decompressed section at offset sect (0: not compressed).
+ */
+static int add_format(struct cursor *c, struct swt_td_layout *l, const char *system,
+		      size_t system_len, const unsigned char *text, uint64_t len, uint64_t at,
+		      uint64_t sect, int ftrace)
+{
+	const unsigned char *name, *end = text + len;
+	struct swt_td_format *f;
+
+	if (len < 5 || memcmp(text, "name:", 5))
+		return 0;	/* no name: libtraceevent's to refuse */
+	for (name = text + 5; name < end && (*name == ' ' || *name == '\t'); name++)
+		;
+	for (text = name; text < end && !isspace(*text); text++)
+		;
+	if (swt_grow((void **)&l->formats, &l->cap_formats, l->nr_formats + 1, sizeof(*l->formats)))
+		return swt_error(c->err, SWT_ENOMEM, "out of memory");
+	f = &l->formats[l->nr_formats];
+	memset(f, 0, sizeof(*f));
+	f->system = strndup(system, system_len);
+	f->name = strndup((const char *)name, (size_t)(text - name));
+	if (!f->system || !f->name) {
+		free(f->system);
+		free(f->name);
+		return swt_error(c->err, SWT_ENOMEM, "out of memory");
+	}
+	f->offset = at;
+	f->section = sect;
+	f->ftrace = ftrace;
+	l->nr_formats++;
+	return 0;
+}
+
+/*
+ * A version-7 ftrace formats (id 17: u32 count; u64 size, text each) or
+ * event formats section (18: u32 systems; name, u32 count, then the same
+ * each), compressed or not: where each format is.  One whose structure
+ * does not hold is libtracecmd's to refuse; what was read of it stays.
+ */
+static int index_formats_section(struct cursor *c, struct swt_td_layout *l, uint64_t sect,
+				 uint16_t id)
+{
+	uint64_t len = rd64(c, sect + 8), pos = 0, at = sect + 16, where = 0;
+	const unsigned char *base = c->base + sect + 16;
+	unsigned char *out = NULL;
+	uint32_t systems = 1, usize = 0;
+	char why[128];
+	int ret = 0;
+
+	if (rd16(c, sect + 2) & 1) {
+		ret = zstd_section(c, l, sect, &out, &usize, why, sizeof(why));
+		if (ret)
+			return ret < 0 ? ret : 0;
+		base = out;
+		len = usize;
+		at = 0;
+		where = sect;
+	}
+	if (id == 18) {
+		if (len < 4)
+			goto out;
+		systems = (uint32_t)rd_mem(c, base, 4);
+		pos = 4;
+	}
+	for (uint32_t s = 0; s < systems && !ret; s++) {
+		const char *system = "ftrace";
+		size_t slen = 6;
+		uint32_t n;
+
+		if (id == 18) {
+			const unsigned char *nul = memchr(base + pos, '\0', len - pos);
+
+			if (!nul)
+				goto out;
+			system = (const char *)base + pos;
+			slen = (size_t)(nul - (base + pos));
+			pos += slen + 1;
+		}
+		if (len - pos < 4)
+			goto out;
+		n = (uint32_t)rd_mem(c, base + pos, 4);
+		pos += 4;
+		for (uint32_t e = 0; e < n && !ret; e++) {
+			uint64_t size;
+
+			if (len - pos < 8)
+				goto out;
+			size = rd_mem(c, base + pos, 8);
+			pos += 8;
+			if (size > len - pos)
+				goto out;
+			ret = add_format(c, l, system, slen, base + pos, size, at + pos, where,
+					 id == 17);
+			pos += size;
+		}
+	}
+out:
 	free(out);
 	return ret;
 }
@@ -974,6 +1087,8 @@ static int parse_v7(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 					ret = check_section(c, rd64(c, off), oid, "section", NULL);
 					if (!ret && oid == 16)
 						ret = check_header_section(c, l, rd64(c, off));
+					if (!ret && (oid == 17 || oid == 18))
+						ret = index_formats_section(c, l, rd64(c, off), oid);
 					if (!ret && oid == 20)
 						ret = check_printk_section(c, l, rd64(c, off));
 					if (ret)
@@ -1070,6 +1185,8 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 			return ret;
 		size = rd64(c, pos);
 		ret = need(c, pos + 8, size, "ftrace format");
+		if (!ret)
+			ret = add_format(c, l, "ftrace", 6, c->base + pos + 8, size, pos + 8, 0, 1);
 		if (ret)
 			return ret;
 		pos += 8 + size;
@@ -1081,11 +1198,13 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 	n = rd32(c, pos);
 	pos += 4;
 	for (i = 0; i < n; i++) {
+		uint64_t system;
 		uint32_t events, e;
 
 		ret = string_at(c, pos, c->size, "event system name", &len);
 		if (ret)
 			return ret;
+		system = pos;
 		pos += len + 1;
 		ret = need(c, pos, 4, "event system");
 		if (ret)
@@ -1098,6 +1217,9 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 				return ret;
 			size = rd64(c, pos);
 			ret = need(c, pos + 8, size, "event format");
+			if (!ret)
+				ret = add_format(c, l, (const char *)c->base + system, len,
+						 c->base + pos + 8, size, pos + 8, 0, 0);
 			if (ret)
 				return ret;
 			pos += 8 + size;
@@ -1358,9 +1480,15 @@ void swt_td_layout_release(struct swt_td_layout *l)
 	}
 	free(l->buffers);
 	free(l->stats);
+	for (size_t i = 0; i < l->nr_formats; i++) {
+		free(l->formats[i].system);
+		free(l->formats[i].name);
+	}
+	free(l->formats);
 	l->buffers = NULL;
 	l->stats = NULL;
-	l->nr_buffers = l->nr_stats = 0;
+	l->formats = NULL;
+	l->nr_buffers = l->nr_stats = l->nr_formats = 0;
 }
 
 const struct swt_td_stat *swt_td_layout_stat(const struct swt_td_layout *l, const char *buffer,
@@ -1369,5 +1497,14 @@ const struct swt_td_stat *swt_td_layout_stat(const struct swt_td_layout *l, cons
 	for (size_t i = 0; i < l->nr_stats; i++)
 		if (l->stats[i].cpu == cpu && !strcmp(l->stats[i].buffer, buffer))
 			return &l->stats[i];
+	return NULL;
+}
+
+const struct swt_td_format *swt_td_layout_format(const struct swt_td_layout *l, const char *system,
+						 const char *name)
+{
+	for (size_t i = 0; i < l->nr_formats; i++)
+		if (!strcmp(l->formats[i].name, name) && !strcmp(l->formats[i].system, system))
+			return &l->formats[i];
 	return NULL;
 }

@@ -34,6 +34,14 @@ struct swt_td_stat {
 	uint64_t offset;	/* its CPUSTAT option's text, in the file */
 };
 
+/* Where an event's format is in the file, for messages about it. */
+struct swt_td_format {
+	char *system, *name;
+	uint64_t offset;	/* its text's: in the file, or in section's decompressed data */
+	uint64_t section;	/* the compressed section it is in; 0: offset is a file offset */
+	int ftrace;		/* in the ftrace formats (v7 section 17), not the event formats */
+};
+
 struct swt_td_layout {
 	int version, big_endian;
 	unsigned long_size, page_size;
@@ -45,6 +53,8 @@ struct swt_td_layout {
 	size_t nr_buffers, cap_buffers;
 	struct swt_td_stat *stats;
 	size_t nr_stats, cap_stats;
+	struct swt_td_format *formats;	/* none for zlib-compressed formats */
+	size_t nr_formats, cap_formats;
 	char stat_buffer[64];	/* parse state: buffer the next CPUSTATs belong to */
 };
 
@@ -60,5 +70,8 @@ int swt_printk_guard_active(void);
 /* CPUSTAT entry for a buffer's CPU, or NULL. */
 const struct swt_td_stat *swt_td_layout_stat(const struct swt_td_layout *l, const char *buffer,
 					     int cpu);
+/* Where the format of event system:name is, or NULL (not found, or not read). */
+const struct swt_td_format *swt_td_layout_format(const struct swt_td_layout *l, const char *system,
+						 const char *name);
 
 #endif

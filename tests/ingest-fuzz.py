@@ -332,23 +332,23 @@ def cases(swaptrace, work, seeds):
     f = v6("offset.dat", lambda p: fmt(p, b"page_fault_user", b"address;\toffset:8;",
                                        b"address;\toffset:2147483647;"))
     # ... is a format no record holds: an error (every fault's address read
-    # as 0, exit 0)
-    run("format-offset", [f], (1, r"the record at offset \d+ holds \d+ bytes, fewer than the "
-                                  r"2147483655 of its event exceptions:page_fault_user$"), f)
+    # as 0, exit 0), naming the format (not the record, as once)
+    run("format-offset", [f], (1, r"the format of event exceptions:page_fault_user at offset \d+ "
+                                  r"lists its field 'address' \(offset 2147483647\) before its "
+                                  r"field 'ip' \(offset 16\): the format is damaged$"), f)
     # a modelled field of no number's size: an error (read as 0, exit 0)
     f = v6("size3.dat", lambda p: fmt(p, b"page_fault_user", b"address;\toffset:8;\tsize:8;",
                                       b"address;\toffset:8;\tsize:3;"))
-    run("format-size", [f], (1, r"the record at offset \d+ is an event exceptions:page_fault_user "
-                                r"whose format gives its field 'address' 3 bytes, not a number's "
-                                r"1, 2, 4 or 8: the format is damaged$"), f)
+    run("format-size", [f], (1, r"the format of event exceptions:page_fault_user at offset \d+ "
+                                r"gives its field 'address' 3 bytes, not a number's 1, 2, 4 or 8: "
+                                r"the format is damaged$"), f)
     # a modelled field moved onto its neighbour, the record long enough: an
     # error (every fault's address read from the ip's bytes, exit 0)
     f = v6("overlap.dat", lambda p: fmt(p, b"page_fault_user", b"address;\toffset:8;",
                                         b"address;\toffset:12;"))
-    run("format-overlap", [f], (1, r"the record at offset \d+ is an event "
-                                   r"exceptions:page_fault_user whose format puts its field "
-                                   r"'(address|ip)' over its field '(address|ip)': the format "
-                                   r"is damaged$"), f)
+    run("format-overlap", [f], (1, r"the format of event exceptions:page_fault_user at offset "
+                                   r"\d+ puts its field '(address|ip)' over its field "
+                                   r"'(address|ip)': the format is damaged$"), f)
 
     # the last event of a page runs past it: read past the page (ASan, in the
     # chunk reader of version 7; garbage from the next page in version 6)

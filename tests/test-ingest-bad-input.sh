@@ -328,6 +328,29 @@ expect_fail td-stats-count \
 	"'$(re "$f")': buffer 'swt' CPU 0: [0-9]+ events decoded where the file's statistics declare [0-9]+: the compressed data at offset $cpu0 \([0-9]+ bytes\) is damaged" \
 	-- "$f"
 
+# block_rq_issue's format with its rwbs field moved past the others, or
+# grown over the next: every record looked too short for it ("holds 68
+# bytes, fewer than the 104 of its event") or the fields overlapped, and
+# either was told as "damaged compressed data" -- it is the format, named
+# where it is in the decompressed event formats section (rewritten at the
+# end of the file, with the zstd command)
+if command -v zstd >/dev/null 2>&1; then
+	f=$(damaged_td rwbs-moved.dat)
+	read -r sect at <<< "$(TF td-section-edit "$f" 18 'rwbs[10];\toffset:34;' 'rwbs[10];\toffset:94;' \
+		'name: block_rq_issue\n')"
+	expect_fail td-format-rwbs-moved \
+		"'$(re "$f")': the format of event block:block_rq_issue at offset $at of the decompressed event formats section at offset $sect lists its field 'rwbs' \(offset 94\) before its field 'comm' \(offset 44\): the format is damaged" \
+		-- --swap 7:0 "$f"
+	f=$(damaged_td rwbs-grown.dat)
+	read -r sect at <<< "$(TF td-section-edit "$f" 18 'rwbs[10];\toffset:34;\tsize:10;' \
+		'rwbs[10];\toffset:34;\tsize:99;' 'name: block_rq_issue\n')"
+	expect_fail td-format-rwbs-grown \
+		"'$(re "$f")': the format of event block:block_rq_issue at offset $at of the decompressed event formats section at offset $sect puts its field 'comm' over its field 'rwbs': the format is damaged" \
+		-- --swap 7:0 "$f"
+else
+	echo "note: no zstd command: the compressed event format cases are not run"
+fi
+
 # an uncompressed version-6 copy with garbage in a data page: 'AAAA' reads
 # as a 4-byte event whose type id is 0x4141
 V6=$IN/v6.dat

@@ -656,21 +656,13 @@ static size_t patch_text(struct file *f, const char *old, const char *new)
 }
 
 /*
- * A version 7 file of only a header section (header_page text, an empty
- * header_event), compressed with zstd or not, and the options section that
- * points at it.  Returns the header section's offset.
+ * A version 7 file of only one section, id, holding body -- compressed with
+ * zstd or not -- and the options section with the option that points at
+ * it.  Returns the section's offset.
  */
-static size_t make_v7_header(struct file *f, int compressed, const char *header_page)
+static size_t make_v7_section(struct file *f, int compressed, uint16_t id, const struct file *body)
 {
-	struct file body;
 	size_t options_field, sect, size_at, at;
-
-	memset(&body, 0, sizeof(body));
-	puts0(&body, "header_page");
-	put64(&body, strlen(header_page));
-	put(&body, header_page, strlen(header_page));
-	puts0(&body, "header_event");
-	put64(&body, 0);
 
 	header(f, "7");
 	puts0(f, compressed ? "zstd" : "none");
@@ -678,38 +670,54 @@ static size_t make_v7_header(struct file *f, int compressed, const char *header_
 	options_field = f->len;
 	put64(f, 0);
 	sect = f->len;
-	put16(f, 16);
+	put16(f, id);
 	put16(f, compressed ? 1 : 0);
 	put32(f, 0);
 	if (compressed) {
-		size_t cap = ZSTD_compressBound(body.len), n;
+		size_t cap = ZSTD_compressBound(body->len), n;
 		void *z = malloc(cap);
 
-		n = ZSTD_compress(z, cap, body.data, body.len, 3);
+		n = ZSTD_compress(z, cap, body->data, body->len, 3);
 		CHECK(!ZSTD_isError(n));
 		put64(f, 8 + n);
 		put32(f, (uint32_t)n);
-		put32(f, (uint32_t)body.len);
+		put32(f, (uint32_t)body->len);
 		put(f, z, n);
 		free(z);
 	} else {
-		put64(f, body.len);
-		put(f, body.data, body.len);
+		put64(f, body->len);
+		put(f, body->data, body->len);
 	}
-	free(body.data);
 	set64(f, options_field, f->len);
 	put16(f, 0);
 	put16(f, 0);
 	put32(f, 0);
 	size_at = f->len;
 	put64(f, 0);
-	at = option(f, 16);
+	at = option(f, id);
 	put64(f, sect);
 	option_end(f, at);
 	at = option(f, 0);	/* DONE */
 	put64(f, 0);
 	option_end(f, at);
 	set64(f, size_at, f->len - size_at - 8);
+	return sect;
+}
+
+/* A version 7 file of only a header section: header_page, an empty header_event. */
+static size_t make_v7_header(struct file *f, int compressed, const char *header_page)
+{
+	struct file body;
+	size_t sect;
+
+	memset(&body, 0, sizeof(body));
+	puts0(&body, "header_page");
+	put64(&body, strlen(header_page));
+	put(&body, header_page, strlen(header_page));
+	puts0(&body, "header_event");
+	put64(&body, 0);
+	sect = make_v7_section(f, compressed, 16, &body);
+	free(body.data);
 	return sect;
 }
 
@@ -828,6 +836,53 @@ TEST(header_page_checks)
 		 "decompress", sect);
 	check_refused(&f, want);
 	done(&f);
+}
+
+/*
+ * Where each event format is, for the decoder to name a damaged one: in a
+ * version 7 event formats section, compressed or not (an offset in its
+ * decompressed data, then).
+ */
+TEST(v7_event_format_places)
+{
+	static const char fmt_a[] = "name: block_rq_issue\nID: 7\nformat:\n";
+	static const char fmt_b[] = "name: page_fault_user\nID: 9\nformat:\n";
+	struct file f, body;
+	struct swt_td_layout l;
+	struct swt_err err;
+	const struct swt_td_format *fa, *fb;
+
+	for (int compressed = 0; compressed < 2; compressed++) {
+		size_t sect;
+
+		memset(&body, 0, sizeof(body));
+		put32(&body, 2);		/* systems */
+		puts0(&body, "block");
+		put32(&body, 1);
+		put64(&body, strlen(fmt_a));
+		put(&body, fmt_a, strlen(fmt_a));
+		puts0(&body, "exceptions");
+		put32(&body, 1);
+		put64(&body, strlen(fmt_b));
+		put(&body, fmt_b, strlen(fmt_b));
+		sect = make_v7_section(&f, compressed, 18, &body);
+		CHECK_INT(read_layout(&f, &l, &err), 0);
+		fa = swt_td_layout_format(&l, "block", "block_rq_issue");
+		fb = swt_td_layout_format(&l, "exceptions", "page_fault_user");
+		CHECK(fa && fb && !swt_td_layout_format(&l, "block", "page_fault_user"));
+		if (fa && fb) {
+			/* 4 + "block\0" + 4 + 8, then fmt_a, "exceptions\0", 4 + 8 */
+			size_t a = 4 + 6 + 4 + 8, b = a + strlen(fmt_a) + 11 + 4 + 8;
+
+			CHECK_INT(fa->offset, compressed ? a : sect + 16 + a);
+			CHECK_INT(fb->offset, compressed ? b : sect + 16 + b);
+			CHECK_INT(fa->section, compressed ? sect : 0);
+			CHECK_INT(fa->ftrace, 0);
+		}
+		swt_td_layout_release(&l);
+		free(body.data);
+		done(&f);
+	}
 }
 
 #ifndef SWT_TEST_UNGUARDED

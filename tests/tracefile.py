@@ -37,8 +37,9 @@ messages are computed independently.
                                            the option then points at, compressed as
                                            the old one was (zstd: the zstd command);
                                            prints "SECTION AT": the new section's
-                                           offset and where NEW is in its data
-                                           (decompressed, or in the file)
+                                           offset and where AFTER is in its data
+                                           (or, without AFTER, NEW; decompressed,
+                                           or in the file)
   tracefile.py patch FILE OFFSET HEX       overwrite bytes at OFFSET
   tracefile.py patch64 FILE OFFSET VALUE   overwrite a little-endian u64
 """
@@ -187,9 +188,10 @@ def section_edit(path, data, sid, old, new, after):
         csize, _ = struct.unpack_from("<II", body)
         body = subprocess.run(["zstd", "-dcq"], input=body[8:8 + csize], stdout=subprocess.PIPE,
                               check=True).stdout
-    at = body.index(old, body.index(after) if after else 0)
+    start = body.index(after) if after else 0
+    at = body.index(old, start)
     body = body[:at] + new + body[at + len(old):]
-    where = at
+    where = start if after else at
     if flags & 1:
         frame = subprocess.run(["zstd", "-cq"], input=body, stdout=subprocess.PIPE,
                                check=True).stdout
