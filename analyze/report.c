@@ -323,9 +323,10 @@ static int check_interrupted(const struct swt_report_opts *opts, struct swt_err 
 }
 
 /*
- * For the tests: stop (SIGSTOP) at the named point of the report's end,
- * for a signal to arrive there: "commit", before the last check, and
- * "move", once the runs are committed, before the files are moved in.
+ * For the tests: stop (SIGSTOP) at the named point of the report, for a
+ * signal to arrive there: "replay", as the default runs begin; "commit",
+ * before the last check; "move", once the runs are committed, before the
+ * files are moved in.
  */
 static void test_stop_at(const char *point)
 {
@@ -382,6 +383,7 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 		if (ret)
 			goto out;
 		dir_checked = 1;
+		test_stop_at("replay");
 		ret = opts->run_defaults(st, opts->run_defaults_ctx, err);
 		in_transaction = !sqlite3_get_autocommit(swt_store_db(st));
 		if (ret)

@@ -219,9 +219,6 @@ static int run_default_sweep(struct swt_store *st, void *ctx, struct swt_err *er
 		ds->unwritable = 1;
 		return ret;
 	}
-	/* for the tests: stopped here, a stop signal arrives while the report replays */
-	if (getenv("SWT_TEST_REPORT_STOP") && !strcmp(getenv("SWT_TEST_REPORT_STOP"), "replay"))
-		raise(SIGSTOP);
 	ret = swt_replay_default_sweep(st, &ds->nr_runs, &ds->memory_percent, report_interrupted,
 				       err);
 

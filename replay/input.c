@@ -202,12 +202,6 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 	return 0;
 }
 
-/*
- * The areas, each with its highest slot in either stream: a slot the replay
- * cannot index is refused here, once for every row, before anything is
- * sized by it (an area of unknown size is as big as its slots, and the
- * tables below and the engine's as big as that).
- */
 /* The first row of table in area whose slot is no whole number, as bad_slot_error says it. */
 static int first_bad_slot(struct swt_store *st, const char *table, int64_t area,
 			  struct swt_err *err)
@@ -227,6 +221,12 @@ static int first_bad_slot(struct swt_store *st, const char *table, int64_t area,
 	return bad_slot_error(st, table, id, err);
 }
 
+/*
+ * The areas, each with its highest slot in either stream: a slot the replay
+ * cannot index is refused here, once for every row, before anything is
+ * sized by it (an area of unknown size is as big as its slots, and the
+ * tables below and the engine's as big as that).
+ */
 static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
 {
 	sqlite3_stmt *s;

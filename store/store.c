@@ -192,14 +192,15 @@ static int open_error(struct swt_store *st, const char *opened, struct swt_err *
 int swt_store_exec(struct swt_store *st, const char *sql, struct swt_err *err)
 {
 	char *msg = NULL;
-	int ret;
+	int ret, sys;
 
 	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) == SQLITE_OK)
 		return 0;
 	/* as swt_store_sql_error says it: a COMMIT's "disk I/O error" alone does not say which */
-	if (io_errno(st->db))
+	sys = io_errno(st->db);
+	if (sys)
 		ret = swt_error(err, SWT_EDB, "'%s': %s (%s)", st->path, msg ? msg : "SQL error",
-				strerror(io_errno(st->db)));
+				strerror(sys));
 	else
 		ret = swt_error(err, SWT_EDB, "'%s': %s", st->path, msg ? msg : "SQL error");
 	sqlite3_free(msg);

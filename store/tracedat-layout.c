@@ -495,10 +495,7 @@ static int check_printk_section(struct cursor *c, const struct swt_td_layout *l,
 		return ret < 0 ? ret : 0;
 	ret = 0;
 	if (usize >= 4) {
-		tlen = c->be ? (uint32_t)out[0] << 24 | (uint32_t)out[1] << 16 |
-			       (uint32_t)out[2] << 8 | out[3] :
-			       (uint32_t)out[3] << 24 | (uint32_t)out[2] << 16 |
-			       (uint32_t)out[1] << 8 | out[0];
+		tlen = (uint32_t)rd_mem(c, out, 4);
 		ret = check_printk(c, out + 4, SWT_MIN((uint64_t)tlen, (uint64_t)usize - 4), 4, sect);
 	}
 	free(out);
