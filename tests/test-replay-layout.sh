@@ -77,7 +77,8 @@ check_eq "$(cat "$WORK/err.txt")" \
 # half full (the capture's swap never was: the replay frees nothing)
 "$SWAPTRACE" replay --no-store -c 0 -p none -l 1:used=100000 -l 1:used=1000 "$DB" > /dev/null 2> "$WORK/err.txt" ||
 	fail "replay on layouts with pages at the start: $(cat "$WORK/err.txt")"
-check_eq "$(grep -c "warning: layout '1:used=100000': swap fills to 60 % of its slots .*(never over half full), not as on this layout's" "$WORK/err.txt") $(grep -c "1:used=1000'" "$WORK/err.txt")" 	"1 0" "a layout of the traced size over half full by its pages at the start is said"
+check_eq "$(grep -c "warning: layout '1:used=100000': swap fills to 60 % of its slots .*(never over half full), not as on this layout's" "$WORK/err.txt") $(grep -c "1:used=1000'" "$WORK/err.txt")" \
+	"1 0" "a layout of the traced size over half full by its pages at the start is said"
 
 # a trace begun mid-run (the sample without its first half): its identical
 # layout puts every page back on its slot, the slots between the pages

@@ -309,6 +309,20 @@ wait_stopped() {
 	done
 	return 1
 }
+# report_stopped_at POINT WHAT ARGS...: a report of ARGS that stops itself
+# at POINT (SWT_TEST_REPORT_STOP), is sent SIGTERM there and continued;
+# its exit status, its output in $WORK/interrupted.out and .err
+report_stopped_at() {
+	local point=$1 what=$2 pid
+	shift 2
+	SWT_TEST_REPORT_STOP=$point "$SWAPTRACE" report "$@" \
+		> "$WORK/interrupted.out" 2> "$WORK/interrupted.err" &
+	pid=$!
+	wait_stopped "$pid" || fail "$what: never stopped"
+	kill -TERM "$pid"
+	kill -CONT "$pid"
+	wait "$pid"
+}
 variant concurrent "VACUUM"
 SWT_TEST_STOP_BEFORE_STORE=1 "$SWAPTRACE" report -o "$WORK/concurrent" "$WORK/concurrent.db" \
 	>/dev/null 2>"$WORK/concurrent.err" &
@@ -340,13 +354,7 @@ mkdir -p "$WORK/interrupted-old"
 echo "earlier" > "$WORK/interrupted-old/index.html"
 # (it stops itself as it starts replaying: a signal sent after a fixed
 # sleep came before the handler was in place on a loaded machine)
-SWT_TEST_REPORT_STOP=replay "$SWAPTRACE" report -o "$WORK/interrupted" "$WORK/interrupted.db" \
-	> /dev/null 2> "$WORK/interrupted.err" &
-REPORTER=$!
-wait_stopped "$REPORTER" || fail "interrupted while replaying: never stopped"
-kill -TERM "$REPORTER"
-kill -CONT "$REPORTER"
-wait "$REPORTER"
+report_stopped_at replay "interrupted while replaying" -o "$WORK/interrupted" "$WORK/interrupted.db"
 check_eq "$?:$(cat "$WORK/interrupted.err")" "143:swaptrace: report: interrupted" \
 	"interrupted while replaying: exit status (128 + SIGTERM), message"
 [ -e "$WORK/interrupted" ] && fail "interrupted while replaying: left $(ls -A "$WORK/interrupted")"
@@ -367,26 +375,15 @@ check_eq "$(sqlite3 "$WORK/interrupted.db" 'SELECT count(*) FROM run')" 0 "inter
 # asked once more before the runs are committed, and fails as above.  Past
 # that, once the runs are committed, the report is moved into place whole
 # and the exit status still says it was stopped, in a line
-SWT_TEST_REPORT_STOP=commit "$SWAPTRACE" report -o "$WORK/interrupted-old" "$WORK/interrupted.db" \
-	> /dev/null 2> "$WORK/interrupted.err" &
-REPORTER=$!
-wait_stopped "$REPORTER" || fail "interrupted before the commit: never stopped"
-kill -TERM "$REPORTER"
-kill -CONT "$REPORTER"
-wait "$REPORTER"
+report_stopped_at commit "interrupted before the commit" -o "$WORK/interrupted-old" "$WORK/interrupted.db"
 check_eq "$?:$(cat "$WORK/interrupted.err")" "143:swaptrace: report: interrupted" \
 	"interrupted before the commit: exit status, message"
 check_eq "$(ls -A "$WORK/interrupted-old" | tr '\n' ' '):$(head -c 40 "$WORK/interrupted-old/index.html")" \
 	"index.html :earlier" "interrupted before the commit: the earlier report, whole"
 check_eq "$(sqlite3 "$WORK/interrupted.db" 'SELECT count(*) FROM run')" 0 \
 	"interrupted before the commit: runs stored"
-SWT_TEST_REPORT_STOP=move "$SWAPTRACE" report -f svg -o "$WORK/interrupted-old" "$WORK/interrupted.db" \
-	> "$WORK/interrupted.out" 2> "$WORK/interrupted.err" &
-REPORTER=$!
-wait_stopped "$REPORTER" || fail "interrupted as the report is moved into place: never stopped"
-kill -TERM "$REPORTER"
-kill -CONT "$REPORTER"
-wait "$REPORTER"
+report_stopped_at move "interrupted as the report is moved into place" -f svg \
+	-o "$WORK/interrupted-old" "$WORK/interrupted.db"
 check_eq "$?:$(cat "$WORK/interrupted.err")" \
 	"143:swaptrace: report: interrupted after the report was moved into place: '$WORK/interrupted-old/index.html' is complete" \
 	"interrupted as the report is moved into place: exit status, message"
