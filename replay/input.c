@@ -20,31 +20,6 @@
 /* A VMA boundary is guessed where fault addresses leave a gap this wide. */
 #define VMA_GAP_PAGES 512
 
-/*
- * A slot that is no whole number (SQLite keeps what a hand edit gives an
- * INTEGER column when it does not read as one): its row, with the value
- * as SQL would write it.  Only on the way out, so it may query.
- */
-static int bad_slot_error(struct swt_store *st, const char *table, int64_t id,
-			  struct swt_err *err)
-{
-	char sql[64], shown[48] = "?";
-	sqlite3_stmt *q;
-
-	snprintf(sql, sizeof(sql), "SELECT quote(slot) FROM %s WHERE id = ?1", table);
-	if (sqlite3_prepare_v2(swt_store_db(st), sql, -1, &q, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(q, 1, id);
-		if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
-			const char *v = (const char *)sqlite3_column_text(q, 0);
-
-			snprintf(shown, sizeof(shown), "%.40s%s", v, strlen(v) > 40 ? "..." : "");
-		}
-		sqlite3_finalize(q);
-	}
-	return swt_error(err, SWT_EFORMAT, "'%s': %s row %lld: slot %s is not a whole number: "
-			 "not a database ingest wrote", swt_store_path(st), table, (long long)id, shown);
-}
-
 int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *table, int id_col,
 			  const char *what, struct swt_err *err)
 {
@@ -52,7 +27,7 @@ int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *tab
 
 	/* text reads as 0 (or as the number it starts with), a real as its whole part */
 	if (sqlite3_column_type(s, 2) != SQLITE_INTEGER)
-		return bad_slot_error(st, table, sqlite3_column_int64(s, id_col), err);
+		return swt_store_bad_slot_error(st, table, sqlite3_column_int64(s, id_col), err);
 
 	/* ingest never stores slot 0: it is the area's header, never a page */
 	if (slot <= 0)
@@ -202,25 +177,6 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
 	return 0;
 }
 
-/* The first row of table in area whose slot is no whole number, as bad_slot_error says it. */
-static int first_bad_slot(struct swt_store *st, const char *table, int64_t area,
-			  struct swt_err *err)
-{
-	char sql[128];
-	sqlite3_stmt *q;
-	int64_t id = -1;
-
-	snprintf(sql, sizeof(sql), "SELECT id FROM %s WHERE area_id = ?1 AND typeof(slot) != "
-		 "'integer' ORDER BY id LIMIT 1", table);
-	if (sqlite3_prepare_v2(swt_store_db(st), sql, -1, &q, NULL) != SQLITE_OK)
-		return swt_store_sql_error(st, err, "looking for a slot that is no number");
-	sqlite3_bind_int64(q, 1, area);
-	if (sqlite3_step(q) == SQLITE_ROW)
-		id = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	return bad_slot_error(st, table, id, err);
-}
-
 /*
  * The areas, each with its highest slot in either stream: a slot the replay
  * cannot index is refused here, once for every row, before anything is
@@ -257,12 +213,13 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 		 * max() takes text over any number: a slot a hand edit made text
 		 * is the top, and would size the tables as slot 0
 		 */
-		for (int col = 6; col <= 7; col++) {
-			if (sqlite3_column_type(s, col) == SQLITE_INTEGER)
-				continue;
-			ret = first_bad_slot(st, col == 6 ? "swap_in" : "swap_out", a->id, err);
-			sqlite3_finalize(s);
-			return ret;
+		if (sqlite3_column_type(s, 6) != SQLITE_INTEGER ||
+		    sqlite3_column_type(s, 7) != SQLITE_INTEGER) {
+			ret = swt_store_check_slots(st, a->id, err);
+			if (ret) {
+				sqlite3_finalize(s);
+				return ret;
+			}
 		}
 		top_in = sqlite3_column_int64(s, 6);
 		top_out = sqlite3_column_int64(s, 7);

@@ -228,6 +228,55 @@ int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def)
 	return v;
 }
 
+/* Only on the way out, so it may query: the value as SQL would write it */
+int swt_store_bad_slot_error(struct swt_store *st, const char *table, int64_t id,
+			     struct swt_err *err)
+{
+	char sql[64], shown[48] = "?";
+	sqlite3_stmt *q;
+
+	snprintf(sql, sizeof(sql), "SELECT quote(slot) FROM %s WHERE id = ?1", table);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, id);
+		if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
+			const char *v = (const char *)sqlite3_column_text(q, 0);
+
+			snprintf(shown, sizeof(shown), "%.40s%s", v, strlen(v) > 40 ? "..." : "");
+		}
+		sqlite3_finalize(q);
+	}
+	return swt_error(err, SWT_EFORMAT, "'%s': %s row %lld: slot %s is not a whole number: "
+			 "not a database ingest wrote", st->path, table, (long long)id, shown);
+}
+
+int swt_store_check_slots(struct swt_store *st, int64_t area, struct swt_err *err)
+{
+	static const char *const tables[] = { "swap_in", "swap_out" };
+
+	for (size_t i = 0; i < SWT_ARRAY_SIZE(tables); i++) {
+		char sql[160];
+		sqlite3_stmt *q;
+		int64_t id = -1;
+		int rc;
+
+		/* the first in id order, the order rows are stored in: no sort */
+		snprintf(sql, sizeof(sql), "SELECT id FROM %s WHERE (?1 < 0 OR area_id = ?1) AND "
+			 "typeof(slot) != 'integer' ORDER BY id LIMIT 1", tables[i]);
+		if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
+			return swt_store_sql_error(st, err, "looking for a slot that is no number");
+		sqlite3_bind_int64(q, 1, area);
+		rc = sqlite3_step(q);
+		if (rc == SQLITE_ROW)
+			id = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+		if (rc == SQLITE_ROW)
+			return swt_store_bad_slot_error(st, tables[i], id, err);
+		if (rc != SQLITE_DONE)
+			return swt_store_sql_error(st, err, "looking for a slot that is no number");
+	}
+	return 0;
+}
+
 /*
  * The value of word KEY=N in a fact line's value, or -1.  Words are parted
  * by spaces or tabs, as ingest reads the line (meta.c), which is kept as

@@ -133,6 +133,24 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, int *recorded);
 /* Single integer result of a query (first column of first row); def if no row. */
 int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def);
 
+/*
+ * A slot that is no whole number: SQLite keeps what a hand edit gives an
+ * INTEGER column when it does not read as one ('7abc', 1.5, a blob), and
+ * reads it back as 0, or as the number it starts with.  Refused for row id
+ * of table (swap_in, swap_out, swap_probe): -SWT_EFORMAT, "'PATH': TABLE
+ * row ID: slot VALUE is not a whole number: not a database ingest wrote",
+ * the value as SQL quotes it.
+ */
+int swt_store_bad_slot_error(struct swt_store *st, const char *table, int64_t id,
+			     struct swt_err *err);
+/*
+ * The first such row of swap_in, else of swap_out, in swap area area (in
+ * any when area is negative), refused as swt_store_bad_slot_error says;
+ * 0 when there is none.  For the readers of the streams' slots, before
+ * they take one for a page.
+ */
+int swt_store_check_slots(struct swt_store *st, int64_t area, struct swt_err *err);
+
 /* Bind an int64 that may be SWT_NULL. */
 static inline int swt_bind_int(sqlite3_stmt *s, int col, int64_t v)
 {
