@@ -1304,7 +1304,13 @@ int cmd_info(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage_error("info", optind == argc ? "no DB given" :
 					       "one DB at a time");
+	/*
+	 * info counts the streams' rows and says whether replay takes them:
+	 * a slot replay refuses (text a hand edit left) is refused here too,
+	 * not summarised as a healthy capture
+	 */
 	if (swt_store_open(argv[optind], SWT_STORE_READ, &st, &err) ||
+	    swt_store_check_slots(st, -1, &err) ||
 	    load_devices(st, latency, &devs, &nr, &err) ||
 	    (latency && load_latency(st, devs, nr, all, &err))) {
 		status = cli_fail("info", &err);

@@ -237,6 +237,24 @@ check_eq "$(cat "$ERR")" "swaptrace: info: '$WORK/cut.db': a damaged database: d
 run 1 replay -n "$WORK/cut.db"
 check_eq "$(cat "$ERR")" "swaptrace: replay: '$WORK/cut.db': a damaged database: database disk image is malformed" \
 	"replay of a database cut short"
+# a slot a hand edit made text, which SQLite keeps in an INTEGER column:
+# info refuses it as replay does, naming the table and row (it counted the
+# rows and said replay takes the capture as it is)
+first_in=$(sqlite3 "$WORK/locked.db" 'SELECT min(id) FROM swap_in')
+last_out=$(sqlite3 "$WORK/locked.db" 'SELECT max(id) FROM swap_out')
+for damage in "swap_in|$((first_in + 100))|'7abc'" "swap_out|$last_out|'x'"; do
+	IFS='|' read -r table id value <<< "$damage"
+	cp "$WORK/locked.db" "$WORK/textslot.db"
+	sqlite3 "$WORK/textslot.db" "UPDATE $table SET slot = $value WHERE id = $id" ||
+		fail "text slot: preparing $table row $id"
+	for args in "info" "info --json" "info --latency" "replay -n -p none"; do
+		# shellcheck disable=SC2086
+		run 1 $args "$WORK/textslot.db"
+		check_eq "$(cat "$ERR")" "swaptrace: ${args%% *}: '$WORK/textslot.db': $table row $id: slot $value is not a whole number: not a database ingest wrote" \
+			"$args: a text slot in $table"
+		[ -s "$OUT" ] && fail "$args: a text slot in $table: printed $(head -c 200 "$OUT")"
+	done
+done
 # a write interrupted half-way (a replay killed as it stored its runs)
 # leaves a hot journal: the commands that only read roll it back, as a
 # writer does, and read the database as its last commit left it (they said
