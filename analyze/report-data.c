@@ -1240,7 +1240,10 @@ int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
 	memset(rc, 0, sizeof(*rc));
 	rc->st = st;
 	rc->opts = opts;
-	ret = load_capture(rc, err);
+	/* the heatmap draws every slot: one a hand edit made text would be drawn at slot 0 */
+	ret = swt_store_check_slots(st, -1, err);
+	if (!ret)
+		ret = load_capture(rc, err);
 	if (!ret)
 		ret = load_parts(rc, err);
 	if (!ret)
