@@ -1305,6 +1305,13 @@ int cmd_info(int argc, char **argv)
 		return cli_usage_error("info", optind == argc ? "no DB given" :
 					       "one DB at a time");
 	/*
+	 * SQLite's sorts of the block counts spill into temporary files (not
+	 * held in memory: a large capture's would take gigabytes): past
+	 * ulimit -f, SIGXFSZ killed info (status 153); ignored, the write
+	 * fails with EFBIG and info says so in a line
+	 */
+	cli_ignore_file_size_limit();
+	/*
 	 * info counts the streams' rows and says whether replay takes them:
 	 * a slot replay refuses (text a hand edit left) is refused here too,
 	 * not summarised as a healthy capture

@@ -255,6 +255,16 @@ for damage in "swap_in|$((first_in + 100))|'7abc'" "swap_out|$last_out|'x'"; do
 		[ -s "$OUT" ] && fail "$args: a text slot in $table: printed $(head -c 200 "$OUT")"
 	done
 done
+# a file-size limit (ulimit -f) that SQLite's temporary files (its sorts
+# of the block counts) outgrow: one line, as replay and report say it
+# (SIGXFSZ killed info, status 153)
+for args in "info" "info --json" "info --latency"; do
+	# shellcheck disable=SC2086
+	(ulimit -f 1 && exec "$SWAPTRACE" $args "$WORK/locked.db") > /dev/null 2> "$ERR"
+	check_eq "$?:$(lines "$ERR")" "1:1" "$args under ulimit -f 1: exit status, lines"
+	has "$ERR" "^swaptrace: info: '$WORK/locked\.db': .*: disk I/O error \(File too large\)$" \
+		"$args under ulimit -f 1"
+done
 # a write interrupted half-way (a replay killed as it stored its runs)
 # leaves a hot journal: the commands that only read roll it back, as a
 # writer does, and read the database as its last commit left it (they said
