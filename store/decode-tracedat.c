@@ -130,7 +130,7 @@ enum ev_kind { K_OTHER = 0, K_BLOCK, K_FAULT, K_RECLAIM, K_PROBE };
 
 struct field_set {
 	struct tep_format_field *dev, *sector, *nr_sector, *rwbs, *error, *nr_rq;
-	struct tep_format_field *old_dev, *old_sector, *new_sector;
+	struct tep_format_field *old_dev, *old_sector;
 	struct tep_format_field *address, *ip, *error_code;
 	struct tep_format_field *pfn, *flags;
 	struct tep_format_field *entry;
@@ -144,7 +144,8 @@ struct ev_info {
 	struct field_set f;
 	struct tep_event *event;
 	uint64_t fixed_size;	/* where its format's last fixed field ends */
-	const struct tep_format_field *odd_field;	/* a field it reads that is no number's size */
+	const char *lacks;	/* a field it reads that its format does not have */
+	const struct tep_format_field *odd_field;	/* a field it reads that cannot be read so */
 	const struct tep_format_field *misplaced[2];	/* two fields of its format out of place */
 };
 
@@ -292,42 +293,59 @@ format_die(struct child *c, const struct tep_event *e, const char *fmt, ...)
 		  e->name, where, what);
 }
 
+/*
+ * need: the fields ingest reads of a modelled event that its format has in
+ * every kernel.  A format without one is damaged (a field renamed): such
+ * an event was once kept as an other event instead, and a block_rq_issue
+ * without its rwbs left every request without an issue time, exit 0.  A
+ * field some kernels lack is not needed, and reads as 0 where absent: a
+ * completion's error (errors before Linux 4.13).
+ */
+#define BLOCK_FIELDS "dev", "sector", "nr_sector", "rwbs"
+
 static const struct {
 	const char *system, *name;
 	int kind, letter;
+	const char *need[6];
 } known_events[] = {
-	{ "block", "block_bio_queue", K_BLOCK, SWT_BA_QUEUE },
-	{ "block", "block_getrq", K_BLOCK, SWT_BA_GETRQ },
-	{ "block", "block_bio_backmerge", K_BLOCK, SWT_BA_BACKMERGE },
-	{ "block", "block_bio_frontmerge", K_BLOCK, SWT_BA_FRONTMERGE },
-	{ "block", "block_rq_insert", K_BLOCK, SWT_BA_INSERT },
-	{ "block", "block_rq_issue", K_BLOCK, SWT_BA_ISSUE },
-	{ "block", "block_rq_complete", K_BLOCK, SWT_BA_COMPLETE },
-	{ "block", "block_bio_complete", K_BLOCK, SWT_BA_COMPLETE },
-	{ "block", "block_rq_requeue", K_BLOCK, SWT_BA_REQUEUE },
-	{ "block", "block_rq_merge", K_BLOCK, SWT_BA_RQ_MERGE },
-	{ "block", "block_plug", K_BLOCK, SWT_BA_PLUG },
-	{ "block", "block_unplug", K_BLOCK, SWT_BA_UNPLUG },
-	{ "block", "block_split", K_BLOCK, SWT_BA_SPLIT },
-	{ "block", "block_bio_bounce", K_BLOCK, SWT_BA_BOUNCE },
-	{ "block", "block_bio_remap", K_BLOCK, SWT_BA_REMAP },
-	{ "block", "block_rq_remap", K_BLOCK, SWT_BA_REMAP },
-	{ "block", "block_sleeprq", K_BLOCK, SWT_BA_SLEEPRQ },
-	{ "exceptions", "page_fault_user", K_FAULT, 0 },
+	{ "block", "block_bio_queue", K_BLOCK, SWT_BA_QUEUE, { BLOCK_FIELDS } },
+	{ "block", "block_getrq", K_BLOCK, SWT_BA_GETRQ, { BLOCK_FIELDS } },
+	{ "block", "block_bio_backmerge", K_BLOCK, SWT_BA_BACKMERGE, { BLOCK_FIELDS } },
+	{ "block", "block_bio_frontmerge", K_BLOCK, SWT_BA_FRONTMERGE, { BLOCK_FIELDS } },
+	{ "block", "block_rq_insert", K_BLOCK, SWT_BA_INSERT, { BLOCK_FIELDS } },
+	{ "block", "block_rq_issue", K_BLOCK, SWT_BA_ISSUE, { BLOCK_FIELDS } },
+	{ "block", "block_rq_complete", K_BLOCK, SWT_BA_COMPLETE, { BLOCK_FIELDS } },
+	{ "block", "block_bio_complete", K_BLOCK, SWT_BA_COMPLETE, { BLOCK_FIELDS } },
+	{ "block", "block_rq_requeue", K_BLOCK, SWT_BA_REQUEUE, { BLOCK_FIELDS } },
+	{ "block", "block_rq_merge", K_BLOCK, SWT_BA_RQ_MERGE, { BLOCK_FIELDS } },
+	{ "block", "block_plug", K_BLOCK, SWT_BA_PLUG, { NULL } },
+	{ "block", "block_unplug", K_BLOCK, SWT_BA_UNPLUG, { "nr_rq" } },
+	/*
+	 * No kernel's block_split has an nr_sector, which a block row needs:
+	 * it has always been kept as an other event, its text whole.
+	 */
+	{ "block", "block_split", K_OTHER, 0, { NULL } },
+	{ "block", "block_bio_bounce", K_BLOCK, SWT_BA_BOUNCE, { BLOCK_FIELDS } },
+	{ "block", "block_bio_remap", K_BLOCK, SWT_BA_REMAP,
+	  { BLOCK_FIELDS, "old_dev", "old_sector" } },
+	{ "block", "block_rq_remap", K_BLOCK, SWT_BA_REMAP,
+	  { BLOCK_FIELDS, "old_dev", "old_sector" } },
+	{ "block", "block_sleeprq", K_BLOCK, SWT_BA_SLEEPRQ, { BLOCK_FIELDS } },
+	{ "exceptions", "page_fault_user", K_FAULT, 0, { "address", "ip", "error_code" } },
 	/*
 	 * A kernel-mode fault on a user address (copy_from_user of a buffer
 	 * that was swapped out: write(), send()) swaps in as a user fault
 	 * does; letter 1 tells it from the user one.  One on a kernel
 	 * address is no task's page: kept as an other event.
 	 */
-	{ "exceptions", "page_fault_kernel", K_FAULT, 1 },
-	{ "vmscan", "mm_vmscan_write_folio", K_RECLAIM, 0 },
-	{ "vmscan", "mm_vmscan_writepage", K_RECLAIM, 0 },
+	{ "exceptions", "page_fault_kernel", K_FAULT, 1, { "address", "ip", "error_code" } },
+	{ "vmscan", "mm_vmscan_write_folio", K_RECLAIM, 0, { "pfn", "reclaim_flags" } },
+	{ "vmscan", "mm_vmscan_writepage", K_RECLAIM, 0, { "pfn", "reclaim_flags" } },
 	/* swap-entry probes defined by swaptrace capture (docs/capture-format.md) */
-	{ "swaptrace", "swt_fault", K_PROBE, SWT_PROBE_FAULT },
-	{ "swaptrace", "swt_read", K_PROBE, SWT_PROBE_READ },
-	{ "swaptrace", "swt_ra_hit", K_PROBE, SWT_PROBE_RA_HIT },
-	{ "swaptrace", "swt_swapout", K_PROBE, SWT_PROBE_SWAPOUT },
+	{ "swaptrace", "swt_fault", K_PROBE, SWT_PROBE_FAULT, { "entry", "address" } },
+	{ "swaptrace", "swt_read", K_PROBE, SWT_PROBE_READ, { "entry" } },
+	{ "swaptrace", "swt_ra_hit", K_PROBE, SWT_PROBE_RA_HIT, { "entry", "address" } },
+	{ "swaptrace", "swt_swapout", K_PROBE, SWT_PROBE_SWAPOUT, { "entry" } },
 };
 
 /*
@@ -378,8 +396,29 @@ static int format_misplaced(const struct tep_event *e, const struct tep_format_f
 	return 0;
 }
 
+/* Whether a field is what field_num() reads: a number of 1, 2, 4 or 8 bytes. */
+static int number_field(const struct tep_format_field *f)
+{
+	return (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+	       !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC));
+}
+
+/*
+ * Whether a field is what field_str() reads: chars in the record itself.
+ * A dynamic string's field holds where the string is, and a number's
+ * bytes are no letters.
+ */
+static int char_array_field(const struct tep_format_field *f)
+{
+	unsigned long kind = f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING |
+					 TEP_FIELD_IS_DYNAMIC);
+
+	return f->size > 0 && kind == (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING);
+}
+
 static struct ev_info *event_info(struct child *c, struct tep_event *e)
 {
+	const char *const *need = NULL;
 	struct ev_info *ei;
 	size_t id = (size_t)e->id, i;
 
@@ -396,6 +435,7 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 			continue;
 		ei->kind = known_events[i].kind;
 		ei->letter = known_events[i].letter;
+		need = known_events[i].need;
 		break;
 	}
 	if (!c->common_type) {
@@ -410,7 +450,6 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 	ei->f.nr_rq = tep_find_field(e, "nr_rq");
 	ei->f.old_dev = tep_find_field(e, "old_dev");
 	ei->f.old_sector = tep_find_field(e, "old_sector");
-	ei->f.new_sector = tep_find_field(e, "new_sector");
 	ei->f.address = tep_find_field(e, "address");
 	ei->f.ip = tep_find_field(e, "ip");
 	ei->f.error_code = tep_find_field(e, "error_code");
@@ -419,27 +458,37 @@ static struct ev_info *event_info(struct child *c, struct tep_event *e)
 	ei->f.entry = tep_find_field(e, "entry");
 	ei->event = e;
 	ei->fixed_size = format_fixed_size(e);
-	/* the numbers read of a modelled event: one of another size reads as 0 */
+	/*
+	 * Older kernels' mm_vmscan_writepage recorded the struct page
+	 * pointer, no pfn: their event is kept as-is, as it always was, not
+	 * refused as a damaged format.
+	 */
+	if (ei->kind == K_RECLAIM && !ei->f.pfn && tep_find_field(e, "page"))
+		ei->kind = K_OTHER;
+	/*
+	 * What a modelled event's format must give the fields read of it: a
+	 * field missing, of no number's size or shape, or out of place made
+	 * rows of zeros, empty strings or a neighbour's bytes (exit 0).
+	 */
 	if (ei->kind != K_OTHER) {
 		const struct tep_format_field *numbers[] = {
 			ei->f.dev, ei->f.sector, ei->f.nr_sector, ei->f.error, ei->f.nr_rq,
-			ei->f.old_dev, ei->f.old_sector, ei->f.new_sector, ei->f.address, ei->f.ip,
+			ei->f.old_dev, ei->f.old_sector, ei->f.address, ei->f.ip,
 			ei->f.error_code, ei->f.pfn, ei->f.flags, ei->f.entry,
 		};
 
+		for (i = 0; i < SWT_ARRAY_SIZE(known_events[0].need) && need[i] && !ei->lacks; i++)
+			if (!tep_find_field(e, need[i]))
+				ei->lacks = need[i];
 		for (i = 0; i < SWT_ARRAY_SIZE(numbers) && !ei->odd_field; i++)
-			if (numbers[i] && numbers[i]->size != 1 && numbers[i]->size != 2 &&
-			    numbers[i]->size != 4 && numbers[i]->size != 8)
+			if (numbers[i] && !number_field(numbers[i]))
 				ei->odd_field = numbers[i];
+		if (!ei->odd_field && ei->kind == K_BLOCK && ei->f.rwbs &&
+		    !char_array_field(ei->f.rwbs))
+			ei->odd_field = ei->f.rwbs;
 		if (ei->fixed_size != UINT64_MAX)
 			format_misplaced(e, ei->misplaced);
 	}
-	/* an event we model but whose format lacks what we need is kept as-is */
-	if ((ei->kind == K_BLOCK && ei->letter != SWT_BA_PLUG && ei->letter != SWT_BA_UNPLUG &&
-	     (!ei->f.dev || !ei->f.sector || !ei->f.nr_sector || !ei->f.rwbs)) ||
-	    (ei->kind == K_FAULT && !ei->f.address) || (ei->kind == K_RECLAIM && !ei->f.pfn) ||
-	    (ei->kind == K_PROBE && !ei->f.entry))
-		ei->kind = K_OTHER;
 	{
 		uint32_t nid = ei->name_id;
 		size_t sl = strlen(e->system) + 1, nl = strlen(e->name) + 1;
@@ -611,7 +660,8 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	note_pid(c, ev.pid);
 	kind = ei->kind;
 	/*
-	 * A modelled event's numbers must be numbers, and its fields in
+	 * A modelled event's format must have the fields ingest reads, its
+	 * numbers be numbers and its rwbs a string, and its fields be in
 	 * place: the format is judged first, as a field moved past the
 	 * others makes every record look too short for it.  Then every record
 	 * holds its format's fixed fields: a modelled event's numbers read
@@ -619,6 +669,14 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	 * through its format, would be read past the record and its page (an
 	 * event id damaged into a larger event's).
 	 */
+	if (ei->lacks)
+		format_die(c, ei->event, "has no field '%s', which ingest reads", ei->lacks);
+	if (ei->odd_field && ei->odd_field == ei->f.rwbs)
+		format_die(c, ei->event, "gives its field 'rwbs' the type '%s' of %d bytes, not a "
+			   "char array", ei->odd_field->type, ei->odd_field->size);
+	if (ei->odd_field && ei->odd_field->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
+		format_die(c, ei->event, "gives its field '%s' the type '%s', not a number",
+			   ei->odd_field->name, ei->odd_field->type);
 	if (ei->odd_field)
 		format_die(c, ei->event, "gives its field '%s' %d bytes, not a number's 1, 2, 4 or 8",
 			   ei->odd_field->name, ei->odd_field->size);
@@ -663,8 +721,7 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 		else if (ei->letter == SWT_BA_REMAP) {
 			b->arg = field_num(c, ei->f.old_sector, rec);
 			b->arg_dev = (uint32_t)field_num(c, ei->f.old_dev, rec);
-		} else if (ei->letter == SWT_BA_SPLIT)
-			b->arg = field_num(c, ei->f.new_sector, rec);
+		}
 		break;
 	}
 	case K_FAULT:

@@ -347,6 +347,36 @@ if command -v zstd >/dev/null 2>&1; then
 	expect_fail td-format-rwbs-grown \
 		"'$(re "$f")': the format of event block:block_rq_issue at offset $at of the decompressed event formats section at offset $sect puts its field 'comm' over its field 'rwbs': the format is damaged" \
 		-- --swap 7:0 "$f"
+	# ... its rwbs renamed: its events were kept as other events, and every
+	# request went without an issue time (exit 0); block_rq_complete's
+	# nr_sector renamed: every request without a completion (exit 0)
+	f=$(damaged_td rwbs-renamed.dat)
+	read -r sect at <<< "$(TF td-section-edit "$f" 18 'char rwbs[10];' 'char rwbz[10];' \
+		'name: block_rq_issue\n')"
+	expect_fail td-format-rwbs-renamed \
+		"'$(re "$f")': the format of event block:block_rq_issue at offset $at of the decompressed event formats section at offset $sect has no field 'rwbs', which ingest reads: the format is damaged" \
+		-- --swap 7:0 "$f"
+	f=$(damaged_td nr-sector-renamed.dat)
+	read -r sect at <<< "$(TF td-section-edit "$f" 18 'int nr_sector;' 'int nr_sectoX;' \
+		'name: block_rq_complete\n')"
+	expect_fail td-format-nr-sector-renamed \
+		"'$(re "$f")': the format of event block:block_rq_complete at offset $at of the decompressed event formats section at offset $sect has no field 'nr_sector', which ingest reads: the format is damaged" \
+		-- --swap 7:0 "$f"
+	# ... block_rq_complete's rwbs 4 bytes early, over the ioprio before it
+	# (refused since fields are held to their order, as the others are)
+	f=$(damaged_td rwbs-early.dat)
+	read -r sect at <<< "$(TF td-section-edit "$f" 18 'rwbs[10];\toffset:34;' 'rwbs[10];\toffset:30;' \
+		'name: block_rq_complete\n')"
+	expect_fail td-format-rwbs-early \
+		"'$(re "$f")': the format of event block:block_rq_complete at offset $at of the decompressed event formats section at offset $sect puts its field 'rwbs' over its field 'ioprio': the format is damaged" \
+		-- --swap 7:0 "$f"
+	# ... its rwbs an array of ints: read as a string all the same (exit 0)
+	f=$(damaged_td rwbs-ints.dat)
+	read -r sect at <<< "$(TF td-section-edit "$f" 18 'char rwbs[10];' 'int  rwbs[10];' \
+		'name: block_rq_issue\n')"
+	expect_fail td-format-rwbs-ints \
+		"'$(re "$f")': the format of event block:block_rq_issue at offset $at of the decompressed event formats section at offset $sect gives its field 'rwbs' the type 'int\[10\]' of 10 bytes, not a char array: the format is damaged" \
+		-- --swap 7:0 "$f"
 else
 	echo "note: no zstd command: the compressed event format cases are not run"
 fi
