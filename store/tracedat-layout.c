@@ -776,10 +776,50 @@ static int add_format(struct cursor *c, struct swt_td_layout *l, const char *sys
 }
 
 /*
+ * A format's u64 size at pos (of the section's data, len bytes) that does
+ * not fit what is left of the section: libtracecmd reads a size past it,
+ * or one that cut the previous format's text short or long, from what
+ * follows -- format text taken for a size -- and refuses the file naming
+ * nothing, or (under ASan) the decoder dies before its first event.  at,
+ * sect: as index_formats_section's; hdr: the section's header, 0 for
+ * version 6, whose formats have no section but the file (len: its size).
+ * size_ok: the size could be read.
+ */
+static int bad_format_size(struct cursor *c, uint16_t id, const char *system, size_t slen,
+			   uint32_t nth, uint32_t n, uint64_t pos, uint64_t len, uint64_t at,
+			   uint64_t sect, uint64_t hdr, int size_ok, uint64_t size)
+{
+	const char *what = id == 17 ? "ftrace formats" : "event formats";
+	char where[160], fmt[160];
+
+	if (sect)
+		snprintf(where, sizeof(where), "offset %llu of the decompressed %s section at "
+			 "offset %llu", (unsigned long long)pos, what, (unsigned long long)sect);
+	else if (hdr)
+		snprintf(where, sizeof(where), "offset %llu, in the %s section at offset %llu,",
+			 (unsigned long long)(at + pos), what, (unsigned long long)hdr);
+	else
+		snprintf(where, sizeof(where), "offset %llu", (unsigned long long)(at + pos));
+	snprintf(fmt, sizeof(fmt), "format %u of the %u of system '%.*s'", nth + 1, n,
+		 (int)SWT_MIN(slen, (size_t)64), system);
+	if (!size_ok)
+		return swt_error(c->err, SWT_EFORMAT,
+				 "'%s': the size of %s at %s runs past the end of the %s "
+				 "(%llu bytes%s)", c->path, fmt, where, hdr ? "section" : "file",
+				 (unsigned long long)len, sect ? ", decompressed" : "");
+	return swt_error(c->err, SWT_EFORMAT,
+			 "'%s': the size of %s at %s declares %llu bytes, past the end of the "
+			 "%s (%llu bytes%s): the size, or the format before it, is damaged",
+			 c->path, fmt, where, (unsigned long long)size, hdr ? "section" : "file",
+			 (unsigned long long)len, sect ? ", decompressed" : "");
+}
+
+/*
  * A version-7 ftrace formats (id 17: u32 count; u64 size, text each) or
  * event formats section (18: u32 systems; name, u32 count, then the same
- * each), compressed or not: where each format is.  One whose structure
- * does not hold is libtracecmd's to refuse; what was read of it stays.
+ * each), compressed or not: where each format is.  A format's size that
+ * runs past the section is refused here (bad_format_size); other damage to
+ * its structure is libtracecmd's to refuse, and what was read of it stays.
  */
 static int index_formats_section(struct cursor *c, struct swt_td_layout *l, uint64_t sect,
 				 uint16_t id)
@@ -827,12 +867,18 @@ static int index_formats_section(struct cursor *c, struct swt_td_layout *l, uint
 		for (uint32_t e = 0; e < n && !ret; e++) {
 			uint64_t size;
 
-			if (len - pos < 8)
+			if (len - pos < 8) {
+				ret = bad_format_size(c, id, system, slen, e, n, pos, len, at, where,
+						      sect, 0, 0);
 				goto out;
+			}
 			size = rd_mem(c, base + pos, 8);
-			pos += 8;
-			if (size > len - pos)
+			if (size > len - pos - 8) {
+				ret = bad_format_size(c, id, system, slen, e, n, pos, len, at, where,
+						      sect, 1, size);
 				goto out;
+			}
+			pos += 8;
 			ret = add_format(c, l, system, slen, base + pos, size, at + pos, where,
 					 id == 17);
 			pos += size;
@@ -1177,13 +1223,13 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 	n = rd32(c, pos);
 	pos += 4;
 	for (i = 0; i < n; i++) {
-		ret = need(c, pos, 8, "ftrace format");
-		if (ret)
-			return ret;
+		if (c->size - pos < 8)
+			return bad_format_size(c, 17, "ftrace", 6, i, n, pos, c->size, 0, 0, 0, 0, 0);
 		size = rd64(c, pos);
-		ret = need(c, pos + 8, size, "ftrace format");
-		if (!ret)
-			ret = add_format(c, l, "ftrace", 6, c->base + pos + 8, size, pos + 8, 0, 1);
+		if (size > c->size - pos - 8)
+			return bad_format_size(c, 17, "ftrace", 6, i, n, pos, c->size, 0, 0, 0, 1,
+					       size);
+		ret = add_format(c, l, "ftrace", 6, c->base + pos + 8, size, pos + 8, 0, 1);
 		if (ret)
 			return ret;
 		pos += 8 + size;
@@ -1209,14 +1255,15 @@ static int parse_v6(struct cursor *c, struct swt_td_layout *l, uint64_t pos)
 		events = rd32(c, pos);
 		pos += 4;
 		for (e = 0; e < events; e++) {
-			ret = need(c, pos, 8, "event format");
-			if (ret)
-				return ret;
+			if (c->size - pos < 8)
+				return bad_format_size(c, 18, (const char *)c->base + system, len, e,
+						       events, pos, c->size, 0, 0, 0, 0, 0);
 			size = rd64(c, pos);
-			ret = need(c, pos + 8, size, "event format");
-			if (!ret)
-				ret = add_format(c, l, (const char *)c->base + system, len,
-						 c->base + pos + 8, size, pos + 8, 0, 0);
+			if (size > c->size - pos - 8)
+				return bad_format_size(c, 18, (const char *)c->base + system, len, e,
+						       events, pos, c->size, 0, 0, 0, 1, size);
+			ret = add_format(c, l, (const char *)c->base + system, len,
+					 c->base + pos + 8, size, pos + 8, 0, 0);
 			if (ret)
 				return ret;
 			pos += 8 + size;

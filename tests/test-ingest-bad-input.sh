@@ -414,6 +414,32 @@ expect_fail td-v6-header-page-commit \
 	-- "$f"
 rm -f "$f"
 
+# an event format's size: past the end of the file (v6, where the formats
+# have no section of their own), named as the size it is, where it is, not
+# as the format text after it; and, compressed, block_rq_issue's text a
+# byte shorter than its size, which then reads the next format's size a
+# byte late -- format text taken for a size, and the decoder died before
+# its first event, naming nothing (under ASan).  The bad size is where
+# block_rq_issue's text ends by its size in the v6 copy, which holds the
+# same formats uncompressed.
+at=$(grep -m1 -boa 'name: block_rq_issue' "$V6" | cut -d: -f1)
+issue_size=$(od -An -t u8 -j $((at - 8)) -N 8 "$V6" | tr -d ' ')
+v6_size=$(stat -c %s "$V6")
+f=$(damaged_td v6-format-size.dat "$V6")
+TF patch64 "$f" $((at - 8)) $((v6_size * 2))
+expect_fail td-v6-format-size \
+	"'$(re "$f")': the size of format [0-9]+ of the [0-9]+ of system 'block' at offset $((at - 8)) declares $((v6_size * 2)) bytes, past the end of the file \($v6_size bytes\): the size, or the format before it, is damaged" \
+	-- "$f"
+rm -f "$f"
+if command -v zstd >/dev/null 2>&1; then
+	f=$(damaged_td format-text-short.dat)
+	read -r sect at <<< "$(TF td-section-edit "$f" 18 'name: block_rq_issue\n' 'name: block_rq_issu\n')"
+	expect_fail td-format-text-short \
+		"'$(re "$f")': the size of format [0-9]+ of the [0-9]+ of system 'block' at offset $((at + issue_size)) of the decompressed event formats section at offset $sect declares [0-9]+ bytes, past the end of the section \([0-9]+ bytes, decompressed\): the size, or the format before it, is damaged" \
+		-- "$f"
+	rm -f "$f"
+fi
+
 # the same copy with its CPU 0 size zeroed in the flyrecord table
 e=$(TF td-cpu-entry "$V6" swt 0)
 f=$(damaged_td v6-size-zero.dat "$V6")

@@ -885,6 +885,60 @@ TEST(v7_event_format_places)
 	}
 }
 
+/*
+ * A format's size that runs past the end of its section -- declared too
+ * large, or read from the text of the format before it -- or a count of
+ * formats whose last size lies past it: refused naming the section and
+ * where the size is, in the file or in the decompressed section, before
+ * libtracecmd reads format text as a size.
+ */
+TEST(v7_format_size_past_section)
+{
+	static const char fmt[] = "name: block_rq_issue\nID: 7\nformat:\n";
+	char want[256];
+
+	for (int compressed = 0; compressed < 2; compressed++) {
+		for (int damage = 0; damage < 3; damage++) {
+			uint16_t id = damage == 2 ? 17 : 18;
+			struct file f, body;
+			size_t sect, size_at;
+
+			memset(&body, 0, sizeof(body));
+			if (id == 18) {
+				put32(&body, 1);	/* systems */
+				puts0(&body, "block");
+			}
+			/* damage 1: a second format the section does not hold */
+			put32(&body, damage == 1 ? 2 : 1);
+			size_at = body.len;
+			put64(&body, damage == 1 ? strlen(fmt) : strlen(fmt) + 1);
+			put(&body, fmt, strlen(fmt));
+			sect = make_v7_section(&f, compressed, id, &body);
+			if (damage == 1)
+				snprintf(want, sizeof(want), "the size of format 2 of the 2 of system "
+					 "'block' at offset %zu", compressed ? body.len :
+					 sect + 16 + body.len);
+			else
+				snprintf(want, sizeof(want), "the size of format 1 of the 1 of system "
+					 "'%s' at offset %zu", id == 17 ? "ftrace" : "block",
+					 compressed ? size_at : sect + 16 + size_at);
+			if (compressed)
+				snprintf(want + strlen(want), sizeof(want) - strlen(want),
+					 " of the decompressed %s formats section at offset %zu",
+					 id == 17 ? "ftrace" : "event", sect);
+			else
+				snprintf(want + strlen(want), sizeof(want) - strlen(want),
+					 ", in the %s formats section at offset %zu,",
+					 id == 17 ? "ftrace" : "event", sect);
+			check_refused(&f, want);
+			check_refused(&f, damage == 1 ? "runs past the end of the section" :
+				      "past the end of the section");
+			free(body.data);
+			done(&f);
+		}
+	}
+}
+
 #ifndef SWT_TEST_UNGUARDED
 /*
  * printk formats under 3 characters (printk-guard.c): libtraceevent 1.7
