@@ -576,6 +576,35 @@ static void note_pid(struct child *c, int pid)
 	}
 }
 
+/*
+ * A modelled event whose format event_info judged damaged, refused with
+ * what is wrong with it: out of line, as child_record runs per record.
+ */
+static void __attribute__((noreturn, noinline, cold))
+format_refuse(struct child *c, const struct ev_info *ei)
+{
+	const struct tep_format_field *odd = ei->odd_field;
+
+	if (ei->lacks)
+		format_die(c, ei->event, "has no field '%s', which ingest reads", ei->lacks);
+	if (odd && odd == ei->f.rwbs)
+		format_die(c, ei->event, "gives its field 'rwbs' the type '%s' of %d bytes, not a "
+			   "char array", odd->type, odd->size);
+	if (odd && odd->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
+		format_die(c, ei->event, "gives its field '%s' the type '%s', not a number",
+			   odd->name, odd->type);
+	if (odd)
+		format_die(c, ei->event, "gives its field '%s' %d bytes, not a number's 1, 2, 4 or 8",
+			   odd->name, odd->size);
+	if ((int64_t)ei->misplaced[1]->offset + ei->misplaced[1]->size >
+	    (int64_t)ei->misplaced[0]->offset)
+		format_die(c, ei->event, "puts its field '%s' over its field '%s'",
+			   ei->misplaced[1]->name, ei->misplaced[0]->name);
+	format_die(c, ei->event, "lists its field '%s' (offset %d) before its field '%s' "
+		   "(offset %d)", ei->misplaced[0]->name, ei->misplaced[0]->offset,
+		   ei->misplaced[1]->name, ei->misplaced[1]->offset);
+}
+
 static int child_record(struct tracecmd_input *h, struct tep_record *rec, int multi_cpu,
 			void *data)
 {
@@ -669,25 +698,8 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	 * through its format, would be read past the record and its page (an
 	 * event id damaged into a larger event's).
 	 */
-	if (ei->lacks)
-		format_die(c, ei->event, "has no field '%s', which ingest reads", ei->lacks);
-	if (ei->odd_field && ei->odd_field == ei->f.rwbs)
-		format_die(c, ei->event, "gives its field 'rwbs' the type '%s' of %d bytes, not a "
-			   "char array", ei->odd_field->type, ei->odd_field->size);
-	if (ei->odd_field && ei->odd_field->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
-		format_die(c, ei->event, "gives its field '%s' the type '%s', not a number",
-			   ei->odd_field->name, ei->odd_field->type);
-	if (ei->odd_field)
-		format_die(c, ei->event, "gives its field '%s' %d bytes, not a number's 1, 2, 4 or 8",
-			   ei->odd_field->name, ei->odd_field->size);
-	if (ei->misplaced[0] && (int64_t)ei->misplaced[1]->offset + ei->misplaced[1]->size >
-				(int64_t)ei->misplaced[0]->offset)
-		format_die(c, ei->event, "puts its field '%s' over its field '%s'",
-			   ei->misplaced[1]->name, ei->misplaced[0]->name);
-	if (ei->misplaced[0])
-		format_die(c, ei->event, "lists its field '%s' (offset %d) before its field '%s' "
-			   "(offset %d)", ei->misplaced[0]->name, ei->misplaced[0]->offset,
-			   ei->misplaced[1]->name, ei->misplaced[1]->offset);
+	if (ei->lacks || ei->odd_field || ei->misplaced[0])
+		format_refuse(c, ei);
 	if (rec->size < 0 || (uint64_t)rec->size < ei->fixed_size)
 		record_die(c, bufidx, cpu, rec, "holds %d bytes, fewer than the %llu of its event "
 			   "%s:%s", rec->size, (unsigned long long)ei->fixed_size,

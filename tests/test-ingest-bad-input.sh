@@ -79,6 +79,20 @@ damaged_td() { # NAME [SOURCE]: a fresh writable copy of a trace.dat
 	cp "${2:-$TD}" "$IN/$1" && chmod u+w "$IN/$1" && echo "$IN/$1"
 }
 
+# CASE EVENT OLD NEW COMPLAINT: a copy whose format of block:EVENT has OLD
+# edited into NEW (in the compressed event formats section, rewritten at the
+# end of the file), refused as td-format-CASE with COMPLAINT (a regex), named
+# where the format is in the decompressed section
+format_damaged() {
+	local f sect at
+
+	f=$(damaged_td "$1.dat")
+	read -r sect at <<< "$(TF td-section-edit "$f" 18 "$3" "$4" "name: $2\n")"
+	expect_fail "td-format-$1" \
+		"'$(re "$f")': the format of event block:$2 at offset $at of the decompressed event formats section at offset $sect $5: the format is damaged" \
+		-- --swap 7:0 "$f"
+}
+
 # --- blktrace files --------------------------------------------------------------
 r=$(TF blk-record "$IN/good.blktrace.0" 2500)
 f=$IN/cut.blktrace.0
@@ -335,48 +349,25 @@ expect_fail td-stats-count \
 # where it is in the decompressed event formats section (rewritten at the
 # end of the file, with the zstd command)
 if command -v zstd >/dev/null 2>&1; then
-	f=$(damaged_td rwbs-moved.dat)
-	read -r sect at <<< "$(TF td-section-edit "$f" 18 'rwbs[10];\toffset:34;' 'rwbs[10];\toffset:94;' \
-		'name: block_rq_issue\n')"
-	expect_fail td-format-rwbs-moved \
-		"'$(re "$f")': the format of event block:block_rq_issue at offset $at of the decompressed event formats section at offset $sect lists its field 'rwbs' \(offset 94\) before its field 'comm' \(offset 44\): the format is damaged" \
-		-- --swap 7:0 "$f"
-	f=$(damaged_td rwbs-grown.dat)
-	read -r sect at <<< "$(TF td-section-edit "$f" 18 'rwbs[10];\toffset:34;\tsize:10;' \
-		'rwbs[10];\toffset:34;\tsize:99;' 'name: block_rq_issue\n')"
-	expect_fail td-format-rwbs-grown \
-		"'$(re "$f")': the format of event block:block_rq_issue at offset $at of the decompressed event formats section at offset $sect puts its field 'comm' over its field 'rwbs': the format is damaged" \
-		-- --swap 7:0 "$f"
+	format_damaged rwbs-moved block_rq_issue 'rwbs[10];\toffset:34;' 'rwbs[10];\toffset:94;' \
+		"lists its field 'rwbs' \(offset 94\) before its field 'comm' \(offset 44\)"
+	format_damaged rwbs-grown block_rq_issue 'rwbs[10];\toffset:34;\tsize:10;' \
+		'rwbs[10];\toffset:34;\tsize:99;' \
+		"puts its field 'comm' over its field 'rwbs'"
 	# ... its rwbs renamed: its events were kept as other events, and every
 	# request went without an issue time (exit 0); block_rq_complete's
 	# nr_sector renamed: every request without a completion (exit 0)
-	f=$(damaged_td rwbs-renamed.dat)
-	read -r sect at <<< "$(TF td-section-edit "$f" 18 'char rwbs[10];' 'char rwbz[10];' \
-		'name: block_rq_issue\n')"
-	expect_fail td-format-rwbs-renamed \
-		"'$(re "$f")': the format of event block:block_rq_issue at offset $at of the decompressed event formats section at offset $sect has no field 'rwbs', which ingest reads: the format is damaged" \
-		-- --swap 7:0 "$f"
-	f=$(damaged_td nr-sector-renamed.dat)
-	read -r sect at <<< "$(TF td-section-edit "$f" 18 'int nr_sector;' 'int nr_sectoX;' \
-		'name: block_rq_complete\n')"
-	expect_fail td-format-nr-sector-renamed \
-		"'$(re "$f")': the format of event block:block_rq_complete at offset $at of the decompressed event formats section at offset $sect has no field 'nr_sector', which ingest reads: the format is damaged" \
-		-- --swap 7:0 "$f"
+	format_damaged rwbs-renamed block_rq_issue 'char rwbs[10];' 'char rwbz[10];' \
+		"has no field 'rwbs', which ingest reads"
+	format_damaged nr-sector-renamed block_rq_complete 'int nr_sector;' 'int nr_sectoX;' \
+		"has no field 'nr_sector', which ingest reads"
 	# ... block_rq_complete's rwbs 4 bytes early, over the ioprio before it
 	# (refused since fields are held to their order, as the others are)
-	f=$(damaged_td rwbs-early.dat)
-	read -r sect at <<< "$(TF td-section-edit "$f" 18 'rwbs[10];\toffset:34;' 'rwbs[10];\toffset:30;' \
-		'name: block_rq_complete\n')"
-	expect_fail td-format-rwbs-early \
-		"'$(re "$f")': the format of event block:block_rq_complete at offset $at of the decompressed event formats section at offset $sect puts its field 'rwbs' over its field 'ioprio': the format is damaged" \
-		-- --swap 7:0 "$f"
+	format_damaged rwbs-early block_rq_complete 'rwbs[10];\toffset:34;' 'rwbs[10];\toffset:30;' \
+		"puts its field 'rwbs' over its field 'ioprio'"
 	# ... its rwbs an array of ints: read as a string all the same (exit 0)
-	f=$(damaged_td rwbs-ints.dat)
-	read -r sect at <<< "$(TF td-section-edit "$f" 18 'char rwbs[10];' 'int  rwbs[10];' \
-		'name: block_rq_issue\n')"
-	expect_fail td-format-rwbs-ints \
-		"'$(re "$f")': the format of event block:block_rq_issue at offset $at of the decompressed event formats section at offset $sect gives its field 'rwbs' the type 'int\[10\]' of 10 bytes, not a char array: the format is damaged" \
-		-- --swap 7:0 "$f"
+	format_damaged rwbs-ints block_rq_issue 'char rwbs[10];' 'int  rwbs[10];' \
+		"gives its field 'rwbs' the type 'int\[10\]' of 10 bytes, not a char array"
 else
 	echo "note: no zstd command: the compressed event format cases are not run"
 fi
