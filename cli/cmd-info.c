@@ -438,7 +438,7 @@ static int64_t blk_avg(const struct dev_counts *d)
 	return d->blk_dispatched ? d->blk_total / d->blk_dispatched : 0;
 }
 
-static void print_stages_text(const struct stage_stats *stage)
+static void print_stages_text(FILE *out, const struct stage_stats *stage)
 {
 	int any = 0;
 
@@ -448,10 +448,10 @@ static void print_stages_text(const struct stage_stats *stage)
 		if (!t->n)
 			continue;
 		if (!any)
-			printf(" Latency (as btt, s)     MIN           AVG           MAX           N\n");
+			fprintf(out, " Latency (as btt, s)     MIN           AVG           MAX           N\n");
 		any = 1;
-		printf("  %-13s %13.9f %13.9f %13.9f %11lld\n", stage_names[k], t->min, t->avg,
-		       t->max, (long long)t->n);
+		fprintf(out, "  %-13s %13.9f %13.9f %13.9f %11lld\n", stage_names[k], t->min,
+			t->avg, t->max, (long long)t->n);
 	}
 }
 
@@ -461,46 +461,71 @@ static int has_merge_row(const struct dev_counts *d)
 	return d->blk_queued && d->blk_dispatched;
 }
 
-static void print_latency_text(const struct dev_counts *d)
+static void print_latency_text(FILE *out, const struct dev_counts *d)
 {
-	print_stages_text(d->stage);
+	print_stages_text(out, d->stage);
 	if (!has_merge_row(d))
 		return;
-	printf(" Merges (as btt): #Q %lld, #D %lld, ratio %.1f; request sectors min %lld, "
-	       "avg %lld, max %lld, total %lld\n", (long long)d->blk_queued,
-	       (long long)d->blk_dispatched,
-	       d->blk_dispatched ? (double)d->blk_queued / (double)d->blk_dispatched : 0.0,
-	       (long long)d->blk_min, (long long)blk_avg(d), (long long)d->blk_max,
-	       (long long)d->blk_total);
+	fprintf(out, " Merges (as btt): #Q %lld, #D %lld, ratio %.1f; request sectors min %lld, "
+		"avg %lld, max %lld, total %lld\n", (long long)d->blk_queued,
+		(long long)d->blk_dispatched,
+		d->blk_dispatched ? (double)d->blk_queued / (double)d->blk_dispatched : 0.0,
+		(long long)d->blk_min, (long long)blk_avg(d), (long long)d->blk_max,
+		(long long)d->blk_total);
 }
 
-static void print_stages_json(const struct stage_stats *stage)
+static void print_stages_json(FILE *out, const struct stage_stats *stage)
 {
 	int any = 0;
 
-	printf("\"latency\":{");
+	fprintf(out, "\"latency\":{");
 	for (int k = 0; k < NR_STAGES; k++) {
 		const struct stage_stats *t = &stage[k];
 
 		if (!t->n)
 			continue;
-		printf("%s\"%s\":{\"min\":%.9f,\"avg\":%.9f,\"max\":%.9f,\"n\":%lld}",
-		       any ? "," : "", stage_names[k], t->min, t->avg, t->max, (long long)t->n);
+		fprintf(out, "%s\"%s\":{\"min\":%.9f,\"avg\":%.9f,\"max\":%.9f,\"n\":%lld}",
+			any ? "," : "", stage_names[k], t->min, t->avg, t->max, (long long)t->n);
 		any = 1;
 	}
-	printf("}");
+	fprintf(out, "}");
 }
 
-static void print_latency_json(const struct dev_counts *d)
+static void print_latency_json(FILE *out, const struct dev_counts *d)
 {
-	printf(",");
-	print_stages_json(d->stage);
+	fprintf(out, ",");
+	print_stages_json(out, d->stage);
 	if (!has_merge_row(d))
 		return;
-	printf(",\"merges\":{\"queued\":%lld,\"dispatched\":%lld,\"blk_min\":%lld,"
-	       "\"blk_avg\":%lld,\"blk_max\":%lld,\"blk_total\":%lld}",
-	       (long long)d->blk_queued, (long long)d->blk_dispatched, (long long)d->blk_min,
-	       (long long)blk_avg(d), (long long)d->blk_max, (long long)d->blk_total);
+	fprintf(out, ",\"merges\":{\"queued\":%lld,\"dispatched\":%lld,\"blk_min\":%lld,"
+		"\"blk_avg\":%lld,\"blk_max\":%lld,\"blk_total\":%lld}",
+		(long long)d->blk_queued, (long long)d->blk_dispatched, (long long)d->blk_min,
+		(long long)blk_avg(d), (long long)d->blk_max, (long long)d->blk_total);
+}
+
+/*
+ * info's own statements, prepared and stepped as swt_store_query_int does
+ * its: a failure is kept on st (swt_store_note_query_error), and the rows
+ * end there; cmd_info then prints the error in place of the summary.
+ */
+static int info_prepare(struct swt_store *st, const char *sql, sqlite3_stmt **s)
+{
+	if (sqlite3_prepare_v2(swt_store_db(st), sql, -1, s, NULL) == SQLITE_OK)
+		return 1;
+	swt_store_note_query_error(st, "query");
+	return 0;
+}
+
+/* 1 at a row of s, 0 at the end of its rows or at a failure */
+static int info_step(struct swt_store *st, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc != SQLITE_DONE)
+		swt_store_note_query_error(st, "query");
+	return 0;
 }
 
 /* The capture's lost events: 1 with *n, or 0 when unknown (NULL: not traced, schema.md) -- not 0. */
@@ -531,7 +556,7 @@ static int64_t count_kib(const struct io_counts *c, int write, int kind)
 }
 
 /* a device's facts in the text beyond blkparse's counts: its path, requeues and KiB */
-static void print_device_json_text_facts(const struct dev_counts *d)
+static void print_device_json_text_facts(FILE *out, const struct dev_counts *d)
 {
 	static const char *const kib_keys[2][4] = {
 		{ "reads_queued_kib", "reads_dispatched_kib", "reads_completed_kib", "read_merges_kib" },
@@ -539,22 +564,23 @@ static void print_device_json_text_facts(const struct dev_counts *d)
 		  "write_merges_kib" },
 	};
 
-	printf(",\"path\":");
-	cli_json_string(d->path[0] ? d->path : NULL);
-	printf(",\"reads_requeued\":%" PRId64 ",\"writes_requeued\":%" PRId64,
-	       d->fs.n[0][REQUEUES], d->fs.n[1][REQUEUES]);
+	fprintf(out, ",\"path\":");
+	cli_json_string_to(out, d->path[0] ? d->path : NULL);
+	fprintf(out, ",\"reads_requeued\":%" PRId64 ",\"writes_requeued\":%" PRId64,
+		d->fs.n[0][REQUEUES], d->fs.n[1][REQUEUES]);
 	for (int w = 0; w < 2; w++)
 		for (int k = 0; k < 4; k++)
-			printf(",\"%s\":%" PRId64, kib_keys[w][k], count_kib(&d->fs, w, k));
+			fprintf(out, ",\"%s\":%" PRId64, kib_keys[w][k], count_kib(&d->fs, w, k));
 	if (d->fs.n[0][DISPATCHED])
-		printf(",\"average_read_request_kib\":%.1f",
-		       (double)(d->fs.sectors[0][DISPATCHED] / 2) / (double)d->fs.n[0][DISPATCHED]);
+		fprintf(out, ",\"average_read_request_kib\":%.1f",
+			(double)(d->fs.sectors[0][DISPATCHED] / 2) /
+			(double)d->fs.n[0][DISPATCHED]);
 	else
-		printf(",\"average_read_request_kib\":null");
+		fprintf(out, ",\"average_read_request_kib\":null");
 }
 
 /* blkparse's PC lines' counts and KiB, zero where the device had no passthrough request */
-static void print_device_json_pc(const struct dev_counts *d)
+static void print_device_json_pc(FILE *out, const struct dev_counts *d)
 {
 	static const char *const dirs[2] = { "reads", "writes" };
 	static const char *const kinds[] = {
@@ -565,16 +591,16 @@ static void print_device_json_pc(const struct dev_counts *d)
 
 	for (int w = 0; w < 2; w++) {
 		for (size_t i = 0; i < SWT_ARRAY_SIZE(shown); i++)
-			printf(",\"pc_%s_%s\":%" PRId64, dirs[w], kinds[shown[i]],
-			       d->pc.n[w][shown[i]]);
+			fprintf(out, ",\"pc_%s_%s\":%" PRId64, dirs[w], kinds[shown[i]],
+				d->pc.n[w][shown[i]]);
 		for (int k = QUEUED; k <= DISPATCHED; k++)
-			printf(",\"pc_%s_%s_kib\":%" PRId64, dirs[w], kinds[k], count_kib(&d->pc, w, k));
+			fprintf(out, ",\"pc_%s_%s_kib\":%" PRId64, dirs[w], kinds[k], count_kib(&d->pc, w, k));
 	}
 }
 
-static void print_json_text_facts(struct swt_store *st);
+static void print_json_text_facts(FILE *out, struct swt_store *st);
 
-static void print_json(struct swt_store *st, const struct dev_counts *devs, size_t nr,
+static void print_json(FILE *out, struct swt_store *st, const struct dev_counts *devs, size_t nr,
 		       const struct stage_stats *all)
 {
 	static const char *const keys[2][4] = {
@@ -586,77 +612,77 @@ static void print_json(struct swt_store *st, const struct dev_counts *devs, size
 	size_t i;
 	int first = 1;
 
-	printf("{\"devices\":[");
+	fprintf(out, "{\"devices\":[");
 	for (i = 0; i < nr; i++) {
-		printf("%s{\"dev\":", i ? "," : "");
-		cli_json_string(devs[i].name);
+		fprintf(out, "%s{\"dev\":", i ? "," : "");
+		cli_json_string_to(out, devs[i].name);
 		for (int w = 0; w < 2; w++)
 			for (int k = 0; k < 4; k++)
-				printf(",\"%s\":%" PRId64, keys[w][k], devs[i].fs.n[w][k]);
-		print_device_json_text_facts(&devs[i]);
-		print_device_json_pc(&devs[i]);
+				fprintf(out, ",\"%s\":%" PRId64, keys[w][k], devs[i].fs.n[w][k]);
+		print_device_json_text_facts(out, &devs[i]);
+		print_device_json_pc(out, &devs[i]);
 		if (all)
-			print_latency_json(&devs[i]);
-		printf("}");
+			print_latency_json(out, &devs[i]);
+		fprintf(out, "}");
 	}
-	printf("],");
+	fprintf(out, "],");
 	if (all) {
-		print_stages_json(all);
-		printf(",");
+		print_stages_json(out, all);
+		fprintf(out, ",");
 	}
-	printf("\"events\":{");
-	if (sqlite3_prepare_v2(swt_store_db(st),
-			       "SELECT name, sum(count) FROM event_count GROUP BY name ORDER BY name",
-			       -1, &s, NULL) == SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW) {
+	fprintf(out, "\"events\":{");
+	if (info_prepare(st, "SELECT name, sum(count) FROM event_count GROUP BY name ORDER BY name",
+			 &s)) {
+		while (info_step(st, s)) {
 			const unsigned char *name = sqlite3_column_text(s, 0);
 
-			printf("%s", first ? "" : ",");
-			cli_json_string(name ? (const char *)name : "");
-			printf(":%lld", (long long)sqlite3_column_int64(s, 1));
+			fprintf(out, "%s", first ? "" : ",");
+			cli_json_string_to(out, name ? (const char *)name : "");
+			fprintf(out, ":%lld", (long long)sqlite3_column_int64(s, 1));
 			first = 0;
 		}
 		sqlite3_finalize(s);
 	}
-	printf("},\"swap_in_pages\":%lld,\"swap_out_pages\":%lld,",
-	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0),
-	       (long long)swt_store_query_int(st, "SELECT count(*) FROM swap_out", 0));
+	fprintf(out, "},\"swap_in_pages\":%lld,\"swap_out_pages\":%lld,",
+		(long long)swt_store_query_int(st, "SELECT count(*) FROM swap_in", 0),
+		(long long)swt_store_query_int(st, "SELECT count(*) FROM swap_out", 0));
 	if (lost_events(st, &lost))
-		printf("\"lost_events\":%lld", (long long)lost);
+		fprintf(out, "\"lost_events\":%lld", (long long)lost);
 	else
-		printf("\"lost_events\":null");
-	print_json_text_facts(st);
-	printf("}\n");
+		fprintf(out, "\"lost_events\":null");
+	print_json_text_facts(out, st);
+	fprintf(out, "}\n");
 }
 
-static void print_pair(const char *left, int64_t ln, int64_t lkib, const char *right, int64_t rn,
-		       int64_t rkib)
+static void print_pair(FILE *out, const char *left, int64_t ln, int64_t lkib, const char *right,
+		       int64_t rn, int64_t rkib)
 {
-	printf(" %-16s %10" PRId64 ", %10" PRId64 "KiB\t %-17s %10" PRId64 ", %10" PRId64 "KiB\n",
-	       left, ln, lkib, right, rn, rkib);
+	fprintf(out, " %-16s %10" PRId64 ", %10" PRId64 "KiB\t %-17s %10" PRId64 ", %10" PRId64
+		"KiB\n", left, ln, lkib, right, rn, rkib);
 }
 
 /* a pair of counts without KiB, as blkparse's requeue lines */
-static void print_count_pair(const char *left, int64_t ln, const char *right, int64_t rn)
+static void print_count_pair(FILE *out, const char *left, int64_t ln, const char *right,
+			     int64_t rn)
 {
-	printf(" %-16s %10" PRId64 "\t\t %-17s %10" PRId64 "\n", left, ln, right, rn);
+	fprintf(out, " %-16s %10" PRId64 "\t\t %-17s %10" PRId64 "\n", left, ln, right, rn);
 }
 
 /* blkparse's summary of a device's I/O: its PC lines only when it had passthrough requests */
-static void print_counts_text(const struct dev_counts *d)
+static void print_counts_text(FILE *out, const struct dev_counts *d)
 {
 	const struct io_counts *c = &d->fs;
 	int pc = 0;
 
-	print_pair("Reads Queued:", c->n[0][QUEUED], count_kib(c, 0, QUEUED),
+	print_pair(out, "Reads Queued:", c->n[0][QUEUED], count_kib(c, 0, QUEUED),
 		   "Writes Queued:", c->n[1][QUEUED], count_kib(c, 1, QUEUED));
-	print_pair("Read Dispatches:", c->n[0][DISPATCHED], count_kib(c, 0, DISPATCHED),
+	print_pair(out, "Read Dispatches:", c->n[0][DISPATCHED], count_kib(c, 0, DISPATCHED),
 		   "Write Dispatches:", c->n[1][DISPATCHED], count_kib(c, 1, DISPATCHED));
-	print_count_pair("Reads Requeued:", c->n[0][REQUEUES], "Writes Requeued:",
+	print_count_pair(out, "Reads Requeued:", c->n[0][REQUEUES], "Writes Requeued:",
 			 c->n[1][REQUEUES]);
-	print_pair("Reads Completed:", c->n[0][COMPLETED], count_kib(c, 0, COMPLETED),
+	print_pair(out, "Reads Completed:", c->n[0][COMPLETED], count_kib(c, 0, COMPLETED),
 		   "Writes Completed:", c->n[1][COMPLETED], count_kib(c, 1, COMPLETED));
-	print_pair("Read Merges:", c->n[0][MERGES], count_kib(c, 0, MERGES),
+	print_pair(out, "Read Merges:", c->n[0][MERGES], count_kib(c, 0, MERGES),
 		   "Write Merges:", c->n[1][MERGES], count_kib(c, 1, MERGES));
 
 	c = &d->pc;
@@ -665,12 +691,13 @@ static void print_counts_text(const struct dev_counts *d)
 		      c->n[w][COMPLETED];
 	if (!pc)
 		return;
-	print_pair("PC Reads Queued:", c->n[0][QUEUED], count_kib(c, 0, QUEUED),
+	print_pair(out, "PC Reads Queued:", c->n[0][QUEUED], count_kib(c, 0, QUEUED),
 		   "PC Writes Queued:", c->n[1][QUEUED], count_kib(c, 1, QUEUED));
-	print_pair("PC Read Disp.:", c->n[0][DISPATCHED], count_kib(c, 0, DISPATCHED),
+	print_pair(out, "PC Read Disp.:", c->n[0][DISPATCHED], count_kib(c, 0, DISPATCHED),
 		   "PC Write Disp.:", c->n[1][DISPATCHED], count_kib(c, 1, DISPATCHED));
-	print_count_pair("PC Reads Req.:", c->n[0][REQUEUES], "PC Writes Req.:", c->n[1][REQUEUES]);
-	print_count_pair("PC Reads Compl.:", c->n[0][COMPLETED], "PC Writes Compl.:",
+	print_count_pair(out, "PC Reads Req.:", c->n[0][REQUEUES], "PC Writes Req.:",
+			 c->n[1][REQUEUES]);
+	print_count_pair(out, "PC Reads Compl.:", c->n[0][COMPLETED], "PC Writes Compl.:",
 			 c->n[1][COMPLETED]);
 }
 
@@ -713,7 +740,7 @@ static int has_fault_events(struct swt_store *st)
  * Zero-filled pages and pages zswap held come back without block I/O: the
  * kernel counted them (machine-wide), no block trace shows them.
  */
-static void print_unseen_swapins(struct swt_store *st)
+static void print_unseen_swapins(FILE *out, struct swt_store *st)
 {
 	int64_t zero, zswap;
 	char unseen[128];
@@ -721,12 +748,12 @@ static void print_unseen_swapins(struct swt_store *st)
 	if (swt_replay_unseen_swapins(st, &zero, &zswap) <= 0)
 		return;
 	cli_unseen_swapins(unseen, sizeof(unseen), zero, zswap);
-	printf("  Swap-ins without block I/O (%s, machine-wide): the block\n"
-	       "  trace shows neither them nor their swap-outs, so replay lacks the workload's.\n",
-	       unseen);
+	fprintf(out, "  Swap-ins without block I/O (%s, machine-wide): the block\n"
+		"  trace shows neither them nor their swap-outs, so replay lacks the workload's.\n",
+		unseen);
 }
 
-static void print_replay_hint(struct swt_store *st)
+static void print_replay_hint(FILE *out, struct swt_store *st)
 {
 	const char *nothing;
 	enum replay_verdict verdict = replay_verdict(st, &nothing);
@@ -734,51 +761,52 @@ static void print_replay_hint(struct swt_store *st)
 	int64_t swapoff;
 	char lru[64];
 
-	printf("\nReplay: ");
+	fprintf(out, "\nReplay: ");
 	/* each verdict a sentence */
 	if (verdict == NO_CAPTURE) {
-		printf("no capture row: not an ingested database.\n");
+		fprintf(out, "no capture row: not an ingested database.\n");
 		return;
 	} else if (verdict == NOTHING_TO_REPLAY) {
-		printf("%s: nothing to replay.\n", nothing);
-		print_unseen_swapins(st);	/* perhaps why */
+		fprintf(out, "%s: nothing to replay.\n", nothing);
+		print_unseen_swapins(out, st);	/* perhaps why */
 		return;
 	} else if (verdict == EXACT) {
-		printf("every swap read is its fault's own page: an exact demand stream.\n");
+		fprintf(out, "every swap read is its fault's own page: an exact demand stream.\n");
 	} else if (verdict == PROBES) {
-		printf("swap-entry probes name every fault: an exact demand stream.\n");
+		fprintf(out, "swap-entry probes name every fault: an exact demand stream.\n");
 	} else {
 		if (pc >= 0)
-			printf("captured at page-cluster %lld, so the swap reads mix demand and "
-			       "readahead.\n", (long long)pc);
+			fprintf(out, "captured at page-cluster %lld, so the swap reads mix demand "
+				"and readahead.\n", (long long)pc);
 		else
-			printf("no page-cluster recorded, so the swap reads may mix demand and "
-			       "readahead.\n");
+			fprintf(out, "no page-cluster recorded, so the swap reads may mix demand "
+				"and readahead.\n");
 		if (has_fault_events(st))
-			printf("  replay --approximate reconstructs the demand stream from the reads and\n"
-			       "  the fault events (docs/replay-model.md); report does so by itself.\n");
+			fprintf(out, "  replay --approximate reconstructs the demand stream from the reads and\n"
+				"  the fault events (docs/replay-model.md); report does so by itself.\n");
 		else
-			printf("  Without fault events, replay --approximate can only let each read stand\n"
-			       "  for a fault, which counts wasted readahead as hits (docs/replay-model.md).\n");
+			fprintf(out, "  Without fault events, replay --approximate can only let each read stand\n"
+				"  for a fault, which counts wasted readahead as hits (docs/replay-model.md).\n");
 	}
-	print_unseen_swapins(st);
+	print_unseen_swapins(out, st);
 	if (swt_replay_multigen_lru(st, lru, sizeof(lru)) == 1)
-		printf("  The traced kernel ran the multi-gen LRU (lru_gen %s); replay models the\n"
-		       "  two-list LRU, so its readahead accuracy and waste are less certain.\n", lru);
+		fprintf(out, "  The traced kernel ran the multi-gen LRU (lru_gen %s); replay models "
+			"the\n  two-list LRU, so its readahead accuracy and waste are less "
+			"certain.\n", lru);
 	{
 		/* the limit a reader of request sizes needs, when the capture says it */
 		int recorded;
 		int64_t kib = swt_store_request_limit_kib(st, &recorded);
 
 		if (recorded)
-			printf("  Read requests split at %lld KiB: the swap devices' max_sectors_kb or\n"
-			       "  max_segments pages, whichever is smaller, as captured.\n", (long long)kib);
+			fprintf(out, "  Read requests split at %lld KiB: the swap devices' max_sectors_kb or\n"
+				"  max_segments pages, whichever is smaller, as captured.\n", (long long)kib);
 	}
 	/* past the checks above: swap areas, and faults to replay */
 	swapoff = swt_store_query_int(st, SWAPOFF_PAGES_SQL, 0);
 	if (swapoff > 0)
-		printf("  %lld swap-in page%s read by swapoff, not faulted: replay leaves %s out.\n",
-		       (long long)swapoff, swapoff == 1 ? " was" : "s were", swapoff == 1 ? "it" : "them");
+		fprintf(out, "  %lld swap-in page%s read by swapoff, not faulted: replay leaves %s out.\n",
+			(long long)swapoff, swapoff == 1 ? " was" : "s were", swapoff == 1 ? "it" : "them");
 }
 
 /*
@@ -810,7 +838,7 @@ static const char *comm_for_terminal(struct swt_sbuf *b, const char *comm, int l
 	" count(*), count(DISTINCT tid), count(*) OVER () FROM p GROUP BY proc" \
 	" ORDER BY count(*) DESC, proc LIMIT ?"
 
-static void print_swapin_processes(struct swt_store *st)
+static void print_swapin_processes(FILE *out, struct swt_store *st)
 {
 	enum { TOP = 5 };
 	struct swt_sbuf comm;
@@ -819,23 +847,23 @@ static void print_swapin_processes(struct swt_store *st)
 
 	swt_sbuf_init(&comm);
 	/* one pass: the processes' count (column 4) over the grouped rows */
-	if (sqlite3_prepare_v2(swt_store_db(st), SWAPIN_PROCESSES_SQL, -1, &s, NULL) != SQLITE_OK)
+	if (!info_prepare(st, SWAPIN_PROCESSES_SQL, &s))
 		return;
 	sqlite3_bind_int(s, 1, TOP);
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (info_step(st, s)) {
 		int64_t threads = sqlite3_column_int64(s, 3), procs = sqlite3_column_int64(s, 4);
 
 		if (!header++)
-			printf("  swapped in for %lld process%s%s:\n", (long long)procs,
-			       procs == 1 ? "" : "es", procs > TOP ? ", the most" : "");
+			fprintf(out, "  swapped in for %lld process%s%s:\n", (long long)procs,
+				procs == 1 ? "" : "es", procs > TOP ? ", the most" : "");
 
-		printf("    %8lld %-16s %10lld page%s", (long long)sqlite3_column_int64(s, 0),
-		       comm_for_terminal(&comm, (const char *)sqlite3_column_text(s, 1), 63),
-		       (long long)sqlite3_column_int64(s, 2),
-		       sqlite3_column_int64(s, 2) == 1 ? "" : "s");
+		fprintf(out, "    %8lld %-16s %10lld page%s", (long long)sqlite3_column_int64(s, 0),
+			comm_for_terminal(&comm, (const char *)sqlite3_column_text(s, 1), 63),
+			(long long)sqlite3_column_int64(s, 2),
+			sqlite3_column_int64(s, 2) == 1 ? "" : "s");
 		if (threads > 1)
-			printf(" (%lld threads)", (long long)threads);
-		printf("\n");
+			fprintf(out, " (%lld threads)", (long long)threads);
+		fprintf(out, "\n");
 	}
 	sqlite3_finalize(s);
 	swt_sbuf_release(&comm);
@@ -875,13 +903,13 @@ static int parse_victim(const char *info, int *pid, const char **comm, int *comm
 	return 1;
 }
 
-static long long victim_faults(sqlite3_stmt *f, int pid)
+static long long victim_faults(struct swt_store *st, sqlite3_stmt *f, int pid)
 {
 	long long faults = 0;
 
 	sqlite3_reset(f);
 	sqlite3_bind_int(f, 1, pid);
-	if (sqlite3_step(f) == SQLITE_ROW)
+	if (info_step(st, f))
 		faults = sqlite3_column_int64(f, 0);
 	return faults;
 }
@@ -893,7 +921,7 @@ static long long victim_faults(sqlite3_stmt *f, int pid)
  * did, names each victim, and the victim's own faults in the trace say
  * whether it was the workload.
  */
-static void print_oom_kills(struct swt_store *st)
+static void print_oom_kills(FILE *out, struct swt_store *st)
 {
 	enum { MAX_NAMED = 5 };
 	long long kills = swt_store_query_int(st, OOM_KILLS_SQL, 0);
@@ -909,37 +937,38 @@ static void print_oom_kills(struct swt_store *st)
 		return;
 	/* no victim named where not all were recorded: the workload may have been one */
 	if (kills > 0)
-		printf("  OOM killer: %lld kill%s on the host while recording (oom_kill)%s\n", kills,
-		       kills == 1 ? "" : "s", named > 0 ? ":" : scope == ALL ? "" :
-		       ": if one ended the workload, its trace stops early");
+		fprintf(out, "  OOM killer: %lld kill%s on the host while recording (oom_kill)%s\n", kills,
+			kills == 1 ? "" : "s", named > 0 ? ":" : scope == ALL ? "" :
+			": if one ended the workload, its trace stops early");
 	else
-		printf("  OOM killer: %lld victim%s in the trace:\n", named, named == 1 ? "" : "s");
+		fprintf(out, "  OOM killer: %lld victim%s in the trace:\n", named,
+			named == 1 ? "" : "s");
 	if (named <= 0 && scope != ALL)
 		return;
-	if (sqlite3_prepare_v2(swt_store_db(st), OOM_VICTIMS_SQL, -1, &s, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(swt_store_db(st), VICTIM_FAULTS_SQL, -1, &f, NULL) != SQLITE_OK)
+	if (!info_prepare(st, OOM_VICTIMS_SQL, &s) || !info_prepare(st, VICTIM_FAULTS_SQL, &f))
 		goto out;
-	while (shown < MAX_NAMED && sqlite3_step(s) == SQLITE_ROW) {
+	while (shown < MAX_NAMED && info_step(st, s)) {
 		const char *comm;
 		int comm_len, pid;
 		long long faults;
 
 		if (!parse_victim((const char *)sqlite3_column_text(s, 1), &pid, &comm, &comm_len))
 			continue;
-		faults = victim_faults(f, pid);
-		printf("    pid %d (%s) at %.6f s: ", pid, comm_for_terminal(&safe, comm, comm_len),
-		       (double)sqlite3_column_int64(s, 0) / 1e9);
+		faults = victim_faults(st, f, pid);
+		fprintf(out, "    pid %d (%s) at %.6f s: ", pid,
+			comm_for_terminal(&safe, comm, comm_len),
+			(double)sqlite3_column_int64(s, 0) / 1e9);
 		if (faults > 0)
-			printf("%lld of its faults are in the trace, which ends there for it\n", faults);
+			fprintf(out, "%lld of its faults are in the trace, which ends there for it\n", faults);
 		else
-			printf("no fault of it is in the trace\n");
+			fprintf(out, "no fault of it is in the trace\n");
 		shown++;
 	}
 	if (named > shown)
-		printf("    and %lld more victim%s\n", named - shown, named - shown == 1 ? "" : "s");
+		fprintf(out, "    and %lld more victim%s\n", named - shown, named - shown == 1 ? "" : "s");
 	if (kills > named)
-		printf("    %lld kill%s not named: %s\n", kills - named, kills - named == 1 ? "" : "s",
-		       scope == FOLLOWED ? "only kills that a followed task made are recorded (--blktrace "
+		fprintf(out, "    %lld kill%s not named: %s\n", kills - named, kills - named == 1 ? "" : "s",
+			scope == FOLLOWED ? "only kills that a followed task made are recorded (--blktrace "
 					"with a target)"
 				      : "outside the recording's span, or their events were lost");
 out:
@@ -949,23 +978,23 @@ out:
 }
 
 /* ,"key":N, or null for SWT_NULL (not recorded) */
-static void print_json_int(const char *key, int64_t v)
+static void print_json_int(FILE *out, const char *key, int64_t v)
 {
 	if (v == SWT_NULL)
-		printf(",\"%s\":null", key);
+		fprintf(out, ",\"%s\":null", key);
 	else
-		printf(",\"%s\":%lld", key, (long long)v);
+		fprintf(out, ",\"%s\":%lld", key, (long long)v);
 }
 
 /* ,"key":"text" from a column, or null */
-static void print_json_column(const char *key, sqlite3_stmt *s, int col)
+static void print_json_column(FILE *out, const char *key, sqlite3_stmt *s, int col)
 {
-	printf(",\"%s\":", key);
-	cli_json_string((const char *)sqlite3_column_text(s, col));
+	fprintf(out, ",\"%s\":", key);
+	cli_json_string_to(out, (const char *)sqlite3_column_text(s, col));
 }
 
 /* What the text shows past the block counts, for print_json: each key with a leading ',' */
-static void print_json_text_facts(struct swt_store *st)
+static void print_json_text_facts(FILE *out, struct swt_store *st)
 {
 	static const char *const vmstat_names[] = {
 		"pswpin", "pswpout", "pgmajfault", "swap_ra", "swap_ra_hit", "swpin_zero", "zswpin",
@@ -979,115 +1008,113 @@ static void print_json_text_facts(struct swt_store *st)
 	int first;
 
 	swt_sbuf_init(&comm);
-	printf(",\"capture\":");
-	if (sqlite3_prepare_v2(swt_store_db(st),
-			       "SELECT name, kernel, page_cluster, vma_ra_enabled, layout_source,"
-			       " (SELECT count(*) FROM swap_area) FROM capture", -1, &s,
-			       NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW) {
-		printf("{\"name\":");
-		cli_json_string((const char *)sqlite3_column_text(s, 0));
-		print_json_column("kernel", s, 1);
-		print_json_int("page_cluster", sqlite3_column_type(s, 2) == SQLITE_NULL ? SWT_NULL :
+	fprintf(out, ",\"capture\":");
+	if (info_prepare(st, "SELECT name, kernel, page_cluster, vma_ra_enabled, layout_source,"
+			 " (SELECT count(*) FROM swap_area) FROM capture", &s) && info_step(st, s)) {
+		fprintf(out, "{\"name\":");
+		cli_json_string_to(out, (const char *)sqlite3_column_text(s, 0));
+		print_json_column(out, "kernel", s, 1);
+		print_json_int(out, "page_cluster",
+			       sqlite3_column_type(s, 2) == SQLITE_NULL ? SWT_NULL :
 			       sqlite3_column_int64(s, 2));
 		if (sqlite3_column_type(s, 3) == SQLITE_NULL)
-			printf(",\"vma_ra_enabled\":null");
+			fprintf(out, ",\"vma_ra_enabled\":null");
 		else
-			printf(",\"vma_ra_enabled\":%s", sqlite3_column_int(s, 3) ? "true" : "false");
+			fprintf(out, ",\"vma_ra_enabled\":%s", sqlite3_column_int(s, 3) ? "true" : "false");
 		{
 			char value[64];
 			int lru = swt_replay_multigen_lru(st, value, sizeof(value));
 
-			printf(",\"multigen_lru\":%s", lru < 0 ? "null" : lru ? "true" : "false");
+			fprintf(out, ",\"multigen_lru\":%s",
+				lru < 0 ? "null" : lru ? "true" : "false");
 		}
-		printf(",\"swap_areas\":%lld", (long long)sqlite3_column_int64(s, 5));
-		print_json_column("layout_source", s, 4);
-		printf("}");
+		fprintf(out, ",\"swap_areas\":%lld", (long long)sqlite3_column_int64(s, 5));
+		print_json_column(out, "layout_source", s, 4);
+		fprintf(out, "}");
 	} else {
-		printf("null");
+		fprintf(out, "null");
 	}
 	sqlite3_finalize(s);
 	s = NULL;
 
 	/* a capture of no events has no times (NULL): no span, as the text says */
-	printf(",\"span\":");
+	fprintf(out, ",\"span\":");
 	if (swt_store_query_int(st, NO_SPAN_SQL, 1)) {
-		printf("null");
+		fprintf(out, "null");
 	} else {
 		int64_t first_ns = swt_store_query_int(st, "SELECT first_ns FROM capture", 0);
 		int64_t last_ns = swt_store_query_int(st, "SELECT last_ns FROM capture", 0);
 
-		printf("{\"first_ns\":%lld,\"last_ns\":%lld,\"seconds\":%.9f}", (long long)first_ns,
-		       (long long)last_ns,
-		       last_ns > first_ns ? ((double)last_ns - (double)first_ns) / 1e9 : 0.0);
+		fprintf(out, "{\"first_ns\":%lld,\"last_ns\":%lld,\"seconds\":%.9f}",
+			(long long)first_ns, (long long)last_ns,
+			last_ns > first_ns ? ((double)last_ns - (double)first_ns) / 1e9 : 0.0);
 	}
-	printf(",\"total_events\":%lld",
-	       (long long)swt_store_query_int(st, TOTAL_EVENTS_SQL, 0));
-	printf(",\"ended_on_error\":%s",
-	       swt_store_query_int(st, ENDED_ON_ERROR_SQL, 0) ? "true" : "false");
+	fprintf(out, ",\"total_events\":%lld",
+		(long long)swt_store_query_int(st, TOTAL_EVENTS_SQL, 0));
+	fprintf(out, ",\"ended_on_error\":%s",
+		swt_store_query_int(st, ENDED_ON_ERROR_SQL, 0) ? "true" : "false");
 
-	printf(",\"events_by_system\":{");
-	if (sqlite3_prepare_v2(swt_store_db(st),
-			       EVENTS_BY_SYSTEM_SQL, -1, &s, NULL) == SQLITE_OK) {
+	fprintf(out, ",\"events_by_system\":{");
+	if (info_prepare(st, EVENTS_BY_SYSTEM_SQL, &s)) {
 		const char *system = NULL;
 
-		while (sqlite3_step(s) == SQLITE_ROW) {
+		while (info_step(st, s)) {
 			const char *sys = (const char *)sqlite3_column_text(s, 0);
 			const char *name = (const char *)sqlite3_column_text(s, 1);
 
 			sys = sys ? sys : "";
 			if (!system || strcmp(system, sys)) {
-				printf("%s", system ? "}," : "");
-				cli_json_string(sys);
-				printf(":{");
+				fprintf(out, "%s", system ? "}," : "");
+				cli_json_string_to(out, sys);
+				fprintf(out, ":{");
 			} else {
-				printf(",");
+				fprintf(out, ",");
 			}
 			/* the row's text lives until the next step: keep the system's */
 			swt_sbuf_release(&comm);
 			swt_sbuf_puts(&comm, sys);
 			system = comm.oom || !comm.s ? "" : comm.s;
-			cli_json_string(name ? name : "");
-			printf(":%lld", (long long)sqlite3_column_int64(s, 2));
+			cli_json_string_to(out, name ? name : "");
+			fprintf(out, ":%lld", (long long)sqlite3_column_int64(s, 2));
 		}
 		if (system)
-			printf("}");
+			fprintf(out, "}");
 	}
 	sqlite3_finalize(s);
 	s = NULL;
-	printf("}");
+	fprintf(out, "}");
 
 	/* the kernel's /proc/vmstat deltas the text shows; null where not recorded */
-	printf(",\"vmstat\":{");
+	fprintf(out, ",\"vmstat\":{");
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(vmstat_names); i++) {
 		char sql[128];
 
 		snprintf(sql, sizeof(sql), "SELECT delta FROM vmstat WHERE name = '%s'",
 			 vmstat_names[i]);
-		printf("%s\"%s\":", i ? "," : "", vmstat_names[i]);
+		fprintf(out, "%s\"%s\":", i ? "," : "", vmstat_names[i]);
 		if (swt_store_query_int(st, sql, SWT_NULL) == SWT_NULL)
-			printf("null");
+			fprintf(out, "null");
 		else
-			printf("%lld", (long long)swt_store_query_int(st, sql, 0));
+			fprintf(out, "%lld", (long long)swt_store_query_int(st, sql, 0));
 	}
-	printf("}");
+	fprintf(out, "}");
 
 	/* every victim, where the text names the first few */
 	scope = swt_store_query_int(st, OOM_SCOPE_SQL, UNRECORDED);
-	printf(",\"oom\":{\"kills\":");
+	fprintf(out, ",\"oom\":{\"kills\":");
 	if (swt_store_query_int(st, OOM_KILLS_SQL, SWT_NULL) == SWT_NULL)
-		printf("null");
+		fprintf(out, "null");
 	else
-		printf("%lld", (long long)swt_store_query_int(st, OOM_KILLS_SQL, 0));
-	printf(",\"victims_recorded\":");
+		fprintf(out, "%lld", (long long)swt_store_query_int(st, OOM_KILLS_SQL, 0));
+	fprintf(out, ",\"victims_recorded\":");
 	if (scope == UNRECORDED)
-		printf("null");
+		fprintf(out, "null");
 	else
-		printf("\"%s\"", scope_names[scope]);
-	printf(",\"victims\":[");
+		fprintf(out, "\"%s\"", scope_names[scope]);
+	fprintf(out, ",\"victims\":[");
 	first = 1;
-	if (sqlite3_prepare_v2(swt_store_db(st), OOM_VICTIMS_SQL, -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(swt_store_db(st), VICTIM_FAULTS_SQL, -1, &f, NULL) == SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW) {
+	if (info_prepare(st, OOM_VICTIMS_SQL, &s) && info_prepare(st, VICTIM_FAULTS_SQL, &f)) {
+		while (info_step(st, s)) {
 			const char *victim_comm;
 			int comm_len, pid;
 
@@ -1096,52 +1123,54 @@ static void print_json_text_facts(struct swt_store *st)
 				continue;
 			swt_sbuf_release(&comm);
 			swt_sbuf_add(&comm, victim_comm ? victim_comm : "", (size_t)comm_len);
-			printf("%s{\"pid\":%d,\"comm\":", first ? "" : ",", pid);
-			cli_json_string(comm.oom || !comm.s ? "" : comm.s);
-			printf(",\"ts_ns\":%lld,\"faults\":%lld}", (long long)sqlite3_column_int64(s, 0),
-			       victim_faults(f, pid));
+			fprintf(out, "%s{\"pid\":%d,\"comm\":", first ? "" : ",", pid);
+			cli_json_string_to(out, comm.oom || !comm.s ? "" : comm.s);
+			fprintf(out, ",\"ts_ns\":%lld,\"faults\":%lld}",
+				(long long)sqlite3_column_int64(s, 0), victim_faults(st, f, pid));
 			first = 0;
 		}
 	}
 	sqlite3_finalize(s);
 	sqlite3_finalize(f);
 	s = NULL;
-	printf("]}");
+	fprintf(out, "]}");
 
 	/* every process swapped in for, where the text lists the first few */
-	printf(",\"swapin_processes\":[");
+	fprintf(out, ",\"swapin_processes\":[");
 	first = 1;
-	if (sqlite3_prepare_v2(swt_store_db(st), SWAPIN_PROCESSES_SQL, -1, &s, NULL) == SQLITE_OK) {
+	if (info_prepare(st, SWAPIN_PROCESSES_SQL, &s)) {
 		sqlite3_bind_int(s, 1, -1);	/* no limit */
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			printf("%s{\"pid\":%lld,\"comm\":", first ? "" : ",",
-			       (long long)sqlite3_column_int64(s, 0));
-			cli_json_string((const char *)sqlite3_column_text(s, 1));
-			printf(",\"pages\":%lld,\"threads\":%lld}", (long long)sqlite3_column_int64(s, 2),
-			       (long long)sqlite3_column_int64(s, 3));
+		while (info_step(st, s)) {
+			fprintf(out, "%s{\"pid\":%lld,\"comm\":", first ? "" : ",",
+				(long long)sqlite3_column_int64(s, 0));
+			cli_json_string_to(out, (const char *)sqlite3_column_text(s, 1));
+			fprintf(out, ",\"pages\":%lld,\"threads\":%lld}", (long long)sqlite3_column_int64(s, 2),
+				(long long)sqlite3_column_int64(s, 3));
 			first = 0;
 		}
 	}
 	sqlite3_finalize(s);
-	printf("]");
+	fprintf(out, "]");
 
-	printf(",\"memory_maps\":{\"mappings\":%lld,\"tasks\":%lld,\"threads\":%lld}",
-	       (long long)swt_store_query_int(st, MAPPINGS_SQL, 0),
-	       (long long)swt_store_query_int(st, MAPPED_TASKS_SQL, 0),
-	       (long long)swt_store_query_int(st, MAPPED_THREADS_SQL, 0));
+	fprintf(out, ",\"memory_maps\":{\"mappings\":%lld,\"tasks\":%lld,\"threads\":%lld}",
+		(long long)swt_store_query_int(st, MAPPINGS_SQL, 0),
+		(long long)swt_store_query_int(st, MAPPED_TASKS_SQL, 0),
+		(long long)swt_store_query_int(st, MAPPED_THREADS_SQL, 0));
 
 	verdict = replay_verdict(st, &nothing);
-	printf(",\"replay\":{\"verdict\":\"%s\",\"nothing_to_replay\":", verdict_names[verdict]);
+	fprintf(out, ",\"replay\":{\"verdict\":\"%s\",\"nothing_to_replay\":",
+		verdict_names[verdict]);
 	if (nothing)
-		cli_json_string(nothing);
+		cli_json_string_to(out, nothing);
 	else
-		printf("null");
-	printf(",\"fault_events\":%s,\"swapoff_pages\":%lld}", has_fault_events(st) ? "true" : "false",
-	       (long long)swt_store_query_int(st, SWAPOFF_PAGES_SQL, 0));
+		fprintf(out, "null");
+	fprintf(out, ",\"fault_events\":%s,\"swapoff_pages\":%lld}",
+		has_fault_events(st) ? "true" : "false",
+		(long long)swt_store_query_int(st, SWAPOFF_PAGES_SQL, 0));
 	swt_sbuf_release(&comm);
 }
 
-static void print_text(struct swt_store *st, const struct dev_counts *devs, size_t nr,
+static void print_text(FILE *out, struct swt_store *st, const struct dev_counts *devs, size_t nr,
 		       const struct stage_stats *all)
 {
 	sqlite3_stmt *s;
@@ -1149,11 +1178,10 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 	int64_t last = swt_store_query_int(st, "SELECT last_ns FROM capture", 0), lost;
 	long long mappings;
 
-	if (sqlite3_prepare_v2(swt_store_db(st),
-			       "SELECT coalesce(name, '?'), coalesce(kernel, '?'), page_cluster,"
-			       " vma_ra_enabled, layout_source, (SELECT count(*) FROM swap_area)"
-			       " FROM capture", -1, &s, NULL) == SQLITE_OK) {
-		if (sqlite3_step(s) == SQLITE_ROW) {
+	if (info_prepare(st, "SELECT coalesce(name, '?'), coalesce(kernel, '?'), page_cluster,"
+			 " vma_ra_enabled, layout_source, (SELECT count(*) FROM swap_area)"
+			 " FROM capture", &s)) {
+		if (info_step(st, s)) {
 			struct swt_sbuf name, kernel;
 
 			/* as process names are: a name or release given by hand may hold anything */
@@ -1161,69 +1189,70 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 			swt_sbuf_init(&kernel);
 			swt_sbuf_text(&name, (const char *)sqlite3_column_text(s, 0));
 			swt_sbuf_text(&kernel, (const char *)sqlite3_column_text(s, 1));
-			printf("Capture '%s': kernel %s", name.oom || !name.s ? "?" : name.s,
-			       kernel.oom || !kernel.s ? "?" : kernel.s);
+			fprintf(out, "Capture '%s': kernel %s", name.oom || !name.s ? "?" : name.s,
+				kernel.oom || !kernel.s ? "?" : kernel.s);
 			swt_sbuf_release(&name);
 			swt_sbuf_release(&kernel);
 			if (sqlite3_column_type(s, 2) != SQLITE_NULL)
-				printf(", page-cluster %lld", (long long)sqlite3_column_int64(s, 2));
+				fprintf(out, ", page-cluster %lld", (long long)sqlite3_column_int64(s, 2));
 			if (sqlite3_column_type(s, 3) != SQLITE_NULL)
-				printf(", vma_ra_enabled %s", sqlite3_column_int(s, 3) ? "true" : "false");
+				fprintf(out, ", vma_ra_enabled %s", sqlite3_column_int(s, 3) ? "true" : "false");
 			{
 				char value[64];
 				int lru = swt_replay_multigen_lru(st, value, sizeof(value));
 
 				if (lru >= 0)
-					printf(", multi-gen LRU %s", lru ? "on" : "off");
+					fprintf(out, ", multi-gen LRU %s", lru ? "on" : "off");
 			}
-			printf(", %d swap area%s (%s)\n", sqlite3_column_int(s, 5),
-			       sqlite3_column_int(s, 5) == 1 ? "" : "s", sqlite3_column_text(s, 4));
+			fprintf(out, ", %d swap area%s (%s)\n", sqlite3_column_int(s, 5),
+				sqlite3_column_int(s, 5) == 1 ? "" : "s",
+				sqlite3_column_text(s, 4));
 		}
 		sqlite3_finalize(s);
 	}
 	/* a capture of no events has no times (NULL): not a span at time 0 */
 	if (swt_store_query_int(st, NO_SPAN_SQL, 1))
-		printf("Span: none (no event times), ");
+		fprintf(out, "Span: none (no event times), ");
 	else
-		printf("Span: %.6f s (%.6f .. %.6f), ",
-		       last > first ? ((double)last - (double)first) / 1e9 : 0.0,
-		       (double)first / 1e9, (double)last / 1e9);
-	printf("%lld events, ",
-	       (long long)swt_store_query_int(st, TOTAL_EVENTS_SQL, 0));
+		fprintf(out, "Span: %.6f s (%.6f .. %.6f), ",
+			last > first ? ((double)last - (double)first) / 1e9 : 0.0,
+			(double)first / 1e9, (double)last / 1e9);
+	fprintf(out, "%lld events, ",
+		(long long)swt_store_query_int(st, TOTAL_EVENTS_SQL, 0));
 	if (swt_store_query_int(st, ENDED_ON_ERROR_SQL, 0))
-		printf("recording ended on an error (incomplete), ");
+		fprintf(out, "recording ended on an error (incomplete), ");
 	if (lost_events(st, &lost))
-		printf("%lld lost\n", (long long)lost);
+		fprintf(out, "%lld lost\n", (long long)lost);
 	else
-		printf("lost events unknown\n");
+		fprintf(out, "lost events unknown\n");
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct dev_counts *d = &devs[i];
 		int64_t rreq = d->fs.n[0][DISPATCHED], rkib = d->fs.sectors[0][DISPATCHED] / 2;
 
-		printf("\nDevice %s%s%s%s\n", d->name, d->path[0] ? " (" : "", d->path,
-		       d->path[0] ? ")" : "");
-		print_counts_text(d);
+		fprintf(out, "\nDevice %s%s%s%s\n", d->name, d->path[0] ? " (" : "", d->path,
+			d->path[0] ? ")" : "");
+		print_counts_text(out, d);
 		if (rreq)
-			printf(" Average read request: %.1f KiB\n", (double)rkib / (double)rreq);
+			fprintf(out, " Average read request: %.1f KiB\n",
+				(double)rkib / (double)rreq);
 		if (all)
-			print_latency_text(d);
+			print_latency_text(out, d);
 	}
 	if (all && nr > 1) {
-		printf("\nAll devices\n");
-		print_stages_text(all);
+		fprintf(out, "\nAll devices\n");
+		print_stages_text(out, all);
 	}
 
-	printf("\nEvents:\n");
-	if (sqlite3_prepare_v2(swt_store_db(st),
-			       EVENTS_BY_SYSTEM_SQL, -1, &s, NULL) == SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW)
-			printf("  %-12s %-28s %10lld\n", sqlite3_column_text(s, 0),
-			       sqlite3_column_text(s, 1), (long long)sqlite3_column_int64(s, 2));
+	fprintf(out, "\nEvents:\n");
+	if (info_prepare(st, EVENTS_BY_SYSTEM_SQL, &s)) {
+		while (info_step(st, s))
+			fprintf(out, "  %-12s %-28s %10lld\n", sqlite3_column_text(s, 0),
+				sqlite3_column_text(s, 1), (long long)sqlite3_column_int64(s, 2));
 		sqlite3_finalize(s);
 	}
 
-	printf("\nSwap (traced, and the kernel's /proc/vmstat delta where recorded):\n");
+	fprintf(out, "\nSwap (traced, and the kernel's /proc/vmstat delta where recorded):\n");
 	{
 		static const char *const rows[][3] = {
 			{ "swap-in pages", "SELECT count(*) FROM swap_in", "pswpin" },
@@ -1237,31 +1266,29 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 			snprintf(sql, sizeof(sql), "SELECT delta FROM vmstat WHERE name = '%s'",
 				 rows[r][2]);
 			v = swt_store_query_int(st, sql, SWT_NULL);
-			printf("  %-15s %10lld", rows[r][0],
-			       (long long)swt_store_query_int(st, rows[r][1], 0));
+			fprintf(out, "  %-15s %10lld", rows[r][0],
+				(long long)swt_store_query_int(st, rows[r][1], 0));
 			if (v != SWT_NULL)
-				printf("   %s %lld", rows[r][2], (long long)v);
-			printf("\n");
+				fprintf(out, "   %s %lld", rows[r][2], (long long)v);
+			fprintf(out, "\n");
 		}
 	}
-	if (sqlite3_prepare_v2(swt_store_db(st),
-			       "SELECT name, delta FROM vmstat WHERE name IN"
-			       " ('pgmajfault', 'swap_ra', 'swap_ra_hit', 'swpin_zero', 'zswpin')"
-			       " ORDER BY name", -1, &s,
-			       NULL) == SQLITE_OK) {
+	if (info_prepare(st, "SELECT name, delta FROM vmstat WHERE name IN"
+			 " ('pgmajfault', 'swap_ra', 'swap_ra_hit', 'swpin_zero', 'zswpin')"
+			 " ORDER BY name", &s)) {
 		int any = 0;
 
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			printf("%s %s %lld", any ? "," : "  kernel:", sqlite3_column_text(s, 0),
-			       (long long)sqlite3_column_int64(s, 1));
+		while (info_step(st, s)) {
+			fprintf(out, "%s %s %lld", any ? "," : "  kernel:",
+				sqlite3_column_text(s, 0), (long long)sqlite3_column_int64(s, 1));
 			any = 1;
 		}
 		if (any)
-			printf("\n");
+			fprintf(out, "\n");
 		sqlite3_finalize(s);
 	}
-	print_oom_kills(st);
-	print_swapin_processes(st);
+	print_oom_kills(out, st);
+	print_swapin_processes(out, st);
 	mappings = swt_store_query_int(st, MAPPINGS_SQL, 0);
 	if (mappings > 0) {
 		long long tasks = swt_store_query_int(st, MAPPED_TASKS_SQL, 0);
@@ -1271,10 +1298,11 @@ static void print_text(struct swt_store *st, const struct dev_counts *devs, size
 		if (threads > 0)
 			snprintf(shared, sizeof(shared), ", whose %lld other thread%s them", threads,
 				 threads == 1 ? " shares" : "s share");
-		printf("\nMemory maps: %lld mappings of %lld task%s%s (table vma; VMA replay takes "
-		       "its bounds from them)\n", mappings, tasks, tasks == 1 ? "" : "s", shared);
+		fprintf(out, "\nMemory maps: %lld mappings of %lld task%s%s (table vma; VMA replay "
+			"takes its bounds from them)\n", mappings, tasks, tasks == 1 ? "" : "s",
+			shared);
 	}
-	print_replay_hint(st);
+	print_replay_hint(out, st);
 }
 
 int cmd_info(int argc, char **argv)
@@ -1288,7 +1316,9 @@ int cmd_info(int argc, char **argv)
 	struct swt_store *st = NULL;
 	struct dev_counts *devs = NULL;
 	struct stage_stats all[NR_STAGES];
-	size_t nr = 0;
+	size_t nr = 0, len = 0;
+	char *text = NULL;
+	FILE *mem;
 	int json = 0, latency = 0, c, status = SWT_EXIT_FAIL;
 
 	optind = 1;
@@ -1323,12 +1353,34 @@ int cmd_info(int argc, char **argv)
 		status = cli_fail("info", &err);
 		goto out;
 	}
+	/*
+	 * The summary is written to memory and printed whole only when every
+	 * query it asked was answered: one that failed (a damaged page, an
+	 * I/O error, a full disk for a sort) left a default in its place, or
+	 * ended its rows early, so a summary with it is not the capture's
+	 */
+	mem = open_memstream(&text, &len);
+	if (!mem) {
+		status = cli_failf("info", SWT_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	swt_store_clear_query_error(st);
 	if (json)
-		print_json(st, devs, nr, latency ? all : NULL);
+		print_json(mem, st, devs, nr, latency ? all : NULL);
 	else
-		print_text(st, devs, nr, latency ? all : NULL);
+		print_text(mem, st, devs, nr, latency ? all : NULL);
+	if (fclose(mem)) {
+		status = cli_failf("info", SWT_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	if (swt_store_query_error(st, &err)) {
+		status = cli_fail("info", &err);
+		goto out;
+	}
+	fwrite(text, 1, len, stdout);
 	status = SWT_EXIT_OK;
 out:
+	free(text);
 	free(devs);
 	swt_store_destroy(st);
 	return status;

@@ -67,8 +67,9 @@ int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((forma
 int cli_bad_option(const char *verb, int c, char **argv);
 /* True when argv holds -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
-/* s as a JSON string, quoted and escaped, on stdout. */
+/* s as a JSON string, quoted and escaped, on stdout; on f. */
 void cli_json_string(const char *s);
+void cli_json_string_to(FILE *f, const char *s);
 /*
  * The swap-ins no block trace shows (/proc/vmstat deltas; -1 or 0: none
  * said), as "swpin_zero N zero-filled pages, zswpin N from zswap" into buf.

@@ -97,11 +97,16 @@ int cli_failf(const char *verb, int status, const char *fmt, ...)
 
 void cli_json_string(const char *s)
 {
+	cli_json_string_to(stdout, s);
+}
+
+void cli_json_string_to(FILE *f, const char *s)
+{
 	struct swt_sbuf b;
 
 	swt_sbuf_init(&b);
 	swt_sbuf_json(&b, s);
-	fputs(b.oom ? "null" : b.s, stdout);
+	fputs(b.oom ? "null" : b.s, f);
 	swt_sbuf_release(&b);
 }
 

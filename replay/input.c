@@ -353,15 +353,20 @@ const char *swt_replay_nothing_to_replay(struct swt_store *st)
 int swt_replay_multigen_lru(struct swt_store *st, char *value, size_t len)
 {
 	sqlite3_stmt *s;
-	int on = -1;
+	int on = -1, rc;
 
 	if (len)
 		value[0] = '\0';
 	if (sqlite3_prepare_v2(swt_store_db(st), "SELECT value FROM capture_fact WHERE section = ''"
 			       " AND key = 'lru_gen' ORDER BY seq DESC LIMIT 1", -1, &s,
-			       NULL) != SQLITE_OK)
+			       NULL) != SQLITE_OK) {
+		swt_store_note_query_error(st, "query");
 		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_TEXT) {
+	}
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		swt_store_note_query_error(st, "query");
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_TEXT) {
 		const char *text = (const char *)sqlite3_column_text(s, 0);
 		char *end;
 		unsigned long long bits;

@@ -132,7 +132,8 @@ const char *swt_replay_nothing_to_replay(struct swt_store *st);
 /*
  * Whether the traced kernel ran the multi-gen LRU, from the capture's
  * lru_gen fact (/sys/kernel/mm/lru_gen/enabled, "absent" where the kernel
- * was built without it): 1 on, 0 off, -1 not recorded (or not readable).
+ * was built without it): 1 on, 0 off, -1 not recorded (or not readable:
+ * a failed read is kept for swt_store_query_error).
  * The fact's text goes to value.  Replay models the two-list LRU.
  */
 int swt_replay_multigen_lru(struct swt_store *st, char *value, size_t len);

@@ -34,6 +34,11 @@ struct swt_store {
 	 * its connection makes of them goes at destroy (remove_made_wal_files)
 	 */
 	char *made_sides[2];
+	/*
+	 * The first query that failed since the last swt_store_clear_query_error
+	 * (code 0: none), where its reader took a default for its answer
+	 */
+	struct swt_err query_err;
 };
 
 sqlite3 *swt_store_db(struct swt_store *st)
@@ -215,15 +220,38 @@ int swt_store_prepare(struct swt_store *st, const char *sql, sqlite3_stmt **stmt
 	return swt_store_sql_error(st, err, "prepare");
 }
 
+int swt_store_note_query_error(struct swt_store *st, const char *what)
+{
+	return swt_store_sql_error(st, &st->query_err, what);
+}
+
+int swt_store_query_error(struct swt_store *st, struct swt_err *err)
+{
+	if (!st->query_err.code)
+		return 0;
+	return swt_error(err, st->query_err.code, "%s", st->query_err.msg);
+}
+
+void swt_store_clear_query_error(struct swt_store *st)
+{
+	swt_err_clear(&st->query_err);
+}
+
 int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def)
 {
 	sqlite3_stmt *s;
 	int64_t v = def;
+	int rc;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		swt_store_note_query_error(st, "query");
 		return def;
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+	}
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
 		v = sqlite3_column_int64(s, 0);
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		swt_store_note_query_error(st, "query");
 	sqlite3_finalize(s);
 	return v;
 }
@@ -319,8 +347,12 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, int *recorded)
 		page_shift++;
 	/* in any section, as ingest reads swap_device lines (meta.c) */
 	if (sqlite3_prepare_v2(st->db, "SELECT value FROM capture_fact WHERE key = 'swap_device'",
-			       -1, &s, NULL) == SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW) {
+			       -1, &s, NULL) != SQLITE_OK) {
+		swt_store_note_query_error(st, "query");
+	} else {
+		int rc;
+
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 			const char *line = (const char *)sqlite3_column_text(s, 0);
 			int64_t sectors = line ? fact_word_int(line, "max_sectors_kb") : -1;
 			int64_t segments = line ? fact_word_int(line, "max_segments") : -1;
@@ -341,6 +373,8 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, int *recorded)
 			if (kib < limit)
 				limit = kib;
 		}
+		if (rc != SQLITE_DONE)
+			swt_store_note_query_error(st, "query");
 		sqlite3_finalize(s);
 	}
 	if (!*recorded)

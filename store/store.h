@@ -126,12 +126,32 @@ int swt_store_sql_error(struct swt_store *st, struct swt_err *err, const char *w
  * the smaller of max_sectors_kb and max_segments pages, as its swap_device
  * fact records them (the SWT_DEFAULT_ values where it does not), the
  * smallest over the devices, in whole pages of the capture (at least one)
- * as a run stores it.  *recorded: how many devices recorded either.
+ * as a run stores it.  *recorded: how many devices recorded either.  A
+ * failed read is kept for swt_store_query_error.
  */
 int64_t swt_store_request_limit_kib(struct swt_store *st, int *recorded);
 
-/* Single integer result of a query (first column of first row); def if no row. */
+/*
+ * Single integer result of a query (first column of first row); def if no
+ * row.  A query that fails (a damaged page, an I/O error, no memory...) is
+ * def too: the failure is kept for swt_store_query_error.
+ */
 int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def);
+/*
+ * The first query on st that failed, where its reader went on with a
+ * default (swt_store_query_int, or a reader that noted its own with
+ * swt_store_note_query_error), since st was opened or the last
+ * swt_store_clear_query_error: 0 when none did, else -SWT_EDB with
+ * "'PATH': WHAT: SQLite's message" in err.  For a command that reads many
+ * answers before it prints them, to print none of them when one was lost.
+ */
+int swt_store_query_error(struct swt_store *st, struct swt_err *err);
+void swt_store_clear_query_error(struct swt_store *st);
+/*
+ * Keep the connection's last error, a failed prepare or step of what, for
+ * swt_store_query_error (the first one kept wins); returns -SWT_EDB.
+ */
+int swt_store_note_query_error(struct swt_store *st, const char *what);
 
 /*
  * A slot that is no whole number: SQLite keeps what a hand edit gives an
