@@ -1,16 +1,20 @@
 /*
  * Running a plugin policy where its crash cannot take swaptrace down: the
  * replay runs in a child process and sends its result back through a pipe.
- * A child killed by a signal becomes a one-line error naming the plugin.
+ * A child killed by a signal becomes a one-line error naming the plugin, as
+ * does one that the plugin stopped (SIGSTOP, or SIGTSTP, SIGTTIN or SIGTTOU
+ * with their default action): it would never write, and is killed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "replay.h"
@@ -33,17 +37,96 @@ int swt_replay_result_write(int fd, const struct swt_replay_result *r)
 	return ret;
 }
 
-static int read_exact(int fd, void *buf, size_t len)
+/* Where a result is read from: a file, or the pipe of the child pid writes to. */
+struct result_source {
+	int fd;
+	pid_t pid;		/* 0: a file, nobody to wait for */
+	int stop_sig;		/* the signal that stopped the child, which then sent nothing */
+};
+
+/* How long the parent waits for the child's pipe before it looks whether the child is stopped. */
+#define STOP_CHECK_MS 300
+
+static long long monotonic_ms(void)
 {
-	return swt_read_full(fd, buf, len) == (long)len ? 0 : -1;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-struct swt_replay_result *swt_replay_result_read(int fd)
+/*
+ * Waits until the child's pipe can be read (data, its end, or an error the
+ * read will report): 0, or the signal the child is stopped by, for good.
+ * A normal run costs one poll() per read: it returns when data comes.
+ *
+ * The child counts as stopped for good when two consecutive checks find it
+ * stopped, this process running through the whole wait between them.  A
+ * stop of the whole process group (Ctrl-Z in a shell) stops this process
+ * too, and fg continues both: no error.  But the signal reaches the
+ * processes one after the other, so one check may catch the child stopped
+ * while this process still, or already, runs; two around a whole wait
+ * cannot.  A wait that took much longer than STOP_CHECK_MS is one this
+ * process was stopped (or starved) in: the check before it does not count.
+ */
+static int wait_readable(int fd, pid_t pid)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	long long last = monotonic_ms(), now;
+	int seen = 0;
+
+	for (;;) {
+		siginfo_t si;
+		int n = poll(&p, 1, STOP_CHECK_MS);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != 0)
+			return 0;
+		now = monotonic_ms();
+		if (now - last > 2 * STOP_CHECK_MS)
+			seen = 0;
+		last = now;
+		/* WNOWAIT: a stop is reported again at the next check, and a death is left to reap */
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, pid, &si, WSTOPPED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid &&
+		    si.si_code == CLD_STOPPED) {
+			if (++seen == 2)
+				return si.si_status;
+		} else {
+			seen = 0;
+		}
+	}
+}
+
+static int read_exact(struct result_source *src, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	if (!src->pid)
+		return swt_read_full(src->fd, buf, len) == (long)len ? 0 : -1;
+	while (got < len) {
+		ssize_t n;
+
+		if (src->stop_sig || (src->stop_sig = wait_readable(src->fd, src->pid)))
+			return -1;
+		n = read(src->fd, p + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+static struct swt_replay_result *result_read(struct result_source *src)
 {
 	struct swt_replay_result *r = calloc(1, sizeof(*r));
 	size_t nparts;
 
-	if (!r || read_exact(fd, r, sizeof(*r))) {
+	if (!r || read_exact(src, r, sizeof(*r))) {
 		free(r);
 		return NULL;
 	}
@@ -55,21 +138,28 @@ struct swt_replay_result *swt_replay_result_read(int fd)
 	for (size_t i = 0; i < nparts; i++) {
 		struct swt_replay_part *p = &r->parts[i];
 
-		if (read_exact(fd, p, sizeof(*p)))
+		if (read_exact(src, p, sizeof(*p)))
 			goto fail;
 		p->request_hist = malloc((r->max_request_pages + 1) * sizeof(uint64_t));
 		p->series_cap = p->nr_seconds ? p->nr_seconds : 1;
 		p->series = malloc(p->series_cap * sizeof(*p->series));
 		r->nr_parts = i + 1;
 		if (!p->request_hist || !p->series ||
-		    read_exact(fd, p->request_hist, (r->max_request_pages + 1) * sizeof(uint64_t)) ||
-		    read_exact(fd, p->series, p->nr_seconds * sizeof(*p->series)))
+		    read_exact(src, p->request_hist, (r->max_request_pages + 1) * sizeof(uint64_t)) ||
+		    read_exact(src, p->series, p->nr_seconds * sizeof(*p->series)))
 			goto fail;
 	}
 	return r;
 fail:
 	swt_replay_result_free(r);
 	return NULL;
+}
+
+struct swt_replay_result *swt_replay_result_read(int fd)
+{
+	struct result_source src = { .fd = fd };
+
+	return result_read(&src);
 }
 
 int swt_plugin_child_setup(pid_t parent)
@@ -127,17 +217,28 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 	}
 	close(fds[1]);
 	{
+		struct result_source src = { .fd = fds[0], .pid = pid };
 		int code = -1;
 
-		if (read_exact(fds[0], &code, sizeof(code)) == 0) {
+		if (read_exact(&src, &code, sizeof(code)) == 0) {
 			if (code == 0)
-				r = swt_replay_result_read(fds[0]);
-			else if (read_exact(fds[0], &child_err, sizeof(child_err)) == 0)
+				r = result_read(&src);
+			else if (read_exact(&src, &child_err, sizeof(child_err)) == 0)
 				child_err.msg[sizeof(child_err.msg) - 1] = '\0';
 		}
 		close(fds[0]);
+		if (src.stop_sig)
+			kill(pid, SIGKILL);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
+		if (src.stop_sig) {
+			swt_replay_result_free(r);
+			return swt_error(err, SWT_EPLUGIN,
+					 "policy '%s' stopped the replay process (%s) during the replay; "
+					 "killed",
+					 cfg->policy_spec ? cfg->policy_spec : cfg->policy->name,
+					 strsignal(src.stop_sig));
+		}
 		if (WIFSIGNALED(status)) {
 			swt_replay_result_free(r);
 			return swt_error(err, SWT_EPLUGIN, "policy '%s' crashed (%s) during the replay",

@@ -17,9 +17,11 @@
  * create() once before the runs, to refuse bad parameters up front, so a
  * side effect of it outside the process (a file written) happens once
  * more than there are runs (include/swaptrace/policy.h).  A plugin runs
- * in a child process: if it crashes or exits, swaptrace reports it and
- * goes on unharmed; one that never returns holds the replay until it is
- * stopped (Ctrl-C), and its process ends with swaptrace.
+ * in a child process: if it crashes, exits or stops that process
+ * (SIGSTOP, or SIGTSTP left to its default action), swaptrace reports it,
+ * killing a stopped one, and goes on unharmed; one that never returns
+ * holds the replay until it is stopped (Ctrl-C), and its process ends
+ * with swaptrace.
  */
 #include <stdio.h>
 #include <stdlib.h>

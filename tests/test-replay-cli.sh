@@ -591,6 +591,42 @@ check_dies_with_swaptrace() { # plugin what
 }
 # a plugin that never returns dies with the swaptrace killed for it
 check_dies_with_swaptrace "$bad/libswt-bad-hang.so" "the replay process of a hanging plugin"
+# A plugin that stops its own process (SIGSTOP, or a terminal's SIGTSTP
+# with its default action) hung swaptrace for ever, reading the pipe of a
+# process that would never write: it is killed, the replay fails in one
+# line naming the plugin, and the sweep stores nothing (not its fixed run).
+# timeout(1) runs swaptrace in a process group of its own, which is not
+# orphaned: SIGTSTP stops there as in a shell's job.
+"$SWAPTRACE" ingest -q -o "$WORK/stop.db" "$SWT_SOURCE_DIR/samples/rnd-1dev-pc0" || fail "ingest for the stop cases"
+for case in "stop:Stopped (signal)" "tstp:Stopped"; do
+	so=$bad/libswt-bad-${case%%:*}.so
+	timeout 60 "$SWAPTRACE" replay -p fixed -p "$so" -c 3 "$WORK/stop.db" > /dev/null 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/err.txt")" \
+		"1:swaptrace: replay: policy '$so' stopped the replay process (${case#*:}) during the replay; killed" \
+		"a plugin that stops its process (${case%%:*})"
+done
+check_eq "$(sqlite3 "$WORK/stop.db" 'SELECT count(*) FROM run')" 0 "plugins that stop their process: nothing stored"
+# but a stop of the whole process group, as a shell's Ctrl-Z, stops
+# swaptrace too, and fg continues both: the replay goes on as if nothing
+# happened.  The plugin's process stopped first and continued last, swaptrace
+# running meanwhile, as a signal sent to the processes one by one may do.
+timeout 60 "$SWAPTRACE" replay -n -p "$bad/libswt-bad-slow.so" -c 3 "$WORK/stop.db" > /dev/null 2> "$WORK/err.txt" &
+group=$!
+replayer=$(plugin_child "$group" 50)
+child=$([ -n "$replayer" ] && plugin_child "$replayer" 50)
+if [ -z "$child" ]; then
+	fail "the replay process of a slow plugin was not found"
+else
+	kill -STOP "$child"
+	sleep 0.2
+	kill -STOP -- "-$group"
+	sleep 1
+	kill -CONT "$replayer" "$group"
+	sleep 0.1
+	kill -CONT "$child"
+fi
+wait "$group"
+check_eq "$?:$(cat "$WORK/err.txt")" "0:" "a replay stopped and continued with its process group"
 # create() is tried once before the sweep, in a child set up as a run's:
 # one that never returns there dies with swaptrace too (it lived on until
 # the trial's 10 s alarm, for ever if the plugin ignored it), and a crash

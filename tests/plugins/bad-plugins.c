@@ -13,6 +13,10 @@
  *   OWN_LIST     on_miss points the window at a 4096-slot list of its own
  *   EXIT_ZERO    on_miss calls exit(0) after a few misses
  *   HANG         on_miss never returns after a few misses
+ *   STOP         on_miss stops its own process (raise(SIGSTOP)) after a few misses
+ *   TSTP         on_miss sends its own process SIGTSTP (a terminal's stop,
+ *                default action) after a few misses
+ *   SLOW         on_miss sleeps 5 s at the tenth miss, then goes on as it should
  *   COUNT_PAST   on_miss sets a count past the window's capacity
  *   DESCENDING   on_miss lists the two slots after the faulting one, the far one first
  *   UNTERMINATED create() accepts its trial but, in a run, refuses with a reason
@@ -29,6 +33,7 @@
  *   PRINTS       the constructor, create() and on_miss print to stdout
  *   PARAMS       takes n (default 1) and lib (no default), any values
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +163,18 @@ static int bad_on_miss(void *inst, const struct swt_fault_info *f, struct swt_wi
 #ifdef HANG
 	while (++calls > 10)
 		pause();
+#endif
+#ifdef STOP
+	if (++calls > 10)
+		raise(SIGSTOP);
+#endif
+#ifdef TSTP
+	if (++calls > 10)
+		raise(SIGTSTP);
+#endif
+#ifdef SLOW
+	if (++calls == 10)
+		sleep(5);
 #endif
 #ifdef CRASH
 	if (++calls > 10)
