@@ -56,9 +56,8 @@ static long long monotonic_ms(void)
 }
 
 /*
- * Waits until the child's pipe can be read (data, its end, or an error the
- * read will report): 0, or the signal the child is stopped by, for good.
- * A normal run costs one poll() per read: it returns when data comes.
+ * Each STOP_CHECK_MS without data, a look whether the child is stopped:
+ * a normal run costs one poll() per read, which returns when data comes.
  *
  * The child counts as stopped for good when two consecutive checks find it
  * stopped, this process running through the whole wait between them.  A
@@ -69,7 +68,7 @@ static long long monotonic_ms(void)
  * cannot.  A wait that took much longer than STOP_CHECK_MS is one this
  * process was stopped (or starved) in: the check before it does not count.
  */
-static int wait_readable(int fd, pid_t pid)
+int swt_plugin_child_wait(int fd, pid_t pid)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	long long last = monotonic_ms(), now;
@@ -109,7 +108,7 @@ static int read_exact(struct result_source *src, void *buf, size_t len)
 	while (got < len) {
 		ssize_t n;
 
-		if (src->stop_sig || (src->stop_sig = wait_readable(src->fd, src->pid)))
+		if (src->stop_sig || (src->stop_sig = swt_plugin_child_wait(src->fd, src->pid)))
 			return -1;
 		n = read(src->fd, p + got, len - got);
 		if (n < 0 && errno == EINTR)

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <stdalign.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,14 +59,16 @@ static void read_string(const char *s)
  * status in *status: 0, or -1 when it could not be run.  The child's
  * stderr and stdout are /dev/null: a sanitizer's report of a crash there
  * is no message of ours.  With msg, what the child writes to fd lands in msg (len - 1
- * bytes at most, NUL-terminated); without, fd is -1.
+ * bytes at most, NUL-terminated); without, fd is -1.  A child the plugin
+ * stopped before its end is killed (swaptrace waited for it for ever),
+ * *status then that of its stop (WIFSTOPPED).
  */
 static int run_in_child(int (*fn)(const void *arg, int fd), const void *arg, char *msg,
 			size_t len, int *status)
 {
-	int fds[2] = { -1, -1 }, null;
+	int fds[2] = { -1, -1 }, null, stop_sig = 0;
 	pid_t pid, parent = getpid();
-	long got;
+	size_t got = 0;
 
 	if (msg && pipe(fds) < 0)
 		return -1;
@@ -94,13 +97,25 @@ static int run_in_child(int (*fn)(const void *arg, int fd), const void *arg, cha
 	if (msg) {
 		close(fds[1]);
 		/* to EOF before the wait: a child writing more than a pipe holds blocks */
-		got = swt_read_full(fds[0], msg, len - 1);
+		while (got < len - 1 && !(stop_sig = swt_plugin_child_wait(fds[0], pid))) {
+			ssize_t n = read(fds[0], msg + got, len - 1 - got);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
 		close(fds[0]);
-		msg[got > 0 ? got : 0] = '\0';
+		msg[got] = '\0';
+		if (stop_sig)
+			kill(pid, SIGKILL);
 	}
 	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
+	if (stop_sig)
+		*status = W_STOPCODE(stop_sig);
 	return 0;
 }
 
@@ -178,7 +193,7 @@ static int plugin_refuses(const struct swt_policy_choice *c, const struct swt_po
 	if (run_in_child(try_create, &t, why, len, &status) < 0)
 		return 0;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 1 || why[0] != 'R')
-		return 0;	/* made one, or crashed or exited: left to the run, which says so */
+		return 0;	/* made one, or crashed, exited or stopped: left to the run, which says so */
 	memmove(why, why + 1, strlen(why));
 	return 1;
 }
@@ -214,6 +229,9 @@ static const char *plugin_load_fails(const char *path, char *buf, size_t len)
 	if (WIFSIGNALED(status))
 		snprintf(buf, len, "crashed (%s) while being loaded or unloaded (its constructors "
 			 "or destructors)", strsignal(WTERMSIG(status)));
+	else if (WIFSTOPPED(status))
+		snprintf(buf, len, "stopped the process (%s) while being loaded or unloaded (its "
+			 "constructors or destructors); killed", strsignal(WSTOPSIG(status)));
 	else
 		snprintf(buf, len, "ended the process (exit status %d) while being loaded or "
 			 "unloaded (its constructors or destructors)",

@@ -376,6 +376,15 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
  */
 int swt_plugin_child_setup(pid_t parent);
 
+/*
+ * In its parent, before each read from the pipe fd that child pid writes
+ * to: waits until it can be read (data, its end, or an error the read will
+ * report).  0, or the signal the plugin stopped the child with, for good
+ * (SIGSTOP, or SIGTSTP and the like): it would never write, the caller
+ * kills it.  A stop of the whole process group (Ctrl-Z) is no such stop.
+ */
+int swt_plugin_child_wait(int fd, pid_t pid);
+
 double swt_metrics_accuracy(const struct swt_replay_metrics *m);	/* -1: undefined */
 double swt_metrics_coverage(const struct swt_replay_metrics *m);
 double swt_metrics_avg_request_kib(const struct swt_replay_metrics *m, uint32_t page_shift);

@@ -605,6 +605,20 @@ for case in "stop:Stopped (signal)" "tstp:Stopped"; do
 		"1:swaptrace: replay: policy '$so' stopped the replay process (${case#*:}) during the replay; killed" \
 		"a plugin that stops its process (${case%%:*})"
 done
+# the same before the runs, in the trial of the plugin's loading (its
+# constructors) and of its create(), where it hung swaptrace too: the
+# constructor's stop is refused as its crash is, create()'s is killed and
+# left to the runs, which say so as above
+so=$bad/libswt-bad-ctor_stop.so
+timeout 60 "$SWAPTRACE" replay -p fixed -p "$so" -c 3 "$WORK/stop.db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" \
+	"1:swaptrace: replay: policy plugin '$so' stopped the process (Stopped (signal)) while being loaded or unloaded (its constructors or destructors); killed" \
+	"a plugin whose constructor stops its process"
+so=$bad/libswt-bad-create_stop.so
+timeout 60 "$SWAPTRACE" replay -p fixed -p "$so" -c 3 "$WORK/stop.db" > /dev/null 2> "$WORK/err.txt"
+check_eq "$?:$(cat "$WORK/err.txt")" \
+	"1:swaptrace: replay: policy '$so' stopped the replay process (Stopped (signal)) during the replay; killed" \
+	"a plugin whose create() stops its process"
 check_eq "$(sqlite3 "$WORK/stop.db" 'SELECT count(*) FROM run')" 0 "plugins that stop their process: nothing stored"
 # but a stop of the whole process group, as a shell's Ctrl-Z, stops
 # swaptrace too, and fg continues both: the replay goes on as if nothing

@@ -15,7 +15,8 @@
  *
  * swaptrace loads the plugin into its own process to read the struct, so
  * its constructors and destructors run there: they are first tried in a
- * child process, and a plugin whose loading or unloading crashes or exits
+ * child process, and a plugin whose loading or unloading crashes, exits
+ * or stops its process (SIGSTOP, or SIGTSTP left to its default action)
  * is refused.  Its functions run only in child processes; what they print
  * to stdout goes to swaptrace's stderr, so that --json stays JSON.
  */

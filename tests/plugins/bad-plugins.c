@@ -27,8 +27,10 @@
  *                side effect its caller's process cannot undo): "trial" in the
  *                trial before the replays (no engine), else "run page-cluster N"
  *   CREATE_EXIT  create() calls exit(1) (the trial's own code for a refusal)
+ *   CREATE_STOP  create() stops its own process (raise(SIGSTOP))
  *   CTOR_CRASH   a constructor dereferences NULL (it runs at dlopen())
  *   CTOR_EXIT    a constructor calls exit(0)
+ *   CTOR_STOP    a constructor stops its own process (raise(SIGSTOP))
  *   DTOR_CRASH   a destructor dereferences NULL (it runs at dlclose())
  *   PRINTS       the constructor, create() and on_miss print to stdout
  *   PARAMS       takes n (default 1) and lib (no default), any values
@@ -51,7 +53,7 @@ void swt_policy_plugin(void)
 #elif !defined(NO_SYMBOL)
 static int calls __attribute__((unused));
 
-#if defined(CTOR_CRASH) || defined(CTOR_EXIT) || defined(PRINTS)
+#if defined(CTOR_CRASH) || defined(CTOR_EXIT) || defined(CTOR_STOP) || defined(PRINTS)
 __attribute__((constructor)) static void bad_constructor(void)
 {
 #ifdef CTOR_CRASH
@@ -61,6 +63,8 @@ __attribute__((constructor)) static void bad_constructor(void)
 	*null = 1;
 #elif defined(CTOR_EXIT)
 	exit(0);
+#elif defined(CTOR_STOP)
+	raise(SIGSTOP);
 #else
 	printf("plugin constructor here\n");
 #endif
@@ -107,6 +111,9 @@ static void *bad_create(const struct swt_policy_env *env, const char *const *key
 	return &calls;
 #elif defined(CREATE_EXIT)
 	exit(1);
+#elif defined(CREATE_STOP)
+	raise(SIGSTOP);
+	return &calls;
 #elif defined(PRINTS)
 	printf("plugin create() here\n");
 	fflush(stdout);
