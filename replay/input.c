@@ -210,17 +210,10 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 		a->id = sqlite3_column_int64(s, 0);
 		snprintf(a->dev, sizeof(a->dev), "%s", (const char *)sqlite3_column_text(s, 1));
 		/*
-		 * max() takes text over any number: a slot a hand edit made text
-		 * is the top, and would size the tables as slot 0
+		 * max() takes text over any number, so a slot a hand edit made
+		 * text would be the top and size the tables as slot 0: refused
+		 * before, by swt_store_check_slots
 		 */
-		if (sqlite3_column_type(s, 6) != SQLITE_INTEGER ||
-		    sqlite3_column_type(s, 7) != SQLITE_INTEGER) {
-			ret = swt_store_check_slots(st, a->id, err);
-			if (ret) {
-				sqlite3_finalize(s);
-				return ret;
-			}
-		}
 		top_in = sqlite3_column_int64(s, 6);
 		top_out = sqlite3_column_int64(s, 7);
 		top = top_in > top_out ? top_in : top_out;
@@ -771,7 +764,14 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 	*out = NULL;
 	if (!in)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
-	ret = load_capture(st, in, err);
+	/*
+	 * a slot a hand edit made text, in any row of the streams or probes,
+	 * whether its area is listed or not, refused as info and report refuse
+	 * it, before anything else is said of the capture
+	 */
+	ret = swt_store_check_slots(st, err);
+	if (!ret)
+		ret = load_capture(st, in, err);
 	if (!ret) {
 		int recorded;
 

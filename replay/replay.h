@@ -195,8 +195,11 @@ int swt_replay_area_index(const struct swt_replay_input *in, int64_t id);
 int swt_replay_any_rotational(const struct swt_replay_input *in);
 /*
  * Column 2 of a row of table (swap_in, swap_out, swap_probe) is its slot,
- * column id_col its id: refused when not a whole number (text a hand edit
- * left, which read as slot 0), or 0 or negative, naming the table and row.
+ * column id_col its id: refused when 0 or negative, or not a whole number
+ * (text a hand edit left, which read as slot 0), naming the table and row.
+ * swt_replay_input_load refuses the latter in every row first, as info and
+ * report do (swt_store_check_slots); this is the stream readers' own check,
+ * for the slots' values and for a stream read without it.
  */
 int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *table, int id_col,
 			  const char *what, struct swt_err *err);

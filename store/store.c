@@ -277,9 +277,9 @@ int swt_store_bad_slot_error(struct swt_store *st, const char *table, int64_t id
 			 "not a database ingest wrote", st->path, table, (long long)id, shown);
 }
 
-int swt_store_check_slots(struct swt_store *st, int64_t area, struct swt_err *err)
+int swt_store_check_slots(struct swt_store *st, struct swt_err *err)
 {
-	static const char *const tables[] = { "swap_in", "swap_out" };
+	static const char *const tables[] = { "swap_in", "swap_out", "swap_probe" };
 
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(tables); i++) {
 		char sql[160];
@@ -287,12 +287,15 @@ int swt_store_check_slots(struct swt_store *st, int64_t area, struct swt_err *er
 		int64_t id = -1;
 		int rc;
 
-		/* the first in id order, the order rows are stored in: no sort */
-		snprintf(sql, sizeof(sql), "SELECT id FROM %s WHERE (?1 < 0 OR area_id = ?1) AND "
-			 "typeof(slot) != 'integer' ORDER BY id LIMIT 1", tables[i]);
+		/*
+		 * the first in id order, the order rows are stored in: no sort;
+		 * a NULL (swap_probe's only) is tested on the rare row that is
+		 * no integer
+		 */
+		snprintf(sql, sizeof(sql), "SELECT id FROM %s WHERE typeof(slot) != 'integer' AND "
+			 "slot IS NOT NULL ORDER BY id LIMIT 1", tables[i]);
 		if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
 			return swt_store_sql_error(st, err, "looking for a slot that is no number");
-		sqlite3_bind_int64(q, 1, area);
 		rc = sqlite3_step(q);
 		if (rc == SQLITE_ROW)
 			id = sqlite3_column_int64(q, 0);

@@ -164,12 +164,15 @@ int swt_store_note_query_error(struct swt_store *st, const char *what);
 int swt_store_bad_slot_error(struct swt_store *st, const char *table, int64_t id,
 			     struct swt_err *err);
 /*
- * The first such row of swap_in, else of swap_out, in swap area area (in
- * any when area is negative), refused as swt_store_bad_slot_error says;
- * 0 when there is none.  For the readers of the streams' slots, before
- * they take one for a page.
+ * The first such row of swap_in, else of swap_out, else of swap_probe (a
+ * probe's NULL slot is none: replay leaves such a row out), in any swap
+ * area, listed in swap_area or not, refused as swt_store_bad_slot_error
+ * says; 0 when there is none.  One scan of each table in id order.  For
+ * the readers of the streams' slots (info, report, replay), before they
+ * take one for a page or say anything: each refuses the same database
+ * with the same line.
  */
-int swt_store_check_slots(struct swt_store *st, int64_t area, struct swt_err *err);
+int swt_store_check_slots(struct swt_store *st, struct swt_err *err);
 
 /* Bind an int64 that may be SWT_NULL. */
 static inline int swt_bind_int(sqlite3_stmt *s, int col, int64_t v)

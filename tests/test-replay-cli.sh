@@ -869,11 +869,11 @@ expect_fail "a swap-in at slot 0 (the swap area's header): not a database ingest
 # the number it starts with ('7abc': replayed as slot 7), or its whole
 # part; refused, naming the table and row, in the exact stream, the
 # swap-outs and the reconstructed one, and where max() made it the top
-textslot() { # table id value [replay options...]: the message for that row
+textslot() { # table id value [replay options...]: the message for that row (after SQL $prepare)
 	local table=$1 id=$2 value=$3
 	shift 3
 	cp "$db" "$WORK/textslot.db"
-	sqlite3 "$WORK/textslot.db" "UPDATE $table SET slot = $value WHERE id = $id" ||
+	sqlite3 "$WORK/textslot.db" "${prepare:-} UPDATE $table SET slot = $value WHERE id = $id" ||
 		fail "text slot: preparing $table row $id"
 	expect_fail "^swaptrace: replay: '$WORK/textslot.db': $table row $id: slot $(sed "s/[.]/[.]/g" <<<"$value") is not a whole number: not a database ingest wrote\$" \
 		replay -n -p none "$@" "$WORK/textslot.db"
@@ -884,6 +884,17 @@ textslot swap_in $((first_in + 100)) "'7abc'"
 textslot swap_in $((first_in + 100)) "1.5"
 textslot swap_in $((first_in + 100)) "X'07'"
 textslot swap_out "$(sqlite3 "$db" 'SELECT max(id) FROM swap_out')" "'x'"
+# ... in a row of an area swap_area does not list, which replay leaves out
+# (it replayed the rest, where info and report refused it), and in a
+# swap-entry probe of a capture whose stream is exact without them (it
+# read no probe, where info and report did not look at probes)
+prepare="UPDATE swap_in SET area_id = 9 WHERE id = $((first_in + 100));" \
+	textslot swap_in $((first_in + 100)) "'7abc'"
+prepare="UPDATE swap_out SET area_id = 9 WHERE id = (SELECT max(id) FROM swap_out);" \
+	textslot swap_out "$(sqlite3 "$db" 'SELECT max(id) FROM swap_out')" "'x'"
+prepare="INSERT INTO swap_probe (id, ts, pid, kind, area_id, slot, address)
+	SELECT id, ts, pid, 'read', area_id, slot, address FROM swap_in ORDER BY id LIMIT 3;" \
+	textslot swap_probe $((first_in + 1)) "'7abc'"
 # tables as long as the highest slot: a few pages at the far end of a huge
 # area would take more memory than there is (one such row was OOM-killed at
 # 24 GB), and so would simulated devices of petabytes: refused up front
@@ -1129,6 +1140,24 @@ sqlite3 "$probed" "INSERT INTO swap_probe (ts, cpu, pid, kind, area_id, slot, ad
 	fail "a probed capture replays without --approximate: $(cat "$WORK/probed.err")"
 cmp -s "$WORK/exact.json" "$WORK/probed.json" || fail "the probes' stream differs from the exact one"
 [ -s "$WORK/probed.err" ] && fail "a probed capture is not approximate: $(cat "$WORK/probed.err")"
+# a probe without a slot names no entry: left out of the stream, and no
+# slot that is no whole number to info, report and replay
+cp "$probed" "$WORK/probed-null.db"
+sqlite3 "$WORK/probed-null.db" "INSERT INTO swap_probe (ts, pid, kind, area_id, slot)
+	SELECT max(ts), NULL, 'fault', 0, NULL FROM swap_in" || fail "preparing a probe without a slot"
+"$SWAPTRACE" replay --no-store --json -p auto -p fixed -p vma -c 0,3 "$WORK/probed-null.db" \
+	> "$WORK/probed-null.json" 2> "$WORK/probed-null.err" ||
+	fail "a probe without a slot: $(cat "$WORK/probed-null.err")"
+cmp -s "$WORK/exact.json" "$WORK/probed-null.json" || fail "a probe without a slot changed the stream"
+"$SWAPTRACE" info "$WORK/probed-null.db" > /dev/null 2> "$WORK/probed-null.err" ||
+	fail "info on a probe without a slot: $(cat "$WORK/probed-null.err")"
+# ... and one whose slot a hand edit made text, in the stream it makes
+probe_id=$(sqlite3 "$probed" "SELECT min(id) + 10 FROM swap_probe")
+cp "$probed" "$WORK/textslot-probed.db"
+sqlite3 "$WORK/textslot-probed.db" "UPDATE swap_probe SET slot = '7abc' WHERE id = $probe_id" ||
+	fail "text slot: preparing a probed capture"
+expect_fail "^swaptrace: replay: '$WORK/textslot-probed.db': swap_probe row $probe_id: slot '7abc' is not a whole number: not a database ingest wrote\$" \
+	replay -n -p none "$WORK/textslot-probed.db"
 
 # --- swapoff's reads are no faults ----------------------------------------------------
 # swapoff reads every page back (pswpin counts them): added to the sample
