@@ -260,21 +260,26 @@ int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def)
 int swt_store_bad_slot_error(struct swt_store *st, const char *table, int64_t id,
 			     struct swt_err *err)
 {
-	char sql[64], shown[48] = "?";
+	char sql[96], shown[48] = "?";
+	const char *why = "is not a whole number";
 	sqlite3_stmt *q;
 
-	snprintf(sql, sizeof(sql), "SELECT quote(slot) FROM %s WHERE id = ?1", table);
+	snprintf(sql, sizeof(sql), "SELECT quote(slot), typeof(slot) = 'integer', slot FROM %s "
+		 "WHERE id = ?1", table);
 	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(q, 1, id);
 		if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
 			const char *v = (const char *)sqlite3_column_text(q, 0);
 
 			snprintf(shown, sizeof(shown), "%.40s%s", v, strlen(v) > 40 ? "..." : "");
+			if (sqlite3_column_int(q, 1))
+				why = sqlite3_column_int64(q, 2) ? "is below the swap area"
+								 : "is the swap area's header, never a page";
 		}
 		sqlite3_finalize(q);
 	}
-	return swt_error(err, SWT_EFORMAT, "'%s': %s row %lld: slot %s is not a whole number: "
-			 "not a database ingest wrote", st->path, table, (long long)id, shown);
+	return swt_error(err, SWT_EFORMAT, "'%s': %s row %lld: slot %s %s: not a database ingest "
+			 "wrote", st->path, table, (long long)id, shown, why);
 }
 
 int swt_store_check_slots(struct swt_store *st, struct swt_err *err)
@@ -290,10 +295,12 @@ int swt_store_check_slots(struct swt_store *st, struct swt_err *err)
 		/*
 		 * the first in id order, the order rows are stored in: no sort;
 		 * a NULL (swap_probe's only) is tested on the rare row that is
-		 * no integer
+		 * no integer.  Slot 0 is the area's header and ingest never
+		 * stores it, nor a slot below it: replay would take either as a
+		 * page, and the report would draw it
 		 */
-		snprintf(sql, sizeof(sql), "SELECT id FROM %s WHERE typeof(slot) != 'integer' AND "
-			 "slot IS NOT NULL ORDER BY id LIMIT 1", tables[i]);
+		snprintf(sql, sizeof(sql), "SELECT id FROM %s WHERE (typeof(slot) != 'integer' OR "
+			 "slot < 1) AND slot IS NOT NULL ORDER BY id LIMIT 1", tables[i]);
 		if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
 			return swt_store_sql_error(st, err, "looking for a slot that is no number");
 		rc = sqlite3_step(q);

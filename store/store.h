@@ -156,10 +156,12 @@ int swt_store_note_query_error(struct swt_store *st, const char *what);
 /*
  * A slot that is no whole number: SQLite keeps what a hand edit gives an
  * INTEGER column when it does not read as one ('7abc', 1.5, a blob), and
- * reads it back as 0, or as the number it starts with.  Refused for row id
- * of table (swap_in, swap_out, swap_probe): -SWT_EFORMAT, "'PATH': TABLE
- * row ID: slot VALUE is not a whole number: not a database ingest wrote",
- * the value as SQL quotes it.
+ * reads it back as 0, or as the number it starts with.  Or a slot below 1:
+ * slot 0 is the swap area's header, which ingest never stores.  Refused
+ * for row id of table (swap_in, swap_out, swap_probe): -SWT_EFORMAT,
+ * "'PATH': TABLE row ID: slot VALUE is not a whole number: not a database
+ * ingest wrote" (or "is the swap area's header, never a page", "is below
+ * the swap area"), the value as SQL quotes it.
  */
 int swt_store_bad_slot_error(struct swt_store *st, const char *table, int64_t id,
 			     struct swt_err *err);

@@ -262,24 +262,31 @@ done
 # rows and said replay takes the capture as it is); in a row of an area
 # swap_area does not list too, which replay leaves out (it replayed the
 # rest), and in a swap-entry probe, which info did not look at (three
-# restated from the first demand reads, as a probed capture has them)
+# restated from the first demand reads, as a probed capture has them); and
+# a slot below 1 (0 is the area's header), which replay alone refused
 first_in=$(sqlite3 "$WORK/locked.db" 'SELECT min(id) FROM swap_in')
 last_out=$(sqlite3 "$WORK/locked.db" 'SELECT max(id) FROM swap_out')
 probes="INSERT INTO swap_probe (id, ts, pid, kind, area_id, slot, address)"
 probes+=" SELECT id, ts, pid, 'fault', area_id, slot, address FROM swap_in ORDER BY id LIMIT 3;"
 for damage in "swap_in|$((first_in + 100))|'7abc'||" "swap_out|$last_out|'x'||" \
 	"swap_in|$((first_in + 100))|'7abc'| of an unlisted area|UPDATE swap_in SET area_id = 9 WHERE id = $((first_in + 100));" \
-	"swap_probe|$((first_in + 1))|'7abc'||$probes"; do
+	"swap_probe|$((first_in + 1))|'7abc'||$probes" "swap_out|$last_out|0||" \
+	"swap_probe|$((first_in + 1))|-5||$probes"; do
 	IFS='|' read -r table id value where prepare <<< "$damage"
+	why="is not a whole number"
+	case $value in
+	0) why="is the swap area's header, never a page" ;;
+	-*) why="is below the swap area" ;;
+	esac
 	cp "$WORK/locked.db" "$WORK/textslot.db"
 	sqlite3 "$WORK/textslot.db" "$prepare UPDATE $table SET slot = $value WHERE id = $id" ||
 		fail "text slot: preparing $table row $id"
 	for args in "info" "info --json" "info --latency" "replay -n -p none"; do
 		# shellcheck disable=SC2086
 		run 1 $args "$WORK/textslot.db"
-		check_eq "$(cat "$ERR")" "swaptrace: ${args%% *}: '$WORK/textslot.db': $table row $id: slot $value is not a whole number: not a database ingest wrote" \
-			"$args: a text slot in $table$where"
-		[ -s "$OUT" ] && fail "$args: a text slot in $table$where: printed $(head -c 200 "$OUT")"
+		check_eq "$(cat "$ERR")" "swaptrace: ${args%% *}: '$WORK/textslot.db': $table row $id: slot $value $why: not a database ingest wrote" \
+			"$args: slot $value in $table$where"
+		[ -s "$OUT" ] && fail "$args: slot $value in $table$where: printed $(head -c 200 "$OUT")"
 	done
 done
 # a file-size limit (ulimit -f) that SQLite's temporary files (its sorts

@@ -986,15 +986,22 @@ sqlite3 "$WORK/edited1.db" "DELETE FROM run WHERE id = $id" || fail "edited: del
 # replayed) or with them (--run), nothing written, an earlier report whole;
 # in a row of an area swap_area does not list too, and in a swap-entry
 # probe, which the report did not look at (three restated from the first
-# reads, as a probed capture has them)
+# reads, as a probed capture has them); and a slot below 1 (0 is the
+# area's header), which the heatmap drew as well
 mkdir "$WORK/textslot-old"
 echo "earlier" > "$WORK/textslot-old/index.html"
 probes="INSERT INTO swap_probe (id, ts, pid, kind, area_id, slot, address)"
 probes+=" SELECT id, ts, pid, 'fault', area_id, slot, address FROM swap_in ORDER BY id LIMIT 3;"
 for damage in "swap_in|SELECT min(id) + 100 FROM swap_in|'7abc'||" "swap_out|SELECT max(id) FROM swap_out|'x'||" \
 	"swap_in|SELECT min(id) + 100 FROM swap_in|'7abc'| of an unlisted area|UPDATE swap_in SET area_id = 9 WHERE id = (SELECT min(id) + 100 FROM swap_in);" \
-	"swap_probe|SELECT min(id) + 1 FROM swap_in|'7abc'||$probes"; do
+	"swap_probe|SELECT min(id) + 1 FROM swap_in|'7abc'||$probes" \
+	"swap_out|SELECT max(id) FROM swap_out|0||" "swap_probe|SELECT min(id) + 1 FROM swap_in|-5||$probes"; do
 	IFS='|' read -r table sql value where prepare <<< "$damage"
+	why="is not a whole number"
+	case $value in
+	0) why="is the swap area's header, never a page" ;;
+	-*) why="is below the swap area" ;;
+	esac
 	id=$(sqlite3 "$WORK/sample.db" "$sql")
 	variant textslot "$prepare UPDATE $table SET slot = $value WHERE id = $id"
 	cp "$WORK/edited.db" "$WORK/textslot-runs.db"
@@ -1005,8 +1012,8 @@ for damage in "swap_in|SELECT min(id) + 100 FROM swap_in|'7abc'||" "swap_out|SEL
 		# shellcheck disable=SC2086
 		"$SWAPTRACE" report ${args% *} "$WORK/${args##* }.db" > /dev/null 2> "$WORK/textslot.err"
 		check_eq "$?:$(cat "$WORK/textslot.err")" \
-			"1:swaptrace: report: '$WORK/${args##* }.db': $table row $id: slot $value is not a whole number: not a database ingest wrote" \
-			"text slot in $table$where: report ${args% *}"
+			"1:swaptrace: report: '$WORK/${args##* }.db': $table row $id: slot $value $why: not a database ingest wrote" \
+			"slot $value in $table$where: report ${args% *}"
 	done
 	[ ! -e "$WORK/textslot-new" ] || fail "text slot in $table$where: left $(ls -A "$WORK/textslot-new")"
 	check_eq "$(ls -A "$WORK/textslot-old"):$(cat "$WORK/textslot-old/index.html")" "index.html:earlier" \
