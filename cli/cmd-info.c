@@ -503,31 +503,6 @@ static void print_latency_json(FILE *out, const struct dev_counts *d)
 		(long long)blk_avg(d), (long long)d->blk_max, (long long)d->blk_total);
 }
 
-/*
- * info's own statements, prepared and stepped as swt_store_query_int does
- * its: a failure is kept on st (swt_store_note_query_error), and the rows
- * end there; cmd_info then prints the error in place of the summary.
- */
-static int info_prepare(struct swt_store *st, const char *sql, sqlite3_stmt **s)
-{
-	if (sqlite3_prepare_v2(swt_store_db(st), sql, -1, s, NULL) == SQLITE_OK)
-		return 1;
-	swt_store_note_query_error(st, "query");
-	return 0;
-}
-
-/* 1 at a row of s, 0 at the end of its rows or at a failure */
-static int info_step(struct swt_store *st, sqlite3_stmt *s)
-{
-	int rc = sqlite3_step(s);
-
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc != SQLITE_DONE)
-		swt_store_note_query_error(st, "query");
-	return 0;
-}
-
 /* The capture's lost events: 1 with *n, or 0 when unknown (NULL: not traced, schema.md) -- not 0. */
 static int lost_events(struct swt_store *st, int64_t *n)
 {
@@ -631,9 +606,9 @@ static void print_json(FILE *out, struct swt_store *st, const struct dev_counts 
 		fprintf(out, ",");
 	}
 	fprintf(out, "\"events\":{");
-	if (info_prepare(st, "SELECT name, sum(count) FROM event_count GROUP BY name ORDER BY name",
-			 &s)) {
-		while (info_step(st, s)) {
+	if (swt_store_query_prepare(st, "SELECT name, sum(count) FROM event_count GROUP BY name "
+				    "ORDER BY name", &s)) {
+		while (swt_store_query_step(st, s)) {
 			const unsigned char *name = sqlite3_column_text(s, 0);
 
 			fprintf(out, "%s", first ? "" : ",");
@@ -847,10 +822,10 @@ static void print_swapin_processes(FILE *out, struct swt_store *st)
 
 	swt_sbuf_init(&comm);
 	/* one pass: the processes' count (column 4) over the grouped rows */
-	if (!info_prepare(st, SWAPIN_PROCESSES_SQL, &s))
+	if (!swt_store_query_prepare(st, SWAPIN_PROCESSES_SQL, &s))
 		return;
 	sqlite3_bind_int(s, 1, TOP);
-	while (info_step(st, s)) {
+	while (swt_store_query_step(st, s)) {
 		int64_t threads = sqlite3_column_int64(s, 3), procs = sqlite3_column_int64(s, 4);
 
 		if (!header++)
@@ -909,7 +884,7 @@ static long long victim_faults(struct swt_store *st, sqlite3_stmt *f, int pid)
 
 	sqlite3_reset(f);
 	sqlite3_bind_int(f, 1, pid);
-	if (info_step(st, f))
+	if (swt_store_query_step(st, f))
 		faults = sqlite3_column_int64(f, 0);
 	return faults;
 }
@@ -945,9 +920,10 @@ static void print_oom_kills(FILE *out, struct swt_store *st)
 			named == 1 ? "" : "s");
 	if (named <= 0 && scope != ALL)
 		return;
-	if (!info_prepare(st, OOM_VICTIMS_SQL, &s) || !info_prepare(st, VICTIM_FAULTS_SQL, &f))
+	if (!swt_store_query_prepare(st, OOM_VICTIMS_SQL, &s) ||
+	    !swt_store_query_prepare(st, VICTIM_FAULTS_SQL, &f))
 		goto out;
-	while (shown < MAX_NAMED && info_step(st, s)) {
+	while (shown < MAX_NAMED && swt_store_query_step(st, s)) {
 		const char *comm;
 		int comm_len, pid;
 		long long faults;
@@ -1009,8 +985,9 @@ static void print_json_text_facts(FILE *out, struct swt_store *st)
 
 	swt_sbuf_init(&comm);
 	fprintf(out, ",\"capture\":");
-	if (info_prepare(st, "SELECT name, kernel, page_cluster, vma_ra_enabled, layout_source,"
-			 " (SELECT count(*) FROM swap_area) FROM capture", &s) && info_step(st, s)) {
+	if (swt_store_query_prepare(st, "SELECT name, kernel, page_cluster, vma_ra_enabled, "
+				    "layout_source, (SELECT count(*) FROM swap_area) FROM capture", &s) &&
+	    swt_store_query_step(st, s)) {
 		fprintf(out, "{\"name\":");
 		cli_json_string_to(out, (const char *)sqlite3_column_text(s, 0));
 		print_json_column(out, "kernel", s, 1);
@@ -1055,10 +1032,10 @@ static void print_json_text_facts(FILE *out, struct swt_store *st)
 		swt_store_query_int(st, ENDED_ON_ERROR_SQL, 0) ? "true" : "false");
 
 	fprintf(out, ",\"events_by_system\":{");
-	if (info_prepare(st, EVENTS_BY_SYSTEM_SQL, &s)) {
+	if (swt_store_query_prepare(st, EVENTS_BY_SYSTEM_SQL, &s)) {
 		const char *system = NULL;
 
-		while (info_step(st, s)) {
+		while (swt_store_query_step(st, s)) {
 			const char *sys = (const char *)sqlite3_column_text(s, 0);
 			const char *name = (const char *)sqlite3_column_text(s, 1);
 
@@ -1113,8 +1090,9 @@ static void print_json_text_facts(FILE *out, struct swt_store *st)
 		fprintf(out, "\"%s\"", scope_names[scope]);
 	fprintf(out, ",\"victims\":[");
 	first = 1;
-	if (info_prepare(st, OOM_VICTIMS_SQL, &s) && info_prepare(st, VICTIM_FAULTS_SQL, &f)) {
-		while (info_step(st, s)) {
+	if (swt_store_query_prepare(st, OOM_VICTIMS_SQL, &s) &&
+	    swt_store_query_prepare(st, VICTIM_FAULTS_SQL, &f)) {
+		while (swt_store_query_step(st, s)) {
 			const char *victim_comm;
 			int comm_len, pid;
 
@@ -1138,9 +1116,9 @@ static void print_json_text_facts(FILE *out, struct swt_store *st)
 	/* every process swapped in for, where the text lists the first few */
 	fprintf(out, ",\"swapin_processes\":[");
 	first = 1;
-	if (info_prepare(st, SWAPIN_PROCESSES_SQL, &s)) {
+	if (swt_store_query_prepare(st, SWAPIN_PROCESSES_SQL, &s)) {
 		sqlite3_bind_int(s, 1, -1);	/* no limit */
-		while (info_step(st, s)) {
+		while (swt_store_query_step(st, s)) {
 			fprintf(out, "%s{\"pid\":%lld,\"comm\":", first ? "" : ",",
 				(long long)sqlite3_column_int64(s, 0));
 			cli_json_string_to(out, (const char *)sqlite3_column_text(s, 1));
@@ -1178,10 +1156,10 @@ static void print_text(FILE *out, struct swt_store *st, const struct dev_counts 
 	int64_t last = swt_store_query_int(st, "SELECT last_ns FROM capture", 0), lost;
 	long long mappings;
 
-	if (info_prepare(st, "SELECT coalesce(name, '?'), coalesce(kernel, '?'), page_cluster,"
-			 " vma_ra_enabled, layout_source, (SELECT count(*) FROM swap_area)"
-			 " FROM capture", &s)) {
-		if (info_step(st, s)) {
+	if (swt_store_query_prepare(st, "SELECT coalesce(name, '?'), coalesce(kernel, '?'), "
+				    "page_cluster, vma_ra_enabled, layout_source, (SELECT count(*) "
+				    "FROM swap_area) FROM capture", &s)) {
+		if (swt_store_query_step(st, s)) {
 			struct swt_sbuf name, kernel;
 
 			/* as process names are: a name or release given by hand may hold anything */
@@ -1245,8 +1223,8 @@ static void print_text(FILE *out, struct swt_store *st, const struct dev_counts 
 	}
 
 	fprintf(out, "\nEvents:\n");
-	if (info_prepare(st, EVENTS_BY_SYSTEM_SQL, &s)) {
-		while (info_step(st, s))
+	if (swt_store_query_prepare(st, EVENTS_BY_SYSTEM_SQL, &s)) {
+		while (swt_store_query_step(st, s))
 			fprintf(out, "  %-12s %-28s %10lld\n", sqlite3_column_text(s, 0),
 				sqlite3_column_text(s, 1), (long long)sqlite3_column_int64(s, 2));
 		sqlite3_finalize(s);
@@ -1273,12 +1251,12 @@ static void print_text(FILE *out, struct swt_store *st, const struct dev_counts 
 			fprintf(out, "\n");
 		}
 	}
-	if (info_prepare(st, "SELECT name, delta FROM vmstat WHERE name IN"
-			 " ('pgmajfault', 'swap_ra', 'swap_ra_hit', 'swpin_zero', 'zswpin')"
-			 " ORDER BY name", &s)) {
+	if (swt_store_query_prepare(st, "SELECT name, delta FROM vmstat WHERE name IN"
+				    " ('pgmajfault', 'swap_ra', 'swap_ra_hit', 'swpin_zero', 'zswpin')"
+				    " ORDER BY name", &s)) {
 		int any = 0;
 
-		while (info_step(st, s)) {
+		while (swt_store_query_step(st, s)) {
 			fprintf(out, "%s %s %lld", any ? "," : "  kernel:",
 				sqlite3_column_text(s, 0), (long long)sqlite3_column_int64(s, 1));
 			any = 1;

@@ -20,23 +20,6 @@
 /* A VMA boundary is guessed where fault addresses leave a gap this wide. */
 #define VMA_GAP_PAGES 512
 
-int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *table, int id_col,
-			  const char *what, struct swt_err *err)
-{
-	long long slot = sqlite3_column_int64(s, 2);
-
-	/* text reads as 0 (or as the number it starts with), a real as its whole part */
-	if (sqlite3_column_type(s, 2) != SQLITE_INTEGER)
-		return swt_store_bad_slot_error(st, table, sqlite3_column_int64(s, id_col), err);
-
-	/* ingest never stores slot 0: it is the area's header, never a page */
-	if (slot <= 0)
-		return swt_error(err, SWT_EFORMAT, "'%s': a %s at slot %lld%s: not a database ingest "
-				 "wrote", swt_store_path(st), what, slot,
-				 slot ? "" : " (the swap area's header)");
-	return 0;
-}
-
 void swt_replay_input_free(struct swt_replay_input *in)
 {
 	if (!in)
@@ -346,20 +329,14 @@ const char *swt_replay_nothing_to_replay(struct swt_store *st)
 int swt_replay_multigen_lru(struct swt_store *st, char *value, size_t len)
 {
 	sqlite3_stmt *s;
-	int on = -1, rc;
+	int on = -1;
 
 	if (len)
 		value[0] = '\0';
-	if (sqlite3_prepare_v2(swt_store_db(st), "SELECT value FROM capture_fact WHERE section = ''"
-			       " AND key = 'lru_gen' ORDER BY seq DESC LIMIT 1", -1, &s,
-			       NULL) != SQLITE_OK) {
-		swt_store_note_query_error(st, "query");
+	if (!swt_store_query_prepare(st, "SELECT value FROM capture_fact WHERE section = '' AND "
+				     "key = 'lru_gen' ORDER BY seq DESC LIMIT 1", &s))
 		return -1;
-	}
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		swt_store_note_query_error(st, "query");
-	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_TEXT) {
+	if (swt_store_query_step(st, s) && sqlite3_column_type(s, 0) == SQLITE_TEXT) {
 		const char *text = (const char *)sqlite3_column_text(s, 0);
 		char *end;
 		unsigned long long bits;
@@ -449,11 +426,6 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
-		ret = swt_replay_check_slot(st, s, "swap_in", 5, "swap-in", err);
-		if (ret) {
-			sqlite3_finalize(s);
-			return ret;
-		}
 		f = &in->faults[in->nr_faults++];
 		f->ts = (uint64_t)sqlite3_column_int64(s, 0);
 		f->area = (uint32_t)idx;
@@ -491,11 +463,6 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 		if (swt_grow((void **)&in->outs, &cap, in->nr_outs + 1, sizeof(*in->outs))) {
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
-		}
-		ret = swt_replay_check_slot(st, s, "swap_out", 5, "swap-out", err);
-		if (ret) {
-			sqlite3_finalize(s);
-			return ret;
 		}
 		o = &in->outs[in->nr_outs++];
 		o->ts = (uint64_t)sqlite3_column_int64(s, 0);
@@ -765,9 +732,10 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 	if (!in)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	/*
-	 * a slot a hand edit made text, in any row of the streams or probes,
-	 * whether its area is listed or not, refused as info and report refuse
-	 * it, before anything else is said of the capture
+	 * a slot a hand edit made text, or below 1, in any row of the streams
+	 * or probes, whether its area is listed or not, refused as info and
+	 * report refuse it, before anything else is said of the capture: the
+	 * stream readers take every slot as a whole number from 1 up
 	 */
 	ret = swt_store_check_slots(st, err);
 	if (!ret)

@@ -56,8 +56,11 @@ static long long monotonic_ms(void)
 }
 
 /*
- * Each STOP_CHECK_MS without data, a look whether the child is stopped:
- * a normal run costs one poll() per read, which returns when data comes.
+ * Before a read from child pid's pipe fd: 0 once it can be read (data, its
+ * end, or an error the read reports), or the signal the child was stopped
+ * by for good.  Each STOP_CHECK_MS without data, a look whether the child
+ * is stopped: a normal run costs one poll() per read, which returns when
+ * data comes.
  *
  * The child counts as stopped for good when two consecutive checks find it
  * stopped, this process running through the whole wait between them.  A
@@ -68,7 +71,7 @@ static long long monotonic_ms(void)
  * cannot.  A wait that took much longer than STOP_CHECK_MS is one this
  * process was stopped (or starved) in: the check before it does not count.
  */
-int swt_plugin_child_wait(int fd, pid_t pid)
+static int child_wait(int fd, pid_t pid)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	long long last = monotonic_ms(), now;
@@ -98,26 +101,28 @@ int swt_plugin_child_wait(int fd, pid_t pid)
 	}
 }
 
-static int read_exact(struct result_source *src, void *buf, size_t len)
+size_t swt_plugin_child_read(int fd, pid_t pid, void *buf, size_t len, int *stop_sig)
 {
 	char *p = buf;
 	size_t got = 0;
 
-	if (!src->pid)
-		return swt_read_full(src->fd, buf, len) == (long)len ? 0 : -1;
-	while (got < len) {
-		ssize_t n;
+	while (got < len && !*stop_sig && !(*stop_sig = child_wait(fd, pid))) {
+		ssize_t n = read(fd, p + got, len - got);
 
-		if (src->stop_sig || (src->stop_sig = swt_plugin_child_wait(src->fd, src->pid)))
-			return -1;
-		n = read(src->fd, p + got, len - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return -1;
+			break;
 		got += (size_t)n;
 	}
-	return 0;
+	return got;
+}
+
+static int read_exact(struct result_source *src, void *buf, size_t len)
+{
+	if (!src->pid)
+		return swt_read_full(src->fd, buf, len) == (long)len ? 0 : -1;
+	return swt_plugin_child_read(src->fd, src->pid, buf, len, &src->stop_sig) == len ? 0 : -1;
 }
 
 static struct swt_replay_result *result_read(struct result_source *src)

@@ -136,10 +136,10 @@ static int load_reads(struct swt_store *st, struct rc *rc, struct swt_err *err)
 
 		if (area < 0)
 			continue;
-		/* load_areas refused slots past the engine's limit, in every row */
-		ret = swt_replay_check_slot(st, s, "swap_in", 6, "swap-in", err);
-		if (ret)
-			goto out;
+		/*
+		 * every slot a whole number from 1 up (swt_store_check_slots) and
+		 * below the engine's limit (load_areas), in every row
+		 */
 		if (rc->nr_reads >= NONE) {
 			ret = swt_error(err, SWT_EFORMAT, "'%s': more swap-ins than replay handles (2^32)",
 					swt_store_path(st));
@@ -689,15 +689,13 @@ int swt_replay_probe_stream(struct swt_store *st, struct swt_replay_input *in, s
 
 		if (area < 0)
 			continue;
-		ret = swt_replay_check_slot(st, s, kind == 2 ? "swap_in" : "swap_probe", 6,
-					    kind == 2 ? "swap-in" : "swap-entry probe", err);
 		/* load_areas refused swap-ins past the limit; probes it did not read */
-		if (!ret && kind != 2 && slot >= SWT_SLOT_LIMIT)
+		if (kind != 2 && slot >= SWT_SLOT_LIMIT) {
 			ret = swt_error(err, SWT_EFORMAT, "'%s': a swap-entry probe at slot %llu: "
 					"beyond what the replay handles (2^32)", swt_store_path(st),
 					(unsigned long long)slot);
-		if (ret)
 			goto out;
+		}
 		if (kind == 2) {
 			/* the faulting page's own read is no readahead */
 			if (!swt_map_del(&own_read_due, (uint64_t)area, slot) &&

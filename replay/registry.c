@@ -68,7 +68,7 @@ static int run_in_child(int (*fn)(const void *arg, int fd), const void *arg, cha
 {
 	int fds[2] = { -1, -1 }, null, stop_sig = 0;
 	pid_t pid, parent = getpid();
-	size_t got = 0;
+	size_t got;
 
 	if (msg && pipe(fds) < 0)
 		return -1;
@@ -97,15 +97,7 @@ static int run_in_child(int (*fn)(const void *arg, int fd), const void *arg, cha
 	if (msg) {
 		close(fds[1]);
 		/* to EOF before the wait: a child writing more than a pipe holds blocks */
-		while (got < len - 1 && !(stop_sig = swt_plugin_child_wait(fds[0], pid))) {
-			ssize_t n = read(fds[0], msg + got, len - 1 - got);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
+		got = swt_plugin_child_read(fds[0], pid, msg, len - 1, &stop_sig);
 		close(fds[0]);
 		msg[got] = '\0';
 		if (stop_sig)

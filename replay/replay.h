@@ -193,16 +193,6 @@ int32_t swt_replay_process_of(const struct swt_replay_input *in, int64_t pid);
 int swt_replay_area_index(const struct swt_replay_input *in, int64_t id);
 /* Whether a swap area is rotational: the traced kernel then took cluster, not VMA, readahead. */
 int swt_replay_any_rotational(const struct swt_replay_input *in);
-/*
- * Column 2 of a row of table (swap_in, swap_out, swap_probe) is its slot,
- * column id_col its id: refused when 0 or negative, or not a whole number
- * (text a hand edit left, which read as slot 0), naming the table and row.
- * swt_replay_input_load refuses the latter in every row first, as info and
- * report do (swt_store_check_slots); this is the stream readers' own check,
- * for the slots' values and for a stream read without it.
- */
-int swt_replay_check_slot(struct swt_store *st, sqlite3_stmt *s, const char *table, int id_col,
-			  const char *what, struct swt_err *err);
 
 /*
  * Compute once what every run of this input shares (futures, page tables);
@@ -380,13 +370,14 @@ int swt_replay_run_isolated(const struct swt_replay_input *in, const struct swt_
 int swt_plugin_child_setup(pid_t parent);
 
 /*
- * In its parent, before each read from the pipe fd that child pid writes
- * to: waits until it can be read (data, its end, or an error the read will
- * report).  0, or the signal the plugin stopped the child with, for good
- * (SIGSTOP, or SIGTSTP and the like): it would never write, the caller
- * kills it.  A stop of the whole process group (Ctrl-Z) is no such stop.
+ * In its parent: up to len bytes from the pipe fd that child pid writes
+ * to, fewer at its end or an error; how many.  A child the plugin stopped
+ * for good (SIGSTOP, or SIGTSTP and the like) would never write: reading
+ * ends, and *stop_sig is the signal (0 before: a stop seen once ends every
+ * later read at once), the caller kills it.  A stop of the whole process
+ * group (Ctrl-Z) is no such stop.
  */
-int swt_plugin_child_wait(int fd, pid_t pid);
+size_t swt_plugin_child_read(int fd, pid_t pid, void *buf, size_t len, int *stop_sig);
 
 double swt_metrics_accuracy(const struct swt_replay_metrics *m);	/* -1: undefined */
 double swt_metrics_coverage(const struct swt_replay_metrics *m);

@@ -220,9 +220,23 @@ int swt_store_prepare(struct swt_store *st, const char *sql, sqlite3_stmt **stmt
 	return swt_store_sql_error(st, err, "prepare");
 }
 
-int swt_store_note_query_error(struct swt_store *st, const char *what)
+int swt_store_query_prepare(struct swt_store *st, const char *sql, sqlite3_stmt **s)
 {
-	return swt_store_sql_error(st, &st->query_err, what);
+	if (sqlite3_prepare_v2(st->db, sql, -1, s, NULL) == SQLITE_OK)
+		return 1;
+	swt_store_sql_error(st, &st->query_err, "query");
+	return 0;
+}
+
+int swt_store_query_step(struct swt_store *st, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc != SQLITE_DONE)
+		swt_store_sql_error(st, &st->query_err, "query");
+	return 0;
 }
 
 int swt_store_query_error(struct swt_store *st, struct swt_err *err)
@@ -241,17 +255,11 @@ int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def)
 {
 	sqlite3_stmt *s;
 	int64_t v = def;
-	int rc;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
-		swt_store_note_query_error(st, "query");
+	if (!swt_store_query_prepare(st, sql, &s))
 		return def;
-	}
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+	if (swt_store_query_step(st, s) && sqlite3_column_type(s, 0) != SQLITE_NULL)
 		v = sqlite3_column_int64(s, 0);
-	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		swt_store_note_query_error(st, "query");
 	sqlite3_finalize(s);
 	return v;
 }
@@ -356,13 +364,9 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, int *recorded)
 	while (page_shift < 20 && (INT64_C(1) << page_shift) < page_size)
 		page_shift++;
 	/* in any section, as ingest reads swap_device lines (meta.c) */
-	if (sqlite3_prepare_v2(st->db, "SELECT value FROM capture_fact WHERE key = 'swap_device'",
-			       -1, &s, NULL) != SQLITE_OK) {
-		swt_store_note_query_error(st, "query");
-	} else {
-		int rc;
-
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	if (swt_store_query_prepare(st, "SELECT value FROM capture_fact WHERE key = 'swap_device'",
+				    &s)) {
+		while (swt_store_query_step(st, s)) {
 			const char *line = (const char *)sqlite3_column_text(s, 0);
 			int64_t sectors = line ? fact_word_int(line, "max_sectors_kb") : -1;
 			int64_t segments = line ? fact_word_int(line, "max_segments") : -1;
@@ -383,8 +387,6 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, int *recorded)
 			if (kib < limit)
 				limit = kib;
 		}
-		if (rc != SQLITE_DONE)
-			swt_store_note_query_error(st, "query");
 		sqlite3_finalize(s);
 	}
 	if (!*recorded)

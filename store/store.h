@@ -139,19 +139,23 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, int *recorded);
 int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def);
 /*
  * The first query on st that failed, where its reader went on with a
- * default (swt_store_query_int, or a reader that noted its own with
- * swt_store_note_query_error), since st was opened or the last
+ * default (swt_store_query_int, or a reader of swt_store_query_prepare
+ * and swt_store_query_step), since st was opened or the last
  * swt_store_clear_query_error: 0 when none did, else -SWT_EDB with
- * "'PATH': WHAT: SQLite's message" in err.  For a command that reads many
+ * "'PATH': query: SQLite's message" in err.  For a command that reads many
  * answers before it prints them, to print none of them when one was lost.
  */
 int swt_store_query_error(struct swt_store *st, struct swt_err *err);
 void swt_store_clear_query_error(struct swt_store *st);
 /*
- * Keep the connection's last error, a failed prepare or step of what, for
- * swt_store_query_error (the first one kept wins); returns -SWT_EDB.
+ * For readers that go on with a default when a query fails: 1 when sql
+ * was prepared into *s, 0 when it failed; and 1 at a row of s, 0 at the
+ * end of its rows or at a failure.  A failure is kept for
+ * swt_store_query_error (the first one kept wins), so that a loop that
+ * stopped on one is told from one that ran to the end.
  */
-int swt_store_note_query_error(struct swt_store *st, const char *what);
+int swt_store_query_prepare(struct swt_store *st, const char *sql, sqlite3_stmt **s);
+int swt_store_query_step(struct swt_store *st, sqlite3_stmt *s);
 
 /*
  * A slot that is no whole number: SQLite keeps what a hand edit gives an

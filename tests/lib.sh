@@ -134,6 +134,16 @@ meta_value() { # meta.txt key
 	awk -v k="$2" '$1 == k { print $2; exit }' "$1"
 }
 
+# slot_complaint VALUE: what info, report and replay say of a stream slot
+# VALUE (as SQL writes it) that ingest never stores (store/store.h)
+slot_complaint() {
+	case $1 in
+	0) echo "is the swap area's header, never a page" ;;
+	-*) echo "is below the swap area" ;;
+	*) echo "is not a whole number" ;;
+	esac
+}
+
 # long_path LENGTH NAME: print a path of exactly LENGTH bytes ending in /NAME,
 # its directories (under $WORK, none longer than 200 bytes) created: for
 # messages and opens of paths longer than fixed buffers and SQLite's limit

@@ -273,11 +273,7 @@ for damage in "swap_in|$((first_in + 100))|'7abc'||" "swap_out|$last_out|'x'||" 
 	"swap_probe|$((first_in + 1))|'7abc'||$probes" "swap_out|$last_out|0||" \
 	"swap_probe|$((first_in + 1))|-5||$probes"; do
 	IFS='|' read -r table id value where prepare <<< "$damage"
-	why="is not a whole number"
-	case $value in
-	0) why="is the swap area's header, never a page" ;;
-	-*) why="is below the swap area" ;;
-	esac
+	why=$(slot_complaint "$value")
 	cp "$WORK/locked.db" "$WORK/textslot.db"
 	sqlite3 "$WORK/textslot.db" "$prepare UPDATE $table SET slot = $value WHERE id = $id" ||
 		fail "text slot: preparing $table row $id"

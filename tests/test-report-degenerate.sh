@@ -997,11 +997,7 @@ for damage in "swap_in|SELECT min(id) + 100 FROM swap_in|'7abc'||" "swap_out|SEL
 	"swap_probe|SELECT min(id) + 1 FROM swap_in|'7abc'||$probes" \
 	"swap_out|SELECT max(id) FROM swap_out|0||" "swap_probe|SELECT min(id) + 1 FROM swap_in|-5||$probes"; do
 	IFS='|' read -r table sql value where prepare <<< "$damage"
-	why="is not a whole number"
-	case $value in
-	0) why="is the swap area's header, never a page" ;;
-	-*) why="is below the swap area" ;;
-	esac
+	why=$(slot_complaint "$value")
 	id=$(sqlite3 "$WORK/sample.db" "$sql")
 	variant textslot "$prepare UPDATE $table SET slot = $value WHERE id = $id"
 	cp "$WORK/edited.db" "$WORK/textslot-runs.db"
