@@ -1019,7 +1019,8 @@ int cmd_replay(int argc, char **argv)
 	if (!in->nr_faults) {
 		/* as report and info say it: a run of no faults answers nothing */
 		warn_unseen_swapins(argv[optind], st);	/* perhaps why */
-		status = cli_failf("replay", SWT_EXIT_FAIL, "'%s': no swap-in faults: nothing to replay",
+		status = swt_store_query_error(st, &err) ? cli_fail("replay", &err) :
+			 cli_failf("replay", SWT_EXIT_FAIL, "'%s': no swap-in faults: nothing to replay",
 				   argv[optind]);
 		goto out;
 	}
@@ -1065,6 +1066,11 @@ int cmd_replay(int argc, char **argv)
 	warn_kind_unknown(in, choices, nchoices);
 	warn_multigen_lru(argv[optind], st);
 	warn_unseen_swapins(argv[optind], st);
+	/* a warning's query that failed: a damaged database, said before any run */
+	if (swt_store_query_error(st, &err)) {
+		status = cli_fail("replay", &err);
+		goto out;
+	}
 	if (!ncaches) {
 		caches[0] = -100;
 		ncaches = 1;

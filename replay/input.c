@@ -781,6 +781,13 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 		ret = swt_replay_find_frees(st, in, err);	/* after the VMAs: shared ones are left out */
 	if (!ret)
 		ret = swt_replay_prepare(in, err);
+	/*
+	 * A read that went on with its default (the request limit, the
+	 * streams' kind, the counts left out) lost an answer the runs depend
+	 * on, and may be why a step above failed: named first, either way
+	 */
+	if (swt_store_query_error(st, err))
+		ret = -SWT_EDB;
 	if (ret) {
 		swt_replay_input_free(in);
 		return ret;

@@ -144,6 +144,19 @@ slot_complaint() {
 	esac
 }
 
+# zero_root_pages DB TABLE...: zero the first page of each table (and of its
+# indexes) in DB, as a damaged disk would: SQLite opens the file, and
+# reading those tables fails with "database disk image is malformed"
+zero_root_pages() {
+	local db=$1 size root; shift
+	size=$(sqlite3 "$db" 'PRAGMA page_size') || return 1
+	for root in $(sqlite3 "$db" "SELECT rootpage FROM sqlite_schema WHERE rootpage > 0 AND
+			tbl_name IN ($(printf "'%s'," "$@" | sed 's/,$//'))"); do
+		dd if=/dev/zero of="$db" bs="$size" seek=$((root - 1)) count=1 conv=notrunc \
+			2>/dev/null || return 1
+	done
+}
+
 # long_path LENGTH NAME: print a path of exactly LENGTH bytes ending in /NAME,
 # its directories (under $WORK, none longer than 200 bytes) created: for
 # messages and opens of paths longer than fixed buffers and SQLite's limit

@@ -1358,4 +1358,22 @@ check_eq "$(info_replay "$blkonly")" "Replay: captured at page-cluster 3, so the
 nometa="$WORK/pc0-nometa.db"
 "$SWAPTRACE" ingest -q -o "$nometa" "$(blk_input rnd-1dev-pc0)" || fail "ingest blktrace without metadata"
 expect_fail "the capture records no page-cluster (ingest it with --meta FILE)" replay -p auto "$nometa"
+# --- a damaged page that only a read with a default of its own reads ---------
+# The devices' request limits (capture_fact) are read at the load, the
+# vmstat counts for a warning: a failed read was taken as its default
+# (requests split at the default limit, no warning said) and the runs were
+# printed and stored, exit 0.  One line naming the database, nothing
+# printed, nothing stored.
+for table in capture_fact vmstat; do
+	cp "$db" "$WORK/damaged.db"
+	zero_root_pages "$WORK/damaged.db" "$table" || fail "damaging $table"
+	runs=$(sqlite3 "$WORK/damaged.db" 'SELECT count(*) FROM run')
+	"$SWAPTRACE" replay --json -p auto -c 7 "$WORK/damaged.db" > "$WORK/out.txt" 2> "$WORK/err.txt"
+	check_eq "$?:$(cat "$WORK/err.txt")" \
+		"1:swaptrace: replay: '$WORK/damaged.db': query: database disk image is malformed" \
+		"replay with a damaged $table page"
+	[ -s "$WORK/out.txt" ] && fail "replay with a damaged $table page printed $(head -c 200 "$WORK/out.txt")"
+	check_eq "$(sqlite3 "$WORK/damaged.db" 'SELECT count(*) FROM run')" "$runs" \
+		"replay with a damaged $table page stores nothing"
+done
 finish
