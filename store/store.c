@@ -265,24 +265,36 @@ int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def)
 }
 
 /* Only on the way out, so it may query: the value as SQL would write it */
-int swt_store_bad_slot_error(struct swt_store *st, const char *table, int64_t id,
-			     struct swt_err *err)
+/*
+ * Why the slot of row id of table is refused (swt_store_check_slots), in
+ * one line naming the row and its value as SQL quotes it.
+ */
+static int bad_slot_error(struct swt_store *st, const char *table, int64_t id, struct swt_err *err)
 {
-	char sql[96], shown[48] = "?";
-	const char *why = "is not a whole number";
+	char sql[192], shown[48] = "?", why[96] = "is not a whole number";
 	sqlite3_stmt *q;
 
-	snprintf(sql, sizeof(sql), "SELECT quote(slot), typeof(slot) = 'integer', slot FROM %s "
-		 "WHERE id = ?1", table);
+	snprintf(sql, sizeof(sql), "SELECT quote(t.slot), typeof(t.slot) = 'integer', t.slot, "
+		 "a.slots, a.dev FROM %s t LEFT JOIN swap_area a ON a.id = t.area_id WHERE t.id = ?1",
+		 table);
 	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(q, 1, id);
 		if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
 			const char *v = (const char *)sqlite3_column_text(q, 0);
+			int64_t slot = sqlite3_column_int64(q, 2);
 
 			snprintf(shown, sizeof(shown), "%.40s%s", v, strlen(v) > 40 ? "..." : "");
-			if (sqlite3_column_int(q, 1))
-				why = sqlite3_column_int64(q, 2) ? "is below the swap area"
-								 : "is the swap area's header, never a page";
+			if (sqlite3_column_int(q, 1) && slot >= 1) {
+				char dev[32];
+
+				/* as replay names its areas: major:minor */
+				swt_dev_format((uint32_t)sqlite3_column_int64(q, 4), dev, sizeof(dev));
+				snprintf(why, sizeof(why), "is past the end of swap area %s (%lld slots)",
+					 dev, (long long)sqlite3_column_int64(q, 3));
+			}
+			else if (sqlite3_column_int(q, 1))
+				snprintf(why, sizeof(why), "%s", slot ? "is below the swap area"
+						: "is the swap area's header, never a page");
 		}
 		sqlite3_finalize(q);
 	}
@@ -295,7 +307,7 @@ int swt_store_check_slots(struct swt_store *st, struct swt_err *err)
 	static const char *const tables[] = { "swap_in", "swap_out", "swap_probe" };
 
 	for (size_t i = 0; i < SWT_ARRAY_SIZE(tables); i++) {
-		char sql[160];
+		char sql[320];
 		sqlite3_stmt *q;
 		int64_t id = -1;
 		int rc;
@@ -304,11 +316,16 @@ int swt_store_check_slots(struct swt_store *st, struct swt_err *err)
 		 * the first in id order, the order rows are stored in: no sort;
 		 * a NULL (swap_probe's only) is tested on the rare row that is
 		 * no integer.  Slot 0 is the area's header and ingest never
-		 * stores it, nor a slot below it: replay would take either as a
-		 * page, and the report would draw it
+		 * stores it, nor a slot below it, nor one past its area's end
+		 * (an area of no recorded size has none): replay would take
+		 * any of them as a page, and the report would draw it.  The
+		 * smallest area's size, computed once, spares most rows the
+		 * lookup of their own area's (a third of the scan's time)
 		 */
-		snprintf(sql, sizeof(sql), "SELECT id FROM %s WHERE (typeof(slot) != 'integer' OR "
-			 "slot < 1) AND slot IS NOT NULL ORDER BY id LIMIT 1", tables[i]);
+		snprintf(sql, sizeof(sql), "SELECT id FROM %s t WHERE (typeof(slot) != 'integer' OR "
+			 "slot < 1 OR (slot >= (SELECT min(slots) FROM swap_area WHERE slots > 0) AND "
+			 "slot >= (SELECT slots FROM swap_area a WHERE a.id = t.area_id AND a.slots > 0))) "
+			 "AND slot IS NOT NULL ORDER BY id LIMIT 1", tables[i]);
 		if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
 			return swt_store_sql_error(st, err, "looking for a slot that is no number");
 		rc = sqlite3_step(q);
@@ -316,7 +333,7 @@ int swt_store_check_slots(struct swt_store *st, struct swt_err *err)
 			id = sqlite3_column_int64(q, 0);
 		sqlite3_finalize(q);
 		if (rc == SQLITE_ROW)
-			return swt_store_bad_slot_error(st, tables[i], id, err);
+			return bad_slot_error(st, tables[i], id, err);
 		if (rc != SQLITE_DONE)
 			return swt_store_sql_error(st, err, "looking for a slot that is no number");
 	}

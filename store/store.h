@@ -158,25 +158,20 @@ int swt_store_query_prepare(struct swt_store *st, const char *sql, sqlite3_stmt 
 int swt_store_query_step(struct swt_store *st, sqlite3_stmt *s);
 
 /*
- * A slot that is no whole number: SQLite keeps what a hand edit gives an
- * INTEGER column when it does not read as one ('7abc', 1.5, a blob), and
- * reads it back as 0, or as the number it starts with.  Or a slot below 1:
- * slot 0 is the swap area's header, which ingest never stores.  Refused
- * for row id of table (swap_in, swap_out, swap_probe): -SWT_EFORMAT,
- * "'PATH': TABLE row ID: slot VALUE is not a whole number: not a database
- * ingest wrote" (or "is the swap area's header, never a page", "is below
- * the swap area"), the value as SQL quotes it.
- */
-int swt_store_bad_slot_error(struct swt_store *st, const char *table, int64_t id,
-			     struct swt_err *err);
-/*
- * The first such row of swap_in, else of swap_out, else of swap_probe (a
- * probe's NULL slot is none: replay leaves such a row out), in any swap
- * area, listed in swap_area or not, refused as swt_store_bad_slot_error
- * says; 0 when there is none.  One scan of each table in id order.  For
- * the readers of the streams' slots (info, report, replay), before they
- * take one for a page or say anything: each refuses the same database
- * with the same line.
+ * The first row of swap_in, else of swap_out, else of swap_probe, in any
+ * swap area, listed in swap_area or not, whose slot ingest never stores:
+ * no whole number (SQLite keeps what a hand edit gives an INTEGER column
+ * when it does not read as one, '7abc', 1.5, a blob, and reads it back as
+ * 0 or as the number it starts with), below 1 (slot 0 is the swap area's
+ * header), or past the end of an area of recorded size.  A probe's NULL
+ * slot is none: replay leaves such a row out.  -SWT_EFORMAT, "'PATH':
+ * TABLE row ID: slot VALUE is not a whole number: not a database ingest
+ * wrote" (or "is the swap area's header, never a page", "is below the
+ * swap area", "is past the end of swap area DEV (N slots)"), the value as
+ * SQL quotes it; 0 when there is none.  One scan of each table in id
+ * order.  For the readers of the streams' slots (info, report, replay),
+ * before they take one for a page or say anything: each refuses the same
+ * database with the same line.
  */
 int swt_store_check_slots(struct swt_store *st, struct swt_err *err);
 

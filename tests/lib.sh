@@ -135,11 +135,14 @@ meta_value() { # meta.txt key
 }
 
 # slot_complaint VALUE: what info, report and replay say of a stream slot
-# VALUE (as SQL writes it) that ingest never stores (store/store.h)
+# VALUE (as SQL writes it) that ingest never stores (store/store.h); a
+# whole number past the end is taken to be in the sample's one area
 slot_complaint() {
 	case $1 in
 	0) echo "is the swap area's header, never a page" ;;
 	-*) echo "is below the swap area" ;;
+	*[!0-9]*) echo "is not a whole number" ;;
+	[1-9]*) echo "is past the end of swap area 7:0 (262144 slots)" ;;
 	*) echo "is not a whole number" ;;
 	esac
 }

@@ -267,7 +267,8 @@ probes+=" SELECT id, ts, pid, 'fault', area_id, slot, address FROM swap_in ORDER
 for damage in "swap_in|$((first_in + 100))|'7abc'||" "swap_out|$last_out|'x'||" \
 	"swap_in|$((first_in + 100))|'7abc'| of an unlisted area|UPDATE swap_in SET area_id = 9 WHERE id = $((first_in + 100));" \
 	"swap_probe|$((first_in + 1))|'7abc'||$probes" "swap_out|$last_out|0||" \
-	"swap_probe|$((first_in + 1))|-5||$probes"; do
+	"swap_probe|$((first_in + 1))|-5||$probes" "swap_in|$first_in|262144||" \
+	"swap_out|$last_out|4294967295||" "swap_probe|$((first_in + 1))|262150||$probes"; do
 	IFS='|' read -r table id value where prepare <<< "$damage"
 	why=$(slot_complaint "$value")
 	cp "$WORK/locked.db" "$WORK/textslot.db"

@@ -832,7 +832,13 @@ wait "$holder" 2>/dev/null
 edited="$WORK/edited.db"
 cp "$db" "$edited"
 sqlite3 "$edited" "UPDATE swap_in SET slot = 4294967296 WHERE id = (SELECT min(id) FROM swap_in)"
-expect_fail "swap area 7:0: slot 4294967296 is beyond what the replay handles" replay -p auto "$edited"
+expect_fail "swap_in row [0-9]*: slot 4294967296 is past the end of swap area 7:0 (262144 slots)" \
+	replay -p auto "$edited"
+# ... in an area of no recorded size, which the slot tables would index
+cp "$edited" "$WORK/unsized.db"
+sqlite3 "$WORK/unsized.db" "UPDATE swap_area SET slots = NULL"
+expect_fail "swap area 7:0: slot 4294967296 is beyond what the replay handles" replay -p auto \
+	"$WORK/unsized.db"
 # swap-ins of an area the database no longer lists are left out, with a
 # warning (they went without a word), and so are swap-outs; -5 ns is no
 # time ingest writes
@@ -854,11 +860,12 @@ check_eq "$(sqlite3 "$WORK/empty.db" 'SELECT count(*) FROM run')" "$runs_before"
 # one slot past the area (within what the tables index) once sized every
 # slot table by it: 2^32 - 1 took tens of gigabytes
 sqlite3 "$edited" "UPDATE swap_in SET slot = 4294967295 WHERE id = (SELECT min(id) FROM swap_in)"
-expect_fail "'$edited': swap area 7:0 holds 262144 slots, but a swap-in is at slot 4294967295: not a database ingest wrote" \
+expect_fail "'$edited': swap_in row $(sqlite3 "$edited" 'SELECT min(id) FROM swap_in'): slot 4294967295 is past the end of swap area 7:0 (262144 slots): not a database ingest wrote\$" \
 	replay -p auto "$edited"
 sqlite3 "$edited" "UPDATE swap_in SET slot = 5 WHERE id = (SELECT min(id) FROM swap_in);
 	UPDATE swap_out SET slot = 262144 WHERE id = (SELECT min(id) FROM swap_out)"
-expect_fail "a swap-out is at slot 262144" replay -p auto "$edited"
+expect_fail "swap_out row $(sqlite3 "$edited" 'SELECT min(id) FROM swap_out'): slot 262144 is past the end of swap area 7:0" \
+	replay -p auto "$edited"
 sqlite3 "$edited" "UPDATE swap_out SET slot = 5 WHERE id = (SELECT min(id) FROM swap_out)"
 # a slot below 1 (slot 0 is the area's header), refused by the store's
 # check before the streams are read, as info and report refuse it

@@ -995,7 +995,8 @@ probes+=" SELECT id, ts, pid, 'fault', area_id, slot, address FROM swap_in ORDER
 for damage in "swap_in|SELECT min(id) + 100 FROM swap_in|'7abc'||" "swap_out|SELECT max(id) FROM swap_out|'x'||" \
 	"swap_in|SELECT min(id) + 100 FROM swap_in|'7abc'| of an unlisted area|UPDATE swap_in SET area_id = 9 WHERE id = (SELECT min(id) + 100 FROM swap_in);" \
 	"swap_probe|SELECT min(id) + 1 FROM swap_in|'7abc'||$probes" \
-	"swap_out|SELECT max(id) FROM swap_out|0||" "swap_probe|SELECT min(id) + 1 FROM swap_in|-5||$probes"; do
+	"swap_out|SELECT max(id) FROM swap_out|0||" "swap_probe|SELECT min(id) + 1 FROM swap_in|-5||$probes" \
+	"swap_in|SELECT min(id) FROM swap_in|262144||"; do
 	IFS='|' read -r table sql value where prepare <<< "$damage"
 	why=$(slot_complaint "$value")
 	id=$(sqlite3 "$WORK/sample.db" "$sql")
