@@ -264,10 +264,10 @@ int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def)
 	return v;
 }
 
-/* Only on the way out, so it may query: the value as SQL would write it */
 /*
  * Why the slot of row id of table is refused (swt_store_check_slots), in
- * one line naming the row and its value as SQL quotes it.
+ * one line naming the row and its value as SQL quotes it.  Only on the way
+ * out, so it may query.
  */
 static int bad_slot_error(struct swt_store *st, const char *table, int64_t id, struct swt_err *err)
 {
@@ -291,10 +291,10 @@ static int bad_slot_error(struct swt_store *st, const char *table, int64_t id, s
 				swt_dev_format((uint32_t)sqlite3_column_int64(q, 4), dev, sizeof(dev));
 				snprintf(why, sizeof(why), "is past the end of swap area %s (%lld slots)",
 					 dev, (long long)sqlite3_column_int64(q, 3));
-			}
-			else if (sqlite3_column_int(q, 1))
+			} else if (sqlite3_column_int(q, 1)) {
 				snprintf(why, sizeof(why), "%s", slot ? "is below the swap area"
 						: "is the swap area's header, never a page");
+			}
 		}
 		sqlite3_finalize(q);
 	}
