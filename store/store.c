@@ -327,7 +327,7 @@ int swt_store_check_slots(struct swt_store *st, struct swt_err *err)
 			 "slot >= (SELECT slots FROM swap_area a WHERE a.id = t.area_id AND a.slots > 0))) "
 			 "AND slot IS NOT NULL ORDER BY id LIMIT 1", tables[i]);
 		if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
-			return swt_store_sql_error(st, err, "looking for a slot that is no number");
+			return swt_store_sql_error(st, err, "checking the streams' slots");
 		rc = sqlite3_step(q);
 		if (rc == SQLITE_ROW)
 			id = sqlite3_column_int64(q, 0);
@@ -335,7 +335,7 @@ int swt_store_check_slots(struct swt_store *st, struct swt_err *err)
 		if (rc == SQLITE_ROW)
 			return bad_slot_error(st, tables[i], id, err);
 		if (rc != SQLITE_DONE)
-			return swt_store_sql_error(st, err, "looking for a slot that is no number");
+			return swt_store_sql_error(st, err, "checking the streams' slots");
 	}
 	return 0;
 }
