@@ -456,6 +456,14 @@ int swt_report_write(struct swt_store *st, const struct swt_report_opts *opts,
 	ret = check_interrupted(opts, err);
 	if (ret)
 		goto out;
+	/*
+	 * A read that went on with its default (the traced kernel's vmstat,
+	 * the devices' request limits) lost an answer a chart or the answer
+	 * was drawn without: a damaged database, and no report of it
+	 */
+	ret = swt_store_query_error(st, err);
+	if (ret)
+		goto out;
 	if (in_transaction) {
 		ret = swt_store_exec(st, "COMMIT", err);
 		if (ret)

@@ -1017,6 +1017,27 @@ for damage in "swap_in|SELECT min(id) + 100 FROM swap_in|'7abc'||" "swap_out|SEL
 		"text slot in $table$where: the earlier report, whole"
 	check_eq "$(sqlite3 "$WORK/textslot.db" 'SELECT count(*) FROM run')" 0 "text slot in $table$where: runs stored"
 done
+# --- a damaged page that only a read with a default of its own reads: the
+# traced kernel's vmstat (the reference points), the devices' request
+# limits (capture_fact); the report was drawn without them, exit 0.  With
+# runs stored and with the default set to replay: one line naming the
+# database, nothing written, an earlier report whole, no runs stored ---
+for table in vmstat capture_fact; do
+	cp "$WORK/edited.db" "$WORK/damaged-runs.db"
+	cp "$WORK/sample.db" "$WORK/damaged.db"
+	zero_root_pages "$WORK/damaged-runs.db" "$table" || fail "damaging $table"
+	zero_root_pages "$WORK/damaged.db" "$table" || fail "damaging $table"
+	for db in damaged-runs damaged; do
+		"$SWAPTRACE" report -o "$WORK/textslot-old" "$WORK/$db.db" > /dev/null 2> "$WORK/damaged.err"
+		check_eq "$?:$(cat "$WORK/damaged.err")" \
+			"1:swaptrace: report: '$WORK/$db.db': query: database disk image is malformed" \
+			"report of $db.db, a damaged $table page"
+		check_eq "$(ls -A "$WORK/textslot-old"):$(cat "$WORK/textslot-old/index.html")" \
+			"index.html:earlier" "report of $db.db, a damaged $table page: the earlier report, whole"
+	done
+	check_eq "$(sqlite3 "$WORK/damaged.db" 'SELECT count(*) FROM run')" 0 \
+		"report of a damaged $table page: runs stored"
+done
 # --- kernel counters past 2^62 (pgmajfault + swap_ra_hit overflowed: a
 # UBSan report in the policy chart) are not taken as recorded; a capture
 # page_cluster of 2^32 + 3 is no page-cluster (read as an int it was 3:
