@@ -760,6 +760,7 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 	}
 	default:
 		ev.type = SWT_EV_OTHER;
+		swt_kallsyms_load(c->tep);	/* a %pS in its text names a function */
 		trace_seq_reset(&c->seq);
 		tep_print_event(c->tep, &c->seq, rec, "%s", TEP_PRINT_INFO);
 		trace_seq_terminate(&c->seq);

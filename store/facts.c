@@ -222,18 +222,6 @@ static int attach_faults_across_sources(struct swt_store *st, int64_t page_size,
 	return swt_store_exec(st, sql, err);
 }
 
-/*
- * Only the indexes the block_event view and time-window queries need: each
- * one costs ingest time, and users add their own (docs/schema.md).
- */
-static int create_indexes(struct swt_store *st, struct swt_err *err)
-{
-	return swt_store_exec(st,
-		"CREATE INDEX bio_request ON bio (request_id);"
-		"CREATE INDEX swap_in_ts ON swap_in (ts);"
-		"CREATE INDEX swap_out_ts ON swap_out (ts);", err);
-}
-
 static int write_tasks(struct swt_store *st, const struct swt_capture_facts *cf,
 		       struct swt_err *err)
 {
@@ -272,7 +260,5 @@ int swt_store_write_facts(struct swt_store *st, const struct swt_capture_facts *
 		ret = swt_store_write_thread_events(st, err);
 	if (!ret && cf->faults_elsewhere)
 		ret = attach_faults_across_sources(st, cf->page_size, err);
-	if (!ret)
-		ret = create_indexes(st, err);
 	return ret;
 }

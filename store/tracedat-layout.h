@@ -67,6 +67,14 @@ void swt_td_layout_release(struct swt_td_layout *l);
  * calls: then a printk format under 3 characters is read safely.
  */
 int swt_printk_guard_active(void);
+
+struct tep_handle;
+/*
+ * Parse into tep the kallsyms kallsyms-defer.c kept from opening the file,
+ * if it kept them (for that tep): before the first event whose text may
+ * name a kernel function.  Once; later calls do nothing.
+ */
+void swt_kallsyms_load(struct tep_handle *tep);
 /* CPUSTAT entry for a buffer's CPU, or NULL. */
 const struct swt_td_stat *swt_td_layout_stat(const struct swt_td_layout *l, const char *buffer,
 					     int cpu);
