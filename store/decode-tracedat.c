@@ -654,6 +654,7 @@ static int child_record(struct tracecmd_input *h, struct tep_record *rec, int mu
 		struct tep_event *e;
 
 		/* event ids are a u16 (common_type); c->info is indexed by them */
+		swt_formats_load(c->tep, id);	/* kept unparsed since the file was opened */
 		if (id < 0 || id > UINT16_MAX || !(e = tep_find_event(c->tep, id)))
 			record_die(c, bufidx, cpu, rec, "has unknown event id %d", id);
 		ei = event_info(c, e);
@@ -1121,10 +1122,13 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 	trace_seq_init(&c.seq);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	check_first_pages(&c, path, l);
+	swt_formats_defer(1);	/* the formats of events the file uses are parsed as they come */
 	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	swt_formats_defer(0);
 	if (!top)
 		child_die(&c, SWT_EFORMAT, "libtracecmd cannot open it (damaged headers or sections)");
 	c.tep = tracecmd_get_tep(top);
+	swt_formats_opened(c.tep);
 	c.swap = tep_is_file_bigendian(c.tep) != tep_is_local_bigendian(c.tep);
 	tep_set_loglevel(TEP_LOG_NONE);
 	n = tracecmd_buffer_instances(top);
@@ -1197,6 +1201,7 @@ static void __attribute__((noreturn)) child_main(const char *path, int fd,
 		child_send(&c, MSG_CPU, &cr, sizeof(cr), NULL, 0);
 	}
 	child_send(&c, MSG_DONE, &c.events, sizeof(c.events), NULL, 0);
+	swt_formats_release();
 	child_flush(&c);
 	_exit(c.failed ? 1 : 0);
 }

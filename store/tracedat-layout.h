@@ -75,6 +75,17 @@ struct tep_handle;
  * name a kernel function.  Once; later calls do nothing.
  */
 void swt_kallsyms_load(struct tep_handle *tep);
+/*
+ * formats-defer.c: while on, the event formats libtracecmd parses are kept
+ * unparsed (but the ftrace system's); swt_formats_opened() after the open
+ * makes sure libtraceevent holds one; swt_formats_load() parses an event
+ * id's before its first record is read; swt_formats_release() frees what
+ * was never needed.
+ */
+void swt_formats_defer(int on);
+void swt_formats_opened(struct tep_handle *tep);
+void swt_formats_load(struct tep_handle *tep, int id);
+void swt_formats_release(void);
 /* CPUSTAT entry for a buffer's CPU, or NULL. */
 const struct swt_td_stat *swt_td_layout_stat(const struct swt_td_layout *l, const char *buffer,
 					     int cpu);

@@ -147,7 +147,8 @@ done
 # --- the text of an event ingest does not model names kernel functions ------------
 # event.info is libtraceevent's text of the event, a %ps resolved through
 # the file's kallsyms as trace-cmd report resolves it, though ingest parses
-# them only when the first such event comes (store/kallsyms-defer.c): the
+# them, and the event's format, only when the first such event comes
+# (store/kallsyms-defer.c, store/formats-defer.c): the
 # page faults, their system renamed so that ingest does not model them,
 # with a symbol below user space added to the kallsyms, in which every
 # fault's address and ip then fall (in version 6 and compressed version 7)
