@@ -1516,18 +1516,25 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	/* a mapping is activated once at most: one due eviction per fault */
 	e->cap_due = in->nr_faults;
 	{
-		/* the run's big tables, in one arena (util.h says why) */
+		/*
+		 * The run's big tables, in one arena (util.h says why).  Those
+		 * the event loop writes from its start, left to its first
+		 * touches, would have their page faults timed as the loop's:
+		 * they are mapped in here.  The futures (next_use, vpages,
+		 * ptes) only some policies read, and the others are written
+		 * here anyway.
+		 */
 		const struct swt_arena_part parts[] = {
-			{ (void **)&e->words, nr_words * sizeof(*e->words) },
+			{ (void **)&e->words, nr_words * sizeof(*e->words), 0 },
 			/* written by each fault before any read: no initialisation */
-			{ (void **)&e->word_refault, nr_words * sizeof(*e->word_refault) },
-			{ (void **)&e->next_use, nr_words * sizeof(*e->next_use) },
-			{ (void **)&e->vpages, pr->nr_vpages * sizeof(*e->vpages) },
-			{ (void **)&e->ptes, pr->nr_vpages * sizeof(*e->ptes) },
-			{ (void **)&e->nodes, nr_nodes * sizeof(*e->nodes) },
-			{ (void **)&e->wide, wide ? nr_nodes * sizeof(*e->wide) : 0 },
-			{ (void **)&e->due, e->cap_due * sizeof(*e->due) },
-			{ (void **)&e->evict_due, (in->nr_faults + 1) * sizeof(*e->evict_due) },
+			{ (void **)&e->word_refault, nr_words * sizeof(*e->word_refault), 1 },
+			{ (void **)&e->next_use, nr_words * sizeof(*e->next_use), 0 },
+			{ (void **)&e->vpages, pr->nr_vpages * sizeof(*e->vpages), 0 },
+			{ (void **)&e->ptes, pr->nr_vpages * sizeof(*e->ptes), 0 },
+			{ (void **)&e->nodes, nr_nodes * sizeof(*e->nodes), 1 },
+			{ (void **)&e->wide, wide ? nr_nodes * sizeof(*e->wide) : 0, 1 },
+			{ (void **)&e->due, e->cap_due * sizeof(*e->due), 1 },
+			{ (void **)&e->evict_due, (in->nr_faults + 1) * sizeof(*e->evict_due), 0 },
 		};
 
 		if (swt_arena_carve(&e->arena, parts, SWT_ARRAY_SIZE(parts)))

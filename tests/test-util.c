@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #endif
@@ -283,10 +285,10 @@ TEST(arena_parts_are_apart_aligned_and_zeroed)
 	char *empty = NULL, *odd = NULL;
 	const size_t nbig = (3u << 20) / sizeof(uint32_t);
 	const struct swt_arena_part parts[] = {
-		{ (void **)&small, 3 * sizeof(uint32_t) },
-		{ (void **)&empty, 0 },
-		{ (void **)&odd, 65 },
-		{ (void **)&big, nbig * sizeof(uint32_t) },
+		{ (void **)&small, 3 * sizeof(uint32_t), 0 },
+		{ (void **)&empty, 0, 1 },
+		{ (void **)&odd, 65, 0 },
+		{ (void **)&big, nbig * sizeof(uint32_t), 0 },
 	};
 	int zero = 1;
 
@@ -317,6 +319,60 @@ TEST(arena_parts_are_apart_aligned_and_zeroed)
 	swt_arena_release(&a);
 	CHECK(a.map == NULL && a.size == 0);
 	swt_arena_release(&a);	/* released twice: a no-op */
+}
+
+/* Pages resident of [p, p + bytes), by mincore(). */
+static size_t resident_pages(const void *p, size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n, in = 0;
+	uintptr_t from = (uintptr_t)p - (uintptr_t)p % page;
+	unsigned char *vec;
+
+	n = ((uintptr_t)p + bytes - from + page - 1) / page;
+	vec = calloc(n, 1);
+	if (!vec || mincore((void *)from, n * page, vec)) {
+		free(vec);
+		return SIZE_MAX;
+	}
+	for (size_t i = 0; i < n; i++)
+		in += vec[i] & 1;
+	free(vec);
+	return in;
+}
+
+/*
+ * A part to populate is mapped in as it is placed, the others at their
+ * first touch: the replay's timed loop writes its tables from the start.
+ */
+TEST(arena_populates_the_parts_asked)
+{
+	struct swt_arena a = { 0 };
+	char *lazy = NULL, *ready = NULL, *probe;
+	const size_t bytes = 6u << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+	const struct swt_arena_part parts[] = {
+		{ (void **)&lazy, bytes, 0 },
+		{ (void **)&ready, bytes, 1 },
+	};
+
+	/* a kernel before 5.14 lacks MADV_POPULATE_WRITE: the parts are lazy there */
+	probe = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(probe != MAP_FAILED);
+	if (probe == MAP_FAILED)
+		return;
+	if (madvise(probe, page, 23 /* MADV_POPULATE_WRITE */)) {
+		fprintf(stderr, "note: this kernel lacks MADV_POPULATE_WRITE: not checked\n");
+		munmap(probe, page);
+		return;
+	}
+	munmap(probe, page);
+	CHECK_INT(swt_arena_carve(&a, parts, SWT_ARRAY_SIZE(parts)), 0);
+	if (!lazy || !ready)
+		return;
+	CHECK(resident_pages(ready, bytes) == (bytes + page - 1) / page + ((uintptr_t)ready % page != 0));
+	/* its first 2 MiB share no huge page with the populated part */
+	CHECK(resident_pages(lazy, 2u << 20) == 0);
+	CHECK(ready[0] == 0 && ready[bytes - 1] == 0);
+	swt_arena_release(&a);
 }
 
 /* one quoter for report's printed commands and capture's recorded one */

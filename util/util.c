@@ -399,6 +399,12 @@ long swt_read_full(int fd, void *buf, size_t len)
 #define ARENA_GAP 0
 #endif
 
+#ifdef MADV_POPULATE_WRITE
+#define SWT_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#else
+#define SWT_MADV_POPULATE_WRITE 23	/* Linux 5.14's, for older C libraries' headers */
+#endif
+
 #define ARENA_ALIGN 64
 #define HUGE_PAGE (2u << 20)	/* x86-64's and arm64's (4 KiB base pages) PMD size */
 
@@ -448,6 +454,16 @@ int swt_arena_carve(struct swt_arena *a, const struct swt_arena_part *parts, siz
 		off += ARENA_GAP;
 	}
 	ASAN_POISON_MEMORY_REGION(map + off, total - off);
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t from = (uintptr_t)*parts[i].ptr, to = from + parts[i].bytes;
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+		if (!parts[i].populate || !parts[i].bytes)
+			continue;
+		from -= from % page;
+		/* advice only: an older kernel maps the pages in as they are first written */
+		(void)madvise((void *)from, round_up(to - from, page), SWT_MADV_POPULATE_WRITE);
+	}
 	return 0;
 }
 

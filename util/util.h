@@ -37,10 +37,17 @@ struct swt_arena {
 	size_t size;
 };
 
-/* An array to place in the arena: *ptr is set to bytes of zeroed memory. */
+/*
+ * An array to place in the arena: *ptr is set to bytes of zeroed memory.
+ * populate: its pages are mapped in as it is placed (MADV_POPULATE_WRITE,
+ * Linux 5.14; where the kernel lacks it, at first touch as the others), for
+ * an array that a timed loop writes all over from its start, where each
+ * page fault (a 2 MiB page zeroed, or 512 small ones) would be timed too.
+ */
 struct swt_arena_part {
 	void **ptr;
 	size_t bytes;
+	int populate;
 };
 
 /*
