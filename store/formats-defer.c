@@ -60,24 +60,22 @@ static struct {
 	size_t nr_unparsed;
 } defer;
 
-static void *library_symbol(const char *name, void *ours)
+void *swt_next_symbol(const char *name, void *ours, void **cache)
 {
-	void *sym = dlsym(RTLD_NEXT, name);
-
-	/* no library function past this one: nothing to defer to */
-	return sym != ours ? sym : NULL;
+	if (!*cache)
+		*cache = dlsym(RTLD_NEXT, name);
+	/* no library function past ours: nothing to defer to */
+	return *cache != ours ? *cache : NULL;
 }
 
 static parse_event_fn library_parse(void)
 {
-	static parse_event_fn fn;
+	static void *cache;
 
-	if (!fn)
-		fn = (parse_event_fn)library_symbol("tep_parse_event", (void *)tep_parse_event);
-	return fn;
+	return (parse_event_fn)swt_next_symbol("tep_parse_event", (void *)tep_parse_event, &cache);
 }
 
-/* The number after "key: " at the start of a line of the format's text, or NO_ID. */
+/* The number on the format's "ID: " line, or NO_ID. */
 static int format_id(const char *text, unsigned long size)
 {
 	const char *p = text, *end = text + size;
@@ -88,11 +86,8 @@ static int format_id(const char *text, unsigned long size)
 
 		if (line_end - p > 4 && !memcmp(p, "ID: ", 4)) {
 			long id = 0;
-			const char *q = p + 4;
 
-			if (q == line_end)
-				return NO_ID;
-			for (; q < line_end; q++) {
+			for (const char *q = p + 4; q < line_end; q++) {
 				if (*q < '0' || *q > '9' || id > UINT16_MAX)
 					return NO_ID;
 				id = id * 10 + (*q - '0');
@@ -193,11 +188,10 @@ enum tep_errno tep_parse_event(struct tep_handle *tep, const char *buf, unsigned
 struct tep_event *tep_find_event_by_name(struct tep_handle *tep, const char *sys,
 					 const char *name)
 {
-	static find_by_name_fn find;
+	static void *cache;
+	find_by_name_fn find = (find_by_name_fn)swt_next_symbol(
+		"tep_find_event_by_name", (void *)tep_find_event_by_name, &cache);
 
-	if (!find)
-		find = (find_by_name_fn)library_symbol("tep_find_event_by_name",
-						       (void *)tep_find_event_by_name);
 	if (!find)
 		return NULL;
 	if (tep == defer.tep && defer.nr_unparsed)
@@ -211,11 +205,10 @@ struct tep_event *tep_find_event_by_name(struct tep_handle *tep, const char *sys
 
 struct tep_event *tep_find_event_by_record(struct tep_handle *tep, struct tep_record *record)
 {
-	static find_by_record_fn find;
+	static void *cache;
+	find_by_record_fn find = (find_by_record_fn)swt_next_symbol(
+		"tep_find_event_by_record", (void *)tep_find_event_by_record, &cache);
 
-	if (!find)
-		find = (find_by_record_fn)library_symbol("tep_find_event_by_record",
-							 (void *)tep_find_event_by_record);
 	if (!find)
 		return NULL;
 	if (tep == defer.tep && defer.nr_unparsed) {

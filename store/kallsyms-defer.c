@@ -18,7 +18,6 @@
  *
  * The decoder's child process is the only caller, from one thread.
  */
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,16 +27,16 @@
 
 typedef int (*parse_kallsyms_fn)(struct tep_handle *, const char *);
 
-static parse_kallsyms_fn library_parse;
 static char *kept;		/* the list as libtracecmd read it, until loaded */
 static struct tep_handle *kept_for;
 
+/* NULL when there is no library function past this one: parsing now is not possible either */
 static parse_kallsyms_fn find_library_parse(void)
 {
-	if (!library_parse)
-		library_parse = (parse_kallsyms_fn)dlsym(RTLD_NEXT, "tep_parse_kallsyms");
-	/* no library function past this one: parsing it now is not possible either */
-	return library_parse != tep_parse_kallsyms ? library_parse : NULL;
+	static void *cache;
+
+	return (parse_kallsyms_fn)swt_next_symbol("tep_parse_kallsyms", (void *)tep_parse_kallsyms,
+						  &cache);
 }
 
 int tep_parse_kallsyms(struct tep_handle *tep, const char *buf)

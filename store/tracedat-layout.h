@@ -70,6 +70,12 @@ int swt_printk_guard_active(void);
 
 struct tep_handle;
 /*
+ * For a definition interposed on a library function (kallsyms-defer.c,
+ * formats-defer.c): the library's own, found once into *cache, or NULL
+ * when there is none past ours.
+ */
+void *swt_next_symbol(const char *name, void *ours, void **cache);
+/*
  * Parse into tep the kallsyms kallsyms-defer.c kept from opening the file,
  * if it kept them (for that tep): before the first event whose text may
  * name a kernel function.  Once; later calls do nothing.

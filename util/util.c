@@ -413,6 +413,15 @@ static size_t round_up(size_t n, size_t to)
 	return (n + to - 1) / to * to;
 }
 
+/* Map in the pages of [p, p + bytes) now (swt_arena_part.populate). */
+static void populate_pages(char *p, size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), head = (uintptr_t)p % page;
+
+	/* advice only: an older kernel maps the pages in as they are first written */
+	(void)madvise(p - head, round_up(head + bytes, page), SWT_MADV_POPULATE_WRITE);
+}
+
 int swt_arena_carve(struct swt_arena *a, const struct swt_arena_part *parts, size_t n)
 {
 	size_t total = 0, off = 0, span;
@@ -448,22 +457,14 @@ int swt_arena_carve(struct swt_arena *a, const struct swt_arena_part *parts, siz
 		size_t bytes = parts[i].bytes ? parts[i].bytes : 1;
 
 		*parts[i].ptr = map + off;
+		if (parts[i].populate && parts[i].bytes)
+			populate_pages(map + off, parts[i].bytes);
 		off = round_up(off + bytes, ARENA_ALIGN);
 		ASAN_POISON_MEMORY_REGION(map + off - round_up(bytes, ARENA_ALIGN) + bytes,
 					  round_up(bytes, ARENA_ALIGN) - bytes + ARENA_GAP);
 		off += ARENA_GAP;
 	}
 	ASAN_POISON_MEMORY_REGION(map + off, total - off);
-	for (size_t i = 0; i < n; i++) {
-		uintptr_t from = (uintptr_t)*parts[i].ptr, to = from + parts[i].bytes;
-		size_t page = (size_t)sysconf(_SC_PAGESIZE);
-
-		if (!parts[i].populate || !parts[i].bytes)
-			continue;
-		from -= from % page;
-		/* advice only: an older kernel maps the pages in as they are first written */
-		(void)madvise((void *)from, round_up(to - from, page), SWT_MADV_POPULATE_WRITE);
-	}
 	return 0;
 }
 
