@@ -60,17 +60,6 @@
 #define NIL (-1)
 
 /*
- * Touch draws with a mean in (1, TOUCH_MAX) are bracketed by a table of
- * 1 - exp(-m) at steps of 1 / TOUCH_STEPS; beyond it only the lower bound
- * is used (the probability is 1 - e^-40 there: every draw is below it).
- */
-#define TOUCH_STEPS 4
-#define TOUCH_MAX 40
-#define TOUCH_EDGES ((TOUCH_MAX - 1) * TOUCH_STEPS + 1)
-/* margin that covers exp()'s rounding and the bucket of a rounded mean */
-#define TOUCH_MARGIN 0x1p-30
-
-/*
  * Reclaim frees pages in rounds: a cgroup over its limit reclaims at least
  * SWAP_CLUSTER_MAX (32) pages (try_to_free_mem_cgroup_pages), so the
  * inactive list, once over its size, turns until it is a round below it.
@@ -266,11 +255,7 @@ struct engine {
 	struct swt_replay_series_point series_scratch;
 	int series_nomem, series_unsorted;
 
-	/*
-	 * 1 - exp(-m) at m = 1 + k / TOUCH_STEPS (k = 0..TOUCH_EDGES - 1), as
-	 * sample_touched computes it: brackets for the draws with mean > 1.
-	 */
-	double touch_edge[TOUCH_EDGES];
+	struct swt_touch_table touch;	/* sample_touched's brackets */
 };
 
 /* ---- lists --------------------------------------------------------------- */
@@ -466,6 +451,16 @@ static double rand01(struct engine *e)
 	return (double)((e->rng * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
 }
 
+void swt_touch_table_init(struct swt_touch_table *t)
+{
+	for (size_t k = 0; k < SWT_TOUCH_BUCKETS; k++) {
+		/* -ln(1 - r) at the bucket's ends: the mean at which p is r */
+		t->bucket[k].lo = -log1p(-(double)k / SWT_TOUCH_BUCKETS) - SWT_TOUCH_MARGIN;
+		t->bucket[k].hi = k + 1 < SWT_TOUCH_BUCKETS
+			? -log1p(-(double)(k + 1) / SWT_TOUCH_BUCKETS) + SWT_TOUCH_MARGIN : INFINITY;
+	}
+}
+
 /*
  * Was a mapped page touched since it was last looked at?  The trace shows
  * only faults; touches of resident pages are taken to come at the rate the
@@ -488,48 +483,7 @@ static inline __attribute__((always_inline)) int sample_touched(struct engine *e
 	/* touches expected over the page-ins since it was spared */
 	mean = lambda * (double)(int64_t)since;
 	r = rand01(e);
-	/*
-	 * Touched with probability p = 1 - exp(-mean): r < p.  exp() is the
-	 * dearest step of the loop, and a bound decides most draws the same
-	 * way.  For mean >= 0 the Taylor series of exp(-mean) alternates, so
-	 *
-	 *	m - m^2/2 + m^3/6 - m^4/24  <=  1 - e^-m  <=  m - m^2/2 + m^3/6
-	 *
-	 * The computed p is within a few 2^-53 of 1 - e^-m (libm's exp is
-	 * within an ulp) and for m <= 1 the bounds are evaluated as closely,
-	 * so with a margin of 2^-30 a draw below the lower bound, or at or
-	 * above the upper one, compares with the computed p exactly as it
-	 * does with the bound.  Only draws in between need exp().
-	 */
-	if (mean <= 1.0) {
-		double m2 = mean * mean, upper = mean - m2 / 2 + m2 * mean / 6;
-		double lower = upper - m2 * m2 / 24;
-
-		if (r < lower - TOUCH_MARGIN)
-			return 1;
-		if (r >= upper + TOUCH_MARGIN)
-			return 0;
-	} else {
-		/*
-		 * 1 - e^-m grows with m: a mean in [edge k, edge k + 1) has its
-		 * probability between the two edges' (libm's exp is monotonic
-		 * to within an ulp, and the margin covers that and a mean
-		 * rounded into the neighbouring bucket).
-		 */
-		double steps = (mean - 1.0) * TOUCH_STEPS;
-
-		if (steps < TOUCH_EDGES - 1) {
-			size_t k = (size_t)steps;
-
-			if (r < e->touch_edge[k] - TOUCH_MARGIN)
-				return 1;
-			if (r >= e->touch_edge[k + 1] + TOUCH_MARGIN)
-				return 0;
-		} else if (r < e->touch_edge[TOUCH_EDGES - 1] - TOUCH_MARGIN) {
-			return 1;
-		}
-	}
-	return r < 1.0 - exp(-mean);
+	return swt_touch_decide(&e->touch, mean, r);
 }
 
 /*
@@ -1445,8 +1399,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	if (ret)
 		return ret;
 	e->rng = 0x9e3779b97f4a7c15ull;	/* fixed seed: the same input gives the same run */
-	for (i = 0; i < TOUCH_EDGES; i++)
-		e->touch_edge[i] = 1.0 - exp(-(1.0 + (double)i / TOUCH_STEPS));
+	swt_touch_table_init(&e->touch);
 	e->cap_total = cfg->cache_pages ? cfg->cache_pages : 1;
 	e->cap_inactive = inactive_pages(e->cap_total, in->page_shift, cfg->inactive_fraction);
 	if (!e->cap_inactive)

@@ -8,6 +8,7 @@
 #ifndef SWT_REPLAY_H
 #define SWT_REPLAY_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -559,6 +560,42 @@ static inline uint32_t swt_cluster_block(uint64_t slot, uint64_t area_slots, uns
 		return 0;
 	n = last - *first + 1;
 	return n > capacity ? capacity : (uint32_t)n;
+}
+
+/*
+ * The replay's touch draws (engine.c, sample_touched): a page is touched
+ * with probability p = 1 - exp(-mean), so a draw r uniform in [0, 1)
+ * touches when r < p, that is when mean > -ln(1 - r).  exp() is the
+ * dearest step of the event loop, and the branch on its answer, which no
+ * predictor learns, waits for it; so each bucket of draws, [k, k + 1) /
+ * SWT_TOUCH_BUCKETS, carries the means at its two ends, and a mean at or
+ * past them decides the draw with one compare, at most one in about
+ * SWT_TOUCH_BUCKETS needing exp().  It decides as the exact test computed
+ * in doubles does: at a bucket's upper end (below 1 by at least one
+ * bucket) a mean 2^-30 above it raises p by more than 2^-38, where exp()
+ * and the subtraction err by a few 2^-53, and alike at the lower end.
+ */
+#define SWT_TOUCH_BUCKETS 256	/* a power of two: a draw's bucket is exact */
+#define SWT_TOUCH_MARGIN 0x1p-30
+
+struct swt_touch_table {
+	struct {
+		double lo, hi;	/* a mean at or below lo: not touched; at or above hi: touched */
+	} bucket[SWT_TOUCH_BUCKETS];
+};
+
+void swt_touch_table_init(struct swt_touch_table *t);
+
+/* r < 1 - exp(-mean), for r in [0, 1) and mean >= 0, as computed in doubles. */
+static inline int swt_touch_decide(const struct swt_touch_table *t, double mean, double r)
+{
+	size_t k = (size_t)(r * SWT_TOUCH_BUCKETS);
+
+	if (mean >= t->bucket[k].hi)
+		return 1;
+	if (mean <= t->bucket[k].lo)
+		return 0;
+	return r < 1.0 - exp(-mean);
 }
 
 /*

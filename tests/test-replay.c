@@ -4,6 +4,7 @@
  * VMA window placement and clipping, skipping free and cached slots, plug
  * merging, hits and waste, and the oracle's guarantees.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -67,6 +68,67 @@ static struct swt_fault_info fault_at(uint64_t slot, uint64_t area_slots, unsign
 	f.page_cluster = pc;
 	f.page_shift = 12;
 	return f;
+}
+
+/*
+ * The touch draws' brackets decide as the exact test does, at the
+ * crossings where a wrong margin would show (each bucket's ends, and the
+ * mean at which a draw's probability is the draw, a few ulps either
+ * side), and leave few draws to exp().
+ */
+TEST(touch_brackets_decide_as_exp_does)
+{
+	struct swt_touch_table t;
+	uint64_t rng = 0x2545f4914f6cdd1dull;
+	size_t wrong = 0, tried = 0, exact = 0;
+
+	swt_touch_table_init(&t);
+	for (unsigned k = 0; k < SWT_TOUCH_BUCKETS; k++) {
+		double ends[4] = { (double)k / SWT_TOUCH_BUCKETS,
+				   nextafter((double)k / SWT_TOUCH_BUCKETS, 1.0),
+				   nextafter((double)(k + 1) / SWT_TOUCH_BUCKETS, 0.0),
+				   ((double)k + 0.5) / SWT_TOUCH_BUCKETS };
+
+		for (int i = 0; i < 4; i++) {
+			double r = ends[i];
+			double at[5] = { -log1p(-r), t.bucket[k].lo, t.bucket[k].hi,
+					 -log1p(-(double)k / SWT_TOUCH_BUCKETS),
+					 k + 1 < SWT_TOUCH_BUCKETS
+						 ? -log1p(-(double)(k + 1) / SWT_TOUCH_BUCKETS) : 50.0 };
+
+			for (int j = 0; j < 5; j++) {
+				double mean = at[j];
+
+				if (!(mean >= 0) || isinf(mean))
+					continue;
+				for (int ulps = 0; ulps < 4 && mean > 0; ulps++)
+					mean = nextafter(mean, 0.0);
+				/* from 4 ulps below the crossing to 4 above */
+				for (int ulps = 0; ulps <= 8; ulps++, mean = nextafter(mean, INFINITY)) {
+					tried++;
+					wrong += swt_touch_decide(&t, mean, r) != (r < 1.0 - exp(-mean));
+				}
+			}
+		}
+	}
+	/* and draws as the engine makes them, against means of any size */
+	for (int i = 0; i < 200000; i++) {
+		double r, mean;
+
+		rng ^= rng >> 12;
+		rng ^= rng << 25;
+		rng ^= rng >> 27;
+		r = (double)((rng * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
+		mean = (double)(i % 4000) / 400.0 + r * 1e-3;
+		tried++;
+		wrong += swt_touch_decide(&t, mean, r) != (r < 1.0 - exp(-mean));
+		exact += mean > t.bucket[(size_t)(r * SWT_TOUCH_BUCKETS)].lo &&
+			 mean < t.bucket[(size_t)(r * SWT_TOUCH_BUCKETS)].hi;
+	}
+	CHECK(tried > 200000);
+	CHECK_INT(wrong, 0);
+	/* about one draw in SWT_TOUCH_BUCKETS falls between its bucket's ends */
+	CHECK(exact < 200000 / 50);
 }
 
 TEST(cluster_window_alignment_and_edges)
