@@ -443,12 +443,17 @@ static void uncache(struct engine *e, int32_t n)
  * spared once (set referenced, back to the head) and activated when found
  * accessed again; anything else is evicted.
  */
-static double rand01(struct engine *e)
+static uint64_t rand_draw(struct engine *e)
 {
 	e->rng ^= e->rng >> 12;
 	e->rng ^= e->rng << 25;
 	e->rng ^= e->rng >> 27;
-	return (double)((e->rng * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
+	return e->rng * 0x2545f4914f6cdd1dull;
+}
+
+static double rand01(struct engine *e)
+{
+	return swt_draw_fraction(rand_draw(e));
 }
 
 void swt_touch_table_init(struct swt_touch_table *t)
@@ -470,7 +475,7 @@ void swt_touch_table_init(struct swt_touch_table *t)
 static inline __attribute__((always_inline)) int sample_touched(struct engine *e, uint64_t since,
 								 double per_pagein)
 {
-	double lambda, mean, r;
+	double lambda, mean;
 
 	if (!e->nr_alloc || !e->pageins)
 		return 0;
@@ -482,8 +487,7 @@ static inline __attribute__((always_inline)) int sample_touched(struct engine *e
 	lambda = per_pagein / (double)(int64_t)e->nr_alloc;
 	/* touches expected over the page-ins since it was spared */
 	mean = lambda * (double)(int64_t)since;
-	r = rand01(e);
-	return swt_touch_decide(&e->touch, mean, r);
+	return swt_touch_decide(&e->touch, mean, rand_draw(e));
 }
 
 /*

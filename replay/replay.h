@@ -575,7 +575,8 @@ static inline uint32_t swt_cluster_block(uint64_t slot, uint64_t area_slots, uns
  * bucket) a mean 2^-30 above it raises p by more than 2^-38, where exp()
  * and the subtraction err by a few 2^-53, and alike at the lower end.
  */
-#define SWT_TOUCH_BUCKETS 256	/* a power of two: a draw's bucket is exact */
+#define SWT_TOUCH_BUCKET_BITS 8
+#define SWT_TOUCH_BUCKETS (1u << SWT_TOUCH_BUCKET_BITS)
 #define SWT_TOUCH_MARGIN 0x1p-30
 
 struct swt_touch_table {
@@ -586,16 +587,27 @@ struct swt_touch_table {
 
 void swt_touch_table_init(struct swt_touch_table *t);
 
-/* r < 1 - exp(-mean), for r in [0, 1) and mean >= 0, as computed in doubles. */
-static inline int swt_touch_decide(const struct swt_touch_table *t, double mean, double r)
+/* A draw of 64 random bits as the fraction r in [0, 1) of its top 53. */
+static inline double swt_draw_fraction(uint64_t draw)
 {
-	size_t k = (size_t)(r * SWT_TOUCH_BUCKETS);
+	return (double)(draw >> 11) / 9007199254740992.0;
+}
+
+/*
+ * r < 1 - exp(-mean) as computed in doubles, for the draw's r and mean >=
+ * 0.  The bucket is the draw's top bits, r's own (floor(r * buckets)), so
+ * that it comes with no conversion: after a branch mispredicted, the mean
+ * and the bucket's ends are ready at about the same time.
+ */
+static inline int swt_touch_decide(const struct swt_touch_table *t, double mean, uint64_t draw)
+{
+	size_t k = (size_t)(draw >> (64 - SWT_TOUCH_BUCKET_BITS));
 
 	if (mean >= t->bucket[k].hi)
 		return 1;
 	if (mean <= t->bucket[k].lo)
 		return 0;
-	return r < 1.0 - exp(-mean);
+	return swt_draw_fraction(draw) < 1.0 - exp(-mean);
 }
 
 /*

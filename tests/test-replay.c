@@ -83,19 +83,20 @@ TEST(touch_brackets_decide_as_exp_does)
 	size_t wrong = 0, tried = 0, exact = 0;
 
 	swt_touch_table_init(&t);
-	for (unsigned k = 0; k < SWT_TOUCH_BUCKETS; k++) {
-		double ends[4] = { (double)k / SWT_TOUCH_BUCKETS,
-				   nextafter((double)k / SWT_TOUCH_BUCKETS, 1.0),
-				   nextafter((double)(k + 1) / SWT_TOUCH_BUCKETS, 0.0),
-				   ((double)k + 0.5) / SWT_TOUCH_BUCKETS };
+	for (uint64_t k = 0; k < SWT_TOUCH_BUCKETS; k++) {
+		/* the bucket's first draws, its last, one in the middle */
+		uint64_t first = k << (64 - SWT_TOUCH_BUCKET_BITS), step = (uint64_t)1 << 11;
+		uint64_t last = first + ((uint64_t)1 << (64 - SWT_TOUCH_BUCKET_BITS)) - step;
+		uint64_t draws[4] = { first, first + step, last, first + (last - first) / 2 };
 
 		for (int i = 0; i < 4; i++) {
-			double r = ends[i];
+			double r = swt_draw_fraction(draws[i]);
 			double at[5] = { -log1p(-r), t.bucket[k].lo, t.bucket[k].hi,
 					 -log1p(-(double)k / SWT_TOUCH_BUCKETS),
 					 k + 1 < SWT_TOUCH_BUCKETS
 						 ? -log1p(-(double)(k + 1) / SWT_TOUCH_BUCKETS) : 50.0 };
 
+			CHECK_INT(draws[i] >> (64 - SWT_TOUCH_BUCKET_BITS), k);
 			for (int j = 0; j < 5; j++) {
 				double mean = at[j];
 
@@ -106,24 +107,28 @@ TEST(touch_brackets_decide_as_exp_does)
 				/* from 4 ulps below the crossing to 4 above */
 				for (int ulps = 0; ulps <= 8; ulps++, mean = nextafter(mean, INFINITY)) {
 					tried++;
-					wrong += swt_touch_decide(&t, mean, r) != (r < 1.0 - exp(-mean));
+					wrong += swt_touch_decide(&t, mean, draws[i]) !=
+						 (r < 1.0 - exp(-mean));
 				}
 			}
 		}
 	}
 	/* and draws as the engine makes them, against means of any size */
 	for (int i = 0; i < 200000; i++) {
+		uint64_t draw;
 		double r, mean;
+		size_t k;
 
 		rng ^= rng >> 12;
 		rng ^= rng << 25;
 		rng ^= rng >> 27;
-		r = (double)((rng * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
+		draw = rng * 0x2545f4914f6cdd1dull;
+		r = swt_draw_fraction(draw);
+		k = (size_t)(r * SWT_TOUCH_BUCKETS);
 		mean = (double)(i % 4000) / 400.0 + r * 1e-3;
 		tried++;
-		wrong += swt_touch_decide(&t, mean, r) != (r < 1.0 - exp(-mean));
-		exact += mean > t.bucket[(size_t)(r * SWT_TOUCH_BUCKETS)].lo &&
-			 mean < t.bucket[(size_t)(r * SWT_TOUCH_BUCKETS)].hi;
+		wrong += swt_touch_decide(&t, mean, draw) != (r < 1.0 - exp(-mean));
+		exact += mean > t.bucket[k].lo && mean < t.bucket[k].hi;
 	}
 	CHECK(tried > 200000);
 	CHECK_INT(wrong, 0);
