@@ -569,8 +569,10 @@ static inline uint32_t swt_cluster_block(uint64_t slot, uint64_t area_slots, uns
  * dearest step of the event loop, and the branch on its answer, which no
  * predictor learns, waits for it; so each bucket of draws, [k, k + 1) /
  * SWT_TOUCH_BUCKETS, carries the means at its two ends, and a mean at or
- * past them decides the draw with one compare, at most one in about
- * SWT_TOUCH_BUCKETS needing exp().  It decides as the exact test computed
+ * past them decides the draw with one compare; only draws whose mean falls
+ * between their bucket's ends need exp() (on rnd-4dev-pc0 about one in
+ * SWT_TOUCH_BUCKETS: 221 of 57 000 draws with fixed, 184 of 45 000 with
+ * vma).  It decides as the exact test computed
  * in doubles does: at a bucket's upper end (below 1 by at least one
  * bucket) a mean 2^-30 above it raises p by more than 2^-38, where exp()
  * and the subtraction err by a few 2^-53, and alike at the lower end.
