@@ -137,6 +137,7 @@ struct ring {
  * 16 bits and slots 32), or PTE_NONE.
  */
 #define PTE_NONE UINT64_MAX
+#define PTE_NOWHERE UINT32_MAX
 
 static inline uint64_t pte_of(const struct swt_replay_fault *f)
 {
@@ -873,12 +874,19 @@ struct prep {
 	/*
 	 * What a page's PTE holds (the swap entry it is faulted with next,
 	 * else the one it was last faulted with), resolved so that a VMA
-	 * window entry is one lookup: at the start (per page), after each
-	 * fault (per fault), and for the faulting page itself, whose next
-	 * fault is the current one, its previous fault's entry (per fault).
+	 * window entry is one lookup: at the start and after each fault on
+	 * the page (so that, caught up to a fault, the faulting page's PTE
+	 * holds that fault's entry).  The run's PTEs (engine.ptes) are kept
+	 * by position: a VMA's pages side by side at its base, in address
+	 * order, so that a window's entries share a cache line or two and
+	 * are read with no page entry between; other pages after them.
 	 */
-	uint64_t *pte_first;		/* per page */
 	uint64_t *pte_after;		/* per fault on a known page */
+	uint64_t *pte_first;		/* per position (PTE_NONE where no page) */
+	size_t nr_ptes;			/* positions */
+	uint32_t *pte_pos;		/* per page: its position */
+	uint32_t *pte_at;		/* per fault: its page's position, PTE_NOWHERE */
+	uint32_t *vma_ptes;		/* per VMA: its base, or PTE_NOWHERE (not side by side) */
 	struct swt_map vpage_index;	/* (pid, vpage) -> page entry, for sparse VMAs */
 	int32_t **vma_pages;		/* per VMA: dense vpage - start -> page entry, or NULL */
 	uint64_t any_rotational;
@@ -915,6 +923,9 @@ static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas)
 	free(pr->vp_first);
 	free(pr->pte_first);
 	free(pr->pte_after);
+	free(pr->pte_pos);
+	free(pr->pte_at);
+	free(pr->vma_ptes);
 	free(pr->outs_before);
 	free(pr->free_by_out);
 	free(pr->fault_sec);
@@ -1014,6 +1025,73 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * Positions for the PTEs (prep.pte_first).  A VMA with a dense table gets
+ * its pages side by side when the table is at most four times its pages
+ * (so the run's copy stays near the pages' size) and no page of it is
+ * also faulted in another VMA (a page has one position); the pages of the
+ * others follow.  0, or -SWT_ENOMEM.
+ */
+static int place_ptes(const struct swt_replay_input *in, struct prep *pr)
+{
+	size_t n = in->nr_faults, nv = in->nr_vmas, i;
+	uint64_t *pages = calloc(nv ? nv : 1, sizeof(uint64_t));
+	uint64_t next = 0;
+
+	if (!pages)
+		return -SWT_ENOMEM;
+	for (i = 0; i < nv; i++)
+		pr->vma_ptes[i] = pr->vma_pages[i] ? 0 : PTE_NOWHERE;	/* 0: a candidate */
+	/* pages per VMA (by their first fault), and VMAs that share a page with another */
+	for (i = 0; i < n; i++) {
+		int32_t idx = pr->vp_idx[i], fv;
+
+		if (idx == NIL)
+			continue;
+		fv = in->faults[pr->vp_first[idx]].vma;
+		if ((int32_t)i == pr->vp_first[idx]) {
+			if (fv >= 0)
+				pages[fv]++;
+		} else if (in->faults[i].vma != fv) {
+			if (in->faults[i].vma >= 0)
+				pr->vma_ptes[in->faults[i].vma] = PTE_NOWHERE;
+			if (fv >= 0)
+				pr->vma_ptes[fv] = PTE_NOWHERE;
+		}
+	}
+	for (i = 0; i < nv; i++) {
+		uint64_t span = in->vmas[i].end - in->vmas[i].start;
+
+		if (pr->vma_ptes[i] == PTE_NOWHERE || span > 4 * pages[i] + 64 ||
+		    next + span + pr->nr_vpages >= PTE_NOWHERE) {
+			pr->vma_ptes[i] = PTE_NOWHERE;
+			continue;
+		}
+		pr->vma_ptes[i] = (uint32_t)next;
+		next += span;
+	}
+	for (i = 0; i < pr->nr_vpages; i++) {
+		const struct swt_replay_fault *f = &in->faults[pr->vp_first[i]];
+
+		if (f->vma >= 0 && pr->vma_ptes[f->vma] != PTE_NOWHERE)
+			pr->pte_pos[i] = pr->vma_ptes[f->vma] + (uint32_t)(f->vpage - in->vmas[f->vma].start);
+		else
+			pr->pte_pos[i] = (uint32_t)next++;
+	}
+	free(pages);
+	pr->nr_ptes = next;
+	pr->pte_first = malloc((next ? next : 1) * sizeof(uint64_t));
+	if (!pr->pte_first)
+		return -SWT_ENOMEM;
+	for (i = 0; i < next; i++)
+		pr->pte_first[i] = PTE_NONE;
+	for (i = 0; i < pr->nr_vpages; i++)
+		pr->pte_first[pr->pte_pos[i]] = pte_of(&in->faults[pr->vp_first[i]]);
+	for (i = 0; i < n; i++)
+		pr->pte_at[i] = pr->vp_idx[i] == NIL ? PTE_NOWHERE : pr->pte_pos[pr->vp_idx[i]];
+	return 0;
+}
+
 static int prep_build(const struct swt_replay_input *in, struct prep **out, struct swt_err *err)
 {
 	struct prep *pr;
@@ -1045,14 +1123,16 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	pr->next_same_vpage = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->vp_idx = malloc((n ? n : 1) * sizeof(int32_t));
 	pr->vp_first = malloc((n ? n : 1) * sizeof(int32_t));
-	pr->pte_first = malloc((n ? n : 1) * sizeof(uint64_t));
 	pr->pte_after = malloc((n ? n : 1) * sizeof(uint64_t));
+	pr->pte_pos = malloc((n ? n : 1) * sizeof(uint32_t));
+	pr->pte_at = malloc((n ? n : 1) * sizeof(uint32_t));
+	pr->vma_ptes = malloc((in->nr_vmas ? in->nr_vmas : 1) * sizeof(uint32_t));
 	pr->outs_before = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->fault_sec = malloc((n ? n : 1) * sizeof(uint32_t));
 	pr->vma_pages = calloc(in->nr_vmas ? in->nr_vmas : 1, sizeof(*pr->vma_pages));
 	if (!pr->nslots || !pr->init_slots || !pr->first_use || !pr->series_seconds ||
 	    !pr->area_faults || !pr->next_same_slot || !pr->refault || !pr->next_same_vpage || !pr->vp_idx ||
-	    !pr->vp_first || !pr->pte_first || !pr->pte_after ||
+	    !pr->vp_first || !pr->pte_after || !pr->pte_pos || !pr->pte_at || !pr->vma_ptes ||
 	    !pr->outs_before || !pr->fault_sec || !pr->vma_pages ||
 	    swt_map_init(&pr->vpage_index, n / 2 + 16))
 		goto nomem;
@@ -1202,8 +1282,6 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 		pr->vp_first[idx] = (int32_t)i;
 	}
 	/* the PTEs, resolved */
-	for (i = 0; i < pr->nr_vpages; i++)
-		pr->pte_first[i] = pte_of(&in->faults[pr->vp_first[i]]);
 	for (i = 0; i < n; i++) {
 		int32_t next = pr->next_same_vpage[i];
 
@@ -1253,6 +1331,8 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 		}
 		pr->vma_pages[f->vma][f->vpage - v->start] = pr->vp_idx[i];
 	}
+	if (place_ptes(in, pr))
+		goto nomem;
 	*out = pr;
 	return 0;
 nomem:
@@ -1300,7 +1380,7 @@ static void vpages_sync(struct engine *e)
 /* The resolved PTEs as the run's first read of them finds them. */
 static __attribute__((noinline, cold)) void ptes_start(struct engine *e)
 {
-	memcpy(e->ptes, e->prep->pte_first, e->prep->nr_vpages * sizeof(*e->ptes));
+	memcpy(e->ptes, e->prep->pte_first, e->prep->nr_ptes * sizeof(*e->ptes));
 	e->ptes_synced = 0;
 }
 
@@ -1316,8 +1396,8 @@ static inline void ptes_sync(struct engine *e)
 	if (e->ptes_synced == SIZE_MAX)
 		ptes_start(e);
 	for (j = e->ptes_synced; j < e->cur; j++)
-		if (pr->vp_idx[j] != NIL)
-			e->ptes[pr->vp_idx[j]] = pr->pte_after[j];
+		if (pr->pte_at[j] != PTE_NOWHERE)
+			e->ptes[pr->pte_at[j]] = pr->pte_after[j];
 	e->ptes_synced = j;
 }
 
@@ -1487,7 +1567,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 			{ (void **)&e->word_refault, nr_words * sizeof(*e->word_refault), 1 },
 			{ (void **)&e->next_use, nr_words * sizeof(*e->next_use), 0 },
 			{ (void **)&e->vpages, pr->nr_vpages * sizeof(*e->vpages), 0 },
-			{ (void **)&e->ptes, pr->nr_vpages * sizeof(*e->ptes), 0 },
+			{ (void **)&e->ptes, pr->nr_ptes * sizeof(*e->ptes), 0 },
 			{ (void **)&e->nodes, nr_nodes * sizeof(*e->nodes), 1 },
 			{ (void **)&e->wide, wide ? nr_nodes * sizeof(*e->wide) : 0, 1 },
 			{ (void **)&e->due, e->cap_due * sizeof(*e->due), 1 },
@@ -1657,7 +1737,7 @@ static inline int add_vpage_read(struct engine *e, const struct swt_replay_fault
 
 	if (idx == NIL)
 		return 0;
-	pte = idx == own ? pte_of(f) : e->ptes[idx];
+	pte = idx == own ? pte_of(f) : e->ptes[e->prep->pte_pos[idx]];
 	if (pte == PTE_NONE)
 		return 0;
 	return add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, nreads, target_done);
@@ -2135,7 +2215,8 @@ static inline void read_listed(struct engine *e, const struct read *reads, size_
  * cached as it is found, with no read list between.  That gives the same
  * reads only when the faulting page is in the block (the general walk
  * reads a page left out first), so it is done only when the block holds
- * the faulting page's own entry: 1 then, else 0 with nothing done.  The
+ * the faulting page and its VMA's PTEs lie side by side (prep.vma_ptes):
+ * 1 then, else 0 with nothing done.  The
  * order of the checks is the general walk's: a slot already cached in
  * this pass reads as cached, where the walk had marked it SLOT_LISTED,
  * and the faulting slot is read once however many PTEs hold it.  The
@@ -2147,15 +2228,13 @@ static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt
 				   uint64_t second, uint64_t first, uint32_t count)
 {
 	const struct prep *pr = e->prep;
-	int32_t own = pr->vp_idx[fi];
-	const int32_t *dense;
+	const uint64_t *ptes;
 	uint64_t start, end, max = plug_max(e);
 	size_t nrq = 0;
 	int multi = 0, target_done = 0;
 
-	if (f->vma < 0 || !pr->vma_pages[f->vma] || own == NIL)
+	if (f->vma < 0 || pr->vma_ptes[f->vma] == PTE_NOWHERE || pr->vp_idx[fi] == NIL)
 		return 0;
-	dense = pr->vma_pages[f->vma];
 	start = e->in->vmas[f->vma].start;
 	end = first + count;
 	/* clipped to the VMA's table as collect_vpage_block clips it */
@@ -2163,19 +2242,17 @@ static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt
 		first = start;
 	if (end > e->in->vmas[f->vma].end)
 		end = e->in->vmas[f->vma].end;
-	if (f->vpage < first || f->vpage >= end || dense[f->vpage - start] != own)
+	if (f->vpage < first || f->vpage >= end)
 		return 0;
 	if (e->ptes_synced != fi)
 		ptes_sync(e);
+	/* caught up to this fault, the faulting page's PTE holds its entry */
+	ptes = e->ptes + pr->vma_ptes[f->vma];
 	for (uint64_t v = first; v < end; v++) {
-		int32_t idx = dense[v - start];
-		uint64_t pte;
+		uint64_t pte = ptes[v - start];
 		uint32_t area;
 		int target;
 
-		if (idx == NIL)
-			continue;
-		pte = idx == own ? pte_of(f) : e->ptes[idx];
 		if (pte == PTE_NONE)
 			continue;
 		area = (uint32_t)(pte >> 32);
@@ -2294,14 +2371,23 @@ static int on_fault(struct engine *e, size_t fi)
 		count_window(part, b.size, b.kind);
 		first = b.first;
 		count = b.count;
-		if (b.kind == SWT_WINDOW_VPAGES) {
+		if (b.kind == SWT_WINDOW_VPAGES && (count == 0 || (count == 1 && first == f->vpage))) {
+			/*
+			 * The faulting page alone (the commonest VMA window):
+			 * its own PTE holds this fault's entry, so the
+			 * walk would read just its slot, as below.
+			 */
+			is_block = 1;
+			count = 1;
+		} else if (b.kind == SWT_WINDOW_VPAGES) {
 			if (read_vpage_block(e, fi, f, part, pt, second, first, b.count))
 				return 0;
 			/* the general walk, unlisted */
 			nreads = collect_vpage_block(e, fi, f, first, b.count, &target_done);
 			goto collected;
+		} else {
+			is_block = f->slot - first < count;	/* wraps when below */
 		}
-		is_block = f->slot - first < count;	/* wraps when below */
 		if (!is_block) {
 			/* without the faulting slot: the general walk, listed */
 			for (uint32_t k = 0; k < count; k++)

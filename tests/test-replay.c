@@ -935,6 +935,98 @@ TEST(vma_faulting_page_reads_its_own_entry)
 	}
 }
 
+/* Two results alike in every count a VMA window's reads decide. */
+static void check_same_reads(const struct swt_replay_result *a, const struct swt_replay_result *b)
+{
+	CHECK_INT(a->total.misses, b->total.misses);
+	CHECK_INT(a->total.hits, b->total.hits);
+	CHECK_INT(a->total.pages_read, b->total.pages_read);
+	CHECK_INT(a->total.ra_wasted, b->total.ra_wasted);
+	CHECK_INT(a->total.read_requests, b->total.read_requests);
+	for (unsigned k = 0; k <= a->max_request_pages && k <= b->max_request_pages; k++)
+		CHECK_INT(a->parts[0].request_hist[k], b->parts[0].request_hist[k]);
+	for (unsigned k = 0; k <= SWT_REPLAY_MAX_WINDOW; k++)
+		CHECK_INT(a->parts[0].vpage_window_hist[k], b->parts[0].vpage_window_hist[k]);
+}
+
+/*
+ * The run keeps a VMA's PTEs side by side (one pass over a window's
+ * entries) when its table is at most four times its faulted pages and
+ * none of them is faulted in another VMA; otherwise a window's pages are
+ * looked up one by one.  A random stream of swap-outs and faults on 24
+ * pages replays alike: in a VMA of 24 pages (side by side), of 4 096
+ * (looked up), the same pages under two VMAs of one range (looked up:
+ * a page is in both), and through on_miss (the listed windows).
+ */
+TEST(vma_ptes_side_by_side_read_as_looked_up)
+{
+	struct scenario s;
+	struct swt_replay_vma two[2] = { { .pid = 1, .start = 0x1000, .end = 0x1018 },
+					 { .pid = 1, .start = 0x1000, .end = 0x1018 } };
+	int64_t slot_of[24];	/* -1: in memory */
+	int taken[256] = { 0 };
+	uint32_t x = 2463534242u;
+	uint64_t last = 0;
+
+	scenario_init(&s, 0);
+	for (int i = 0; i < 24; i++)
+		slot_of[i] = -1;
+	while (s.in.nr_faults < 600 && s.in.nr_outs < 600) {
+		int page, tries;
+
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		page = (int)(x >> 8) % 24;
+		if (x & 1) {
+			/* evicted: to the slot after the last one written if free, else anywhere free */
+			uint64_t slot = last + 1 < 256 && !taken[last + 1] ? last + 1 : (x >> 16) % 256;
+
+			for (tries = 0; slot_of[page] >= 0 && tries < 24; tries++)
+				page = (page + 1) % 24;
+			for (tries = 0; taken[slot] && tries < 256; tries++)
+				slot = (slot + 1) % 256;
+			if (slot_of[page] >= 0 || taken[slot])
+				continue;
+			out(&s, slot);
+			taken[slot] = 1;
+			slot_of[page] = (int64_t)slot;
+			last = slot;
+		} else if (slot_of[page] >= 0) {
+			fault(&s, (uint64_t)slot_of[page], 0x1000 + (uint64_t)page);
+			taken[slot_of[page]] = 0;
+			slot_of[page] = -1;
+		}
+	}
+	CHECK(s.in.nr_faults > 200);
+	for (unsigned pc = 0; pc <= 5; pc++) {
+		struct swt_replay_result *side, *other;
+
+		s.vma.start = 0x1000;
+		s.vma.end = 0x1018;
+		side = run(&s, &swt_policy_vma, pc, 16);
+		CHECK(side->total.hits > 0 || pc == 0);
+		other = run_path(&s, &swt_policy_vma, pc, 16, 1);
+		check_same_reads(side, other);
+		swt_replay_result_free(other);
+		/* clipped to the VMA or not, no window finds a PTE past page 24 */
+		s.vma.end = 0x2000;
+		other = run(&s, &swt_policy_vma, pc, 16);
+		check_same_reads(side, other);
+		swt_replay_result_free(other);
+		s.in.vmas = two;
+		s.in.nr_vmas = 2;
+		for (size_t i = 0; i < s.in.nr_faults; i++)
+			s.faults[i].vma = (int32_t)(i % 2);
+		other = run(&s, &swt_policy_vma, pc, 16);
+		check_same_reads(side, other);
+		swt_replay_result_free(other);
+		s.in.vmas = &s.vma;
+		s.in.nr_vmas = 1;
+		for (size_t i = 0; i < s.in.nr_faults; i++)
+			s.faults[i].vma = 0;
+		swt_replay_result_free(side);
+	}
+}
+
 /*
  * A VMA window reads the pages whose entries are allocated and not cached
  * (§4): a page mapped by an earlier fault in the window is not read again;
