@@ -202,6 +202,7 @@ struct engine {
 
 	const struct swt_policy *policy;
 	const struct swt_policy_fast *fast;	/* a built-in's fast path (replay.h), or NULL */
+	int full_info;				/* its misses fill the whole fault info */
 	void *inst;
 	struct swt_policy_env env;
 	/* the fault as policies see it; the per-run members are filled once */
@@ -1533,6 +1534,9 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	}
 	e->env.flags = (e->any_rotational ? SWT_FAULT_ANY_ROTATIONAL : 0) |
 		       (in->vma_ra_enabled > 0 ? SWT_FAULT_VMA_RA_ENABLED : 0);
+	e->full_info = e->fast && (e->fast->full_info == SWT_FAST_FULL_INFO ||
+				   (e->fast->full_info == SWT_FAST_FULL_INFO_VMA &&
+				    in->vma_ra_enabled > 0 && !e->any_rotational));
 
 	e->areas = calloc(in->nr_areas ? in->nr_areas : 1, sizeof(*e->areas));
 	if (!e->areas)
@@ -1744,6 +1748,34 @@ static inline int add_vpage_read(struct engine *e, const struct swt_replay_fault
 }
 
 /*
+ * The reads of virtual pages of the faulting page's VMA whose PTEs lie side
+ * by side (prep.vma_ptes), caught up to this fault: the listed ones, or
+ * (list NULL) the block [first, first + count).  Pages outside the VMA
+ * have no entry.  Caught up, the faulting page's PTE holds this fault's
+ * entry, as add_vpage_read finds it.
+ */
+static size_t collect_side_by_side(struct engine *e, const struct swt_replay_fault *f,
+				   const uint64_t *list, uint32_t count, uint64_t first,
+				   int *target_done)
+{
+	const uint64_t *ptes = e->ptes + e->prep->vma_ptes[f->vma];
+	uint64_t start = e->in->vmas[f->vma].start, span = e->in->vmas[f->vma].end - start;
+	size_t nreads = 0;
+
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t v = list ? list[i] : first + i, pte;
+
+		if (v - start >= span)
+			continue;
+		pte = ptes[v - start];
+		if (pte != PTE_NONE &&
+		    add_read(e, f, (uint32_t)(pte >> 32), (uint32_t)pte, &nreads, target_done))
+			break;
+	}
+	return nreads;
+}
+
+/*
  * The reads of a window, in list order.  A slot entry names a slot of the
  * faulting area.  A virtual page's PTE holds the swap entry it will be
  * faulted with next, or, if never again, the one it was last faulted
@@ -1770,6 +1802,8 @@ static size_t collect_reads(struct engine *e, size_t fi, const struct swt_replay
 
 		if (e->ptes_synced != fi)
 			ptes_sync(e);
+		if (f->vma >= 0 && pr->vma_ptes[f->vma] != PTE_NOWHERE && own != NIL)
+			return collect_side_by_side(e, f, w->list, w->count, 0, target_done);
 		if (f->vma >= 0 && pr->vma_pages[f->vma]) {
 			dense = pr->vma_pages[f->vma];
 			start = e->in->vmas[f->vma].start;
@@ -1803,6 +1837,8 @@ static size_t collect_vpage_block(struct engine *e, size_t fi, const struct swt_
 
 	if (e->ptes_synced != fi)
 		ptes_sync(e);
+	if (f->vma >= 0 && pr->vma_ptes[f->vma] != PTE_NOWHERE && own != NIL)
+		return collect_side_by_side(e, f, NULL, count, first, target_done);
 	if (f->vma >= 0 && pr->vma_pages[f->vma]) {
 		const int32_t *dense = pr->vma_pages[f->vma];
 		uint64_t start = e->in->vmas[f->vma].start, vend = e->in->vmas[f->vma].end;
@@ -2358,7 +2394,7 @@ static int on_fault(struct engine *e, size_t fi)
 	win.size = 1;
 	win.list = e->win_list;
 	if (e->fast) {
-		if (e->fast->full_info)
+		if (e->full_info)
 			fill_fault_info(e, f, a);
 		else
 			fill_fault_brief(e, f, a);

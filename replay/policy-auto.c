@@ -67,8 +67,9 @@ static void auto_on_hit(void *inst, const struct swt_fault_info *f)
 }
 
 /*
- * The engine's fast paths (replay.h): the cluster and synchronous windows
- * as blocks, cluster hits; the VMA path needs the whole fault info.
+ * The engine's fast paths (replay.h): the windows as blocks (the VMA ones
+ * with the whole fault info, which the engine fills at misses when any
+ * fault may take them), cluster hits.
  */
 static int auto_block_miss(void *inst, const struct swt_fault_info *f, uint32_t capacity,
 			   struct swt_window_block *b)
@@ -80,8 +81,11 @@ static int auto_block_miss(void *inst, const struct swt_fault_info *f, uint32_t 
 		swt_cluster_window_block(f, 1, capacity, b);
 		return 1;
 	}
-	if (swt_fault_uses_vma_ra(f))
-		return 0;
+	if (swt_fault_uses_vma_ra(f)) {
+		int ret = swt_vma_ra_block(a->vma, f, capacity, b);
+
+		return ret ? ret : 1;
+	}
 	swt_cluster_window_block(f, max > 1 ? swt_swapin_window_pages(&a->cluster, f->slot, max) : 1,
 				 capacity, b);
 	return 1;
@@ -110,6 +114,7 @@ const struct swt_policy swt_policy_auto = {
 
 const struct swt_policy_fast swt_fast_auto = {
 	.policy = &swt_policy_auto,
+	.full_info = SWT_FAST_FULL_INFO_VMA,
 	.block_miss = auto_block_miss,
 	.quick_hit = auto_quick_hit,
 };

@@ -87,8 +87,8 @@ static inline struct vma_state *vma_state(struct swt_vma_ra *v, const struct swt
  * b->first + b->count) it lists into a window of this capacity: 0, or
  * -SWT_ENOMEM.
  */
-static int vma_ra_block(struct swt_vma_ra *v, const struct swt_fault_info *f, uint32_t capacity,
-			struct swt_window_block *b)
+int swt_vma_ra_block(struct swt_vma_ra *v, const struct swt_fault_info *f, uint32_t capacity,
+		     struct swt_window_block *b)
 {
 	unsigned pc = f->page_cluster < 5 ? f->page_cluster : 5, max = 1u << pc, h, pages;
 	uint64_t vp = f->vpage, start, end, lo, hi, pmd_pages, prev;
@@ -151,7 +151,7 @@ static int vma_ra_block(struct swt_vma_ra *v, const struct swt_fault_info *f, ui
 int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, struct swt_window *win)
 {
 	struct swt_window_block b;
-	int ret = vma_ra_block(v, f, win->capacity, &b);
+	int ret = swt_vma_ra_block(v, f, win->capacity, &b);
 
 	win->kind = SWT_WINDOW_VPAGES;
 	win->count = 0;
@@ -216,7 +216,7 @@ static int vma_block_miss(void *inst, const struct swt_fault_info *f, uint32_t c
 		swt_cluster_window_block(f, 1, capacity, b);	/* the faulting slot alone */
 		return 1;
 	}
-	ret = vma_ra_block(inst, f, capacity, b);
+	ret = swt_vma_ra_block(inst, f, capacity, b);
 	return ret ? ret : 1;
 }
 
@@ -232,6 +232,6 @@ const struct swt_policy swt_policy_vma = {
 
 const struct swt_policy_fast swt_fast_vma = {
 	.policy = &swt_policy_vma,
-	.full_info = 1,
+	.full_info = SWT_FAST_FULL_INFO,
 	.block_miss = vma_block_miss,
 };

@@ -471,13 +471,17 @@ struct swt_vma_ra;
 struct swt_vma_ra *swt_vma_ra_alloc(void);
 void swt_vma_ra_free(struct swt_vma_ra *v);
 int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, struct swt_window *win);
+struct swt_window_block;
+/* The same window as a block of virtual pages (the fast paths): 0, or -SWT_ENOMEM. */
+int swt_vma_ra_block(struct swt_vma_ra *v, const struct swt_fault_info *f, uint32_t capacity,
+		     struct swt_window_block *b);
 void swt_vma_ra_hit(struct swt_vma_ra *v, const struct swt_fault_info *f);
 
 /*
  * Does the traced kernel use VMA readahead for this fault (auto's rule)?
  * Shared memory never does (shmem swaps in by cluster readahead); the
- * fast paths' brief fault info lacks SWT_FAULT_SHARED, so they leave a
- * fault they would call VMA to on_miss and on_hit, which see it.
+ * fast paths' brief fault info lacks SWT_FAULT_SHARED, so a hook that
+ * gets it leaves a fault it would call VMA to on_hit, which sees it.
  */
 static inline int swt_fault_uses_vma_ra(const struct swt_fault_info *f)
 {
@@ -654,9 +658,19 @@ uint64_t swt_replay_slots_used_within(const struct swt_policy_env *env, uint32_t
 uint64_t swt_replay_vpages_used_within(const struct swt_policy_env *env, int32_t pid,
 				       uint64_t first, unsigned n, uint64_t horizon);
 
+#define SWT_FAST_FULL_INFO 1
+#define SWT_FAST_FULL_INFO_VMA 2
+
 struct swt_policy_fast {
 	const struct swt_policy *policy;
-	int full_info;		/* the hooks read the whole fault info: filled first */
+	/*
+	 * block_miss reads the whole fault info, filled first: SWT_FAST_FULL_INFO
+	 * at every miss, SWT_FAST_FULL_INFO_VMA at those of a capture
+	 * whose faults may take VMA readahead (vma_ra_enabled, no rotational
+	 * area: swt_fault_uses_vma_ra), 0 never (brief: slot, area_slots,
+	 * flags without SWT_FAULT_SHARED).
+	 */
+	int full_info;
 	/*
 	 * A miss: 1 with *b what on_miss would list into a window of this
 	 * capacity, and the same state changes; 0: call on_miss; negative:

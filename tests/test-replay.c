@@ -956,7 +956,8 @@ static void check_same_reads(const struct swt_replay_result *a, const struct swt
  * looked up one by one.  A random stream of swap-outs and faults on 24
  * pages replays alike: in a VMA of 24 pages (side by side), of 4 096
  * (looked up), the same pages under two VMAs of one range (looked up:
- * a page is in both), and through on_miss (the listed windows).
+ * a page is in both), and through on_miss (the listed windows); with
+ * vma and with auto, whose VMA path has a fast path of its own.
  */
 TEST(vma_ptes_side_by_side_read_as_looked_up)
 {
@@ -997,26 +998,29 @@ TEST(vma_ptes_side_by_side_read_as_looked_up)
 		}
 	}
 	CHECK(s.in.nr_faults > 200);
-	for (unsigned pc = 0; pc <= 5; pc++) {
+	for (unsigned k = 0; k < 2 * 6; k++) {
+		/* auto takes VMA windows here: not rotational, vma_ra_enabled */
+		const struct swt_policy *p = k < 6 ? &swt_policy_vma : &swt_policy_auto;
+		unsigned pc = k % 6;
 		struct swt_replay_result *side, *other;
 
 		s.vma.start = 0x1000;
 		s.vma.end = 0x1018;
-		side = run(&s, &swt_policy_vma, pc, 16);
+		side = run(&s, p, pc, 16);
 		CHECK(side->total.hits > 0 || pc == 0);
-		other = run_path(&s, &swt_policy_vma, pc, 16, 1);
+		other = run_path(&s, p, pc, 16, 1);
 		check_same_reads(side, other);
 		swt_replay_result_free(other);
 		/* clipped to the VMA or not, no window finds a PTE past page 24 */
 		s.vma.end = 0x2000;
-		other = run(&s, &swt_policy_vma, pc, 16);
+		other = run(&s, p, pc, 16);
 		check_same_reads(side, other);
 		swt_replay_result_free(other);
 		s.in.vmas = two;
 		s.in.nr_vmas = 2;
 		for (size_t i = 0; i < s.in.nr_faults; i++)
 			s.faults[i].vma = (int32_t)(i % 2);
-		other = run(&s, &swt_policy_vma, pc, 16);
+		other = run(&s, p, pc, 16);
 		check_same_reads(side, other);
 		swt_replay_result_free(other);
 		s.in.vmas = &s.vma;
