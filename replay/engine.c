@@ -202,7 +202,7 @@ struct engine {
 
 	const struct swt_policy *policy;
 	const struct swt_policy_fast *fast;	/* a built-in's fast path (replay.h), or NULL */
-	int full_info;				/* its misses fill the whole fault info */
+	int full_info;				/* its misses fill the whole fault info (a VMA window may follow) */
 	void *inst;
 	struct swt_policy_env env;
 	/* the fault as policies see it; the per-run members are filled once */
@@ -2372,6 +2372,13 @@ static int on_fault(struct engine *e, size_t fi)
 	int ret = 0, is_block, target_done = 0;
 
 	e->cur = fi;
+	/*
+	 * A VMA window's PTEs are one random line that its walk then waits
+	 * on; two faults ahead the line arrives in time (one ahead is too
+	 * late, four ahead is evicted as often; replay-notes.md).
+	 */
+	if (e->full_info && fi + 2 < e->in->nr_faults && e->prep->pte_at[fi + 2] != PTE_NOWHERE)
+		__builtin_prefetch(&e->ptes[e->prep->pte_at[fi + 2]]);
 	pt->faults++;
 	e->word_refault[a->base + f->slot] = e->prep->refault[fi];	/* the page this fault maps */
 	if (*word >= 0 && (*word & 1)) {
