@@ -430,10 +430,15 @@ static void forget_node(struct engine *e, int32_t n)
 	e->nr_alloc += w < e->slot_words;	/* a page without a slot (a write freed it) leaves none */
 }
 
-/* Forget a cached page, wherever it is on its list. */
-static void uncache(struct engine *e, int32_t n)
+/*
+ * Forget a cached page, wherever it is on its list: node n, found in slot
+ * word w.  The caller knows w, so the node is only written: loading its
+ * word back (forget_node) was a random load the loop waited on.
+ */
+static void uncache(struct engine *e, int32_t n, uint64_t w)
 {
-	forget_node(e, n);
+	e->words[w] = SLOT_ALLOC;
+	e->nr_alloc += w < e->slot_words;	/* as forget_node */
 	ring_of(e, n)->len--;
 	e->nodes[n].stamp = STAMP_DEAD;
 }
@@ -520,7 +525,7 @@ static __attribute__((noinline)) void evict_due(struct engine *e, int32_t k)
 		int32_t word = e->words[e->due[k].word];
 
 		if (word >= 0 && (uint64_t)(word >> 1) >= e->active.base)
-			uncache(e, word >> 1);
+			uncache(e, word >> 1, e->due[k].word);
 	}
 }
 
@@ -1650,7 +1655,7 @@ static inline __attribute__((always_inline)) int on_swapout(struct engine *e,
 
 	/* the slot holds a newly written page: whatever we cached for it is stale */
 	if (*word >= 0)
-		uncache(e, *word >> 1);	/* leaves it allocated; wasted if read ahead */
+		uncache(e, *word >> 1, (uint64_t)(word - e->words));	/* leaves it allocated; wasted if read ahead */
 	e->nr_alloc += (uint64_t)fresh;
 	*word = SLOT_ALLOC;
 	return fresh;
@@ -2393,7 +2398,7 @@ static int on_fault(struct engine *e, size_t fi)
 		return e->reads_at_hits ? read_at_hit(e, fi, f, a, part, pt, second) : 0;
 	}
 	if (*word >= 0)
-		uncache(e, *word >> 1);	/* the real kernel had evicted it, when unknown */
+		uncache(e, *word >> 1, a->base + f->slot);	/* the real kernel had evicted it, when unknown */
 
 	win.kind = SWT_WINDOW_SLOTS;
 	win.count = 0;
@@ -2572,7 +2577,7 @@ static __attribute__((noinline)) void free_slot(struct engine *e, size_t k)
 	int32_t word = e->words[w];
 
 	if (word >= 0 && (word & 1))
-		uncache(e, word >> 1);
+		uncache(e, word >> 1, w);
 	word = e->words[w];
 	if (word >= 0) {
 		int32_t n = word >> 1;
@@ -2596,7 +2601,7 @@ static __attribute__((noinline)) void free_page_written(struct engine *e, size_t
 	int32_t word = e->words[e->slot_words + k];
 
 	if (word >= 0) {
-		uncache(e, word >> 1);
+		uncache(e, word >> 1, e->slot_words + k);
 		e->res->freed_left_traced++;
 	}
 }
@@ -2616,7 +2621,7 @@ static __attribute__((noinline)) void free_oldest_written(struct engine *e)
 
 		/* one whose own write the trace names leaves at that write */
 		if (word >= 0 && e->in->frees[e->sink_oldest].evict_out < 0) {
-			uncache(e, word >> 1);
+			uncache(e, word >> 1, e->slot_words + e->sink_oldest);
 			e->sink_oldest++;
 			e->res->freed_left_oldest++;
 			return;
