@@ -167,8 +167,18 @@ struct plug_rq {
  */
 struct due_eviction {
 	uint64_t word;
-	int32_t next;		/* the next eviction due at the same fault */
+	int32_t next;		/* the next eviction due in the same bucket, then at the same fault */
+	uint32_t at;		/* the fault it is due before */
 };
+
+/*
+ * Due evictions wait in buckets of DUE_BUCKET faults and are sorted into
+ * their faults as their bucket begins: scheduling one then writes a small
+ * table of bucket heads, not a random entry of a per-fault table as large
+ * as the trace (a load the loop waited on).
+ */
+#define DUE_BUCKET_SHIFT 6
+#define DUE_BUCKET (1u << DUE_BUCKET_SHIFT)
 
 struct prep;
 static void prep_free(struct prep *pr, size_t nr_areas, size_t nr_vmas);
@@ -230,11 +240,14 @@ struct engine {
 	/*
 	 * Evictions of activated pages the trace shows faulting again: per
 	 * slot word, the next fault of the page its latest fault mapped (NIL
-	 * none); per fault index, the first of the evictions due then, chained
+	 * none); per bucket of faults, the first of the evictions due in it,
+	 * and per fault of the current bucket, the first due then, chained
 	 * through a pool with one entry per mapping at most.
 	 */
 	int32_t *word_refault;
-	int32_t *evict_due;
+	int32_t *due_bucket;
+	int32_t due_now[DUE_BUCKET];
+	size_t due_bucket_now;		/* the bucket sorted into due_now */
 	struct due_eviction *due;
 	size_t nr_due, cap_due;
 
@@ -507,6 +520,7 @@ static void schedule_eviction(struct engine *e, uint64_t w)
 {
 	int32_t refault = e->word_refault[w];
 	size_t gap, at;
+	int32_t *head;
 
 	if (refault == NIL || (size_t)refault <= e->cur + 1 || e->nr_due >= e->cap_due)
 		return;		/* none, or no fault in between: it goes at the refault */
@@ -514,8 +528,25 @@ static void schedule_eviction(struct engine *e, uint64_t w)
 	at = e->cur + 1 + (size_t)(rand01(e) * (double)gap);
 	if (at >= (size_t)refault)
 		return;		/* a draw near 1, rounded up */
-	e->due[e->nr_due] = (struct due_eviction){ .word = w, .next = e->evict_due[at] };
-	e->evict_due[at] = (int32_t)e->nr_due++;
+	head = (at >> DUE_BUCKET_SHIFT) == e->due_bucket_now ? &e->due_now[at & (DUE_BUCKET - 1)]
+							     : &e->due_bucket[at >> DUE_BUCKET_SHIFT];
+	e->due[e->nr_due] = (struct due_eviction){ .word = w, .next = *head, .at = (uint32_t)at };
+	*head = (int32_t)e->nr_due++;
+}
+
+/* Bucket b begins: its due evictions, by fault. */
+static inline void due_sort(struct engine *e, size_t b)
+{
+	int32_t k = e->due_bucket[b], next;
+
+	e->due_bucket_now = b;
+	for (; k != NIL; k = next) {
+		int32_t *head = &e->due_now[e->due[k].at & (DUE_BUCKET - 1)];
+
+		next = e->due[k].next;
+		e->due[k].next = *head;
+		*head = k;
+	}
 }
 
 /* Before fault fi: the evictions due now, of pages still active. */
@@ -1580,7 +1611,8 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 			{ (void **)&e->nodes, nr_nodes * sizeof(*e->nodes), 1 },
 			{ (void **)&e->wide, wide ? nr_nodes * sizeof(*e->wide) : 0, 1 },
 			{ (void **)&e->due, e->cap_due * sizeof(*e->due), 1 },
-			{ (void **)&e->evict_due, (in->nr_faults + 1) * sizeof(*e->evict_due), 0 },
+			{ (void **)&e->due_bucket,
+			  ((in->nr_faults >> DUE_BUCKET_SHIFT) + 1) * sizeof(*e->due_bucket), 0 },
 		};
 
 		if (swt_arena_carve(&e->arena, parts, SWT_ARRAY_SIZE(parts)))
@@ -1616,8 +1648,11 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	e->plug = malloc((e->win_cap + 1) * sizeof(*e->plug));
 	if (!e->win_list || !e->reads || !e->plug)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
-	for (size_t k = 0; k <= in->nr_faults; k++)
-		e->evict_due[k] = NIL;
+	for (size_t k = 0; k <= in->nr_faults >> DUE_BUCKET_SHIFT; k++)
+		e->due_bucket[k] = NIL;
+	for (size_t k = 0; k < DUE_BUCKET; k++)
+		e->due_now[k] = NIL;
+	e->due_bucket_now = 0;
 
 	/* what every fault of the run tells the policy alike */
 	e->info.nr_areas = (uint32_t)in->nr_areas;
@@ -2678,8 +2713,12 @@ static int run_pass(struct engine *e)
 		}
 		if (fi == nr_faults)
 			break;
-		if (e->evict_due[fi] != NIL)
-			evict_due(e, e->evict_due[fi]);
+		if (!(fi & (DUE_BUCKET - 1)))
+			due_sort(e, fi >> DUE_BUCKET_SHIFT);
+		if (e->due_now[fi & (DUE_BUCKET - 1)] != NIL) {
+			evict_due(e, e->due_now[fi & (DUE_BUCKET - 1)]);
+			e->due_now[fi & (DUE_BUCKET - 1)] = NIL;
+		}
 		ret = on_fault(e, fi);
 		if (ret)
 			return ret;
