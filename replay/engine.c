@@ -2414,11 +2414,17 @@ static int on_fault(struct engine *e, size_t fi)
 	e->cur = fi;
 	/*
 	 * A VMA window's PTEs are one random line that its walk then waits
-	 * on; two faults ahead the line arrives in time (one ahead is too
-	 * late, four ahead is evicted as often; replay-notes.md).
+	 * on, and so is the faulting slot's word; two faults ahead the lines
+	 * arrive in time (one ahead is too late, four or eight ahead are
+	 * evicted as often; replay-notes.md).
 	 */
 	if (e->full_info && fi + 2 < e->in->nr_faults && e->prep->pte_at[fi + 2] != PTE_NOWHERE)
 		__builtin_prefetch(&e->ptes[e->prep->pte_at[fi + 2]]);
+	if (fi + 2 < e->in->nr_faults) {
+		const struct swt_replay_fault *ahead = f + 2;
+
+		__builtin_prefetch(&e->areas[ahead->area].slots[ahead->slot]);
+	}
 	pt->faults++;
 	e->word_refault[a->base + f->slot] = e->prep->refault[fi];	/* the page this fault maps */
 	if (*word >= 0 && (*word & 1)) {
