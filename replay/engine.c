@@ -219,6 +219,7 @@ struct engine {
 	struct swt_fault_info info;
 	uint64_t *win_list;
 	uint32_t win_cap;
+	unsigned vma_ra_max;		/* vma_ra's window limit, 1 << page_cluster (at most 5) */
 	struct read *reads;
 	struct plug_rq *plug;
 
@@ -271,6 +272,11 @@ struct engine {
 	int series_nomem, series_unsorted;
 
 	struct swt_touch_table touch;	/* sample_touched's brackets */
+	/*
+	 * vma's state, its windows placed inline (swt_policy_fast); last, so
+	 * that the members every run reads keep their places (lines).
+	 */
+	struct swt_vma_ra *vma_ra;
 };
 
 /* ---- lists --------------------------------------------------------------- */
@@ -1678,6 +1684,10 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	if (!e->inst)
 		return swt_error(err, SWT_EPLUGIN, "policy '%s': %s", e->policy->name,
 				 perr[0] ? perr : "cannot create an instance");
+	if (e->fast && e->fast->vma_ra && e->full_info) {
+		e->vma_ra = e->fast->vma_ra(e->inst);
+		e->vma_ra_max = 1u << (cfg->page_cluster < 5 ? cfg->page_cluster : 5);
+	}
 	return 0;
 }
 
@@ -2351,6 +2361,54 @@ static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt
 	return 1;
 }
 
+/*
+ * vma's miss, placed inline from its state (e->vma_ra): its on_miss's
+ * window as a block, without the fault info, nor a call whose register
+ * saves cost as much as the placing.
+ */
+static inline int vma_ra_miss(struct engine *e, const struct swt_replay_fault *f,
+			      const struct area_state *a, struct swt_window_block *b)
+{
+	uint64_t vma_start = 0, vma_end = 0;
+	struct swt_vma_ra_state *s;
+
+	if (!f->vpage) {
+		/* no fault address: the faulting slot alone */
+		b->kind = SWT_WINDOW_SLOTS;
+		b->size = 1;
+		b->count = swt_cluster_block(f->slot, a->area_slots, 1, e->win_cap, &b->first);
+		return 1;
+	}
+	b->kind = SWT_WINDOW_VPAGES;
+	b->first = f->vpage;
+	b->count = 1;
+	b->size = 1;
+	if (e->vma_ra_max == 1)
+		return 1;	/* no readahead: the state is left alone */
+	if (f->vma >= 0) {
+		vma_start = e->in->vmas[f->vma].start;
+		vma_end = e->in->vmas[f->vma].end;
+	}
+	s = swt_vma_ra_state_of(e->vma_ra, f->pid, vma_start);
+	if (!s)
+		return -SWT_ENOMEM;
+	swt_vma_ra_place(s, f->vpage, e->vma_ra_max, vma_start, vma_end, e->in->page_shift,
+			 e->win_cap, b);
+	return 1;
+}
+
+/* vma's hit, noted inline (vma_ra_miss). */
+static inline void vma_ra_hit(struct engine *e, const struct swt_replay_fault *f)
+{
+	struct swt_vma_ra_state *s;
+
+	if (!f->vpage)
+		return;
+	s = swt_vma_ra_state_of(e->vma_ra, f->pid, f->vma >= 0 ? e->in->vmas[f->vma].start : 0);
+	if (s)
+		swt_vma_ra_note_hit(s, f->vpage);
+}
+
 /* A hit on a page the policy read ahead: on_hit, or its fast path's quick_hit when that suffices. */
 static inline void tell_hit(struct engine *e, const struct swt_replay_fault *f,
 			    const struct area_state *a)
@@ -2414,14 +2472,31 @@ static int on_fault(struct engine *e, size_t fi)
 	int ret = 0, is_block, target_done = 0;
 
 	e->cur = fi;
-	/*
-	 * A VMA window's PTEs are one random line that its walk then waits
-	 * on, and so is the faulting slot's word; two faults ahead the lines
-	 * arrive in time (one ahead is too late, four or eight ahead are
-	 * evicted as often; replay-notes.md).
-	 */
-	if (e->full_info && fi + 2 < e->in->nr_faults && e->prep->pte_at[fi + 2] != PTE_NOWHERE)
-		__builtin_prefetch(&e->ptes[e->prep->pte_at[fi + 2]]);
+	if (e->full_info) {
+		/*
+		 * Runs that read VMA windows keep the PTEs caught up fault by
+		 * fault: the previous fault's entry now, whose line was
+		 * prefetched with its window's.  Caught up at a miss instead,
+		 * the walk's trip count (one, two or more faults) was a
+		 * branch mispredicted on every third miss or so.
+		 */
+		const struct prep *pr = e->prep;
+
+		if (!fi)
+			ptes_sync(e);
+		else if (pr->pte_at[fi - 1] != PTE_NOWHERE)
+			e->ptes[pr->pte_at[fi - 1]] = pr->pte_after[fi - 1];
+		e->ptes_synced = fi;
+		/*
+		 * A VMA window's PTEs are one random line that its walk
+		 * then waits on, and so is the faulting slot's word (below);
+		 * two faults ahead the lines arrive in time (one ahead is too
+		 * late, four or eight ahead are evicted as often;
+		 * replay-notes.md).
+		 */
+		if (fi + 2 < e->in->nr_faults && pr->pte_at[fi + 2] != PTE_NOWHERE)
+			__builtin_prefetch(&e->ptes[pr->pte_at[fi + 2]]);
+	}
 	if (fi + 2 < e->in->nr_faults) {
 		const struct swt_replay_fault *ahead = f + 2;
 
@@ -2436,8 +2511,12 @@ static int on_fault(struct engine *e, size_t fi)
 		e->nodes[*word >> 1].stamp = NEVER_SCANNED;
 		*word &= ~1;
 		pt->hits++;
-		if (e->policy->on_hit)
-			tell_hit(e, f, a);
+		if (e->policy->on_hit) {
+			if (e->vma_ra)
+				vma_ra_hit(e, f);
+			else
+				tell_hit(e, f, a);
+		}
 		return e->reads_at_hits ? read_at_hit(e, fi, f, a, part, pt, second) : 0;
 	}
 	if (*word >= 0)
@@ -2449,11 +2528,15 @@ static int on_fault(struct engine *e, size_t fi)
 	win.size = 1;
 	win.list = e->win_list;
 	if (e->fast) {
-		if (e->full_info)
-			fill_fault_info(e, f, a);
-		else
+		if (!e->full_info) {
 			fill_fault_brief(e, f, a);
-		ret = e->fast->block_miss(e->inst, &e->info, win.capacity, &b);
+			ret = e->fast->block_miss(e->inst, &e->info, win.capacity, &b);
+		} else if (e->vma_ra) {
+			ret = vma_ra_miss(e, f, a, &b);
+		} else {
+			fill_fault_info(e, f, a);
+			ret = e->fast->block_miss(e->inst, &e->info, win.capacity, &b);
+		}
 		if (ret < 0)
 			return miss_failed(e, fi, ret);
 	}

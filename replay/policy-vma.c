@@ -18,22 +18,6 @@
 #include "replay.h"
 #include "util.h"
 
-struct vma_state {
-	uint64_t prev;		/* previous fault's virtual page */
-	unsigned win;		/* previous window */
-	unsigned hits;		/* since the last miss, 0..63 */
-};
-
-struct swt_vma_ra {
-	struct swt_map index;	/* (pid, vma_start) -> states[] */
-	struct vma_state *states;
-	size_t nr, cap;
-	/* the latest lookup: faults come in runs on one VMA, so most skip the hash */
-	int32_t last_pid;
-	uint64_t last_start;
-	size_t last_idx;	/* SIZE_MAX: none yet */
-};
-
 struct swt_vma_ra *swt_vma_ra_alloc(void)
 {
 	struct swt_vma_ra *v = calloc(1, sizeof(*v));
@@ -56,30 +40,22 @@ void swt_vma_ra_free(struct swt_vma_ra *v)
 	free(v);
 }
 
-/* A VMA's state, made on its first fault; NULL when out of memory. */
-static struct vma_state *vma_state_lookup(struct swt_vma_ra *v, const struct swt_fault_info *f)
+struct swt_vma_ra_state *swt_vma_ra_lookup(struct swt_vma_ra *v, int32_t pid, uint64_t vma_start)
 {
 	uint64_t idx;
 
-	if (!swt_map_get(&v->index, (uint64_t)(uint32_t)f->pid, f->vma_start, &idx)) {
+	if (!swt_map_get(&v->index, (uint64_t)(uint32_t)pid, vma_start, &idx)) {
 		if (swt_grow((void **)&v->states, &v->cap, v->nr + 1, sizeof(*v->states)) ||
-		    swt_map_put(&v->index, (uint64_t)(uint32_t)f->pid, f->vma_start, v->nr))
+		    swt_map_put(&v->index, (uint64_t)(uint32_t)pid, vma_start, v->nr))
 			return NULL;
 		/* a fresh VMA reads as four hits: its first miss gets a full window */
 		v->states[v->nr].hits = 4;
 		idx = v->nr++;
 	}
-	v->last_pid = f->pid;
-	v->last_start = f->vma_start;
+	v->last_pid = pid;
+	v->last_start = vma_start;
 	v->last_idx = idx;
 	return &v->states[idx];
-}
-
-static inline struct vma_state *vma_state(struct swt_vma_ra *v, const struct swt_fault_info *f)
-{
-	if (v->last_idx != SIZE_MAX && v->last_pid == f->pid && v->last_start == f->vma_start)
-		return &v->states[v->last_idx];
-	return vma_state_lookup(v, f);
 }
 
 /*
@@ -90,61 +66,19 @@ static inline struct vma_state *vma_state(struct swt_vma_ra *v, const struct swt
 int swt_vma_ra_block(struct swt_vma_ra *v, const struct swt_fault_info *f, uint32_t capacity,
 		     struct swt_window_block *b)
 {
-	unsigned pc = f->page_cluster < 5 ? f->page_cluster : 5, max = 1u << pc, h, pages;
-	uint64_t vp = f->vpage, start, end, lo, hi, pmd_pages, prev;
-	struct vma_state *s;
+	unsigned pc = f->page_cluster < 5 ? f->page_cluster : 5;
+	struct swt_vma_ra_state *s;
 
 	b->kind = SWT_WINDOW_VPAGES;
-	b->first = vp;
+	b->first = f->vpage;
 	b->count = 1;
 	b->size = 1;
-	if (max == 1)
+	if (pc == 0)
 		return 0;	/* no readahead: the state is left alone */
-	s = vma_state(v, f);
+	s = swt_vma_ra_state_of(v, f->pid, f->vma_start);
 	if (!s)
 		return -SWT_ENOMEM;
-	h = s->hits;
-	prev = s->prev;
-	pages = swt_ra_window_size(h, vp == prev + 1 || vp + 1 == prev, max, s->win);
-	s->prev = vp;
-	s->win = pages;
-	s->hits = 0;
-	b->size = pages;
-	if (pages == 1)
-		return 0;
-	/*
-	 * The end is placed before the start is clipped at page 0, as the
-	 * kernel computes both ends first: a window that would reach below
-	 * page 0 loses those pages, it does not move up.
-	 */
-	if (vp == prev + 1) {			/* forward stream */
-		start = vp;
-		end = vp + pages;
-	} else if (prev == vp + 1) {		/* backward stream */
-		start = vp + 1 >= pages ? vp + 1 - pages : 0;
-		end = vp + 1;
-	} else {				/* no direction: centred */
-		start = vp >= (pages - 1) / 2 ? vp - (pages - 1) / 2 : 0;
-		end = vp + (pages - (pages - 1) / 2);
-	}
-	/* clip, never shift: to the VMA and to the 2 MiB region of the fault */
-	pmd_pages = (uint64_t)1 << (21 - f->page_shift);
-	lo = vp & ~(pmd_pages - 1);
-	hi = lo + pmd_pages;
-	if (f->vma_end > f->vma_start) {
-		if (lo < f->vma_start)
-			lo = f->vma_start;
-		if (hi > f->vma_end)
-			hi = f->vma_end;
-	}
-	if (start < lo)
-		start = lo;
-	if (end > hi)
-		end = hi;
-	b->first = start;
-	b->count = 0;
-	if (end > start)
-		b->count = end - start > capacity ? capacity : (uint32_t)(end - start);
+	swt_vma_ra_place(s, f->vpage, 1u << pc, f->vma_start, f->vma_end, f->page_shift, capacity, b);
 	return 0;
 }
 
@@ -167,13 +101,10 @@ int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, stru
 
 void swt_vma_ra_hit(struct swt_vma_ra *v, const struct swt_fault_info *f)
 {
-	struct vma_state *s = vma_state(v, f);
+	struct swt_vma_ra_state *s = swt_vma_ra_state_of(v, f->pid, f->vma_start);
 
-	if (!s)
-		return;
-	s->prev = f->vpage;
-	if (s->hits < 63)
-		s->hits++;
+	if (s)
+		swt_vma_ra_note_hit(s, f->vpage);
 }
 
 static void *vma_create(const struct swt_policy_env *env, const char *const *keys,
@@ -206,20 +137,6 @@ static void vma_on_hit(void *inst, const struct swt_fault_info *f)
 		swt_vma_ra_hit(inst, f);
 }
 
-/* The engine's fast path (replay.h): the same window as a block. */
-static int vma_block_miss(void *inst, const struct swt_fault_info *f, uint32_t capacity,
-			  struct swt_window_block *b)
-{
-	int ret;
-
-	if (!(f->flags & SWT_FAULT_VPAGE_KNOWN)) {
-		swt_cluster_window_block(f, 1, capacity, b);	/* the faulting slot alone */
-		return 1;
-	}
-	ret = swt_vma_ra_block(inst, f, capacity, b);
-	return ret ? ret : 1;
-}
-
 const struct swt_policy swt_policy_vma = {
 	.abi_version = SWT_POLICY_ABI,
 	.name = "vma",
@@ -230,8 +147,14 @@ const struct swt_policy swt_policy_vma = {
 	.on_hit = vma_on_hit,
 };
 
+/* The engine's fast path (replay.h): it places the windows itself, from the state. */
+static struct swt_vma_ra *vma_ra_of(void *inst)
+{
+	return inst;
+}
+
 const struct swt_policy_fast swt_fast_vma = {
 	.policy = &swt_policy_vma,
 	.full_info = SWT_FAST_FULL_INFO,
-	.block_miss = vma_block_miss,
+	.vma_ra = vma_ra_of,
 };

@@ -466,8 +466,26 @@ static inline unsigned swt_swapin_window_pages(struct swt_swapin_window *w, uint
 /* The aligned cluster window of pages around off, slot 0 and slots past the area dropped. */
 void swt_cluster_window(const struct swt_fault_info *f, unsigned pages, struct swt_window *win);
 
-/* VMA readahead state (policy-vma.c), shared with auto and oracle. */
-struct swt_vma_ra;
+/*
+ * VMA readahead state (policy-vma.c), shared with auto and oracle; its
+ * members are here for the engine's inline path for vma (below).
+ */
+struct swt_vma_ra_state {
+	uint64_t prev;		/* previous fault's virtual page */
+	unsigned win;		/* previous window */
+	unsigned hits;		/* since the last miss, 0..63 */
+};
+
+struct swt_vma_ra {
+	struct swt_map index;	/* (pid, vma_start) -> states[] */
+	struct swt_vma_ra_state *states;
+	size_t nr, cap;
+	/* the latest lookup: faults come in runs on one VMA, so most skip the hash */
+	int32_t last_pid;
+	uint64_t last_start;
+	size_t last_idx;	/* SIZE_MAX: none yet */
+};
+
 struct swt_vma_ra *swt_vma_ra_alloc(void);
 void swt_vma_ra_free(struct swt_vma_ra *v);
 int swt_vma_ra_window(struct swt_vma_ra *v, const struct swt_fault_info *f, struct swt_window *win);
@@ -646,6 +664,82 @@ static inline void swt_cluster_window_block(const struct swt_fault_info *f, unsi
 	b->count = swt_cluster_block(f->slot, f->area_slots, pages, capacity, &b->first);
 }
 
+/* A VMA's state, made on its first fault (out of line); NULL when out of memory. */
+struct swt_vma_ra_state *swt_vma_ra_lookup(struct swt_vma_ra *v, int32_t pid, uint64_t vma_start);
+
+static inline struct swt_vma_ra_state *swt_vma_ra_state_of(struct swt_vma_ra *v, int32_t pid,
+							   uint64_t vma_start)
+{
+	if (v->last_idx != SIZE_MAX && v->last_pid == pid && v->last_start == vma_start)
+		return &v->states[v->last_idx];
+	return swt_vma_ra_lookup(v, pid, vma_start);
+}
+
+/*
+ * A miss on virtual page vp of the VMA [vma_start, vma_end) (0, 0:
+ * unknown) with state s, readahead on (max = 1 << page_cluster > 1):
+ * the state moves on, and *b is the window (readahead-spec.md §4) as the
+ * block of virtual pages it lists into a window of this capacity.
+ */
+static inline void swt_vma_ra_place(struct swt_vma_ra_state *s, uint64_t vp, unsigned max,
+				    uint64_t vma_start, uint64_t vma_end, unsigned page_shift,
+				    uint32_t capacity, struct swt_window_block *b)
+{
+	uint64_t prev = s->prev, start, end, lo, hi, pmd_pages;
+	unsigned pages = swt_ra_window_size(s->hits, vp == prev + 1 || vp + 1 == prev, max, s->win);
+
+	s->prev = vp;
+	s->win = pages;
+	s->hits = 0;
+	b->kind = SWT_WINDOW_VPAGES;
+	b->size = pages;
+	b->first = vp;
+	b->count = 1;
+	if (pages == 1)
+		return;
+	/*
+	 * The end is placed before the start is clipped at page 0, as the
+	 * kernel computes both ends first: a window that would reach below
+	 * page 0 loses those pages, it does not move up.
+	 */
+	if (vp == prev + 1) {			/* forward stream */
+		start = vp;
+		end = vp + pages;
+	} else if (prev == vp + 1) {		/* backward stream */
+		start = vp + 1 >= pages ? vp + 1 - pages : 0;
+		end = vp + 1;
+	} else {				/* no direction: centred */
+		start = vp >= (pages - 1) / 2 ? vp - (pages - 1) / 2 : 0;
+		end = vp + (pages - (pages - 1) / 2);
+	}
+	/* clip, never shift: to the VMA and to the 2 MiB region of the fault */
+	pmd_pages = (uint64_t)1 << (21 - page_shift);
+	lo = vp & ~(pmd_pages - 1);
+	hi = lo + pmd_pages;
+	if (vma_end > vma_start) {
+		if (lo < vma_start)
+			lo = vma_start;
+		if (hi > vma_end)
+			hi = vma_end;
+	}
+	if (start < lo)
+		start = lo;
+	if (end > hi)
+		end = hi;
+	b->first = start;
+	b->count = 0;
+	if (end > start)
+		b->count = end - start > capacity ? capacity : (uint32_t)(end - start);
+}
+
+/* A hit on virtual page vp, a page VMA readahead read: the VMA's state notes it. */
+static inline void swt_vma_ra_note_hit(struct swt_vma_ra_state *s, uint64_t vp)
+{
+	s->prev = vp;
+	if (s->hits < 63)
+		s->hits++;
+}
+
 /*
  * For built-in oracles, in-process only (env->engine is the engine): a
  * mask of the n <= 64 slots from first on, or of the fault's task's
@@ -680,6 +774,15 @@ struct swt_policy_fast {
 			  struct swt_window_block *b);
 	/* A hit: 1 when done as on_hit would; 0: call on_hit.  NULL: always on_hit. */
 	int (*quick_hit)(void *inst, const struct swt_fault_info *f);
+	/*
+	 * vma's: its state, from which the engine places every window and
+	 * notes every hit itself, inline (swt_vma_ra_state_of,
+	 * swt_vma_ra_place, swt_vma_ra_note_hit) -- what on_miss and on_hit
+	 * do, without a call nor the fault info; block_miss and quick_hit
+	 * are then not called (NULL).  With full_info SWT_FAST_FULL_INFO.
+	 * NULL: none.
+	 */
+	struct swt_vma_ra *(*vma_ra)(void *inst);
 };
 
 extern const struct swt_policy_fast swt_fast_none, swt_fast_fixed, swt_fast_adaptive,

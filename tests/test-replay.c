@@ -1032,6 +1032,73 @@ TEST(vma_ptes_side_by_side_read_as_looked_up)
 }
 
 /*
+ * vma's windows placed by the engine from the policy's state (its fast
+ * path) and through on_miss/on_hit (as a plugin's) give the same run on
+ * a random stream of two tasks' VMAs, pages with an address and no VMA
+ * known, and pages faulted without an address: every count, and each
+ * histogram.
+ */
+TEST(vma_inline_windows_as_on_miss)
+{
+	struct scenario s;
+	struct swt_replay_vma vmas[2] = { { .pid = 1, .start = 0x1000, .end = 0x1010 },
+					  { .pid = 2, .start = 0x5000, .end = 0x5008 } };
+	int64_t slot_of[32];	/* -1: in memory */
+	int taken[256] = { 0 };
+	uint32_t x = 88675123u;
+
+	scenario_init(&s, 0);
+	s.in.vmas = vmas;
+	s.in.nr_vmas = 2;
+	for (int i = 0; i < 32; i++)
+		slot_of[i] = -1;
+	while (s.in.nr_faults < 700 && s.in.nr_outs < 700) {
+		int page;
+
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		page = (int)(x >> 8) % 32;
+		if (x & 1) {
+			uint64_t slot = (x >> 16) % 256;
+
+			if (slot_of[page] >= 0 || taken[slot])
+				continue;
+			out(&s, slot);
+			s.outs[s.in.nr_outs - 1].pid = page >= 16 && page < 24 ? 2 : 1;
+			taken[slot] = 1;
+			slot_of[page] = (int64_t)slot;
+		} else if (slot_of[page] >= 0) {
+			struct swt_replay_fault *f;
+
+			/* pages 0-15 in the first VMA, 16-23 the second, 24-27 none known, 28-31 no address */
+			fault(&s, (uint64_t)slot_of[page],
+			      page < 16 ? 0x1000 + (uint64_t)page
+			      : page < 24 ? 0x5000 + (uint64_t)page - 16
+			      : page < 28 ? 0x9000 + (uint64_t)page : 0);
+			f = &s.faults[s.in.nr_faults - 1];
+			f->pid = page >= 16 && page < 24 ? 2 : 1;
+			f->vma = page < 16 ? 0 : page < 24 ? 1 : -1;
+			taken[slot_of[page]] = 0;
+			slot_of[page] = -1;
+		}
+	}
+	CHECK(s.in.nr_faults > 250);
+	for (unsigned pc = 0; pc <= 5; pc++) {
+		struct swt_replay_result *fast = run(&s, &swt_policy_vma, pc, 12);
+		struct swt_replay_result *general = run_path(&s, &swt_policy_vma, pc, 12, 1);
+
+		CHECK(fast->total.hits > 0 || pc == 0);
+		check_same_reads(fast, general);
+		CHECK_INT(fast->total.ra_pages, general->total.ra_pages);
+		CHECK_INT(fast->total.ra_hits, general->total.ra_hits);
+		CHECK_INT(fast->total.read_merges, general->total.read_merges);
+		for (unsigned k = 0; k <= SWT_REPLAY_MAX_WINDOW; k++)
+			CHECK_INT(fast->parts[0].window_hist[k], general->parts[0].window_hist[k]);
+		swt_replay_result_free(fast);
+		swt_replay_result_free(general);
+	}
+}
+
+/*
  * A VMA window reads the pages whose entries are allocated and not cached
  * (§4): a page mapped by an earlier fault in the window is not read again;
  * with the fast paths (a block of pages read in one pass) and through
