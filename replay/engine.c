@@ -230,7 +230,8 @@ struct engine {
 	/*
 	 * The futures only oracle-like policies and VMA windows read: kept up
 	 * to date lazily (caught up to cur when read), so runs that never
-	 * read them pay nothing.
+	 * read them pay nothing; the PTEs, by runs that read VMA windows
+	 * through a fast path (full_info), at every fault (on_fault).
 	 */
 	struct vpage_info *vpages;	/* per page entry of prep */
 	size_t vpages_synced;		/* faults applied to vpages; SIZE_MAX before it is set up */
