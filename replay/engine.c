@@ -274,10 +274,12 @@ struct engine {
 
 	struct swt_touch_table touch;	/* sample_touched's brackets */
 	/*
-	 * vma's state, its windows placed inline (swt_policy_fast); last, so
-	 * that the members every run reads keep their places (lines).
+	 * vma's state, or auto's VMA state, its windows placed inline
+	 * (swt_policy_fast); last, so that the members every run reads keep
+	 * their places (lines).
 	 */
 	struct swt_vma_ra *vma_ra;
+	int vma_ra_auto;		/* vma_ra is auto's: for the faults it sends there */
 };
 
 /* ---- lists --------------------------------------------------------------- */
@@ -1685,8 +1687,9 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	if (!e->inst)
 		return swt_error(err, SWT_EPLUGIN, "policy '%s': %s", e->policy->name,
 				 perr[0] ? perr : "cannot create an instance");
-	if (e->fast && e->fast->vma_ra && e->full_info) {
-		e->vma_ra = e->fast->vma_ra(e->inst);
+	if (e->fast && (e->fast->vma_ra || e->fast->auto_vma_ra) && e->full_info) {
+		e->vma_ra_auto = !e->fast->vma_ra;
+		e->vma_ra = e->vma_ra_auto ? e->fast->auto_vma_ra(e->inst) : e->fast->vma_ra(e->inst);
 		e->vma_ra_max = 1u << (cfg->page_cluster < 5 ? cfg->page_cluster : 5);
 	}
 	return 0;
@@ -2363,9 +2366,10 @@ static inline int read_vpage_block(struct engine *e, size_t fi, const struct swt
 }
 
 /*
- * vma's miss, placed inline from its state (e->vma_ra): its on_miss's
- * window as a block, without the fault info, nor a call whose register
- * saves cost as much as the placing.
+ * vma's miss (or one auto takes VMA readahead for), placed inline from
+ * its state (e->vma_ra): its on_miss's window as a block, without the
+ * fault info, nor a call whose register saves cost as much as the
+ * placing.
  */
 static inline int vma_ra_miss(struct engine *e, const struct swt_replay_fault *f,
 			      const struct area_state *a, struct swt_window_block *b)
@@ -2398,7 +2402,15 @@ static inline int vma_ra_miss(struct engine *e, const struct swt_replay_fault *f
 	return 1;
 }
 
-/* vma's hit, noted inline (vma_ra_miss). */
+/* The fault's whole flags, as fill_fault_info makes them. */
+static inline uint32_t fault_flags(const struct engine *e, const struct swt_replay_fault *f,
+				   const struct area_state *a)
+{
+	return a->fault_flags | (f->vpage ? SWT_FAULT_VPAGE_KNOWN : 0) |
+	       (f->vma >= 0 && e->in->vmas[f->vma].shared ? SWT_FAULT_SHARED : 0);
+}
+
+/* vma's hit (or auto's on a page it read by VMA), noted inline (vma_ra_miss). */
 static inline void vma_ra_hit(struct engine *e, const struct swt_replay_fault *f)
 {
 	struct swt_vma_ra_state *s;
@@ -2513,7 +2525,7 @@ static int on_fault(struct engine *e, size_t fi)
 		*word &= ~1;
 		pt->hits++;
 		if (e->policy->on_hit) {
-			if (e->vma_ra)
+			if (e->vma_ra && (!e->vma_ra_auto || swt_flags_use_vma_ra(fault_flags(e, f, a))))
 				vma_ra_hit(e, f);
 			else
 				tell_hit(e, f, a);
@@ -2532,7 +2544,8 @@ static int on_fault(struct engine *e, size_t fi)
 		if (!e->full_info) {
 			fill_fault_brief(e, f, a);
 			ret = e->fast->block_miss(e->inst, &e->info, win.capacity, &b);
-		} else if (e->vma_ra) {
+		} else if (e->vma_ra &&
+			   (!e->vma_ra_auto || swt_auto_takes_vma_ra(fault_flags(e, f, a)))) {
 			ret = vma_ra_miss(e, f, a, &b);
 		} else {
 			fill_fault_info(e, f, a);

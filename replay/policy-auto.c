@@ -43,6 +43,8 @@ static int auto_on_miss(void *inst, const struct swt_fault_info *f, struct swt_w
 	struct auto_state *a = inst;
 	unsigned max = 1u << f->page_cluster;
 
+	if (swt_auto_takes_vma_ra(f->flags))
+		return swt_vma_ra_window(a->vma, f, win);
 	if (f->flags & SWT_FAULT_SYNCHRONOUS) {
 		win->kind = SWT_WINDOW_SLOTS;
 		win->size = 1;
@@ -50,8 +52,6 @@ static int auto_on_miss(void *inst, const struct swt_fault_info *f, struct swt_w
 		win->list[0] = f->slot;
 		return 0;
 	}
-	if (swt_fault_uses_vma_ra(f))
-		return swt_vma_ra_window(a->vma, f, win);
 	swt_cluster_window(f, max > 1 ? swt_swapin_window_pages(&a->cluster, f->slot, max) : 1, win);
 	return 0;
 }
@@ -69,7 +69,9 @@ static void auto_on_hit(void *inst, const struct swt_fault_info *f)
 /*
  * The engine's fast paths (replay.h): the windows as blocks (the VMA ones
  * with the whole fault info, which the engine fills at misses when any
- * fault may take them), cluster hits.
+ * fault may take them), cluster hits; and the VMA state, from which the
+ * engine places the windows of the faults it takes VMA readahead for
+ * (swt_auto_takes_vma_ra) and notes their hits, itself.
  */
 static int auto_block_miss(void *inst, const struct swt_fault_info *f, uint32_t capacity,
 			   struct swt_window_block *b)
@@ -77,14 +79,14 @@ static int auto_block_miss(void *inst, const struct swt_fault_info *f, uint32_t 
 	struct auto_state *a = inst;
 	unsigned max = 1u << f->page_cluster;
 
-	if (f->flags & SWT_FAULT_SYNCHRONOUS) {
-		swt_cluster_window_block(f, 1, capacity, b);
-		return 1;
-	}
-	if (swt_fault_uses_vma_ra(f)) {
+	if (swt_auto_takes_vma_ra(f->flags)) {
 		int ret = swt_vma_ra_block(a->vma, f, capacity, b);
 
 		return ret ? ret : 1;
+	}
+	if (f->flags & SWT_FAULT_SYNCHRONOUS) {
+		swt_cluster_window_block(f, 1, capacity, b);
+		return 1;
 	}
 	swt_cluster_window_block(f, max > 1 ? swt_swapin_window_pages(&a->cluster, f->slot, max) : 1,
 				 capacity, b);
@@ -112,9 +114,15 @@ const struct swt_policy swt_policy_auto = {
 	.on_hit = auto_on_hit,
 };
 
+static struct swt_vma_ra *auto_vma_ra(void *inst)
+{
+	return ((struct auto_state *)inst)->vma;
+}
+
 const struct swt_policy_fast swt_fast_auto = {
 	.policy = &swt_policy_auto,
 	.full_info = SWT_FAST_FULL_INFO_VMA,
 	.block_miss = auto_block_miss,
 	.quick_hit = auto_quick_hit,
+	.auto_vma_ra = auto_vma_ra,
 };

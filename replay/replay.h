@@ -501,10 +501,24 @@ void swt_vma_ra_hit(struct swt_vma_ra *v, const struct swt_fault_info *f);
  * fast paths' brief fault info lacks SWT_FAULT_SHARED, so a hook that
  * gets it leaves a fault it would call VMA to on_hit, which sees it.
  */
+static inline int swt_flags_use_vma_ra(uint32_t flags)
+{
+	return (flags & SWT_FAULT_VMA_RA_ENABLED) && !(flags & SWT_FAULT_ANY_ROTATIONAL) &&
+	       (flags & SWT_FAULT_VPAGE_KNOWN) && !(flags & SWT_FAULT_SHARED);
+}
+
 static inline int swt_fault_uses_vma_ra(const struct swt_fault_info *f)
 {
-	return (f->flags & SWT_FAULT_VMA_RA_ENABLED) && !(f->flags & SWT_FAULT_ANY_ROTATIONAL) &&
-	       (f->flags & SWT_FAULT_VPAGE_KNOWN) && !(f->flags & SWT_FAULT_SHARED);
+	return swt_flags_use_vma_ra(f->flags);
+}
+
+/*
+ * Does auto take VMA readahead for a fault of these flags (whole: with
+ * SWT_FAULT_SHARED)?  A synchronous device bypasses readahead first.
+ */
+static inline int swt_auto_takes_vma_ra(uint32_t flags)
+{
+	return !(flags & SWT_FAULT_SYNCHRONOUS) && swt_flags_use_vma_ra(flags);
 }
 
 /* next power of two >= x (1 <= x <= 2^31) */
@@ -783,6 +797,14 @@ struct swt_policy_fast {
 	 * NULL: none.
 	 */
 	struct swt_vma_ra *(*vma_ra)(void *inst);
+	/*
+	 * auto's: the same, for the misses it sends to VMA readahead
+	 * (swt_auto_takes_vma_ra) and the hits it notes there
+	 * (swt_flags_use_vma_ra, as auto_on_hit); the others go to
+	 * block_miss, with the whole fault info (SWT_FAST_FULL_INFO_VMA), and
+	 * to quick_hit/on_hit.
+	 */
+	struct swt_vma_ra *(*auto_vma_ra)(void *inst);
 };
 
 extern const struct swt_policy_fast swt_fast_none, swt_fast_fixed, swt_fast_adaptive,

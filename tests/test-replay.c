@@ -1032,20 +1032,22 @@ TEST(vma_ptes_side_by_side_read_as_looked_up)
 }
 
 /*
- * vma's windows placed by the engine from the policy's state (its fast
- * path) and through on_miss/on_hit (as a plugin's) give the same run on
- * a random stream of two tasks' VMAs, pages with an address and no VMA
- * known, and pages faulted without an address: every count, and each
- * histogram.
+ * vma's and auto's VMA windows placed by the engine from the policy's
+ * state (their fast paths) and through on_miss/on_hit (as a plugin's)
+ * give the same run on a random stream of two tasks' VMAs (the second
+ * shared memory, which auto reads by cluster), pages with an address and
+ * no VMA known, and pages faulted without an address; auto on a
+ * synchronous device too (no readahead): every count, and each histogram.
  */
 TEST(vma_inline_windows_as_on_miss)
 {
 	struct scenario s;
 	struct swt_replay_vma vmas[2] = { { .pid = 1, .start = 0x1000, .end = 0x1010 },
-					  { .pid = 2, .start = 0x5000, .end = 0x5008 } };
+					  { .pid = 2, .start = 0x5000, .end = 0x5008, .shared = 1 } };
 	int64_t slot_of[32];	/* -1: in memory */
 	int taken[256] = { 0 };
 	uint32_t x = 88675123u;
+	uint64_t last = 0;
 
 	scenario_init(&s, 0);
 	s.in.vmas = vmas;
@@ -1058,7 +1060,14 @@ TEST(vma_inline_windows_as_on_miss)
 		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
 		page = (int)(x >> 8) % 32;
 		if (x & 1) {
-			uint64_t slot = (x >> 16) % 256;
+			/*
+			 * Written after the last one when free, as the allocator
+			 * does; the shared VMA's pages to slots 200-207 in page
+			 * order, so that its cluster windows hit.
+			 */
+			uint64_t slot = page >= 16 && page < 24 ? 200 + (uint64_t)page - 16
+					: last + 1 < 200 && !taken[last + 1] ? last + 1
+					: (x >> 16) % 200;
 
 			if (slot_of[page] >= 0 || taken[slot])
 				continue;
@@ -1066,6 +1075,7 @@ TEST(vma_inline_windows_as_on_miss)
 			s.outs[s.in.nr_outs - 1].pid = page >= 16 && page < 24 ? 2 : 1;
 			taken[slot] = 1;
 			slot_of[page] = (int64_t)slot;
+			last = slot < 200 ? slot : last;
 		} else if (slot_of[page] >= 0) {
 			struct swt_replay_fault *f;
 
@@ -1082,17 +1092,21 @@ TEST(vma_inline_windows_as_on_miss)
 		}
 	}
 	CHECK(s.in.nr_faults > 250);
-	for (unsigned pc = 0; pc <= 5; pc++) {
-		struct swt_replay_result *fast = run(&s, &swt_policy_vma, pc, 12);
-		struct swt_replay_result *general = run_path(&s, &swt_policy_vma, pc, 12, 1);
+	for (unsigned k = 0; k < 3 * 6; k++) {
+		const struct swt_policy *p = k < 6 ? &swt_policy_vma : &swt_policy_auto;
+		unsigned pc = k % 6;
+		struct swt_replay_result *fast, *general;
 
-		CHECK(fast->total.hits > 0 || pc == 0);
+		s.area.synchronous = k >= 12;
+		fast = run(&s, p, pc, 24);
+		general = run_path(&s, p, pc, 24, 1);
+		CHECK((fast->total.hits > 0) == (pc > 0 && k < 12));
 		check_same_reads(fast, general);
 		CHECK_INT(fast->total.ra_pages, general->total.ra_pages);
 		CHECK_INT(fast->total.ra_hits, general->total.ra_hits);
 		CHECK_INT(fast->total.read_merges, general->total.read_merges);
-		for (unsigned k = 0; k <= SWT_REPLAY_MAX_WINDOW; k++)
-			CHECK_INT(fast->parts[0].window_hist[k], general->parts[0].window_hist[k]);
+		for (unsigned w = 0; w <= SWT_REPLAY_MAX_WINDOW; w++)
+			CHECK_INT(fast->parts[0].window_hist[w], general->parts[0].window_hist[w]);
 		swt_replay_result_free(fast);
 		swt_replay_result_free(general);
 	}
