@@ -2110,13 +2110,29 @@ static inline void count_window(struct swt_replay_part *part, uint32_t size, uin
 		part->vpage_window_hist[bucket]++;
 }
 
+/*
+ * A fault's flags are built from these two only: its area's and whether
+ * its address is known, then what its VMA adds (the whole word is
+ * fault_flags, below).
+ */
+static inline uint32_t brief_fault_flags(const struct swt_replay_fault *f,
+					 const struct area_state *a)
+{
+	return a->fault_flags | (f->vpage ? SWT_FAULT_VPAGE_KNOWN : 0);
+}
+
+static inline uint32_t vma_fault_flags(const struct swt_replay_vma *vma)
+{
+	return vma->shared ? SWT_FAULT_SHARED : 0;
+}
+
 /* What a fast path (replay.h) reads of the fault: slot, area_slots, flags. */
 static inline void fill_fault_brief(struct engine *e, const struct swt_replay_fault *f,
 				    const struct area_state *a)
 {
 	e->info.slot = f->slot;
 	e->info.area_slots = a->area_slots;
-	e->info.flags = a->fault_flags | (f->vpage ? SWT_FAULT_VPAGE_KNOWN : 0);
+	e->info.flags = brief_fault_flags(f, a);
 }
 
 /*
@@ -2136,7 +2152,7 @@ static inline __attribute__((always_inline)) void fill_fault_info(struct engine 
 	if (f->vma >= 0) {
 		info->vma_start = e->in->vmas[f->vma].start;
 		info->vma_end = e->in->vmas[f->vma].end;
-		info->flags |= e->in->vmas[f->vma].shared ? SWT_FAULT_SHARED : 0;
+		info->flags |= vma_fault_flags(&e->in->vmas[f->vma]);
 	} else {
 		info->vma_start = info->vma_end = 0;
 	}
@@ -2402,12 +2418,11 @@ static inline int vma_ra_miss(struct engine *e, const struct swt_replay_fault *f
 	return 1;
 }
 
-/* The fault's whole flags, as fill_fault_info makes them. */
+/* The fault's whole flags, as fill_fault_info leaves them. */
 static inline uint32_t fault_flags(const struct engine *e, const struct swt_replay_fault *f,
 				   const struct area_state *a)
 {
-	return a->fault_flags | (f->vpage ? SWT_FAULT_VPAGE_KNOWN : 0) |
-	       (f->vma >= 0 && e->in->vmas[f->vma].shared ? SWT_FAULT_SHARED : 0);
+	return brief_fault_flags(f, a) | (f->vma >= 0 ? vma_fault_flags(&e->in->vmas[f->vma]) : 0);
 }
 
 /* vma's hit (or auto's on a page it read by VMA), noted inline (vma_ra_miss). */
