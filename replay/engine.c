@@ -474,10 +474,7 @@ static void uncache(struct engine *e, int32_t n, uint64_t w)
  */
 static uint64_t rand_draw(struct engine *e)
 {
-	e->rng ^= e->rng >> 12;
-	e->rng ^= e->rng << 25;
-	e->rng ^= e->rng >> 27;
-	return e->rng * 0x2545f4914f6cdd1dull;
+	return swt_rand_draw(&e->rng);
 }
 
 static double rand01(struct engine *e)

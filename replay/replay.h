@@ -625,6 +625,18 @@ struct swt_touch_table {
 
 void swt_touch_table_init(struct swt_touch_table *t);
 
+/*
+ * The engine's draws (touches, due evictions): xorshift64* on *state,
+ * which must not be 0.  Here so that the tests draw as the engine does.
+ */
+static inline uint64_t swt_rand_draw(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dull;
+}
+
 /* A draw of 64 random bits as the fraction r in [0, 1) of its top 53. */
 static inline double swt_draw_fraction(uint64_t draw)
 {

@@ -119,10 +119,7 @@ TEST(touch_brackets_decide_as_exp_does)
 		double r, mean;
 		size_t k;
 
-		rng ^= rng >> 12;
-		rng ^= rng << 25;
-		rng ^= rng >> 27;
-		draw = rng * 0x2545f4914f6cdd1dull;
+		draw = swt_rand_draw(&rng);
 		r = swt_draw_fraction(draw);
 		k = (size_t)(r * SWT_TOUCH_BUCKETS);
 		mean = (double)(i % 4000) / 400.0 + r * 1e-3;
