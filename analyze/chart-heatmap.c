@@ -278,8 +278,7 @@ static int draw_heatmap(struct swt_chart *c, const void *data, struct swt_err *e
 	if (!d->nr_parts) {
 		swt_report_no_events_message(rc, rc->nr_parts > 0, "nothing to map over time", msg,
 					     sizeof(msg));
-		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
-				  bottom - top, msg);
+		swt_chart_body_message(c, top, bottom, msg);
 		return 0;
 	}
 	top += colorbar(c, d, SWT_CHART_MARGIN, top);

@@ -258,8 +258,7 @@ static int draw_policy(struct swt_chart *c, const void *data, struct swt_err *er
 		"faults found in the swap cache / all swap faults; pages read per fault = pages "
 		"read from swap (demand + readahead) / swap faults.");
 	if (!d->nr_runs) {
-		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
-				  bottom - top, swt_report_no_runs(rc));
+		swt_chart_body_message(c, top, bottom, swt_report_no_runs(rc));
 		return 0;
 	}
 

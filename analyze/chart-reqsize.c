@@ -213,8 +213,7 @@ static int draw_reqsize(struct swt_chart *c, const void *data, struct swt_err *e
 		"5\xe2\x80\x93" "8 pages, ...)." :
 		"A request is one I/O to the device; merged bios count once.");
 	if (!d->nr_parts) {
-		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
-				  bottom - top, "no swap devices in this capture");
+		swt_chart_body_message(c, top, bottom, "no swap devices in this capture");
 		goto out;
 	}
 	for (size_t i = 0; i < d->nr_parts; i++) {

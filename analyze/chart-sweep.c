@@ -163,8 +163,7 @@ static int draw_sweep(struct swt_chart *c, const void *data, struct swt_err *err
 		"point: the traced kernel's coverage from /proc/vmstat (machine-wide), its traced "
 		"swap-in pages and read requests.");
 	if (!d->nr_series) {
-		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
-				  bottom - top, swt_report_no_runs(rc));
+		swt_chart_body_message(c, top, bottom, swt_report_no_runs(rc));
 		return 0;
 	}
 	for (size_t k = 0; k < d->nr_series; k++)

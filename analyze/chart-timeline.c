@@ -324,8 +324,7 @@ static int draw_timeline(struct swt_chart *c, const void *data, struct swt_err *
 	if (!d->nr_bins) {
 		swt_report_no_events_message(rc, d->nr_parts > 0, "too few for a rate over time", msg,
 					     sizeof(msg));
-		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
-				  bottom - top, msg);
+		swt_chart_body_message(c, top, bottom, msg);
 		goto out;
 	}
 

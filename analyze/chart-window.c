@@ -129,10 +129,10 @@ static int draw_window(struct swt_chart *c, const void *data, struct swt_err *er
 				    "devices together. The number of decisions per policy is in "
 				    "the legend.");
 	if (!d->nr_runs || !d->nr_sizes) {
-		swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN,
-				  bottom - top, !d->nr_runs ? swt_report_no_runs(rc) :
-				  "the replay runs at this page-cluster stored no readahead-window "
-				  "histogram");
+		swt_chart_body_message(c, top, bottom,
+				       !d->nr_runs ? swt_report_no_runs(rc) :
+				       "the replay runs at this page-cluster stored no "
+				       "readahead-window histogram");
 		goto out;
 	}
 	for (size_t r = 0; r < d->nr_runs; r++)

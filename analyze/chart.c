@@ -1053,6 +1053,12 @@ void swt_chart_message(struct swt_chart *c, double x, double y, double w, double
 		       SWT_MAX(40.0, w - 40), text);
 }
 
+void swt_chart_body_message(struct swt_chart *c, double top, double bottom, const char *text)
+{
+	swt_chart_message(c, SWT_CHART_MARGIN, top, c->width - 2 * SWT_CHART_MARGIN, bottom - top,
+			  text);
+}
+
 void swt_chart_panel_message(struct swt_chart *c, const struct swt_chart_panel *p, const char *text)
 {
 	double top = panel_top_of_plot(c, p) + 4;

@@ -333,6 +333,8 @@ void swt_chart_panel_message(struct swt_chart *c, const struct swt_chart_panel *
 /* A framed message over an arbitrary box (recorded). */
 void swt_chart_message(struct swt_chart *c, double x, double y, double w, double h,
 		       const char *text);
+/* The same across the chart's body: margin to margin, from top (below the header) to bottom. */
+void swt_chart_body_message(struct swt_chart *c, double top, double bottom, const char *text);
 
 /* Data to device coordinates; values outside the range are clamped. */
 double swt_chart_panel_x(const struct swt_chart_panel *p, double v);
