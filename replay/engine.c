@@ -1576,7 +1576,7 @@ static int engine_init(struct engine *e, const struct swt_replay_input *in,
 	}
 	e->env.flags = (e->any_rotational ? SWT_FAULT_ANY_ROTATIONAL : 0) |
 		       (in->vma_ra_enabled > 0 ? SWT_FAULT_VMA_RA_ENABLED : 0);
-	/* SWT_FAST_FULL_INFO_VMA: swt_fault_uses_vma_ra's run-wide half, on the flags it reads */
+	/* SWT_FAST_FULL_INFO_VMA: swt_flags_use_vma_ra's run-wide half, on the flags it reads */
 	e->full_info = e->fast && (e->fast->full_info == SWT_FAST_FULL_INFO ||
 				   (e->fast->full_info == SWT_FAST_FULL_INFO_VMA &&
 				    (e->env.flags & SWT_FAULT_VMA_RA_ENABLED) &&

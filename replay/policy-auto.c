@@ -60,7 +60,7 @@ static void auto_on_hit(void *inst, const struct swt_fault_info *f)
 {
 	struct auto_state *a = inst;
 
-	if (swt_fault_uses_vma_ra(f))
+	if (swt_flags_use_vma_ra(f->flags))
 		swt_vma_ra_hit(a->vma, f);
 	else
 		a->cluster.hits++;
@@ -97,7 +97,7 @@ static int auto_quick_hit(void *inst, const struct swt_fault_info *f)
 {
 	struct auto_state *a = inst;
 
-	if (swt_fault_uses_vma_ra(f))
+	if (swt_flags_use_vma_ra(f->flags))
 		return 0;
 	a->cluster.hits++;
 	return 1;

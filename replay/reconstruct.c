@@ -601,7 +601,7 @@ int swt_replay_reconstruct(struct swt_store *st, struct swt_replay_input *in, st
 		swt_map_release(&rc.read_faults);
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	}
-	/* auto's rule (swt_fault_uses_vma_ra): VMA readahead unless an area is rotational */
+	/* auto's rule (swt_flags_use_vma_ra): VMA readahead unless an area is rotational */
 	rc.vma_ra = in->vma_ra_enabled > 0 && !swt_replay_any_rotational(in);
 	ret = load_reads(st, &rc, err);
 	if (!ret)

@@ -496,20 +496,16 @@ int swt_vma_ra_block(struct swt_vma_ra *v, const struct swt_fault_info *f, uint3
 void swt_vma_ra_hit(struct swt_vma_ra *v, const struct swt_fault_info *f);
 
 /*
- * Does the traced kernel use VMA readahead for this fault (auto's rule)?
- * Shared memory never does (shmem swaps in by cluster readahead); the
- * fast paths' brief fault info lacks SWT_FAULT_SHARED, so a hook that
- * gets it leaves a fault it would call VMA to on_hit, which sees it.
+ * Does the traced kernel use VMA readahead for a fault of these flags
+ * (auto's rule)?  Shared memory never does (shmem swaps in by cluster
+ * readahead); the fast paths' brief fault info lacks SWT_FAULT_SHARED, so
+ * a hook that gets it leaves a fault it would call VMA to on_hit, which
+ * sees it.
  */
 static inline int swt_flags_use_vma_ra(uint32_t flags)
 {
 	return (flags & SWT_FAULT_VMA_RA_ENABLED) && !(flags & SWT_FAULT_ANY_ROTATIONAL) &&
 	       (flags & SWT_FAULT_VPAGE_KNOWN) && !(flags & SWT_FAULT_SHARED);
-}
-
-static inline int swt_fault_uses_vma_ra(const struct swt_fault_info *f)
-{
-	return swt_flags_use_vma_ra(f->flags);
 }
 
 /*
@@ -787,7 +783,7 @@ struct swt_policy_fast {
 	 * block_miss reads the whole fault info, filled first: SWT_FAST_FULL_INFO
 	 * at every miss, SWT_FAST_FULL_INFO_VMA at those of a capture
 	 * whose faults may take VMA readahead (vma_ra_enabled, no rotational
-	 * area: swt_fault_uses_vma_ra), 0 never (brief: slot, area_slots,
+	 * area: swt_flags_use_vma_ra), 0 never (brief: slot, area_slots,
 	 * flags without SWT_FAULT_SHARED).
 	 */
 	int full_info;
