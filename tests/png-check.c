@@ -16,15 +16,35 @@
 #include <cairo.h>
 
 #define MAX_COLOURS 4096
+/* a power of two above MAX_COLOURS, so a probe always ends at a free bucket */
+#define COLOUR_BUCKETS 8192
+
+/* Counts the colour the first time it is seen, up to MAX_COLOURS: an
+ * open-addressed set, since a linear search of the colours seen made the
+ * check of a many-coloured chart cost a second under the sanitizers. */
+static void note_colour(uint32_t colour, uint32_t *buckets, unsigned char *used,
+			size_t *colours)
+{
+	size_t i = (colour * 2654435761u) & (COLOUR_BUCKETS - 1);
+
+	while (used[i] && buckets[i] != colour)
+		i = (i + 1) & (COLOUR_BUCKETS - 1);
+	if (used[i] || *colours >= MAX_COLOURS)
+		return;
+	used[i] = 1;
+	buckets[i] = colour;
+	(*colours)++;
+}
 
 int main(int argc, char **argv)
 {
-	static uint32_t seen[MAX_COLOURS];
+	static uint32_t buckets[COLOUR_BUCKETS];
+	static unsigned char used[COLOUR_BUCKETS];
 	cairo_surface_t *s;
 	int w, h, stride, want_w, want_h, status = 1;
 	size_t colours = 0, ink = 0;
 	unsigned char *data;
-	uint32_t bg;
+	uint32_t bg, last;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: png-check FILE WIDTH HEIGHT\n");
@@ -49,17 +69,18 @@ int main(int argc, char **argv)
 	data = cairo_image_surface_get_data(s);
 	stride = cairo_image_surface_get_stride(s);
 	bg = *(uint32_t *)(void *)data;
+	last = bg;
+	note_colour(bg, buckets, used, &colours);
 	for (int y = 0; y < h; y++) {
 		const uint32_t *row = (const uint32_t *)(void *)(data + (size_t)y * (size_t)stride);
 
 		for (int x = 0; x < w; x++) {
-			size_t i;
-
 			ink += row[x] != bg;
-			for (i = 0; i < colours && seen[i] != row[x]; i++)
-				;
-			if (i == colours && colours < MAX_COLOURS)
-				seen[colours++] = row[x];
+			/* runs of one colour are most of a chart */
+			if (row[x] != last) {
+				last = row[x];
+				note_colour(last, buckets, used, &colours);
+			}
 		}
 	}
 	printf("%dx%d colours=%zu ink=%.2f%%\n", w, h, colours,
