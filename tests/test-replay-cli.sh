@@ -694,8 +694,23 @@ $(json_get "$WORK/create.json" '"\n".join("run page-cluster %d" % r["page_cluste
 # 5 s SQLite waits, not at the store after the whole sweep (whose work was
 # lost, with a bare "database is locked")
 cp "$db" "$WORK/locked.db"
-(printf 'BEGIN IMMEDIATE;\nDELETE FROM run;\n'; sleep 30) | sqlite3 "$WORK/locked.db" &
-locker=$!
+# hold_db SQL DB: sqlite3 runs SQL on DB and keeps its connection open
+# until release_db closes its input (a pipe from `sleep 30` kept the test
+# waiting out the sleep: killing sqlite3 left the sleep running)
+hold_db() {
+	rm -f "$WORK/hold.fifo"
+	mkfifo "$WORK/hold.fifo" || fail "hold_db: mkfifo"
+	sqlite3 "$2" < "$WORK/hold.fifo" > /dev/null &
+	HOLDER=$!
+	exec {HOLD_FD}> "$WORK/hold.fifo"
+	printf '%s\n' "$1" >&"$HOLD_FD"
+}
+release_db() {
+	exec {HOLD_FD}>&-
+	wait "$HOLDER" 2>/dev/null
+	rm -f "$WORK/hold.fifo"
+}
+hold_db 'BEGIN IMMEDIATE; DELETE FROM run;' "$WORK/locked.db"
 for _ in $(seq 1 50); do
 	[ -e "$WORK/locked.db-journal" ] && break
 	sleep 0.1
@@ -704,9 +719,7 @@ done
 check_eq "$?:$(cat "$WORK/err.txt"):$(wc -c < "$WORK/out.txt")" \
 	"1:swaptrace: replay: '$WORK/locked.db': the database is locked: another process has been writing it for more than 5 s; try again when it is done: the runs cannot be stored in it (--no-store prints them only):0" \
 	"a sweep on a database another process is writing"
-pkill -P "$locker" sleep 2>/dev/null
-kill "$locker" 2>/dev/null
-wait "$locker" 2>/dev/null
+release_db
 # While a sweep replays, the database is free for others: the sweep
 # writes it only at the end, in one short transaction (one transaction
 # over the whole sweep once locked out other replays, "database is
@@ -811,8 +824,7 @@ PY
 check_eq "$(wal_files)" "wal.db-shm wal.db-wal " "a writer's -wal and -shm: left as they were found"
 check_eq "$(sqlite3 "$wal" 'SELECT x FROM kept')" 42 "a writer's -wal: its rows still read"
 check_eq "$(wal_files)" "" "a writer's -wal: checkpointed by the next last close that can"
-(printf 'SELECT count(*) FROM run;\n'; sleep 30) | sqlite3 "$wal" > /dev/null &
-holder=$!
+hold_db 'SELECT count(*) FROM run;' "$wal"
 for _ in $(seq 1 50); do
 	[ -e "$wal-shm" ] && break
 	sleep 0.1
@@ -824,9 +836,7 @@ wal_open=$(wal_files)
 	fail "info of a database another process has open: $(cat "$WORK/err.txt")"
 check_eq "$wal_open:$(wal_files)" "wal.db-shm wal.db-wal :wal.db-shm wal.db-wal " \
 	"the -wal and -shm of a database another process has open: left to it"
-pkill -P "$holder" sleep 2>/dev/null
-kill "$holder" 2>/dev/null
-wait "$holder" 2>/dev/null
+release_db
 # a database edited by hand with a slot past what the slot tables index
 # (the error path once read the tables it had just freed)
 edited="$WORK/edited.db"
