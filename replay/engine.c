@@ -472,14 +472,9 @@ static void uncache(struct engine *e, int32_t n, uint64_t w)
  * spared once (set referenced, back to the head) and activated when found
  * accessed again; anything else is evicted.
  */
-static uint64_t rand_draw(struct engine *e)
-{
-	return swt_rand_draw(&e->rng);
-}
-
 static double rand01(struct engine *e)
 {
-	return swt_draw_fraction(rand_draw(e));
+	return swt_draw_fraction(swt_rand_draw(&e->rng));
 }
 
 void swt_touch_table_init(struct swt_touch_table *t)
@@ -513,7 +508,7 @@ static inline __attribute__((always_inline)) int sample_touched(struct engine *e
 	lambda = per_pagein / (double)(int64_t)e->nr_alloc;
 	/* touches expected over the page-ins since it was spared */
 	mean = lambda * (double)(int64_t)since;
-	return swt_touch_decide(&e->touch, mean, rand_draw(e));
+	return swt_touch_decide(&e->touch, mean, swt_rand_draw(&e->rng));
 }
 
 /*
