@@ -79,31 +79,50 @@ struct walk {
 	struct page_state *pages;
 	size_t nr_pages, cap_pages;
 	struct swt_map page_index;	/* (pid, vpage) -> index into pages */
-	/* (area, slot) -> latest swap-out + 1 (low 32 bits), free of its page + 1 (high) */
-	struct swt_map slots;
-	/* (area, slot) -> the first stream fault on it since its latest swap-out, + 1 */
-	struct swt_map first_fault;
+	/*
+	 * Per slot of every area, one after another from base[area] up to the
+	 * highest slot the streams use: a slot's latest swap-out + 1 (low 32
+	 * bits) and the free of its page + 1 (high); the first stream fault on
+	 * it since that swap-out, + 1; whether it holds a page, as far as the
+	 * trace shows.  Tables, not maps: every swap-out and stream fault
+	 * looks its slot up several times, and the tables of a capture's used
+	 * slots fit in a cache where maps of them did not.
+	 */
+	uint64_t *base;
+	uint64_t *slot_state;
+	uint32_t *first_fault;
+	uint8_t *held;
 	/* (area, slot) -> 1 + the swap-out after which two pages faulted it (shared) */
 	struct swt_map shared;
 	uint8_t *flags;			/* per free: FREE_CANCELLED, FREE_MOVED, FREE_FULL */
-	/* (area, slot) -> 1: holds a page, as far as the trace shows */
-	struct swt_map held;
 	/* pages on swap and the usable slots of every area (0: a size unknown): vm_swap_full */
 	uint64_t used, usable;
 	size_t cap_frees, cap_flags;
 	int wp_frees;			/* write-protect faults free (kernels before 5.19) */
 };
 
-static int load_events(struct swt_store *st, struct swt_replay_input *in, struct fault_event **out,
-		       size_t *n, struct swt_err *err)
+/*
+ * The fault events in time order, by id on a tie.  Read in id order first,
+ * which needs no sort: ingest writes them in time order, and only a
+ * database written otherwise pays for SQLite's sort (in_order 0).  The
+ * array is allocated for every row of the table up front (cap) and
+ * touched only where rows go: grown by doubling, its zeroed tail and the
+ * copies were a sixth of the input load's page faults.
+ */
+static int load_events_in(struct swt_store *st, struct swt_replay_input *in, int by_id, size_t cap,
+			  struct fault_event **out, size_t *n, int *in_order, struct swt_err *err)
 {
 	sqlite3_stmt *s;
-	size_t cap = 0;
 	int ret, rc;
 
-	*out = NULL;
+	*out = cap ? malloc(cap * sizeof(**out)) : NULL;
+	if (!*out)
+		cap = 0;
 	*n = 0;
-	ret = swt_store_prepare(st, "SELECT ts, pid, address, error_code FROM fault"
+	*in_order = 1;
+	ret = swt_store_prepare(st, by_id ? "SELECT ts, pid, address, error_code FROM fault"
+				" WHERE error_code IS NOT NULL AND pid > 0 ORDER BY id" :
+				"SELECT ts, pid, address, error_code FROM fault"
 				" WHERE error_code IS NOT NULL AND pid > 0 ORDER BY ts, id", &s, err);
 	if (ret)
 		return ret;
@@ -119,11 +138,27 @@ static int load_events(struct swt_store *st, struct swt_replay_input *in, struct
 		ev->pid = swt_replay_process_of(in, sqlite3_column_int64(s, 1));
 		ev->vpage = (uint64_t)sqlite3_column_int64(s, 2) >> in->page_shift;
 		ev->code = (uint32_t)sqlite3_column_int64(s, 3);
+		if (*n > 1 && ev->ts < ev[-1].ts)
+			*in_order = 0;
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "fault events");
 	return 0;
+}
+
+static int load_events(struct swt_store *st, struct swt_replay_input *in, struct fault_event **out,
+		       size_t *n, struct swt_err *err)
+{
+	/* a bound, not a promise: rows past it grow the array */
+	int64_t rows = swt_store_query_int(st, "SELECT count(*) FROM fault", 0);
+	size_t cap = rows > 0 && (uint64_t)rows < SIZE_MAX / sizeof(**out) ? (size_t)rows : 0;
+	int in_order, ret = load_events_in(st, in, 1, cap, out, n, &in_order, err);
+
+	if (ret || in_order)
+		return ret;
+	free(*out);
+	return load_events_in(st, in, 0, cap, out, n, &in_order, err);
 }
 
 static struct page_state *page_of(struct walk *w, int32_t pid, uint64_t vpage)
@@ -137,6 +172,12 @@ static struct page_state *page_of(struct walk *w, int32_t pid, uint64_t vpage)
 		return NULL;
 	w->pages[w->nr_pages] = (struct page_state){ .fault = -1, .free = -1 };
 	return &w->pages[w->nr_pages++];
+}
+
+/* a slot's place in the walk's slot tables */
+static uint64_t slot_at(const struct walk *w, uint32_t area, uint64_t slot)
+{
+	return w->base[area] + slot;
 }
 
 static int shared_fault(const struct swt_replay_input *in, const struct swt_replay_fault *f)
@@ -153,7 +194,7 @@ static int add_free(struct walk *w, struct page_state *p, uint32_t after, int32_
 {
 	struct swt_replay_input *in = w->in;
 	const struct swt_replay_fault *f = &in->faults[fault];
-	uint64_t v = 0, shared_out;
+	uint64_t at = slot_at(w, f->area, f->slot), v, shared_out;
 
 	/* a swap entry two pages faulted: the kernel cannot free it */
 	if (swt_map_get(&w->shared, f->area, f->slot, &shared_out) &&
@@ -174,13 +215,14 @@ static int add_free(struct walk *w, struct page_state *p, uint32_t after, int32_
 	 * fault on the same write overrules it (on_stream_fault); a free found
 	 * after another page took the slot leaves that page's entry alone
 	 */
-	swt_map_get(&w->slots, f->area, f->slot, &v);
+	v = w->slot_state[at];
 	if ((int64_t)(v & UINT32_MAX) - 1 != f->out)
 		return 0;
-	if (swt_map_del(&w->held, f->area, f->slot) && w->used)
+	if (w->held[at] && w->used)
 		w->used--;
-	v = (v & UINT32_MAX) | (uint64_t)in->nr_frees << 32;
-	return swt_map_put(&w->slots, f->area, f->slot, v) ? -1 : 0;
+	w->held[at] = 0;
+	w->slot_state[at] = (v & UINT32_MAX) | (uint64_t)in->nr_frees << 32;
+	return 0;
 }
 
 /* A swap-in while more than half of swap is taken frees its slot (should_try_to_free_swap). */
@@ -195,29 +237,25 @@ static int on_stream_fault(struct walk *w, uint32_t fi, uint32_t outs_at)
 {
 	struct swt_replay_input *in = w->in;
 	const struct swt_replay_fault *f = &in->faults[fi];
+	uint64_t at = slot_at(w, f->area, f->slot), v = w->slot_state[at];
 	struct page_state *p;
-	uint64_t v = 0, first, x;
 
-	swt_map_get(&w->slots, f->area, f->slot, &v);
 	if (v >> 32) {
 		/* the slot faults again: if with the page a write freed, the kernel had kept it */
 		size_t k = (size_t)(v >> 32) - 1;
 
 		if (in->faults[in->frees[k].fault].out == f->out) {
 			w->flags[k] |= FREE_CANCELLED;
-			w->used += !swt_map_get(&w->held, f->area, f->slot, &x);	/* held after all */
+			w->used += !w->held[at];	/* held after all */
 		}
-		if (swt_map_put(&w->slots, f->area, f->slot, v & UINT32_MAX))
-			return -1;
+		w->slot_state[at] = v & UINT32_MAX;
 	}
 	/* a slot faulted before the trace shows it written: on swap when the capture began */
-	if (!swt_map_get(&w->held, f->area, f->slot, &x) && swt_map_put(&w->held, f->area, f->slot, 1))
-		return -1;
-	if (!swt_map_get(&w->first_fault, f->area, f->slot, &first)) {
-		if (swt_map_put(&w->first_fault, f->area, f->slot, (uint64_t)fi + 1))
-			return -1;
+	w->held[at] = 1;
+	if (!w->first_fault[at]) {
+		w->first_fault[at] = fi + 1;
 	} else {
-		const struct swt_replay_fault *g = &in->faults[first - 1];
+		const struct swt_replay_fault *g = &in->faults[w->first_fault[at] - 1];
 
 		/* another page on the same swap entry: shared, never freed (below, add_free) */
 		if (g->out == f->out && (g->pid != f->pid || g->vpage != f->vpage) &&
@@ -258,7 +296,6 @@ static int on_event(struct walk *w, const struct fault_event *ev, size_t faults_
 	struct swt_replay_input *in = w->in;
 	struct page_state *p = page_of(w, ev->pid, ev->vpage);
 	const struct swt_replay_fault *f;
-	uint64_t v = 0;
 
 	if (!p)
 		return -1;
@@ -272,26 +309,22 @@ static int on_event(struct walk *w, const struct fault_event *ev, size_t faults_
 	p->write = 0;
 	if (shared_fault(in, f))
 		return 0;
-	swt_map_get(&w->slots, f->area, f->slot, &v);
-	if ((int64_t)(v & UINT32_MAX) - 1 != f->out)
+	if ((int64_t)(w->slot_state[slot_at(w, f->area, f->slot)] & UINT32_MAX) - 1 != f->out)
 		return 0;
 	return add_free(w, p, (uint32_t)(faults_done - 1), p->fault, outs_at, 0, -1);
 }
 
-static int on_swapout(struct walk *w, uint32_t oi)
+static void on_swapout(struct walk *w, uint32_t oi)
 {
 	const struct swt_replay_swapout *o = &w->in->outs[oi];
-	uint64_t x;
+	uint64_t at = slot_at(w, o->area, o->slot);
 
 	/* a new page in the slot: no free of the old one can be overruled now */
-	swt_map_del(&w->first_fault, o->area, o->slot);
+	w->first_fault[at] = 0;
 	/* one more page on swap, unless the slot held one already (written back to it) */
-	if (!swt_map_get(&w->held, o->area, o->slot, &x)) {
-		if (swt_map_put(&w->held, o->area, o->slot, 1))
-			return -1;
-		w->used++;
-	}
-	return swt_map_put(&w->slots, o->area, o->slot, (uint64_t)oi + 1) ? -1 : 0;
+	w->used += !w->held[at];
+	w->held[at] = 1;
+	w->slot_state[at] = (uint64_t)oi + 1;
 }
 
 /*
@@ -325,6 +358,54 @@ static int swap_fullness(struct swt_store *st, const struct swt_replay_input *in
 	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "swap areas");
 	return 0;
+}
+
+/*
+ * The slot tables, each area's as long as the highest slot its streams use,
+ * as the engine's are (loading a database checked that those fit).
+ */
+static int slot_tables(struct walk *w, struct swt_err *err)
+{
+	const struct swt_replay_input *in = w->in;
+	size_t na = in->nr_areas ? in->nr_areas : 1, n = in->nr_faults + in->nr_outs;
+	uint64_t *top = calloc(na, sizeof(*top)), nr_slots = 0;
+	int ret = 0;
+
+	w->base = malloc(na * sizeof(*w->base));
+	if (!top || !w->base) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t area = i < in->nr_faults ? in->faults[i].area : in->outs[i - in->nr_faults].area;
+		uint64_t slot = i < in->nr_faults ? in->faults[i].slot : in->outs[i - in->nr_faults].slot;
+
+		if (slot >= SWT_SLOT_LIMIT) {
+			ret = swt_error(err, SWT_EUSAGE, "swap area %s: slot %llu is beyond what the "
+					"replay handles (2^32)", in->areas[area].dev,
+					(unsigned long long)slot);
+			goto out;
+		}
+		if (slot >= top[area])
+			top[area] = slot + 1;
+	}
+	ret = swt_replay_slot_tables_fit(in, top, err);
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < in->nr_areas; i++) {
+		w->base[i] = nr_slots;
+		nr_slots += top[i];
+	}
+	if (!nr_slots)
+		nr_slots = 1;
+	w->slot_state = swt_alloc_written(nr_slots, sizeof(*w->slot_state));
+	w->first_fault = swt_alloc_written(nr_slots, sizeof(*w->first_fault));
+	w->held = swt_alloc_written(nr_slots, 1);
+	if (!w->slot_state || !w->first_fault || !w->held)
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+out:
+	free(top);
+	return ret;
 }
 
 /* Replay order: by the fault they follow, then the swap-outs before them (no two free one fault). */
@@ -364,9 +445,15 @@ int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, str
 		w.wp_frees = !swt_kernel_release_parse(in->kernel, &major, &minor) &&
 			     (major < 5 || (major == 5 && minor < 19));
 	}
-	if (swt_map_init(&w.page_index, nev / 2 + 16) || swt_map_init(&w.slots, in->nr_outs / 2 + 16) ||
-	    swt_map_init(&w.first_fault, in->nr_faults / 2 + 16) || swt_map_init(&w.shared, 16) ||
-	    swt_map_init(&w.held, in->nr_outs / 2 + 16)) {
+	ret = slot_tables(&w, err);
+	if (ret)
+		goto out;
+	/* at most a page per event and stream fault: touched only as pages are found */
+	w.cap_pages = nev + in->nr_faults;
+	w.pages = malloc(w.cap_pages * sizeof(*w.pages));
+	if (!w.pages)
+		w.cap_pages = 0;
+	if (swt_map_init(&w.page_index, in->nr_faults / 2 + 16) || swt_map_init(&w.shared, 16)) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -382,8 +469,9 @@ int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, str
 		if (ei < nev && evs[ei].ts < next)
 			next = evs[ei].ts;
 		if (oi < in->nr_outs && in->outs[oi].ts <= next) {
-			r = on_swapout(&w, (uint32_t)oi);
+			on_swapout(&w, (uint32_t)oi);
 			oi++;
+			r = 0;
 		} else if (ei < nev && (fi == in->nr_faults || evs[ei].ts <= in->faults[fi].ts)) {
 			r = on_event(&w, &evs[ei], fi, (uint32_t)oi);
 			ei++;
@@ -418,10 +506,11 @@ out:
 	free(evs);
 	free(w.pages);
 	free(w.flags);
+	free(w.base);
+	free(w.slot_state);
+	free(w.first_fault);
+	free(w.held);
 	swt_map_release(&w.page_index);
-	swt_map_release(&w.slots);
-	swt_map_release(&w.first_fault);
 	swt_map_release(&w.shared);
-	swt_map_release(&w.held);
 	return ret;
 }

@@ -407,6 +407,33 @@ TEST(arena_populates_the_parts_asked)
 	swt_arena_release(&a);
 }
 
+/*
+ * swt_alloc_written's zeros are written as it allocates, every page of a
+ * large block resident at once (calloc leaves them to first touch, which
+ * costs two faults a page where a table is read before it is written).
+ */
+TEST(alloc_written_is_zeroed_and_resident)
+{
+	const size_t n = (4u << 20) / sizeof(uint64_t), page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t *t = swt_alloc_written(n, sizeof(*t)), any = 0;
+	char *none = swt_alloc_written(0, 8);
+
+	CHECK(t != NULL);
+	if (t) {
+		size_t in = resident_pages(t, n * sizeof(*t)), pages = n * sizeof(*t) / page;
+
+		/* the block's first and last pages may share theirs with the heap */
+		CHECK(in != SIZE_MAX && in >= pages);
+		for (size_t i = 0; i < n; i += 509)
+			any |= t[i];
+		CHECK(any == 0 && t[n - 1] == 0);
+	}
+	CHECK(none != NULL);	/* a zero-size table is a valid pointer, as malloc(1) */
+	CHECK(swt_alloc_written(SIZE_MAX / 4, 8) == NULL);
+	free(t);
+	free(none);
+}
+
 /* one quoter for report's printed commands and capture's recorded one */
 TEST(shell_words)
 {
