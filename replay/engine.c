@@ -833,6 +833,33 @@ uint64_t swt_replay_fault_span_seconds(const struct swt_replay_input *in, uint64
 	return series_second(in, last) - *first_second;
 }
 
+int swt_replay_stream_slots(const struct swt_replay_input *in, uint64_t *nslots,
+			    struct swt_err *err)
+{
+	size_t n = in->nr_faults;
+
+	for (size_t i = 0; i < in->nr_areas; i++)
+		nslots[i] = 1;
+	for (size_t i = 0; i < n + in->nr_outs; i++) {
+		uint32_t area = i < n ? in->faults[i].area : in->outs[i - n].area;
+		uint64_t slot = i < n ? in->faults[i].slot : in->outs[i - n].slot;
+
+		/* each slot, not the highest: slot 2^64 - 1 would wrap the size to 0 */
+		if (slot >= SWT_SLOT_LIMIT)
+			return swt_error(err, SWT_EUSAGE, "swap area %s: slot %llu is beyond what the "
+					 "replay handles (2^32)", in->areas[area].dev,
+					 (unsigned long long)slot);
+		if (slot >= nslots[area])
+			nslots[area] = slot + 1;
+	}
+	/*
+	 * Loading a database checks this first, naming it; here for every
+	 * input, re-placed ones too: a what-if layout can put pages at the far
+	 * end of a device (the kernel fills a partial last cluster first).
+	 */
+	return swt_replay_slot_tables_fit(in, nslots, err);
+}
+
 int swt_replay_slot_tables_fit(const struct swt_replay_input *in, const uint64_t *nslots,
 			       struct swt_err *err)
 {
@@ -1134,6 +1161,7 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 {
 	struct prep *pr;
 	size_t i, n = in->nr_faults, na = in->nr_areas ? in->nr_areas : 1;
+	int ret;
 
 	/* the engine's compact tables: fault indexes in 31 bits, areas in 16, slots in 32 */
 	if (n > INT32_MAX || in->nr_outs > UINT32_MAX || in->nr_frees > INT32_MAX)
@@ -1181,31 +1209,11 @@ static int prep_build(const struct swt_replay_input *in, struct prep **out, stru
 	 * of gigabytes).  A slot past them is free throughout -- nothing is
 	 * written there -- which is what a window reaching it finds: no page.
 	 */
-	for (i = 0; i < in->nr_areas; i++)
-		pr->nslots[i] = 1;
 	pr->any_rotational = (uint64_t)swt_replay_any_rotational(in);
-	for (i = 0; i < n + in->nr_outs; i++) {
-		uint32_t area = i < n ? in->faults[i].area : in->outs[i - n].area;
-		uint64_t slot = i < n ? in->faults[i].slot : in->outs[i - n].slot;
-
-		/* each slot, not the highest: slot 2^64 - 1 would wrap the size to 0 */
-		if (slot >= SWT_SLOT_LIMIT) {
-			prep_free(pr, in->nr_areas, in->nr_vmas);
-			return swt_error(err, SWT_EUSAGE, "swap area %s: slot %llu is beyond what the "
-					 "replay handles (2^32)", in->areas[area].dev,
-					 (unsigned long long)slot);
-		}
-		if (slot >= pr->nslots[area])
-			pr->nslots[area] = slot + 1;
-	}
-	/*
-	 * Loading a database checks this first, naming it; here for every
-	 * input, re-placed ones too: a what-if layout can put pages at the far
-	 * end of a device (the kernel fills a partial last cluster first).
-	 */
-	if (swt_replay_slot_tables_fit(in, pr->nslots, err)) {
+	ret = swt_replay_stream_slots(in, pr->nslots, err);
+	if (ret) {
 		prep_free(pr, in->nr_areas, in->nr_vmas);
-		return -SWT_ENOMEM;
+		return ret;
 	}
 	for (i = 0; i < in->nr_areas; i++) {
 		pr->init_slots[i] = malloc(pr->nslots[i] * sizeof(int32_t));

@@ -247,6 +247,14 @@ uint64_t swt_replay_max_cache_pages(double inactive_fraction);
  */
 int swt_replay_slot_tables_fit(const struct swt_replay_input *in, const uint64_t *nslots,
 			       struct swt_err *err);
+/*
+ * nslots[area] (nr_areas of them): the highest slot the input's faults and
+ * swap-outs use in the area, + 1, at least 1; 0, or an error where a slot
+ * is past what the replay handles (2^32) or the tables would not fit
+ * (swt_replay_slot_tables_fit).
+ */
+int swt_replay_stream_slots(const struct swt_replay_input *in, uint64_t *nslots,
+			    struct swt_err *err);
 
 /* CPUs a capture may have (the layouts' allocator has per-CPU state) */
 #define SWT_MAX_CPUS 65536

@@ -367,29 +367,16 @@ static int swap_fullness(struct swt_store *st, const struct swt_replay_input *in
 static int slot_tables(struct walk *w, struct swt_err *err)
 {
 	const struct swt_replay_input *in = w->in;
-	size_t na = in->nr_areas ? in->nr_areas : 1, n = in->nr_faults + in->nr_outs;
+	size_t na = in->nr_areas ? in->nr_areas : 1;
 	uint64_t *top = calloc(na, sizeof(*top)), nr_slots = 0;
-	int ret = 0;
+	int ret;
 
 	w->base = malloc(na * sizeof(*w->base));
 	if (!top || !w->base) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t area = i < in->nr_faults ? in->faults[i].area : in->outs[i - in->nr_faults].area;
-		uint64_t slot = i < in->nr_faults ? in->faults[i].slot : in->outs[i - in->nr_faults].slot;
-
-		if (slot >= SWT_SLOT_LIMIT) {
-			ret = swt_error(err, SWT_EUSAGE, "swap area %s: slot %llu is beyond what the "
-					"replay handles (2^32)", in->areas[area].dev,
-					(unsigned long long)slot);
-			goto out;
-		}
-		if (slot >= top[area])
-			top[area] = slot + 1;
-	}
-	ret = swt_replay_slot_tables_fit(in, top, err);
+	ret = swt_replay_stream_slots(in, top, err);
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < in->nr_areas; i++) {
