@@ -104,20 +104,17 @@ struct walk {
 /*
  * The fault events in time order, by id on a tie.  Read in id order first,
  * which needs no sort: ingest writes them in time order, and only a
- * database written otherwise pays for SQLite's sort (in_order 0).  The
- * array is allocated for every row of the table up front (cap) and
- * touched only where rows go: grown by doubling, its zeroed tail and the
- * copies were a sixth of the input load's page faults.
+ * database written otherwise pays for SQLite's sort (in_order 0).  Room
+ * is reserved for the table's rows (a bound: the query leaves some out).
  */
-static int load_events_in(struct swt_store *st, struct swt_replay_input *in, int by_id, size_t cap,
+static int load_events_in(struct swt_store *st, struct swt_replay_input *in, int by_id, size_t rows,
 			  struct fault_event **out, size_t *n, int *in_order, struct swt_err *err)
 {
+	size_t cap;
 	sqlite3_stmt *s;
 	int ret, rc;
 
-	*out = cap ? malloc(cap * sizeof(**out)) : NULL;
-	if (!*out)
-		cap = 0;
+	swt_reserve((void **)out, &cap, rows, sizeof(**out));
 	*n = 0;
 	*in_order = 1;
 	ret = swt_store_prepare(st, by_id ? "SELECT ts, pid, address, error_code FROM fault"
@@ -150,15 +147,14 @@ static int load_events_in(struct swt_store *st, struct swt_replay_input *in, int
 static int load_events(struct swt_store *st, struct swt_replay_input *in, struct fault_event **out,
 		       size_t *n, struct swt_err *err)
 {
-	/* a bound, not a promise: rows past it grow the array */
 	int64_t rows = swt_store_query_int(st, "SELECT count(*) FROM fault", 0);
-	size_t cap = rows > 0 && (uint64_t)rows < SIZE_MAX / sizeof(**out) ? (size_t)rows : 0;
-	int in_order, ret = load_events_in(st, in, 1, cap, out, n, &in_order, err);
+	size_t bound = rows > 0 ? (size_t)rows : 0;
+	int in_order, ret = load_events_in(st, in, 1, bound, out, n, &in_order, err);
 
 	if (ret || in_order)
 		return ret;
 	free(*out);
-	return load_events_in(st, in, 0, cap, out, n, &in_order, err);
+	return load_events_in(st, in, 0, bound, out, n, &in_order, err);
 }
 
 static struct page_state *page_of(struct walk *w, int32_t pid, uint64_t vpage)
@@ -435,11 +431,8 @@ int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, str
 	ret = slot_tables(&w, err);
 	if (ret)
 		goto out;
-	/* at most a page per event and stream fault: touched only as pages are found */
-	w.cap_pages = nev + in->nr_faults;
-	w.pages = malloc(w.cap_pages * sizeof(*w.pages));
-	if (!w.pages)
-		w.cap_pages = 0;
+	/* at most a page per event and stream fault */
+	swt_reserve((void **)&w.pages, &w.cap_pages, nev + in->nr_faults, sizeof(*w.pages));
 	if (swt_map_init(&w.page_index, in->nr_faults / 2 + 16) || swt_map_init(&w.shared, 16)) {
 		ret = swt_error(err, SWT_ENOMEM, "out of memory");
 		goto out;

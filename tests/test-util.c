@@ -434,6 +434,31 @@ TEST(alloc_written_is_zeroed_and_resident)
 	free(none);
 }
 
+/* swt_reserve's room is used by swt_grow up to the bound, and grown past it as before */
+TEST(reserve_then_grow)
+{
+	uint32_t *v, *kept;
+	size_t cap;
+
+	swt_reserve((void **)&v, &cap, 1000, sizeof(*v));
+	CHECK(v != NULL && cap == 1000);
+	if (!v)
+		return;
+	kept = v;
+	CHECK_INT(swt_grow((void **)&v, &cap, 1000, sizeof(*v)), 0);
+	CHECK(v == kept && cap == 1000);
+	for (size_t i = 0; i < 1000; i++)
+		v[i] = (uint32_t)i;
+	CHECK_INT(swt_grow((void **)&v, &cap, 1001, sizeof(*v)), 0);
+	CHECK(cap >= 1001 && v[999] == 999 && v[1000] == 0);
+	free(v);
+	/* no bound, or none that fits: nothing reserved, swt_grow starts from nothing */
+	swt_reserve((void **)&v, &cap, 0, sizeof(*v));
+	CHECK(v == NULL && cap == 0);
+	swt_reserve((void **)&v, &cap, SIZE_MAX / 2, sizeof(*v));
+	CHECK(v == NULL && cap == 0);
+}
+
 /* one quoter for report's printed commands and capture's recorded one */
 TEST(shell_words)
 {

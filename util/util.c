@@ -37,6 +37,12 @@ int swt_grow(void **ptr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+void swt_reserve(void **ptr, size_t *cap, size_t n, size_t elem)
+{
+	*ptr = n && elem && n <= SIZE_MAX / elem ? malloc(n * elem) : NULL;
+	*cap = *ptr ? n : 0;
+}
+
 static inline uint64_t map_hash(uint64_t a, uint64_t b)
 {
 	/* splitmix64 finaliser over both words: cheap and well mixed */

@@ -23,6 +23,15 @@
  */
 int swt_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 /*
+ * Room for a bound of n elements in *ptr (NULL, capacity *cap 0), left
+ * unwritten: pages are touched only as elements are stored, where
+ * swt_grow's doublings copy the array and zero each new half (a replay's
+ * input arrays, loaded from tables of known row counts: a tenth of its
+ * load under the sanitizers).  swt_grow takes over past the bound; no
+ * memory leaves *ptr NULL for it to fail on.
+ */
+void swt_reserve(void **ptr, size_t *cap, size_t n, size_t elem);
+/*
  * n zeroed elements, the zeros written now (NULL: out of memory).  Where a
  * table is read before it is written, a page at a time in no order (a hash
  * table, a table per slot), calloc's untouched pages cost two faults each
