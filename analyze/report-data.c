@@ -558,7 +558,7 @@ static int partition_problem(struct swt_report_ctx *rc, int64_t *id, const char 
 			     struct swt_err *err)
 {
 	sqlite3_stmt *s;
-	int ret, step;
+	int ret, step = SQLITE_DONE;
 
 	*problem = NULL;
 	/* rows of a run deleted alone are no run's (schema.md): left out */

@@ -518,7 +518,7 @@ TEST(zero_fault_runs_say_why_they_are_na)
 	struct fixture f;
 	struct swt_report_opts o = { .formats = SWT_REPORT_SVG };
 	struct swt_err err = { 0 };
-	char path[128], sql[sizeof(runs) + 16], *json;
+	char path[128], sql[sizeof(runs) + 32], *json;
 
 	for (int faults = 0; faults <= 5; faults += 5) {
 		setup(&f);
