@@ -371,8 +371,7 @@ enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st)
 	return SWT_STREAM_MIXED;
 }
 
-/* A table's rows, the bound of a stream read from it (swt_reserve); 0 when unknown. */
-static size_t table_rows(struct swt_store *st, const char *table)
+size_t swt_replay_table_rows(struct swt_store *st, const char *table)
 {
 	char sql[64];
 	int64_t rows;
@@ -420,7 +419,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 	ret = swt_store_prepare(st, exact_sql, &s, err);
 	if (ret)
 		return ret;
-	swt_reserve((void **)&in->faults, &cap, table_rows(st, "swap_in"), sizeof(*in->faults));
+	swt_reserve((void **)&in->faults, &cap, swt_replay_table_rows(st, "swap_in"), sizeof(*in->faults));
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_replay_fault *f;
 		int idx = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
@@ -459,7 +458,7 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 		" LEFT JOIN bio b ON b.id = o.bio_id ORDER BY o.ts, o.id", &s, err);
 	if (ret)
 		return ret;
-	swt_reserve((void **)&in->outs, &cap, table_rows(st, "swap_out"), sizeof(*in->outs));
+	swt_reserve((void **)&in->outs, &cap, swt_replay_table_rows(st, "swap_out"), sizeof(*in->outs));
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_replay_swapout *o;
 		int idx = swt_replay_area_index(in, sqlite3_column_int64(s, 1));

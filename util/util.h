@@ -23,12 +23,13 @@
  */
 int swt_grow(void **ptr, size_t *cap, size_t need, size_t elem);
 /*
- * Room for a bound of n elements in *ptr (NULL, capacity *cap 0), left
- * unwritten: pages are touched only as elements are stored, where
- * swt_grow's doublings copy the array and zero each new half (a replay's
- * input arrays, loaded from tables of known row counts: a tenth of its
- * load under the sanitizers).  swt_grow takes over past the bound; no
- * memory leaves *ptr NULL for it to fail on.
+ * An array for a bound of n elements: *ptr gets room for them, left
+ * unwritten, and *cap = n, so that pages are touched only as elements are
+ * stored, where swt_grow's doublings copy the array and zero each new half
+ * (a replay's input arrays, loaded from tables of known row counts: a
+ * tenth of its load under the sanitizers).  swt_grow takes over past the
+ * bound.  n 0, or no memory: *ptr NULL and *cap 0, for swt_grow to start
+ * from (and fail on).
  */
 void swt_reserve(void **ptr, size_t *cap, size_t n, size_t elem);
 /*
