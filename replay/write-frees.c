@@ -117,10 +117,10 @@ static int load_events_in(struct swt_store *st, struct swt_replay_input *in, int
 	swt_reserve((void **)out, &cap, rows, sizeof(**out));
 	*n = 0;
 	*in_order = 1;
-	ret = swt_store_prepare(st, by_id ? "SELECT ts, pid, address, error_code FROM fault"
-				" WHERE error_code IS NOT NULL AND pid > 0 ORDER BY id" :
-				"SELECT ts, pid, address, error_code FROM fault"
-				" WHERE error_code IS NOT NULL AND pid > 0 ORDER BY ts, id", &s, err);
+#define EVENTS_SQL "SELECT ts, pid, address, error_code FROM fault" \
+		   " WHERE error_code IS NOT NULL AND pid > 0 ORDER BY "
+	ret = swt_store_prepare(st, by_id ? EVENTS_SQL "id" : EVENTS_SQL "ts, id", &s, err);
+#undef EVENTS_SQL
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -443,14 +443,13 @@ int swt_replay_find_frees(struct swt_store *st, struct swt_replay_input *in, str
 	 */
 	while (fi < in->nr_faults || ei < nev) {
 		uint64_t next = fi < in->nr_faults ? in->faults[fi].ts : UINT64_MAX;
-		int r;
+		int r = 0;
 
 		if (ei < nev && evs[ei].ts < next)
 			next = evs[ei].ts;
 		if (oi < in->nr_outs && in->outs[oi].ts <= next) {
 			on_swapout(&w, (uint32_t)oi);
 			oi++;
-			r = 0;
 		} else if (ei < nev && (fi == in->nr_faults || evs[ei].ts <= in->faults[fi].ts)) {
 			r = on_event(&w, &evs[ei], fi, (uint32_t)oi);
 			ei++;
