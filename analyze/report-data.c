@@ -367,59 +367,144 @@ static int load_parts(struct swt_report_ctx *rc, struct swt_err *err)
  * The read requests of swap-ins a task faulted on, on device ?1: swapoff's
  * reads wait for no one, and a swap file's disk carries other reads too.
  */
-#define SWAP_IN_READS \
-	"SELECT * FROM request WHERE dev = ?1 AND write = 0 AND pc = 0" \
-	"   AND issue_ns IS NOT NULL AND complete_ns IS NOT NULL" \
-	"   AND id IN (SELECT request_id FROM swap_in WHERE " SWT_NOT_SWAPOFF_SQL ")"
+/*
+ * Rows of a device's swap-in reads: requests on device ?1 with an issue
+ * and a completion traced.  Reached from swap_in's rows, by key, rather
+ * than tested against a list of its keys: SQLite builds such a list as a
+ * temporary index, which was most of a report's allocations (and, under
+ * the sanitizers, of its time).
+ */
+#define READ_REQUEST(q) \
+	q ".dev = ?1 AND " q ".write = 0 AND " q ".pc = 0" \
+	" AND " q ".issue_ns IS NOT NULL AND " q ".complete_ns IS NOT NULL"
 
-/* A device's swap-in reads: count, size, D2C average, median, p99 and Q2C. */
-static int load_device_reads(struct swt_report_ctx *rc, struct swt_report_reads *r,
-			     struct swt_err *err)
+/* A row of either query: a key and two values. */
+struct read_row {
+	int64_t id, a, b;
+};
+
+static int cmp_read_row(const void *x, const void *y)
 {
-	/*
-	 * Nearest rank, from one sort: the smallest time that half (99 %) of
-	 * the requests do not exceed, at rank ceil(n / 2) (ceil(0.99 n)) in
-	 * integers.  Q2C per bio of those requests that carried a fault's
-	 * pages.
-	 *
-	 * n is counted apart: count(*) OVER () kept every row in a temporary
-	 * table.  The bios' requests are found by their key and tested
-	 * against r's list, where joining r left SQLite to index r for
-	 * itself: it did inside this statement, but the same subquery alone
-	 * was planned as a scan of r with a search of the bio list per row
-	 * (over a minute on the sample capture, against 0.1 s).
-	 */
-	static const char sql[] =
-		"WITH r AS MATERIALIZED (" SWAP_IN_READS "),"
-		" n AS (SELECT count(*) AS n FROM r)"
-		" SELECT count(*), avg(nr_sectors) / 2.0, avg(ms),"
-		"        max(CASE WHEN rank = (n + 1) / 2 THEN ms END),"
-		"        max(CASE WHEN rank = (99 * n + 99) / 100 THEN ms END),"
-		"        (SELECT avg(q.complete_ns - b.queue_ns) / 1e6"
-		"          FROM bio b JOIN request q ON q.id = b.request_id"
-		"          WHERE b.id IN (SELECT bio_id FROM swap_in WHERE " SWT_NOT_SWAPOFF_SQL ")"
-		"            AND q.id IN (SELECT id FROM r))"
-		"  FROM (SELECT nr_sectors, (complete_ns - issue_ns) / 1e6 AS ms,"
-		"               row_number() OVER (ORDER BY complete_ns - issue_ns) AS rank FROM r), n";
-	sqlite3_stmt *s;
-	int ret;
+	int64_t a = ((const struct read_row *)x)->id, b = ((const struct read_row *)y)->id;
 
+	return (a > b) - (a < b);
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * The rows of a query on device dev, sorted by key, one a key; rows whose
+ * b is NULL (a bio queued before the trace: no Q2C) left out, as SQL's
+ * avg leaves them.  0, or an error.
+ */
+static int read_rows(struct swt_report_ctx *rc, const char *sql, int64_t dev,
+		     struct read_row **rows, size_t *nr, struct swt_err *err)
+{
+	sqlite3_stmt *s;
+	size_t n = 0, cap = 0, kept = 0;
+	int ret, step;
+
+	*rows = NULL;
 	ret = swt_store_prepare(rc->st, sql, &s, err);
 	if (ret)
 		return ret;
-	sqlite3_bind_int64(s, 1, rc->parts[r->part].dev);
-	if (sqlite3_step(s) != SQLITE_ROW) {
-		sqlite3_finalize(s);
-		return swt_store_sql_error(rc->st, err, "reading traced swap-in reads");
+	sqlite3_bind_int64(s, 1, dev);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		if (sqlite3_column_type(s, 2) == SQLITE_NULL)
+			continue;
+		if (swt_grow((void **)rows, &cap, n + 1, sizeof(**rows))) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		(*rows)[n++] = (struct read_row){ sqlite3_column_int64(s, 0),
+						  sqlite3_column_int64(s, 1),
+						  sqlite3_column_int64(s, 2) };
 	}
-	r->requests = sqlite3_column_int64(s, 0);
-	r->avg_kib = column_real(s, 1);
-	r->d2c_avg_ms = column_real(s, 2);
-	r->d2c_median_ms = column_real(s, 3);
-	r->d2c_p99_ms = column_real(s, 4);
-	r->q2c_avg_ms = column_real(s, 5);
 	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return swt_store_sql_error(rc->st, err, "reading traced swap-in reads");
+	if (n)
+		qsort(*rows, n, sizeof(**rows), cmp_read_row);
+	for (size_t i = 0; i < n; i++)
+		if (!kept || (*rows)[i].id != (*rows)[kept - 1].id)
+			(*rows)[kept++] = (*rows)[i];
+	*nr = kept;
 	return 0;
+}
+
+/*
+ * A device's swap-in reads: count, size, D2C average, median, p99 and Q2C,
+ * of the requests that carried a page a task faulted on (swapoff's reads
+ * wait for no fault).  The averages sum in key order, as SQL's avg did
+ * when these were one query.
+ */
+static int load_device_reads(struct swt_report_ctx *rc, struct swt_report_reads *r,
+			     struct swt_err *err)
+{
+	static const char reads_sql[] =
+		"SELECT q.id, q.nr_sectors, q.complete_ns - q.issue_ns"
+		" FROM (SELECT request_id FROM swap_in WHERE " SWT_NOT_SWAPOFF_SQL ") s"
+		" JOIN request q ON q.id = s.request_id WHERE " READ_REQUEST("q");
+	/* Q2C per bio, as btt counts it, of the bios that carried a fault's page */
+	static const char bios_sql[] =
+		"SELECT b.id, q.id, q.complete_ns - b.queue_ns"
+		" FROM (SELECT bio_id FROM swap_in WHERE " SWT_NOT_SWAPOFF_SQL ") s"
+		" JOIN bio b ON b.id = s.bio_id JOIN request q ON q.id = b.request_id"
+		" WHERE " READ_REQUEST("q");
+	int64_t dev = rc->parts[r->part].dev, *d2c = NULL;
+	struct read_row *reads = NULL, *bios = NULL;
+	size_t nr_reads = 0, nr_bios = 0, nr_q2c = 0;
+	double sectors = 0, d2c_ms = 0, q2c_ms = 0;
+	int ret;
+
+	r->requests = 0;
+	r->avg_kib = r->d2c_avg_ms = r->d2c_median_ms = r->d2c_p99_ms = r->q2c_avg_ms = NAN;
+	ret = read_rows(rc, reads_sql, dev, &reads, &nr_reads, err);
+	if (ret)
+		goto out;
+	ret = read_rows(rc, bios_sql, dev, &bios, &nr_bios, err);
+	if (ret || !nr_reads)
+		goto out;
+	d2c = malloc(nr_reads * sizeof(*d2c));
+	if (!d2c) {
+		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nr_reads; i++) {
+		d2c[i] = reads[i].b;
+		sectors += (double)reads[i].a;
+		d2c_ms += (double)reads[i].b / 1e6;
+	}
+	r->requests = (int64_t)nr_reads;
+	r->avg_kib = sectors / (double)nr_reads / 2.0;
+	r->d2c_avg_ms = d2c_ms / (double)nr_reads;
+	/*
+	 * Nearest rank: the smallest time that half (99 %) of the requests do
+	 * not exceed, at rank ceil(n / 2) (ceil(0.99 n)).
+	 */
+	qsort(d2c, nr_reads, sizeof(*d2c), cmp_i64);
+	r->d2c_median_ms = (double)d2c[(nr_reads + 1) / 2 - 1] / 1e6;
+	r->d2c_p99_ms = (double)d2c[(99 * nr_reads + 99) / 100 - 1] / 1e6;
+	for (size_t i = 0; i < nr_bios; i++) {
+		struct read_row key = { .id = bios[i].a };
+
+		if (!bsearch(&key, reads, nr_reads, sizeof(*reads), cmp_read_row))
+			continue;	/* its request carried no fault's page */
+		q2c_ms += (double)bios[i].b / 1e6;
+		nr_q2c++;
+	}
+	if (nr_q2c)
+		r->q2c_avg_ms = q2c_ms / (double)nr_q2c;
+out:
+	free(reads);
+	free(bios);
+	free(d2c);
+	return ret;
 }
 
 /* The traced reads of each device of the swap areas, once per device. */

@@ -46,7 +46,8 @@ assert want in html, (want, re.findall(r'<tr><td class="t">/dev/loop0 \(7:0\)</t
 assert '<a href="#reads">Traced swap-in reads</a>' in html
 PY
 # swapoff's reads and reads of the disk that are no swap-ins wait for no
-# fault: 50 of each, ten seconds long, leave the table as it was
+# fault: 50 of each, ten seconds long, leave the table as it was; so do
+# second pages in 50 requests' bios (a request and a bio count once)
 cp "$WORK/runs.db" "$WORK/other-reads.db"
 python3 - "$WORK/other-reads.db" <<'PY' || fail "adding swapoff's reads and other reads"
 import sqlite3, sys
@@ -63,13 +64,16 @@ db.execute("INSERT INTO swap_in (ts, area_id, slot, dev, pid, bio_id, request_id
            " SELECT b.queue_ns, (SELECT min(area_id) FROM swap_in), b.sector / 8, b.dev, 999999,"
            " b.id, b.request_id, 1 FROM bio b WHERE b.request_id > ?1 AND b.request_id <= ?1 + 50",
            (top,))
+db.execute("INSERT INTO swap_in (ts, area_id, slot, dev, pid, bio_id, request_id, demand)"
+           " SELECT ts, area_id, slot + 1, dev, pid, bio_id, request_id, 0 FROM swap_in"
+           " WHERE id < (SELECT min(id) FROM swap_in) + 50")
 db.commit()
 PY
 "$SWAPTRACE" report -f svg -o "$WORK/r-other-reads" "$WORK/other-reads.db" > /dev/null ||
 	fail "report with swapoff's reads and other reads"
 check_eq "$(grep '<tr><td class="t">/dev/loop0 (7:0)' "$WORK/r-other-reads/index.html")" \
 	"$(grep '<tr><td class="t">/dev/loop0 (7:0)' "$WORK/r1/index.html")" \
-	"the traced reads table counts only swap-ins a task faulted on"
+	"the traced reads table counts only swap-ins a task faulted on, each request and bio once"
 cat > "$WORK/expect.json" <<'EOF'
 {
  "charts": ["policy", "sweep", "request-sizes", "timeline", "heatmap", "ra-window", "layout"],
