@@ -415,14 +415,16 @@ static int read_rows(struct swt_report_ctx *rc, const char *sql, int64_t dev,
 		return ret;
 	sqlite3_bind_int64(s, 1, dev);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		if (sqlite3_column_type(s, 2) == SQLITE_NULL)
+		int64_t id = sqlite3_column_int64(s, 0);
+
+		/* a request's (bio's) pages mostly come one after another: kept once */
+		if (sqlite3_column_type(s, 2) == SQLITE_NULL || (n && (*rows)[n - 1].id == id))
 			continue;
 		if (swt_grow((void **)rows, &cap, n + 1, sizeof(**rows))) {
 			sqlite3_finalize(s);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
-		(*rows)[n++] = (struct read_row){ sqlite3_column_int64(s, 0),
-						  sqlite3_column_int64(s, 1),
+		(*rows)[n++] = (struct read_row){ id, sqlite3_column_int64(s, 1),
 						  sqlite3_column_int64(s, 2) };
 	}
 	sqlite3_finalize(s);
