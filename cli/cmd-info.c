@@ -312,37 +312,57 @@ static const char latency_sql[] =
 	"              FROM again a CROSS JOIN bio b ON b.request_id = a.request_id"
 	"              JOIN request r ON r.id = b.request_id"
 	"             WHERE b.queue_ns IS NOT NULL AND b.nr_sectors > 0)"
-	" SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 0 ELSE 2 END, min(d), avg(d), max(d),"
-	"        count(*) FROM"
+	" SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 0 ELSE 2 END, d FROM"
 	"   (SELECT dev, max(queue_ns - lag(queue_ns) OVER (PARTITION BY dev ORDER BY queue_ns, id), 1)"
 	"           AS d"
-	"      FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0) WHERE d IS NOT NULL GROUP BY dev"
-	" UNION ALL SELECT dev, 3, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(getrq_ns - queue_ns, 1) AS d FROM b WHERE merge IS NULL) GROUP BY dev"
-	" UNION ALL SELECT dev, 4, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(insert_ns - getrq_ns, 1) AS d FROM b WHERE merge IS NULL"
-	"    UNION ALL SELECT dev, max(ts - getrq_ns, 1) FROM ba WHERE action = 'I' AND merge IS NULL)"
-	"  GROUP BY dev"
-	" UNION ALL SELECT dev, 5, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(merge_ns - queue_ns, 1) AS d FROM b WHERE merge IS NOT NULL) GROUP BY dev"
+	"      FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0) WHERE d IS NOT NULL"
+	" UNION ALL SELECT dev, 3, max(getrq_ns - queue_ns, 1) FROM b WHERE merge IS NULL"
+	" UNION ALL SELECT dev, 4, max(insert_ns - getrq_ns, 1) FROM b WHERE merge IS NULL"
+	" UNION ALL SELECT dev, 4, max(ts - getrq_ns, 1) FROM ba WHERE action = 'I' AND merge IS NULL"
+	" UNION ALL SELECT dev, 5, max(merge_ns - queue_ns, 1) FROM b WHERE merge IS NOT NULL"
 	/* an insert after the first issue is a requeued request's first insert */
-	" UNION ALL SELECT dev, 6, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(issue_ns - insert_ns, 1) AS d FROM b"
-	"     WHERE merge IS NULL AND (requeues = 0 OR insert_ns <= issue_ns)"
-	"    UNION ALL SELECT dev, max(ts - coalesce((SELECT max(i.ts) FROM again i"
-	"                                             WHERE i.request_id = ba.request_id"
-	"                                               AND i.action = 'I' AND i.ts <= ba.ts),"
-	"                                            insert_ns), 1)"
-	"      FROM ba WHERE action = 'D' AND merge IS NULL) GROUP BY dev"
-	" UNION ALL SELECT dev, 7, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(issue_ns - merge_ns, 1) AS d FROM b WHERE merge IS NOT NULL"
-	"    UNION ALL SELECT dev, max(ts - merge_ns, 1) FROM ba WHERE action = 'D' AND merge IS NOT NULL)"
-	"  GROUP BY dev"
-	" UNION ALL SELECT dev, 8, min(d), avg(d), max(d), count(d) FROM"
-	"   (SELECT dev, max(complete_ns - last_issue_ns, 1) AS d FROM b) GROUP BY dev"
-	" UNION ALL SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 1 ELSE 9 END, min(d), avg(d),"
-	"        max(d), count(d) FROM"
-	"   (SELECT dev, max(complete_ns - queue_ns, 1) AS d FROM b) GROUP BY dev";
+	" UNION ALL SELECT dev, 6, max(issue_ns - insert_ns, 1) FROM b"
+	"   WHERE merge IS NULL AND (requeues = 0 OR insert_ns <= issue_ns)"
+	" UNION ALL SELECT dev, 6, max(ts - coalesce((SELECT max(i.ts) FROM again i"
+	"                                            WHERE i.request_id = ba.request_id"
+	"                                              AND i.action = 'I' AND i.ts <= ba.ts),"
+	"                                           insert_ns), 1)"
+	"   FROM ba WHERE action = 'D' AND merge IS NULL"
+	" UNION ALL SELECT dev, 7, max(issue_ns - merge_ns, 1) FROM b WHERE merge IS NOT NULL"
+	" UNION ALL SELECT dev, 7, max(ts - merge_ns, 1) FROM ba WHERE action = 'D' AND merge IS NOT NULL"
+	" UNION ALL SELECT dev, 8, max(complete_ns - last_issue_ns, 1) FROM b"
+	" UNION ALL SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 1 ELSE 9 END,"
+	"        max(complete_ns - queue_ns, 1) FROM b";
+
+/*
+ * A stage's span d (ns; NULL: none, as SQL's aggregates skip it) into its
+ * statistics.  min, max and the sum in ns until stage_stats_done: the
+ * spans are summed here, not by GROUP BY, whose sorts of every bio per
+ * stage were most of --latency's time.  The double sum is SQL's avg's, and
+ * exact while it stays below 2^53 ns.
+ */
+static void stage_add(struct stage_stats *t, double *sum, sqlite3_stmt *s, int col)
+{
+	double d;
+
+	if (sqlite3_column_type(s, col) == SQLITE_NULL)
+		return;
+	d = (double)sqlite3_column_int64(s, col);
+	t->min = t->n ? SWT_MIN(t->min, d) : d;
+	t->max = t->n ? SWT_MAX(t->max, d) : d;
+	*sum += d;
+	t->n++;
+}
+
+/* Statistics in ns and their sum to seconds. */
+static void stage_stats_done(struct stage_stats *t, double sum)
+{
+	if (!t->n)
+		return;
+	t->avg = sum / (double)t->n / 1e9;
+	t->min /= 1e9;
+	t->max /= 1e9;
+}
 
 /*
  * btt's all-devices table: each stage over every device's bios together.
@@ -353,6 +373,7 @@ static int all_devices_latency(struct swt_store *st, const struct dev_counts *de
 			       struct stage_stats *all, struct swt_err *err)
 {
 	sqlite3_stmt *s;
+	double sums[NR_STAGES] = { 0 };
 	int ret, rc;
 
 	for (int k = 0; k < NR_STAGES; k++) {
@@ -374,23 +395,22 @@ static int all_devices_latency(struct swt_store *st, const struct dev_counts *de
 	}
 	all[Q2Q] = all[Q2QDM] = (struct stage_stats){ 0 };
 	ret = swt_store_prepare(st,
-		"SELECT " REMAPPER_SQL("dev") " AS dm, min(d), avg(d), max(d), count(*) FROM"
+		"SELECT " REMAPPER_SQL("dev") ", d FROM"
 		" (SELECT dev, max(queue_ns - lag(queue_ns) OVER (ORDER BY queue_ns, id), 1) AS d"
-		"    FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0) WHERE d IS NOT NULL"
-		" GROUP BY dm", &s, err);
+		"    FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0) WHERE d IS NOT NULL",
+		&s, err);
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct stage_stats *t = &all[sqlite3_column_int(s, 0) ? Q2QDM : Q2Q];
+		int k = sqlite3_column_int(s, 0) ? Q2QDM : Q2Q;
 
-		t->n = sqlite3_column_int64(s, 4);
-		t->min = sqlite3_column_double(s, 1) / 1e9;
-		t->avg = sqlite3_column_double(s, 2) / 1e9;
-		t->max = sqlite3_column_double(s, 3) / 1e9;
+		stage_add(&all[k], &sums[k], s, 1);
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "latencies");
+	stage_stats_done(&all[Q2Q], sums[Q2Q]);
+	stage_stats_done(&all[Q2QDM], sums[Q2QDM]);
 	return 0;
 }
 
@@ -398,33 +418,41 @@ static int load_latency(struct swt_store *st, struct dev_counts *devs, size_t nr
 			struct stage_stats *all, struct swt_err *err)
 {
 	sqlite3_stmt *s;
+	double (*sums)[NR_STAGES];
+	size_t last = 0;
 	int ret, rc;
 
 	ret = swt_store_prepare(st, latency_sql, &s, err);
 	if (ret)
 		return ret;
+	sums = calloc(nr ? nr : 1, sizeof(*sums));
+	if (!sums) {
+		sqlite3_finalize(s);
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
 		int what = sqlite3_column_int(s, 1);
-		struct dev_counts *d = NULL;
+		size_t i = last;
 
-		for (size_t i = 0; i < nr && !d; i++)
-			if (devs[i].dev == dev)
-				d = &devs[i];
-		if (!d)
+		/* rows come a device's at a time, mostly */
+		if (i >= nr || devs[i].dev != dev)
+			for (i = 0; i < nr && devs[i].dev != dev; i++)
+				;
+		if (i == nr || what < 0 || what >= NR_STAGES)
 			continue;
-		if (what >= 0 && what < NR_STAGES) {
-			struct stage_stats *t = &d->stage[what];
-
-			t->n = sqlite3_column_int64(s, 5);
-			t->min = sqlite3_column_double(s, 2) / 1e9;
-			t->avg = sqlite3_column_double(s, 3) / 1e9;
-			t->max = sqlite3_column_double(s, 4) / 1e9;
-		}
+		last = i;
+		stage_add(&devs[i].stage[what], &sums[i][what], s, 2);
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
+		free(sums);
 		return swt_store_sql_error(st, err, "latencies");
+	}
+	for (size_t i = 0; i < nr; i++)
+		for (int k = 0; k < NR_STAGES; k++)
+			stage_stats_done(&devs[i].stage[k], sums[i][k]);
+	free(sums);
 	/* btt's #Q is never fewer than its #D, on a device that has both */
 	for (size_t i = 0; i < nr; i++)
 		if (devs[i].blk_queued)
