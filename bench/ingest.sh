@@ -8,6 +8,8 @@
 # REPEAT times (default 5), the four in turn, and the median wall time counts:
 #   swaptrace ingest trace.dat     vs  trace-cmd report -i trace.dat > /dev/null
 #   swaptrace ingest blktrace      vs  blkparse -i NAME -o /dev/null
+# and, on the ingested blktrace, btt's tables:
+#   swaptrace info --latency DB    vs  btt -i (blkparse -d's dump)
 # Targets: blktrace ingest faster than blkparse; trace.dat ingest at least 3x
 # faster than trace-cmd report.  Then peak RSS (GNU time) of ingest on every
 # shared capture and on a blktrace set twice as long as the largest, which
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/.."
 SRC=$PWD
 REPEAT=${2:-5}
 
-for tool in blkparse trace-cmd xz python3 /usr/bin/time; do
+for tool in blkparse btt trace-cmd xz python3 /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench: '$tool' is missing (./install-deps.sh)" >&2; exit 1; }
 done
 if [ -z "${SWAPTRACE:-}" ]; then
@@ -109,6 +111,25 @@ awk -v a="$td_report" -v b="$td_ingest" -v c="$blk_parse" -v d="$blk_ingest" \
 	printf "blktrace:  ingest is %.2fx faster than blkparse (target > 1); in CPU time %.2fx\n", c / d, cc / dc
 }'
 echo "(ingest decodes and writes on two cores at once: under other load, wall ratios drop)"
+
+# --- btt's tables -----------------------------------------------------------------
+# info --latency prints btt's latency and merge tables from the database
+# ingest wrote; btt reads blkparse's binary dump of the same trace
+blkparse -i "$BLK" -d "$TMP/dump.bin" -O >/dev/null 2>&1
+: > "$TMP/info-latency.all"; : > "$TMP/btt.all"
+for round in $(seq "$REPEAT"); do
+	once info-latency "$SWAPTRACE" info --latency "$TMP/blk.db"
+	once btt btt -i "$TMP/dump.bin"
+done
+read -r info_latency info_latency_cpu <<< "$(median info-latency)"
+read -r btt_ms btt_cpu <<< "$(median btt)"
+echo
+printf '%-34s %8s %8s\n' "command" "wall ms" "cpu ms"
+printf '%-34s %8d %8d\n' "swaptrace info --latency" "$info_latency" "$info_latency_cpu" \
+	"btt -i (blkparse's dump)" "$btt_ms" "$btt_cpu"
+awk -v a="$btt_ms" -v b="$info_latency" 'BEGIN {
+	printf "btt tables: info --latency takes %.2fx btt'"'"'s time (info also counts blkparse'"'"'s summary)\n", b / a
+}'
 
 # --- peak memory ----------------------------------------------------------------
 echo

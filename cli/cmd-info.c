@@ -89,6 +89,14 @@ static const char *const stage_names[NR_STAGES] = {
  */
 #define REMAPPER_SQL(dev) "((" dev ") >> 20 IN (9, 253, 254))"
 
+/* the same, in C */
+static int is_remapper(uint32_t dev)
+{
+	uint32_t major = dev >> 20;
+
+	return major == 9 || major == 253 || major == 254;
+}
+
 struct stage_stats {
 	int64_t n;
 	double min, avg, max;	/* seconds */
@@ -312,11 +320,7 @@ static const char latency_sql[] =
 	"              FROM again a CROSS JOIN bio b ON b.request_id = a.request_id"
 	"              JOIN request r ON r.id = b.request_id"
 	"             WHERE b.queue_ns IS NOT NULL AND b.nr_sectors > 0)"
-	" SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 0 ELSE 2 END, d FROM"
-	"   (SELECT dev, max(queue_ns - lag(queue_ns) OVER (PARTITION BY dev ORDER BY queue_ns, id), 1)"
-	"           AS d"
-	"      FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0) WHERE d IS NOT NULL"
-	" UNION ALL SELECT dev, 3, max(getrq_ns - queue_ns, 1) FROM b WHERE merge IS NULL"
+	" SELECT dev, 3, max(getrq_ns - queue_ns, 1) FROM b WHERE merge IS NULL"
 	" UNION ALL SELECT dev, 4, max(insert_ns - getrq_ns, 1) FROM b WHERE merge IS NULL"
 	" UNION ALL SELECT dev, 4, max(ts - getrq_ns, 1) FROM ba WHERE action = 'I' AND merge IS NULL"
 	" UNION ALL SELECT dev, 5, max(merge_ns - queue_ns, 1) FROM b WHERE merge IS NOT NULL"
@@ -341,17 +345,20 @@ static const char latency_sql[] =
  * stage were most of --latency's time.  The double sum is SQL's avg's, and
  * exact while it stays below 2^53 ns.
  */
-static void stage_add(struct stage_stats *t, double *sum, sqlite3_stmt *s, int col)
+static void stage_add_ns(struct stage_stats *t, double *sum, int64_t ns)
 {
-	double d;
+	double d = (double)ns;
 
-	if (sqlite3_column_type(s, col) == SQLITE_NULL)
-		return;
-	d = (double)sqlite3_column_int64(s, col);
 	t->min = t->n ? SWT_MIN(t->min, d) : d;
 	t->max = t->n ? SWT_MAX(t->max, d) : d;
 	*sum += d;
 	t->n++;
+}
+
+static void stage_add(struct stage_stats *t, double *sum, sqlite3_stmt *s, int col)
+{
+	if (sqlite3_column_type(s, col) != SQLITE_NULL)
+		stage_add_ns(t, sum, sqlite3_column_int64(s, col));
 }
 
 /* Statistics in ns and their sum to seconds. */
@@ -365,20 +372,73 @@ static void stage_stats_done(struct stage_stats *t, double sum)
 }
 
 /*
- * btt's all-devices table: each stage over every device's bios together.
- * Q2Q alone is not made of the devices' own: it spans consecutive queued
- * bios of any device, in Q2Qdm when the later one is a remapper's.
+ * Q2Q, per device and over every device's bios together (btt's
+ * all-devices table, where it spans consecutive queued bios of any device,
+ * in Q2Qdm when the later one is a remapper's): both from one pass over
+ * the queued bios in time order, where two window queries sorted them
+ * twice.
  */
-static int all_devices_latency(struct swt_store *st, const struct dev_counts *devs, size_t nr,
-			       struct stage_stats *all, struct swt_err *err)
+static int q2q_latency(struct swt_store *st, struct dev_counts *devs, size_t nr,
+		       double (*sums)[NR_STAGES], struct stage_stats *all, double *all_sums,
+		       struct swt_err *err)
 {
 	sqlite3_stmt *s;
-	double sums[NR_STAGES] = { 0 };
-	int ret, rc;
+	int64_t *prev = NULL, prev_any = 0;
+	size_t last = 0;
+	int ret, rc, any = 0;
 
+	ret = swt_store_prepare(st,
+		"SELECT dev, queue_ns FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0"
+		" ORDER BY queue_ns, id", &s, err);
+	if (ret)
+		return ret;
+	/* per device: its latest bio's queue time, SWT_NULL before its first */
+	prev = malloc((nr ? nr : 1) * sizeof(*prev));
+	if (!prev) {
+		sqlite3_finalize(s);
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < nr; i++)
+		prev[i] = SWT_NULL;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
+		int64_t q = sqlite3_column_int64(s, 1);
+		int k = is_remapper(dev) ? Q2QDM : Q2Q;
+		size_t i = last;
+
+		/* a span of no time, or one that goes back, is 1 ns (above) */
+		if (any)
+			stage_add_ns(&all[k], &all_sums[k], SWT_MAX(q - prev_any, 1));
+		any = 1;
+		prev_any = q;
+		if (i >= nr || devs[i].dev != dev)
+			for (i = 0; i < nr && devs[i].dev != dev; i++)
+				;
+		if (i == nr)
+			continue;
+		last = i;
+		if (prev[i] != SWT_NULL)
+			stage_add_ns(&devs[i].stage[k], &sums[i][k], SWT_MAX(q - prev[i], 1));
+		prev[i] = q;
+	}
+	sqlite3_finalize(s);
+	free(prev);
+	if (rc != SQLITE_DONE)
+		return swt_store_sql_error(st, err, "latencies");
+	return 0;
+}
+
+/*
+ * btt's all-devices table: each stage over every device's bios together,
+ * but Q2Q (q2q_latency, given in all[Q2Q], all[Q2QDM]).
+ */
+static void all_devices_latency(const struct dev_counts *devs, size_t nr, struct stage_stats *all)
+{
 	for (int k = 0; k < NR_STAGES; k++) {
 		double sum = 0;
 
+		if (k == Q2Q || k == Q2QDM)
+			continue;
 		all[k] = (struct stage_stats){ 0 };
 		for (size_t i = 0; i < nr; i++) {
 			const struct stage_stats *t = &devs[i].stage[k];
@@ -393,32 +453,13 @@ static int all_devices_latency(struct swt_store *st, const struct dev_counts *de
 		if (all[k].n)
 			all[k].avg = sum / (double)all[k].n;
 	}
-	all[Q2Q] = all[Q2QDM] = (struct stage_stats){ 0 };
-	ret = swt_store_prepare(st,
-		"SELECT " REMAPPER_SQL("dev") ", d FROM"
-		" (SELECT dev, max(queue_ns - lag(queue_ns) OVER (ORDER BY queue_ns, id), 1) AS d"
-		"    FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0) WHERE d IS NOT NULL",
-		&s, err);
-	if (ret)
-		return ret;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int k = sqlite3_column_int(s, 0) ? Q2QDM : Q2Q;
-
-		stage_add(&all[k], &sums[k], s, 1);
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return swt_store_sql_error(st, err, "latencies");
-	stage_stats_done(&all[Q2Q], sums[Q2Q]);
-	stage_stats_done(&all[Q2QDM], sums[Q2QDM]);
-	return 0;
 }
 
 static int load_latency(struct swt_store *st, struct dev_counts *devs, size_t nr,
 			struct stage_stats *all, struct swt_err *err)
 {
 	sqlite3_stmt *s;
-	double (*sums)[NR_STAGES];
+	double (*sums)[NR_STAGES], all_sums[NR_STAGES] = { 0 };
 	size_t last = 0;
 	int ret, rc;
 
@@ -449,15 +490,24 @@ static int load_latency(struct swt_store *st, struct dev_counts *devs, size_t nr
 		free(sums);
 		return swt_store_sql_error(st, err, "latencies");
 	}
+	all[Q2Q] = all[Q2QDM] = (struct stage_stats){ 0 };
+	ret = q2q_latency(st, devs, nr, sums, all, all_sums, err);
+	if (ret) {
+		free(sums);
+		return ret;
+	}
 	for (size_t i = 0; i < nr; i++)
 		for (int k = 0; k < NR_STAGES; k++)
 			stage_stats_done(&devs[i].stage[k], sums[i][k]);
 	free(sums);
+	stage_stats_done(&all[Q2Q], all_sums[Q2Q]);
+	stage_stats_done(&all[Q2QDM], all_sums[Q2QDM]);
 	/* btt's #Q is never fewer than its #D, on a device that has both */
 	for (size_t i = 0; i < nr; i++)
 		if (devs[i].blk_queued)
 			devs[i].blk_queued = SWT_MAX(devs[i].blk_queued, devs[i].blk_dispatched);
-	return all_devices_latency(st, devs, nr, all, err);
+	all_devices_latency(devs, nr, all);
+	return 0;
 }
 
 /* btt's integer request-size average, so the tables read alike */
