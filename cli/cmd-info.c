@@ -87,9 +87,6 @@ static const char *const stage_names[NR_STAGES] = {
  * Q2Q and Q2C go to its "dm" rows.  By major number only, as btt tells
  * them, so a zram or other device that was given 253 or 254 is one too.
  */
-#define REMAPPER_SQL(dev) "((" dev ") >> 20 IN (9, 253, 254))"
-
-/* the same, in C */
 static int is_remapper(uint32_t dev)
 {
 	uint32_t major = dev >> 20;
@@ -276,8 +273,10 @@ static int load_devices(struct swt_store *st, int latency, struct dev_counts **o
  * request's D2C; Q2G and G2I belong to the bio that started the request;
  * Q2Q spans consecutive queued bios of the device, reads and writes alike.
  * A span of no time (two events in one nanosecond), or one that goes back
- * (CPUs' clocks apart), is 1 ns, as btt takes it (its tdelta()).  Stage
- * numbers are the enum's.
+ * (CPUs' clocks apart), is 1 ns, as btt takes it (its tdelta()).  A row
+ * a bio, or a bio and a requeue, with its stages as columns, and the
+ * statistics kept in C: with a GROUP BY per stage, SQLite sorted every bio
+ * once per stage, most of --latency's time.  Q2Q is q2q_latency's.
  *
  * A requeued request goes through its stages again, and btt counts each
  * time (again: the re-inserts and re-issues of block_misc): a re-insert
@@ -320,30 +319,36 @@ static const char latency_sql[] =
 	"              FROM again a CROSS JOIN bio b ON b.request_id = a.request_id"
 	"              JOIN request r ON r.id = b.request_id"
 	"             WHERE b.queue_ns IS NOT NULL AND b.nr_sectors > 0)"
-	" SELECT dev, 3, max(getrq_ns - queue_ns, 1) FROM b WHERE merge IS NULL"
-	" UNION ALL SELECT dev, 4, max(insert_ns - getrq_ns, 1) FROM b WHERE merge IS NULL"
-	" UNION ALL SELECT dev, 4, max(ts - getrq_ns, 1) FROM ba WHERE action = 'I' AND merge IS NULL"
-	" UNION ALL SELECT dev, 5, max(merge_ns - queue_ns, 1) FROM b WHERE merge IS NOT NULL"
+	/* a row a bio: its stages, in row_stages' order (NULL: none) */
+	" SELECT dev,"
+	"        CASE WHEN merge IS NULL THEN max(getrq_ns - queue_ns, 1) END,"
+	"        CASE WHEN merge IS NULL THEN max(insert_ns - getrq_ns, 1) END,"
+	"        CASE WHEN merge IS NOT NULL THEN max(merge_ns - queue_ns, 1) END,"
 	/* an insert after the first issue is a requeued request's first insert */
-	" UNION ALL SELECT dev, 6, max(issue_ns - insert_ns, 1) FROM b"
-	"   WHERE merge IS NULL AND (requeues = 0 OR insert_ns <= issue_ns)"
-	" UNION ALL SELECT dev, 6, max(ts - coalesce((SELECT max(i.ts) FROM again i"
-	"                                            WHERE i.request_id = ba.request_id"
-	"                                              AND i.action = 'I' AND i.ts <= ba.ts),"
-	"                                           insert_ns), 1)"
-	"   FROM ba WHERE action = 'D' AND merge IS NULL"
-	" UNION ALL SELECT dev, 7, max(issue_ns - merge_ns, 1) FROM b WHERE merge IS NOT NULL"
-	" UNION ALL SELECT dev, 7, max(ts - merge_ns, 1) FROM ba WHERE action = 'D' AND merge IS NOT NULL"
-	" UNION ALL SELECT dev, 8, max(complete_ns - last_issue_ns, 1) FROM b"
-	" UNION ALL SELECT dev, CASE WHEN " REMAPPER_SQL("dev") " THEN 1 ELSE 9 END,"
-	"        max(complete_ns - queue_ns, 1) FROM b";
+	"        CASE WHEN merge IS NULL AND (requeues = 0 OR insert_ns <= issue_ns)"
+	"             THEN max(issue_ns - insert_ns, 1) END,"
+	"        CASE WHEN merge IS NOT NULL THEN max(issue_ns - merge_ns, 1) END,"
+	"        max(complete_ns - last_issue_ns, 1), max(complete_ns - queue_ns, 1)"
+	"   FROM b"
+	/* then a row a bio and re-insert or re-issue of its request */
+	" UNION ALL SELECT dev, NULL,"
+	"        CASE WHEN action = 'I' AND merge IS NULL THEN max(ts - getrq_ns, 1) END, NULL,"
+	"        CASE WHEN action = 'D' AND merge IS NULL"
+	"             THEN max(ts - coalesce((SELECT max(i.ts) FROM again i"
+	"                                     WHERE i.request_id = ba.request_id"
+	"                                       AND i.action = 'I' AND i.ts <= ba.ts),"
+	"                                    insert_ns), 1) END,"
+	"        CASE WHEN action = 'D' AND merge IS NOT NULL THEN max(ts - merge_ns, 1) END,"
+	"        NULL, NULL"
+	"   FROM ba";
+
+/* latency_sql's columns after the device; Q2C is Q2Cdm on a remapper */
+static const int row_stages[] = { Q2G, G2I, Q2M, I2D, M2D, D2C, Q2C };
 
 /*
- * A stage's span d (ns; NULL: none, as SQL's aggregates skip it) into its
- * statistics.  min, max and the sum in ns until stage_stats_done: the
- * spans are summed here, not by GROUP BY, whose sorts of every bio per
- * stage were most of --latency's time.  The double sum is SQL's avg's, and
- * exact while it stays below 2^53 ns.
+ * A stage's span (ns) into its statistics: min, max and the sum in ns
+ * until stage_stats_done.  The double sum is the one SQL's avg kept, when
+ * these were GROUP BY aggregates, and exact while it stays below 2^53 ns.
  */
 static void stage_add_ns(struct stage_stats *t, double *sum, int64_t ns)
 {
@@ -355,6 +360,7 @@ static void stage_add_ns(struct stage_stats *t, double *sum, int64_t ns)
 	t->n++;
 }
 
+/* The same from a column; NULL, no span, is skipped, as SQL's aggregates skip it. */
 static void stage_add(struct stage_stats *t, double *sum, sqlite3_stmt *s, int col)
 {
 	if (sqlite3_column_type(s, col) != SQLITE_NULL)
@@ -473,17 +479,20 @@ static int load_latency(struct swt_store *st, struct dev_counts *devs, size_t nr
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
-		int what = sqlite3_column_int(s, 1);
 		size_t i = last;
 
 		/* rows come a device's at a time, mostly */
 		if (i >= nr || devs[i].dev != dev)
 			for (i = 0; i < nr && devs[i].dev != dev; i++)
 				;
-		if (i == nr || what < 0 || what >= NR_STAGES)
+		if (i == nr)
 			continue;
 		last = i;
-		stage_add(&devs[i].stage[what], &sums[i][what], s, 2);
+		for (size_t c = 0; c < SWT_ARRAY_SIZE(row_stages); c++) {
+			int k = row_stages[c] == Q2C && is_remapper(dev) ? Q2CDM : row_stages[c];
+
+			stage_add(&devs[i].stage[k], &sums[i][k], s, 1 + (int)c);
+		}
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
