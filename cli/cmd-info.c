@@ -117,154 +117,237 @@ struct dev_counts {
 
 enum { QUEUED, DISPATCHED, COMPLETED, MERGES, REQUEUES };
 
-static int load_devices(struct swt_store *st, int latency, struct dev_counts **out, size_t *nr,
+/*
+ * What block_event holds, counted from its tables one branch at a time:
+ * through the view, every row of every branch went by (3x the time; 150 s
+ * of a 12 GB capture's database).  A row an event, its group's key (device,
+ * action, write, passthrough) and what it adds (count_group), summed in C:
+ * with a GROUP BY per branch, SQLite sorted every row of each.
+ *
+ * blkparse's KiB are the events' own: a request completed in parts
+ * completed at the end only what its partial completions (block_misc)
+ * left, not its whole extent again ('c', which counts no event).  Requeues
+ * ('R') are counted for blkparse's "Requeued" line, whose sectors it takes
+ * back from the dispatched KiB.  Passthrough (pc) requests are counted
+ * apart, for blkparse's PC lines, which have no merges nor completed KiB.
+ *
+ * With --latency (?1), the same scans count btt's merge table (bn: an
+ * event btt counts, b: its request sectors): #Q the queued I/O with
+ * sectors and the requeues, #D the issues with sectors, and the request
+ * sectors of each completion (a request completed in parts: its last one
+ * what the others left), none of a device's events before its first queue
+ * (or remap), which btt cannot follow (first_q; btt drops passthrough
+ * events unread), as btt counts them.
+ */
+static const char counts_sql[] =
+	"WITH first_q AS (SELECT dev, min(ts) AS ts FROM"
+	"                   (SELECT dev, min(queue_ns) AS ts FROM bio WHERE ?1 GROUP BY dev"
+	"                    UNION ALL SELECT dev, min(ts) FROM block_misc"
+	"                     WHERE ?1 AND action IN ('Q', 'A') AND pc = 0 GROUP BY dev)"
+	"                GROUP BY dev)"
+	/* dev, action, write, pc, events, sectors, bn, b */
+	"SELECT dev, 'Q', write, 0, 1, nr_sectors, nr_sectors > 0, NULL"
+	"  FROM bio WHERE queue_ns IS NOT NULL"
+	" UNION ALL"
+	" SELECT dev, merge, write, 0, 1, nr_sectors, 0, NULL FROM bio WHERE merge IN ('M', 'F', 'm')"
+	" UNION ALL"
+	" SELECT r.dev, 'D', r.write, r.pc, 1, r.nr_sectors,"
+	"        r.nr_sectors > 0 AND r.issue_ns >= f.ts, NULL"
+	"   FROM request r LEFT JOIN first_q f ON f.dev = r.dev WHERE r.issue_ns IS NOT NULL"
+	" UNION ALL"
+	" SELECT dev, 'C', write, pc, 1, nr_sectors, b IS NOT NULL, b"
+	"   FROM (SELECT r.dev, r.write, r.pc, r.nr_sectors,"
+	"                CASE WHEN r.complete_ns >= f.ts"
+	"                      AND r.nr_sectors - coalesce(p.done, 0) > 0"
+	"                     THEN r.nr_sectors - coalesce(p.done, 0) END AS b"
+	"           FROM request r LEFT JOIN first_q f ON f.dev = r.dev"
+	"           LEFT JOIN (SELECT request_id, sum(nr_sectors) AS done FROM block_misc"
+	"                       WHERE ?1 AND action = 'C' AND request_id IS NOT NULL"
+	"                       GROUP BY request_id) p ON p.request_id = r.id"
+	"          WHERE r.complete_ns IS NOT NULL)"
+	" UNION ALL"
+	" SELECT dev, action, write, pc, 1, nr_sectors, b IS NOT NULL, b"
+	"   FROM (SELECT m.dev, m.action, m.write, m.pc, m.nr_sectors,"
+	"                CASE WHEN m.ts >= f.ts AND (m.action = 'R' OR m.nr_sectors > 0)"
+	"                     THEN m.nr_sectors END AS b"
+	"           FROM block_misc m LEFT JOIN first_q f ON f.dev = m.dev"
+	"          WHERE m.action IN ('Q', 'D', 'C', 'M', 'F', 'm', 'R'))"
+	" UNION ALL"
+	" SELECT m.dev, 'c', m.write, 0, 0, -m.nr_sectors, 0, NULL"
+	"   FROM block_misc m JOIN request r ON r.id = m.request_id"
+	"  WHERE m.pc = 0 AND m.action = 'C' AND r.complete_ns IS NOT NULL";
+
+/* The events of one device, action, direction and kind (fs or pc), summed. */
+struct count_group {
+	int64_t dev;
+	char action;
+	int write, pc;
+	int64_t n, sectors, bn;
+	int64_t nr_b, bmin, bmax, bsum;	/* the b that are not NULL */
+};
+
+static int cmp_count_group(const void *a, const void *b)
+{
+	int64_t x = ((const struct count_group *)a)->dev, y = ((const struct count_group *)b)->dev;
+
+	return (x > y) - (x < y);
+}
+
+/* A group's sums into its device's counts, as blkparse and btt count them. */
+static void count_into(struct dev_counts *d, const struct count_group *g, int latency)
+{
+	int w = g->write, kind;
+
+	switch (g->action) {
+	case 'Q': kind = QUEUED; break;
+	case 'D': kind = DISPATCHED; break;
+	case 'C': case 'c': kind = COMPLETED; break;
+	case 'R': kind = REQUEUES; break;
+	default: kind = MERGES; break;
+	}
+	if (g->pc) {
+		d->pc.n[w][kind] += g->n;
+		/*
+		 * blkparse adds a passthrough read's queued KiB to the
+		 * file-system reads' (its __account_pc_queue): so do we,
+		 * for the summaries to read alike
+		 */
+		if (kind == QUEUED && !w)
+			d->fs.sectors[0][QUEUED] += g->sectors;
+		else
+			d->pc.sectors[w][kind] += g->sectors;
+		return;
+	}
+	d->fs.n[w][kind] += g->n;
+	d->fs.sectors[w][kind] += g->sectors;
+	if (!latency || g->action == 'c')
+		return;
+	if (kind == QUEUED || kind == REQUEUES) {
+		d->blk_queued += g->bn;
+	} else if (kind == DISPATCHED) {
+		d->blk_dispatched += g->bn;
+	} else if (kind == COMPLETED && g->bn) {
+		d->blk_min = d->blk_total ? SWT_MIN(d->blk_min, g->bmin) : g->bmin;
+		d->blk_max = SWT_MAX(d->blk_max, g->bmax);
+		d->blk_total += g->bsum;
+	}
+}
+
+/* counts_sql's rows summed into groups; events of no device (NULL) left out, as no device row names them. */
+static int count_groups(struct swt_store *st, int latency, struct count_group **out, size_t *nr,
 			struct swt_err *err)
 {
+	struct count_group *groups = NULL;
+	size_t n = 0, cap = 0, last = 0;
 	sqlite3_stmt *s;
-	struct dev_counts *devs = NULL;
-	size_t cap = 0, n = 0;
 	int ret, rc;
 
-	/*
-	 * What block_event holds, counted from its tables one branch at a
-	 * time: through the view, every row of every branch went by (3x the
-	 * time; 150 s of a 12 GB capture's database).
-	 *
-	 * blkparse's KiB are the events' own: a request completed in parts
-	 * completed at the end only what its partial completions (block_misc)
-	 * left, not its whole extent again ('c').  Requeues ('R') are counted
-	 * for blkparse's "Requeued" line, whose sectors it takes back from
-	 * the dispatched KiB.  Passthrough (pc) requests are counted apart,
-	 * for blkparse's PC lines, which have no merges nor completed KiB.
-	 *
-	 * With --latency (?1), the same scans count btt's merge table (bn,
-	 * bmin, bmax, bsum): #Q the queued I/O with sectors and the requeues,
-	 * #D the issues with sectors, and the request sectors of each
-	 * completion (a request completed in parts: its last one what the
-	 * others left), none of a device's events before its first queue (or
-	 * remap), which btt cannot follow (first_q; btt drops passthrough
-	 * events unread), as btt counts them.
-	 */
-	ret = swt_store_prepare(st,
-		"WITH first_q AS (SELECT dev, min(ts) AS ts FROM"
-		"                   (SELECT dev, min(queue_ns) AS ts FROM bio WHERE ?1 GROUP BY dev"
-		"                    UNION ALL SELECT dev, min(ts) FROM block_misc"
-		"                     WHERE ?1 AND action IN ('Q', 'A') AND pc = 0 GROUP BY dev)"
-		"                GROUP BY dev)"
-		"SELECT e.dev, d.name, coalesce(d.path, ''), e.action, e.write, sum(e.n), sum(e.s),"
-		"       sum(e.bn), min(e.bmin), max(e.bmax), sum(e.bsum), e.pc"
-		"  FROM (SELECT dev, 'Q' AS action, write, 0 AS pc, count(*) AS n,"
-		"               coalesce(sum(nr_sectors), 0) AS s,"
-		"               count(CASE WHEN nr_sectors > 0 THEN 1 END) AS bn, NULL AS bmin,"
-		"               NULL AS bmax, NULL AS bsum"
-		"          FROM bio WHERE queue_ns IS NOT NULL GROUP BY dev, write"
-		"        UNION ALL"
-		"        SELECT dev, merge, write, 0, count(*), coalesce(sum(nr_sectors), 0), 0, NULL, NULL,"
-		"               NULL"
-		"          FROM bio WHERE merge IN ('M', 'F', 'm') GROUP BY dev, merge, write"
-		"        UNION ALL"
-		"        SELECT r.dev, 'D', r.write, r.pc, count(*), coalesce(sum(r.nr_sectors), 0),"
-		"               count(CASE WHEN r.nr_sectors > 0 AND r.issue_ns >= f.ts THEN 1 END),"
-		"               NULL, NULL, NULL"
-		"          FROM request r LEFT JOIN first_q f ON f.dev = r.dev"
-		"         WHERE r.issue_ns IS NOT NULL GROUP BY r.dev, r.write, r.pc"
-		"        UNION ALL"
-		"        SELECT dev, 'C', write, pc, count(*), coalesce(sum(nr_sectors), 0), count(b),"
-		"               min(b), max(b), sum(b)"
-		"          FROM (SELECT r.dev, r.write, r.pc, r.nr_sectors,"
-		"                       CASE WHEN r.complete_ns >= f.ts"
-		"                             AND r.nr_sectors - coalesce(p.done, 0) > 0"
-		"                            THEN r.nr_sectors - coalesce(p.done, 0) END AS b"
-		"                  FROM request r LEFT JOIN first_q f ON f.dev = r.dev"
-		"                  LEFT JOIN (SELECT request_id, sum(nr_sectors) AS done FROM block_misc"
-		"                              WHERE ?1 AND action = 'C' AND request_id IS NOT NULL"
-		"                              GROUP BY request_id) p ON p.request_id = r.id"
-		"                 WHERE r.complete_ns IS NOT NULL)"
-		"         GROUP BY dev, write, pc"
-		"        UNION ALL"
-		"        SELECT dev, action, write, pc, count(*), coalesce(sum(nr_sectors), 0), count(b),"
-		"               min(b), max(b), sum(b)"
-		"          FROM (SELECT m.dev, m.action, m.write, m.pc, m.nr_sectors,"
-		"                       CASE WHEN m.ts >= f.ts AND (m.action = 'R' OR m.nr_sectors > 0)"
-		"                            THEN m.nr_sectors END AS b"
-		"                  FROM block_misc m LEFT JOIN first_q f ON f.dev = m.dev"
-		"                 WHERE m.action IN ('Q', 'D', 'C', 'M', 'F', 'm', 'R'))"
-		"         GROUP BY dev, action, write, pc"
-		"        UNION ALL"
-		"        SELECT m.dev, 'c', m.write, 0, 0, -coalesce(sum(m.nr_sectors), 0), 0, NULL, NULL,"
-		"               NULL"
-		"          FROM block_misc m JOIN request r ON r.id = m.request_id"
-		"         WHERE m.pc = 0 AND m.action = 'C' AND r.complete_ns IS NOT NULL"
-		"         GROUP BY m.dev, m.write) e"
-		"  JOIN device d ON d.dev = e.dev"
-		" GROUP BY e.dev, e.action, e.write, e.pc ORDER BY e.dev", &s, err);
+	ret = swt_store_prepare(st, counts_sql, &s, err);
 	if (ret)
 		return ret;
 	sqlite3_bind_int(s, 1, latency);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
-		const char *action = (const char *)sqlite3_column_text(s, 3);
-		int w = sqlite3_column_int(s, 4) ? 1 : 0, pc = sqlite3_column_int(s, 11), kind;
-		int64_t sectors = sqlite3_column_int64(s, 6);
-		struct dev_counts *d;
+		const unsigned char *action = sqlite3_column_text(s, 1);
+		struct count_group key, *g;
+		size_t i = last;
 
-		if (!n || devs[n - 1].dev != dev) {
-			if (swt_grow((void **)&devs, &cap, n + 1, sizeof(*devs))) {
-				sqlite3_finalize(s);
-				free(devs);
-				return swt_error(err, SWT_ENOMEM, "out of memory");
+		if (sqlite3_column_type(s, 0) == SQLITE_NULL || !action)
+			continue;
+		key = (struct count_group){ .dev = sqlite3_column_int64(s, 0), .action = (char)action[0],
+					    .write = sqlite3_column_int(s, 2) ? 1 : 0,
+					    .pc = sqlite3_column_int(s, 3) ? 1 : 0 };
+		/* events come a table's, then a device's at a time, mostly */
+		if (i >= n || groups[i].dev != key.dev || groups[i].action != key.action ||
+		    groups[i].write != key.write || groups[i].pc != key.pc)
+			for (i = 0; i < n; i++)
+				if (groups[i].dev == key.dev && groups[i].action == key.action &&
+				    groups[i].write == key.write && groups[i].pc == key.pc)
+					break;
+		if (i == n) {
+			if (swt_grow((void **)&groups, &cap, n + 1, sizeof(*groups))) {
+				ret = swt_error(err, SWT_ENOMEM, "out of memory");
+				goto out;
 			}
-			d = &devs[n++];
-			memset(d, 0, sizeof(*d));
-			d->dev = dev;
-			snprintf(d->name, sizeof(d->name), "%s", sqlite3_column_text(s, 1));
-			snprintf(d->path, sizeof(d->path), "%s", sqlite3_column_text(s, 2));
+			groups[n++] = key;
 		}
-		d = &devs[n - 1];
-		switch (action[0]) {
-		case 'Q': kind = QUEUED; break;
-		case 'D': kind = DISPATCHED; break;
-		case 'C': case 'c': kind = COMPLETED; break;
-		case 'R': kind = REQUEUES; break;
-		default: kind = MERGES; break;
-		}
-		if (pc) {
-			d->pc.n[w][kind] += sqlite3_column_int64(s, 5);
-			/*
-			 * blkparse adds a passthrough read's queued KiB to the
-			 * file-system reads' (its __account_pc_queue): so do we,
-			 * for the summaries to read alike
-			 */
-			if (kind == QUEUED && !w)
-				d->fs.sectors[0][QUEUED] += sectors;
-			else
-				d->pc.sectors[w][kind] += sectors;
-			continue;
-		}
-		d->fs.n[w][kind] += sqlite3_column_int64(s, 5);
-		d->fs.sectors[w][kind] += sectors;
-		if (!latency || action[0] == 'c')
-			continue;
-		if (kind == QUEUED || kind == REQUEUES) {
-			d->blk_queued += sqlite3_column_int64(s, 7);
-		} else if (kind == DISPATCHED) {
-			d->blk_dispatched += sqlite3_column_int64(s, 7);
-		} else if (kind == COMPLETED && sqlite3_column_int64(s, 7)) {
-			int64_t lo = sqlite3_column_int64(s, 8), hi = sqlite3_column_int64(s, 9);
+		last = i;
+		g = &groups[i];
+		g->n += sqlite3_column_int64(s, 4);
+		g->sectors += sqlite3_column_int64(s, 5);	/* NULL: none, as sum() skips it */
+		g->bn += sqlite3_column_int(s, 6);
+		if (sqlite3_column_type(s, 7) != SQLITE_NULL) {
+			int64_t b = sqlite3_column_int64(s, 7);
 
-			d->blk_min = d->blk_total ? SWT_MIN(d->blk_min, lo) : lo;
-			d->blk_max = SWT_MAX(d->blk_max, hi);
-			d->blk_total += sqlite3_column_int64(s, 10);
+			g->bmin = g->nr_b ? SWT_MIN(g->bmin, b) : b;
+			g->bmax = g->nr_b ? SWT_MAX(g->bmax, b) : b;
+			g->bsum += b;
+			g->nr_b++;
 		}
 	}
-	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
-		free(devs);
-		return swt_store_sql_error(st, err, "block counts");
+		ret = swt_store_sql_error(st, err, "block counts");
+		goto out;
+	}
+	if (n)
+		qsort(groups, n, sizeof(*groups), cmp_count_group);
+	*out = groups;
+	*nr = n;
+	groups = NULL;
+out:
+	sqlite3_finalize(s);
+	free(groups);
+	return ret;
+}
+
+static int load_devices(struct swt_store *st, int latency, struct dev_counts **out, size_t *nr,
+			struct swt_err *err)
+{
+	struct count_group *groups = NULL;
+	struct dev_counts *devs = NULL;
+	size_t nr_groups = 0, cap = 0, n = 0, g = 0;
+	sqlite3_stmt *s = NULL;
+	int ret, rc = SQLITE_DONE;
+
+	ret = count_groups(st, latency, &groups, &nr_groups, err);
+	if (ret)
+		return ret;
+	/* the devices with events, in order, as the device table names them */
+	ret = swt_store_prepare(st, "SELECT dev, name, coalesce(path, '') FROM device ORDER BY dev",
+				&s, err);
+	if (ret)
+		goto out;
+	while (g < nr_groups && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t dev = sqlite3_column_int64(s, 0);
+		struct dev_counts *d;
+
+		while (g < nr_groups && groups[g].dev < dev)
+			g++;	/* no device row: left out */
+		if (g == nr_groups || groups[g].dev != dev)
+			continue;
+		if (swt_grow((void **)&devs, &cap, n + 1, sizeof(*devs))) {
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
+		}
+		d = &devs[n++];
+		memset(d, 0, sizeof(*d));
+		d->dev = (uint32_t)dev;
+		snprintf(d->name, sizeof(d->name), "%s", sqlite3_column_text(s, 1));
+		snprintf(d->path, sizeof(d->path), "%s", sqlite3_column_text(s, 2));
+		for (; g < nr_groups && groups[g].dev == dev; g++)
+			count_into(d, &groups[g], latency);
+	}
+	if (g < nr_groups && rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		ret = swt_store_sql_error(st, err, "block counts");
+		goto out;
 	}
 	*out = devs;
 	*nr = n;
-	return 0;
+	devs = NULL;
+out:
+	sqlite3_finalize(s);
+	free(groups);
+	free(devs);
+	return ret;
 }
 
 /*
