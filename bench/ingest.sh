@@ -117,10 +117,12 @@ echo "(ingest decodes and writes on two cores at once: under other load, wall ra
 # ingest wrote; btt reads blkparse's binary dump of the same trace
 blkparse -i "$BLK" -d "$TMP/dump.bin" -O >/dev/null 2>&1
 : > "$TMP/info-latency.all"; : > "$TMP/btt.all"
+cd "$TMP"	# btt writes its per-device IOPS and MB/s files here
 for round in $(seq "$REPEAT"); do
 	once info-latency "$SWAPTRACE" info --latency "$TMP/blk.db"
 	once btt btt -i "$TMP/dump.bin"
 done
+cd "$SRC"
 read -r info_latency info_latency_cpu <<< "$(median info-latency)"
 read -r btt_ms btt_cpu <<< "$(median btt)"
 echo
