@@ -364,15 +364,11 @@ static int load_parts(struct swt_report_ctx *rc, struct swt_err *err)
 }
 
 /*
- * The read requests of swap-ins a task faulted on, on device ?1: swapoff's
- * reads wait for no one, and a swap file's disk carries other reads too.
- */
-/*
- * Rows of a device's swap-in reads: requests on device ?1 with an issue
- * and a completion traced.  Reached from swap_in's rows, by key, rather
- * than tested against a list of its keys: SQLite builds such a list as a
- * temporary index, which was most of a report's allocations (and, under
- * the sanitizers, of its time).
+ * Request row q is a read on device ?1 with an issue and a completion
+ * traced.  Swap-ins' requests are reached from swap_in's rows, by key,
+ * rather than tested against a list of its keys: SQLite builds such a list
+ * as a temporary index, which was most of a report's allocations (and,
+ * under the sanitizers, of its time).
  */
 #define READ_REQUEST(q) \
 	q ".dev = ?1 AND " q ".write = 0 AND " q ".pc = 0" \
@@ -390,9 +386,9 @@ static int cmp_read_row(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-static int cmp_i64(const void *x, const void *y)
+static int cmp_read_row_b(const void *x, const void *y)
 {
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	int64_t a = ((const struct read_row *)x)->b, b = ((const struct read_row *)y)->b;
 
 	return (a > b) - (a < b);
 }
@@ -458,7 +454,7 @@ static int load_device_reads(struct swt_report_ctx *rc, struct swt_report_reads 
 		" FROM (SELECT bio_id FROM swap_in WHERE " SWT_NOT_SWAPOFF_SQL ") s"
 		" JOIN bio b ON b.id = s.bio_id JOIN request q ON q.id = b.request_id"
 		" WHERE " READ_REQUEST("q");
-	int64_t dev = rc->parts[r->part].dev, *d2c = NULL;
+	int64_t dev = rc->parts[r->part].dev;
 	struct read_row *reads = NULL, *bios = NULL;
 	size_t nr_reads = 0, nr_bios = 0, nr_q2c = 0;
 	double sectors = 0, d2c_ms = 0, q2c_ms = 0;
@@ -472,26 +468,13 @@ static int load_device_reads(struct swt_report_ctx *rc, struct swt_report_reads 
 	ret = read_rows(rc, bios_sql, dev, &bios, &nr_bios, err);
 	if (ret || !nr_reads)
 		goto out;
-	d2c = malloc(nr_reads * sizeof(*d2c));
-	if (!d2c) {
-		ret = swt_error(err, SWT_ENOMEM, "out of memory");
-		goto out;
-	}
 	for (size_t i = 0; i < nr_reads; i++) {
-		d2c[i] = reads[i].b;
 		sectors += (double)reads[i].a;
 		d2c_ms += (double)reads[i].b / 1e6;
 	}
 	r->requests = (int64_t)nr_reads;
 	r->avg_kib = sectors / (double)nr_reads / 2.0;
 	r->d2c_avg_ms = d2c_ms / (double)nr_reads;
-	/*
-	 * Nearest rank: the smallest time that half (99 %) of the requests do
-	 * not exceed, at rank ceil(n / 2) (ceil(0.99 n)).
-	 */
-	qsort(d2c, nr_reads, sizeof(*d2c), cmp_i64);
-	r->d2c_median_ms = (double)d2c[(nr_reads + 1) / 2 - 1] / 1e6;
-	r->d2c_p99_ms = (double)d2c[(99 * nr_reads + 99) / 100 - 1] / 1e6;
 	for (size_t i = 0; i < nr_bios; i++) {
 		struct read_row key = { .id = bios[i].a };
 
@@ -502,10 +485,17 @@ static int load_device_reads(struct swt_report_ctx *rc, struct swt_report_reads 
 	}
 	if (nr_q2c)
 		r->q2c_avg_ms = q2c_ms / (double)nr_q2c;
+	/*
+	 * Nearest rank: the smallest time that half (99 %) of the requests do
+	 * not exceed, at rank ceil(n / 2) (ceil(0.99 n)).  The reads, no
+	 * longer searched by key, are sorted by their D2C for it.
+	 */
+	qsort(reads, nr_reads, sizeof(*reads), cmp_read_row_b);
+	r->d2c_median_ms = (double)reads[(nr_reads + 1) / 2 - 1].b / 1e6;
+	r->d2c_p99_ms = (double)reads[(99 * nr_reads + 99) / 100 - 1].b / 1e6;
 out:
 	free(reads);
 	free(bios);
-	free(d2c);
 	return ret;
 }
 

@@ -96,7 +96,8 @@ static int is_remapper(uint32_t dev)
 
 struct stage_stats {
 	int64_t n;
-	double min, avg, max;	/* seconds */
+	double min, avg, max;	/* seconds (ns while they are summed: stage_add) */
+	double sum_ns;		/* while they are summed */
 };
 
 /* [dir][kind]: dir 0 read, 1 write; kind queued, dispatched, completed, merges, requeues */
@@ -116,6 +117,19 @@ struct dev_counts {
 };
 
 enum { QUEUED, DISPATCHED, COMPLETED, MERGES, REQUEUES };
+
+/* The index of dev's counts in devs (nr if none); *last, the one found before, is tried first. */
+static size_t dev_index(const struct dev_counts *devs, size_t nr, uint32_t dev, size_t *last)
+{
+	size_t i = *last;
+
+	if (i >= nr || devs[i].dev != dev)
+		for (i = 0; i < nr && devs[i].dev != dev; i++)
+			;
+	if (i < nr)
+		*last = i;
+	return i;
+}
 
 /*
  * What block_event holds, counted from its tables one branch at a time:
@@ -185,6 +199,11 @@ struct count_group {
 	int64_t n, sectors, bn;
 	int64_t nr_b, bmin, bmax, bsum;	/* the b that are not NULL */
 };
+
+static int same_group(const struct count_group *a, const struct count_group *b)
+{
+	return a->dev == b->dev && a->action == b->action && a->write == b->write && a->pc == b->pc;
+}
 
 static int cmp_count_group(const void *a, const void *b)
 {
@@ -257,12 +276,9 @@ static int count_groups(struct swt_store *st, int latency, struct count_group **
 					    .write = sqlite3_column_int(s, 2) ? 1 : 0,
 					    .pc = sqlite3_column_int(s, 3) ? 1 : 0 };
 		/* events come a table's, then a device's at a time, mostly */
-		if (i >= n || groups[i].dev != key.dev || groups[i].action != key.action ||
-		    groups[i].write != key.write || groups[i].pc != key.pc)
-			for (i = 0; i < n; i++)
-				if (groups[i].dev == key.dev && groups[i].action == key.action &&
-				    groups[i].write == key.write && groups[i].pc == key.pc)
-					break;
+		if (i >= n || !same_group(&groups[i], &key))
+			for (i = 0; i < n && !same_group(&groups[i], &key); i++)
+				;
 		if (i == n) {
 			if (swt_grow((void **)&groups, &cap, n + 1, sizeof(*groups))) {
 				ret = swt_error(err, SWT_ENOMEM, "out of memory");
@@ -429,33 +445,33 @@ static const char latency_sql[] =
 static const int row_stages[] = { Q2G, G2I, Q2M, I2D, M2D, D2C, Q2C };
 
 /*
- * A stage's span (ns) into its statistics: min, max and the sum in ns
- * until stage_stats_done.  The double sum is the one SQL's avg kept, when
- * these were GROUP BY aggregates, and exact while it stays below 2^53 ns.
+ * A stage's span (ns) into its statistics, in ns until stage_stats_done.
+ * The double sum is the one SQL's avg kept, when these were GROUP BY
+ * aggregates, and exact while it stays below 2^53 ns.
  */
-static void stage_add_ns(struct stage_stats *t, double *sum, int64_t ns)
+static void stage_add_ns(struct stage_stats *t, int64_t ns)
 {
 	double d = (double)ns;
 
 	t->min = t->n ? SWT_MIN(t->min, d) : d;
 	t->max = t->n ? SWT_MAX(t->max, d) : d;
-	*sum += d;
+	t->sum_ns += d;
 	t->n++;
 }
 
 /* The same from a column; NULL, no span, is skipped, as SQL's aggregates skip it. */
-static void stage_add(struct stage_stats *t, double *sum, sqlite3_stmt *s, int col)
+static void stage_add(struct stage_stats *t, sqlite3_stmt *s, int col)
 {
 	if (sqlite3_column_type(s, col) != SQLITE_NULL)
-		stage_add_ns(t, sum, sqlite3_column_int64(s, col));
+		stage_add_ns(t, sqlite3_column_int64(s, col));
 }
 
-/* Statistics in ns and their sum to seconds. */
-static void stage_stats_done(struct stage_stats *t, double sum)
+/* Statistics in ns to seconds. */
+static void stage_stats_done(struct stage_stats *t)
 {
 	if (!t->n)
 		return;
-	t->avg = sum / (double)t->n / 1e9;
+	t->avg = t->sum_ns / (double)t->n / 1e9;
 	t->min /= 1e9;
 	t->max /= 1e9;
 }
@@ -468,8 +484,7 @@ static void stage_stats_done(struct stage_stats *t, double sum)
  * twice.
  */
 static int q2q_latency(struct swt_store *st, struct dev_counts *devs, size_t nr,
-		       double (*sums)[NR_STAGES], struct stage_stats *all, double *all_sums,
-		       struct swt_err *err)
+		       struct stage_stats *all, struct swt_err *err)
 {
 	sqlite3_stmt *s;
 	int64_t *prev = NULL, prev_any = 0;
@@ -493,21 +508,17 @@ static int q2q_latency(struct swt_store *st, struct dev_counts *devs, size_t nr,
 		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
 		int64_t q = sqlite3_column_int64(s, 1);
 		int k = is_remapper(dev) ? Q2QDM : Q2Q;
-		size_t i = last;
+		size_t i = dev_index(devs, nr, dev, &last);
 
 		/* a span of no time, or one that goes back, is 1 ns (above) */
 		if (any)
-			stage_add_ns(&all[k], &all_sums[k], SWT_MAX(q - prev_any, 1));
+			stage_add_ns(&all[k], SWT_MAX(q - prev_any, 1));
 		any = 1;
 		prev_any = q;
-		if (i >= nr || devs[i].dev != dev)
-			for (i = 0; i < nr && devs[i].dev != dev; i++)
-				;
 		if (i == nr)
 			continue;
-		last = i;
 		if (prev[i] != SWT_NULL)
-			stage_add_ns(&devs[i].stage[k], &sums[i][k], SWT_MAX(q - prev[i], 1));
+			stage_add_ns(&devs[i].stage[k], SWT_MAX(q - prev[i], 1));
 		prev[i] = q;
 	}
 	sqlite3_finalize(s);
@@ -548,52 +559,37 @@ static int load_latency(struct swt_store *st, struct dev_counts *devs, size_t nr
 			struct stage_stats *all, struct swt_err *err)
 {
 	sqlite3_stmt *s;
-	double (*sums)[NR_STAGES], all_sums[NR_STAGES] = { 0 };
 	size_t last = 0;
 	int ret, rc;
 
 	ret = swt_store_prepare(st, latency_sql, &s, err);
 	if (ret)
 		return ret;
-	sums = calloc(nr ? nr : 1, sizeof(*sums));
-	if (!sums) {
-		sqlite3_finalize(s);
-		return swt_error(err, SWT_ENOMEM, "out of memory");
-	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		uint32_t dev = (uint32_t)sqlite3_column_int64(s, 0);
-		size_t i = last;
-
 		/* rows come a device's at a time, mostly */
-		if (i >= nr || devs[i].dev != dev)
-			for (i = 0; i < nr && devs[i].dev != dev; i++)
-				;
+		size_t i = dev_index(devs, nr, dev, &last);
+
 		if (i == nr)
 			continue;
-		last = i;
 		for (size_t c = 0; c < SWT_ARRAY_SIZE(row_stages); c++) {
 			int k = row_stages[c] == Q2C && is_remapper(dev) ? Q2CDM : row_stages[c];
 
-			stage_add(&devs[i].stage[k], &sums[i][k], s, 1 + (int)c);
+			stage_add(&devs[i].stage[k], s, 1 + (int)c);
 		}
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		free(sums);
+	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "latencies");
-	}
 	all[Q2Q] = all[Q2QDM] = (struct stage_stats){ 0 };
-	ret = q2q_latency(st, devs, nr, sums, all, all_sums, err);
-	if (ret) {
-		free(sums);
+	ret = q2q_latency(st, devs, nr, all, err);
+	if (ret)
 		return ret;
-	}
 	for (size_t i = 0; i < nr; i++)
 		for (int k = 0; k < NR_STAGES; k++)
-			stage_stats_done(&devs[i].stage[k], sums[i][k]);
-	free(sums);
-	stage_stats_done(&all[Q2Q], all_sums[Q2Q]);
-	stage_stats_done(&all[Q2QDM], all_sums[Q2QDM]);
+			stage_stats_done(&devs[i].stage[k]);
+	stage_stats_done(&all[Q2Q]);
+	stage_stats_done(&all[Q2QDM]);
 	/* btt's #Q is never fewer than its #D, on a device that has both */
 	for (size_t i = 0; i < nr; i++)
 		if (devs[i].blk_queued)
