@@ -1327,7 +1327,7 @@ int swt_report_ctx_init(struct swt_report_ctx *rc, struct swt_store *st,
 	rc->st = st;
 	rc->opts = opts;
 	/* the heatmap draws every slot: one a hand edit made text would be drawn at slot 0 */
-	ret = swt_store_check_slots(st, err);
+	ret = swt_store_check_slots(st, NULL, err);
 	if (!ret)
 		ret = load_capture(rc, err);
 	if (!ret)

@@ -1491,7 +1491,7 @@ int cmd_info(int argc, char **argv)
 	 * not summarised as a healthy capture
 	 */
 	if (swt_store_open(argv[optind], SWT_STORE_READ, &st, &err) ||
-	    swt_store_check_slots(st, &err) ||
+	    swt_store_check_slots(st, NULL, &err) ||
 	    load_devices(st, latency, &devs, &nr, &err) ||
 	    (latency && load_latency(st, devs, nr, all, &err))) {
 		status = cli_fail("info", &err);

@@ -166,46 +166,41 @@ static int load_capture(struct swt_store *st, struct swt_replay_input *in, struc
  * sized by it (an area of unknown size is as big as its slots, and the
  * tables below and the engine's as big as that).
  */
-static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
+static int load_areas(struct swt_store *st, struct swt_replay_input *in,
+		      const struct swt_store_slot_census *census, struct swt_err *err)
 {
-	sqlite3_stmt *s;
+	sqlite3_stmt *s = NULL;
 	size_t cap = 0;
 	uint64_t *nslots;
 	struct swt_err why = { 0 };
 	int ret, rc;
 
 	ret = swt_store_prepare(st,
-		"SELECT a.id, coalesce(d.name, a.dev), a.slots, a.rotational, a.synchronous, a.priority,"
-		"       coalesce((SELECT max(slot) FROM swap_in WHERE area_id = a.id), 0),"
-		"       coalesce((SELECT max(slot) FROM swap_out WHERE area_id = a.id), 0)"
-		"  FROM swap_area a LEFT JOIN device d ON d.dev = a.dev ORDER BY a.id", &s, err);
+		"SELECT a.id, coalesce(d.name, a.dev), a.slots, a.rotational, a.synchronous,"
+		"       a.priority FROM swap_area a LEFT JOIN device d ON d.dev = a.dev"
+		"  ORDER BY a.id", &s, err);
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_replay_area *a;
-		int64_t slots, top, top_in, top_out, rotational, synchronous;
+		int64_t slots, top, rotational, synchronous;
+		int idx;
 
 		if (swt_grow((void **)&in->areas, &cap, in->nr_areas + 1, sizeof(*in->areas))) {
-			sqlite3_finalize(s);
-			return swt_error(err, SWT_ENOMEM, "out of memory");
+			ret = swt_error(err, SWT_ENOMEM, "out of memory");
+			goto out;
 		}
 		a = &in->areas[in->nr_areas++];
 		a->id = sqlite3_column_int64(s, 0);
 		snprintf(a->dev, sizeof(a->dev), "%s", (const char *)sqlite3_column_text(s, 1));
-		/*
-		 * max() takes text over any number, so a slot a hand edit made
-		 * text would be the top and size the tables as slot 0: refused
-		 * before, by swt_store_check_slots
-		 */
-		top_in = sqlite3_column_int64(s, 6);
-		top_out = sqlite3_column_int64(s, 7);
-		top = top_in > top_out ? top_in : top_out;
+		idx = swt_store_census_area(census, a->id);
+		top = idx >= 0 ? census->top[idx] : 0;
 		if (top > 0 && (uint64_t)top >= SWT_SLOT_LIMIT) {
-			sqlite3_finalize(s);
 			/* the engine's words (engine.c), which checks inputs built otherwise */
-			return swt_error(err, SWT_EUSAGE, "'%s': swap area %s: slot %lld is beyond what "
-					 "the replay handles (2^32)", swt_store_path(st), a->dev,
-					 (long long)top);
+			ret = swt_error(err, SWT_EUSAGE, "'%s': swap area %s: slot %lld is beyond what "
+					"the replay handles (2^32)", swt_store_path(st), a->dev,
+					(long long)top);
+			goto out;
 		}
 		/* a slot past an area of known size: refused before, by swt_store_check_slots */
 		slots = swt_column_int(s, 2, 0);
@@ -216,18 +211,21 @@ static int load_areas(struct swt_store *st, struct swt_replay_input *in, struct 
 		synchronous = swt_column_int(s, 4, 0);
 		/* flags cut to an int: a rotational of 2^32 read as 0 made auto take VMA readahead */
 		if (rotational < -1 || rotational > 1 || synchronous < -1 || synchronous > 1) {
-			sqlite3_finalize(s);
-			return swt_error(err, SWT_EFORMAT, "'%s': swap area %s: rotational or "
-					 "synchronous is not 0 or 1: not a database ingest wrote",
-					 swt_store_path(st), a->dev);
+			ret = swt_error(err, SWT_EFORMAT, "'%s': swap area %s: rotational or "
+					"synchronous is not 0 or 1: not a database ingest wrote",
+					swt_store_path(st), a->dev);
+			goto out;
 		}
 		a->rotational = (int)rotational;
 		a->synchronous = (int)synchronous;
 		a->priority = swt_column_int(s, 5, 0);
 	}
-	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
-		return swt_store_sql_error(st, err, "swap areas");
+		ret = swt_store_sql_error(st, err, "swap areas");
+out:
+	sqlite3_finalize(s);
+	if (ret)
+		return ret;
 	/*
 	 * The slot tables are as long as the highest slot used, not as the
 	 * slots used: a few pages at the far end of a huge area would take
@@ -381,16 +379,61 @@ size_t swt_replay_table_rows(struct swt_store *st, const char *table)
 	return rows > 0 ? (size_t)rows : 0;
 }
 
+/*
+ * The demand faults in time order, by id on a tie.  Read in id order first,
+ * which needs no sort (ingest writes them in time order); a database
+ * written otherwise (in_order 0) is read again, sorted by SQLite.
+ */
+static int load_exact_faults(struct swt_store *st, struct swt_replay_input *in, int by_id,
+			     size_t rows, int *in_order, struct swt_err *err)
+{
+#define EXACT_SQL "SELECT ts, area_id, slot, address, pid FROM swap_in WHERE demand = 1" \
+		  " AND " SWT_NOT_SWAPOFF_SQL " ORDER BY "
+	sqlite3_stmt *s;
+	size_t cap;
+	int ret, rc;
+
+	*in_order = 1;
+	ret = swt_store_prepare(st, by_id ? EXACT_SQL "id" : EXACT_SQL "ts, id", &s, err);
+#undef EXACT_SQL
+	if (ret)
+		return ret;
+	free(in->faults);
+	in->nr_faults = 0;
+	swt_reserve((void **)&in->faults, &cap, rows, sizeof(*in->faults));
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct swt_replay_fault *f;
+		int idx = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
+
+		if (idx < 0)
+			continue;
+		if (swt_grow((void **)&in->faults, &cap, in->nr_faults + 1, sizeof(*in->faults))) {
+			sqlite3_finalize(s);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		f = &in->faults[in->nr_faults++];
+		f->ts = (uint64_t)sqlite3_column_int64(s, 0);
+		if (in->nr_faults > 1 && f->ts < f[-1].ts)
+			*in_order = 0;
+		f->area = (uint32_t)idx;
+		f->slot = (uint64_t)sqlite3_column_int64(s, 2);
+		f->vpage = (uint64_t)swt_column_int(s, 3, 0) >> in->page_shift;
+		f->pid = swt_replay_process_of(in, swt_column_int(s, 4, -1));
+		f->vma = -1;
+		f->out = -1;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return swt_store_sql_error(st, err, "swap-in stream");
+	return 0;
+}
+
 static int load_faults(struct swt_store *st, struct swt_replay_input *in, int approximate,
 		       struct swt_err *err)
 {
-	static const char exact_sql[] =
-		"SELECT ts, area_id, slot, address, pid, id FROM swap_in WHERE demand = 1"
-		" AND " SWT_NOT_SWAPOFF_SQL " ORDER BY ts, id";
 	enum swt_stream_kind kind = swt_replay_stream_kind(st);
-	sqlite3_stmt *s;
-	size_t cap = 0;
-	int ret, rc;
+	size_t rows;
+	int ret, in_order;
 
 	if (kind == SWT_STREAM_PROBES)
 		return swt_replay_probe_stream(st, in, err);
@@ -416,49 +459,38 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		in->approximate = 1;
 		return swt_replay_reconstruct(st, in, err);
 	}
-	ret = swt_store_prepare(st, exact_sql, &s, err);
-	if (ret)
+	rows = swt_replay_table_rows(st, "swap_in");
+	ret = load_exact_faults(st, in, 1, rows, &in_order, err);
+	if (ret || in_order)
 		return ret;
-	swt_reserve((void **)&in->faults, &cap, swt_replay_table_rows(st, "swap_in"), sizeof(*in->faults));
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct swt_replay_fault *f;
-		int idx = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
-
-		if (idx < 0)
-			continue;
-		if (swt_grow((void **)&in->faults, &cap, in->nr_faults + 1, sizeof(*in->faults))) {
-			sqlite3_finalize(s);
-			return swt_error(err, SWT_ENOMEM, "out of memory");
-		}
-		f = &in->faults[in->nr_faults++];
-		f->ts = (uint64_t)sqlite3_column_int64(s, 0);
-		f->area = (uint32_t)idx;
-		f->slot = (uint64_t)sqlite3_column_int64(s, 2);
-		f->vpage = (uint64_t)swt_column_int(s, 3, 0) >> in->page_shift;
-		f->pid = swt_replay_process_of(in, swt_column_int(s, 4, -1));
-		f->vma = -1;
-		f->out = -1;
-	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return swt_store_sql_error(st, err, "swap-in stream");
-	return 0;
+	return load_exact_faults(st, in, 0, rows, &in_order, err);
 }
 
-static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
+/*
+ * The swap-outs in time order, by id on a tie: read in id order first, and
+ * again sorted by SQLite only where the rows are not in time order (as
+ * load_exact_faults).
+ */
+static int load_outs_in(struct swt_store *st, struct swt_replay_input *in, int by_id, size_t rows,
+			int *in_order, struct swt_err *err)
 {
+	/* the CPU of the write (bio.cpu) picks the per-CPU caches and clusters of layouts */
+#define OUTS_SQL "SELECT o.ts, o.area_id, o.slot, o.pid, b.cpu FROM swap_out o" \
+		 " LEFT JOIN bio b ON b.id = o.bio_id ORDER BY "
 	int ncpus_known = in->ncpus > 0;
+	unsigned ncpus = in->ncpus;
 	sqlite3_stmt *s;
-	size_t cap = 0;
+	size_t cap;
 	int ret, rc;
 
-	/* the CPU of the write (bio.cpu) picks the per-CPU caches and clusters of layouts */
-	ret = swt_store_prepare(st,
-		"SELECT o.ts, o.area_id, o.slot, o.pid, b.cpu, o.id FROM swap_out o"
-		" LEFT JOIN bio b ON b.id = o.bio_id ORDER BY o.ts, o.id", &s, err);
+	*in_order = 1;
+	ret = swt_store_prepare(st, by_id ? OUTS_SQL "o.id" : OUTS_SQL "o.ts, o.id", &s, err);
+#undef OUTS_SQL
 	if (ret)
 		return ret;
-	swt_reserve((void **)&in->outs, &cap, swt_replay_table_rows(st, "swap_out"), sizeof(*in->outs));
+	free(in->outs);
+	in->nr_outs = 0;
+	swt_reserve((void **)&in->outs, &cap, rows, sizeof(*in->outs));
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct swt_replay_swapout *o;
 		int idx = swt_replay_area_index(in, sqlite3_column_int64(s, 1));
@@ -471,6 +503,8 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 		}
 		o = &in->outs[in->nr_outs++];
 		o->ts = (uint64_t)sqlite3_column_int64(s, 0);
+		if (in->nr_outs > 1 && o->ts < o[-1].ts)
+			*in_order = 0;
 		o->area = (uint32_t)idx;
 		o->slot = (uint64_t)sqlite3_column_int64(s, 2);
 		o->pid = (int32_t)swt_column_int(s, 3, -1);
@@ -482,15 +516,24 @@ static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct s
 			return ret;
 		}
 		o->cpu = (int32_t)swt_column_int(s, 4, -1);
-		if (!ncpus_known && o->cpu >= 0 && (unsigned)o->cpu >= in->ncpus)
-			in->ncpus = (unsigned)o->cpu + 1;
+		if (!ncpus_known && o->cpu >= 0 && (unsigned)o->cpu >= ncpus)
+			ncpus = (unsigned)o->cpu + 1;
 	}
-	if (!in->ncpus)
-		in->ncpus = 1;
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return swt_store_sql_error(st, err, "swap-out stream");
+	in->ncpus = ncpus ? ncpus : 1;
 	return 0;
+}
+
+static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
+{
+	size_t rows = swt_replay_table_rows(st, "swap_out");
+	int in_order, ret = load_outs_in(st, in, 1, rows, &in_order, err);
+
+	if (ret || in_order)
+		return ret;
+	return load_outs_in(st, in, 0, rows, &in_order, err);
 }
 
 /*
@@ -552,21 +595,6 @@ out:
 	free(last);
 	free(nslots);
 	return ret;
-}
-
-struct vp {
-	int32_t pid;
-	uint64_t vpage;
-	size_t fault;
-};
-
-static int cmp_vp(const void *a, const void *b)
-{
-	const struct vp *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->vpage < y->vpage ? -1 : x->vpage > y->vpage;
 }
 
 /* A mapping of table vma, in pages; which copy of the maps it comes from ranks it. */
@@ -689,36 +717,38 @@ out:
  */
 static int infer_vmas(struct swt_replay_input *in, struct swt_err *err)
 {
-	struct vp *v = malloc((in->nr_faults ? in->nr_faults : 1) * sizeof(*v));
+	struct swt_key_value *v = malloc((in->nr_faults ? in->nr_faults : 1) * 2 * sizeof(*v));
 	size_t n = 0, i, cap = in->nr_vmas;
+	const struct swt_replay_fault *f = in->faults;
 
 	if (!v)
 		return swt_error(err, SWT_ENOMEM, "out of memory");
 	for (i = 0; i < in->nr_faults; i++)
-		if (in->faults[i].vpage && in->faults[i].vma < 0) {
-			v[n].pid = in->faults[i].pid;
-			v[n].vpage = in->faults[i].vpage;
-			v[n].fault = i;
-			n++;
-		}
-	qsort(v, n, sizeof(*v), cmp_vp);
+		if (f[i].vpage && f[i].vma < 0)
+			v[n++] = (struct swt_key_value){ .key = f[i].vpage, .value = i };
+	/* by task, then address: by address first, then stably by task (signed, as pids compare) */
+	swt_sort_key_values(v, v + n, n);
+	for (i = 0; i < n; i++)
+		v[i].key = (uint64_t)((int64_t)f[v[i].value].pid - INT32_MIN);
+	swt_sort_key_values(v, v + n, n);
 	for (i = 0; i < n;) {
 		size_t j = i;
 		struct swt_replay_vma *vma;
 
-		while (j + 1 < n && v[j + 1].pid == v[i].pid && v[j + 1].vpage - v[j].vpage <= VMA_GAP_PAGES)
+		while (j + 1 < n && f[v[j + 1].value].pid == f[v[i].value].pid &&
+		       f[v[j + 1].value].vpage - f[v[j].value].vpage <= VMA_GAP_PAGES)
 			j++;
 		if (swt_grow((void **)&in->vmas, &cap, in->nr_vmas + 1, sizeof(*in->vmas))) {
 			free(v);
 			return swt_error(err, SWT_ENOMEM, "out of memory");
 		}
 		vma = &in->vmas[in->nr_vmas];
-		vma->pid = v[i].pid;
+		vma->pid = f[v[i].value].pid;
 		vma->shared = 0;	/* unknown without maps: taken as private */
-		vma->start = v[i].vpage;
-		vma->end = v[j].vpage + 1;
+		vma->start = f[v[i].value].vpage;
+		vma->end = f[v[j].value].vpage + 1;
 		for (size_t k = i; k <= j; k++)
-			in->faults[v[k].fault].vma = (int32_t)in->nr_vmas;
+			in->faults[v[k].value].vma = (int32_t)in->nr_vmas;
 		in->nr_vmas++;
 		i = j + 1;
 	}
@@ -731,6 +761,7 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 			  struct swt_err *err)
 {
 	struct swt_replay_input *in = calloc(1, sizeof(*in));
+	struct swt_store_slot_census census = { 0 };
 	int ret;
 
 	*out = NULL;
@@ -742,7 +773,9 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 	 * report refuse it, before anything else is said of the capture: the
 	 * stream readers take every slot as a whole number from 1 up
 	 */
-	ret = swt_store_check_slots(st, err);
+	ret = swt_store_check_slots(st, &census, err);
+	in->no_area = census.no_area_in;
+	in->no_area_outs = census.no_area_out;
 	if (!ret)
 		ret = load_capture(st, in, err);
 	if (!ret) {
@@ -753,7 +786,7 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 	if (!ret)
 		ret = check_times(st, err);
 	if (!ret)
-		ret = load_areas(st, in, err);
+		ret = load_areas(st, in, &census, err);
 	if (!ret && !in->nr_areas)
 		ret = swt_error(err, SWT_EUSAGE, "'%s': no swap areas: nothing to replay",
 				swt_store_path(st));
@@ -763,17 +796,15 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 		ret = load_processes(st, in, err);
 	if (!ret)
 		ret = load_faults(st, in, approximate, err);
-	/* every stream's loader leaves them out alike: counted once, here */
-	if (!ret)
-		in->no_area = (size_t)swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE area_id"
-							  " NOT IN (SELECT id FROM swap_area)", 0);
-	if (!ret)
+	/*
+	 * every stream's loader leaves them out alike: counted once, here
+	 * (those of no area by the slot check), with no scan where no swapoff
+	 * ran
+	 */
+	if (!ret && swt_store_query_int(st, "SELECT EXISTS (SELECT 1 FROM task WHERE comm = 'swapoff')",
+					0))
 		in->swapoff_reads = (size_t)swt_store_query_int(st, "SELECT count(*) FROM swap_in WHERE"
 								" NOT " SWT_NOT_SWAPOFF_SQL, 0);
-	if (!ret)
-		in->no_area_outs = (size_t)swt_store_query_int(st, "SELECT count(*) FROM swap_out WHERE"
-							       " area_id NOT IN (SELECT id FROM swap_area)",
-							       0);
 	if (!ret)
 		ret = check_span(st, in, err);
 	if (!ret)
@@ -793,6 +824,7 @@ int swt_replay_input_load(struct swt_store *st, int approximate, struct swt_repl
 	 */
 	if (swt_store_query_error(st, err))
 		ret = -SWT_EDB;
+	swt_store_slot_census_free(&census);
 	if (ret) {
 		swt_replay_input_free(in);
 		return ret;

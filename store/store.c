@@ -302,41 +302,154 @@ static int bad_slot_error(struct swt_store *st, const char *table, int64_t id, s
 			 "wrote", st->path, table, (long long)id, shown, why);
 }
 
-int swt_store_check_slots(struct swt_store *st, struct swt_err *err)
+void swt_store_slot_census_free(struct swt_store_slot_census *c)
+{
+	free(c->area_ids);
+	free(c->top);
+	*c = (struct swt_store_slot_census){ 0 };
+}
+
+/*
+ * The swap areas' ids, ascending, and the least slot each refuses as past
+ * its end, as SQL compares a whole number with its recorded size: a size
+ * above 0, INTEGER or REAL from a hand edit (a slot is past 99.5 from 100
+ * on); else 0, none (NULL, and text and blobs, which SQL orders above
+ * every number).
+ */
+static int area_sizes(struct swt_store *st, struct swt_store_slot_census *c, int64_t **sizes,
+		      struct swt_err *err)
+{
+	size_t cap = 0, scap = 0;
+	sqlite3_stmt *q;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT id, slots FROM swap_area ORDER BY id", -1, &q, NULL) !=
+	    SQLITE_OK)
+		return swt_store_sql_error(st, err, "checking the streams' slots");
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int type = sqlite3_column_type(q, 1);
+		int64_t size = 0;
+
+		if (type == SQLITE_INTEGER) {
+			size = sqlite3_column_int64(q, 1);
+		} else if (type == SQLITE_FLOAT) {
+			double d = sqlite3_column_double(q, 1);
+
+			if (d > 0 && d < 9223372036854775808.0) {
+				size = (int64_t)d;
+				size += (double)size < d;	/* rounded up */
+			}
+		}
+		if (swt_grow((void **)&c->area_ids, &cap, c->nr_areas + 1, sizeof(*c->area_ids)) ||
+		    swt_grow((void **)sizes, &scap, c->nr_areas + 1, sizeof(**sizes))) {
+			sqlite3_finalize(q);
+			return swt_error(err, SWT_ENOMEM, "out of memory");
+		}
+		c->area_ids[c->nr_areas] = sqlite3_column_int64(q, 0);
+		(*sizes)[c->nr_areas++] = size > 0 ? size : 0;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return swt_store_sql_error(st, err, "checking the streams' slots");
+	c->top = calloc(c->nr_areas ? c->nr_areas : 1, sizeof(*c->top));
+	return c->top ? 0 : swt_error(err, SWT_ENOMEM, "out of memory");
+}
+
+int swt_store_census_area(const struct swt_store_slot_census *c, int64_t id)
+{
+	size_t lo = 0, hi = c->nr_areas;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->area_ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nr_areas && c->area_ids[lo] == id ? (int)lo : -1;
+}
+
+/*
+ * The index of the area a row's area_id names, or -1.  The column is an
+ * INTEGER one: a value SQLite keeps as anything else (text that does not
+ * read as a number, a fraction, a blob) equals no id.
+ */
+static int row_area(sqlite3_stmt *q, int col, const struct swt_store_slot_census *c)
+{
+	if (sqlite3_column_type(q, col) != SQLITE_INTEGER)
+		return -1;
+	return swt_store_census_area(c, sqlite3_column_int64(q, col));
+}
+
+/*
+ * The first row of table in id order whose slot ingest never stores (*bad
+ * its id, else -1), its area's highest slot into c->top and the rows of no
+ * area into *no_area as it goes.  Read in C: SQL's per-row subqueries and
+ * replay's max() per area took a scan each.
+ */
+static int scan_slots(struct swt_store *st, const char *table, struct swt_store_slot_census *c,
+		      const int64_t *sizes, size_t *no_area, int64_t *bad, struct swt_err *err)
+{
+	char sql[64];
+	sqlite3_stmt *q;
+	int rc;
+
+	*bad = -1;
+	snprintf(sql, sizeof(sql), "SELECT id, area_id, slot FROM %s ORDER BY id", table);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return swt_store_sql_error(st, err, "checking the streams' slots");
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int type = sqlite3_column_type(q, 2), idx = row_area(q, 1, c);
+		int64_t slot = sqlite3_column_int64(q, 2);
+
+		if (type == SQLITE_NULL)
+			continue;	/* a probe's: none */
+		if (type != SQLITE_INTEGER || slot < 1 ||
+		    (idx >= 0 && sizes[idx] > 0 && slot >= sizes[idx])) {
+			*bad = sqlite3_column_int64(q, 0);
+			break;
+		}
+		if (idx < 0)
+			(*no_area)++;
+		else if (slot > c->top[idx])
+			c->top[idx] = slot;
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
+	       swt_store_sql_error(st, err, "checking the streams' slots");
+}
+
+int swt_store_check_slots(struct swt_store *st, struct swt_store_slot_census *census,
+			  struct swt_err *err)
 {
 	static const char *const tables[] = { "swap_in", "swap_out", "swap_probe" };
+	struct swt_store_slot_census c = { 0 };
+	size_t no_area[SWT_ARRAY_SIZE(tables)] = { 0 };
+	int64_t *sizes = NULL;
+	int ret = area_sizes(st, &c, &sizes, err);
 
-	for (size_t i = 0; i < SWT_ARRAY_SIZE(tables); i++) {
-		char sql[320];
-		sqlite3_stmt *q;
-		int64_t id = -1;
-		int rc;
+	for (size_t i = 0; !ret && i < SWT_ARRAY_SIZE(tables); i++) {
+		int64_t bad;
 
 		/*
-		 * the first in id order, the order rows are stored in: no sort;
-		 * a NULL (swap_probe's only) is tested on the rare row that is
-		 * no integer.  Slot 0 is the area's header and ingest never
-		 * stores it, nor a slot below it, nor one past its area's end
-		 * (an area of no recorded size has none): replay would take
-		 * any of them as a page, and the report would draw it.  The
-		 * smallest area's size, computed once, spares most rows the
-		 * lookup of their own area's (a third of the scan's time)
+		 * Slot 0 is the area's header and ingest never stores it, nor a
+		 * slot below it, nor one past its area's end (an area of no
+		 * recorded size has none): replay would take any of them as a
+		 * page, and the report would draw it
 		 */
-		snprintf(sql, sizeof(sql), "SELECT id FROM %s t WHERE (typeof(slot) != 'integer' OR "
-			 "slot < 1 OR (slot >= (SELECT min(slots) FROM swap_area WHERE slots > 0) AND "
-			 "slot >= (SELECT slots FROM swap_area a WHERE a.id = t.area_id AND a.slots > 0))) "
-			 "AND slot IS NOT NULL ORDER BY id LIMIT 1", tables[i]);
-		if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
-			return swt_store_sql_error(st, err, "checking the streams' slots");
-		rc = sqlite3_step(q);
-		if (rc == SQLITE_ROW)
-			id = sqlite3_column_int64(q, 0);
-		sqlite3_finalize(q);
-		if (rc == SQLITE_ROW)
-			return bad_slot_error(st, tables[i], id, err);
-		if (rc != SQLITE_DONE)
-			return swt_store_sql_error(st, err, "checking the streams' slots");
+		ret = scan_slots(st, tables[i], &c, sizes, &no_area[i], &bad, err);
+		if (!ret && bad >= 0)
+			ret = bad_slot_error(st, tables[i], bad, err);
 	}
+	free(sizes);
+	if (ret || !census) {
+		swt_store_slot_census_free(&c);
+		return ret;
+	}
+	c.no_area_in = no_area[0];
+	c.no_area_out = no_area[1];
+	*census = c;
 	return 0;
 }
 

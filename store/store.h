@@ -171,9 +171,23 @@ int swt_store_query_step(struct swt_store *st, sqlite3_stmt *s);
  * SQL quotes it; 0 when there is none.  One scan of each table in id
  * order.  For the readers of the streams' slots (info, report, replay),
  * before they take one for a page or say anything: each refuses the same
- * database with the same line.
+ * database with the same line.  census (NULL: not wanted) gets what the
+ * scans saw of the streams besides, for replay, which would otherwise
+ * scan them again; swt_store_slot_census_free() frees it.
  */
-int swt_store_check_slots(struct swt_store *st, struct swt_err *err);
+struct swt_store_slot_census {
+	size_t nr_areas;
+	int64_t *area_ids;	/* swap_area's ids, ascending */
+	/* per area: the highest slot of its swap_in and swap_out rows, 0 none */
+	int64_t *top;
+	/* swap_in and swap_out rows whose area_id names no row of swap_area */
+	size_t no_area_in, no_area_out;
+};
+int swt_store_check_slots(struct swt_store *st, struct swt_store_slot_census *census,
+			  struct swt_err *err);
+void swt_store_slot_census_free(struct swt_store_slot_census *c);
+/* The index of area id in a census, -1 when the database has no such area. */
+int swt_store_census_area(const struct swt_store_slot_census *c, int64_t id);
 
 /* Bind an int64 that may be SWT_NULL. */
 static inline int swt_bind_int(sqlite3_stmt *s, int col, int64_t v)

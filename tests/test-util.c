@@ -459,6 +459,115 @@ TEST(reserve_then_grow)
 	CHECK(v == NULL && cap == 0);
 }
 
+/*
+ * Whether the mapping holding addr is advised huge (VmFlags "hg" in
+ * /proc/self/smaps): 1, 0, or -1 when smaps does not say.
+ */
+static int advised_huge(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0, ret = -1;
+	uintptr_t a = (uintptr_t)addr;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = a >= lo && a < hi;
+		} else if (in && !strncmp(line, "VmFlags:", 8)) {
+			ret = strstr(line, " hg") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/* big tables get their whole 2 MiB pages advised huge, small ones are left alone */
+TEST(big_tables_are_advised_huge)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	size_t cap;
+	uint64_t *written = swt_alloc_written((8u << 20) / 8, 8), *reserved, *grown = NULL;
+
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK)) {
+		printf("  (skipped: this kernel has no transparent huge pages)\n");
+		free(written);
+		return;
+	}
+	swt_reserve((void **)&reserved, &cap, (8u << 20) / 8, 8);
+	cap = 0;
+	CHECK_INT(swt_grow((void **)&grown, &cap, (8u << 20) / 8, 8), 0);
+	CHECK(written && reserved && grown);
+	if (written && reserved && grown) {
+		/* a whole huge page inside each: the one after its start's */
+		CHECK_INT(advised_huge((void *)(((uintptr_t)written + huge) & ~(huge - 1))), 1);
+		CHECK_INT(advised_huge((void *)(((uintptr_t)reserved + huge) & ~(huge - 1))), 1);
+		CHECK_INT(advised_huge((void *)(((uintptr_t)grown + huge) & ~(huge - 1))), 1);
+	}
+	free(written);
+	free(reserved);
+	free(grown);
+}
+
+/* swt_sort_key_values against a reference sort, keys differing in one byte to all eight */
+static int cmp_reference(const void *a, const void *b)
+{
+	const struct swt_key_value *x = a, *y = b;
+
+	/* stable: equal keys keep their order, which the values hold */
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->value > y->value) - (x->value < y->value);
+}
+
+TEST(sort_key_values_is_a_stable_radix_sort)
+{
+	static const uint64_t masks[] = {
+		0, 0xff, 0xff00, 0xffff, 0xff0000000000ull, 0xffffffffull, ~0ull, 0x8000000000000001ull,
+	};
+	const size_t sizes[] = { 0, 1, 2, 7, 1000, 20011 };
+	uint64_t state = 88172645463325252ull;
+
+	for (size_t m = 0; m < SWT_ARRAY_SIZE(masks); m++) {
+		for (size_t z = 0; z < SWT_ARRAY_SIZE(sizes); z++) {
+			size_t n = sizes[z];
+			struct swt_key_value *a = malloc((n + 1) * sizeof(*a));
+			struct swt_key_value *tmp = malloc((n + 1) * sizeof(*tmp));
+			struct swt_key_value *want = malloc((n + 1) * sizeof(*want));
+			int same = 1;
+
+			CHECK(a && tmp && want);
+			if (!a || !tmp || !want) {
+				free(a);
+				free(tmp);
+				free(want);
+				return;
+			}
+			for (size_t i = 0; i < n; i++) {
+				state ^= state << 13;
+				state ^= state >> 7;
+				state ^= state << 17;
+				/* few distinct keys in the small masks: many ties to keep in order */
+				a[i] = (struct swt_key_value){ .key = 0x1122334455667788ull ^ (state & masks[m]),
+							       .value = i };
+			}
+			memcpy(want, a, n * sizeof(*a));
+			qsort(want, n, sizeof(*want), cmp_reference);
+			swt_sort_key_values(a, tmp, n);
+			for (size_t i = 0; i < n; i++)
+				same &= a[i].key == want[i].key && a[i].value == want[i].value;
+			CHECK(same);
+			free(a);
+			free(tmp);
+			free(want);
+		}
+	}
+}
+
 /* one quoter for report's printed commands and capture's recorded one */
 TEST(shell_words)
 {

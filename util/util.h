@@ -80,6 +80,19 @@ int swt_arena_carve(struct swt_arena *a, const struct swt_arena_part *parts, siz
 void swt_arena_release(struct swt_arena *a);
 
 /*
+ * Sort n (key, value) pairs by key, stably, in linear time: a radix sort a
+ * byte at a time from the lowest, skipping the bytes every key shares.
+ * Sorting by a second key then by a first gives the pairs in (first,
+ * second) order.  tmp has room for n pairs.  Where qsort's merge sort
+ * called a comparison through a pointer 1.2 million times for a replay's
+ * 75 000 faults (a tenth of loading its input).
+ */
+struct swt_key_value {
+	uint64_t key, value;
+};
+void swt_sort_key_values(struct swt_key_value *a, struct swt_key_value *tmp, size_t n);
+
+/*
  * Open-addressing hash map from a pair of 64-bit keys to a 64-bit value,
  * embedded by value: swt_map_init() / swt_map_release().  Linear probing
  * with backward-shift deletion, so it never fills with tombstones.
