@@ -1181,6 +1181,22 @@ sqlite3 "$WORK/textslot-probed.db" "UPDATE swap_probe SET slot = '7abc' WHERE id
 expect_fail "^swaptrace: replay: '$WORK/textslot-probed.db': swap_probe row $probe_id: slot '7abc' is not a whole number: not a database ingest wrote\$" \
 	replay -n -p none "$WORK/textslot-probed.db"
 
+# --- rows stored out of time order -------------------------------------------------
+# ingest writes the streams and the fault events in time order, and replay
+# reads them in id order, with no sort: a database whose ids run against
+# time (here reversed) is read again in time order, and replays the same
+cp "$db" "$WORK/reversed.db"
+sqlite3 "$WORK/reversed.db" "UPDATE swap_in SET id = 1000000000 - id;
+	UPDATE swap_out SET id = 1000000000 - id;
+	UPDATE fault SET id = 1000000000 - id;
+	UPDATE swap_in SET fault_id = 1000000000 - fault_id WHERE fault_id IS NOT NULL;" ||
+	fail "preparing a capture stored out of time order"
+[ "$(sqlite3 "$WORK/reversed.db" "SELECT count(*) FROM swap_in a JOIN swap_in b ON b.id = a.id + 1
+	WHERE b.ts < a.ts")" -gt 1000 ] || fail "the reversed capture's ids do not run against time"
+"$SWAPTRACE" replay --no-store --json -p auto -p fixed -p vma -c 0,3 "$WORK/reversed.db" \
+	> "$WORK/reversed.json" || fail "replay of a capture stored out of time order"
+cmp -s "$WORK/exact.json" "$WORK/reversed.json" || fail "a capture stored out of time order replays otherwise"
+
 # --- swapoff's reads are no faults ----------------------------------------------------
 # swapoff reads every page back (pswpin counts them): added to the sample
 # after its last read, one per slot, by a task named swapoff, they change
