@@ -42,6 +42,12 @@ void swt_reserve(void **ptr, size_t *cap, size_t n, size_t elem);
  * built on).
  */
 void *swt_alloc_written(size_t n, size_t elem);
+/*
+ * swt_grow, swt_reserve and swt_alloc_written advise the whole 2 MiB pages
+ * of what they allocate huge (MADV_HUGEPAGE): a page fault per 2 MiB where
+ * the kernel gives huge pages, not one per 4 KiB, for the hash maps and
+ * stream arrays of a replay's load.
+ */
 
 /*
  * One mapping holding a job's big arrays, backed by huge pages where the
