@@ -150,46 +150,114 @@ static size_t dev_index(const struct dev_counts *devs, size_t nr, uint32_t dev, 
  * sectors and the requeues, #D the issues with sectors, and the request
  * sectors of each completion (a request completed in parts: its last one
  * what the others left), none of a device's events before its first queue
- * (or remap), which btt cannot follow (first_q; btt drops passthrough
- * events unread), as btt counts them.
+ * (or remap), which btt cannot follow (btt drops passthrough events
+ * unread), as btt counts them.  A row gives bn and b as they are when its
+ * time t is not before its device's first queue (first_queues), t NULL
+ * where that does not matter.
  */
 static const char counts_sql[] =
-	"WITH first_q AS (SELECT dev, min(ts) AS ts FROM"
-	"                   (SELECT dev, min(queue_ns) AS ts FROM bio WHERE ?1 GROUP BY dev"
-	"                    UNION ALL SELECT dev, min(ts) FROM block_misc"
-	"                     WHERE ?1 AND action IN ('Q', 'A') AND pc = 0 GROUP BY dev)"
-	"                GROUP BY dev)"
-	/* dev, action, write, pc, events, sectors, bn, b */
-	"SELECT dev, 'Q', write, 0, 1, nr_sectors, nr_sectors > 0, NULL"
+	/* dev, action, write, pc, events, sectors, bn, b, t */
+	"SELECT dev, 'Q', write, 0, 1, nr_sectors, nr_sectors > 0, NULL, NULL"
 	"  FROM bio WHERE queue_ns IS NOT NULL"
 	" UNION ALL"
-	" SELECT dev, merge, write, 0, 1, nr_sectors, 0, NULL FROM bio WHERE merge IN ('M', 'F', 'm')"
+	" SELECT dev, merge, write, 0, 1, nr_sectors, 0, NULL, NULL FROM bio WHERE merge IN ('M', 'F', 'm')"
 	" UNION ALL"
-	" SELECT r.dev, 'D', r.write, r.pc, 1, r.nr_sectors,"
-	"        r.nr_sectors > 0 AND r.issue_ns >= f.ts, NULL"
-	"   FROM request r LEFT JOIN first_q f ON f.dev = r.dev WHERE r.issue_ns IS NOT NULL"
+	" SELECT dev, 'D', write, pc, 1, nr_sectors, nr_sectors > 0, NULL, issue_ns"
+	"   FROM request WHERE issue_ns IS NOT NULL"
 	" UNION ALL"
-	" SELECT dev, 'C', write, pc, 1, nr_sectors, b IS NOT NULL, b"
-	"   FROM (SELECT r.dev, r.write, r.pc, r.nr_sectors,"
-	"                CASE WHEN r.complete_ns >= f.ts"
-	"                      AND r.nr_sectors - coalesce(p.done, 0) > 0"
+	" SELECT dev, 'C', write, pc, 1, nr_sectors, b IS NOT NULL, b, complete_ns"
+	"   FROM (SELECT r.dev, r.write, r.pc, r.nr_sectors, r.complete_ns,"
+	"                CASE WHEN r.nr_sectors - coalesce(p.done, 0) > 0"
 	"                     THEN r.nr_sectors - coalesce(p.done, 0) END AS b"
-	"           FROM request r LEFT JOIN first_q f ON f.dev = r.dev"
+	"           FROM request r"
 	"           LEFT JOIN (SELECT request_id, sum(nr_sectors) AS done FROM block_misc"
 	"                       WHERE ?1 AND action = 'C' AND request_id IS NOT NULL"
 	"                       GROUP BY request_id) p ON p.request_id = r.id"
 	"          WHERE r.complete_ns IS NOT NULL)"
 	" UNION ALL"
-	" SELECT dev, action, write, pc, 1, nr_sectors, b IS NOT NULL, b"
-	"   FROM (SELECT m.dev, m.action, m.write, m.pc, m.nr_sectors,"
-	"                CASE WHEN m.ts >= f.ts AND (m.action = 'R' OR m.nr_sectors > 0)"
-	"                     THEN m.nr_sectors END AS b"
-	"           FROM block_misc m LEFT JOIN first_q f ON f.dev = m.dev"
-	"          WHERE m.action IN ('Q', 'D', 'C', 'M', 'F', 'm', 'R'))"
+	" SELECT dev, action, write, pc, 1, nr_sectors, b IS NOT NULL, b, ts"
+	"   FROM (SELECT dev, action, write, pc, nr_sectors, ts,"
+	"                CASE WHEN action = 'R' OR nr_sectors > 0 THEN nr_sectors END AS b"
+	"           FROM block_misc WHERE action IN ('Q', 'D', 'C', 'M', 'F', 'm', 'R'))"
 	" UNION ALL"
-	" SELECT m.dev, 'c', m.write, 0, 0, -m.nr_sectors, 0, NULL"
+	" SELECT m.dev, 'c', m.write, 0, 0, -m.nr_sectors, 0, NULL, NULL"
 	"   FROM block_misc m JOIN request r ON r.id = m.request_id"
 	"  WHERE m.pc = 0 AND m.action = 'C' AND r.complete_ns IS NOT NULL";
+
+/* A device's first queue (or remap) time: btt follows its events from there on. */
+struct first_queue {
+	int64_t dev, ts;
+};
+
+/* ts into the device's first queue time in q (*n of them, *cap room), if it is earlier. */
+static int note_queue(struct first_queue **q, size_t *n, size_t *cap, int64_t dev, int64_t ts)
+{
+	size_t i;
+
+	for (i = 0; i < *n && (*q)[i].dev != dev; i++)
+		;
+	if (i == *n) {
+		if (swt_grow((void **)q, cap, *n + 1, sizeof(**q)))
+			return -SWT_ENOMEM;
+		(*q)[(*n)++] = (struct first_queue){ .dev = dev, .ts = ts };
+	} else if (ts < (*q)[i].ts) {
+		(*q)[i].ts = ts;
+	}
+	return 0;
+}
+
+/*
+ * Each device's first queued bio or queue or remap event (fs, not
+ * passthrough), read in C: as a GROUP BY, SQLite sorted every bio for it
+ * (a fifth of --latency's time).  Events of no device (NULL) have none.
+ */
+static int first_queues(struct swt_store *st, struct first_queue **out, size_t *nr,
+			struct swt_err *err)
+{
+	static const char *const sql[] = {
+		"SELECT dev, queue_ns FROM bio WHERE queue_ns IS NOT NULL AND dev IS NOT NULL",
+		"SELECT dev, ts FROM block_misc WHERE action IN ('Q', 'A') AND pc = 0"
+		" AND dev IS NOT NULL AND ts IS NOT NULL",
+	};
+	struct first_queue *q = NULL;
+	size_t n = 0, cap = 0, last = 0;
+	int ret = 0;
+
+	for (size_t k = 0; !ret && k < SWT_ARRAY_SIZE(sql); k++) {
+		sqlite3_stmt *s;
+		int rc;
+
+		ret = swt_store_prepare(st, sql[k], &s, err);
+		if (ret)
+			break;
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			int64_t dev = sqlite3_column_int64(s, 0), ts = sqlite3_column_int64(s, 1);
+
+			/* a device's rows come together, mostly: the last one found first */
+			if (last < n && q[last].dev == dev) {
+				if (ts < q[last].ts)
+					q[last].ts = ts;
+				continue;
+			}
+			if (note_queue(&q, &n, &cap, dev, ts)) {
+				ret = swt_error(err, SWT_ENOMEM, "out of memory");
+				break;
+			}
+			for (last = 0; q[last].dev != dev; last++)
+				;
+		}
+		sqlite3_finalize(s);
+		if (!ret && rc != SQLITE_DONE)
+			ret = swt_store_sql_error(st, err, "block counts");
+	}
+	if (ret) {
+		free(q);
+		return ret;
+	}
+	*out = q;
+	*nr = n;
+	return 0;
+}
 
 /* The events of one device, action, direction and kind (fs or pc), summed. */
 struct count_group {
@@ -257,13 +325,16 @@ static int count_groups(struct swt_store *st, int latency, struct count_group **
 			struct swt_err *err)
 {
 	struct count_group *groups = NULL;
-	size_t n = 0, cap = 0, last = 0;
-	sqlite3_stmt *s;
+	struct first_queue *firsts = NULL;
+	size_t n = 0, cap = 0, last = 0, nr_firsts = 0, last_first = 0;
+	sqlite3_stmt *s = NULL;
 	int ret, rc;
 
-	ret = swt_store_prepare(st, counts_sql, &s, err);
+	ret = latency ? first_queues(st, &firsts, &nr_firsts, err) : 0;
+	if (!ret)
+		ret = swt_store_prepare(st, counts_sql, &s, err);
 	if (ret)
-		return ret;
+		goto out;
 	sqlite3_bind_int(s, 1, latency);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const unsigned char *action = sqlite3_column_text(s, 1);
@@ -290,6 +361,17 @@ static int count_groups(struct swt_store *st, int latency, struct count_group **
 		g = &groups[i];
 		g->n += sqlite3_column_int64(s, 4);
 		g->sectors += sqlite3_column_int64(s, 5);	/* NULL: none, as sum() skips it */
+		if (sqlite3_column_type(s, 8) != SQLITE_NULL) {
+			/* before its device's first queue, or with none: btt counts nothing of it */
+			int64_t t = sqlite3_column_int64(s, 8);
+
+			if (last_first >= nr_firsts || firsts[last_first].dev != key.dev)
+				for (last_first = 0; last_first < nr_firsts &&
+						     firsts[last_first].dev != key.dev; last_first++)
+					;
+			if (last_first == nr_firsts || t < firsts[last_first].ts)
+				continue;
+		}
 		g->bn += sqlite3_column_int(s, 6);
 		if (sqlite3_column_type(s, 7) != SQLITE_NULL) {
 			int64_t b = sqlite3_column_int64(s, 7);
@@ -312,6 +394,7 @@ static int count_groups(struct swt_store *st, int latency, struct count_group **
 out:
 	sqlite3_finalize(s);
 	free(groups);
+	free(firsts);
 	return ret;
 }
 
