@@ -189,21 +189,17 @@ struct first_queue {
 	int64_t dev, ts;
 };
 
-/* ts into the device's first queue time in q (*n of them, *cap room), if it is earlier. */
-static int note_queue(struct first_queue **q, size_t *n, size_t *cap, int64_t dev, int64_t ts)
+/* The index of dev's first queue in q (n if none); *last, the one found before, is tried first. */
+static size_t first_queue_index(const struct first_queue *q, size_t n, int64_t dev, size_t *last)
 {
-	size_t i;
+	size_t i = *last;
 
-	for (i = 0; i < *n && (*q)[i].dev != dev; i++)
-		;
-	if (i == *n) {
-		if (swt_grow((void **)q, cap, *n + 1, sizeof(**q)))
-			return -SWT_ENOMEM;
-		(*q)[(*n)++] = (struct first_queue){ .dev = dev, .ts = ts };
-	} else if (ts < (*q)[i].ts) {
-		(*q)[i].ts = ts;
-	}
-	return 0;
+	if (i >= n || q[i].dev != dev)
+		for (i = 0; i < n && q[i].dev != dev; i++)
+			;
+	if (i < n)
+		*last = i;
+	return i;
 }
 
 /*
@@ -232,19 +228,17 @@ static int first_queues(struct swt_store *st, struct first_queue **out, size_t *
 			break;
 		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 			int64_t dev = sqlite3_column_int64(s, 0), ts = sqlite3_column_int64(s, 1);
+			size_t i = first_queue_index(q, n, dev, &last);
 
-			/* a device's rows come together, mostly: the last one found first */
-			if (last < n && q[last].dev == dev) {
-				if (ts < q[last].ts)
-					q[last].ts = ts;
-				continue;
-			}
-			if (note_queue(&q, &n, &cap, dev, ts)) {
+			if (i < n) {
+				if (ts < q[i].ts)
+					q[i].ts = ts;
+			} else if (swt_grow((void **)&q, &cap, n + 1, sizeof(*q))) {
 				ret = swt_error(err, SWT_ENOMEM, "out of memory");
 				break;
+			} else {
+				q[n++] = (struct first_queue){ .dev = dev, .ts = ts };
 			}
-			for (last = 0; q[last].dev != dev; last++)
-				;
 		}
 		sqlite3_finalize(s);
 		if (!ret && rc != SQLITE_DONE)
@@ -364,12 +358,9 @@ static int count_groups(struct swt_store *st, int latency, struct count_group **
 		if (sqlite3_column_type(s, 8) != SQLITE_NULL) {
 			/* before its device's first queue, or with none: btt counts nothing of it */
 			int64_t t = sqlite3_column_int64(s, 8);
+			size_t f = first_queue_index(firsts, nr_firsts, key.dev, &last_first);
 
-			if (last_first >= nr_firsts || firsts[last_first].dev != key.dev)
-				for (last_first = 0; last_first < nr_firsts &&
-						     firsts[last_first].dev != key.dev; last_first++)
-					;
-			if (last_first == nr_firsts || t < firsts[last_first].ts)
+			if (f == nr_firsts || t < firsts[f].ts)
 				continue;
 		}
 		g->bn += sqlite3_column_int(s, 6);
