@@ -28,6 +28,12 @@ for cap in "$CAPTURES"/*/; do
 		(cd "$WORK" && btt -A -i "$name.bin" -o "$name.btt" > /dev/null 2>&1); then
 		"$SWAPTRACE" info --json --latency "$db" > "$WORK/$name.latency.json" ||
 			fail "$name: info --latency failed"
+		# the same tables as SQL's joins and sorts give them (info-block.c
+		# joins bios to requests and orders Q2Q in C where it can)
+		SWT_TEST_INFO_SQL=1 "$SWAPTRACE" info --json --latency "$db" > "$WORK/$name.sql.json" ||
+			fail "$name: info --latency (SQL) failed"
+		cmp -s "$WORK/$name.latency.json" "$WORK/$name.sql.json" ||
+			fail "$name: info --latency differs from SQL's own joins"
 		python3 "$SWT_SOURCE_DIR/tests/btt-compare.py" "$WORK/$name.btt.avg" \
 			"$WORK/$name.latency.json" > "$WORK/$name.btt-diff" ||
 			fail "$name: latency and merge tables vs btt: $(head -5 "$WORK/$name.btt-diff")"
