@@ -136,6 +136,13 @@ struct request_times {
 
 enum { HAS_GETRQ = 1, HAS_INSERT = 2, HAS_ISSUE = 4, HAS_COMPLETE = 8 };
 
+/*
+ * The most bios --latency keeps in memory (some 100 bytes each with
+ * their requests): past it, SQLite's joins and sorts, in temporary files, take
+ * a capture of millions of bios as they took every capture before.
+ */
+#define KEEP_MAX_BIOS ((int64_t)1 << 22)
+
 /* What the scans found: the groups counted, and what --latency keeps for later. */
 struct block_scan {
 	int latency;
@@ -147,7 +154,7 @@ struct block_scan {
 	struct swt_key_value *queued;
 	size_t nr_queued, cap_queued;
 	int queued_sorted;	/* their times in order as read */
-	int queued_exact;	/* every time an integer: else q2q_latency asks SQL */
+	int queued_kept;	/* all of them, every time an integer: else q2q_latency asks SQL */
 	/* the queued bios with sectors and a request, and the fs requests, by id */
 	struct bio_times *bios;
 	size_t nr_bios, cap_bios;
@@ -266,6 +273,8 @@ static int keep_bio(struct block_scan *b, sqlite3_stmt *s, uint32_t dev)
 	int64_t queue = sqlite3_column_int64(s, 4);
 	uint64_t key = (uint64_t)queue ^ ((uint64_t)1 << 63);
 
+	if (!b->queued_kept)
+		return 0;
 	if (swt_grow((void **)&b->queued, &b->cap_queued, b->nr_queued + 1, sizeof(*b->queued)))
 		return -1;
 	if (b->nr_queued && key < b->queued[b->nr_queued - 1].key)
@@ -287,6 +296,17 @@ static int keep_bio(struct block_scan *b, sqlite3_stmt *s, uint32_t dev)
 	return 0;
 }
 
+/* A counting scan's end: s finalized, and what stopped it (nomem: no memory), if anything. */
+static int scan_end(struct swt_store *st, sqlite3_stmt *s, int rc, int nomem, struct swt_err *err)
+{
+	sqlite3_finalize(s);
+	if (nomem)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	if (rc != SQLITE_DONE)
+		return swt_store_sql_error(st, err, "block counts");
+	return 0;
+}
+
 /* The bios' queues and merges; with latency, each device's first queue, and keep_bio. */
 static int count_bios(struct swt_store *st, struct block_scan *b, struct swt_err *err)
 {
@@ -296,12 +316,17 @@ static int count_bios(struct swt_store *st, struct block_scan *b, struct swt_err
 	ret = swt_store_prepare(st, count_bios_sql, &s, err);
 	if (ret)
 		return ret;
-	if (b->latency) {
-		/* room for every bio */
-		size_t rows = (size_t)SWT_MAX(swt_store_query_int(st, "SELECT count(*) FROM bio", 0), 0);
+	if (b->latency && b->queued_kept) {
+		/* room for every bio, or none kept past the bound */
+		int64_t rows = swt_store_query_int(st, "SELECT count(*) FROM bio", 0);
 
-		swt_reserve((void **)&b->queued, &b->cap_queued, rows, sizeof(*b->queued));
-		swt_reserve((void **)&b->bios, &b->cap_bios, rows, sizeof(*b->bios));
+		if (rows > KEEP_MAX_BIOS) {
+			b->queued_kept = b->joinable = 0;
+		} else if (rows > 0) {
+			swt_reserve((void **)&b->queued, &b->cap_queued, (size_t)rows,
+				    sizeof(*b->queued));
+			swt_reserve((void **)&b->bios, &b->cap_bios, (size_t)rows, sizeof(*b->bios));
+		}
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct count_group key;
@@ -313,7 +338,7 @@ static int count_bios(struct swt_store *st, struct block_scan *b, struct swt_err
 		/* types first: reading a column may convert it */
 		queued = sqlite3_column_type(s, 4) != SQLITE_NULL;
 		if (b->latency && queued && sqlite3_column_type(s, 4) != SQLITE_INTEGER)
-			b->queued_exact = b->joinable = 0;
+			b->queued_kept = b->joinable = 0;
 		key = (struct count_group){ .dev = sqlite3_column_int64(s, 0),
 					    .write = sqlite3_column_int(s, 1) ? 1 : 0 };
 		sectors = sqlite3_column_int64(s, 2);
@@ -332,13 +357,9 @@ static int count_bios(struct swt_store *st, struct block_scan *b, struct swt_err
 				goto nomem;
 		}
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return swt_store_sql_error(st, err, "block counts");
-	return 0;
+	return scan_end(st, s, rc, 0, err);
 nomem:
-	sqlite3_finalize(s);
-	return swt_error(err, SWT_ENOMEM, "out of memory");
+	return scan_end(st, s, rc, 1, err);
 }
 
 /* block_misc's queues and remaps (fs, not passthrough): first queues as the bios' are */
@@ -352,14 +373,9 @@ static int misc_first_queues(struct swt_store *st, struct block_scan *c, struct 
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		if (note_first_queue(c, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1))) {
-			sqlite3_finalize(s);
-			return swt_error(err, SWT_ENOMEM, "out of memory");
-		}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return swt_store_sql_error(st, err, "block counts");
-	return 0;
+		if (note_first_queue(c, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1)))
+			return scan_end(st, s, rc, 1, err);
+	return scan_end(st, s, rc, 0, err);
 }
 
 /* An fs request for latency_joined; 0 or -1 (no memory). */
@@ -405,7 +421,7 @@ static int count_requests(struct swt_store *st, struct block_scan *b, struct swt
 				err);
 	if (ret)
 		return ret;
-	if (b->latency)
+	if (b->latency && b->joinable)
 		swt_reserve((void **)&b->reqs, &b->cap_reqs,
 			    (size_t)SWT_MAX(swt_store_query_int(st, "SELECT count(*) FROM request", 0), 0),
 			    sizeof(*b->reqs));
@@ -434,13 +450,9 @@ static int count_requests(struct swt_store *st, struct block_scan *b, struct swt
 				sqlite3_column_int64(s, 6)))
 			goto nomem;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return swt_store_sql_error(st, err, "block counts");
-	return 0;
+	return scan_end(st, s, rc, 0, err);
 nomem:
-	sqlite3_finalize(s);
-	return swt_error(err, SWT_ENOMEM, "out of memory");
+	return scan_end(st, s, rc, 1, err);
 }
 
 /* block_misc's events (count_misc_sql's rows), of a device */
@@ -465,15 +477,10 @@ static int count_misc(struct swt_store *st, struct block_scan *c, struct swt_err
 		if (count_event(c, &key, sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5),
 				sqlite3_column_int(s, 6), sqlite3_column_type(s, 7) != SQLITE_NULL,
 				sqlite3_column_int64(s, 7), sqlite3_column_type(s, 8) != SQLITE_NULL,
-				sqlite3_column_int64(s, 8))) {
-			sqlite3_finalize(s);
-			return swt_error(err, SWT_ENOMEM, "out of memory");
-		}
+				sqlite3_column_int64(s, 8)))
+			return scan_end(st, s, rc, 1, err);
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return swt_store_sql_error(st, err, "block counts");
-	return 0;
+	return scan_end(st, s, rc, 0, err);
 }
 
 static int cmp_count_group(const void *a, const void *b)
@@ -555,7 +562,8 @@ static int scan_blocks(struct swt_store *st, struct block_scan *b, struct swt_er
 	/* the test suite's check that SQL's way gives the same tables: SQL throughout */
 	int sql_only = getenv("SWT_TEST_INFO_SQL") != NULL, ret;
 
-	b->queued_sorted = b->queued_exact = b->joinable = !sql_only;
+	b->queued_sorted = 1;
+	b->queued_kept = b->joinable = !sql_only;
 	ret = b->latency ? misc_request_events(st, b, err) : 0;
 	b->partial |= b->latency && sql_only;
 	if (!ret)
@@ -739,75 +747,76 @@ static void stage_stats_done(struct stage_stats *t)
  * the queued bios with sectors in time order, by id on a tie.  The scan
  * kept them in id order, which ingest writes in time order, so they are
  * sorted (stably) only when they are not.  Times that are not all
- * integers (a hand-edited database) are left to SQLite's ORDER BY, whose
- * order of mixed types the radix sort does not follow.
+ * integers (a hand-edited database), whose order of mixed types the radix
+ * sort does not follow, and bios too many to keep are read in SQLite's
+ * ORDER BY instead, which sorts in temporary files.
  */
+/* Q2Q's pass: the device's latest queue time (SWT_NULL before its first), and any device's */
+struct q2q_pass {
+	struct dev_counts *devs;
+	size_t nr, last;
+	struct stage_stats *all;
+	int64_t *prev, prev_any;
+	int any;
+};
+
+/* The next queued bio in time order. */
+static void q2q_step(struct q2q_pass *p, uint32_t dev, int64_t t)
+{
+	int stage = is_remapper(dev) ? Q2QDM : Q2Q;
+	size_t i = dev_index(p->devs, p->nr, dev, &p->last);
+
+	/* a span of no time, or one that goes back, is 1 ns (above) */
+	if (p->any)
+		stage_add_ns(&p->all[stage], SWT_MAX(t - p->prev_any, 1));
+	p->any = 1;
+	p->prev_any = t;
+	if (i == p->nr)
+		return;
+	if (p->prev[i] != SWT_NULL)
+		stage_add_ns(&p->devs[i].stage[stage], SWT_MAX(t - p->prev[i], 1));
+	p->prev[i] = t;
+}
+
 static int q2q_latency(struct swt_store *st, struct block_scan *b, struct dev_counts *devs,
 		       size_t nr, struct stage_stats *all, struct swt_err *err)
 {
-	struct swt_key_value *q = b->queued, *tmp = NULL;
-	size_t n = b->nr_queued, last = 0;
-	int64_t *prev = NULL, prev_any = 0;
+	struct q2q_pass p = { .devs = devs, .nr = nr, .all = all };
+	struct swt_key_value *tmp = NULL;
 	sqlite3_stmt *s = NULL;
-	int ret = 0, rc, any = 0;
+	int ret = 0, rc;
 
-	if (!b->queued_exact) {
-		ret = swt_store_prepare(st,
-			"SELECT dev, queue_ns FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0"
-			" ORDER BY queue_ns, id", &s, err);
-		if (ret)
-			return ret;
-		n = 0;
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			if (swt_grow((void **)&b->queued, &b->cap_queued, n + 1, sizeof(*q))) {
+	p.prev = malloc((nr ? nr : 1) * sizeof(*p.prev));
+	if (!p.prev)
+		return swt_error(err, SWT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nr; i++)
+		p.prev[i] = SWT_NULL;
+	if (b->queued_kept) {
+		if (!b->queued_sorted) {
+			tmp = malloc(b->nr_queued * sizeof(*tmp));
+			if (!tmp) {
 				ret = swt_error(err, SWT_ENOMEM, "out of memory");
 				goto out;
 			}
-			q = b->queued;
-			q[n++] = (struct swt_key_value){
-				.key = (uint64_t)sqlite3_column_int64(s, 1) ^ ((uint64_t)1 << 63),
-				.value = (uint32_t)sqlite3_column_int64(s, 0) };
+			swt_sort_key_values(b->queued, tmp, b->nr_queued);
 		}
-		if (rc != SQLITE_DONE) {
-			ret = swt_store_sql_error(st, err, "latencies");
-			goto out;
-		}
-	} else if (!b->queued_sorted) {
-		tmp = malloc(n * sizeof(*tmp));
-		if (!tmp) {
-			ret = swt_error(err, SWT_ENOMEM, "out of memory");
-			goto out;
-		}
-		swt_sort_key_values(q, tmp, n);
-	}
-	/* per device: its latest bio's queue time, SWT_NULL before its first */
-	prev = malloc((nr ? nr : 1) * sizeof(*prev));
-	if (!prev) {
-		ret = swt_error(err, SWT_ENOMEM, "out of memory");
+		for (size_t k = 0; k < b->nr_queued; k++)
+			q2q_step(&p, (uint32_t)b->queued[k].value,
+				 (int64_t)(b->queued[k].key ^ ((uint64_t)1 << 63)));
 		goto out;
 	}
-	for (size_t i = 0; i < nr; i++)
-		prev[i] = SWT_NULL;
-	for (size_t k = 0; k < n; k++) {
-		uint32_t dev = (uint32_t)q[k].value;
-		int64_t t = (int64_t)(q[k].key ^ ((uint64_t)1 << 63));
-		int stage = is_remapper(dev) ? Q2QDM : Q2Q;
-		size_t i = dev_index(devs, nr, dev, &last);
-
-		/* a span of no time, or one that goes back, is 1 ns (above) */
-		if (any)
-			stage_add_ns(&all[stage], SWT_MAX(t - prev_any, 1));
-		any = 1;
-		prev_any = t;
-		if (i == nr)
-			continue;
-		if (prev[i] != SWT_NULL)
-			stage_add_ns(&devs[i].stage[stage], SWT_MAX(t - prev[i], 1));
-		prev[i] = t;
-	}
+	ret = swt_store_prepare(st,
+		"SELECT dev, queue_ns FROM bio WHERE queue_ns IS NOT NULL AND nr_sectors > 0"
+		" ORDER BY queue_ns, id", &s, err);
+	if (ret)
+		goto out;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		q2q_step(&p, (uint32_t)sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1));
+	if (rc != SQLITE_DONE)
+		ret = swt_store_sql_error(st, err, "latencies");
 out:
 	sqlite3_finalize(s);
-	free(prev);
+	free(p.prev);
 	free(tmp);
 	return ret;
 }
