@@ -228,8 +228,8 @@ static struct count_group *group_of(struct block_scan *b, const struct count_gro
 }
 
 /*
- * One event (or, events 0, a correction) into its group: bn and b (has_b
- * 0: NULL) only when its time t is not before its device's first queue
+ * One event (or, events 0, a correction) into its group: bn and its b,
+ * bsec (has_b 0: NULL), only when its time t is not before its device's first queue
  * (has_t 0: a time that does not matter).  0 or -1 (no memory).
  */
 static int count_event(struct block_scan *b, const struct count_group *key, int64_t events,
@@ -363,7 +363,7 @@ nomem:
 }
 
 /* block_misc's queues and remaps (fs, not passthrough): first queues as the bios' are */
-static int misc_first_queues(struct swt_store *st, struct block_scan *c, struct swt_err *err)
+static int misc_first_queues(struct swt_store *st, struct block_scan *b, struct swt_err *err)
 {
 	sqlite3_stmt *s;
 	int ret, rc;
@@ -373,7 +373,7 @@ static int misc_first_queues(struct swt_store *st, struct block_scan *c, struct 
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		if (note_first_queue(c, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1)))
+		if (note_first_queue(b, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1)))
 			return scan_end(st, s, rc, 1, err);
 	return scan_end(st, s, rc, 0, err);
 }
@@ -456,7 +456,7 @@ nomem:
 }
 
 /* block_misc's events (count_misc_sql's rows), of a device */
-static int count_misc(struct swt_store *st, struct block_scan *c, struct swt_err *err)
+static int count_misc(struct swt_store *st, struct block_scan *b, struct swt_err *err)
 {
 	sqlite3_stmt *s;
 	int ret, rc;
@@ -474,7 +474,7 @@ static int count_misc(struct swt_store *st, struct block_scan *c, struct swt_err
 					    .write = sqlite3_column_int(s, 2) ? 1 : 0,
 					    .pc = sqlite3_column_int(s, 3) ? 1 : 0 };
 		/* sectors NULL: none, as sum() skips it */
-		if (count_event(c, &key, sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5),
+		if (count_event(b, &key, sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5),
 				sqlite3_column_int(s, 6), sqlite3_column_type(s, 7) != SQLITE_NULL,
 				sqlite3_column_int64(s, 7), sqlite3_column_type(s, 8) != SQLITE_NULL,
 				sqlite3_column_int64(s, 8)))
