@@ -141,7 +141,7 @@ enum { HAS_GETRQ = 1, HAS_INSERT = 2, HAS_ISSUE = 4, HAS_COMPLETE = 8 };
  * their requests): past it, SQLite's joins and sorts, in temporary files, take
  * a capture of millions of bios as they took every capture before.
  */
-#define KEEP_MAX_BIOS ((int64_t)1 << 22)
+#define KEEP_MAX_BIOS ((size_t)1 << 22)
 
 /* What the scans found: the groups counted, and what --latency keeps for later. */
 struct block_scan {
@@ -267,10 +267,9 @@ static int int_or_null(sqlite3_stmt *s, int col)
 }
 
 /* A queued bio for q2q_latency and latency_joined; 0 or -1 (no memory). */
-static int keep_bio(struct block_scan *b, sqlite3_stmt *s, uint32_t dev)
+static int keep_bio(struct block_scan *b, sqlite3_stmt *s, uint32_t dev, int64_t queue)
 {
 	struct bio_times *bio;
-	int64_t queue = sqlite3_column_int64(s, 4);
 	uint64_t key = (uint64_t)queue ^ ((uint64_t)1 << 63);
 
 	if (!b->queued_kept)
@@ -318,14 +317,13 @@ static int count_bios(struct swt_store *st, struct block_scan *b, struct swt_err
 		return ret;
 	if (b->latency && b->queued_kept) {
 		/* room for every bio, or none kept past the bound */
-		int64_t rows = swt_store_query_int(st, "SELECT count(*) FROM bio", 0);
+		size_t rows = swt_store_table_rows(st, "bio");
 
 		if (rows > KEEP_MAX_BIOS) {
 			b->queued_kept = b->joinable = 0;
-		} else if (rows > 0) {
-			swt_reserve((void **)&b->queued, &b->cap_queued, (size_t)rows,
-				    sizeof(*b->queued));
-			swt_reserve((void **)&b->bios, &b->cap_bios, (size_t)rows, sizeof(*b->bios));
+		} else {
+			swt_reserve((void **)&b->queued, &b->cap_queued, rows, sizeof(*b->queued));
+			swt_reserve((void **)&b->bios, &b->cap_bios, rows, sizeof(*b->bios));
 		}
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -343,12 +341,14 @@ static int count_bios(struct swt_store *st, struct block_scan *b, struct swt_err
 					    .write = sqlite3_column_int(s, 1) ? 1 : 0 };
 		sectors = sqlite3_column_int64(s, 2);
 		if (queued) {
+			int64_t queue = sqlite3_column_int64(s, 4);
+
 			key.action = 'Q';
 			if (count_event(b, &key, 1, sectors, sqlite3_column_int(s, 3), 0, 0, 0, 0))
 				goto nomem;
 			if (b->latency &&
-			    (note_first_queue(b, key.dev, sqlite3_column_int64(s, 4)) ||
-			     (sqlite3_column_int(s, 3) && keep_bio(b, s, (uint32_t)key.dev))))
+			    (note_first_queue(b, key.dev, queue) ||
+			     (sqlite3_column_int(s, 3) && keep_bio(b, s, (uint32_t)key.dev, queue))))
 				goto nomem;
 		}
 		if (sqlite3_column_int(s, 5)) {
@@ -422,8 +422,7 @@ static int count_requests(struct swt_store *st, struct block_scan *b, struct swt
 	if (ret)
 		return ret;
 	if (b->latency && b->joinable)
-		swt_reserve((void **)&b->reqs, &b->cap_reqs,
-			    (size_t)SWT_MAX(swt_store_query_int(st, "SELECT count(*) FROM request", 0), 0),
+		swt_reserve((void **)&b->reqs, &b->cap_reqs, swt_store_table_rows(st, "request"),
 			    sizeof(*b->reqs));
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		struct count_group key;
@@ -751,6 +750,22 @@ static void stage_stats_done(struct stage_stats *t)
  * sort does not follow, and bios too many to keep are read in SQLite's
  * ORDER BY instead, which sorts in temporary files.
  */
+/*
+ * A stage's span a - b, at least 1 ns: a span of no time (two events in
+ * one nanosecond), or one that goes back (CPUs' clocks apart), is 1 ns, as
+ * btt takes it (its tdelta()).  As latency_sql's max(a - b, 1): a
+ * difference that overflows is a REAL in SQLite, read back clamped to the
+ * int64 range.
+ */
+static int64_t span_ns(int64_t a, int64_t b)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(a, b, &d))
+		return a > b ? INT64_MAX : 1;
+	return SWT_MAX(d, 1);
+}
+
 /* Q2Q's pass: the device's latest queue time (SWT_NULL before its first), and any device's */
 struct q2q_pass {
 	struct dev_counts *devs;
@@ -874,19 +889,6 @@ static const struct request_times *request_by_id(const struct request_times *r, 
 		return NULL;
 	*hint = lo;
 	return &r[lo];
-}
-
-/*
- * max(a - b, 1) as latency_sql computes it: an integer difference that
- * overflows is a REAL in SQLite, read back clamped to the int64 range.
- */
-static int64_t span_ns(int64_t a, int64_t b)
-{
-	int64_t d;
-
-	if (__builtin_sub_overflow(a, b, &d))
-		return a > b ? INT64_MAX : 1;
-	return SWT_MAX(d, 1);
 }
 
 /*

@@ -369,16 +369,6 @@ enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st)
 	return SWT_STREAM_MIXED;
 }
 
-size_t swt_replay_table_rows(struct swt_store *st, const char *table)
-{
-	char sql[64];
-	int64_t rows;
-
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
-	rows = swt_store_query_int(st, sql, 0);
-	return rows > 0 ? (size_t)rows : 0;
-}
-
 /*
  * The demand faults in time order, by id on a tie.  Read in id order first,
  * which needs no sort (ingest writes them in time order); a database
@@ -459,7 +449,7 @@ static int load_faults(struct swt_store *st, struct swt_replay_input *in, int ap
 		in->approximate = 1;
 		return swt_replay_reconstruct(st, in, err);
 	}
-	rows = swt_replay_table_rows(st, "swap_in");
+	rows = swt_store_table_rows(st, "swap_in");
 	ret = load_exact_faults(st, in, 1, rows, &in_order, err);
 	if (ret || in_order)
 		return ret;
@@ -528,7 +518,7 @@ static int load_outs_in(struct swt_store *st, struct swt_replay_input *in, int b
 
 static int load_outs(struct swt_store *st, struct swt_replay_input *in, struct swt_err *err)
 {
-	size_t rows = swt_replay_table_rows(st, "swap_out");
+	size_t rows = swt_store_table_rows(st, "swap_out");
 	int in_order, ret = load_outs_in(st, in, 1, rows, &in_order, err);
 
 	if (ret || in_order)

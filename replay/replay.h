@@ -119,12 +119,6 @@ struct swt_replay_input {
  */
 enum swt_stream_kind { SWT_STREAM_EXACT, SWT_STREAM_PROBES, SWT_STREAM_MIXED };
 enum swt_stream_kind swt_replay_stream_kind(struct swt_store *st);
-/*
- * count(*) of a table (a constant name), the bound of a stream read from
- * it (swt_reserve); 0 when unknown (a failed count is kept for
- * swt_store_query_error, as the loaders' other counts are).
- */
-size_t swt_replay_table_rows(struct swt_store *st, const char *table);
 
 /*
  * Why replay plainly has nothing to take from an ingested capture, from

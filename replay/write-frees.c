@@ -147,7 +147,7 @@ static int load_events_in(struct swt_store *st, struct swt_replay_input *in, int
 static int load_events(struct swt_store *st, struct swt_replay_input *in, struct fault_event **out,
 		       size_t *n, struct swt_err *err)
 {
-	size_t bound = swt_replay_table_rows(st, "fault");
+	size_t bound = swt_store_table_rows(st, "fault");
 	int in_order, ret = load_events_in(st, in, 1, bound, out, n, &in_order, err);
 
 	if (ret || in_order)

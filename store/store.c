@@ -264,6 +264,16 @@ int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def)
 	return v;
 }
 
+size_t swt_store_table_rows(struct swt_store *st, const char *table)
+{
+	char sql[64];
+	int64_t rows;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
+	rows = swt_store_query_int(st, sql, 0);
+	return rows > 0 ? (size_t)rows : 0;
+}
+
 /*
  * Why the slot of row id of table is refused (swt_store_check_slots), in
  * one line naming the row and its value as SQL quotes it.  Only on the way

@@ -138,6 +138,12 @@ int64_t swt_store_request_limit_kib(struct swt_store *st, int *recorded);
  */
 int64_t swt_store_query_int(struct swt_store *st, const char *sql, int64_t def);
 /*
+ * count(*) of a table (a constant name), the bound of what a reader will
+ * read from it (swt_reserve); 0 when unknown (a failed count is kept for
+ * swt_store_query_error, as other counts are).
+ */
+size_t swt_store_table_rows(struct swt_store *st, const char *table);
+/*
  * The first query on st that failed, where its reader went on with a
  * default (swt_store_query_int, or a reader of swt_store_query_prepare
  * and swt_store_query_step), since st was opened or the last
