@@ -781,15 +781,14 @@ static void q2q_step(struct q2q_pass *p, uint32_t dev, int64_t t)
 	int stage = is_remapper(dev) ? Q2QDM : Q2Q;
 	size_t i = dev_index(p->devs, p->nr, dev, &p->last);
 
-	/* a span of no time, or one that goes back, is 1 ns (above) */
 	if (p->any)
-		stage_add_ns(&p->all[stage], SWT_MAX(t - p->prev_any, 1));
+		stage_add_ns(&p->all[stage], span_ns(t, p->prev_any));
 	p->any = 1;
 	p->prev_any = t;
 	if (i == p->nr)
 		return;
 	if (p->prev[i] != SWT_NULL)
-		stage_add_ns(&p->devs[i].stage[stage], SWT_MAX(t - p->prev[i], 1));
+		stage_add_ns(&p->devs[i].stage[stage], span_ns(t, p->prev[i]));
 	p->prev[i] = t;
 }
 
